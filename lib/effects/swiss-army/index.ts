@@ -1,0 +1,196 @@
+// The side effects of the swiss-army machine: what each state does in the world. The engine
+// runs them after the transition that invoked them is committed; each receives a stable key,
+// so a re-run after a crash writes nothing twice.
+import type { ActionFn, EffectContext, WorkflowEffects } from "../../engine/engine";
+import { CmUnavailableError, idFromKey, type ContextManager } from "../../knowledge/context-manager";
+import type { ModelPort } from "../../llm/types";
+import type {
+  ExecuteOutput,
+  ExecutionRecord,
+  ParseOutput,
+  SearchHit,
+  SearchOutput,
+  StoreOutput,
+  SwissContext,
+} from "../../machines/swiss-army.types";
+import { analyzeRequest } from "./parse";
+
+export interface SwissPorts {
+  cm: ContextManager;
+  model: () => ModelPort;
+}
+
+const preview = (s: string) => (s.length > 500 ? `${s.slice(0, 500)}…` : s);
+
+export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
+  const parseRequest = async (input: { requestId: string; content: string; at: number }, ctx: EffectContext): Promise<ParseOutput> => {
+    const requestId = idFromKey(ctx.key);
+    const out = analyzeRequest(input.content, requestId, input.at || ctx.clock.now());
+    if (out.valid) {
+      // the seed's "Initial Context Manager logging"; queued while the CM is unavailable
+      await ports.cm.logRequest(ctx.runId, out.record);
+    }
+    return out;
+  };
+
+  const searchContext = async (input: { requestId: string; content: string; type: string }, ctx: EffectContext): Promise<SearchOutput> => {
+    const started = ctx.clock.now();
+    const t0 = performance.now();
+    try {
+      const { queries, hits } = await ports.cm.search(input.content, input.type);
+      const elapsed = Math.max(ctx.clock.now() - started, Math.round(performance.now() - t0));
+      return {
+        hits,
+        record: {
+          type: "context_search",
+          request_id: input.requestId,
+          queries,
+          results_count: hits.length,
+          relevance_scores: hits.map((h) => h.score),
+          search_duration_ms: elapsed,
+          status: hits.length ? "found" : "empty",
+        },
+      };
+    } catch (e) {
+      if (!(e instanceof CmUnavailableError)) throw e;
+      return {
+        hits: [],
+        record: {
+          type: "context_search",
+          request_id: input.requestId,
+          queries: [],
+          results_count: 0,
+          relevance_scores: [],
+          search_duration_ms: ctx.clock.now() - started,
+          status: "unavailable",
+          warning: `${e.message}: skipped the search and proceeded without context`,
+        },
+      };
+    }
+  };
+
+  const execute = async (input: { requestId: string; content: string; hits: SearchHit[]; type: string }, ctx: EffectContext): Promise<ExecuteOutput> => {
+    const started = performance.now();
+    const model = ports.model();
+    const patterns = input.hits.filter((h) => h.kind === "pattern");
+    ctx.emit({ type: "EXECUTION.PROGRESS", message: patterns.length ? `Applying ${patterns.length} pattern(s): ${patterns.map((p) => p.title).join(", ")}` : "No stored pattern matched; planning from the request itself" });
+    let streamed = "";
+    const result = await model.generate({
+      purpose: "execute",
+      system: `You are the Swiss Army Agent. Complete the user's ${input.type} request. Use the numbered context passages where they help and cite them as [n].`,
+      prompt: input.content,
+      passages: input.hits.map((h) => ({ id: h.id, title: h.title, text: h.snippet, score: h.score })),
+      signal: ctx.signal,
+      onText: (chunk) => {
+        streamed += chunk;
+        ctx.progress(chunk);
+      },
+    });
+    ctx.emit({ type: "EXECUTION.PROGRESS", message: `Validated output against the request (${result.text.length} characters)`, partial: result.text });
+    const applied = input.hits.filter((h) => h.kind === "pattern" && result.citations.includes(h.id));
+    const record: ExecutionRecord = {
+      type: "execution",
+      request_id: input.requestId,
+      status: "completed",
+      progress_updates: [],
+      patterns_applied: applied.map((h) => h.title),
+      execution_duration_ms: Math.round(performance.now() - started),
+      result_preview: preview(result.text || streamed),
+      adapter: result.adapter,
+    };
+    return { output: result.text, record, tokens_used: result.usage.promptTokens + result.usage.completionTokens };
+  };
+
+  const storeResult = async (
+    input: { requestId: string; content: string; output: string; partial: boolean; execution: ExecutionRecord | undefined; hits: SearchHit[]; tokens: number; requestType: string },
+    ctx: EffectContext,
+  ): Promise<StoreOutput> => {
+    if (!input.requestId) throw new Error("no request to store a result for");
+    const tokens = input.tokens;
+    try {
+      const stored = await ports.cm.storeResult({
+        runId: ctx.runId,
+        requestId: input.requestId,
+        content: input.content,
+        requestType: input.requestType,
+        output: input.output,
+        success: !input.partial && input.output.length > 0,
+        partial: input.partial,
+        execution: input.execution,
+        hits: input.hits,
+        tokens,
+        executionMs: input.execution?.execution_duration_ms ?? 0,
+      });
+      const queued = stored.storage === "queued";
+      return {
+        record: {
+          type: "execution_result",
+          request_id: input.requestId,
+          result: {
+            output: input.output,
+            success: !input.partial && input.output.length > 0,
+            patterns_discovered: stored.patterns_discovered,
+            metrics: { tokens_used: tokens, execution_time_ms: input.execution?.execution_duration_ms ?? 0, context_relevance: stored.context_relevance },
+          },
+          storage_status: queued ? "failed" : "success",
+          context_links: stored.context_links,
+          ...(queued ? { queued: true, warning: "Context Manager unavailable: the result is queued and will be stored when it returns" } : {}),
+        },
+      };
+    } catch (e) {
+      // storage failure is non-critical (seed: "Storage failed → HUMAN_REVIEW (with warning)")
+      return {
+        record: {
+          type: "execution_result",
+          request_id: input.requestId,
+          result: { output: input.output, success: false, patterns_discovered: [], metrics: { tokens_used: tokens, execution_time_ms: 0, context_relevance: 0 } },
+          storage_status: "failed",
+          context_links: [],
+          warning: `Storing the result failed: ${e instanceof Error ? e.message : String(e)}`,
+        },
+      };
+    }
+  };
+
+  const logDecision: ActionFn = async ({ context }) => {
+    const c = context as SwissContext;
+    const review = c.records.review_result;
+    if (!review || !c.request) return;
+    const patterns = c.hits.filter((h) => h.kind === "pattern").map((h) => h.id);
+    await ports.cm.logDecision(review.request_id, review.decision, review.feedback, patterns);
+  };
+
+  // the seed's global abort: "store partial results if valuable"
+  const recordAbort: ActionFn = async ({ context, runId }) => {
+    const c = context as SwissContext;
+    if (!c.request?.id || !c.output || !c.records.request) return; // nothing valuable to keep
+    await ports.cm.storeResult({
+      runId,
+      requestId: c.request.id,
+      content: c.request.content,
+      requestType: c.records.request.metadata.request_type,
+      output: c.output,
+      success: false,
+      partial: true,
+      execution: c.records.execution,
+      hits: c.hits,
+      tokens: c.tokens,
+      executionMs: c.records.execution?.execution_duration_ms ?? 0,
+    });
+    await ports.cm.logDecision(c.request.id, "aborted", c.error?.message ?? "aborted by user", []);
+  };
+
+  const analyzePatterns: ActionFn = async () => {
+    await ports.cm.analyzePatterns();
+  };
+
+  return {
+    actors: {
+      parseRequest: parseRequest as never,
+      searchContext: searchContext as never,
+      execute: execute as never,
+      storeResult: storeResult as never,
+    },
+    actions: { logDecision, recordAbort, analyzePatterns },
+  };
+}

@@ -1,0 +1,44 @@
+// The run bus: in-process fan-out of what the engine committed, for SSE streams and tests.
+import type { RunView, TransitionView, ReviewView } from "./views";
+
+export type BusMessage =
+  | { type: "run"; run: RunView; transitions: TransitionView[] }
+  | { type: "review"; review: ReviewView }
+  | { type: "progress"; runId: string; state: string; message: string };
+
+type Listener = (msg: BusMessage) => void;
+
+export class RunBus {
+  private listeners = new Map<string, Set<Listener>>();
+
+  /** Listen to one run's messages, or to every run with "*". Returns the unsubscribe. */
+  subscribe(key: string, fn: Listener): () => void {
+    let set = this.listeners.get(key);
+    if (!set) this.listeners.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set!.delete(fn);
+      if (set!.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  publish(runId: string, msg: BusMessage): void {
+    for (const key of [runId, "*"]) {
+      const set = this.listeners.get(key);
+      if (!set) continue;
+      for (const fn of set) {
+        try {
+          fn(msg);
+        } catch {
+          // a broken listener must not stop the engine
+        }
+      }
+    }
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const s of this.listeners.values()) n += s.size;
+    return n;
+  }
+}

@@ -1,0 +1,71 @@
+// Group commit: the steps of all runs that are ready in the same turn of the event loop share
+// one database transaction. Each run still waits for its own commit before it acts, so every
+// transition is durable before the side effects it starts; many runs pay for one fsync.
+import type { CommitItem, CommitOutcome, RunStore } from "./store/types";
+
+interface Pending {
+  item: CommitItem;
+  resolve: (o: CommitOutcome) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface BatchStats {
+  batches: number;
+  items: number;
+  largest: number;
+}
+
+export class Committer {
+  private queue: Pending[] = [];
+  private flushing = false;
+  private scheduled = false;
+  readonly stats: BatchStats = { batches: 0, items: 0, largest: 0 };
+  /** observers of committed batches (benchmarks replay them) */
+  onBatch?: (items: CommitItem[]) => void;
+
+  constructor(
+    private store: RunStore,
+    private maxBatch = 1000,
+  ) {}
+
+  commit(item: CommitItem): Promise<CommitOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Resolves when everything queued so far has been committed or rejected. */
+  async drain(): Promise<void> {
+    while (this.queue.length || this.flushing) await new Promise((r) => setImmediate(r));
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    // setImmediate: let every run whose step is ready in this turn join the batch
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing || this.queue.length === 0) return;
+    this.flushing = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    try {
+      const outcomes = await this.store.commit(batch.map((p) => p.item));
+      this.stats.batches++;
+      this.stats.items += batch.length;
+      this.stats.largest = Math.max(this.stats.largest, batch.length);
+      this.onBatch?.(batch.map((p) => p.item));
+      batch.forEach((p, i) => p.resolve(outcomes[i]));
+    } catch (e) {
+      batch.forEach((p) => p.reject(e));
+    } finally {
+      this.flushing = false;
+      if (this.queue.length) this.schedule();
+    }
+  }
+}

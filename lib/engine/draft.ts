@@ -1,0 +1,225 @@
+// A draft of one commit: the steps of one run folded into the rows they write (run row,
+// transitions, timers, reviews). Pure: building a draft touches nothing; the engine commits
+// it and only then acts on it.
+import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
+import type { StateMeta, WorkflowDefinition } from "../machines/types";
+import { activeLeaves, persist, stateId, type ExecutableAction, type StepResult } from "./step";
+import type { CommitItem, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
+
+export interface Draft {
+  def: WorkflowDefinition;
+  row: RunRow;
+  expectVersion: number | null;
+  snapshot: AnyMachineSnapshot;
+  /** child id → seq of the transition that invoked it (part of each effect's idempotency key) */
+  effects: Record<string, number>;
+  transitions: TransitionRow[];
+  timersSet: Map<string, TimerRow>;
+  timersClear: Set<string>;
+  /** pending reviews by state id, as they will be after this commit */
+  reviews: Map<string, ReviewRow>;
+  reviewsOpen: ReviewRow[];
+  reviewsClose: ReviewClose[];
+  actions: ExecutableAction[];
+  now: number;
+}
+
+export function newDraft(
+  def: WorkflowDefinition,
+  row: RunRow,
+  snapshot: AnyMachineSnapshot,
+  reviews: Map<string, ReviewRow>,
+  now: number,
+  isNew: boolean,
+): Draft {
+  const { effects, ...rest } = row.snapshot as { effects?: Record<string, number> };
+  void rest;
+  return {
+    def,
+    row: { ...row, entered: { ...row.entered } },
+    expectVersion: isNew ? null : row.version,
+    snapshot,
+    effects: { ...(effects ?? {}) },
+    transitions: [],
+    timersSet: new Map(),
+    timersClear: new Set(),
+    reviews: new Map(reviews),
+    reviewsOpen: [],
+    reviewsClose: [],
+    actions: [],
+    now,
+  };
+}
+
+const MAX_STRING = 2_000;
+
+/** A JSON-safe copy of a payload with long strings cut, so transition rows stay small. */
+export function compact(value: unknown, depth = 0): unknown {
+  if (value === null || value === undefined) return value ?? null;
+  if (typeof value === "string") return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}… [${value.length} chars]` : value;
+  if (typeof value === "number" || typeof value === "boolean") return value;
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (depth > 6) return "[…]";
+  if (Array.isArray(value)) return value.slice(0, 100).map((v) => compact(v, depth + 1));
+  if (typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (typeof v !== "function") out[k] = compact(v, depth + 1);
+    return out;
+  }
+  return String(value);
+}
+
+export function serializeError(e: unknown): { name: string; message: string; category?: string } {
+  if (e && typeof e === "object") {
+    const o = e as { name?: string; message?: string; category?: string };
+    return { name: o.name ?? "Error", message: o.message ?? String(e), ...(o.category ? { category: o.category } : {}) };
+  }
+  return { name: "Error", message: String(e) };
+}
+
+function reviewStates(snapshot: AnyMachineSnapshot): Map<string, NonNullable<StateMeta["review"]>> {
+  const out = new Map<string, NonNullable<StateMeta["review"]>>();
+  for (const node of snapshot._nodes as AnyStateNode[]) {
+    const review = (node.meta as StateMeta | undefined)?.review;
+    if (review) out.set(stateId(node), review);
+  }
+  return out;
+}
+
+export function statusOf(snapshot: AnyMachineSnapshot): RunStatus {
+  if (snapshot.status === "error") return "failed";
+  if (snapshot.status === "done") return snapshot.hasTag("failed") ? "failed" : "completed";
+  if (snapshot.hasTag("failed")) return "failed";
+  if (snapshot.hasTag("waiting")) return "waiting";
+  return "running";
+}
+
+/** Fold one step into the draft. `decided` closes that review as decided. */
+export function addStep(
+  d: Draft,
+  res: StepResult,
+  event: EventObject,
+  opts: { decided?: ReviewClose; newId: () => string },
+): void {
+  const { now } = d;
+  const { type: _type, ...data } = event as EventObject & Record<string, unknown>;
+  void _type;
+  const reentered = new Set<string>();
+  for (const t of res.transitions) {
+    const seq = ++d.row.seq;
+    const since = t.from.map((s) => d.row.entered[s]).filter((x): x is number => typeof x === "number");
+    const durationMs = since.length ? Math.max(0, now - Math.min(...since)) : 0;
+    if (t.targets.length) {
+      for (const s of t.from) delete d.row.entered[s];
+      for (const s of t.to) {
+        d.row.entered[s] = now;
+        reentered.add(s);
+      }
+    }
+    d.transitions.push({
+      runId: d.row.id,
+      seq,
+      from: t.from,
+      to: t.to,
+      event: t.event.type,
+      reason: t.reason,
+      at: now,
+      durationMs,
+      payload: compact({ ...(t.event === event ? data : { ...(t.event as object) }), edge: { source: t.source, targets: t.targets } }),
+    });
+  }
+  for (const a of res.actions) {
+    const p = (a.params ?? {}) as Record<string, unknown>;
+    if (a.type === "xstate.raise" && typeof p.delay === "number") {
+      const id = String(p.id ?? (p.event as EventObject).type);
+      d.timersClear.delete(id);
+      d.timersSet.set(id, { runId: d.row.id, id, dueAt: now + p.delay, event: p.event as Record<string, unknown>, seq: d.row.seq });
+    } else if (a.type === "xstate.cancel") {
+      const id = String(p.sendId);
+      d.timersSet.delete(id);
+      d.timersClear.add(id);
+    } else if (a.type === "xstate.spawnChild" && typeof p.id === "string") {
+      d.effects[p.id] = d.row.seq;
+    }
+    d.actions.push(a);
+  }
+  d.snapshot = res.snapshot;
+  const children = d.snapshot.children as Record<string, unknown>;
+  for (const id of Object.keys(d.effects)) if (!(id in children)) delete d.effects[id];
+
+  // reviews: close those whose state was left or re-entered, open one per review state entered
+  const active = reviewStates(d.snapshot);
+  for (const [state, review] of [...d.reviews]) {
+    const decided = opts.decided?.id === review.id ? opts.decided : undefined;
+    if (decided || !active.has(state) || reentered.has(state)) {
+      d.reviews.delete(state);
+      if (d.reviewsOpen.some((r) => r.id === review.id)) {
+        d.reviewsOpen = d.reviewsOpen.filter((r) => r.id !== review.id);
+      } else {
+        d.reviewsClose.push(decided ?? { id: review.id, status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: now });
+      }
+    }
+  }
+  for (const [state, meta] of active) {
+    if (d.reviews.has(state)) continue;
+    let view = { prompt: `Decide: ${meta.decisions.join(" / ")}`, payload: {} as Record<string, unknown> };
+    try {
+      if (d.def.review) view = d.def.review(state, d.snapshot.context);
+    } catch {
+      // keep the generic prompt: a broken view must not block the run
+    }
+    const review: ReviewRow = {
+      id: opts.newId(),
+      runId: d.row.id,
+      workflow: d.row.workflow,
+      state,
+      kind: meta.kind,
+      prompt: view.prompt,
+      payload: compact(view.payload),
+      status: "pending",
+      decision: null,
+      feedback: null,
+      reviewer: null,
+      createdAt: now,
+      decidedAt: null,
+      seq: d.row.seq,
+    };
+    d.reviews.set(state, review);
+    d.reviewsOpen.push(review);
+  }
+}
+
+/** The run row and commit item for the draft as it stands. */
+export function finishDraft(d: Draft, status?: RunStatus): CommitItem {
+  const def = d.def;
+  const s = status ?? statusOf(d.snapshot);
+  const terminal = s === "completed" || s === "failed" || s === "aborted";
+  let output: unknown = d.row.output;
+  try {
+    output = def.output ? def.output(d.snapshot.context) : (d.snapshot.output ?? null);
+  } catch {
+    // keep the previous output
+  }
+  d.row = {
+    ...d.row,
+    status: s,
+    state: activeLeaves(d.snapshot),
+    snapshot: { ...persist(def.machine, d.snapshot), effects: d.effects },
+    context: d.snapshot.context,
+    output: output ?? null,
+    error: d.snapshot.status === "error" ? serializeError(d.snapshot.error) : s === "failed" ? d.row.error : s === "aborted" ? d.row.error : null,
+    version: d.row.version + 1,
+    updatedAt: d.now,
+    finishedAt: terminal ? d.now : null,
+  };
+  return {
+    run: d.row,
+    expectVersion: d.expectVersion,
+    transitions: d.transitions,
+    timersSet: [...d.timersSet.values()],
+    timersClear: [...d.timersClear],
+    reviewsOpen: d.reviewsOpen,
+    reviewsClose: d.reviewsClose,
+  };
+}

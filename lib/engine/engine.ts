@@ -1,0 +1,549 @@
+// The engine: runs workflow machines durably. Per run, events are processed one at a time
+// (a mailbox); each step is committed (group commit across runs) before its side effects
+// start; timers and pending reviews live in the database and survive a restart.
+import { randomUUID } from "node:crypto";
+import type { AnyMachineSnapshot, EventObject } from "xstate";
+import type { StateMeta, WorkflowDefinition } from "../machines/types";
+import { RunBus } from "./bus";
+import { systemClock, type Clock } from "./clock";
+import { Committer } from "./committer";
+import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
+import { ConflictError, EngineError, InvalidError, NotFoundError } from "./errors";
+import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
+import type { ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
+import { TERMINAL } from "./store/types";
+import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
+
+export interface EffectContext {
+  runId: string;
+  /** stable per invocation: use it to make writes idempotent */
+  key: string;
+  signal: AbortSignal;
+  clock: Clock;
+  /** send an event to the run (ignored once this invocation is no longer current) */
+  emit(event: EventObject & Record<string, unknown>): void;
+  /** a live progress line for watchers (not persisted) */
+  progress(message: string): void;
+}
+export type EffectFn = (input: never, ctx: EffectContext) => Promise<unknown>;
+
+export interface ActionArgs {
+  runId: string;
+  key: string;
+  context: unknown;
+  event: EventObject;
+  clock: Clock;
+}
+export type ActionFn = (args: ActionArgs) => void | Promise<void>;
+
+export interface WorkflowEffects {
+  actors: Record<string, EffectFn>;
+  actions?: Record<string, ActionFn>;
+}
+
+export interface EngineOptions {
+  store: RunStore;
+  workflows: (id: string) => WorkflowDefinition | undefined;
+  effects: (workflowId: string) => WorkflowEffects;
+  clock?: Clock;
+  bus?: RunBus;
+  log?: (level: "info" | "warn" | "error", message: string, data?: unknown) => void;
+}
+
+interface Live {
+  def: WorkflowDefinition;
+  row: RunRow;
+  snapshot: AnyMachineSnapshot;
+  tail: Promise<unknown>;
+  effects: Map<string, { key: string; controller: AbortController }>;
+  timers: Map<string, { handle: unknown; dueAt: number }>;
+  reviews: Map<string, ReviewRow>;
+  gone: boolean;
+}
+
+export interface StepOutcome {
+  run: RunView;
+  transitions: TransitionView[];
+}
+
+export class StorageError extends EngineError {
+  constructor(cause: unknown) {
+    super(`storage unavailable: ${serializeError(cause).message}`, 503, "storage_unavailable");
+  }
+}
+
+export class Engine {
+  readonly bus: RunBus;
+  readonly clock: Clock;
+  readonly committer: Committer;
+  private live = new Map<string, Live>();
+  private loading = new Map<string, Promise<Live | null>>();
+  private stopped = false;
+  /** post-commit actions still running (awaited by stop) */
+  private inflight = new Set<Promise<unknown>>();
+
+  constructor(private opts: EngineOptions) {
+    this.bus = opts.bus ?? new RunBus();
+    this.clock = opts.clock ?? systemClock;
+    this.committer = new Committer(opts.store);
+  }
+
+  get store(): RunStore {
+    return this.opts.store;
+  }
+
+  private log(level: "info" | "warn" | "error", message: string, data?: unknown) {
+    if (this.opts.log) this.opts.log(level, message, data);
+    else if (level !== "info") console.error(`[engine] ${message}`, data ?? "");
+  }
+
+  workflow(id: string): WorkflowDefinition {
+    const def = this.opts.workflows(id);
+    if (!def) throw new NotFoundError(`unknown workflow "${id}"`);
+    return def;
+  }
+
+  // ---------------------------------------------------------------- commands
+
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string } = {}): Promise<StepOutcome> {
+    this.assertRunning();
+    const def = this.workflow(workflowId);
+    const parsed = def.input.safeParse(input ?? {});
+    if (!parsed.success) throw new InvalidError(`invalid input for ${workflowId}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, parsed.error.issues);
+    const now = this.clock.now();
+    const id = opts.id ?? randomUUID();
+    const init = initialStep(def.machine, parsed.data);
+    const row: RunRow = {
+      id,
+      workflow: def.id,
+      status: "running",
+      state: [],
+      snapshot: {},
+      context: null,
+      input: parsed.data,
+      output: null,
+      error: null,
+      entered: {},
+      version: 0,
+      seq: 0,
+      parentId: opts.parentId ?? null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    };
+    const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false };
+    const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
+    addStep(draft, init, { type: "xstate.init", input: parsed.data } as EventObject, { newId: randomUUID });
+    for (const ev of def.startEvents?.(parsed.data) ?? []) {
+      const stamped = { ...ev, at: now };
+      const res = step(def.machine, draft.snapshot, stamped);
+      if (res.transitions.length) addStep(draft, res, stamped, { newId: randomUUID });
+    }
+    this.live.set(id, live);
+    try {
+      return await this.commitDraft(live, draft);
+    } catch (e) {
+      this.live.delete(id);
+      throw e;
+    }
+  }
+
+  /** Send an event from outside (API / UI). Validated against the workflow's event schemas. */
+  async send(runId: string, event: unknown): Promise<StepOutcome> {
+    this.assertRunning();
+    const live = await this.require(runId);
+    const type = (event as { type?: unknown })?.type;
+    const schema = typeof type === "string" ? live.def.events[type] : undefined;
+    if (!schema) {
+      throw new InvalidError(
+        typeof type === "string"
+          ? `event "${type}" is not one ${live.def.id} accepts from clients (accepted: ${Object.keys(live.def.events).join(", ")})`
+          : "event must be an object with a string `type`",
+      );
+    }
+    const parsed = schema.safeParse(event);
+    if (!parsed.success) throw new InvalidError(`invalid ${type} event: ${parsed.error.issues.map((i) => `${i.path.join(".") || "event"}: ${i.message}`).join("; ")}`, parsed.error.issues);
+    const ev = parsed.data as EventObject;
+    // a decision sent as a plain event still goes through the review's compare-and-set
+    for (const review of live.reviews.values()) {
+      const meta = this.reviewMeta(live, review.state);
+      if (meta?.decisions.some((d) => d.toUpperCase() === ev.type)) {
+        const e = ev as { feedback?: string; reviewer?: string; modifications?: string[] };
+        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback: e.feedback, reviewer: e.reviewer, modifications: e.modifications });
+        return { run: r.run, transitions: r.transitions };
+      }
+    }
+    return this.enqueue(live, () => this.applyEvent(live, ev));
+  }
+
+  async decide(
+    reviewId: string,
+    input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[] },
+  ): Promise<StepOutcome & { review: ReviewView }> {
+    this.assertRunning();
+    const stored = await this.opts.store.getReview(reviewId);
+    if (!stored) throw new NotFoundError(`review ${reviewId} not found`);
+    if (stored.status !== "pending") throw new ConflictError(`review ${reviewId} is already ${stored.status}${stored.decision ? ` (${stored.decision})` : ""}`, reviewView(stored));
+    const live = await this.loadLive(stored.runId);
+    if (!live) throw new ConflictError(`review ${reviewId} is stale: run ${stored.runId} has finished`);
+    return this.enqueue(live, async () => {
+      const open = live.reviews.get(stored.state);
+      if (!open || open.id !== reviewId) throw new ConflictError(`review ${reviewId} was already decided or is stale: the run has moved on`);
+      const meta = this.reviewMeta(live, stored.state);
+      const decision = input.decision.toLowerCase();
+      if (!meta || !meta.decisions.includes(decision)) {
+        throw new InvalidError(`decision must be one of ${meta?.decisions.join(", ") ?? "(none)"}; got "${input.decision}"`);
+      }
+      const event: EventObject & Record<string, unknown> = { type: decision.toUpperCase() };
+      if (input.feedback !== undefined) event.feedback = input.feedback;
+      if (input.reviewer !== undefined) event.reviewer = input.reviewer;
+      if (input.modifications !== undefined) event.modifications = input.modifications;
+      const now = this.clock.now();
+      const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: input.reviewer ?? null, decidedAt: now };
+      const out = await this.applyEvent(live, event, { decided: close });
+      const review = reviewView({ ...open, ...close });
+      this.bus.publish(live.row.id, { type: "review", review });
+      return { ...out, review };
+    });
+  }
+
+  /**
+   * Abort: where the machine handles ABORT (the seed's global abort) it takes that path and
+   * keeps its partial results; anywhere else the run itself is stopped with status aborted.
+   */
+  async abort(runId: string, reason = "aborted by user"): Promise<StepOutcome> {
+    this.assertRunning();
+    const live = await this.require(runId);
+    return this.enqueue(live, async () => {
+      if (live.gone) throw new ConflictError(`run ${runId} has already finished`);
+      const ev = { type: "ABORT", reason };
+      if (live.snapshot.can(ev)) return this.applyEvent(live, ev);
+      const now = this.clock.now();
+      const draft = newDraft(live.def, live.row, live.snapshot, live.reviews, now, false);
+      const leaves = activeLeaves(live.snapshot);
+      const since = leaves.map((s) => live.row.entered[s]).filter((x): x is number => typeof x === "number");
+      draft.transitions.push({
+        runId,
+        seq: ++draft.row.seq,
+        from: leaves,
+        to: leaves,
+        event: "ABORT",
+        reason: `Run aborted: ${reason}`,
+        at: now,
+        durationMs: since.length ? now - Math.min(...since) : 0,
+        payload: { reason },
+      });
+      for (const id of live.timers.keys()) draft.timersClear.add(id);
+      for (const r of live.reviews.values()) draft.reviewsClose.push({ id: r.id, status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: now });
+      draft.reviews.clear();
+      draft.row.error = { name: "Aborted", message: reason, state: leaves.join(",") };
+      return this.commitDraft(live, draft, "aborted");
+    });
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  async getRun(id: string): Promise<RunView> {
+    const live = this.live.get(id);
+    if (live && !live.gone) return runView(live.row, [...live.reviews.values()][0]?.id ?? null);
+    const row = await this.opts.store.getRun(id);
+    if (!row) throw new NotFoundError(`run ${id} not found`);
+    let reviewId: string | null = null;
+    if (!TERMINAL.includes(row.status)) reviewId = (await this.opts.store.listReviews({ runId: id, status: "pending", limit: 1 }))[0]?.id ?? null;
+    return runView(row, reviewId);
+  }
+
+  /** The state node meta of every active state (name, summary, review, timeout). */
+  activeMeta(runId: string): Record<string, StateMeta> | null {
+    const live = this.live.get(runId);
+    if (!live) return null;
+    return live.snapshot.getMeta() as Record<string, StateMeta>;
+  }
+
+  /** Event types the run accepts right now (for the UI). */
+  acceptedEvents(runId: string): string[] {
+    const live = this.live.get(runId);
+    if (!live || live.gone) return [];
+    return Object.keys(live.def.events).filter((type) => live.snapshot.can({ type } as EventObject));
+  }
+
+  /** Resolves with the run once `test` holds (checked on every commit), or rejects on timeout. */
+  waitFor(runId: string, test: (run: RunView) => boolean, timeoutMs = 10_000): Promise<RunView> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const finish = (err: Error | null, run?: RunView) => {
+        if (done) return;
+        done = true;
+        unsubscribe();
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(run!);
+      };
+      const unsubscribe = this.bus.subscribe(runId, (msg) => {
+        if (msg.type === "run" && test(msg.run)) finish(null, msg.run);
+      });
+      const timer = setTimeout(() => finish(new Error(`timed out waiting for run ${runId}`)), timeoutMs);
+      this.getRun(runId).then(
+        (run) => test(run) && finish(null, run),
+        (e) => finish(e),
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Load every unfinished run, re-arm its timers at their original due time, restart in-flight effects. */
+  async resume(): Promise<number> {
+    const list = await this.opts.store.resumable();
+    let n = 0;
+    for (const r of list) {
+      if (this.live.has(r.run.id)) continue;
+      if (this.activate(r)) n++;
+    }
+    return n;
+  }
+
+  /** Stop timers and effects and wait for queued commits. The database keeps everything. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const live of this.live.values()) this.retire(live);
+    this.live.clear();
+    await this.committer.drain();
+    await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 5_000))]);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private assertRunning() {
+    if (this.stopped) throw new EngineError("engine is stopped", 503, "stopped");
+  }
+
+  private reviewMeta(live: Live, state: string): StateMeta["review"] | undefined {
+    const meta = live.snapshot.getMeta() as Record<string, StateMeta | undefined>;
+    return meta[`${live.def.machine.id}.${state}`]?.review;
+  }
+
+  private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {
+    const run = live.tail.then(fn, fn);
+    live.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async require(runId: string): Promise<Live> {
+    const live = await this.loadLive(runId);
+    if (live) return live;
+    const row = await this.opts.store.getRun(runId);
+    if (!row) throw new NotFoundError(`run ${runId} not found`);
+    throw new ConflictError(`run ${runId} has already finished (${row.status})`);
+  }
+
+  private async loadLive(runId: string): Promise<Live | null> {
+    const existing = this.live.get(runId);
+    if (existing && !existing.gone) return existing;
+    let p = this.loading.get(runId);
+    if (!p) {
+      p = (async () => {
+        const row = await this.opts.store.getRun(runId);
+        if (!row || TERMINAL.includes(row.status)) return null;
+        const [timers, reviews] = await Promise.all([this.opts.store.timers(runId), this.opts.store.listReviews({ runId, status: "pending" })]);
+        if (this.live.has(runId)) return this.live.get(runId)!;
+        return this.activate({ run: row, timers, reviews });
+      })().finally(() => this.loading.delete(runId));
+      this.loading.set(runId, p);
+    }
+    return p;
+  }
+
+  private activate(r: ResumableRun): Live | null {
+    const def = this.opts.workflows(r.run.workflow);
+    if (!def) {
+      this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
+      return null;
+    }
+    const { effects: _effects, ...persisted } = r.run.snapshot as { effects?: unknown };
+    void _effects;
+    let snapshot: AnyMachineSnapshot;
+    try {
+      snapshot = restore(def.machine, persisted, r.run.context);
+    } catch (e) {
+      this.log("error", `run ${r.run.id}: snapshot does not restore`, serializeError(e));
+      return null;
+    }
+    const live: Live = {
+      def,
+      row: r.run,
+      snapshot,
+      tail: Promise.resolve(),
+      effects: new Map(),
+      timers: new Map(),
+      reviews: new Map(r.reviews.map((rv) => [rv.state, rv])),
+      gone: false,
+    };
+    this.live.set(r.run.id, live);
+    for (const t of r.timers) this.arm(live, t);
+    this.reconcileEffects(live);
+    return live;
+  }
+
+  private async applyEvent(
+    live: Live,
+    event: EventObject,
+    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string } = {},
+  ): Promise<StepOutcome> {
+    if (live.gone) throw new ConflictError(`run ${live.row.id} has already finished`);
+    const now = this.clock.now();
+    const ev = { ...event, at: (event as { at?: number }).at ?? now };
+    const res = step(live.def.machine, live.snapshot, ev);
+    const draft = newDraft(live.def, live.row, live.snapshot, live.reviews, now, false);
+    if (opts.timerId) draft.timersClear.add(opts.timerId);
+    if (res.transitions.length === 0) {
+      if (opts.timerId) {
+        // the timer's event no longer applies; just consume the timer row
+        await this.commitDraft(live, draft);
+        return { run: runView(live.row), transitions: [] };
+      }
+      const state = activeLeaves(live.snapshot).join(", ");
+      throw new ConflictError(`${event.type} is not accepted in state ${state}`, { state: live.row.state, accepted: this.acceptedEvents(live.row.id) });
+    }
+    addStep(draft, res, ev, { decided: opts.decided, newId: randomUUID });
+    return this.commitDraft(live, draft);
+  }
+
+  private async commitDraft(live: Live, draft: Draft, status?: RunRow["status"]): Promise<StepOutcome> {
+    const item = finishDraft(draft, status);
+    let outcome;
+    try {
+      outcome = await this.committer.commit(item);
+    } catch (e) {
+      throw new StorageError(e);
+    }
+    if (outcome === "conflict") {
+      this.retire(live);
+      this.live.delete(live.row.id);
+      throw new ConflictError(`run ${live.row.id} was changed by another writer; reload and retry`);
+    }
+    live.row = draft.row;
+    live.snapshot = draft.snapshot;
+    live.reviews = draft.reviews;
+    for (const id of item.timersClear) this.disarm(live, id);
+    for (const t of item.timersSet) this.arm(live, t);
+    const view = runView(live.row, [...live.reviews.values()][0]?.id ?? null);
+    const transitions = item.transitions.map((t) => transitionView(t, true));
+    if (TERMINAL.includes(live.row.status)) {
+      this.retire(live);
+      this.live.delete(live.row.id);
+    } else {
+      this.reconcileEffects(live);
+    }
+    this.runActions(live, draft);
+    this.bus.publish(live.row.id, { type: "run", run: view, transitions });
+    for (const r of item.reviewsOpen) this.bus.publish(live.row.id, { type: "review", review: reviewView(r) });
+    return { run: view, transitions };
+  }
+
+  private runActions(live: Live, draft: Draft) {
+    const impl = this.opts.effects(live.def.id).actions ?? {};
+    for (const a of draft.actions) {
+      if (a.type.startsWith("xstate.")) continue;
+      const fn = impl[a.type];
+      if (!fn) continue;
+      const info = (a.info ?? {}) as { context?: unknown; event?: EventObject };
+      const args: ActionArgs = { runId: live.row.id, key: `${live.row.id}:${live.row.seq}:${a.type}`, context: info.context, event: info.event ?? { type: "" }, clock: this.clock };
+      const p: Promise<unknown> = Promise.resolve()
+        .then(() => fn(args))
+        .catch((e) => this.log("warn", `run ${live.row.id}: action ${a.type} failed`, serializeError(e)))
+        .finally(() => this.inflight.delete(p));
+      this.inflight.add(p);
+    }
+  }
+
+  /** Start the effects the snapshot has invoked and stop the ones it no longer has. */
+  private reconcileEffects(live: Live) {
+    const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
+    const children = persisted.children ?? {};
+    for (const [id, running] of live.effects) {
+      const seq = persisted.effects?.[id];
+      if (!(id in children) || `${live.row.id}:${id}:${seq}` !== running.key) {
+        running.controller.abort();
+        live.effects.delete(id);
+      }
+    }
+    for (const [id, child] of Object.entries(children)) {
+      if (live.effects.has(id) || child.snapshot?.status !== "active" || typeof child.src !== "string") continue;
+      const key = `${live.row.id}:${id}:${persisted.effects?.[id] ?? 0}`;
+      this.startEffect(live, id, child.src, child.snapshot?.input, key);
+    }
+  }
+
+  private startEffect(live: Live, id: string, src: string, input: unknown, key: string) {
+    const controller = new AbortController();
+    live.effects.set(id, { key, controller });
+    const runId = live.row.id;
+    const current = () => !live.gone && live.effects.get(id)?.key === key && !controller.signal.aborted;
+    const ctx: EffectContext = {
+      runId,
+      key,
+      signal: controller.signal,
+      clock: this.clock,
+      emit: (event) => {
+        if (!current()) return;
+        void this.enqueue(live, () => (current() ? this.applyEvent(live, event) : Promise.resolve(null))).catch((e) =>
+          this.log("warn", `run ${runId}: event ${event.type} from ${src} not applied`, serializeError(e)),
+        );
+      },
+      progress: (message) => {
+        if (current()) this.bus.publish(runId, { type: "progress", runId, state: live.row.state.join(","), message });
+      },
+    };
+    const fn = this.opts.effects(live.def.id).actors[src] as ((input: unknown, ctx: EffectContext) => Promise<unknown>) | undefined;
+    const settle = (event: EventObject) => {
+      if (!current()) return;
+      void this.enqueue(live, async () => {
+        if (!current()) return null;
+        live.effects.delete(id);
+        return this.applyEvent(live, event);
+      }).catch((e) => this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e)));
+    };
+    Promise.resolve()
+      .then(() => {
+        if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
+        return fn(input, ctx);
+      })
+      .then(
+        (output) => settle({ type: `xstate.done.actor.${id}`, output } as EventObject),
+        (error) => settle({ type: `xstate.error.actor.${id}`, error: serializeError(error) } as EventObject),
+      );
+  }
+
+  private arm(live: Live, t: TimerRow) {
+    this.disarm(live, t.id);
+    const handle = this.clock.setTimeout(() => {
+      void this.enqueue(live, async () => {
+        if (live.timers.get(t.id)?.handle !== handle || live.gone) return null;
+        live.timers.delete(t.id);
+        return this.applyEvent(live, t.event as EventObject, { timerId: t.id });
+      }).catch((e) => this.log("warn", `run ${live.row.id}: timer ${t.id} not applied`, serializeError(e)));
+    }, t.dueAt - this.clock.now());
+    live.timers.set(t.id, { handle, dueAt: t.dueAt });
+  }
+
+  private disarm(live: Live, id: string) {
+    const t = live.timers.get(id);
+    if (t) {
+      this.clock.clearTimeout(t.handle);
+      live.timers.delete(id);
+    }
+  }
+
+  /** Forget a run in memory: stop its timers and effects (the database is untouched). */
+  private retire(live: Live) {
+    live.gone = true;
+    for (const id of [...live.timers.keys()]) this.disarm(live, id);
+    for (const e of live.effects.values()) e.controller.abort();
+    live.effects.clear();
+  }
+}

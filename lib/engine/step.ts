@@ -1,0 +1,195 @@
+// Pure stepping: machine + snapshot + event → next snapshot, the XState transitions that
+// were taken (one record per transition, with its reason) and the actions to execute.
+// Nothing here does I/O; the engine persists the result first and only then acts on it.
+import {
+  createActor,
+  type AnyActorScope,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type AnyStateNode,
+  type AnyTransitionDefinition,
+  type EventObject,
+  type Snapshot,
+} from "xstate";
+
+export interface TakenTransition {
+  /** source state id of the transition as written in the machine ("" for the root) */
+  source: string;
+  /** target state ids (empty for a targetless transition) */
+  targets: string[];
+  /** active leaf state ids before / after this microstep, restricted to this transition */
+  from: string[];
+  to: string[];
+  event: EventObject;
+  reason: string;
+}
+
+export interface StepResult {
+  snapshot: AnyMachineSnapshot;
+  transitions: TakenTransition[];
+  actions: ExecutableAction[];
+}
+
+export interface ExecutableAction {
+  type: string;
+  params?: unknown;
+  exec?: (...args: unknown[]) => unknown;
+  info?: unknown;
+}
+
+interface Sink {
+  actions: ExecutableAction[];
+  steps: { event: EventObject; snapshot: AnyMachineSnapshot; transitions: AnyTransitionDefinition[] }[];
+}
+
+interface Scoped {
+  scope: AnyActorScope;
+  sink: Sink;
+}
+
+const scopes = new WeakMap<AnyStateMachine, Scoped>();
+
+/**
+ * One reusable inert actor scope per machine. XState's own `transition()` builds a fresh
+ * actor for every call; reusing one doubles throughput, and its inspection stream tells us
+ * exactly which transitions each microstep took (so every row records its real reason).
+ */
+function scoped(machine: AnyStateMachine): Scoped {
+  let s = scopes.get(machine);
+  if (s) return s;
+  const self = createActor(machine);
+  const sink: Sink = { actions: [], steps: [] };
+  self.system.inspect({
+    next: (ev: { type: string; event?: EventObject; snapshot?: Snapshot<unknown>; _transitions?: AnyTransitionDefinition[] }) => {
+      if (ev.type === "@xstate.microstep") {
+        sink.steps.push({
+          event: ev.event as EventObject,
+          snapshot: ev.snapshot as AnyMachineSnapshot,
+          transitions: ev._transitions ?? [],
+        });
+      }
+    },
+  });
+  const scope = {
+    self,
+    defer: () => {},
+    id: "",
+    logger: () => {},
+    sessionId: "",
+    stopChild: () => {},
+    system: self.system,
+    emit: () => {},
+    actionExecutor: (a: ExecutableAction) => {
+      sink.actions.push(a);
+    },
+  } as unknown as AnyActorScope;
+  s = { scope, sink };
+  scopes.set(machine, s);
+  return s;
+}
+
+/** "swiss-army.CONTEXT_SEARCH" → "CONTEXT_SEARCH"; the root → "". */
+export function stateId(node: AnyStateNode): string {
+  return node.path.join(".");
+}
+
+export function activeLeaves(snapshot: AnyMachineSnapshot): string[] {
+  return (snapshot._nodes as AnyStateNode[]).filter((n) => n.type === "atomic" || n.type === "final").map(stateId);
+}
+
+function within(id: string, ancestor: string): boolean {
+  return ancestor === "" || id === ancestor || id.startsWith(ancestor + ".");
+}
+
+export function describeTransition(t: AnyTransitionDefinition, event: EventObject): string {
+  if (t.description) return t.description;
+  const guard = guardName(t.guard);
+  if (guard) return `guard ${guard}`;
+  return describeEvent(event);
+}
+
+/** The name of a transition's guard: "requestValid", "not(x)", or "(inline)". */
+export function guardName(guard: unknown): string | null {
+  if (!guard) return null;
+  if (typeof guard === "string") return guard;
+  if (typeof guard === "function") return guard.name && guard.name !== "guard" ? guard.name : "(inline)";
+  if (typeof guard === "object" && "type" in guard) return String((guard as { type: unknown }).type);
+  return null;
+}
+
+export function describeEvent(event: EventObject): string {
+  const type = event.type;
+  if (type.startsWith("xstate.after.")) return `timer ${type.split(".")[2]} elapsed`;
+  if (type.startsWith("xstate.done.actor.")) return `${type.slice(18)} finished`;
+  if (type.startsWith("xstate.error.actor.")) {
+    const err = (event as { error?: { message?: string } }).error;
+    return `${type.slice(19)} failed${err?.message ? `: ${err.message}` : ""}`;
+  }
+  if (type === "xstate.init") return "run started";
+  return type;
+}
+
+function toRecords(
+  microsteps: Sink["steps"],
+  before: AnyMachineSnapshot,
+): TakenTransition[] {
+  const out: TakenTransition[] = [];
+  let prevLeaves = activeLeaves(before);
+  for (const step of microsteps) {
+    const nextLeaves = activeLeaves(step.snapshot);
+    for (const t of step.transitions) {
+      const source = stateId(t.source);
+      const targets = (t.target ?? []).map((n: AnyStateNode) => stateId(n));
+      let from: string[];
+      let to: string[];
+      if (targets.length === 0) {
+        from = prevLeaves.filter((l) => within(l, source));
+        to = from;
+      } else {
+        from = prevLeaves.filter((l) => within(l, source) && (!nextLeaves.includes(l) || t.reenter || targets.some((x: string) => within(l, x))));
+        to = nextLeaves.filter((l) => targets.some((x: string) => within(l, x)));
+        if (from.length === 0) from = prevLeaves.filter((l) => within(l, source));
+      }
+      out.push({ source, targets, from, to, event: step.event, reason: describeTransition(t, step.event) });
+    }
+    prevLeaves = nextLeaves;
+  }
+  return out;
+}
+
+/** Compute the next step. `transitions` is empty when the event is not accepted. */
+export function step(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: EventObject): StepResult {
+  const { scope, sink } = scoped(machine);
+  sink.actions = [];
+  sink.steps = [];
+  (scope.self as unknown as { _snapshot: unknown })._snapshot = snapshot;
+  const next = machine.transition(snapshot, event, scope) as AnyMachineSnapshot;
+  const steps = sink.steps.filter((s) => s.transitions.length > 0);
+  return { snapshot: next, transitions: toRecords(steps, snapshot), actions: sink.actions };
+}
+
+/** The initial step of a new run: the snapshot and the actions of entering the initial state. */
+export function initialStep(machine: AnyStateMachine, input: unknown): StepResult {
+  const { scope, sink } = scoped(machine);
+  sink.actions = [];
+  sink.steps = [];
+  const next = machine.getInitialSnapshot(scope, input) as AnyMachineSnapshot;
+  const to = activeLeaves(next);
+  return {
+    snapshot: next,
+    transitions: [{ source: "", targets: to, from: [], to, event: { type: "xstate.init" }, reason: "run started" }],
+    actions: sink.actions,
+  };
+}
+
+/** Persisted snapshot (JSON-safe) without its context, which is stored on its own. */
+export function persist(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): Record<string, unknown> {
+  const p = machine.getPersistedSnapshot(snapshot) as Record<string, unknown>;
+  const { context: _context, ...rest } = p;
+  return rest;
+}
+
+export function restore(machine: AnyStateMachine, persisted: Record<string, unknown>, context: unknown): AnyMachineSnapshot {
+  const { scope } = scoped(machine);
+  return machine.restoreSnapshot({ ...persisted, context } as unknown as Snapshot<unknown>, scope) as AnyMachineSnapshot;
+}

@@ -1,0 +1,280 @@
+// The run store on SQLite: prepared statements on the shared better-sqlite3 connection, one
+// synchronous transaction per batch (group commit), compare-and-set on the run version and on
+// each review's pending status.
+import type Database from "better-sqlite3";
+import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
+import type {
+  CommitItem,
+  CommitOutcome,
+  ResumableRun,
+  ReviewQuery,
+  ReviewRow,
+  RunQuery,
+  RunRow,
+  RunStatus,
+  RunStore,
+  TimerRow,
+  TransitionRow,
+} from "./types";
+
+const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt"`;
+
+type Row = Record<string, unknown>;
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
+
+export function runFromRow(r: Row): RunRow {
+  return {
+    id: r.id as string,
+    workflow: r.workflow as string,
+    status: r.status as RunStatus,
+    state: parse(r.state),
+    snapshot: parse(r.snapshot),
+    context: parse(r.context),
+    input: parse(r.input),
+    output: parse(r.output),
+    error: parse(r.error),
+    entered: parse(r.entered),
+    version: num(r.version),
+    seq: num(r.seq),
+    parentId: (r.parentId as string | null) ?? null,
+    createdAt: fromSqliteDate(r.createdAt),
+    updatedAt: fromSqliteDate(r.updatedAt),
+    finishedAt: r.finishedAt === null || r.finishedAt === undefined ? null : fromSqliteDate(r.finishedAt),
+  };
+}
+
+function transitionFromRow(r: Row): TransitionRow {
+  return {
+    runId: r.runId as string,
+    seq: num(r.seq),
+    from: parse(r.from),
+    to: parse(r.to),
+    event: r.event as string,
+    reason: r.reason as string,
+    at: fromSqliteDate(r.at),
+    durationMs: num(r.durationMs),
+    payload: parse(r.payload),
+  };
+}
+
+export function reviewFromRow(r: Row): ReviewRow {
+  return {
+    id: r.id as string,
+    runId: r.runId as string,
+    workflow: r.workflow as string,
+    state: r.state as string,
+    kind: r.kind as string,
+    prompt: r.prompt as string,
+    payload: parse(r.payload),
+    status: r.status as ReviewRow["status"],
+    decision: (r.decision as string | null) ?? null,
+    feedback: (r.feedback as string | null) ?? null,
+    reviewer: (r.reviewer as string | null) ?? null,
+    createdAt: fromSqliteDate(r.createdAt),
+    decidedAt: r.decidedAt === null || r.decidedAt === undefined ? null : fromSqliteDate(r.decidedAt),
+    seq: num(r.seq),
+  };
+}
+
+function timerFromRow(r: Row): TimerRow {
+  return { runId: r.runId as string, id: r.id as string, dueAt: fromSqliteDate(r.dueAt), event: parse(r.event), seq: num(r.seq) };
+}
+
+function runArgs(run: RunRow): unknown[] {
+  return [
+    run.id,
+    run.workflow,
+    run.status,
+    JSON.stringify(run.state),
+    JSON.stringify(run.snapshot),
+    JSON.stringify(run.context ?? null),
+    JSON.stringify(run.input ?? null),
+    json(run.output),
+    json(run.error),
+    JSON.stringify(run.entered),
+    run.version,
+    run.seq,
+    run.parentId,
+    sqliteDate(run.createdAt),
+    sqliteDate(run.updatedAt),
+    run.finishedAt === null ? null : sqliteDate(run.finishedAt),
+  ];
+}
+
+function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  if (q.status?.length) {
+    parts.push(`"status" IN (${q.status.map(() => "?").join(",")})`);
+    args.push(...q.status);
+  }
+  if (q.workflow) {
+    parts.push(`"workflow" = ?`);
+    args.push(q.workflow);
+  }
+  if (q.waitingForHuman) parts.push(`EXISTS (SELECT 1 FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending')`);
+  return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
+}
+
+export class SqliteRunStore implements RunStore {
+  readonly dialect = "sqlite" as const;
+  private db: Database.Database;
+  private s: Record<string, Database.Statement>;
+
+  constructor(private handle: SqliteHandle) {
+    this.db = handle.db;
+    const p = (sql: string) => this.db.prepare(sql).safeIntegers(false);
+    this.s = {
+      insertRun: p(`INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      updateRun: p(
+        `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
+      ),
+      insertTransition: p(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`),
+      setTimer: p(
+        `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
+      ),
+      clearTimer: p(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
+      openReview: p(
+        `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      ),
+      closeReview: p(`UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`),
+      getRun: p(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=?`),
+      transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
+      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? ORDER BY t."at" DESC LIMIT ?`),
+      getReview: p(`SELECT * FROM "Review" WHERE "id"=?`),
+      timers: p(`SELECT * FROM "Timer" WHERE "runId"=? ORDER BY "dueAt"`),
+    };
+  }
+
+  private apply(item: CommitItem): CommitOutcome {
+    const { run } = item;
+    const guarded = item.reviewsClose.length > 0;
+    if (guarded) this.db.exec("SAVEPOINT item");
+    try {
+      if (item.expectVersion === null) {
+        try {
+          this.s.insertRun.run(...runArgs(run));
+        } catch (e) {
+          if ((e as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT")) return this.undo(guarded);
+          throw e;
+        }
+      } else {
+        const a = runArgs(run);
+        const r = this.s.updateRun.run(a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[14], a[15], run.id, item.expectVersion);
+        if (r.changes === 0) return this.undo(guarded);
+      }
+      for (const c of item.reviewsClose) {
+        const r = this.s.closeReview.run(c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id);
+        if (r.changes === 0) return this.undo(guarded);
+      }
+      for (const t of item.transitions) {
+        this.s.insertTransition.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload));
+      }
+      for (const id of item.timersClear) this.s.clearTimer.run(run.id, id);
+      for (const t of item.timersSet) this.s.setTimer.run(t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq);
+      for (const r of item.reviewsOpen) {
+        this.s.openReview.run(r.id, r.runId, r.workflow, r.state, r.kind, r.prompt, JSON.stringify(r.payload), r.status, r.decision, r.feedback, r.reviewer, sqliteDate(r.createdAt), r.decidedAt === null ? null : sqliteDate(r.decidedAt), r.seq);
+      }
+      if (guarded) this.db.exec("RELEASE item");
+      return "ok";
+    } catch (e) {
+      if (guarded) this.db.exec("ROLLBACK TO item; RELEASE item");
+      throw e;
+    }
+  }
+
+  private undo(guarded: boolean): CommitOutcome {
+    if (guarded) this.db.exec("ROLLBACK TO item; RELEASE item");
+    return "conflict";
+  }
+
+  async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
+    if (items.length === 0) return [];
+    return this.handle.mutex.runExclusive(() => {
+      const tx = this.db.transaction((batch: CommitItem[]) => batch.map((i) => this.apply(i)));
+      return tx.immediate(items);
+    });
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    const r = this.s.getRun.get(id) as Row | undefined;
+    return r ? runFromRow(r) : null;
+  }
+
+  async listRuns(q: RunQuery): Promise<RunRow[]> {
+    const w = where(q);
+    const rows = this.db
+      .prepare(`SELECT ${RUN_COLS} FROM "Run" ${w.sql} ORDER BY "createdAt" DESC, "id" DESC LIMIT ? OFFSET ?`)
+      .safeIntegers(false)
+      .all(...w.args, q.limit ?? 50, q.offset ?? 0) as Row[];
+    return rows.map(runFromRow);
+  }
+
+  async countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number> {
+    const w = where(q);
+    const r = this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${w.sql}`).safeIntegers(false).get(...w.args) as { n: number };
+    return r.n;
+  }
+
+  async countByStatus(workflow?: string): Promise<Record<RunStatus, number>> {
+    const rows = this.db
+      .prepare(`SELECT "status", COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = ?` : ""} GROUP BY "status"`)
+      .safeIntegers(false)
+      .all(...(workflow ? [workflow] : [])) as { status: RunStatus; n: number }[];
+    const out: Record<RunStatus, number> = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
+  async transitions(runId: string, afterSeq = 0, limit = 10_000): Promise<TransitionRow[]> {
+    return (this.s.transitions.all(runId, afterSeq, limit) as Row[]).map(transitionFromRow);
+  }
+
+  async transitionsLeaving(workflow: string, state: string, limit: number): Promise<TransitionRow[]> {
+    return (this.s.leaving.all(workflow, `%${JSON.stringify(state)}%`, limit) as Row[]).map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
+  }
+
+  async getReview(id: string): Promise<ReviewRow | null> {
+    const r = this.s.getReview.get(id) as Row | undefined;
+    return r ? reviewFromRow(r) : null;
+  }
+
+  async listReviews(q: ReviewQuery): Promise<ReviewRow[]> {
+    const parts: string[] = [];
+    const args: unknown[] = [];
+    if (q.status) {
+      parts.push(`"status" = ?`);
+      args.push(q.status);
+    }
+    if (q.runId) {
+      parts.push(`"runId" = ?`);
+      args.push(q.runId);
+    }
+    const rows = this.db
+      .prepare(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT ?`)
+      .safeIntegers(false)
+      .all(...args, q.limit ?? 200) as Row[];
+    return rows.map(reviewFromRow);
+  }
+
+  async timers(runId: string): Promise<TimerRow[]> {
+    return (this.s.timers.all(runId) as Row[]).map(timerFromRow);
+  }
+
+  async resumable(): Promise<ResumableRun[]> {
+    const runs = (this.db.prepare(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(runFromRow);
+    const timers = (this.db.prepare(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(timerFromRow);
+    const reviews = (this.db.prepare(`SELECT * FROM "Review" WHERE "status" = 'pending'`).safeIntegers(false).all() as Row[]).map(reviewFromRow);
+    const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
+    for (const t of timers) byRun.get(t.runId)?.timers.push(t);
+    for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);
+    return [...byRun.values()];
+  }
+
+  async close(): Promise<void> {
+    // the connection belongs to the caller (it is shared with Prisma)
+  }
+}

@@ -1,0 +1,128 @@
+// The run store: rows the engine commits and reads back. One interface, one conformance
+// suite (test/store.*.test.ts), one implementation per database.
+
+export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
+export const TERMINAL: readonly RunStatus[] = ["completed", "failed", "aborted"];
+
+export interface RunRow {
+  id: string;
+  workflow: string;
+  status: RunStatus;
+  /** active leaf state ids */
+  state: string[];
+  /** persisted XState snapshot without context, plus the engine's `effects` map */
+  snapshot: Record<string, unknown>;
+  context: unknown;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  /** state id → epoch ms it was entered */
+  entered: Record<string, number>;
+  version: number;
+  seq: number;
+  parentId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export interface TransitionRow {
+  runId: string;
+  seq: number;
+  from: string[];
+  to: string[];
+  event: string;
+  reason: string;
+  at: number;
+  durationMs: number;
+  payload: unknown;
+}
+
+export interface TimerRow {
+  runId: string;
+  id: string;
+  dueAt: number;
+  event: Record<string, unknown>;
+  seq: number;
+}
+
+export type ReviewStatus = "pending" | "decided" | "cancelled";
+
+export interface ReviewRow {
+  id: string;
+  runId: string;
+  workflow: string;
+  state: string;
+  kind: string;
+  prompt: string;
+  payload: unknown;
+  status: ReviewStatus;
+  decision: string | null;
+  feedback: string | null;
+  reviewer: string | null;
+  createdAt: number;
+  decidedAt: number | null;
+  seq: number;
+}
+
+export interface ReviewClose {
+  id: string;
+  status: "decided" | "cancelled";
+  decision: string | null;
+  feedback: string | null;
+  reviewer: string | null;
+  decidedAt: number;
+}
+
+/** Everything one step of one run writes. Committed atomically, or not at all. */
+export interface CommitItem {
+  run: RunRow;
+  /** the version the run row must still have; null when the row is new */
+  expectVersion: number | null;
+  transitions: TransitionRow[];
+  timersSet: TimerRow[];
+  timersClear: string[];
+  reviewsOpen: ReviewRow[];
+  /** each must still be pending, or the whole item is a conflict */
+  reviewsClose: ReviewClose[];
+}
+
+export type CommitOutcome = "ok" | "conflict";
+
+export interface RunQuery {
+  status?: RunStatus[];
+  workflow?: string;
+  /** only runs with a pending review */
+  waitingForHuman?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface ReviewQuery {
+  status?: ReviewStatus;
+  runId?: string;
+  limit?: number;
+}
+
+export interface ResumableRun {
+  run: RunRow;
+  timers: TimerRow[];
+  reviews: ReviewRow[];
+}
+
+export interface RunStore {
+  readonly dialect: "sqlite" | "postgres";
+  commit(items: CommitItem[]): Promise<CommitOutcome[]>;
+  getRun(id: string): Promise<RunRow | null>;
+  listRuns(q: RunQuery): Promise<RunRow[]>;
+  countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number>;
+  countByStatus(workflow?: string): Promise<Record<RunStatus, number>>;
+  transitions(runId: string, afterSeq?: number, limit?: number): Promise<TransitionRow[]>;
+  /** transitions that left `state` in runs of `workflow` (for per-state metrics) */
+  transitionsLeaving(workflow: string, state: string, limit: number): Promise<TransitionRow[]>;
+  getReview(id: string): Promise<ReviewRow | null>;
+  listReviews(q: ReviewQuery): Promise<ReviewRow[]>;
+  timers(runId: string): Promise<TimerRow[]>;
+  resumable(): Promise<ResumableRun[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,106 @@
+// What the API, the UI and the bus see of runs, transitions and reviews.
+import type { ReviewRow, RunRow, RunStatus, TransitionRow } from "./store/types";
+
+export interface RunView {
+  id: string;
+  workflow: string;
+  status: RunStatus;
+  /** active state names (leaf ids) */
+  state: string[];
+  context: unknown;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  version: number;
+  seq: number;
+  parentId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  /** when the current state(s) were entered */
+  since: string | null;
+  /** the pending review the run waits on, if any */
+  reviewId?: string | null;
+}
+
+export interface TransitionView {
+  seq: number;
+  from: string;
+  to: string;
+  event: string;
+  reason: string;
+  at: string;
+  durationMs: number;
+  payload?: unknown;
+}
+
+export interface ReviewView {
+  id: string;
+  runId: string;
+  workflow: string;
+  state: string;
+  kind: string;
+  prompt: string;
+  payload: unknown;
+  status: ReviewRow["status"];
+  decision: string | null;
+  feedback: string | null;
+  reviewer: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function runView(row: RunRow, reviewId?: string | null): RunView {
+  const since = row.state.map((s) => row.entered[s]).filter((x): x is number => typeof x === "number");
+  return {
+    id: row.id,
+    workflow: row.workflow,
+    status: row.status,
+    state: row.state,
+    context: row.context,
+    input: row.input,
+    output: row.output,
+    error: row.error,
+    version: row.version,
+    seq: row.seq,
+    parentId: row.parentId,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),
+    since: since.length ? iso(Math.min(...since)) : null,
+    ...(reviewId !== undefined ? { reviewId } : {}),
+  };
+}
+
+export function transitionView(t: TransitionRow, withPayload = false): TransitionView {
+  return {
+    seq: t.seq,
+    from: t.from.join(","),
+    to: t.to.join(","),
+    event: t.event,
+    reason: t.reason,
+    at: iso(t.at),
+    durationMs: t.durationMs,
+    ...(withPayload ? { payload: t.payload } : {}),
+  };
+}
+
+export function reviewView(r: ReviewRow): ReviewView {
+  return {
+    id: r.id,
+    runId: r.runId,
+    workflow: r.workflow,
+    state: r.state,
+    kind: r.kind,
+    prompt: r.prompt,
+    payload: r.payload,
+    status: r.status,
+    decision: r.decision,
+    feedback: r.feedback,
+    reviewer: r.reviewer,
+    createdAt: iso(r.createdAt),
+    decidedAt: r.decidedAt === null ? null : iso(r.decidedAt),
+  };
+}

@@ -1,0 +1,150 @@
+// Layout of a workflow graph with ELK (layered, hierarchical): node positions relative to
+// their parent (as React Flow wants them) and edge routes with label positions in absolute
+// coordinates. Parallel transitions between the same two states become one edge with one
+// label line each; targetless transitions are listed on their state instead of as loops.
+import ELK from "elkjs/lib/elk.bundled.js";
+import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
+import { eventLabel, type GraphState, type GraphTransition, type WorkflowGraph } from "./derive";
+
+export interface LaidNode {
+  id: string;
+  state: GraphState;
+  parent: string | null;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** targetless transitions handled in this state */
+  internal: GraphTransition[];
+}
+
+export interface LaidEdge {
+  id: string;
+  source: string;
+  target: string;
+  transitions: GraphTransition[];
+  /** absolute route: start, bend points, end */
+  points: { x: number; y: number }[];
+  label: { x: number; y: number; width: number; height: number } | null;
+}
+
+export interface Layout {
+  nodes: LaidNode[];
+  edges: LaidEdge[];
+  width: number;
+  height: number;
+}
+
+export const NODE_W = 210;
+export const NODE_H = 68;
+const LINE_H = 15;
+const CHAR_W = 6.2;
+
+/** One label line per transition: "description · event [guard] (after 5 s)". */
+export function labelLine(t: GraphTransition): string {
+  const parts: string[] = [];
+  parts.push(t.description ?? eventLabel(t.event));
+  const extra: string[] = [];
+  if (t.kind === "after" && t.delayMs !== null) extra.push(`after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}`);
+  else if (t.description && t.kind === "event") extra.push(t.event);
+  if (t.guard) extra.push(`[${t.guard}]`);
+  return extra.length ? `${parts[0]} · ${extra.join(" ")}` : parts[0];
+}
+
+const elk = new ELK();
+
+export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIGHT" = "DOWN"): Promise<Layout> {
+  const byId = new Map(graph.states.map((s) => [s.id, s]));
+  const internal = new Map<string, GraphTransition[]>();
+  const grouped = new Map<string, GraphTransition[]>();
+  for (const t of graph.transitions) {
+    if (t.internal) {
+      internal.set(t.source, [...(internal.get(t.source) ?? []), t]);
+      continue;
+    }
+    const key = `${t.source}->${t.target}`;
+    grouped.set(key, [...(grouped.get(key) ?? []), t]);
+  }
+
+  const elkNodes = new Map<string, ElkNode>();
+  const root: ElkNode = {
+    id: "__root",
+    layoutOptions: {
+      "elk.algorithm": "layered",
+      "elk.direction": direction,
+      "elk.hierarchyHandling": "INCLUDE_CHILDREN",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "64",
+      "elk.spacing.nodeNode": "48",
+      "elk.spacing.edgeNode": "24",
+      "elk.spacing.edgeEdge": "14",
+      "elk.spacing.edgeLabel": "4",
+      "elk.edgeRouting": "SPLINES",
+      "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
+      "elk.layered.crossingMinimization.semiInteractive": "true",
+      "elk.json.edgeCoords": "ROOT",
+      "elk.json.shapeCoords": "PARENT",
+    },
+    children: [],
+    edges: [],
+  };
+  for (const s of graph.states) {
+    const lines = internal.get(s.id)?.length ?? 0;
+    const node: ElkNode = { id: s.id, width: NODE_W, height: NODE_H + (lines ? 8 + lines * LINE_H : 0), children: [] };
+    if (s.type === "compound" || s.type === "parallel") {
+      delete node.width;
+      delete node.height;
+      node.layoutOptions = {
+        "elk.padding": `[top=${36 + lines * LINE_H},left=16,bottom=16,right=16]`,
+        "elk.direction": s.type === "parallel" ? "RIGHT" : direction,
+      };
+    }
+    elkNodes.set(s.id, node);
+  }
+  for (const s of graph.states) {
+    const parent = s.parent ? elkNodes.get(s.parent)! : root;
+    parent.children!.push(elkNodes.get(s.id)!);
+  }
+  for (const [key, ts] of grouped) {
+    const lines = ts.map(labelLine);
+    const width = Math.min(260, Math.max(...lines.map((l) => l.length)) * CHAR_W + 12);
+    const height = lines.length * LINE_H + 6;
+    const edge: ElkExtendedEdge = {
+      id: key,
+      sources: [ts[0].source],
+      targets: [ts[0].target],
+      labels: [{ id: `${key}#label`, text: lines.join("\n"), width, height }],
+    };
+    root.edges!.push(edge);
+  }
+
+  const out = await elk.layout(root);
+
+  const nodes: LaidNode[] = [];
+  const visit = (n: ElkNode, parent: string | null) => {
+    for (const c of n.children ?? []) {
+      const state = byId.get(c.id)!;
+      nodes.push({ id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [] });
+      visit(c, c.id);
+    }
+  };
+  visit(out, null);
+
+  const edges: LaidEdge[] = [];
+  for (const e of (out.edges ?? []) as ElkExtendedEdge[]) {
+    const ts = grouped.get(e.id)!;
+    const points: { x: number; y: number }[] = [];
+    for (const sec of e.sections ?? []) {
+      points.push(sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint);
+    }
+    const l = e.labels?.[0];
+    edges.push({
+      id: e.id,
+      source: ts[0].source,
+      target: ts[0].target,
+      transitions: ts,
+      points,
+      label: l && l.x !== undefined && l.y !== undefined ? { x: l.x, y: l.y, width: l.width ?? 0, height: l.height ?? 0 } : null,
+    });
+  }
+  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0 };
+}

@@ -1,0 +1,414 @@
+// The Context Manager of seed 001: it logs requests, stores results, keeps solution patterns
+// whose confidence rises with approvals and falls with rejections, and answers ranked
+// searches (BM25 via MiniSearch) over all of it. When it is unavailable (switched off for
+// maintenance, or its storage failing) searches are skipped and writes wait in an outbox
+// that is flushed when it comes back.
+import { createHash, randomUUID } from "node:crypto";
+import MiniSearch from "minisearch";
+import type { Db } from "../db/client";
+import type { Clock } from "../engine/clock";
+import type { SearchHit } from "../machines/swiss-army.types";
+import { SEED_PATTERNS } from "./seed-patterns";
+import { coverage, keyTerms } from "./text";
+
+interface IndexDoc {
+  id: string;
+  kind: SearchHit["kind"];
+  title: string;
+  text: string;
+  keywords: string;
+  confidence: number;
+  decision: string | null;
+}
+
+export interface CmStatus {
+  available: boolean;
+  reason: string | null;
+  maintenance: boolean;
+  queued: number;
+  lastError: string | null;
+}
+
+export interface StoreResultInput {
+  runId: string;
+  requestId: string;
+  content: string;
+  requestType: string;
+  output: string;
+  success: boolean;
+  partial: boolean;
+  execution: unknown;
+  hits: SearchHit[];
+  tokens: number;
+  executionMs: number;
+}
+
+export interface StoredResult {
+  patterns_discovered: string[];
+  context_links: string[];
+  context_relevance: number;
+}
+
+type OutboxKind = "request" | "result" | "decision";
+
+export class CmUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`Context Manager unavailable: ${reason}`);
+    this.name = "CmUnavailableError";
+  }
+}
+
+/** A stable UUID-shaped id derived from an idempotency key. */
+export function idFromKey(key: string): string {
+  const h = createHash("sha256").update(key).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const MAINTENANCE_KEY = "cm.maintenance";
+const BREAKER_MS = 30_000;
+
+export class ContextManager {
+  private index: MiniSearch<IndexDoc> | null = null;
+  private docs = new Map<string, IndexDoc>();
+  private maintenance: string | null = null;
+  private maintenanceReadAt = -Infinity;
+  private brokenUntil = 0;
+  private lastError: string | null = null;
+  private queued = 0;
+  private flushing = false;
+
+  constructor(
+    private db: Db,
+    private clock: Clock,
+  ) {}
+
+  // ------------------------------------------------------------ availability
+
+  private async refreshMaintenance(): Promise<void> {
+    if (this.clock.now() - this.maintenanceReadAt < 2_000) return;
+    this.maintenanceReadAt = this.clock.now();
+    try {
+      const row = await this.db.setting.findUnique({ where: { key: MAINTENANCE_KEY } });
+      this.maintenance = row && row.value ? row.value : null;
+    } catch (e) {
+      this.trip(e);
+    }
+  }
+
+  async status(): Promise<CmStatus> {
+    await this.refreshMaintenance();
+    try {
+      this.queued = await this.db.cmOutbox.count();
+    } catch {
+      // keep the last count
+    }
+    const reason = this.unavailableReason();
+    return { available: reason === null, reason, maintenance: this.maintenance !== null, queued: this.queued, lastError: this.lastError };
+  }
+
+  private unavailableReason(): string | null {
+    if (this.maintenance) return `switched off: ${this.maintenance}`;
+    if (this.clock.now() < this.brokenUntil) return `storage failing (${this.lastError ?? "error"}); retrying soon`;
+    return null;
+  }
+
+  async available(): Promise<boolean> {
+    await this.refreshMaintenance();
+    return this.unavailableReason() === null;
+  }
+
+  /** Switch the Context Manager off (a reason) or back on (null). */
+  async setMaintenance(reason: string | null): Promise<void> {
+    const now = new Date(this.clock.now());
+    await this.db.setting.upsert({
+      where: { key: MAINTENANCE_KEY },
+      create: { key: MAINTENANCE_KEY, value: reason ?? "", updatedAt: now },
+      update: { value: reason ?? "", updatedAt: now },
+    });
+    this.maintenance = reason || null;
+    this.maintenanceReadAt = this.clock.now();
+    if (!reason) void this.flushOutbox();
+  }
+
+  private trip(e: unknown) {
+    this.lastError = e instanceof Error ? e.message : String(e);
+    this.brokenUntil = this.clock.now() + BREAKER_MS;
+  }
+
+  private async guarded<T>(fn: () => Promise<T>): Promise<T> {
+    const reason = this.unavailableReason();
+    if (reason) throw new CmUnavailableError(reason);
+    try {
+      return await fn();
+    } catch (e) {
+      this.trip(e);
+      throw new CmUnavailableError(this.lastError ?? "error");
+    }
+  }
+
+  // ------------------------------------------------------------ setup
+
+  /** Insert the shipped solution patterns that are not there yet. */
+  async seed(): Promise<number> {
+    const now = new Date(this.clock.now());
+    let added = 0;
+    for (const p of SEED_PATTERNS) {
+      const existing = await this.db.cmPattern.findUnique({ where: { name: p.name } });
+      if (existing) continue;
+      await this.db.cmPattern.create({ data: { id: idFromKey(`seed:${p.name}`), ...p, confidence: 0.7, createdAt: now, updatedAt: now } });
+      added++;
+    }
+    if (added) this.index = null;
+    return added;
+  }
+
+  // ------------------------------------------------------------ index
+
+  private async ensureIndex(): Promise<MiniSearch<IndexDoc>> {
+    if (this.index) return this.index;
+    const index = new MiniSearch<IndexDoc>({
+      fields: ["title", "text", "keywords"],
+      storeFields: ["id"],
+      searchOptions: { boost: { title: 2, keywords: 2 }, fuzzy: 0.15, prefix: true },
+    });
+    this.docs.clear();
+    const [patterns, results] = await Promise.all([
+      this.db.cmPattern.findMany(),
+      this.db.cmResult.findMany({ orderBy: { createdAt: "desc" }, take: 20_000 }),
+    ]);
+    for (const p of patterns) this.put(index, patternDoc(p));
+    for (const r of results) this.put(index, resultDoc(r));
+    this.index = index;
+    return index;
+  }
+
+  private put(index: MiniSearch<IndexDoc>, doc: IndexDoc) {
+    if (this.docs.has(doc.id)) index.discard(doc.id);
+    this.docs.set(doc.id, doc);
+    index.add(doc);
+  }
+
+  // ------------------------------------------------------------ operations
+
+  /** REQUEST_RECEIVED → CM: log the new request (idempotent on its id). Queued when unavailable. */
+  async logRequest(runId: string, record: { request_id: string; content: string; metadata: unknown }): Promise<"stored" | "queued"> {
+    return this.writeOrQueue("request", `request:${record.request_id}`, { runId, ...record });
+  }
+
+  /** CONTEXT_SEARCH ← CM: ranked hits for a request. Throws CmUnavailableError when unavailable. */
+  async search(content: string, requestType: string, limit = 5): Promise<{ queries: string[]; hits: SearchHit[] }> {
+    return this.guarded(async () => {
+      const index = await this.ensureIndex();
+      const terms = keyTerms(content, 12);
+      const queries = [terms.slice(0, 8).join(" "), `${requestType} ${terms.slice(0, 3).join(" ")}`].filter((q) => q.trim().length > 0);
+      const best = new Map<string, number>();
+      for (const q of queries) {
+        for (const r of index.search(q, { combineWith: "OR" })) best.set(r.id as string, Math.max(best.get(r.id as string) ?? 0, r.score));
+      }
+      const top = Math.max(0, ...best.values());
+      const hits: SearchHit[] = [];
+      for (const [id, score] of best) {
+        const doc = this.docs.get(id);
+        if (!doc) continue;
+        const weight = doc.kind === "pattern" ? 0.6 + 0.4 * doc.confidence : doc.decision === "approved" ? 1 : doc.decision === "rejected" ? 0.4 : 0.7;
+        const relevance = (0.5 * (score / top) + 0.5 * coverage(terms, `${doc.title} ${doc.text} ${doc.keywords}`)) * weight;
+        if (relevance < 0.15) continue;
+        hits.push({
+          id,
+          kind: doc.kind,
+          title: doc.title,
+          snippet: doc.text.length > 400 ? `${doc.text.slice(0, 400)}…` : doc.text,
+          score: Math.round(relevance * 100) / 100,
+          ...(doc.kind === "pattern" ? { confidence: Math.round(doc.confidence * 100) / 100 } : {}),
+        });
+      }
+      hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+      return { queries, hits: hits.slice(0, limit) };
+    });
+  }
+
+  /** CONTEXT_UPDATE → CM: store the result, extract patterns, bump the patterns used, link related contexts. */
+  async storeResult(input: StoreResultInput): Promise<StoredResult & { storage: "stored" | "queued" }> {
+    const derived = this.derive(input);
+    const storage = await this.writeOrQueue("result", `result:${input.requestId}`, { ...input, ...derived });
+    return { ...derived, storage };
+  }
+
+  /** HUMAN_REVIEW → CM: log the decision; approvals raise and rejections lower the confidence of the patterns used. */
+  async logDecision(requestId: string, decision: string, feedback: string, patterns: string[]): Promise<"stored" | "queued"> {
+    return this.writeOrQueue("decision", `decision:${requestId}:${decision}`, { requestId, decision, feedback, patterns });
+  }
+
+  /** The idle-time pattern analysis: recompute confidences from the recorded decisions. */
+  async analyzePatterns(): Promise<{ patterns: number; updated: number }> {
+    return this.guarded(async () => {
+      const patterns = await this.db.cmPattern.findMany();
+      let updated = 0;
+      for (const p of patterns) {
+        const decided = p.approvals + p.rejections;
+        if (decided === 0) continue;
+        // Laplace-smoothed approval rate, pulled toward the prior for patterns with few decisions
+        const confidence = Math.round(((p.approvals + 1) / (decided + 2)) * 1000) / 1000;
+        if (Math.abs(confidence - p.confidence) > 0.001) {
+          await this.db.cmPattern.update({ where: { id: p.id }, data: { confidence, updatedAt: new Date(this.clock.now()) } });
+          updated++;
+        }
+      }
+      if (updated) this.index = null;
+      return { patterns: patterns.length, updated };
+    });
+  }
+
+  async patterns() {
+    return this.db.cmPattern.findMany({ orderBy: [{ confidence: "desc" }, { name: "asc" }] });
+  }
+
+  /** Write what queued up while the Context Manager was unavailable. */
+  async flushOutbox(): Promise<{ flushed: number; left: number }> {
+    if (this.flushing || !(await this.available())) return { flushed: 0, left: this.queued };
+    this.flushing = true;
+    let flushed = 0;
+    try {
+      const rows = await this.db.cmOutbox.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
+      for (const row of rows) {
+        try {
+          await this.apply(row.kind as OutboxKind, JSON.parse(row.payload));
+          await this.db.cmOutbox.delete({ where: { id: row.id } });
+          flushed++;
+        } catch (e) {
+          await this.db.cmOutbox.update({ where: { id: row.id }, data: { attempts: { increment: 1 }, lastError: e instanceof Error ? e.message : String(e) } });
+          this.trip(e);
+          break;
+        }
+      }
+      this.queued = await this.db.cmOutbox.count();
+      return { flushed, left: this.queued };
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private derive(input: StoreResultInput): StoredResult {
+    const terms = keyTerms(input.content, 6);
+    const patterns_discovered = input.success && terms.length >= 2 ? [`${input.requestType}: ${terms.slice(0, 3).join(" ")}`] : [];
+    const context_links = input.hits.filter((h) => h.kind === "result").map((h) => h.id.replace(/^result:/, ""));
+    const context_relevance = input.hits.length ? Math.round((input.hits.reduce((s, h) => s + h.score, 0) / input.hits.length) * 100) / 100 : 0;
+    return { patterns_discovered, context_links, context_relevance };
+  }
+
+  private async writeOrQueue(kind: OutboxKind, key: string, payload: Record<string, unknown>): Promise<"stored" | "queued"> {
+    await this.refreshMaintenance();
+    if (this.unavailableReason() === null) {
+      try {
+        await this.apply(kind, payload);
+        return "stored";
+      } catch (e) {
+        this.trip(e);
+      }
+    }
+    await this.db.cmOutbox.upsert({
+      where: { key },
+      create: { id: randomUUID(), key, kind, payload: JSON.stringify(payload), createdAt: new Date(this.clock.now()) },
+      update: {},
+    });
+    this.queued++;
+    return "queued";
+  }
+
+  private async apply(kind: OutboxKind, p: Record<string, unknown>): Promise<void> {
+    const now = new Date(this.clock.now());
+    if (kind === "request") {
+      const id = String(p.request_id);
+      await this.db.cmRequest.upsert({
+        where: { id },
+        create: { id, runId: String(p.runId), content: String(p.content), metadata: JSON.stringify(p.metadata ?? {}), createdAt: now },
+        update: {},
+      });
+      return;
+    }
+    if (kind === "result") {
+      const input = p as unknown as StoreResultInput & StoredResult;
+      const existing = await this.db.cmResult.findUnique({ where: { id: input.requestId } });
+      if (existing) return; // already stored: the write is idempotent on the request id
+      const patternHits = input.hits.filter((h) => h.kind === "pattern").map((h) => h.id.replace(/^pattern:/, ""));
+      await this.db.$transaction([
+        this.db.cmResult.create({
+          data: {
+            id: input.requestId,
+            requestId: input.requestId,
+            runId: input.runId,
+            content: input.content,
+            output: input.output,
+            success: input.success,
+            patterns: JSON.stringify({ applied: patternHits, discovered: input.patterns_discovered }),
+            metrics: JSON.stringify({ tokens_used: input.tokens, execution_time_ms: input.executionMs, context_relevance: input.context_relevance, partial: input.partial, execution: input.execution }),
+            links: JSON.stringify(input.context_links),
+            storageStatus: "success",
+            createdAt: now,
+          },
+        }),
+        ...patternHits.map((id) => this.db.cmPattern.updateMany({ where: { id }, data: { uses: { increment: 1 }, updatedAt: now } })),
+        ...input.patterns_discovered.map((name) =>
+          this.db.cmPattern.upsert({
+            where: { name },
+            create: { id: idFromKey(`pattern:${name}`), name, description: `Learned from: ${input.content.slice(0, 300)}`, keywords: keyTerms(input.content, 10).join(" "), requestType: input.requestType, confidence: 0.5, uses: 1, createdAt: now, updatedAt: now },
+            update: { uses: { increment: 1 }, updatedAt: now },
+          }),
+        ),
+      ]);
+      if (this.index) {
+        const stored = await this.db.cmResult.findUnique({ where: { id: input.requestId } });
+        if (stored) this.put(this.index, resultDoc(stored));
+        for (const name of input.patterns_discovered) {
+          const pat = await this.db.cmPattern.findUnique({ where: { name } });
+          if (pat) this.put(this.index, patternDoc(pat));
+        }
+      }
+      return;
+    }
+    // decision
+    const requestId = String(p.requestId);
+    const decision = String(p.decision);
+    const patterns = (p.patterns as string[]) ?? [];
+    await this.db.cmResult.updateMany({ where: { id: requestId }, data: { decision, feedback: String(p.feedback ?? ""), decidedAt: now } });
+    const ids = patterns.map((x) => x.replace(/^pattern:/, ""));
+    for (const id of ids) {
+      const pat = await this.db.cmPattern.findUnique({ where: { id } });
+      if (!pat) continue;
+      const confidence =
+        decision === "approved" ? Math.min(0.99, pat.confidence + (1 - pat.confidence) * 0.2) : decision === "rejected" ? Math.max(0.05, pat.confidence * 0.75) : pat.confidence;
+      const updated = await this.db.cmPattern.update({
+        where: { id },
+        data: {
+          confidence,
+          approvals: decision === "approved" ? { increment: 1 } : undefined,
+          rejections: decision === "rejected" ? { increment: 1 } : undefined,
+          updatedAt: now,
+        },
+      });
+      if (this.index) this.put(this.index, patternDoc(updated));
+    }
+    if (this.index) {
+      const stored = await this.db.cmResult.findUnique({ where: { id: requestId } });
+      if (stored) this.put(this.index, resultDoc(stored));
+    }
+  }
+}
+
+function patternDoc(p: { id: string; name: string; description: string; keywords: string; confidence: number }): IndexDoc {
+  return { id: `pattern:${p.id}`, kind: "pattern", title: p.name, text: p.description, keywords: p.keywords, confidence: p.confidence, decision: null };
+}
+
+function resultDoc(r: { id: string; content: string; output: string; decision: string | null }): IndexDoc {
+  return {
+    id: `result:${r.id}`,
+    kind: "result",
+    title: `Earlier request: ${r.content.slice(0, 120)}`,
+    text: `${r.content}\n${r.output.slice(0, 4000)}`,
+    keywords: "",
+    confidence: 0,
+    decision: r.decision,
+  };
+}

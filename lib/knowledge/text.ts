@@ -1,0 +1,52 @@
+// Small text helpers shared by retrieval, classification and the offline model: tokenising,
+// stop words, key terms, sentence splitting. Deterministic, no dependencies.
+
+const STOP = new Set(
+  (
+    "a an and are as at be been but by can could do does did for from has have how i if in into is it its me my of on or our " +
+    "please should so some that the their them then there these this those to us was we were what when where which who why will " +
+    "with would you your about also any just like make need want get use using via than too very more most such only own same " +
+    "each few other both all not no nor up down out over under again further once here write create give show tell let lets"
+  ).split(" "),
+);
+
+export function tokens(text: string): string[] {
+  return (text.toLowerCase().match(/[a-z0-9][a-z0-9+#._-]*/g) ?? []).map((t) => t.replace(/[._-]+$/, "")).filter(Boolean);
+}
+
+export function isStopWord(t: string): boolean {
+  return STOP.has(t);
+}
+
+/** Content words in order of first appearance, without duplicates. */
+export function keyTerms(text: string, max = 12): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of tokens(text)) {
+    if (t.length < 3 || STOP.has(t) || /^\d+$/.test(t) || seen.has(t)) continue;
+    seen.add(t);
+    out.push(t);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+export function sentences(text: string): string[] {
+  return text
+    .replace(/\s+/g, " ")
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9"'(`])/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Share of `terms` that occur in `text` (0..1). */
+export function coverage(terms: string[], text: string): number {
+  if (terms.length === 0) return 1;
+  const have = new Set(tokens(text));
+  return terms.filter((t) => have.has(t)).length / terms.length;
+}
+
+/** A rough token count (about four characters per token), used when no model reports usage. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

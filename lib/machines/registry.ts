@@ -1,0 +1,16 @@
+// The catalog of built-in workflows. Everything about a workflow's shape (diagram, REST
+// description, tests) is derived from the machine registered here.
+import { swissArmy } from "./swiss-army";
+import type { WorkflowDefinition } from "./types";
+
+export const BUILT_IN: WorkflowDefinition[] = [swissArmy];
+
+const byId = new Map(BUILT_IN.map((w) => [w.id, w]));
+
+export function findWorkflow(id: string): WorkflowDefinition | undefined {
+  return byId.get(id);
+}
+
+export function listWorkflows(): WorkflowDefinition[] {
+  return BUILT_IN;
+}

@@ -1,0 +1,56 @@
+// What a workflow is: a pure XState machine plus the few derived views the engine and the
+// UI need (input schema, external events, review prompts, output, metrics). Side effects are
+// named actors / actions; their implementations live in lib/effects.
+import type { AnyStateMachine, EventObject } from "xstate";
+import type { z } from "zod";
+
+export interface ReviewView {
+  prompt: string;
+  payload: Record<string, unknown>;
+}
+
+/** A per-state metric as the seed's "Key Metrics Per State" table states it. */
+export interface StateMetricSpec {
+  state: string;
+  metric: string;
+  target: string;
+  alert: string;
+  /** how it is computed from stored runs, see lib/metrics */
+  compute:
+    | { kind: "duration"; state: string; targetMs: number; alertMs: number }
+    | { kind: "outcome-rate"; state: string; good: string[]; of: string[]; target: number; alert: number }
+    | { kind: "zero-share"; state: string; field: string; alertShare: number };
+}
+
+export interface WorkflowDefinition {
+  id: string;
+  title: string;
+  /** the seed document this workflow implements */
+  seed: string;
+  description: string;
+  machine: AnyStateMachine;
+  /** run input, validated before a run starts */
+  input: z.ZodType;
+  /** events a client may send (REST / UI), each validated by its schema */
+  events: Record<string, z.ZodType>;
+  /** events sent right after the run is created, committed with its first transition */
+  startEvents?: (input: unknown) => EventObject[];
+  /** the prompt and payload of the review opened when a state tagged "human" is entered */
+  review?: (state: string, context: unknown) => ReviewView;
+  /** the run's output column: for long-lived runs, the latest outcome */
+  output?: (context: unknown) => unknown;
+  metrics?: StateMetricSpec[];
+  /** a sample input for the New run form */
+  example?: unknown;
+}
+
+/** State meta understood by the engine and the diagram. */
+export interface StateMeta {
+  /** the seed's name for the state (defaults to the key) */
+  name?: string;
+  summary?: string;
+  /** opens a review when entered */
+  review?: { kind: string; decisions: string[] };
+  /** the hard timeout the seed gives the state, shown on the diagram */
+  timeout?: string;
+}

@@ -1,0 +1,127 @@
+// Wiring: database → run store → ports → engine. One runtime per process (the web server,
+// a worker, a test). No Next.js here; the web app reaches it through getRuntime().
+import { prismaOnSqlite, type Db } from "./db/client";
+import { migrateDatabase } from "./db/migrations";
+import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
+import { databaseUrl, providerOf, sqlitePath } from "./db/url";
+import { swissArmyEffects } from "./effects/swiss-army";
+import { RunBus } from "./engine/bus";
+import { systemClock, type Clock } from "./engine/clock";
+import { Engine, type WorkflowEffects } from "./engine/engine";
+import { SqliteRunStore } from "./engine/store/sqlite";
+import type { RunStore } from "./engine/store/types";
+import { ContextManager } from "./knowledge/context-manager";
+import { OfflineModel } from "./llm/offline";
+import type { ModelPort } from "./llm/types";
+import { findWorkflow } from "./machines/registry";
+import type { SwissConfig } from "./machines/swiss-army.types";
+
+export interface Runtime {
+  url: string;
+  provider: "sqlite" | "postgres";
+  sqlite: SqliteHandle;
+  db: Db;
+  store: RunStore;
+  engine: Engine;
+  cm: ContextManager;
+  model: ModelPort;
+  clock: Clock;
+  /** run-input defaults taken from the environment, per workflow */
+  defaults: Record<string, Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  url?: string;
+  clock?: Clock;
+  /** apply pending migrations first (default true) */
+  migrate?: boolean;
+  /** resume unfinished runs (default true) */
+  resume?: boolean;
+  durability?: Durability;
+  env?: NodeJS.ProcessEnv;
+  /** replace ports (tests) */
+  model?: ModelPort;
+  effects?: (rt: Omit<Runtime, "engine" | "close">) => Record<string, WorkflowEffects>;
+  /** flush the Context Manager's outbox on an interval (ms; 0 = never) */
+  outboxIntervalMs?: number;
+}
+
+function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const v = env[name];
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (milliseconds); got "${v}"`);
+  return n;
+}
+
+/** Timeout settings from the environment (seed 001's 5 s search and 10 min execution limits). */
+export function swissConfigFromEnv(env: NodeJS.ProcessEnv): Partial<SwissConfig> {
+  const out: Partial<SwissConfig> = {};
+  const map: [keyof SwissConfig, string][] = [
+    ["parseTimeoutMs", "SWITCHYARD_PARSE_TIMEOUT_MS"],
+    ["searchTimeoutMs", "SWITCHYARD_SEARCH_TIMEOUT_MS"],
+    ["executionTimeoutMs", "SWITCHYARD_EXECUTION_TIMEOUT_MS"],
+    ["updateTimeoutMs", "SWITCHYARD_UPDATE_TIMEOUT_MS"],
+    ["idleAnalysisMs", "SWITCHYARD_IDLE_ANALYSIS_MS"],
+  ];
+  for (const [key, name] of map) {
+    const v = intEnv(env, name);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
+  const env = opts.env ?? process.env;
+  const url = opts.url ?? databaseUrl(env);
+  const provider = providerOf(url);
+  if (provider === "postgres") {
+    throw new Error("PostgreSQL support is not built yet: use a file: DATABASE_URL (SQLite) for now");
+  }
+  if (opts.migrate !== false) await migrateDatabase(url);
+  const clock = opts.clock ?? systemClock;
+  const durability = opts.durability ?? (env.SWITCHYARD_DURABILITY === "full" ? "full" : "normal");
+  const sqlite = openSqlite(sqlitePath(url), durability);
+  const db = await prismaOnSqlite(sqlite);
+  const store = new SqliteRunStore(sqlite);
+  const cm = new ContextManager(db, clock);
+  await cm.seed();
+  const model = opts.model ?? new OfflineModel();
+  const base = { url, provider, sqlite, db, store, cm, model, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
+  const effects = opts.effects?.(base) ?? { "swiss-army": swissArmyEffects({ cm, model: () => model }) };
+  const engine = new Engine({
+    store,
+    clock,
+    bus: new RunBus(),
+    workflows: findWorkflow,
+    effects: (id) => effects[id] ?? { actors: {} },
+  });
+  const interval = opts.outboxIntervalMs ?? 10_000;
+  const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
+  outbox?.unref?.();
+  if (opts.resume !== false) await engine.resume();
+  return {
+    ...base,
+    engine,
+    async close() {
+      if (outbox) clearInterval(outbox);
+      await engine.stop();
+      await db.$disconnect();
+      sqlite.db.close();
+    },
+  };
+}
+
+const KEY = Symbol.for("switchyard.runtime");
+type Holder = { [KEY]?: Promise<Runtime> };
+
+/** The process-wide runtime (created on first use from the environment). */
+export function getRuntime(): Promise<Runtime> {
+  const g = globalThis as Holder;
+  g[KEY] ??= createRuntime().catch((e) => {
+    delete g[KEY];
+    throw e;
+  });
+  return g[KEY]!;
+}

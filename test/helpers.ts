@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ManualClock } from "../lib/engine/clock";
+import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
+import type { RunView } from "../lib/engine/views";
+import { swissArmyEffects } from "../lib/effects/swiss-army";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../lib/runtime";
+
+export function tempDbUrl(name = "t"): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-"));
+  return `file:${path.join(dir, `${name}.db`)}`;
+}
+
+export type Overrides = Partial<Record<string, (input: never, ctx: EffectContext) => Promise<unknown>>>;
+
+/** A runtime on a fresh SQLite file with a simulated clock; `actors` replaces swiss-army effects. */
+export async function swissRuntime(
+  opts: { url?: string; clock?: ManualClock; actors?: Overrides; resume?: boolean } & Partial<RuntimeOptions> = {},
+): Promise<Runtime & { clock: ManualClock }> {
+  const clock = opts.clock ?? new ManualClock();
+  const rt = await createRuntime({
+    url: opts.url ?? tempDbUrl(),
+    clock,
+    env: {},
+    outboxIntervalMs: 0,
+    resume: opts.resume,
+    effects: (base) => {
+      const real = swissArmyEffects({ cm: base.cm, model: () => base.model });
+      const effects: WorkflowEffects = { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions };
+      return { "swiss-army": effects };
+    },
+  });
+  return rt as Runtime & { clock: ManualClock };
+}
+
+/** An effect that never finishes until its invocation is cancelled. */
+export function hang(): (input: never, ctx: EffectContext) => Promise<unknown> {
+  return (_input, ctx) =>
+    new Promise((_resolve, reject) => {
+      ctx.signal.addEventListener("abort", () => reject(new Error("cancelled")));
+    });
+}
+
+export function fail(message: string): (input: never, ctx: EffectContext) => Promise<unknown> {
+  return async () => {
+    throw new Error(message);
+  };
+}
+
+export const inState = (state: string) => (r: RunView) => r.state.includes(state);
+
+/** Let pending promise callbacks and setImmediate-scheduled commits run. */
+export async function flush(times = 5): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((r) => setImmediate(r));
+}
