@@ -1,0 +1,56 @@
+// A decision is applied once: double clicks, stale tabs and concurrent reviewers get 409.
+import { afterEach, describe, expect, it } from "vitest";
+import type { Runtime } from "../lib/runtime";
+import { inState, swissRuntime, tempDbUrl } from "./helpers";
+
+const open: Runtime[] = [];
+afterEach(async () => {
+  for (const rt of open.splice(0)) await rt.close().catch(() => {});
+});
+
+describe("review decisions", () => {
+  it("applies exactly one of 20 concurrent decisions", async () => {
+    const rt = await swissRuntime();
+    open.push(rt);
+    const { run } = await rt.engine.start("swiss-army", { request: "Write a Python script that renames photos by date" });
+    const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const decisions = ["approve", "reject", "modify"];
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => rt.engine.decide(r.reviewId!, { decision: decisions[i % 3], feedback: `reviewer ${i}`, reviewer: `r${i}` })),
+    );
+    const ok = results.filter((x) => x.status === "fulfilled");
+    const rejected = results.filter((x) => x.status === "rejected") as PromiseRejectedResult[];
+    expect(ok).toHaveLength(1);
+    expect(rejected).toHaveLength(19);
+    for (const x of rejected) expect(x.reason).toMatchObject({ status: 409 });
+    const review = await rt.store.getReview(r.reviewId!);
+    expect(review!.status).toBe("decided");
+    const transitions = await rt.store.transitions(run.id);
+    expect(transitions.filter((t) => t.from.includes("HUMAN_REVIEW"))).toHaveLength(1);
+  });
+
+  it("refuses a decision from a second engine on the same database (compare-and-set)", async () => {
+    const url = tempDbUrl();
+    const a = await swissRuntime({ url });
+    open.push(a);
+    const { run } = await a.engine.start("swiss-army", { request: "Write a Python script that renames photos by date" });
+    const r = await a.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const b = await swissRuntime({ url }); // resumes the same run: two writers
+    open.push(b);
+    const first = await a.engine.decide(r.reviewId!, { decision: "approve" });
+    expect(first.run.state).toEqual(["IDLE"]);
+    await expect(b.engine.decide(r.reviewId!, { decision: "reject" })).rejects.toMatchObject({ status: 409 });
+    await expect(b.engine.send(run.id, { type: "REQUEST", request: "And now a Go version of the same script" })).rejects.toMatchObject({ status: 409 });
+    const seqs = (await a.store.transitions(run.id)).map((t) => t.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it("rejects a decision the review does not offer", async () => {
+    const rt = await swissRuntime();
+    open.push(rt);
+    const { run } = await rt.engine.start("swiss-army", { request: "Write a Python script that renames photos by date" });
+    const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    await expect(rt.engine.decide(r.reviewId!, { decision: "escalate" })).rejects.toMatchObject({ status: 422 });
+    await expect(rt.engine.decide("no-such-review", { decision: "approve" })).rejects.toMatchObject({ status: 404 });
+  });
+});
