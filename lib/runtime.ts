@@ -1,7 +1,7 @@
 // Wiring: database → run store → ports → engine. One runtime per process (the web server,
 // a worker, a test). No Next.js here; the web app reaches it through getRuntime().
 import { prismaOnSqlite, type Db } from "./db/client";
-import { migrateDatabase } from "./db/migrations";
+import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
 import { swissArmyEffects } from "./effects/swiss-army";
@@ -34,8 +34,9 @@ export interface Runtime {
 export interface RuntimeOptions {
   url?: string;
   clock?: Clock;
-  /** apply pending migrations first (default true) */
-  migrate?: boolean;
+  /** applies pending migrations first (scripts and tests pass lib/db/migrations' migrateDatabase;
+   *  the web server leaves it out: `npm start` migrates before Next starts) */
+  migrate?: (url: string) => Promise<unknown>;
   /** resume unfinished runs (default true) */
   resume?: boolean;
   durability?: Durability;
@@ -79,7 +80,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   if (provider === "postgres") {
     throw new Error("PostgreSQL support is not built yet: use a file: DATABASE_URL (SQLite) for now");
   }
-  if (opts.migrate !== false) await migrateDatabase(url);
+  if (opts.migrate) await opts.migrate(url);
+  const pending = pendingOnSqlite(url);
+  if (pending.length) throw new Error(`the database at ${url} lacks migrations ${pending.join(", ")}: run \`npm run db:migrate\` (npm start does it for you)`);
   const clock = opts.clock ?? systemClock;
   const durability = opts.durability ?? (env.SWITCHYARD_DURABILITY === "full" ? "full" : "normal");
   const sqlite = openSqlite(sqlitePath(url), durability);

@@ -5,6 +5,7 @@ import { ManualClock } from "../lib/engine/clock";
 import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
 import { swissArmyEffects } from "../lib/effects/swiss-army";
+import { migrateDatabase } from "../lib/db/migrations";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../lib/runtime";
 
 export function tempDbUrl(name = "t"): string {
@@ -22,7 +23,8 @@ export async function swissRuntime(
   const rt = await createRuntime({
     url: opts.url ?? tempDbUrl(),
     clock,
-    env: {},
+    env: {} as NodeJS.ProcessEnv,
+    migrate: migrateDatabase,
     outboxIntervalMs: 0,
     resume: opts.resume,
     effects: (base) => {

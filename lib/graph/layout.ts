@@ -16,6 +16,8 @@ export interface LaidNode {
   height: number;
   /** targetless transitions handled in this state */
   internal: GraphTransition[];
+  /** the global-abort transitions out of this state, listed on the node instead of drawn */
+  aborts: GraphTransition[];
 }
 
 export interface LaidEdge {
@@ -53,13 +55,35 @@ export function labelLine(t: GraphTransition): string {
 
 const elk = new ELK();
 
+/** Centre the label on the route's longest segment, so it sits on its own edge. */
+function onLongestSegment(points: { x: number; y: number }[], width: number, height: number) {
+  let best = -1;
+  let mid = points[0] ?? { x: 0, y: 0 };
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    const len = Math.hypot(b.x - a.x, b.y - a.y);
+    if (len > best) {
+      best = len;
+      mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    }
+  }
+  return { x: mid.x - width / 2, y: mid.y - height / 2, width, height };
+}
+
 export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIGHT" = "DOWN"): Promise<Layout> {
   const byId = new Map(graph.states.map((s) => [s.id, s]));
   const internal = new Map<string, GraphTransition[]>();
+  const aborts = new Map<string, GraphTransition[]>();
   const grouped = new Map<string, GraphTransition[]>();
   for (const t of graph.transitions) {
     if (t.internal) {
       internal.set(t.source, [...(internal.get(t.source) ?? []), t]);
+      continue;
+    }
+    if (t.event === "ABORT") {
+      // "abort from any state" would draw an edge from every state: list it on the state instead
+      aborts.set(t.source, [...(aborts.get(t.source) ?? []), t]);
       continue;
     }
     const key = `${t.source}->${t.target}`;
@@ -73,14 +97,18 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
       "elk.algorithm": "layered",
       "elk.direction": direction,
       "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "64",
-      "elk.spacing.nodeNode": "48",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "40",
+      "elk.spacing.nodeNode": "36",
       "elk.spacing.edgeNode": "24",
       "elk.spacing.edgeEdge": "14",
       "elk.spacing.edgeLabel": "4",
-      "elk.edgeRouting": "SPLINES",
-      "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
-      "elk.layered.crossingMinimization.semiInteractive": "true",
+      "elk.edgeRouting": "ORTHOGONAL",
+      "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
+      "elk.layered.nodePlacement.bk.fixedAlignment": "BALANCED",
+      // keep the seed's order: the first-declared states lead, back edges (errors, aborts) go up
+      "elk.layered.cycleBreaking.strategy": "MODEL_ORDER",
+      "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+      "elk.layered.mergeEdges": "false",
       "elk.json.edgeCoords": "ROOT",
       "elk.json.shapeCoords": "PARENT",
     },
@@ -88,7 +116,7 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
     edges: [],
   };
   for (const s of graph.states) {
-    const lines = internal.get(s.id)?.length ?? 0;
+    const lines = (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0);
     const node: ElkNode = { id: s.id, width: NODE_W, height: NODE_H + (lines ? 8 + lines * LINE_H : 0), children: [] };
     if (s.type === "compound" || s.type === "parallel") {
       delete node.width;
@@ -123,7 +151,7 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
   const visit = (n: ElkNode, parent: string | null) => {
     for (const c of n.children ?? []) {
       const state = byId.get(c.id)!;
-      nodes.push({ id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [] });
+      nodes.push({ id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [], aborts: aborts.get(c.id) ?? [] });
       visit(c, c.id);
     }
   };
@@ -143,7 +171,7 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
       target: ts[0].target,
       transitions: ts,
       points,
-      label: l && l.x !== undefined && l.y !== undefined ? { x: l.x, y: l.y, width: l.width ?? 0, height: l.height ?? 0 } : null,
+      label: l ? onLongestSegment(points, l.width ?? 0, l.height ?? 0) : null,
     });
   }
   return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0 };

@@ -562,7 +562,7 @@ export const swissArmy: WorkflowDefinition = {
     const context = ctx as SwissContext;
     const r = context.records;
     return {
-      prompt: `Review the result for request #${context.request?.id}: "${preview(context.request?.content ?? "").slice(0, 160)}"`,
+      prompt: `Review the result of request ${context.cycle}: "${preview(context.request?.content ?? "").slice(0, 160)}"`,
       payload: {
         request_id: context.request?.id,
         request: context.request?.content,
@@ -593,4 +593,5 @@ export const swissArmy: WorkflowDefinition = {
     { state: "HUMAN_REVIEW", metric: "Approval rate", target: ">75%", alert: "<50%", compute: { kind: "outcome-rate", state: "HUMAN_REVIEW", good: ["User approves"], of: ["User approves", "User rejects"], target: 0.75, alert: 0.5 } },
   ],
   example: { request: "Write a TypeScript function that retries a fetch with exponential backoff" },
+  eventFields: { REQUEST: [{ name: "request", label: "Next request", placeholder: "What should the agent do next?" }] },
 };

@@ -42,6 +42,8 @@ export interface WorkflowDefinition {
   metrics?: StateMetricSpec[];
   /** a sample input for the New run form */
   example?: unknown;
+  /** the text fields of client events, for the run page's forms (events without fields get a button) */
+  eventFields?: Record<string, { name: string; label: string; placeholder?: string }[]>;
 }
 
 /** State meta understood by the engine and the diagram. */

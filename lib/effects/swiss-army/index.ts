@@ -2,7 +2,7 @@
 // runs them after the transition that invoked them is committed; each receives a stable key,
 // so a re-run after a crash writes nothing twice.
 import type { ActionFn, EffectContext, WorkflowEffects } from "../../engine/engine";
-import { CmUnavailableError, idFromKey, type ContextManager } from "../../knowledge/context-manager";
+import { idFromKey, type ContextManager } from "../../knowledge/context-manager";
 import type { ModelPort } from "../../llm/types";
 import type {
   ExecuteOutput,
@@ -52,7 +52,7 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
         },
       };
     } catch (e) {
-      if (!(e instanceof CmUnavailableError)) throw e;
+      if ((e as Error)?.name !== "CmUnavailableError") throw e;
       return {
         hits: [],
         record: {
@@ -63,7 +63,7 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
           relevance_scores: [],
           search_duration_ms: ctx.clock.now() - started,
           status: "unavailable",
-          warning: `${e.message}: skipped the search and proceeded without context`,
+          warning: `${(e as Error).message}: skipped the search and proceeded without context`,
         },
       };
     }

@@ -1,0 +1,135 @@
+import Link from "next/link";
+import { listRuns } from "@/lib/api/runs";
+import { RUN_STATUSES } from "@/lib/api/schemas";
+import { formatDuration, formatTime, humanize, shortId } from "@/lib/format";
+import { listWorkflows } from "@/lib/machines/registry";
+import { getRuntime } from "@/lib/runtime";
+import type { RunStatus } from "@/lib/engine/store/types";
+import { NewRunForm } from "@/components/runs/new-run-form";
+import { LiveRefresh } from "@/components/ui/live-refresh";
+import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
+
+export const dynamic = "force-dynamic";
+
+type Search = { status?: string; workflow?: string; waiting?: string; page?: string };
+
+function href(base: Search, change: Partial<Search>) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...base, ...change, ...(change.page === undefined ? { page: undefined } : {}) })) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? `/?${s}` : "/";
+}
+
+export default async function Dashboard({ searchParams }: { searchParams: Promise<Search> }) {
+  const sp = await searchParams;
+  const status = RUN_STATUSES.includes(sp.status as RunStatus) ? (sp.status as RunStatus) : undefined;
+  const workflows = listWorkflows();
+  const workflow = workflows.some((w) => w.id === sp.workflow) ? sp.workflow : undefined;
+  const waiting = sp.waiting === "1";
+  const page = Math.max(1, Number(sp.page) || 1);
+  const rt = await getRuntime();
+  const pageSize = 25;
+  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, limit: pageSize, offset: (page - 1) * pageSize });
+  const now = rt.clock.now();
+  const all = Object.values(counts).reduce((a, b) => a + b, 0);
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_320px]">
+      <LiveRefresh />
+      <section className="min-w-0 space-y-4">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <div>
+            <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
+            <p className="text-sm text-slate-500">Every workflow run, live. Runs waiting on a person are marked.</p>
+          </div>
+        </div>
+        <div className="flex flex-wrap gap-2" data-testid="status-counts">
+          <Link href={href(sp, { status: undefined })} className={`rounded-lg border px-3 py-2 text-left ${!status ? "border-slate-900 bg-white" : "border-slate-200 bg-white hover:border-slate-400"}`}>
+            <div className="text-lg font-semibold leading-none">{all}</div>
+            <div className="mt-1 text-xs text-slate-500">all</div>
+          </Link>
+          {RUN_STATUSES.map((s) => (
+            <Link key={s} href={href(sp, { status: status === s ? undefined : s })} data-count={s} className={`rounded-lg border px-3 py-2 text-left ${status === s ? "border-slate-900 bg-white" : "border-slate-200 bg-white hover:border-slate-400"}`}>
+              <div className="text-lg font-semibold leading-none">{counts[s]}</div>
+              <div className="mt-1 text-xs text-slate-500">{s}</div>
+            </Link>
+          ))}
+        </div>
+        <div className="flex flex-wrap items-center gap-2 text-sm">
+          <span className="text-slate-500">Workflow:</span>
+          <Link href={href(sp, { workflow: undefined })} className={`rounded-md px-2 py-1 ${!workflow ? "bg-slate-900 text-white" : "bg-white text-slate-700 ring-1 ring-slate-200"}`}>any</Link>
+          {workflows.map((w) => (
+            <Link key={w.id} href={href(sp, { workflow: w.id })} className={`rounded-md px-2 py-1 ${workflow === w.id ? "bg-slate-900 text-white" : "bg-white text-slate-700 ring-1 ring-slate-200"}`}>{w.id}</Link>
+          ))}
+          <Link href={href(sp, { waiting: waiting ? undefined : "1" })} className={`ml-auto rounded-md px-2 py-1 ${waiting ? "bg-emerald-600 text-white" : "bg-white text-emerald-700 ring-1 ring-emerald-200"}`}>
+            {waiting ? "✓ " : ""}waiting for you
+          </Link>
+        </div>
+        <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
+          <table className="w-full min-w-[720px] text-sm" data-testid="runs-table">
+            <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs text-slate-500">
+              <tr>
+                <th className="px-3 py-2 font-medium">Run</th>
+                <th className="px-3 py-2 font-medium">Workflow</th>
+                <th className="px-3 py-2 font-medium">Status</th>
+                <th className="px-3 py-2 font-medium">Current state</th>
+                <th className="px-3 py-2 font-medium">Started</th>
+                <th className="px-3 py-2 font-medium">Duration</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {runs.length === 0 && (
+                <tr>
+                  <td colSpan={6} className="px-3 py-10 text-center text-slate-500">No runs {status || workflow || waiting ? "match these filters" : "yet: start one with the form"}.</td>
+                </tr>
+              )}
+              {runs.map((r) => (
+                <tr key={r.id} className="hover:bg-slate-50" data-run={r.id}>
+                  <td className="px-3 py-2">
+                    <Link href={`/runs/${r.id}`} className="font-mono text-blue-700 hover:underline">{shortId(r.id)}</Link>
+                  </td>
+                  <td className="px-3 py-2 text-slate-700">{r.workflow}</td>
+                  <td className="px-3 py-2">
+                    <div className="flex items-center gap-1.5">
+                      <StatusBadge status={r.status} />
+                      {r.reviewId && <WaitingBadge />}
+                    </div>
+                  </td>
+                  <td className="px-3 py-2 font-mono text-xs text-slate-800" title={r.state.join(", ")}>{r.state.join(", ")}</td>
+                  <td className="px-3 py-2 text-xs text-slate-500">{formatTime(r.createdAt)}</td>
+                  <td className="px-3 py-2 text-xs text-slate-500">{formatDuration((r.finishedAt ? Date.parse(r.finishedAt) : now) - Date.parse(r.createdAt))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {total > pageSize && (
+          <div className="flex items-center justify-between text-sm text-slate-600">
+            <span>
+              {(page - 1) * pageSize + 1}–{Math.min(total, page * pageSize)} of {total}
+            </span>
+            <div className="flex gap-2">
+              {page > 1 && <Link className="rounded-md bg-white px-3 py-1 ring-1 ring-slate-200" href={href(sp, { page: String(page - 1) })}>Previous</Link>}
+              {page * pageSize < total && <Link className="rounded-md bg-white px-3 py-1 ring-1 ring-slate-200" href={href(sp, { page: String(page + 1) })}>Next</Link>}
+            </div>
+          </div>
+        )}
+      </section>
+      <aside className="space-y-4">
+        <div className="rounded-xl border border-slate-200 bg-white p-4">
+          <h2 className="mb-3 text-sm font-semibold">New run</h2>
+          <NewRunForm workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {} }))} />
+        </div>
+        <div className="rounded-xl border border-slate-200 bg-white p-4 text-xs text-slate-500">
+          <h2 className="mb-2 text-sm font-semibold text-slate-800">Workflows</h2>
+          <ul className="space-y-1.5">
+            {workflows.map((w) => (
+              <li key={w.id}>
+                <Link href={`/workflows/${w.id}`} className="text-blue-700 hover:underline">{w.title}</Link> — {humanize(w.id)}
+              </li>
+            ))}
+          </ul>
+        </div>
+      </aside>
+    </div>
+  );
+}

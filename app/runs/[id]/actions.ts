@@ -1,0 +1,64 @@
+"use server";
+import { z } from "zod";
+import { decideReview } from "@/lib/api/reviews";
+import { abortRun, sendEvent } from "@/lib/api/runs";
+import { isEngineError, isZodError } from "@/lib/engine/errors";
+import { getRuntime } from "@/lib/runtime";
+
+export interface ActionResult {
+  ok: boolean;
+  error?: string;
+  status?: number;
+  fieldErrors?: Record<string, string>;
+}
+
+const Decision = z.object({
+  reviewId: z.string().min(1).max(200),
+  decision: z.enum(["approve", "reject", "modify"]),
+  feedback: z.string().max(10_000).optional(),
+  reviewer: z.string().max(200).optional(),
+});
+
+function fail(e: unknown): ActionResult {
+  if (isEngineError(e)) return { ok: false, error: e.message, status: e.status };
+  if (isZodError(e)) return { ok: false, error: "invalid input", status: 422, fieldErrors: Object.fromEntries(e.issues.map((i) => [String(i.path[0]), i.message])) };
+  console.error("[action] unexpected error", e);
+  return { ok: false, error: "something went wrong; the run was not changed", status: 500 };
+}
+
+export async function decideAction(input: z.input<typeof Decision>): Promise<ActionResult> {
+  try {
+    const d = Decision.parse(input);
+    if (d.decision === "modify" && !d.feedback?.trim()) return { ok: false, status: 422, error: "say what to change", fieldErrors: { feedback: "describe the modification you want" } };
+    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined });
+    return { ok: true };
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+const Abort = z.object({ runId: z.string().min(1).max(200), reason: z.string().max(2_000).optional() });
+
+export async function abortAction(input: z.input<typeof Abort>): Promise<ActionResult> {
+  try {
+    const a = Abort.parse(input);
+    await abortRun(await getRuntime(), a.runId, a.reason?.trim() || undefined);
+    return { ok: true };
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+const Send = z.object({ runId: z.string().min(1).max(200), event: z.looseObject({ type: z.string().min(1).max(100) }) });
+
+export async function sendEventAction(input: z.input<typeof Send>): Promise<ActionResult> {
+  try {
+    const s = Send.parse(input);
+    await sendEvent(await getRuntime(), s.runId, s.event);
+    return { ok: true };
+  } catch (e) {
+    const r = fail(e);
+    if (isEngineError(e) && e.status === 422 && /request/i.test(e.message)) r.fieldErrors = { request: e.message.replace(/^invalid \w+ event: /, "") };
+    return r;
+  }
+}

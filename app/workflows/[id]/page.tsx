@@ -1,0 +1,131 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { workflowLayout } from "@/lib/graph";
+import { deriveGraph, eventLabel } from "@/lib/graph/derive";
+import { findWorkflow } from "@/lib/machines/registry";
+import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
+import { getRuntime } from "@/lib/runtime";
+import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
+import { LiveRefresh } from "@/components/ui/live-refresh";
+
+export const dynamic = "force-dynamic";
+
+const verdictStyle: Record<Verdict, string> = {
+  ok: "bg-emerald-50 text-emerald-800",
+  warn: "bg-amber-50 text-amber-900",
+  alert: "bg-red-100 text-red-800 font-semibold",
+  "no-data": "bg-slate-50 text-slate-500",
+};
+
+export default async function WorkflowPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const def = findWorkflow(id);
+  if (!def) notFound();
+  const rt = await getRuntime();
+  const [layout, metrics, counts] = await Promise.all([workflowLayout(id)!, stateMetrics(rt.store, def), rt.store.countByStatus(id)]);
+  const graph = deriveGraph(def.machine);
+  const breaches = metrics.filter((m) => m.verdict === "alert");
+  return (
+    <div className="space-y-4">
+      <LiveRefresh events={["run"]} />
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <div className="text-xs text-slate-500">
+            <Link href="/workflows" className="hover:underline">Workflows</Link> / <span className="font-mono">{def.id}</span>
+          </div>
+          <h1 className="text-xl font-semibold tracking-tight">{def.title}</h1>
+          <p className="max-w-3xl text-sm text-slate-600">{def.description}</p>
+          <p className="mt-1 text-xs text-slate-500">
+            Seed <span className="font-mono">{def.seed}</span> · {counts.running + counts.waiting} live run(s) ·{" "}
+            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}`}>REST description</a>
+          </p>
+        </div>
+        <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">See its runs</Link>
+      </div>
+
+      {breaches.length > 0 && (
+        <div className="rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800" data-testid="metric-alerts">
+          <strong>{breaches.length} alert threshold{breaches.length === 1 ? "" : "s"} breached:</strong> {breaches.map((b) => `${b.state} ${b.metric.toLowerCase()} (${b.value}, alert ${b.alert})`).join("; ")}
+        </div>
+      )}
+
+      <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
+        <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
+          <WorkflowDiagram layout={layout} className="h-[620px] w-full" />
+        </div>
+        <div className="space-y-4">
+          {metrics.length > 0 && (
+            <div className="rounded-xl border border-slate-200 bg-white p-4">
+              <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>
+              <table className="w-full text-xs" data-testid="metrics">
+                <thead className="text-left text-[11px] text-slate-400">
+                  <tr>
+                    <th className="py-1 font-medium">State</th>
+                    <th className="py-1 font-medium">Metric</th>
+                    <th className="py-1 font-medium">Now</th>
+                    <th className="py-1 font-medium">Target</th>
+                    <th className="py-1 font-medium">Alert</th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {metrics.map((m) => (
+                    <tr key={`${m.state}:${m.metric}`} data-verdict={m.verdict}>
+                      <td className="py-1.5 pr-2 font-mono">{m.state}</td>
+                      <td className="py-1.5 pr-2">{m.metric}</td>
+                      <td className="py-1.5 pr-2">
+                        <span className={`rounded px-1.5 py-0.5 ${verdictStyle[m.verdict]}`} title={m.detail}>{m.value}</span>
+                        <div className="mt-0.5 text-[10px] text-slate-400">{m.samples ? `${m.detail} · n=${m.samples}` : m.detail}</div>
+                      </td>
+                      <td className="py-1.5 pr-2 text-slate-600">{m.target}</td>
+                      <td className="py-1.5 text-slate-600">{m.alert}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <h2 className="mb-2 text-sm font-semibold">States</h2>
+            <ul className="space-y-2 text-xs">
+              {graph.states.map((s) => (
+                <li key={s.id}>
+                  <span className="font-mono font-semibold">{s.name}</span>
+                  {s.human && <span className="ml-1 rounded bg-emerald-100 px-1 text-emerald-800">human: {s.decisions.join(" / ")}</span>}
+                  {s.timeout && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800">max {s.timeout}</span>}
+                  <p className="text-slate-600">{s.description}</p>
+                </li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      </div>
+      <div className="rounded-xl border border-slate-200 bg-white p-4">
+        <h2 className="mb-2 text-sm font-semibold">Transitions</h2>
+        <div className="overflow-x-auto">
+          <table className="w-full min-w-[640px] text-xs" data-testid="transitions-table">
+            <thead className="text-left text-[11px] text-slate-400">
+              <tr>
+                <th className="py-1 font-medium">From</th>
+                <th className="py-1 font-medium">To</th>
+                <th className="py-1 font-medium">Condition</th>
+                <th className="py-1 font-medium">Event</th>
+                <th className="py-1 font-medium">Guard / delay</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {graph.transitions.map((t) => (
+                <tr key={t.id}>
+                  <td className="py-1 pr-2 font-mono">{t.source}</td>
+                  <td className="py-1 pr-2 font-mono">{t.internal ? "(stays)" : t.target}</td>
+                  <td className="py-1 pr-2">{t.description}</td>
+                  <td className="py-1 pr-2 font-mono text-slate-500">{eventLabel(t.event)}</td>
+                  <td className="py-1 font-mono text-slate-500">{t.guard ?? ""}{t.delay ? `${t.delay}${t.delayMs ? ` = ${t.delayMs} ms` : ""}` : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+import Link from "next/link";
+import { deriveGraph } from "@/lib/graph/derive";
+import { listWorkflows } from "@/lib/machines/registry";
+import { getRuntime } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Workflows" };
+
+export default async function Workflows() {
+  const rt = await getRuntime();
+  const workflows = listWorkflows();
+  const counts = await Promise.all(workflows.map((w) => rt.store.countByStatus(w.id)));
+  return (
+    <div className="space-y-4">
+      <div>
+        <h1 className="text-xl font-semibold tracking-tight">Workflows</h1>
+        <p className="text-sm text-slate-500">Each workflow is one state machine; its diagram, API description and metrics are derived from it.</p>
+      </div>
+      <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3" data-testid="workflow-catalog">
+        {workflows.map((w, i) => {
+          const g = deriveGraph(w.machine);
+          const c = counts[i];
+          return (
+            <Link key={w.id} href={`/workflows/${w.id}`} className="block rounded-xl border border-slate-200 bg-white p-4 hover:border-blue-400 hover:shadow-sm" data-workflow={w.id}>
+              <div className="flex items-baseline justify-between gap-2">
+                <h2 className="font-semibold">{w.title}</h2>
+                <span className="font-mono text-xs text-slate-500">{w.id}</span>
+              </div>
+              <p className="mt-1 text-sm text-slate-600">{w.description}</p>
+              <div className="mt-3 flex flex-wrap gap-2 text-xs text-slate-500">
+                <span>{g.states.length} states</span>
+                <span>·</span>
+                <span>{g.transitions.length} transitions</span>
+                <span>·</span>
+                <span>{g.states.filter((s) => s.human).length} human step(s)</span>
+                <span>·</span>
+                <span>seed {w.seed.slice(0, 3)}</span>
+              </div>
+              <div className="mt-2 text-xs text-slate-500">
+                {c.running} running · {c.waiting} waiting · {c.completed} completed · {c.failed} failed · {c.aborted} aborted
+              </div>
+            </Link>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+"use client";
+import { Handle, Position, type NodeProps } from "@xyflow/react";
+import { memo } from "react";
+import type { GraphState, GraphTransition } from "@/lib/graph/derive";
+import { labelLine } from "@/lib/graph/layout";
+
+export type NodeStatus = "active" | "waiting" | "failed" | "visited" | "idle";
+
+export interface StateNodeData extends Record<string, unknown> {
+  state: GraphState;
+  internal: GraphTransition[];
+  aborts: GraphTransition[];
+  status: NodeStatus;
+  /** an abort out of this state was taken */
+  abortTaken: boolean;
+}
+
+const frame: Record<NodeStatus, string> = {
+  active: "border-blue-600 bg-blue-50 ring-4 ring-blue-500/25 shadow-lg shadow-blue-500/20",
+  waiting: "border-emerald-600 bg-emerald-50 ring-4 ring-emerald-500/25 shadow-lg shadow-emerald-500/20",
+  failed: "border-red-500 bg-red-50",
+  visited: "border-slate-400 bg-white",
+  idle: "border-slate-200 bg-white",
+};
+
+const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
+
+function StateNodeView({ data }: NodeProps) {
+  const { state, internal, aborts, status, abortTaken } = data as StateNodeData;
+  const live = status === "active" || status === "waiting";
+  return (
+    <div data-state={state.id} data-status={status} className={`flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]}`}>
+      <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
+      <div className="flex items-center gap-2">
+        {live && (
+          <span className="relative flex h-2.5 w-2.5">
+            <span className={`absolute inline-flex h-full w-full animate-ping rounded-full opacity-75 ${status === "waiting" ? "bg-emerald-400" : "bg-blue-400"}`} />
+            <span className={`relative inline-flex h-2.5 w-2.5 rounded-full ${status === "waiting" ? "bg-emerald-600" : "bg-blue-600"}`} />
+          </span>
+        )}
+        {status === "failed" && <span className="h-2.5 w-2.5 rounded-full bg-red-500" />}
+        <span className="truncate font-mono text-[13px] font-semibold text-slate-900">{state.name}</span>
+      </div>
+      <div className="mt-0.5 flex flex-wrap items-center gap-1 text-[10.5px] text-slate-500">
+        {state.summary && <span className="truncate">{state.summary}</span>}
+      </div>
+      <div className="mt-auto flex flex-wrap gap-1">
+        {state.human && <span className="rounded bg-emerald-100 px-1.5 text-[10px] font-medium text-emerald-800">human review</span>}
+        {state.timeout && <span className="rounded bg-amber-100 px-1.5 text-[10px] font-medium text-amber-800">max {state.timeout}</span>}
+        {state.invokes.map((i) => (
+          <span key={i} className="rounded bg-slate-100 px-1.5 font-mono text-[10px] text-slate-600">{i}()</span>
+        ))}
+      </div>
+      {(internal.length > 0 || aborts.length > 0) && (
+        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[10px] leading-[15px] text-slate-500">
+          {internal.map((t) => (
+            <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
+          ))}
+          {aborts.length > 0 && (
+            <li className={`truncate ${abortTaken ? "font-semibold text-amber-700" : ""}`} title="ABORT: the seed's global abort">
+              ⤺ ABORT → {[...new Set(aborts.map((a) => a.target))].join(", ")}
+            </li>
+          )}
+        </ul>
+      )}
+      <Handle type="source" position={Position.Bottom} className={hidden} isConnectable={false} />
+    </div>
+  );
+}
+
+function GroupNodeView({ data }: NodeProps) {
+  const { state, status } = data as StateNodeData;
+  return (
+    <div data-state={state.id} data-status={status} className={`h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40" : "border-slate-300 bg-slate-50/60"}`}>
+      <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
+      <div className="px-3 py-1.5 font-mono text-xs font-semibold text-slate-700">
+        {state.name} <span className="font-sans font-normal text-slate-400">{state.type === "parallel" ? "parallel regions" : ""}</span>
+      </div>
+      <Handle type="source" position={Position.Bottom} className={hidden} isConnectable={false} />
+    </div>
+  );
+}
+
+export const StateNode = memo(StateNodeView);
+export const GroupNode = memo(GroupNodeView);

@@ -1,0 +1,78 @@
+"use client";
+import { BaseEdge, EdgeLabelRenderer, type EdgeProps } from "@xyflow/react";
+import { memo } from "react";
+import type { GraphTransition } from "@/lib/graph/derive";
+import { labelLine } from "@/lib/graph/layout";
+
+export interface TransitionEdgeData extends Record<string, unknown> {
+  points: { x: number; y: number }[];
+  label: { x: number; y: number; width: number; height: number } | null;
+  transitions: GraphTransition[];
+  taken: boolean;
+  last: boolean;
+}
+
+type Tone = "error" | "abort" | "timer" | "human" | "normal";
+
+export function toneOf(t: GraphTransition): Tone {
+  if (t.event === "ABORT") return "abort";
+  if (t.kind === "error" || /critical|fail|invalid/i.test(t.description ?? "")) return "error";
+  if (t.kind === "after") return "timer";
+  if (["APPROVE", "REJECT", "MODIFY"].includes(t.event)) return "human";
+  return "normal";
+}
+
+const stroke: Record<Tone, string> = { error: "#dc2626", abort: "#94a3b8", timer: "#d97706", human: "#059669", normal: "#475569" };
+const dash: Record<Tone, string | undefined> = { error: "5 4", abort: "2 4", timer: "6 3", human: undefined, normal: undefined };
+
+/** A polyline through ELK's route with rounded corners. */
+function roundedPath(points: { x: number; y: number }[], r = 10): string {
+  if (points.length < 2) return "";
+  let d = `M ${points[0].x} ${points[0].y}`;
+  for (let i = 1; i < points.length - 1; i++) {
+    const [a, b, c] = [points[i - 1], points[i], points[i + 1]];
+    const l1 = Math.hypot(b.x - a.x, b.y - a.y);
+    const l2 = Math.hypot(c.x - b.x, c.y - b.y);
+    const k = Math.min(r, l1 / 2, l2 / 2);
+    const p1 = { x: b.x - ((b.x - a.x) / (l1 || 1)) * k, y: b.y - ((b.y - a.y) / (l1 || 1)) * k };
+    const p2 = { x: b.x + ((c.x - b.x) / (l2 || 1)) * k, y: b.y + ((c.y - b.y) / (l2 || 1)) * k };
+    d += ` L ${p1.x} ${p1.y} Q ${b.x} ${b.y} ${p2.x} ${p2.y}`;
+  }
+  const last = points[points.length - 1];
+  return `${d} L ${last.x} ${last.y}`;
+}
+
+function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, targetY }: EdgeProps) {
+  const d = data as TransitionEdgeData;
+  const tone = toneOf(d.transitions[0]);
+  const points = d.points.length >= 2 ? d.points : [{ x: sourceX, y: sourceY }, { x: targetX, y: targetY }];
+  const color = d.last ? "#2563eb" : d.taken ? "#1e40af" : stroke[tone];
+  return (
+    <>
+      <BaseEdge
+        id={id}
+        path={roundedPath(points)}
+        markerEnd={markerEnd}
+        className={d.last ? "edge-last" : undefined}
+        style={{ stroke: color, strokeWidth: d.last ? 3 : d.taken ? 2.25 : 1.25, strokeDasharray: d.last ? "8 6" : dash[tone], opacity: d.taken || tone === "normal" || tone === "human" ? 1 : 0.75 }}
+      />
+      {d.label && (
+        <EdgeLabelRenderer>
+          <div
+            data-edge={id}
+            className={`nodrag nopan pointer-events-auto absolute rounded-md border px-1.5 py-0.5 text-[10px] leading-[15px] shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900" : "border-slate-200 bg-white/95 text-slate-600"}`}
+            style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width + 4 }}
+          >
+            {d.transitions.map((t) => (
+              <div key={t.id} className="truncate" title={`${t.event}${t.guard ? ` [${t.guard}]` : ""}`} style={{ color: d.taken ? undefined : stroke[toneOf(t)] }}>
+                {labelLine(t)}
+              </div>
+            ))}
+          </div>
+        </EdgeLabelRenderer>
+      )}
+    </>
+  );
+}
+
+export const TransitionEdge = memo(TransitionEdgeView);

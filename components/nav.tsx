@@ -1,0 +1,26 @@
+import Link from "next/link";
+import { getRuntime } from "@/lib/runtime";
+import { NavLinks } from "./nav-links";
+
+export async function Nav() {
+  let pending = 0;
+  try {
+    const rt = await getRuntime();
+    pending = (await rt.store.listReviews({ status: "pending", limit: 1_000 })).length;
+  } catch {
+    // the page itself reports storage problems
+  }
+  return (
+    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
+      <div className="mx-auto flex h-14 w-full max-w-[1440px] items-center gap-6 px-4 sm:px-6">
+        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
+          <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden className="text-blue-600">
+            <path d="M3 6h7l4 6 4-6h3M3 18h7l4-6" fill="none" stroke="currentColor" strokeWidth="2.2" strokeLinecap="round" strokeLinejoin="round" />
+          </svg>
+          Switchyard
+        </Link>
+        <NavLinks pending={pending} />
+      </div>
+    </header>
+  );
+}

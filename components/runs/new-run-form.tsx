@@ -1,0 +1,57 @@
+"use client";
+import { useActionState, useState } from "react";
+import { startRunAction, type FormState } from "@/app/actions";
+
+export interface WorkflowOption {
+  id: string;
+  title: string;
+  example: unknown;
+}
+
+function fieldsOf(example: unknown): string[] {
+  if (!example || typeof example !== "object" || Array.isArray(example)) return [];
+  return Object.entries(example).filter(([, v]) => typeof v === "string").map(([k]) => k);
+}
+
+export function NewRunForm({ workflows }: { workflows: WorkflowOption[] }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(startRunAction, { ok: true });
+  const [workflow, setWorkflow] = useState(workflows[0]?.id ?? "");
+  const current = workflows.find((w) => w.id === workflow);
+  const fields = fieldsOf(current?.example);
+  const err = state.fieldErrors ?? {};
+  return (
+    <form action={action} className="space-y-3" data-testid="new-run-form">
+      <div>
+        <label htmlFor="workflow" className="block text-xs font-medium text-slate-600">Workflow</label>
+        <select id="workflow" name="workflow" value={workflow} onChange={(e) => setWorkflow(e.target.value)} className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+          {workflows.map((w) => (
+            <option key={w.id} value={w.id}>{w.title} ({w.id})</option>
+          ))}
+        </select>
+        {err.workflow && <p className="mt-1 text-xs text-red-600">{err.workflow}</p>}
+      </div>
+      {fields.map((f) => (
+        <div key={`${workflow}:${f}`}>
+          <label htmlFor={`field-${f}`} className="block text-xs font-medium capitalize text-slate-600">{f}</label>
+          <textarea
+            id={`field-${f}`}
+            name={`field:${f}`}
+            rows={3}
+            placeholder={String((current?.example as Record<string, unknown>)[f])}
+            className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+          />
+          {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600">{err[`field:${f}`]}</p>}
+        </div>
+      ))}
+      <details className="text-xs text-slate-600" open={fields.length === 0 || !!err.json}>
+        <summary className="cursor-pointer select-none">Input as JSON {fields.length ? "(overrides the fields above)" : ""}</summary>
+        <textarea key={workflow} name="json" rows={4} placeholder={JSON.stringify(current?.example ?? {}, null, 2)} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-xs" />
+        {err.json && <p className="mt-1 text-xs text-red-600">{err.json}</p>}
+      </details>
+      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
+      <button type="submit" disabled={pending} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
+        {pending ? "Starting…" : "Start run"}
+      </button>
+    </form>
+  );
+}

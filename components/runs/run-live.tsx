@@ -1,0 +1,265 @@
+"use client";
+import Link from "next/link";
+import { useEffect, useMemo, useState, useTransition } from "react";
+import { abortAction, sendEventAction, type ActionResult } from "@/app/runs/[id]/actions";
+import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
+import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
+import { Since } from "@/components/ui/since";
+import type { TransitionView } from "@/lib/engine/views";
+import type { GraphState } from "@/lib/graph/derive";
+import type { Layout } from "@/lib/graph/layout";
+import { historyStatus } from "@/lib/graph/status";
+import { formatTime, shortId } from "@/lib/format";
+import { ContextPanel } from "./context-panel";
+import { DecisionPanel, type ReviewInfo } from "./decision-panel";
+import { Timeline } from "./timeline";
+
+export interface LiveRun {
+  id: string;
+  workflow: string;
+  status: string;
+  state: string[];
+  stateIds: string[];
+  context: unknown;
+  output: unknown;
+  error: unknown;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  since: string | null;
+  seq: number;
+  reviewId?: string | null;
+  accepted?: string[];
+}
+
+interface Props {
+  initialRun: LiveRun;
+  initialTransitions: TransitionView[];
+  initialReview: ReviewInfo | null;
+  layout: Layout;
+  states: GraphState[];
+  title: string;
+  eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
+}
+
+const TERMINAL = ["completed", "failed", "aborted"];
+
+function EventForm({ runId, type, fields }: { runId: string; type: string; fields: { name: string; label: string; placeholder?: string }[] }) {
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<ActionResult | null>(null);
+  const [pending, start] = useTransition();
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    start(async () => {
+      const r = await sendEventAction({ runId, event: { type, ...values } });
+      setResult(r);
+      if (r.ok) setValues({});
+    });
+  };
+  return (
+    <form onSubmit={submit} className="space-y-2" data-testid={`event-form-${type}`}>
+      {fields.map((f) => (
+        <div key={f.name}>
+          <label className="block text-xs font-medium text-slate-600" htmlFor={`ev-${f.name}`}>{f.label}</label>
+          <textarea id={`ev-${f.name}`} rows={2} value={values[f.name] ?? ""} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
+          {result?.fieldErrors?.[f.name] && <p className="text-xs text-red-600">{result.fieldErrors[f.name]}</p>}
+        </div>
+      ))}
+      <button disabled={pending} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50">
+        {pending ? "Sending…" : fields.length ? "Send" : type}
+      </button>
+      {result && !result.ok && !result.fieldErrors && <p className="text-xs text-red-600">{result.error}</p>}
+    </form>
+  );
+}
+
+function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: boolean }) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState("");
+  const [result, setResult] = useState<ActionResult | null>(null);
+  const [pending, start] = useTransition();
+  if (!open) {
+    return (
+      <button onClick={() => setOpen(true)} className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-red-700 ring-1 ring-red-200 hover:bg-red-50" data-testid="abort-open">
+        {machineAbort ? "Abort…" : "Stop run…"}
+      </button>
+    );
+  }
+  return (
+    <div className="flex flex-wrap items-center gap-2" data-testid="abort-form">
+      <input autoFocus value={reason} onChange={(e) => setReason(e.target.value)} placeholder="Reason (optional)" className="h-8 w-48 rounded-md border border-slate-300 px-2 text-sm" />
+      <button
+        disabled={pending}
+        onClick={() =>
+          start(async () => {
+            const r = await abortAction({ runId, reason });
+            setResult(r);
+            if (r.ok) setOpen(false);
+          })
+        }
+        className="h-8 rounded-md bg-red-600 px-3 text-sm font-medium text-white hover:bg-red-700 disabled:opacity-50"
+      >
+        {machineAbort ? "Confirm abort" : "Stop the run"}
+      </button>
+      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-500">Cancel</button>
+      {result && !result.ok && <span className="text-xs text-red-600">{result.error}</span>}
+    </div>
+  );
+}
+
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, eventFields }: Props) {
+  const [run, setRun] = useState(initialRun);
+  const [transitions, setTransitions] = useState(initialTransitions);
+  const [review, setReview] = useState<ReviewInfo | null>(initialReview);
+  const [progress, setProgress] = useState<string>("");
+  const [connected, setConnected] = useState(false);
+
+  useEffect(() => {
+    const source = new EventSource(`/api/runs/${initialRun.id}/stream`);
+    source.onopen = () => setConnected(true);
+    source.onerror = () => setConnected(false);
+    source.addEventListener("hello", (e) => {
+      const { run: r } = JSON.parse((e as MessageEvent).data);
+      setRun(r);
+      fetch(`/api/runs/${initialRun.id}/transitions?after=0&payload=1`)
+        .then((res) => (res.ok ? res.json() : null))
+        .then((ts: TransitionView[] | null) => ts && setTransitions(ts));
+    });
+    source.addEventListener("run", (e) => {
+      const msg = JSON.parse((e as MessageEvent).data) as { run: LiveRun; transitions: TransitionView[] };
+      setRun((prev) => (msg.run.seq >= prev.seq ? msg.run : prev));
+      setTransitions((prev) => {
+        const have = new Set(prev.map((t) => t.seq));
+        const add = msg.transitions.filter((t) => !have.has(t.seq));
+        return add.length ? [...prev, ...add].sort((a, b) => a.seq - b.seq) : prev;
+      });
+      if (msg.transitions.some((t) => t.from !== t.to)) setProgress("");
+    });
+    source.addEventListener("review", (e) => {
+      const { review: r } = JSON.parse((e as MessageEvent).data);
+      if (r.status === "pending") setReview(r);
+      else setReview((prev) => (prev?.id === r.id ? null : prev));
+    });
+    source.addEventListener("progress", (e) => {
+      const { message } = JSON.parse((e as MessageEvent).data);
+      setProgress((p) => (p + message).slice(-4_000));
+    });
+    return () => source.close();
+  }, [initialRun.id]);
+
+  const history = useMemo(() => historyStatus(transitions), [transitions]);
+  const byId = useMemo(() => new Map(states.map((s) => [s.id, s])), [states]);
+  const active = run.stateIds.map((id) => byId.get(id)).filter((s): s is GraphState => !!s);
+  const terminal = TERMINAL.includes(run.status);
+  const waitingHuman = !!review && run.reviewId !== undefined && active.some((s) => s.human);
+  const decisions = active.find((s) => s.human)?.decisions ?? [];
+  const accepted = run.accepted ?? [];
+  const forms = accepted.filter((t) => t !== "ABORT" && !decisions.map((d) => d.toUpperCase()).includes(t));
+  const ctx = run.context as { error?: { category?: string; message?: string; suggestions?: string[]; partial?: string } | null; warnings?: string[]; last?: { outcome?: string } | null } | null;
+
+  return (
+    <div className="space-y-4" data-testid="run-page" data-run={run.id} data-state={run.stateIds.join(",")} data-status={run.status}>
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <div className="flex items-center gap-2 text-xs text-slate-500">
+            <Link href="/" className="hover:underline">Runs</Link>
+            <span>/</span>
+            <Link href={`/workflows/${run.workflow}`} className="hover:underline">{title}</Link>
+          </div>
+          <h1 className="mt-1 flex flex-wrap items-center gap-2 text-xl font-semibold tracking-tight">
+            <span className="font-mono">{shortId(run.id)}</span>
+            <StatusBadge status={run.status} />
+            {waitingHuman && <WaitingBadge />}
+            <span className={`ml-1 inline-flex items-center gap-1 text-[11px] font-normal ${connected ? "text-emerald-700" : "text-slate-400"}`} title="live updates">
+              <span className={`h-1.5 w-1.5 rounded-full ${connected ? "bg-emerald-500" : "bg-slate-300"}`} />
+              {connected ? "live" : "connecting"}
+            </span>
+          </h1>
+          <p className="mt-0.5 text-xs text-slate-500">
+            started {formatTime(run.createdAt)} · running for <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions
+          </p>
+        </div>
+        {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
+      </div>
+
+      <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
+        <div className="min-w-0 space-y-4">
+          <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
+            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 px-4 py-2 text-[11px] text-slate-500">
+              <span className="font-medium text-slate-700">State machine</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-600" /> waiting for a person</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full border-2 border-slate-400" /> visited</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
+              <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
+            </div>
+            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last }} className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
+          </div>
+          <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <h2 className="mb-2 text-sm font-semibold">Mission timeline</h2>
+            <Timeline transitions={transitions} />
+          </div>
+        </div>
+
+        <aside className="space-y-4">
+          <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="now-panel">
+            <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
+            {active.map((s) => (
+              <div key={s.id} className="mt-1">
+                <div className="font-mono text-lg font-semibold text-slate-900" data-testid="current-state">{s.name}</div>
+                <p className="text-sm text-slate-600">{s.description ?? s.summary}</p>
+              </div>
+            ))}
+            <p className="mt-2 text-xs text-slate-500">
+              in this state for <Since from={run.since} until={terminal ? run.finishedAt : null} />
+              {active[0]?.timeout ? ` · hard limit ${active[0].timeout}` : ""}
+            </p>
+            {ctx?.error && (
+              <div className={`mt-3 rounded-md border px-3 py-2 text-xs ${ctx.error.category === "critical" ? "border-red-200 bg-red-50 text-red-800" : "border-amber-200 bg-amber-50 text-amber-900"}`} data-testid="run-error">
+                <div className="font-medium">{ctx.error.category === "user" && ctx.last?.outcome === "aborted" ? "Aborted" : ctx.error.category === "user" ? "The request needs work" : "Error"}: {ctx.error.message}</div>
+                {ctx.error.suggestions && ctx.error.suggestions.length > 0 && (
+                  <ul className="mt-1 list-disc pl-4">
+                    {ctx.error.suggestions.map((s, i) => (
+                      <li key={i}>{s}</li>
+                    ))}
+                  </ul>
+                )}
+                {ctx.error.partial && <p className="mt-1 opacity-80">Partial result kept ({ctx.error.partial.length} characters).</p>}
+              </div>
+            )}
+            {ctx?.warnings && ctx.warnings.length > 0 && !waitingHuman && (
+              <ul className="mt-3 space-y-1 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900">
+                {ctx.warnings.map((w, i) => (
+                  <li key={i}>⚠ {w}</li>
+                ))}
+              </ul>
+            )}
+            {progress && !terminal && (
+              <pre className="mt-3 max-h-40 overflow-auto whitespace-pre-wrap rounded-md bg-slate-900 px-3 py-2 font-mono text-[11px] text-slate-100" data-testid="progress">{progress}</pre>
+            )}
+          </div>
+
+          {waitingHuman && review && (
+            <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4">
+              <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700">Your decision is needed</div>
+              <DecisionPanel review={review} decisions={decisions} />
+            </div>
+          )}
+
+          {!terminal && forms.length > 0 && (
+            <div className="rounded-xl border border-slate-200 bg-white p-4">
+              {forms.map((type) => (
+                <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
+              ))}
+            </div>
+          )}
+
+          <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <h2 className="mb-2 text-sm font-semibold">Context record</h2>
+            <ContextPanel context={run.context} />
+          </div>
+        </aside>
+      </div>
+    </div>
+  );
+}

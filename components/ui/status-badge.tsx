@@ -1,0 +1,23 @@
+const styles: Record<string, string> = {
+  running: "bg-blue-50 text-blue-700 ring-blue-600/20",
+  waiting: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  completed: "bg-slate-100 text-slate-700 ring-slate-500/20",
+  failed: "bg-red-50 text-red-700 ring-red-600/20",
+  aborted: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  pending: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  decided: "bg-slate-100 text-slate-700 ring-slate-500/20",
+  cancelled: "bg-amber-50 text-amber-800 ring-amber-600/20",
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return (
+    <span data-status={status} className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${styles[status] ?? styles.completed}`}>
+      {status === "running" && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-blue-600" />}
+      {status}
+    </span>
+  );
+}
+
+export function WaitingBadge() {
+  return <span className="inline-flex items-center rounded-full bg-emerald-600 px-2 py-0.5 text-[11px] font-semibold text-white">waiting for you</span>;
+}

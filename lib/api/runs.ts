@@ -1,0 +1,72 @@
+// Run use-cases behind the REST API and the server actions.
+import type { Runtime } from "../runtime";
+import type { RunView } from "../engine/views";
+import { transitionView } from "../engine/views";
+import { runView } from "../engine/views";
+import type { RunStatus } from "../engine/store/types";
+import { deriveGraph } from "../graph/derive";
+import { findWorkflow, listWorkflows } from "../machines/registry";
+import { InvalidError } from "../engine/errors";
+
+/** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
+export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
+  const def = findWorkflow(run.workflow);
+  const names = new Map(def ? deriveGraph(def.machine).states.map((s) => [s.id, s.name]) : []);
+  return { ...run, state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
+}
+
+export async function startRun(rt: Runtime, workflow: string, input: unknown) {
+  if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
+  const defaults = rt.defaults[workflow];
+  let merged = input;
+  if (defaults && input && typeof input === "object" && !Array.isArray(input)) {
+    const given = input as Record<string, unknown>;
+    merged = { ...given };
+    for (const [k, v] of Object.entries(defaults)) {
+      const g = given[k];
+      if (v && typeof v === "object" && Object.keys(v).length === 0) continue;
+      (merged as Record<string, unknown>)[k] = g && typeof g === "object" && v && typeof v === "object" ? { ...v, ...g } : (g ?? v);
+    }
+  }
+  const out = await rt.engine.start(workflow, merged ?? {});
+  return runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) });
+}
+
+export async function listRuns(rt: Runtime, q: { status?: RunStatus[]; workflow?: string; waiting?: boolean; limit?: number; offset?: number }) {
+  const filter = { status: q.status, workflow: q.workflow, waitingForHuman: q.waiting };
+  const [rows, total, counts] = await Promise.all([
+    rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
+    rt.store.countRuns(filter),
+    rt.store.countByStatus(q.workflow),
+  ]);
+  const pending = await rt.store.listReviews({ status: "pending", limit: 1_000 });
+  const waitingOn = new Map(pending.map((r) => [r.runId, r.id]));
+  return {
+    runs: rows.map((r) => {
+      const { context: _c, ...rest } = runResource(runView(r, waitingOn.get(r.id) ?? null));
+      return rest;
+    }),
+    total,
+    counts,
+  };
+}
+
+export async function getRun(rt: Runtime, id: string) {
+  const run = await rt.engine.getRun(id);
+  return runResource(run, { accepted: rt.engine.acceptedEvents(id) });
+}
+
+export async function runTransitions(rt: Runtime, id: string, after = 0, limit = 10_000, withPayload = false) {
+  await rt.engine.getRun(id); // 404 for an unknown run
+  return (await rt.store.transitions(id, after, limit)).map((t) => transitionView(t, withPayload));
+}
+
+export async function sendEvent(rt: Runtime, id: string, event: unknown) {
+  const out = await rt.engine.send(id, event);
+  return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
+}
+
+export async function abortRun(rt: Runtime, id: string, reason?: string) {
+  const out = await rt.engine.abort(id, reason || "aborted by user");
+  return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
+}

@@ -1,0 +1,59 @@
+// Request schemas of the REST API, named for what they carry.
+import { z } from "zod";
+
+export const RUN_STATUSES = ["running", "waiting", "completed", "failed", "aborted"] as const;
+
+const id = z.string().min(1).max(200);
+
+export const StartRunBody = z
+  .object({
+    workflow: z.string().min(1, "workflow is required").max(100),
+    input: z.unknown().optional(),
+  })
+  .strict();
+
+export const RunListQuery = z
+  .object({
+    status: z
+      .string()
+      .max(200)
+      .transform((s) => s.split(",").filter(Boolean))
+      .pipe(z.array(z.enum(RUN_STATUSES)))
+      .optional(),
+    workflow: z.string().max(100).optional(),
+    waiting: z.enum(["true", "false"]).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
+  })
+  .strict();
+
+export const EventBody = z.looseObject({ type: z.string().min(1, "type is required").max(100) });
+
+export const AbortBody = z.object({ reason: z.string().max(2_000).optional() }).strict();
+
+export const TransitionQuery = z
+  .object({
+    after: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).max(10_000).optional(),
+    payload: z.enum(["0", "1", "true", "false"]).optional(),
+  })
+  .strict();
+
+export const DecisionBody = z
+  .object({
+    decision: z.string().min(1, "decision is required").max(50),
+    feedback: z.string().max(10_000).optional(),
+    reviewer: z.string().max(200).optional(),
+    modifications: z.array(z.string().max(2_000)).max(50).optional(),
+  })
+  .strict();
+
+export const ReviewListQuery = z
+  .object({
+    status: z.enum(["pending", "decided", "cancelled"]).optional(),
+    runId: id.optional(),
+    limit: z.coerce.number().int().min(1).max(1_000).optional(),
+  })
+  .strict();
+
+export const RunIdParam = z.object({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id") });

@@ -1,0 +1,38 @@
+// What a run's history means for its diagram: visited states, taken edges, the last edge,
+// states whose last exit was a failure.
+import type { TransitionView } from "../engine/views";
+
+export interface HistoryStatus {
+  visited: string[];
+  failed: string[];
+  taken: string[];
+  last: string | null;
+}
+
+interface EdgePayload {
+  edge?: { source?: string; targets?: string[] };
+}
+
+function edgeIds(t: TransitionView): string[] {
+  const edge = (t.payload as EdgePayload | undefined)?.edge;
+  if (!edge?.source) return [];
+  return (edge.targets ?? []).map((target) => `${edge.source}->${target}`);
+}
+
+const isFailure = (t: TransitionView) => t.event.startsWith("xstate.error.") || /^critical error|failed\b/i.test(t.reason);
+
+export function historyStatus(transitions: TransitionView[]): HistoryStatus {
+  const visited = new Set<string>();
+  const taken = new Set<string>();
+  const lastExit = new Map<string, boolean>();
+  let last: string | null = null;
+  for (const t of transitions) {
+    for (const s of [...t.from.split(","), ...t.to.split(",")]) if (s) visited.add(s);
+    for (const id of edgeIds(t)) {
+      taken.add(id);
+      last = id;
+    }
+    if (t.from !== t.to) for (const s of t.from.split(",")) if (s) lastExit.set(s, isFailure(t));
+  }
+  return { visited: [...visited], taken: [...taken], last, failed: [...lastExit].filter(([, f]) => f).map(([s]) => s) };
+}

@@ -1,0 +1,19 @@
+// npm start — apply pending migrations to DATABASE_URL, then serve the production build on PORT.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+const migrate = spawnSync(process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"], { stdio: "inherit", env });
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+if (!fs.existsSync(".next/BUILD_ID")) {
+  console.error("No production build found: run `npm run setup` (or `npm run build`) first.");
+  process.exit(1);
+}
+const port = process.env.PORT || "3000";
+const child = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], { stdio: "inherit", env });
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
