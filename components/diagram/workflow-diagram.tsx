@@ -1,7 +1,7 @@
 "use client";
-import { Background, Controls, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
+import { Background, Controls, MarkerType, ReactFlow, useReactFlow, useStore, type Edge, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useMemo } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import type { Layout } from "@/lib/graph/layout";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
 import { TransitionEdge } from "./transition-edge";
@@ -18,6 +18,7 @@ export interface DiagramStatus {
   /** edge ids "source->target" that were taken; the last one is animated */
   taken?: string[];
   last?: string | null;
+  abortedFrom?: string[];
 }
 
 function statusOf(id: string, s: DiagramStatus): NodeStatus {
@@ -28,9 +29,54 @@ function statusOf(id: string, s: DiagramStatus): NodeStatus {
   return "idle";
 }
 
-export function WorkflowDiagram({ layout, status, className }: { layout: Layout; status?: DiagramStatus; className?: string }) {
+/**
+ * Keeps the active state in view at a readable zoom (the whole width of the machine fits),
+ * panning smoothly as the run moves; a user who pans or zooms takes over for a while.
+ */
+function Follow({ layout, active }: { layout: Layout; active: string[] }) {
+  const flow = useReactFlow();
+  const width = useStore((s) => s.width);
+  const height = useStore((s) => s.height);
+  const touched = useRef(0);
+  const first = useRef(true);
+  useEffect(() => {
+    const el = document.querySelector(".react-flow__pane");
+    const mark = () => (touched.current = Date.now());
+    el?.addEventListener("wheel", mark, { passive: true });
+    el?.addEventListener("pointerdown", mark);
+    return () => {
+      el?.removeEventListener("wheel", mark);
+      el?.removeEventListener("pointerdown", mark);
+    };
+  }, []);
+  const target = active.join();
+  useEffect(() => {
+    if (!width || !height) return;
+    if (Date.now() - touched.current < 15_000) return;
+    const abs = new Map<string, { x: number; y: number; w: number; h: number }>();
+    for (const n of layout.nodes) {
+      const p = n.parent ? abs.get(n.parent) : undefined;
+      abs.set(n.id, { x: (p?.x ?? 0) + n.x, y: (p?.y ?? 0) + n.y, w: n.width, h: n.height });
+    }
+    const boxes = active.map((a) => abs.get(a)).filter((b): b is NonNullable<typeof b> => !!b);
+    const zoom = Math.max(0.45, Math.min(1, (width - 32) / (layout.width || 1)));
+    if (layout.height * zoom <= height - 32 || boxes.length === 0) {
+      void flow.fitView({ padding: 0.06, duration: first.current ? 0 : 300 });
+    } else {
+      const cx = boxes.reduce((s, b) => s + b.x + b.w / 2, 0) / boxes.length;
+      const cy = boxes.reduce((s, b) => s + b.y + b.h / 2, 0) / boxes.length;
+      const halfH = (height / zoom) / 2;
+      const y = Math.min(Math.max(cy, halfH - 16), layout.height - halfH + 16);
+      void flow.setCenter(layout.width / 2 + (cx - layout.width / 2) * 0.25, y, { zoom, duration: first.current ? 0 : 400 });
+    }
+    first.current = false;
+  }, [flow, layout, target, width, height, active]);
+  return null;
+}
+
+export function WorkflowDiagram({ layout, status, className, follow = false }: { layout: Layout; status?: DiagramStatus; className?: string; follow?: boolean }) {
   const s = status ?? { active: [] };
-  const key = `${s.active.join()}|${s.waiting}|${s.visited?.join()}|${s.failed?.join()}|${s.taken?.join()}|${s.last}`;
+  const key = `${s.active.join()}|${s.waiting}|${s.visited?.join()}|${s.failed?.join()}|${s.taken?.join()}|${s.last}|${s.abortedFrom?.join()}`;
   const nodes: Node[] = useMemo(
     () =>
       layout.nodes.map((n) => ({
@@ -38,7 +84,7 @@ export function WorkflowDiagram({ layout, status, className }: { layout: Layout;
         type: n.state.type === "compound" || n.state.type === "parallel" ? "group" : "state",
         position: { x: n.x, y: n.y },
         ...(n.parent ? { parentId: n.parent } : {}),
-        data: { state: n.state, internal: n.internal, aborts: n.aborts, status: statusOf(n.id, s), abortTaken: n.aborts.some((a) => s.taken?.includes(`${a.source}->${a.target}`)) },
+        data: { state: n.state, internal: n.internal, aborts: n.aborts, status: statusOf(n.id, s), abortTaken: !!s.abortedFrom?.includes(n.id) },
         style: { width: n.width, height: n.height },
         draggable: false,
         selectable: false,
@@ -78,6 +124,7 @@ export function WorkflowDiagram({ layout, status, className }: { layout: Layout;
       >
         <Background gap={24} color="#e2e8f0" />
         <Controls showInteractive={false} />
+        {follow && <Follow layout={layout} active={s.active} />}
       </ReactFlow>
     </div>
   );

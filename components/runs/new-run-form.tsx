@@ -48,7 +48,7 @@ export function NewRunForm({ workflows }: { workflows: WorkflowOption[] }) {
         <textarea key={workflow} name="json" rows={4} placeholder={JSON.stringify(current?.example ?? {}, null, 2)} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-xs" />
         {err.json && <p className="mt-1 text-xs text-red-600">{err.json}</p>}
       </details>
-      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
+      {state.message && Object.keys(err).length === 0 && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
       <button type="submit" disabled={pending} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
         {pending ? "Starting…" : "Start run"}
       </button>

@@ -147,6 +147,26 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     return () => source.close();
   }, [initialRun.id]);
 
+  // the review may have opened before this page's stream connected: follow run.reviewId
+  const reviewId = run.reviewId ?? null;
+  useEffect(() => {
+    if (!reviewId) {
+      setReview(null);
+      return;
+    }
+    if (review?.id === reviewId) return;
+    let cancelled = false;
+    fetch(`/api/reviews?runId=${encodeURIComponent(run.id)}&status=pending`)
+      .then((res) => (res.ok ? res.json() : []))
+      .then((list: ReviewInfo[]) => {
+        if (!cancelled) setReview(list.find((r) => r.id === reviewId) ?? null);
+      })
+      .catch(() => {});
+    return () => {
+      cancelled = true;
+    };
+  }, [reviewId, review?.id, run.id]);
+
   const history = useMemo(() => historyStatus(transitions), [transitions]);
   const byId = useMemo(() => new Map(states.map((s) => [s.id, s])), [states]);
   const active = run.stateIds.map((id) => byId.get(id)).filter((s): s is GraphState => !!s);
@@ -155,7 +175,19 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const decisions = active.find((s) => s.human)?.decisions ?? [];
   const accepted = run.accepted ?? [];
   const forms = accepted.filter((t) => t !== "ABORT" && !decisions.map((d) => d.toUpperCase()).includes(t));
-  const ctx = run.context as { error?: { category?: string; message?: string; suggestions?: string[]; partial?: string } | null; warnings?: string[]; last?: { outcome?: string } | null } | null;
+  const ctx = run.context as {
+    error?: { category?: string; message?: string; suggestions?: string[]; partial?: string } | null;
+    warnings?: string[];
+    last?: { outcome?: string; content?: string; feedback?: string } | null;
+    cycle?: number;
+  } | null;
+  const outcomeStyle: Record<string, string> = {
+    approved: "bg-emerald-100 text-emerald-900",
+    rejected: "bg-red-100 text-red-800",
+    aborted: "bg-amber-100 text-amber-900",
+    failed: "bg-red-100 text-red-800",
+    invalid: "bg-amber-100 text-amber-900",
+  };
 
   return (
     <div className="space-y-4" data-testid="run-page" data-run={run.id} data-state={run.stateIds.join(",")} data-status={run.status}>
@@ -193,7 +225,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
             </div>
-            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last }} className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
+            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} follow className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
           </div>
           <div className="rounded-xl border border-slate-200 bg-white p-4">
             <h2 className="mb-2 text-sm font-semibold">Mission timeline</h2>
@@ -214,6 +246,13 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               in this state for <Since from={run.since} until={terminal ? run.finishedAt : null} />
               {active[0]?.timeout ? ` · hard limit ${active[0].timeout}` : ""}
             </p>
+            {ctx?.last?.outcome && (
+              <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>
+                <span className="text-slate-500">Last request{ctx.cycle ? ` (#${ctx.cycle})` : ""}:</span>
+                <span className={`rounded-full px-2 py-0.5 font-semibold ${outcomeStyle[ctx.last.outcome] ?? "bg-slate-100"}`}>{ctx.last.outcome}</span>
+                {ctx.last.feedback && <span className="text-slate-500">“{ctx.last.feedback}”</span>}
+              </div>
+            )}
             {ctx?.error && (
               <div className={`mt-3 rounded-md border px-3 py-2 text-xs ${ctx.error.category === "critical" ? "border-red-200 bg-red-50 text-red-800" : "border-amber-200 bg-amber-50 text-amber-900"}`} data-testid="run-error">
                 <div className="font-medium">{ctx.error.category === "user" && ctx.last?.outcome === "aborted" ? "Aborted" : ctx.error.category === "user" ? "The request needs work" : "Error"}: {ctx.error.message}</div>

@@ -6,10 +6,11 @@ import { formatDuration } from "@/lib/format";
 export function Since({ from, until }: { from: string | null; until?: string | null }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
+    setNow(Date.now());
     if (until) return;
     const t = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(t);
-  }, [until]);
+  }, [from, until]);
   if (!from) return <>—</>;
-  return <>{formatDuration((until ? Date.parse(until) : now) - Date.parse(from))}</>;
+  return <>{formatDuration(Math.max(0, (until ? Date.parse(until) : Math.max(now, Date.parse(from))) - Date.parse(from)))}</>;
 }

@@ -42,15 +42,13 @@ export const NODE_H = 68;
 const LINE_H = 15;
 const CHAR_W = 6.2;
 
-/** One label line per transition: "description · event [guard] (after 5 s)". */
+/** One label line per transition: its condition, then [guard] and the timer's delay; the event name is in the tooltip. */
 export function labelLine(t: GraphTransition): string {
-  const parts: string[] = [];
-  parts.push(t.description ?? eventLabel(t.event));
+  const text = t.description ?? eventLabel(t.event);
   const extra: string[] = [];
-  if (t.kind === "after" && t.delayMs !== null) extra.push(`after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}`);
-  else if (t.description && t.kind === "event") extra.push(t.event);
   if (t.guard) extra.push(`[${t.guard}]`);
-  return extra.length ? `${parts[0]} · ${extra.join(" ")}` : parts[0];
+  if (t.kind === "after" && t.delayMs !== null) extra.push(`after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}`);
+  return extra.length ? `${text} ${extra.join(" ")}` : text;
 }
 
 const elk = new ELK();
@@ -97,7 +95,7 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
       "elk.algorithm": "layered",
       "elk.direction": direction,
       "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "40",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "36",
       "elk.spacing.nodeNode": "36",
       "elk.spacing.edgeNode": "24",
       "elk.spacing.edgeEdge": "14",

@@ -7,6 +7,8 @@ export interface HistoryStatus {
   failed: string[];
   taken: string[];
   last: string | null;
+  /** states left by the global abort (drawn on the state, not as an edge) */
+  abortedFrom: string[];
 }
 
 interface EdgePayload {
@@ -25,14 +27,20 @@ export function historyStatus(transitions: TransitionView[]): HistoryStatus {
   const visited = new Set<string>();
   const taken = new Set<string>();
   const lastExit = new Map<string, boolean>();
+  const abortedFrom = new Set<string>();
   let last: string | null = null;
   for (const t of transitions) {
     for (const s of [...t.from.split(","), ...t.to.split(",")]) if (s) visited.add(s);
-    for (const id of edgeIds(t)) {
-      taken.add(id);
-      last = id;
+    if (t.event === "ABORT") {
+      for (const s of t.from.split(",")) if (s) abortedFrom.add(s);
+      last = null;
+    } else {
+      for (const id of edgeIds(t)) {
+        taken.add(id);
+        last = id;
+      }
     }
     if (t.from !== t.to) for (const s of t.from.split(",")) if (s) lastExit.set(s, isFailure(t));
   }
-  return { visited: [...visited], taken: [...taken], last, failed: [...lastExit].filter(([, f]) => f).map(([s]) => s) };
+  return { visited: [...visited], taken: [...taken], last, abortedFrom: [...abortedFrom], failed: [...lastExit].filter(([, f]) => f).map(([s]) => s) };
 }

@@ -1,0 +1,111 @@
+// A reviewer's whole loop in the browser: start a run, watch the diagram move, find the review
+// in the queue, decide it, and see the run return to IDLE; plus modify, abort and a second request.
+import { expect, test } from "@playwright/test";
+import { expectState, pendingReviewFor, shot, startFromUi } from "./helpers";
+
+test("new run → diagram moves → review in the queue → approve → back in IDLE, approved", async ({ page, request }) => {
+  const id = await startFromUi(page, "Write a TypeScript function that retries a fetch with exponential backoff and jitter");
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  // the run went through every state of the loop, and the diagram marks them visited
+  for (const s of ["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE"]) {
+    await expect(page.locator(`[data-testid=diagram] [data-state="${s}"]`)).toHaveAttribute("data-status", "visited");
+  }
+  await expect(page.getByTestId("timeline").locator("tbody tr")).toHaveCount(8);
+  await expect(page.getByTestId("decision-panel")).toContainText("Retry with exponential backoff");
+  await shot(page, "run-waiting-for-review");
+
+  await page.getByRole("link", { name: /Review queue/ }).click();
+  const item = page.locator(`[data-testid=review-queue] li[data-run="${id}"]`);
+  await expect(item).toBeVisible();
+  await expect(item).toContainText("waiting");
+  await shot(page, "review-queue");
+  await item.getByLabel("Reviewer").fill("e2e");
+  await item.getByRole("button", { name: "Approve" }).click();
+  await expect(item).toHaveCount(0);
+
+  await page.goto(`/runs/${id}`);
+  await expectState(page, "IDLE");
+  await expect(page.getByTestId("last-outcome")).toHaveAttribute("data-outcome", "approved");
+  await expect(page.getByTestId("timeline").locator("tbody tr").first()).toContainText("User approves");
+  await shot(page, "run-approved-idle");
+});
+
+test("modify starts a new cycle at REQUEST_RECEIVED with the feedback", async ({ page }) => {
+  await startFromUi(page, "Write a Python script that renames photos by their EXIF date");
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  const panel = page.getByTestId("decision-panel");
+  await panel.getByRole("button", { name: "Request changes" }).click();
+  await expect(panel).toContainText("describe the modification");
+  await panel.getByLabel("Feedback").fill("also handle photos without EXIF data");
+  await panel.getByRole("button", { name: "Request changes" }).click();
+  await expect(page.getByTestId("timeline")).toContainText("Modify requested (new cycle)");
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  await expect(page.getByTestId("decision-panel")).toContainText("request 2");
+  await expect(page.getByTestId("context-panel")).toContainText("also handle photos without EXIF data");
+  await shot(page, "run-modified-second-cycle");
+});
+
+test("abort from a non-idle state returns to IDLE keeping partial results; stopping an idle run ends it", async ({ page }) => {
+  await startFromUi(page, "Explain how keyset pagination works in PostgreSQL");
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  await page.getByTestId("abort-open").click();
+  await page.getByPlaceholder("Reason (optional)").fill("wrong database");
+  await page.getByRole("button", { name: "Confirm abort" }).click();
+  await expectState(page, "IDLE");
+  await expect(page.getByTestId("last-outcome")).toHaveAttribute("data-outcome", "aborted");
+  await expect(page.getByTestId("run-error")).toContainText("wrong database");
+  await expect(page.getByTestId("run-error")).toContainText("Partial result kept");
+  await expect(page.getByTestId("timeline").locator("tbody tr").first()).toContainText("User abort");
+  await shot(page, "run-aborted");
+
+  await page.getByTestId("abort-open").click();
+  await page.getByRole("button", { name: "Stop the run" }).click();
+  await expect(page.getByTestId("run-page")).toHaveAttribute("data-status", "aborted");
+});
+
+test("a second request to the same run, and live updates without a reload", async ({ page, request }) => {
+  const id = await startFromUi(page, "Refactor the payment module to extract the tax calculation into its own function");
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  const reviewId = await pendingReviewFor(request, id);
+  // decided elsewhere (another reviewer, through the API): this page follows by SSE
+  const res = await request.post(`/api/reviews/${reviewId}/decision`, { data: { decision: "reject", feedback: "not what I meant" } });
+  expect(res.status()).toBe(200);
+  await expectState(page, "IDLE");
+  await expect(page.getByTestId("last-outcome")).toHaveAttribute("data-outcome", "rejected");
+
+  await page.getByLabel("Next request").fill("Refactor the payment module: extract only the VAT calculation");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  await expect(page.getByTestId("decision-panel")).toContainText("request 2");
+  const again = await request.post(`/api/reviews/${reviewId}/decision`, { data: { decision: "approve" } });
+  expect(again.status()).toBe(409);
+});
+
+test("bad input in the New run form shows a field error and starts nothing", async ({ page, request }) => {
+  const before = (await (await request.get("/api/runs")).json()).total;
+  await page.goto("/");
+  await page.getByText("Input as JSON").click();
+  await page.locator("textarea[name=json]").fill("{not json");
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page.getByText("not valid JSON")).toBeVisible();
+  await page.locator("textarea[name=json]").fill('{"request": 12}');
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page.getByText("Invalid input: expected string, received number")).toBeVisible();
+  expect((await (await request.get("/api/runs")).json()).total).toBe(before);
+});
+
+test("pages read well on a narrow screen", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const id = await startFromUi(page, "Write a Bash script that archives log files older than 7 days");
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  await shot(page, "run-narrow");
+  await page.goto("/");
+  await expect(page.getByTestId("runs-table")).toContainText(id.slice(0, 8));
+  await shot(page, "dashboard-narrow");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/workflows/swiss-army");
+  await expect(page.getByTestId("metrics")).toBeVisible();
+  await shot(page, "workflow-metrics");
+  await page.goto("/");
+  await shot(page, "dashboard");
+});

@@ -1,0 +1,33 @@
+// npm test — everything, in order: type-check, unit + integration tests (vitest), one
+// production build, then the Playwright e2e suite against it in Debian's Chromium.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+const bin = (pkg, file) => require.resolve(`${pkg}/${file}`);
+
+function step(name, args) {
+  const started = Date.now();
+  console.log(`\n▶ ${name}`);
+  const r = spawnSync(process.execPath, args, { stdio: "inherit", env });
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status !== 0) {
+    console.error(`✖ ${name} failed after ${secs} s`);
+    process.exit(r.status ?? 1);
+  }
+  console.log(`✔ ${name} (${secs} s)`);
+}
+
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (!fs.existsSync(chromium)) {
+  console.error(`Chromium not found at ${chromium}. Install Debian's package (as root: apt-get update && apt-get install -y chromium), or set CHROMIUM_PATH. \`npm run setup\` does this when it can.`);
+  process.exit(1);
+}
+
+step("type-check (tsc)", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]);
+step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
+if (!process.env.SWITCHYARD_SKIP_BUILD) step("production build (next build)", [bin("next", "dist/bin/next"), "build"]);
+step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
+console.log("\nall tests passed");
