@@ -39,10 +39,15 @@ describe("review decisions", () => {
     open.push(b);
     const first = await a.engine.decide(r.reviewId!, { decision: "approve" });
     expect(first.run.state).toEqual(["IDLE"]);
+    // b still holds the old snapshot: its commit fails the version compare-and-set
     await expect(b.engine.decide(r.reviewId!, { decision: "reject" })).rejects.toMatchObject({ status: 409 });
-    await expect(b.engine.send(run.id, { type: "REQUEST", request: "And now a Go version of the same script" })).rejects.toMatchObject({ status: 409 });
+    expect((await b.store.getReview(r.reviewId!))!.decision).toBe("approve");
+    // having lost, b reloads the run: the next valid event applies on top of a's decision
+    const next = await b.engine.send(run.id, { type: "REQUEST", request: "And now a Go version of the same script" });
+    expect(next.run.state).toEqual(["REQUEST_RECEIVED"]);
     const seqs = (await a.store.transitions(run.id)).map((t) => t.seq);
-    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect((await a.store.transitions(run.id)).filter((t) => t.from.includes("HUMAN_REVIEW"))).toHaveLength(1);
   });
 
   it("rejects a decision the review does not offer", async () => {

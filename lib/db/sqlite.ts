@@ -26,9 +26,17 @@ export function openSqlite(file: string, durability: Durability = "normal"): Sql
   return { db, mutex: new Mutex(), file };
 }
 
+let lastMs = NaN;
+let lastText = "";
+
 /** Prisma's DateTime text format in SQLite (adapter-better-sqlite3, iso8601). */
 export function sqliteDate(ms: number): string {
-  return new Date(ms).toISOString().replace("Z", "+00:00");
+  // a batch stamps many rows with the same instant: format it once
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastText = new Date(ms).toISOString().replace("Z", "+00:00");
+  }
+  return lastText;
 }
 
 export function fromSqliteDate(v: unknown): number {

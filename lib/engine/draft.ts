@@ -53,18 +53,31 @@ export function newDraft(
 
 const MAX_STRING = 2_000;
 
-/** A JSON-safe copy of a payload with long strings cut, so transition rows stay small. */
-export function compact(value: unknown, depth = 0): unknown {
+function oversized(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return value.length > MAX_STRING;
+  if (value === null || typeof value !== "object") return typeof value === "bigint" || typeof value === "function";
+  if (depth > 6 || value instanceof Error) return true;
+  if (Array.isArray(value)) return value.length > 100 || value.some((v) => oversized(v, depth + 1));
+  for (const k in value) if (oversized((value as Record<string, unknown>)[k], depth + 1)) return true;
+  return false;
+}
+
+/** A JSON-safe payload with long strings cut, so transition rows stay small (copied only when needed). */
+export function compact(value: unknown): unknown {
+  return oversized(value) ? copyCompact(value) : (value ?? null);
+}
+
+function copyCompact(value: unknown, depth = 0): unknown {
   if (value === null || value === undefined) return value ?? null;
   if (typeof value === "string") return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}… [${value.length} chars]` : value;
   if (typeof value === "number" || typeof value === "boolean") return value;
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Error) return { name: value.name, message: value.message };
   if (depth > 6) return "[…]";
-  if (Array.isArray(value)) return value.slice(0, 100).map((v) => compact(v, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, 100).map((v) => copyCompact(v, depth + 1));
   if (typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (typeof v !== "function") out[k] = compact(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) if (typeof v !== "function") out[k] = copyCompact(v, depth + 1);
     return out;
   }
   return String(value);

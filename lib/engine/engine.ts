@@ -81,6 +81,8 @@ export class Engine {
   private stopped = false;
   /** post-commit actions still running (awaited by stop) */
   private inflight = new Set<Promise<unknown>>();
+  /** pending review id → its live run */
+  private reviewIndex = new Map<string, Live>();
 
   constructor(private opts: EngineOptions) {
     this.bus = opts.bus ?? new RunBus();
@@ -181,7 +183,7 @@ export class Engine {
     input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[] },
   ): Promise<StepOutcome & { review: ReviewView }> {
     this.assertRunning();
-    const stored = await this.opts.store.getReview(reviewId);
+    const stored = this.liveReview(reviewId) ?? (await this.opts.store.getReview(reviewId));
     if (!stored) throw new NotFoundError(`review ${reviewId} not found`);
     if (stored.status !== "pending") throw new ConflictError(`review ${reviewId} is already ${stored.status}${stored.decision ? ` (${stored.decision})` : ""}`, reviewView(stored));
     const live = await this.loadLive(stored.runId);
@@ -322,6 +324,14 @@ export class Engine {
     if (this.stopped) throw new EngineError("engine is stopped", 503, "stopped");
   }
 
+  /** A pending review of a run in memory (saves a read on the decision path). */
+  private liveReview(id: string): ReviewRow | undefined {
+    const live = this.reviewIndex.get(id);
+    if (!live || live.gone) return undefined;
+    for (const r of live.reviews.values()) if (r.id === id) return r;
+    return undefined;
+  }
+
   private reviewMeta(live: Live, state: string): StateMeta["review"] | undefined {
     const meta = live.snapshot.getMeta() as Record<string, StateMeta | undefined>;
     return meta[`${live.def.machine.id}.${state}`]?.review;
@@ -384,6 +394,7 @@ export class Engine {
       gone: false,
     };
     this.live.set(r.run.id, live);
+    for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
     for (const t of r.timers) this.arm(live, t);
     this.reconcileEffects(live);
     return live;
@@ -429,6 +440,8 @@ export class Engine {
     live.row = draft.row;
     live.snapshot = draft.snapshot;
     live.reviews = draft.reviews;
+    for (const c of item.reviewsClose) this.reviewIndex.delete(c.id);
+    for (const r of item.reviewsOpen) this.reviewIndex.set(r.id, live);
     for (const id of item.timersClear) this.disarm(live, id);
     for (const t of item.timersSet) this.arm(live, t);
     const view = runView(live.row, [...live.reviews.values()][0]?.id ?? null);
@@ -542,6 +555,7 @@ export class Engine {
   /** Forget a run in memory: stop its timers and effects (the database is untouched). */
   private retire(live: Live) {
     live.gone = true;
+    for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
     for (const id of [...live.timers.keys()]) this.disarm(live, id);
     for (const e of live.effects.values()) e.controller.abort();
     live.effects.clear();

@@ -184,7 +184,8 @@ export function initialStep(machine: AnyStateMachine, input: unknown): StepResul
 
 /** Persisted snapshot (JSON-safe) without its context, which is stored on its own. */
 export function persist(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): Record<string, unknown> {
-  const p = machine.getPersistedSnapshot(snapshot) as Record<string, unknown>;
+  // the context is stored in its own column: skip XState's deep walk over it
+  const p = machine.getPersistedSnapshot({ ...snapshot, context: {} } as AnyMachineSnapshot) as Record<string, unknown>;
   const { context: _context, ...rest } = p;
   return rest;
 }

@@ -83,7 +83,7 @@ function timerFromRow(r: Row): TimerRow {
   return { runId: r.runId as string, id: r.id as string, dueAt: fromSqliteDate(r.dueAt), event: parse(r.event), seq: num(r.seq) };
 }
 
-function runArgs(run: RunRow): unknown[] {
+function runArgs(run: RunRow, insert: boolean): unknown[] {
   return [
     run.id,
     run.workflow,
@@ -91,7 +91,7 @@ function runArgs(run: RunRow): unknown[] {
     JSON.stringify(run.state),
     JSON.stringify(run.snapshot),
     JSON.stringify(run.context ?? null),
-    JSON.stringify(run.input ?? null),
+    insert ? JSON.stringify(run.input ?? null) : null,
     json(run.output),
     json(run.error),
     JSON.stringify(run.entered),
@@ -156,13 +156,13 @@ export class SqliteRunStore implements RunStore {
     try {
       if (item.expectVersion === null) {
         try {
-          this.s.insertRun.run(...runArgs(run));
+          this.s.insertRun.run(...runArgs(run, true));
         } catch (e) {
           if ((e as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT")) return this.undo(guarded);
           throw e;
         }
       } else {
-        const a = runArgs(run);
+        const a = runArgs(run, false);
         const r = this.s.updateRun.run(a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[14], a[15], run.id, item.expectVersion);
         if (r.changes === 0) return this.undo(guarded);
       }
