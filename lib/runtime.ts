@@ -110,6 +110,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     async close() {
       if (outbox) clearInterval(outbox);
       await engine.stop();
+      await cm.idle();
       await db.$disconnect();
       sqlite.db.close();
     },

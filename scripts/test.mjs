@@ -2,11 +2,10 @@
 // production build, then the Playwright e2e suite against it in Debian's Chromium.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
+import path from "node:path";
 
-const require = createRequire(import.meta.url);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-const bin = (pkg, file) => require.resolve(`${pkg}/${file}`);
+const bin = (pkg, file) => path.join("node_modules", pkg, file);
 
 function step(name, args) {
   const started = Date.now();

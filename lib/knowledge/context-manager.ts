@@ -75,7 +75,7 @@ export class ContextManager {
   private brokenUntil = 0;
   private lastError: string | null = null;
   private queued = 0;
-  private flushing = false;
+  private flushing: Promise<{ flushed: number; left: number }> | null = null;
 
   constructor(
     private db: Db,
@@ -127,7 +127,7 @@ export class ContextManager {
     });
     this.maintenance = reason || null;
     this.maintenanceReadAt = this.clock.now();
-    if (!reason) void this.flushOutbox();
+    if (!reason) void this.flushOutbox().catch(() => {});
   }
 
   private trip(e: unknown) {
@@ -263,12 +263,21 @@ export class ContextManager {
     return this.db.cmPattern.findMany({ orderBy: [{ confidence: "desc" }, { name: "asc" }] });
   }
 
-  /** Write what queued up while the Context Manager was unavailable. */
-  async flushOutbox(): Promise<{ flushed: number; left: number }> {
-    if (this.flushing || !(await this.available())) return { flushed: 0, left: this.queued };
-    this.flushing = true;
+  /** Write what queued up while the Context Manager was unavailable (one flush at a time). */
+  flushOutbox(): Promise<{ flushed: number; left: number }> {
+    this.flushing ??= this.flush().finally(() => (this.flushing = null));
+    return this.flushing;
+  }
+
+  /** Resolves when no flush is running (for shutdown). */
+  async idle(): Promise<void> {
+    await this.flushing?.catch(() => {});
+  }
+
+  private async flush(): Promise<{ flushed: number; left: number }> {
+    if (!(await this.available())) return { flushed: 0, left: this.queued };
     let flushed = 0;
-    try {
+    {
       const rows = await this.db.cmOutbox.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
       for (const row of rows) {
         try {
@@ -283,8 +292,6 @@ export class ContextManager {
       }
       this.queued = await this.db.cmOutbox.count();
       return { flushed, left: this.queued };
-    } finally {
-      this.flushing = false;
     }
   }
 

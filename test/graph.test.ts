@@ -1,0 +1,95 @@
+// Machine → diagram: compound and parallel states become groups with their children inside,
+// guards and delays reach the edge labels, ABORT is listed on its states, and the run's
+// history marks visited states and taken edges.
+import { setup } from "xstate";
+import { describe, expect, it } from "vitest";
+import { deriveGraph } from "../lib/graph/derive";
+import { labelLine, layoutGraph } from "../lib/graph/layout";
+import { historyStatus } from "../lib/graph/status";
+import { swissArmyMachine } from "../lib/machines/swiss-army";
+
+const nested = setup({ guards: { ready: () => true }, delays: { patience: 2_500 } }).createMachine({
+  id: "nested",
+  initial: "A",
+  states: {
+    A: { on: { GO: { target: "SPLIT", guard: "ready", description: "Both at once" } } },
+    SPLIT: {
+      type: "parallel",
+      states: {
+        LEFT: { initial: "L1", states: { L1: { on: { NEXT: "L2" } }, L2: { type: "final" } } },
+        RIGHT: { initial: "R1", states: { R1: { after: { patience: "R2" } }, R2: { type: "final" } } },
+      },
+      onDone: "DONE",
+    },
+    DONE: { type: "final" },
+  },
+});
+
+describe("diagram derivation", () => {
+  it("describes compound and parallel states with their parents", () => {
+    const g = deriveGraph(nested);
+    const byId = Object.fromEntries(g.states.map((s) => [s.id, s]));
+    expect(byId.SPLIT.type).toBe("parallel");
+    expect(byId["SPLIT.LEFT"]).toMatchObject({ type: "compound", parent: "SPLIT", name: "LEFT" });
+    expect(byId["SPLIT.LEFT.L1"]).toMatchObject({ parent: "SPLIT.LEFT", initial: true });
+    expect(g.transitions).toContainEqual(expect.objectContaining({ source: "A", target: "SPLIT", guard: "ready", description: "Both at once" }));
+    expect(g.transitions).toContainEqual(expect.objectContaining({ source: "SPLIT.RIGHT.R1", target: "SPLIT.RIGHT.R2", kind: "after", delay: "patience", delayMs: 2_500 }));
+  });
+
+  it("lays children out inside their group, regions side by side", async () => {
+    const l = await layoutGraph(deriveGraph(nested));
+    const node = (id: string) => l.nodes.find((n) => n.id === id)!;
+    const left = node("SPLIT.LEFT");
+    const right = node("SPLIT.RIGHT");
+    expect(left.parent).toBe("SPLIT");
+    // child positions are relative to their parent and fit inside it
+    const l1 = node("SPLIT.LEFT.L1");
+    expect(l1.x + l1.width).toBeLessThanOrEqual(left.width);
+    expect(l1.y + l1.height).toBeLessThanOrEqual(left.height);
+    // parallel regions are placed beside each other, not stacked
+    expect(Math.abs(left.y - right.y)).toBeLessThan(Math.min(left.height, right.height));
+    // parents come before children (React Flow needs that order)
+    const order = l.nodes.map((n) => n.id);
+    expect(order.indexOf("SPLIT")).toBeLessThan(order.indexOf("SPLIT.LEFT"));
+    const edge = l.edges.find((e) => e.id === "A->SPLIT")!;
+    expect(edge.points.length).toBeGreaterThanOrEqual(2);
+    expect(labelLine(edge.transitions[0])).toBe("Both at once [ready]");
+  });
+
+  it("lists the global abort on each swiss-army state instead of drawing five edges", async () => {
+    const l = await layoutGraph(deriveGraph(swissArmyMachine));
+    for (const s of ["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW"]) {
+      expect(l.nodes.find((n) => n.id === s)!.aborts.map((a) => a.target)).toEqual(["IDLE"]);
+    }
+    expect(l.nodes.find((n) => n.id === "IDLE")!.aborts).toEqual([]);
+    const search = l.edges.find((e) => e.id === "CONTEXT_SEARCH->EXECUTING")!;
+    expect(search.transitions.map(labelLine)).toEqual([
+      "Context retrieved [cmAvailable]",
+      "Context Manager unavailable: skip search with a warning",
+      "Context timeout (proceed anyway) after 5 s",
+    ]);
+  });
+
+  it("marks visited states, taken edges, the last edge and failed states from history", () => {
+    const t = (seq: number, from: string, to: string, event: string, reason: string, source = from) => ({
+      seq,
+      from,
+      to,
+      event,
+      reason,
+      at: "2026-01-01T00:00:00.000Z",
+      durationMs: 1,
+      payload: { edge: { source, targets: [to] } },
+    });
+    const h = historyStatus([
+      t(1, "", "IDLE", "xstate.init", "run started", ""),
+      t(2, "IDLE", "REQUEST_RECEIVED", "REQUEST", "User submits request"),
+      t(3, "REQUEST_RECEIVED", "CONTEXT_SEARCH", "xstate.done.actor.parse", "Request validated"),
+      t(4, "CONTEXT_SEARCH", "IDLE", "xstate.error.actor.search", "Critical error"),
+    ]);
+    expect(h.visited.sort()).toEqual(["CONTEXT_SEARCH", "IDLE", "REQUEST_RECEIVED"]);
+    expect(h.taken).toContain("IDLE->REQUEST_RECEIVED");
+    expect(h.last).toBe("CONTEXT_SEARCH->IDLE");
+    expect(h.failed).toEqual(["CONTEXT_SEARCH"]);
+  });
+});

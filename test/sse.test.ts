@@ -1,0 +1,82 @@
+// Live updates: a watcher of a run's SSE stream sees a committed transition within a fraction
+// of a second, and the stream ends cleanly when the watcher goes away.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateDatabase } from "../lib/db/migrations";
+import { tempDbUrl } from "./helpers";
+
+const url = tempDbUrl("sse");
+process.env.DATABASE_URL = url;
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+let stream: { GET: Handler };
+let events: { POST: Handler };
+let runs: { POST: Handler };
+
+beforeAll(async () => {
+  await migrateDatabase(url);
+  stream = (await import("../app/api/runs/[id]/stream/route")) as never;
+  events = (await import("../app/api/runs/[id]/events/route")) as never;
+  runs = (await import("../app/api/runs/route")) as never;
+});
+afterAll(async () => {
+  const { getRuntime } = await import("../lib/runtime");
+  await (await getRuntime()).close();
+});
+
+async function* sse(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += decoder.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (event && data) yield { event, data: JSON.parse(data), at: performance.now() };
+    }
+  }
+}
+
+describe("run stream (SSE)", () => {
+  it("delivers each committed transition to a watcher within a fraction of a second", async () => {
+    const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"swiss-army","input":{}}' }), { params: Promise.resolve({}) })).json();
+    const abort = new AbortController();
+    const res = await stream.GET(new Request(`http://t/api/runs/${created.id}/stream`, { signal: abort.signal }), { params: Promise.resolve({ id: created.id }) });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(res.headers.get("cache-control")).toContain("no-transform");
+    const it = sse(res);
+    const hello = (await it.next()).value!;
+    expect(hello.event).toBe("hello");
+    expect(hello.data.run.state).toEqual(["IDLE"]);
+
+    const sent = performance.now();
+    const post = await events.POST(
+      new Request(`http://t/api/runs/${created.id}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"REQUEST","request":"Write a SQL query that finds duplicate emails"}' }),
+      { params: Promise.resolve({ id: created.id }) },
+    );
+    expect(post.status).toBe(200);
+    const seen: string[] = [];
+    let first = 0;
+    for await (const m of it) {
+      if (m.event !== "run") continue;
+      first ||= m.at - sent;
+      seen.push(...m.data.transitions.map((t: { to: string }) => t.to));
+      if (m.data.run.state[0] === "HUMAN_REVIEW") break;
+    }
+    expect(first).toBeLessThan(500);
+    expect(seen).toEqual(expect.arrayContaining(["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW"]));
+    abort.abort();
+    const { getRuntime } = await import("../lib/runtime");
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await getRuntime()).engine.bus.size).toBe(0);
+  });
+
+  it("answers 404 for an unknown run before opening a stream", async () => {
+    const res = await stream.GET(new Request("http://t/api/runs/nope/stream"), { params: Promise.resolve({ id: "nope" }) });
+    expect(res.status).toBe(404);
+  });
+});
