@@ -7,6 +7,7 @@ import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { LiveRefresh } from "@/components/ui/live-refresh";
+import { CmPanel } from "@/components/knowledge/cm-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -54,6 +55,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
           <WorkflowDiagram layout={layout} className="h-[620px] w-full" />
         </div>
         <div className="space-y-4">
+          {def.id === "swiss-army" && <CmPanel rt={rt} />}
           {metrics.length > 0 && (
             <div className="rounded-xl border border-slate-200 bg-white p-4">
               <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>

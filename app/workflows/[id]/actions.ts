@@ -1,0 +1,22 @@
+"use server";
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getRuntime } from "@/lib/runtime";
+
+const Switch = z.object({ offline: z.boolean(), reason: z.string().trim().max(200).optional() });
+
+/** Take the Context Manager offline (runs continue in degraded mode) or bring it back (queued writes flush). */
+export async function setContextManagerAction(input: z.input<typeof Switch>): Promise<{ ok: boolean; error?: string; flushed?: number }> {
+  const parsed = Switch.safeParse(input);
+  if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
+  const rt = await getRuntime();
+  if (parsed.data.offline) {
+    await rt.cm.setMaintenance(parsed.data.reason || "switched off by an operator");
+    revalidatePath("/workflows/swiss-army");
+    return { ok: true };
+  }
+  await rt.cm.setMaintenance(null);
+  const { flushed } = await rt.cm.flushOutbox();
+  revalidatePath("/workflows/swiss-army");
+  return { ok: true, flushed };
+}
