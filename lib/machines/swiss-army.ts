@@ -65,6 +65,13 @@ function critical(state: string, message: string, partial?: string): SwissError 
   };
 }
 
+/** The context update of a critical error: the seed's "return to IDLE with error", partial results kept. */
+function failed(context: SwissContext, event: { error?: unknown; at?: number }, state: string, message: string, keepPartial: boolean): Partial<SwissContext> {
+  const detail = event.error !== undefined ? `${message}: ${errorMessage(event.error)}` : message;
+  const error = critical(state, detail, keepPartial ? context.output || undefined : undefined);
+  return { error, ...finish(context, { outcome: "failed", result_preview: keepPartial ? preview(context.output) : "", at: event.at ?? 0, error }) };
+}
+
 function errorMessage(error: unknown): string {
   if (error && typeof error === "object" && "message" in error) return String((error as { message: unknown }).message);
   return String(error);
@@ -206,20 +213,14 @@ export const swissArmyMachine = setup({
         onError: {
           target: "IDLE",
           description: "Critical error: request parsing failure",
-          actions: assign(({ context, event }) => {
-            const error = critical("REQUEST_RECEIVED", `Request parsing failed: ${errorMessage(event.error)}`);
-            return { error, ...finish(context, { outcome: "failed", result_preview: "", at: (event as Stamp).at ?? 0, error }) };
-          }),
+          actions: assign(({ context, event }) => failed(context, event as never, "REQUEST_RECEIVED", "Request parsing failed", false)),
         },
       },
       after: {
         parseTimeout: {
           target: "IDLE",
           description: "Critical error: parsing exceeded its 5 s maximum",
-          actions: assign(({ context, event }) => {
-            const error = critical("REQUEST_RECEIVED", "Request parsing exceeded its 5 s maximum");
-            return { error, ...finish(context, { outcome: "failed", result_preview: "", at: (event as Stamp).at ?? 0, error }) };
-          }),
+          actions: assign(({ context, event }) => failed(context, event as Stamp, "REQUEST_RECEIVED", "Request parsing exceeded its 5 s maximum", false)),
         },
       },
       on: { ABORT: abort },
@@ -259,10 +260,7 @@ export const swissArmyMachine = setup({
         onError: {
           target: "IDLE",
           description: "Critical error",
-          actions: assign(({ context, event }) => {
-            const error = critical("CONTEXT_SEARCH", `Context search failed: ${errorMessage(event.error)}`);
-            return { error, ...finish(context, { outcome: "failed", result_preview: "", at: (event as Stamp).at ?? 0, error }) };
-          }),
+          actions: assign(({ context, event }) => failed(context, event as never, "CONTEXT_SEARCH", "Context search failed", false)),
         },
       },
       after: {
@@ -319,12 +317,10 @@ export const swissArmyMachine = setup({
           target: "IDLE",
           description: "Execution failed",
           actions: assign(({ context, event }) => {
-            const error = critical("EXECUTING", `Execution failed: ${errorMessage(event.error)}`, context.output || undefined);
             const execution = context.records.execution;
             return {
-              error,
+              ...failed(context, event as never, "EXECUTING", "Execution failed", true),
               records: execution ? { ...context.records, execution: { ...execution, status: "failed" as const } } : context.records,
-              ...finish(context, { outcome: "failed", result_preview: preview(context.output), at: (event as Stamp).at ?? 0, error }),
             };
           }),
         },
@@ -419,10 +415,7 @@ export const swissArmyMachine = setup({
         onError: {
           target: "IDLE",
           description: "Critical error",
-          actions: assign(({ context, event }) => {
-            const error = critical("CONTEXT_UPDATE", `Storing the result failed critically: ${errorMessage(event.error)}`, context.output || undefined);
-            return { error, ...finish(context, { outcome: "failed", result_preview: preview(context.output), at: (event as Stamp).at ?? 0, error }) };
-          }),
+          actions: assign(({ context, event }) => failed(context, event as never, "CONTEXT_UPDATE", "Storing the result failed critically", true)),
         },
       },
       after: {
