@@ -3,7 +3,7 @@
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
 // output, every time.
 import { coverage, estimateTokens, keyTerms, sentences, tokens } from "../knowledge/text";
-import type { GenerateRequest, GenerateResult, ModelPort, Passage } from "./types";
+import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage } from "./types";
 
 export const OFFLINE_ADAPTER = "offline engine";
 
@@ -79,6 +79,23 @@ export function synthesize(req: GenerateRequest): { text: string; citations: str
 
 export class OfflineModel implements ModelPort {
   readonly name = OFFLINE_ADAPTER;
+  readonly offline = true;
+
+  /** The step's own deterministic algorithm produces the object; the schema still validates it. */
+  async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
+    const started = performance.now();
+    const object = req.schema.parse(req.offline());
+    const text = JSON.stringify(object);
+    req.onText?.(text);
+    return {
+      object,
+      text,
+      adapter: OFFLINE_ADAPTER,
+      usage: { promptTokens: estimateTokens(req.prompt), completionTokens: estimateTokens(text), estimated: true },
+      latencyMs: Math.round(performance.now() - started),
+      citations: [],
+    };
+  }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();

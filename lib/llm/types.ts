@@ -1,5 +1,7 @@
 // The model port: what every workflow step calls to think. Two adapters implement it: the
-// offline engine (deterministic, network-free, the default) and the OpenAI-compatible one.
+// offline engine (deterministic, network-free, the default) and the OpenAI-compatible one
+// (any endpoint speaking chat completions, several in fallback order).
+import type { z } from "zod";
 
 export interface Passage {
   /** citation id shown to the reader, e.g. "pattern:retry-backoff" */
@@ -16,8 +18,15 @@ export interface GenerateRequest {
   prompt: string;
   passages?: Passage[];
   signal?: AbortSignal;
-  /** called with each chunk of text as it is produced */
+  /** called with each chunk of text as it is produced (streams when the adapter can) */
   onText?: (chunk: string) => void;
+  /** where the call happens, for usage records: run id, state, and the effect's idempotency key */
+  runId?: string;
+  state?: string;
+  key?: string;
+  /** upper bound for the reply */
+  maxTokens?: number;
+  temperature?: number;
 }
 
 export interface Usage {
@@ -29,15 +38,44 @@ export interface Usage {
 
 export interface GenerateResult {
   text: string;
-  /** who produced it, shown in the UI: "offline engine" or "<model> @ <endpoint>" */
+  /** who produced it, shown in the UI: "offline engine" or "<model> @ <endpoint name>" */
   adapter: string;
   usage: Usage;
   latencyMs: number;
-  /** ids of the passages the text quotes */
+  /** ids of the passages the text quotes (the offline engine always knows; models when they cite [n]) */
   citations: string[];
+  /** attempts made across retries and endpoints */
+  attempts?: number;
+  /** served from the journal: the same call (same key) already completed */
+  replayed?: boolean;
+}
+
+export interface ObjectRequest<T> extends GenerateRequest {
+  schema: z.ZodType<T>;
+  /** name of the JSON schema sent to the model */
+  schemaName: string;
+  /** how the offline engine produces the object: the step's own deterministic algorithm */
+  offline: () => T;
+}
+
+export interface ObjectResult<T> extends GenerateResult {
+  object: T;
+}
+
+export interface EmbedResult {
+  vectors: number[][];
+  adapter: string;
+  usage: Usage;
+  latencyMs: number;
 }
 
 export interface ModelPort {
   readonly name: string;
+  /** true for the offline engine */
+  readonly offline: boolean;
   generate(req: GenerateRequest): Promise<GenerateResult>;
+  /** a validated object, or a classified ModelError */
+  generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>>;
+  /** embeddings, when an embeddings endpoint is configured */
+  embed?(texts: string[], signal?: AbortSignal): Promise<EmbedResult>;
 }
