@@ -12,6 +12,7 @@ import { SqliteRunStore } from "./engine/store/sqlite";
 import type { RunStore } from "./engine/store/types";
 import { ContextManager } from "./knowledge/context-manager";
 import { OfflineModel } from "./llm/offline";
+import { RecordingModel } from "./llm/recording";
 import type { ModelPort } from "./llm/types";
 import { findWorkflow } from "./machines/registry";
 import type { SwissConfig } from "./machines/swiss-army.types";
@@ -24,7 +25,7 @@ export interface Runtime {
   store: RunStore;
   engine: Engine;
   cm: ContextManager;
-  model: ModelPort;
+  model: RecordingModel;
   clock: Clock;
   /** run-input defaults taken from the environment, per workflow */
   defaults: Record<string, Record<string, unknown>>;
@@ -90,7 +91,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const store = new SqliteRunStore(sqlite);
   const cm = new ContextManager(db, clock);
   await cm.seed();
-  const model = opts.model ?? new OfflineModel();
+  const model = new RecordingModel(opts.model ?? new OfflineModel(), db, clock);
   const base = { url, provider, sqlite, db, store, cm, model, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
   const effects = opts.effects?.(base) ?? { "swiss-army": swissArmyEffects({ cm, model: () => model }) };
   const engine = new Engine({

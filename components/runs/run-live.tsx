@@ -13,6 +13,7 @@ import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
 import { Timeline } from "./timeline";
+import { UsagePanel } from "./usage-panel";
 
 export interface LiveRun {
   id: string;
@@ -292,6 +293,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               ))}
             </div>
           )}
+
+          <UsagePanel runId={run.id} version={run.seq} />
 
           <div className="rounded-xl border border-slate-200 bg-white p-4">
             <h2 className="mb-2 text-sm font-semibold">Context record</h2>

@@ -16,6 +16,8 @@ import { reviewView, runView, transitionView, type ReviewView, type RunView, typ
 
 export interface EffectContext {
   runId: string;
+  /** the state that invoked the effect */
+  state: string;
   /** stable per invocation: use it to make writes idempotent */
   key: string;
   signal: AbortSignal;
@@ -499,6 +501,7 @@ export class Engine {
     const current = () => !live.gone && live.effects.get(id)?.key === key && !controller.signal.aborted;
     const ctx: EffectContext = {
       runId,
+      state: live.row.state.join(","),
       key,
       signal: controller.signal,
       clock: this.clock,

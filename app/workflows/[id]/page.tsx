@@ -4,6 +4,7 @@ import { workflowLayout } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
 import { findWorkflow } from "@/lib/machines/registry";
 import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
+import { workflowUsage } from "@/lib/metrics/model-usage";
 import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { LiveRefresh } from "@/components/ui/live-refresh";
@@ -23,7 +24,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   const def = findWorkflow(id);
   if (!def) notFound();
   const rt = await getRuntime();
-  const [layout, metrics, counts] = await Promise.all([workflowLayout(id)!, stateMetrics(rt.store, def), rt.store.countByStatus(id)]);
+  const [layout, metrics, counts, usage] = await Promise.all([workflowLayout(id)!, stateMetrics(rt.store, def), rt.store.countByStatus(id), workflowUsage(rt.db, id)]);
   const graph = deriveGraph(def.machine);
   const breaches = metrics.filter((m) => m.verdict === "alert");
   return (
@@ -80,6 +81,33 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
                       </td>
                       <td className="py-1.5 pr-2 text-slate-600">{m.target}</td>
                       <td className="py-1.5 text-slate-600">{m.alert}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {usage.length > 0 && (
+            <div className="rounded-xl border border-slate-200 bg-white p-4">
+              <h2 className="mb-2 text-sm font-semibold">Model usage by state</h2>
+              <table className="w-full text-xs" data-testid="model-usage">
+                <thead className="text-left text-[11px] text-slate-400">
+                  <tr>
+                    <th className="py-1 font-medium">State</th>
+                    <th className="py-1 text-right font-medium">Calls</th>
+                    <th className="py-1 text-right font-medium">Tokens in / out</th>
+                    <th className="py-1 text-right font-medium">Avg latency</th>
+                    <th className="py-1 text-right font-medium">Errors</th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {usage.map((u) => (
+                    <tr key={u.state}>
+                      <td className="py-1.5 font-mono">{u.state}</td>
+                      <td className="py-1.5 text-right">{u.calls}</td>
+                      <td className="py-1.5 text-right font-mono">{u.promptTokens.toLocaleString("en-US")} / {u.completionTokens.toLocaleString("en-US")}</td>
+                      <td className="py-1.5 text-right font-mono">{u.avgLatencyMs} ms</td>
+                      <td className={`py-1.5 text-right ${u.errors ? "font-semibold text-red-700" : ""}`}>{u.errors}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -81,6 +81,9 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
       prompt: input.content,
       passages: input.hits.map((h) => ({ id: h.id, title: h.title, text: h.snippet, score: h.score })),
       signal: ctx.signal,
+      runId: ctx.runId,
+      state: ctx.state,
+      key: ctx.key,
       onText: (chunk) => {
         streamed += chunk;
         ctx.progress(chunk);

@@ -1,0 +1,53 @@
+"use client";
+import { useEffect, useState } from "react";
+import { formatDuration } from "@/lib/format";
+
+interface Usage {
+  total: { calls: number; promptTokens: number; completionTokens: number; latencyMs: number; estimated: boolean };
+  calls: { id: string; state: string | null; purpose: string; adapter: string; promptTokens: number; completionTokens: number; estimated: boolean; latencyMs: number; attempts: number; ok: boolean; errorCategory: string | null; error: string | null }[];
+}
+
+/** Which model (or the offline engine) did the thinking, at what cost; refreshed as the run moves. */
+export function UsagePanel({ runId, version }: { runId: string; version: number }) {
+  const [usage, setUsage] = useState<Usage | null>(null);
+  useEffect(() => {
+    const t = setTimeout(() => {
+      fetch(`/api/runs/${runId}/usage`)
+        .then((r) => (r.ok ? r.json() : null))
+        .then((u) => u && setUsage(u))
+        .catch(() => {});
+    }, 150);
+    return () => clearTimeout(t);
+  }, [runId, version]);
+  if (!usage || usage.total.calls === 0) return null;
+  const adapters = [...new Set(usage.calls.map((c) => c.adapter))];
+  return (
+    <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="usage-panel">
+      <h2 className="mb-1 text-sm font-semibold">Model usage</h2>
+      <p className="mb-2 text-xs text-slate-500">
+        {usage.total.calls} call{usage.total.calls === 1 ? "" : "s"} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
+        <span className="font-medium text-slate-700" data-testid="adapters">{adapters.join(", ")}</span>
+      </p>
+      <table className="w-full text-[11px]">
+        <thead className="text-left text-slate-400">
+          <tr>
+            <th className="font-medium">State</th>
+            <th className="font-medium">Purpose</th>
+            <th className="text-right font-medium">Tokens in/out</th>
+            <th className="text-right font-medium">Latency</th>
+          </tr>
+        </thead>
+        <tbody>
+          {usage.calls.slice(-12).map((c) => (
+            <tr key={c.id} className={c.ok ? "" : "text-red-700"} title={c.error ?? c.adapter}>
+              <td className="font-mono">{c.state ?? "—"}</td>
+              <td>{c.purpose}{c.attempts > 1 ? ` (${c.attempts} tries)` : ""}{c.ok ? "" : ` · ${c.errorCategory}`}</td>
+              <td className="text-right font-mono">{c.promptTokens}/{c.completionTokens}</td>
+              <td className="text-right font-mono">{c.latencyMs} ms</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+// A model port that records every call (tokens, latency, endpoint, outcome) per run and state,
+// and journals completed calls by their idempotency key: when an effect re-runs after a restart,
+// a call that already completed is answered from the journal instead of being made again.
+import { randomUUID } from "node:crypto";
+import type { Db } from "../db/client";
+import type { Clock } from "../engine/clock";
+import { isModelError } from "./errors";
+import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "./types";
+
+export interface CallRecord {
+  runId?: string;
+  state?: string;
+  purpose: string;
+  adapter: string;
+  ok: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+}
+
+function journalKey(req: GenerateRequest): string | null {
+  return req.key ? `${req.key}#${req.purpose}` : null;
+}
+
+export class RecordingModel implements ModelPort {
+  constructor(
+    private inner: ModelPort,
+    private db: Db,
+    private clock: Clock,
+    private onCall?: (c: CallRecord) => void,
+  ) {}
+
+  get name() {
+    return this.inner.name;
+  }
+
+  get offline() {
+    return this.inner.offline;
+  }
+
+  get embed(): ModelPort["embed"] {
+    const inner = this.inner;
+    if (!inner.embed) return undefined;
+    return async (texts: string[], signal?: AbortSignal): Promise<EmbedResult> => {
+      const started = performance.now();
+      try {
+        const out = await inner.embed!(texts, signal);
+        await this.record({ purpose: "embed" }, { adapter: out.adapter, usage: out.usage, latencyMs: out.latencyMs, attempts: 1 }, null, null);
+        return out;
+      } catch (e) {
+        await this.record({ purpose: "embed" }, null, e, Math.round(performance.now() - started));
+        throw e;
+      }
+    };
+  }
+
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    const replay = await this.replay(req);
+    if (replay) return replay;
+    const started = performance.now();
+    try {
+      const out = await this.inner.generate(req);
+      await this.record(req, out, null, null, out.text);
+      return out;
+    } catch (e) {
+      await this.record(req, null, e, Math.round(performance.now() - started));
+      throw e;
+    }
+  }
+
+  async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
+    const replay = await this.replay(req);
+    if (replay) {
+      const parsed = req.schema.safeParse(JSON.parse(replay.text));
+      if (parsed.success) return { ...replay, object: parsed.data };
+    }
+    const started = performance.now();
+    try {
+      const out = await this.inner.generateObject(req);
+      await this.record(req, out, null, null, out.text);
+      return out;
+    } catch (e) {
+      await this.record(req, null, e, Math.round(performance.now() - started));
+      throw e;
+    }
+  }
+
+  /** Usage of one run, per state and in total (for the run page). */
+  async usage(runId: string) {
+    const calls = await this.db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
+    return calls;
+  }
+
+  private async replay(req: GenerateRequest): Promise<GenerateResult | null> {
+    const key = journalKey(req);
+    if (!key) return null;
+    const row = await this.db.modelCall.findUnique({ where: { key } });
+    if (!row || !row.ok || row.output === null) return null;
+    req.onText?.(row.output);
+    return {
+      text: row.output,
+      adapter: row.adapter,
+      usage: { promptTokens: row.promptTokens, completionTokens: row.completionTokens, estimated: row.estimated },
+      latencyMs: 0,
+      citations: [],
+      attempts: 0,
+      replayed: true,
+    };
+  }
+
+  private async record(
+    req: Pick<GenerateRequest, "purpose" | "runId" | "state" | "key">,
+    out: Pick<GenerateResult, "adapter" | "usage" | "latencyMs" | "attempts"> | null,
+    error: unknown,
+    latencyMs: number | null,
+    output?: string,
+  ): Promise<void> {
+    const key = out && req.key ? journalKey(req as GenerateRequest) : null;
+    const adapter = out?.adapter ?? (isModelError(error) && error.endpoint ? `${this.inner.name} @ ${error.endpoint}` : this.inner.name);
+    const [model, endpoint] = adapter.includes(" @ ") ? adapter.split(" @ ") : [null, null];
+    const data = {
+      id: randomUUID(),
+      key,
+      runId: req.runId ?? null,
+      state: req.state ?? null,
+      purpose: req.purpose,
+      adapter,
+      endpoint,
+      model,
+      promptTokens: out?.usage.promptTokens ?? 0,
+      completionTokens: out?.usage.completionTokens ?? 0,
+      estimated: out?.usage.estimated ?? true,
+      latencyMs: out?.latencyMs ?? latencyMs ?? 0,
+      attempts: out?.attempts ?? (isModelError(error) ? error.attempts : 1),
+      ok: !!out,
+      errorCategory: isModelError(error) ? error.category : error ? "UNKNOWN" : null,
+      error: error ? (error instanceof Error ? error.message : String(error)).slice(0, 2_000) : null,
+      output: output ?? null,
+      createdAt: new Date(this.clock.now()),
+    };
+    try {
+      if (key) await this.db.modelCall.upsert({ where: { key }, create: data, update: {} });
+      else await this.db.modelCall.create({ data });
+    } catch {
+      // usage records must never fail the call they describe
+    }
+    this.onCall?.({ runId: data.runId ?? undefined, state: data.state ?? undefined, purpose: data.purpose, adapter, ok: data.ok, promptTokens: data.promptTokens, completionTokens: data.completionTokens, latencyMs: data.latencyMs });
+  }
+}

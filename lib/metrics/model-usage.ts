@@ -1,0 +1,63 @@
+// Model usage (calls, tokens, latency, errors) per run and per state, from the ModelCall records.
+import type { Db } from "../db/client";
+
+export interface UsageRow {
+  state: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  avgLatencyMs: number;
+  errors: number;
+}
+
+const n = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v ?? 0));
+
+export async function workflowUsage(db: Db, workflow: string): Promise<UsageRow[]> {
+  const rows = await db.$queryRaw<Record<string, unknown>[]>`
+    SELECT m."state" AS state, COUNT(*) AS calls, SUM(m."promptTokens") AS p, SUM(m."completionTokens") AS c,
+           AVG(m."latencyMs") AS lat, SUM(CASE WHEN m."ok" THEN 0 ELSE 1 END) AS errors
+    FROM "ModelCall" m JOIN "Run" r ON r."id" = m."runId"
+    WHERE r."workflow" = ${workflow}
+    GROUP BY m."state" ORDER BY m."state"`;
+  return rows.map((r) => ({ state: String(r.state ?? "—"), calls: n(r.calls), promptTokens: n(r.p), completionTokens: n(r.c), avgLatencyMs: Math.round(n(r.lat)), errors: n(r.errors) }));
+}
+
+export async function runUsage(db: Db, runId: string) {
+  const calls = await db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" }, take: 1_000 });
+  const byState = new Map<string, UsageRow>();
+  for (const c of calls) {
+    const key = c.state ?? "—";
+    const row = byState.get(key) ?? { state: key, calls: 0, promptTokens: 0, completionTokens: 0, avgLatencyMs: 0, errors: 0 };
+    row.avgLatencyMs = Math.round((row.avgLatencyMs * row.calls + c.latencyMs) / (row.calls + 1));
+    row.calls++;
+    row.promptTokens += c.promptTokens;
+    row.completionTokens += c.completionTokens;
+    if (!c.ok) row.errors++;
+    byState.set(key, row);
+  }
+  return {
+    total: {
+      calls: calls.length,
+      promptTokens: calls.reduce((s, c) => s + c.promptTokens, 0),
+      completionTokens: calls.reduce((s, c) => s + c.completionTokens, 0),
+      latencyMs: calls.reduce((s, c) => s + c.latencyMs, 0),
+      estimated: calls.some((c) => c.estimated),
+    },
+    byState: [...byState.values()],
+    calls: calls.map((c) => ({
+      id: c.id,
+      state: c.state,
+      purpose: c.purpose,
+      adapter: c.adapter,
+      promptTokens: c.promptTokens,
+      completionTokens: c.completionTokens,
+      estimated: c.estimated,
+      latencyMs: c.latencyMs,
+      attempts: c.attempts,
+      ok: c.ok,
+      errorCategory: c.errorCategory,
+      error: c.error,
+      at: c.createdAt.toISOString(),
+    })),
+  };
+}
