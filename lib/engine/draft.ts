@@ -152,8 +152,10 @@ export function addStep(
       const id = String(p.sendId);
       d.timersSet.delete(id);
       d.timersClear.add(id);
-    } else if (a.type === "xstate.spawnChild" && typeof p.id === "string") {
-      d.effects[p.id] = d.row.seq;
+    } else if (a.type === "xstate.spawnChild") {
+      // a dynamic spawn carries its id as a function; the created actor knows the resolved one
+      const id = typeof p.id === "string" ? p.id : (p.actorRef as { id?: string } | undefined)?.id;
+      if (id) d.effects[id] = d.row.seq;
     }
     d.actions.push(a);
   }
