@@ -9,6 +9,8 @@ import type { CommitItem, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, T
 export interface Draft {
   def: WorkflowDefinition;
   row: RunRow;
+  /** the context before this commit (for artifact writers) */
+  before: unknown;
   expectVersion: number | null;
   snapshot: AnyMachineSnapshot;
   /** child id → seq of the transition that invoked it (part of each effect's idempotency key) */
@@ -37,6 +39,7 @@ export function newDraft(
   return {
     def,
     row: { ...row, entered: { ...row.entered } },
+    before: snapshot.context,
     expectVersion: isNew ? null : row.version,
     snapshot,
     effects: { ...(effects ?? {}) },
@@ -228,8 +231,17 @@ export function finishDraft(d: Draft, status?: RunStatus): CommitItem {
     updatedAt: d.now,
     finishedAt: terminal ? d.now : null,
   };
+  let artifacts: CommitItem["artifacts"] = [];
+  if (def.artifacts) {
+    try {
+      artifacts = def.artifacts({ runId: d.row.id, now: d.now, status: s, before: d.before, after: d.snapshot.context, transitions: d.transitions });
+    } catch (e) {
+      artifacts = [{ name: "logs/engine-errors.log", mode: "append", content: `${new Date(d.now).toISOString()} artifact writer failed: ${serializeError(e).message}\n` }];
+    }
+  }
   return {
     run: d.row,
+    artifacts,
     expectVersion: d.expectVersion,
     transitions: d.transitions,
     timersSet: [...d.timersSet.values()],

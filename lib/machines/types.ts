@@ -2,6 +2,7 @@
 // UI need (input schema, external events, review prompts, output, metrics). Side effects are
 // named actors / actions; their implementations live in lib/effects.
 import type { AnyStateMachine, EventObject } from "xstate";
+import type { ArtifactWrite, RunStatus, TransitionRow } from "../engine/store/types";
 import type { z } from "zod";
 
 export interface ReviewView {
@@ -40,10 +41,21 @@ export interface WorkflowDefinition {
   /** the run's output column: for long-lived runs, the latest outcome */
   output?: (context: unknown) => unknown;
   metrics?: StateMetricSpec[];
+  /** files the run keeps (task.md, logs …): what one commit writes, derived from the step */
+  artifacts?: (step: ArtifactStep) => ArtifactWrite[];
   /** a sample input for the New run form */
   example?: unknown;
   /** the text fields of client events, for the run page's forms (events without fields get a button) */
   eventFields?: Record<string, { name: string; label: string; placeholder?: string }[]>;
+}
+
+export interface ArtifactStep {
+  runId: string;
+  now: number;
+  status: RunStatus;
+  before: unknown;
+  after: unknown;
+  transitions: TransitionRow[];
 }
 
 /** State meta understood by the engine and the diagram. */

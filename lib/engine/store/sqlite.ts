@@ -4,6 +4,7 @@
 import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import type {
+  ArtifactInfo,
   CommitItem,
   CommitOutcome,
   ResumableRun,
@@ -141,6 +142,14 @@ export class SqliteRunStore implements RunStore {
         `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
       ),
       closeReview: p(`UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`),
+      putArtifact: p(
+        `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
+      ),
+      appendArtifact: p(
+        `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`,
+      ),
+      listArtifacts: p(`SELECT "name","size","updatedAt" FROM "Artifact" WHERE "runId"=? ORDER BY "name"`),
+      getArtifact: p(`SELECT "content" FROM "Artifact" WHERE "runId"=? AND "name"=?`),
       getRun: p(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=?`),
       transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
       leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? ORDER BY t."at" DESC LIMIT ?`),
@@ -177,6 +186,9 @@ export class SqliteRunStore implements RunStore {
       for (const t of item.timersSet) this.s.setTimer.run(t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq);
       for (const r of item.reviewsOpen) {
         this.s.openReview.run(r.id, r.runId, r.workflow, r.state, r.kind, r.prompt, JSON.stringify(r.payload), r.status, r.decision, r.feedback, r.reviewer, sqliteDate(r.createdAt), r.decidedAt === null ? null : sqliteDate(r.decidedAt), r.seq);
+      }
+      for (const a of item.artifacts) {
+        (a.mode === "append" ? this.s.appendArtifact : this.s.putArtifact).run(run.id, a.name, a.content, Buffer.byteLength(a.content), sqliteDate(run.updatedAt));
       }
       if (guarded) this.db.exec("RELEASE item");
       return "ok";
@@ -262,6 +274,15 @@ export class SqliteRunStore implements RunStore {
 
   async timers(runId: string): Promise<TimerRow[]> {
     return (this.s.timers.all(runId) as Row[]).map(timerFromRow);
+  }
+
+  async artifacts(runId: string): Promise<ArtifactInfo[]> {
+    return (this.s.listArtifacts.all(runId) as Row[]).map((r) => ({ name: r.name as string, size: num(r.size), updatedAt: fromSqliteDate(r.updatedAt) }));
+  }
+
+  async artifact(runId: string, name: string): Promise<string | null> {
+    const r = this.s.getArtifact.get(runId, name) as Row | undefined;
+    return r ? (r.content as string) : null;
   }
 
   async resumable(): Promise<ResumableRun[]> {

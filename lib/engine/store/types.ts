@@ -74,6 +74,19 @@ export interface ReviewClose {
   decidedAt: number;
 }
 
+export interface ArtifactWrite {
+  name: string;
+  content: string;
+  /** put replaces the file; append adds to its end (logs) */
+  mode: "put" | "append";
+}
+
+export interface ArtifactInfo {
+  name: string;
+  size: number;
+  updatedAt: number;
+}
+
 /** Everything one step of one run writes. Committed atomically, or not at all. */
 export interface CommitItem {
   run: RunRow;
@@ -85,6 +98,7 @@ export interface CommitItem {
   reviewsOpen: ReviewRow[];
   /** each must still be pending, or the whole item is a conflict */
   reviewsClose: ReviewClose[];
+  artifacts: ArtifactWrite[];
 }
 
 export type CommitOutcome = "ok" | "conflict";
@@ -123,6 +137,8 @@ export interface RunStore {
   getReview(id: string): Promise<ReviewRow | null>;
   listReviews(q: ReviewQuery): Promise<ReviewRow[]>;
   timers(runId: string): Promise<TimerRow[]>;
+  artifacts(runId: string): Promise<ArtifactInfo[]>;
+  artifact(runId: string, name: string): Promise<string | null>;
   resumable(): Promise<ResumableRun[]>;
   close(): Promise<void>;
 }
