@@ -11,8 +11,9 @@ import { Engine, type WorkflowEffects } from "./engine/engine";
 import { SqliteRunStore } from "./engine/store/sqlite";
 import type { RunStore } from "./engine/store/types";
 import { ContextManager } from "./knowledge/context-manager";
-import { OfflineModel } from "./llm/offline";
+import type { LlmConfig } from "./llm/endpoints";
 import { RecordingModel } from "./llm/recording";
+import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
 import { findWorkflow } from "./machines/registry";
 import type { SwissConfig } from "./machines/swiss-army.types";
@@ -26,6 +27,8 @@ export interface Runtime {
   engine: Engine;
   cm: ContextManager;
   model: RecordingModel;
+  /** the model endpoints configured (null when a test injected a model) */
+  llm: LlmConfig | null;
   clock: Clock;
   /** run-input defaults taken from the environment, per workflow */
   defaults: Record<string, Record<string, unknown>>;
@@ -91,8 +94,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const store = new SqliteRunStore(sqlite);
   const cm = new ContextManager(db, clock);
   await cm.seed();
-  const model = new RecordingModel(opts.model ?? new OfflineModel(), db, clock);
-  const base = { url, provider, sqlite, db, store, cm, model, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
+  const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
+  const model = new RecordingModel(selected.model, db, clock);
+  const base = { url, provider, sqlite, db, store, cm, model, llm: selected.config, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
   const effects = opts.effects?.(base) ?? { "swiss-army": swissArmyEffects({ cm, model: () => model }) };
   const engine = new Engine({
     store,

@@ -27,6 +27,7 @@ export async function swissRuntime(
     migrate: migrateDatabase,
     outboxIntervalMs: 0,
     resume: opts.resume,
+    model: opts.model,
     effects: (base) => {
       const real = swissArmyEffects({ cm: base.cm, model: () => base.model });
       const effects: WorkflowEffects = { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions };

@@ -105,7 +105,7 @@ function reviewStates(snapshot: AnyMachineSnapshot): Map<string, NonNullable<Sta
 
 export function statusOf(snapshot: AnyMachineSnapshot): RunStatus {
   if (snapshot.status === "error") return "failed";
-  if (snapshot.status === "done") return snapshot.hasTag("failed") ? "failed" : "completed";
+  if (snapshot.status === "done") return snapshot.hasTag("failed") ? "failed" : snapshot.hasTag("aborted") ? "aborted" : "completed";
   if (snapshot.hasTag("failed")) return "failed";
   if (snapshot.hasTag("waiting")) return "waiting";
   return "running";

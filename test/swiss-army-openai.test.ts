@@ -1,0 +1,64 @@
+// The OpenAI path end to end: a swiss-army run whose EXECUTING step streams from an
+// OpenAI-compatible endpoint (the local protocol server), with usage recorded and shown.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadEndpoints } from "../lib/llm/endpoints";
+import { OpenAiModel } from "../lib/llm/openai";
+import type { SwissContext } from "../lib/machines/swiss-army.types";
+import { runUsage } from "../lib/metrics/model-usage";
+import type { Runtime } from "../lib/runtime";
+import { inState, swissRuntime } from "./helpers";
+import { start, type FakeOpenAi } from "./support/fake-openai";
+
+let fake: FakeOpenAi;
+let rt: Runtime | null = null;
+beforeAll(async () => {
+  fake = await start();
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(async () => {
+  await rt?.close();
+  rt = null;
+  fake.reset();
+});
+
+const model = () =>
+  new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1" }), { sleep: async () => {} });
+
+describe("swiss-army on an OpenAI-compatible endpoint", () => {
+  it("streams EXECUTING from the model, cites the context, and records usage as tokens_used", async () => {
+    fake.setDefault({ reply: "Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After.", chunkDelayMs: 1 });
+    rt = await swissRuntime({ model: model() });
+    const progress: string[] = [];
+    const { run } = await rt.engine.start("swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff" });
+    rt.engine.bus.subscribe(run.id, (m) => m.type === "progress" && progress.push(m.message));
+    const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const ctx = r.context as SwissContext;
+    expect(ctx.output).toBe("Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After.");
+    expect(ctx.records.execution?.adapter).toBe("fake-1 @ endpoint 1");
+    expect(ctx.records.execution?.patterns_applied).toEqual(["Retry with exponential backoff"]);
+    // the request was streamed and carried the retrieved pattern as numbered context
+    const chat = fake.requests.find((q) => q.path.endsWith("/chat/completions"))!;
+    expect(chat.body.stream).toBe(true);
+    expect(JSON.stringify(chat.body.messages)).toContain("[1] Retry with exponential backoff");
+    expect(progress.join("")).toContain("exponential backoff and jitter");
+    const usage = await runUsage(rt.db, run.id);
+    const call = usage.calls.find((c) => c.state === "EXECUTING")!;
+    expect(call).toMatchObject({ adapter: "fake-1 @ endpoint 1", estimated: false, ok: true });
+    expect(ctx.records.execution_result?.result.metrics.tokens_used).toBe(call.promptTokens + call.completionTokens);
+    // the final text is stored with the transition that follows EXECUTING
+    const t = (await rt.store.transitions(run.id)).find((x) => x.reason === "Task complete")!;
+    expect(JSON.stringify(t.payload)).toContain("exponential backoff and jitter");
+  });
+
+  it("a model endpoint failing for good ends EXECUTING in the seed's error path with the classified error", async () => {
+    fake.setDefault({ status: 400, message: "This model's maximum context length is 10 tokens", code: "context_length_exceeded" });
+    rt = await swissRuntime({ model: model() });
+    const { run } = await rt.engine.start("swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff" });
+    const r = await rt.engine.waitFor(run.id, (x) => inState("IDLE")(x) && x.seq > 4);
+    expect((r.context as SwissContext).error?.message).toMatch(/context length/i);
+    const usage = await runUsage(rt.db, run.id);
+    expect(usage.calls.at(-1)).toMatchObject({ ok: false, errorCategory: "RESOURCE_LIMIT" });
+  });
+});
