@@ -1,0 +1,125 @@
+// The deterministic research algorithms the offline engine runs (and any model may replace):
+// a plan from the topic's own terms, fact extraction from retrieved passages, reflection by
+// coverage and numeric conflicts, and an extractive report with citations.
+import { coverage, keyTerms, sentences, tokens } from "../../knowledge/text";
+import type { FoundFact, FoundSource, Reflection } from "../../machines/deep-research.types";
+import type { Fact, Plan, Source, Task } from "../../research/types";
+import type { SearchResult } from "../../search/types";
+
+const ASPECTS = [
+  (t: string) => `What ${t} is: definitions and scope`,
+  (t: string) => `How ${t} works: mechanisms and design`,
+  (t: string) => `Current state of ${t}: practice, tools and actors`,
+  (t: string) => `Numbers and evidence on ${t}`,
+  (t: string) => `Risks, limitations and open questions of ${t}`,
+];
+
+function subject(topic: string): string {
+  const terms = keyTerms(topic, 6);
+  return terms.slice(0, 4).join(" ") || topic;
+}
+
+/** A plan built from the topic: one search and one read task per dimension after a decomposition step. */
+export function offlinePlan(topic: string, opts: { feedback?: string; edited?: Plan | null; previous?: Plan | null } = {}): Plan {
+  if (opts.edited) return { ...opts.edited, topic, estimatedIterations: opts.edited.tasks.length };
+  const s = subject(topic);
+  const dimensions = ASPECTS.map((f) => f(s));
+  const extra = opts.feedback ? keyTerms(opts.feedback, 6).filter((t) => !tokens(topic).includes(t)) : [];
+  if (extra.length) dimensions.push(`${extra.slice(0, 3).join(" ")} (requested by the reviewer)`);
+  const tasks: Task[] = [{ id: "P1", type: "Planning", description: `Decompose "${topic}" into the research dimensions`, status: "PENDING", dependsOn: [], query: topic }];
+  dimensions.forEach((d, i) => {
+    const focus = keyTerms(d, 8).join(" ");
+    tasks.push({ id: `S${i + 1}`, type: "Search", description: `Find sources: ${d}`, status: "BLOCKED", dependsOn: ["P1"], query: focus, dimension: d, critical: true });
+    tasks.push({ id: `R${i + 1}`, type: "Read", description: `Extract facts: ${d}`, status: "BLOCKED", dependsOn: [`S${i + 1}`], query: `${focus} ${s}`, dimension: d });
+  });
+  return { topic, dimensions, tasks, estimatedIterations: tasks.length };
+}
+
+/** Statements worth keeping from the passages: sentences that carry the query's terms or numbers. */
+export function extractFacts(query: string, results: SearchResult[]): { sources: FoundSource[]; facts: FoundFact[] } {
+  const terms = keyTerms(query, 12);
+  const sources: FoundSource[] = results.map((r) => ({ url: r.url, title: r.title, type: r.type, raw: r.text }));
+  const candidates: { statement: string; source: number; score: number }[] = [];
+  results.forEach((r, i) => {
+    for (const s of sentences(r.text)) {
+      if (s.length < 40 || s.length > 400) continue;
+      const words = new Set(tokens(s));
+      const hits = terms.filter((t) => words.has(t)).length;
+      const numeric = /\d/.test(s) ? 0.5 : 0;
+      if (hits + numeric < 1.5) continue;
+      candidates.push({ statement: s, source: i, score: hits + numeric + r.score });
+    }
+  });
+  candidates.sort((a, b) => b.score - a.score);
+  const facts: FoundFact[] = [];
+  const perSource = new Map<number, number>();
+  for (const c of candidates) {
+    if ((perSource.get(c.source) ?? 0) >= 3 || facts.length >= 8) continue;
+    // High: confirmed by another source; Medium: a single well-matched source; Low: otherwise
+    const key = keyTerms(c.statement, 5);
+    const confirmations = results.filter((r, i) => i !== c.source && coverage(key, r.text) >= 0.8).length;
+    const confidence = confirmations > 0 ? "High" : results[c.source].score >= 0.5 ? "Medium" : "Low";
+    facts.push({ statement: c.statement, source: c.source, confidence });
+    perSource.set(c.source, (perSource.get(c.source) ?? 0) + 1);
+  }
+  return { sources, facts };
+}
+
+const numbers = (s: string) => (s.match(/\b\d+(?:[.,]\d+)?\b/g) ?? []).map((n) => n.replace(",", "."));
+
+/** Gaps: dimensions with fewer than two facts. Conflicts: facts on the same subject with different numbers. */
+export function offlineReflection(plan: Plan, facts: Fact[], round: number, existingConflicts: string[]): Reflection {
+  const gaps = plan.dimensions
+    .map((d) => ({ d, n: facts.filter((f) => f.dimension === d).length }))
+    .filter((x) => x.n < 2)
+    .map((x) => ({ dimension: x.d, reason: x.n === 0 ? "no facts found yet" : "only one fact found", query: `${keyTerms(x.d, 6).join(" ")} overview` }));
+  const conflicts: Reflection["conflicts"] = [];
+  for (let i = 0; i < facts.length; i++) {
+    for (let j = i + 1; j < facts.length; j++) {
+      const a = facts[i];
+      const b = facts[j];
+      if (a.source === b.source) continue;
+      const shared = keyTerms(a.statement, 8).filter((t) => keyTerms(b.statement, 8).includes(t));
+      const na = numbers(a.statement);
+      const nb = numbers(b.statement);
+      if (shared.length >= 3 && na.length && nb.length && !na.some((n) => nb.includes(n))) {
+        const subjectText = shared.slice(0, 3).join(" ");
+        if (existingConflicts.some((c) => c.includes(subjectText)) || conflicts.some((c) => c.subject === subjectText)) continue;
+        conflicts.push({ subject: subjectText, facts: [a.id, b.id], detail: `${a.id} says ${na.join("/")}, ${b.id} says ${nb.join("/")}` });
+      }
+    }
+  }
+  const notes =
+    gaps.length || conflicts.length
+      ? `Round ${round}: ${gaps.length} dimension(s) under-covered and ${conflicts.length} conflict(s); adding tasks.`
+      : `Round ${round}: every dimension has at least two facts and no numeric conflicts remain.`;
+  return { round, gaps, conflicts, notes };
+}
+
+const CONF_ORDER = { High: 0, Medium: 1, Low: 2 } as const;
+
+/** report.md assembled from the facts, each cited to its source. */
+export function offlineReport(topic: string, missionId: string, plan: Plan, facts: Fact[], sources: Source[]): string {
+  const lines: string[] = [`# ${topic}`, "", `_Mission ${missionId}. Written by the offline engine: the findings below are quoted from the sources, not composed by a model._`, ""];
+  const best = [...facts].sort((a, b) => CONF_ORDER[a.confidence] - CONF_ORDER[b.confidence]).slice(0, 3);
+  lines.push("## Summary", "");
+  for (const f of best) lines.push(`- ${f.statement} [${f.source}]`);
+  lines.push("");
+  for (const d of plan.dimensions) {
+    const here = facts.filter((f) => f.dimension === d);
+    lines.push(`## ${d}`, "");
+    if (!here.length) lines.push("_No facts were found for this dimension._");
+    for (const f of here) lines.push(`- ${f.statement} [${f.source}] _(${f.confidence} confidence, ${f.id})_`);
+    lines.push("");
+  }
+  const other = facts.filter((f) => !f.dimension || !plan.dimensions.includes(f.dimension));
+  if (other.length) {
+    lines.push("## Further findings", "");
+    for (const f of other) lines.push(`- ${f.statement} [${f.source}]`);
+    lines.push("");
+  }
+  lines.push("## Sources", "");
+  for (const s of sources) lines.push(`- [${s.id}] ${s.title} — ${s.url} (${s.type}, accessed ${s.accessDate})`);
+  lines.push("");
+  return lines.join("\n");
+}
