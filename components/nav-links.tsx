@@ -6,6 +6,8 @@ const links = [
   { href: "/", label: "Runs" },
   { href: "/review", label: "Review queue" },
   { href: "/workflows", label: "Workflows" },
+  { href: "/knowledge", label: "Knowledge" },
+  { href: "/settings", label: "Settings" },
 ];
 
 export function NavLinks({ pending }: { pending: number }) {

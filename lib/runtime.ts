@@ -29,6 +29,8 @@ export interface Runtime {
   model: RecordingModel;
   /** the model endpoints configured (null when a test injected a model) */
   llm: LlmConfig | null;
+  /** the model port itself, without usage recording (for connection tests) */
+  rawModel: ModelPort;
   clock: Clock;
   /** run-input defaults taken from the environment, per workflow */
   defaults: Record<string, Record<string, unknown>>;
@@ -96,7 +98,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   await cm.seed();
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
   const model = new RecordingModel(selected.model, db, clock);
-  const base = { url, provider, sqlite, db, store, cm, model, llm: selected.config, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
+  const base = { url, provider, sqlite, db, store, cm, model, llm: selected.config, rawModel: selected.model, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
   const effects = opts.effects?.(base) ?? { "swiss-army": swissArmyEffects({ cm, model: () => model }) };
   const engine = new Engine({
     store,
