@@ -10,7 +10,7 @@ export async function listReviews(rt: Runtime, q: { status?: ReviewStatus; runId
   return rows.map((r) => ({ ...reviewView(r), ageMs: Math.max(0, (r.decidedAt ?? now) - r.createdAt) }));
 }
 
-export async function decideReview(rt: Runtime, id: string, body: { decision: string; feedback?: string; reviewer?: string; modifications?: string[] }) {
+export async function decideReview(rt: Runtime, id: string, body: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> }) {
   const out = await rt.engine.decide(id, body);
   return { review: out.review, run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), transitions: out.transitions };
 }

@@ -45,6 +45,8 @@ export const DecisionBody = z
     feedback: z.string().max(10_000).optional(),
     reviewer: z.string().max(200).optional(),
     modifications: z.array(z.string().max(2_000)).max(50).optional(),
+    /** decision-specific fields, e.g. the edited plan of a deep-research "modify" */
+    data: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

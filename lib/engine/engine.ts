@@ -172,8 +172,9 @@ export class Engine {
     for (const review of live.reviews.values()) {
       const meta = this.reviewMeta(live, review.state);
       if (meta?.decisions.some((d) => d.toUpperCase() === ev.type)) {
-        const e = ev as { feedback?: string; reviewer?: string; modifications?: string[] };
-        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback: e.feedback, reviewer: e.reviewer, modifications: e.modifications });
+        const { type: _t, feedback, reviewer, modifications, ...data } = ev as EventObject & { feedback?: string; reviewer?: string; modifications?: string[] };
+        void _t;
+        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer, modifications, data });
         return { run: r.run, transitions: r.transitions };
       }
     }
@@ -182,7 +183,7 @@ export class Engine {
 
   async decide(
     reviewId: string,
-    input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[] },
+    input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> },
   ): Promise<StepOutcome & { review: ReviewView }> {
     this.assertRunning();
     const stored = this.liveReview(reviewId) ?? (await this.opts.store.getReview(reviewId));
@@ -198,10 +199,16 @@ export class Engine {
       if (!meta || !meta.decisions.includes(decision)) {
         throw new InvalidError(`decision must be one of ${meta?.decisions.join(", ") ?? "(none)"}; got "${input.decision}"`);
       }
-      const event: EventObject & Record<string, unknown> = { type: decision.toUpperCase() };
+      let event: EventObject & Record<string, unknown> = { ...(input.data ?? {}), type: decision.toUpperCase() };
       if (input.feedback !== undefined) event.feedback = input.feedback;
       if (input.reviewer !== undefined) event.reviewer = input.reviewer;
       if (input.modifications !== undefined) event.modifications = input.modifications;
+      const schema = live.def.events[event.type];
+      if (schema) {
+        const parsed = schema.safeParse(event);
+        if (!parsed.success) throw new InvalidError(`invalid ${decision} decision: ${parsed.error.issues.map((i) => `${i.path.join(".") || "decision"}: ${i.message}`).join("; ")}`, parsed.error.issues);
+        event = parsed.data as EventObject & Record<string, unknown>;
+      }
       const now = this.clock.now();
       const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: input.reviewer ?? null, decidedAt: now };
       const out = await this.applyEvent(live, event, { decided: close });

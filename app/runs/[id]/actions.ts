@@ -14,9 +14,10 @@ export interface ActionResult {
 
 const Decision = z.object({
   reviewId: z.string().min(1).max(200),
-  decision: z.enum(["approve", "reject", "modify"]),
+  decision: z.string().min(1).max(50).regex(/^[a-z_]+$/),
   feedback: z.string().max(10_000).optional(),
   reviewer: z.string().max(200).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
 });
 
 function fail(e: unknown): ActionResult {
@@ -29,8 +30,8 @@ function fail(e: unknown): ActionResult {
 export async function decideAction(input: z.input<typeof Decision>): Promise<ActionResult> {
   try {
     const d = Decision.parse(input);
-    if (d.decision === "modify" && !d.feedback?.trim()) return { ok: false, status: 422, error: "say what to change", fieldErrors: { feedback: "describe the modification you want" } };
-    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined });
+    if (d.decision === "modify" && !d.feedback?.trim() && !d.data) return { ok: false, status: 422, error: "say what to change", fieldErrors: { feedback: "describe the modification you want" } };
+    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined, data: d.data });
     return { ok: true };
   } catch (e) {
     return fail(e);
