@@ -4,6 +4,7 @@ import { prismaOnSqlite, type Db } from "./db/client";
 import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
+import { deepResearchEffects } from "./effects/deep-research";
 import { swissArmyEffects } from "./effects/swiss-army";
 import { RunBus } from "./engine/bus";
 import { systemClock, type Clock } from "./engine/clock";
@@ -11,12 +12,16 @@ import { Engine, type WorkflowEffects } from "./engine/engine";
 import { SqliteRunStore } from "./engine/store/sqlite";
 import type { RunStore } from "./engine/store/types";
 import { ContextManager } from "./knowledge/context-manager";
+import type { KnowledgeStore } from "./knowledge/documents";
+import { knowledgeStoreFor, seededOnFirstUse } from "./knowledge/instance";
 import type { LlmConfig } from "./llm/endpoints";
 import { RecordingModel } from "./llm/recording";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
 import { findWorkflow } from "./machines/registry";
 import type { SwissConfig } from "./machines/swiss-army.types";
+import { KnowledgeSearch } from "./search/knowledge";
+import { SearxngSearch } from "./search/searxng";
 
 export interface Runtime {
   url: string;
@@ -26,6 +31,10 @@ export interface Runtime {
   store: RunStore;
   engine: Engine;
   cm: ContextManager;
+  /** the document store (its index is built on first search) */
+  knowledge: KnowledgeStore;
+  /** the document store, seeded with the shipped guide on first use when empty (unless seeding is off) */
+  knowledgeReady(): Promise<KnowledgeStore>;
   model: RecordingModel;
   /** the model endpoints configured (null when a test injected a model) */
   llm: LlmConfig | null;
@@ -50,6 +59,8 @@ export interface RuntimeOptions {
   /** replace ports (tests) */
   model?: ModelPort;
   effects?: (rt: Omit<Runtime, "engine" | "close">) => Record<string, WorkflowEffects>;
+  /** seed docs/guide into an empty knowledge store on first use (default: env SWITCHYARD_SEED_GUIDE !== "0") */
+  seedGuide?: boolean;
   /** flush the Context Manager's outbox on an interval (ms; 0 = never) */
   outboxIntervalMs?: number;
 }
@@ -79,6 +90,27 @@ export function swissConfigFromEnv(env: NodeJS.ProcessEnv): Partial<SwissConfig>
   return out;
 }
 
+/** The built-in workflows' effects on this runtime's ports. */
+export function defaultEffects(rt: Omit<Runtime, "engine" | "close">, env: NodeJS.ProcessEnv): Record<string, WorkflowEffects> {
+  const searchUrl = env.SWITCHYARD_SEARCH_URL?.trim();
+  return {
+    "swiss-army": swissArmyEffects({ cm: rt.cm, model: () => rt.model, documents: rt.knowledgeReady }),
+    "deep-research": deepResearchEffects({
+      model: () => rt.model,
+      knowledge: new KnowledgeSearch(rt.knowledgeReady),
+      web: searchUrl ? new SearxngSearch(searchUrl) : null,
+      missionsOn: (day) => missionsOn(rt.db, day),
+    }),
+  };
+}
+
+/** deep-research runs created on a UTC day (numbers the day's missions DR-YYYYMMDD-NNN). */
+async function missionsOn(db: Db, day: string): Promise<number> {
+  const start = new Date(`${day}T00:00:00.000Z`);
+  const end = new Date(start.getTime() + 86_400_000);
+  return db.run.count({ where: { workflow: "deep-research", createdAt: { gte: start, lt: end } } });
+}
+
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
   const env = opts.env ?? process.env;
   const url = opts.url ?? databaseUrl(env);
@@ -98,8 +130,24 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   await cm.seed();
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
   const model = new RecordingModel(selected.model, db, clock);
-  const base = { url, provider, sqlite, db, store, cm, model, llm: selected.config, rawModel: selected.model, clock, defaults: { "swiss-army": { config: swissConfigFromEnv(env) } } };
-  const effects = opts.effects?.(base) ?? { "swiss-army": swissArmyEffects({ cm, model: () => model }) };
+  const knowledge = knowledgeStoreFor({ db, model }, env);
+  const knowledgeReady = seededOnFirstUse(knowledge, opts.seedGuide ?? env.SWITCHYARD_SEED_GUIDE !== "0");
+  const base = {
+    url,
+    provider,
+    sqlite,
+    db,
+    store,
+    cm,
+    knowledge,
+    knowledgeReady,
+    model,
+    llm: selected.config,
+    rawModel: selected.model,
+    clock,
+    defaults: { "swiss-army": { config: swissConfigFromEnv(env) } },
+  };
+  const effects = opts.effects?.(base) ?? defaultEffects(base, env);
   const engine = new Engine({
     store,
     clock,

@@ -14,6 +14,7 @@ import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
 import { Timeline } from "./timeline";
 import { UsagePanel } from "./usage-panel";
+import { RunViews } from "./run-views";
 
 export interface LiveRun {
   id: string;
@@ -228,6 +229,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </div>
             <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} follow className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
           </div>
+          <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
           <div className="rounded-xl border border-slate-200 bg-white p-4">
             <h2 className="mb-2 text-sm font-semibold">Mission timeline</h2>
             <Timeline transitions={transitions} />

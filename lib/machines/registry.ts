@@ -1,9 +1,10 @@
 // The catalog of built-in workflows. Everything about a workflow's shape (diagram, REST
 // description, tests) is derived from the machine registered here.
+import { deepResearch } from "./deep-research";
 import { swissArmy } from "./swiss-army";
 import type { WorkflowDefinition } from "./types";
 
-export const BUILT_IN: WorkflowDefinition[] = [swissArmy];
+export const BUILT_IN: WorkflowDefinition[] = [swissArmy, deepResearch];
 
 const byId = new Map(BUILT_IN.map((w) => [w.id, w]));
 

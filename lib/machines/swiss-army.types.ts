@@ -25,6 +25,8 @@ export interface SearchHit {
   snippet: string;
   score: number;
   confidence?: number;
+  /** where a document passage comes from (path or URL) */
+  source?: string;
 }
 
 export interface ContextSearchRecord {

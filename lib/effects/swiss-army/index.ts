@@ -15,10 +15,38 @@ import type {
 } from "../../machines/swiss-army.types";
 import { analyzeRequest } from "./parse";
 
+/** The part of the knowledge store CONTEXT_SEARCH needs. */
+export interface DocumentSearch {
+  search(query: string, opts?: { limit?: number }): Promise<{ chunkId: string; title: string; heading: string; source: string; text: string; score: number }[]>;
+}
+
 export interface SwissPorts {
   cm: ContextManager;
   model: () => ModelPort;
+  /** the knowledge store's documents, searched alongside the Context Manager's patterns and results */
+  documents?: () => Promise<DocumentSearch>;
 }
+
+const DOCUMENT_HITS = 3;
+
+/** Passages of the knowledge store as context hits (kind "document"). */
+async function documentHits(ports: SwissPorts, content: string): Promise<SearchHit[]> {
+  if (!ports.documents) return [];
+  const store = await ports.documents();
+  const hits = await store.search(content, { limit: DOCUMENT_HITS });
+  return hits
+    .filter((h) => h.score >= 0.15)
+    .map((h) => ({
+      id: `doc:${h.chunkId}`,
+      kind: "document" as const,
+      title: h.heading && h.heading !== h.title ? `${h.title} — ${h.heading}` : h.title,
+      snippet: preview400(h.text),
+      score: Math.round(h.score * 100) / 100,
+      source: h.source,
+    }));
+}
+
+const preview400 = (s: string) => (s.length > 400 ? `${s.slice(0, 400)}…` : s);
 
 const preview = (s: string) => (s.length > 500 ? `${s.slice(0, 500)}…` : s);
 
@@ -37,7 +65,14 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
     const started = ctx.clock.now();
     const t0 = performance.now();
     try {
-      const { queries, hits } = await ports.cm.search(input.content, input.type);
+      const found = await ports.cm.search(input.content, input.type);
+      let warning: string | undefined;
+      const docs = await documentHits(ports, input.content).catch((e: unknown) => {
+        warning = `the knowledge store could not be searched: ${e instanceof Error ? e.message : String(e)}`;
+        return [] as SearchHit[];
+      });
+      const hits = [...found.hits, ...docs].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+      const queries = ports.documents ? [...found.queries, input.content.slice(0, 200)] : found.queries;
       const elapsed = Math.max(ctx.clock.now() - started, Math.round(performance.now() - t0));
       return {
         hits,
@@ -49,6 +84,7 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
           relevance_scores: hits.map((h) => h.score),
           search_duration_ms: elapsed,
           status: hits.length ? "found" : "empty",
+          ...(warning ? { warning } : {}),
         },
       };
     } catch (e) {

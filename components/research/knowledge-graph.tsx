@@ -1,0 +1,66 @@
+import type { Fact, Source } from "@/lib/research/types";
+
+const CONF: Record<Fact["confidence"], string> = { High: "bg-emerald-100 text-emerald-800", Medium: "bg-amber-100 text-amber-900", Low: "bg-slate-100 text-slate-600" };
+
+/** Facts linked to their sources: each source with the facts it supports. */
+export function KnowledgeGraph({ facts, sources }: { facts: Fact[]; sources: Source[] }) {
+  if (facts.length === 0) return <p className="p-4 text-sm text-slate-500">No facts collected yet.</p>;
+  return (
+    <div className="space-y-3" data-testid="knowledge-graph">
+      {sources.map((s) => {
+        const own = facts.filter((f) => f.source === s.id);
+        if (!own.length) return null;
+        return (
+          <div key={s.id} className="rounded-lg border border-slate-200 p-3">
+            <div className="mb-1.5 flex flex-wrap items-baseline gap-2 text-xs">
+              <span className="rounded bg-slate-800 px-1.5 font-mono font-semibold text-white">{s.id}</span>
+              <span className="font-medium text-slate-800">{s.title}</span>
+              <span className="truncate text-slate-400">{s.url}</span>
+            </div>
+            <ul className="space-y-1 text-sm">
+              {own.map((f) => (
+                <li key={f.id} className="flex gap-2" data-fact={f.id}>
+                  <span className="shrink-0 font-mono text-[11px] text-slate-400">{f.id}</span>
+                  <span className="flex-1">{f.statement}</span>
+                  <span className={`h-fit shrink-0 rounded px-1.5 text-[10px] font-semibold ${CONF[f.confidence]}`}>{f.confidence}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+export function SourceRegistry({ sources }: { sources: Source[] }) {
+  if (sources.length === 0) return <p className="p-4 text-sm text-slate-500">No sources registered yet.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full min-w-[640px] text-xs" data-testid="source-registry">
+        <thead className="text-left text-[11px] text-slate-400">
+          <tr>
+            <th className="py-1 pr-2 font-medium">ID</th>
+            <th className="py-1 pr-2 font-medium">URL</th>
+            <th className="py-1 pr-2 font-medium">Title</th>
+            <th className="py-1 pr-2 font-medium">Type</th>
+            <th className="py-1 pr-2 font-medium">Access Date</th>
+            <th className="py-1 font-medium">Local Path</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {sources.map((s) => (
+            <tr key={s.id}>
+              <td className="py-1.5 pr-2 font-mono font-semibold">{s.id}</td>
+              <td className="max-w-[240px] truncate py-1.5 pr-2 text-slate-600" title={s.url}>{s.url}</td>
+              <td className="py-1.5 pr-2">{s.title}</td>
+              <td className="py-1.5 pr-2">{s.type}</td>
+              <td className="py-1.5 pr-2 font-mono">{s.accessDate}</td>
+              <td className="py-1.5 font-mono text-slate-500">{s.localPath}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
