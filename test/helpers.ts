@@ -6,7 +6,7 @@ import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
 import { swissArmyEffects } from "../lib/effects/swiss-army";
 import { migrateDatabase } from "../lib/db/migrations";
-import { createRuntime, type Runtime, type RuntimeOptions } from "../lib/runtime";
+import { createRuntime, defaultEffects, type Runtime, type RuntimeOptions } from "../lib/runtime";
 
 export function tempDbUrl(name = "t"): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-"));
@@ -56,4 +56,31 @@ export const inState = (state: string) => (r: RunView) => r.state.includes(state
 /** Let pending promise callbacks and setImmediate-scheduled commits run. */
 export async function flush(times = 5): Promise<void> {
   for (let i = 0; i < times; i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * A runtime on a fresh SQLite file with a simulated clock and the built-in effects of every
+ * workflow; `actors` replaces effects of `workflow` (default deep-research).
+ */
+export async function researchRuntime(
+  opts: { url?: string; clock?: ManualClock; actors?: Overrides; workflow?: string; env?: NodeJS.ProcessEnv } & Partial<RuntimeOptions> = {},
+): Promise<Runtime & { clock: ManualClock }> {
+  const clock = opts.clock ?? new ManualClock(Date.parse("2026-11-23T09:00:00Z"));
+  const env = opts.env ?? ({} as NodeJS.ProcessEnv);
+  const workflow = opts.workflow ?? "deep-research";
+  const rt = await createRuntime({
+    url: opts.url ?? tempDbUrl(),
+    clock,
+    env,
+    migrate: migrateDatabase,
+    outboxIntervalMs: 0,
+    resume: opts.resume,
+    model: opts.model,
+    effects: (base) => {
+      const all = defaultEffects(base, env);
+      const real = all[workflow]!;
+      return { ...all, [workflow]: { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions } };
+    },
+  });
+  return rt as Runtime & { clock: ManualClock };
 }

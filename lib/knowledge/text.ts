@@ -1,5 +1,6 @@
 // Small text helpers shared by retrieval, classification and the offline model: tokenising,
-// stop words, key terms, sentence splitting. Deterministic, no dependencies.
+// stop words, key terms, stems, sentence splitting. Deterministic.
+import { stemmer } from "stemmer";
 
 const STOP = new Set(
   (
@@ -37,6 +38,16 @@ export function sentences(text: string): string[] {
     .split(/(?<=[.!?])\s+(?=[A-Z0-9"'(`])/)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/** The Porter stem of a word ("resumes", "resuming" → "resum"), to match word forms. */
+export function stem(word: string): string {
+  return /^[a-z]+$/.test(word) ? stemmer(word) : word;
+}
+
+/** The stems of a text's words. */
+export function stems(text: string): Set<string> {
+  return new Set(tokens(text).map(stem));
 }
 
 /** Share of `terms` that occur in `text` (0..1). */

@@ -50,16 +50,17 @@ export function researchArtifacts(step: ArtifactStep): ArtifactWrite[] {
   const md: string[] = [];
   const writes: ArtifactWrite[] = [];
 
-  // state transitions (status changes, with their reasons)
+  // the audit lines of one step, in the order a reader expects: what the user decided and what
+  // arrived first, then the status change it caused, then what was dispatched next
+  const transitions: string[] = [];
   for (const t of step.transitions) {
     const from = missionStatus(t.from);
     const to = missionStatus(t.to);
     if (t.event === "xstate.init") {
       log.push(`${at} START topic=${q(after.topic)} max_iterations=${after.config.maxIterations} concurrency=${after.config.concurrency}`);
       md.push(`Mission started: research "${after.topic}".`);
-    }
-    else if (from !== to && to) log.push(`${at} TRANSITION from=${from ?? t.from.join(",")} to=${to} reason=${q(t.reason)}`);
-    else if (!to && t.to.includes("ABORTED")) log.push(`${at} TRANSITION from=${from} to=ABORTED reason=${q(t.reason)}`);
+    } else if (from !== to && to) transitions.push(`${at} TRANSITION from=${from ?? t.from.join(",")} to=${to} reason=${q(t.reason)}`);
+    else if (!to && t.to.includes("ABORTED")) transitions.push(`${at} TRANSITION from=${from} to=ABORTED reason=${q(t.reason)}`);
     if (t.event === "APPROVE" || t.event === "MODIFY") {
       const revision = after.revisions.at(-1);
       const modifications = t.event === "MODIFY" ? ` modifications=${q(revision?.diff || "(feedback only)")}` : "";
@@ -74,15 +75,14 @@ export function researchArtifacts(step: ArtifactStep): ArtifactWrite[] {
     md.push(`\n### Plan v${after.planVersion}\n`, `Dimensions: ${after.plan.dimensions.join(", ")}.`, `Tasks: ${after.plan.tasks.map((t) => `${t.id} (${t.type})`).join(", ")}; about ${after.plan.estimatedIterations} iterations.`);
   }
 
-  // task dispatches, results, failures and recovery
+  // sub-agent results and failures (a retried task may be dispatched again in the same step)
   const was = new Map((before?.tasks ?? []).map((t) => [t.id, t]));
   const results = new Map(step.transitions.map(resultOf).filter((r): r is TaskResult => !!r).map((r) => [r.taskId, r]));
   const newSources = after.sources.filter((s) => !(before?.sources ?? []).some((b) => b.id === s.id));
+  const dispatches: string[] = [];
   for (const t of after.tasks) {
     const prev = was.get(t.id);
-    if (t.status === "IN_PROGRESS" && prev?.status !== "IN_PROGRESS") {
-      log.push(`${at} DISPATCH task=${t.id} agent=${AGENT[t.type]} params=${JSON.stringify({ query: t.query ?? t.description, attempt: t.attempts ?? 1, dimension: t.dimension ?? null })}`);
-    }
+    const retried = prev?.status === "IN_PROGRESS" && (t.attempts ?? 0) > (prev.attempts ?? 0);
     if (t.status === "COMPLETED" && prev?.status === "IN_PROGRESS") {
       const r = results.get(t.id);
       const facts = after.facts.filter((f) => f.task === t.id && !(before?.facts ?? []).some((b) => b.id === f.id));
@@ -90,8 +90,9 @@ export function researchArtifacts(step: ArtifactStep): ArtifactWrite[] {
       log.push(`${at} RESULT task=${t.id} facts=${facts.length} sources=${r?.sources.length ?? 0} files=${q(files.join(","))} approach=${q(r?.approach ?? "")}`);
       md.push(`- ${t.id} (${AGENT[t.type]}): ${facts.length} new fact(s)${r?.notes ? ` — ${r.notes}` : ""}.`);
     }
-    if (prev?.status === "IN_PROGRESS" && t.status === "PENDING") {
+    if (prev?.status === "IN_PROGRESS" && (t.status === "PENDING" || retried)) {
       log.push(`${at} ERROR type=task_failed task=${t.id} message=${q(t.error ?? "")} recovery="retry with an alternative approach"`);
+      md.push(`- ${t.id} failed (${t.error}); retrying with an alternative approach.`);
     }
     if (prev?.status === "IN_PROGRESS" && t.status === "FAILED") {
       const comp = after.tasks.find((x) => x.compensates === t.id);
@@ -99,11 +100,22 @@ export function researchArtifacts(step: ArtifactStep): ArtifactWrite[] {
       log.push(`${at} ERROR type=task_failed task=${t.id} message=${q(t.error ?? "")} recovery=${q(recovery)}`);
       md.push(`- ${t.id} failed (${t.error}); ${recovery}.`);
     }
+    if (t.status === "IN_PROGRESS" && (prev?.status !== "IN_PROGRESS" || retried)) {
+      dispatches.push(`${at} DISPATCH task=${t.id} agent=${AGENT[t.type]} params=${JSON.stringify({ query: t.query ?? t.description, attempt: t.attempts ?? 1, dimension: t.dimension ?? null })}`);
+    }
+  }
+
+  // reflection, and the tasks it (or a compensation) added
+  if (after.reflections.length > (before?.reflections.length ?? 0)) {
+    const r = after.reflections.at(-1)!;
+    log.push(`${at} REFLECTION round=${r.round} gaps=${r.gaps.length} conflicts=${r.conflicts.length}`);
+    md.push(`\n### Reflection ${r.round}\n`, r.notes, ...r.gaps.map((g) => `- Gap in ${g.dimension}: ${g.reason}`), ...r.conflicts.map((k) => `- Conflict on ${k.subject}: ${k.detail} (${k.facts.join(", ")})`));
   }
   for (const t of after.tasks) if (!was.has(t.id) && before && before.tasks.length > 0) log.push(`${at} TASK_ADDED task=${t.id} type=${t.type} description=${q(t.description)}`);
   if (after.recoveries > (before?.recoveries ?? 0)) {
     log.push(`${at} RECOVERY type=state_corruption action=${q(`rolled the DAG back to the checkpoint of iteration ${after.checkpoint?.iteration}`)}`);
   }
+  log.push(...transitions, ...dispatches);
 
   // progress every N iterations
   const every = after.config.progressEvery;
@@ -111,13 +123,6 @@ export function researchArtifacts(step: ArtifactStep): ArtifactWrite[] {
     const done = after.tasks.filter((t) => t.status === "COMPLETED").length;
     log.push(`${at} PROGRESS iteration=${after.iteration}/${after.config.maxIterations} tasks_done=${done}/${after.tasks.length} facts=${after.facts.length} sources=${after.sources.length}`);
     md.push(`\n**Progress at iteration ${after.iteration}:** ${done} of ${after.tasks.length} tasks done, ${after.facts.length} facts from ${after.sources.length} sources.`);
-  }
-
-  // reflection
-  if (after.reflections.length > (before?.reflections.length ?? 0)) {
-    const r = after.reflections.at(-1)!;
-    log.push(`${at} REFLECTION round=${r.round} gaps=${r.gaps.length} conflicts=${r.conflicts.length}`);
-    md.push(`\n### Reflection ${r.round}\n`, r.notes, ...r.gaps.map((g) => `- Gap in ${g.dimension}: ${g.reason}`), ...r.conflicts.map((k) => `- Conflict on ${k.subject}: ${k.detail} (${k.facts.join(", ")})`));
   }
 
   // errors

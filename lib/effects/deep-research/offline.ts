@@ -1,49 +1,46 @@
 // The deterministic research algorithms the offline engine runs (and any model may replace):
 // a plan from the topic's own terms, fact extraction from retrieved passages, reflection by
 // coverage and numeric conflicts, and an extractive report with citations.
-import { coverage, keyTerms, sentences, tokens } from "../../knowledge/text";
+import { coverage, keyTerms, sentences, stem, stems, tokens } from "../../knowledge/text";
 import type { FoundFact, FoundSource, Reflection } from "../../machines/deep-research.types";
 import type { Fact, Plan, Source, Task } from "../../research/types";
 import type { SearchResult } from "../../search/types";
 
-const ASPECTS = [
-  (t: string) => `What ${t} is: definitions and scope`,
-  (t: string) => `How ${t} works: mechanisms and design`,
-  (t: string) => `Current state of ${t}: practice, tools and actors`,
-  (t: string) => `Numbers and evidence on ${t}`,
-  (t: string) => `Risks, limitations and open questions of ${t}`,
-];
+const ASPECTS = ["Definitions and scope", "Mechanisms and design", "Practice, tools and actors", "Numbers and evidence", "Risks, limitations and open questions"];
 
+/** The topic as a short phrase: the question itself when short, else its key terms. */
 function subject(topic: string): string {
-  const terms = keyTerms(topic, 6);
-  return terms.slice(0, 4).join(" ") || topic;
+  const phrase = topic.trim().replace(/[?.!\s]+$/, "");
+  if (phrase.length <= 80) return phrase;
+  return keyTerms(topic, 6).join(" ") || phrase.slice(0, 80);
 }
 
 /** A plan built from the topic: one search and one read task per dimension after a decomposition step. */
 export function offlinePlan(topic: string, opts: { feedback?: string; edited?: Plan | null; previous?: Plan | null } = {}): Plan {
   if (opts.edited) return { ...opts.edited, topic, estimatedIterations: opts.edited.tasks.length };
   const s = subject(topic);
-  const dimensions = ASPECTS.map((f) => f(s));
+  const dimensions = [...ASPECTS];
   const extra = opts.feedback ? keyTerms(opts.feedback, 6).filter((t) => !tokens(topic).includes(t)) : [];
   if (extra.length) dimensions.push(`${extra.slice(0, 3).join(" ")} (requested by the reviewer)`);
   const tasks: Task[] = [{ id: "P1", type: "Planning", description: `Decompose "${topic}" into the research dimensions`, status: "PENDING", dependsOn: [], query: topic }];
   dimensions.forEach((d, i) => {
-    const focus = keyTerms(d, 8).join(" ");
+    const focus = keyTerms(`${d} ${s}`, 10).join(" ");
     tasks.push({ id: `S${i + 1}`, type: "Search", description: `Find sources: ${d}`, status: "BLOCKED", dependsOn: ["P1"], query: focus, dimension: d, critical: true });
-    tasks.push({ id: `R${i + 1}`, type: "Read", description: `Extract facts: ${d}`, status: "BLOCKED", dependsOn: [`S${i + 1}`], query: `${focus} ${s}`, dimension: d });
+    tasks.push({ id: `R${i + 1}`, type: "Read", description: `Extract facts: ${d}`, status: "BLOCKED", dependsOn: [`S${i + 1}`], query: keyTerms(`${s} ${d}`, 10).join(" "), dimension: d });
   });
   return { topic, dimensions, tasks, estimatedIterations: tasks.length };
 }
 
 /** Statements worth keeping from the passages: sentences that carry the query's terms or numbers. */
 export function extractFacts(query: string, results: SearchResult[]): { sources: FoundSource[]; facts: FoundFact[] } {
-  const terms = keyTerms(query, 12);
+  const terms = [...new Set(keyTerms(query, 12).map(stem))];
   const sources: FoundSource[] = results.map((r) => ({ url: r.url, title: r.title, type: r.type, raw: r.text }));
   const candidates: { statement: string; source: number; score: number }[] = [];
   results.forEach((r, i) => {
     for (const s of sentences(r.text)) {
-      if (s.length < 40 || s.length > 400) continue;
-      const words = new Set(tokens(s));
+      // whole sentences only: a chunk may start mid-sentence
+      if (s.length < 40 || s.length > 400 || /^[a-z,;:)]/.test(s)) continue;
+      const words = stems(s);
       const hits = terms.filter((t) => words.has(t)).length;
       const numeric = /\d/.test(s) ? 0.5 : 0;
       if (hits + numeric < 1.5) continue;
@@ -72,7 +69,7 @@ export function offlineReflection(plan: Plan, facts: Fact[], round: number, exis
   const gaps = plan.dimensions
     .map((d) => ({ d, n: facts.filter((f) => f.dimension === d).length }))
     .filter((x) => x.n < 2)
-    .map((x) => ({ dimension: x.d, reason: x.n === 0 ? "no facts found yet" : "only one fact found", query: `${keyTerms(x.d, 6).join(" ")} overview` }));
+    .map((x) => ({ dimension: x.d, reason: x.n === 0 ? "no facts found yet" : "only one fact found", query: keyTerms(`${plan.topic} ${x.d} overview`, 10).join(" ") }));
   const conflicts: Reflection["conflicts"] = [];
   for (let i = 0; i < facts.length; i++) {
     for (let j = i + 1; j < facts.length; j++) {
