@@ -6,7 +6,13 @@ import { z } from "zod";
 
 export const dynamic = "force-dynamic";
 
-const Name = z.array(z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, "not a file name")).min(1).max(5);
+const Segment = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._-]+$/, "not a file name")
+  .refine((s) => s !== "." && s !== "..", "relative path segments are not allowed");
+const Name = z.array(Segment).min(1).max(5);
 
 const TYPES: Record<string, string> = { md: "text/markdown; charset=utf-8", log: "text/plain; charset=utf-8", json: "application/json", txt: "text/plain; charset=utf-8", html: "text/plain; charset=utf-8" };
 
