@@ -72,7 +72,7 @@ describe("SearxNG web search adapter", () => {
   });
 
   it("deep-research sub-agents search the web when SWITCHYARD_SEARCH_URL is set, and the knowledge store when it fails", async () => {
-    rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as NodeJS.ProcessEnv });
+    rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as unknown as NodeJS.ProcessEnv });
     const { run } = await rt.engine.start("deep-research", { topic: "How do durable workflow engines recover from crashes?", config: { checkinEvery: 0, maxReflections: 0 } });
     const review = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
     await rt.engine.decide(review.reviewId!, { decision: "approve" });
@@ -88,7 +88,7 @@ describe("SearxNG web search adapter", () => {
 
   it("falls back to the knowledge store when the web finds nothing", async () => {
     mode = "empty";
-    rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as NodeJS.ProcessEnv });
+    rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as unknown as NodeJS.ProcessEnv });
     const { run } = await rt.engine.start("deep-research", { topic: "How does Switchyard resume runs after a restart?", config: { checkinEvery: 0, maxReflections: 0 } });
     const review = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
     await rt.engine.decide(review.reviewId!, { decision: "approve" });
