@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
 
 const links = [
   { href: "/", label: "Runs" },
@@ -10,8 +11,38 @@ const links = [
   { href: "/settings", label: "Settings" },
 ];
 
-export function NavLinks({ pending }: { pending: number }) {
+/** The pending-review count, kept current from the live stream of all runs. */
+function usePendingCount(initial: number): number {
+  const [pending, setPending] = useState(initial);
+  useEffect(() => setPending(initial), [initial]);
+  useEffect(() => {
+    const source = new EventSource("/api/stream");
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const recount = () => {
+      if (timer) return;
+      timer = setTimeout(async () => {
+        timer = null;
+        try {
+          const res = await fetch("/api/reviews?status=pending&limit=1000", { cache: "no-store" });
+          if (res.ok) setPending(((await res.json()) as unknown[]).length);
+        } catch {
+          // keep the last count; the next event tries again
+        }
+      }, 300);
+    };
+    source.addEventListener("review", recount);
+    source.addEventListener("run", recount);
+    return () => {
+      source.close();
+      if (timer) clearTimeout(timer);
+    };
+  }, []);
+  return pending;
+}
+
+export function NavLinks({ pending: initial }: { pending: number }) {
   const path = usePathname();
+  const pending = usePendingCount(initial);
   return (
     <nav className="flex items-center gap-1 overflow-x-auto text-sm">
       {links.map((l) => {

@@ -43,7 +43,9 @@ const H = 62;
 /** The research task DAG, live: one node per task coloured by status, edges for DependsOn. */
 export function TaskDag({ tasks }: { tasks: Task[] }) {
   const shape = tasks.map((t) => `${t.id}:${t.dependsOn.join("+")}`).join("|");
-  const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
+  // positions with the shape they were computed for: the flow remounts (and fits the view) only
+  // once the new layout is ready, so added tasks never flash at the origin
+  const [layout, setLayout] = useState<{ shape: string; positions: Record<string, { x: number; y: number }> } | null>(null);
   useEffect(() => {
     let cancelled = false;
     (async () => {
@@ -52,11 +54,11 @@ export function TaskDag({ tasks }: { tasks: Task[] }) {
       const ids = new Set(tasks.map((t) => t.id));
       const out = await elk.layout({
         id: "root",
-        layoutOptions: { "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.layered.spacing.nodeNodeBetweenLayers": "50", "elk.spacing.nodeNode": "18" },
+        layoutOptions: { "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.layered.spacing.nodeNodeBetweenLayers": "50", "elk.spacing.nodeNode": "18", "elk.separateConnectedComponents": "false" },
         children: tasks.map((t) => ({ id: t.id, width: W, height: H })),
         edges: tasks.flatMap((t) => t.dependsOn.filter((d) => ids.has(d)).map((d) => ({ id: `${d}->${t.id}`, sources: [d], targets: [t.id] }))),
       });
-      if (!cancelled) setPositions(Object.fromEntries((out.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0 }])));
+      if (!cancelled) setLayout({ shape, positions: Object.fromEntries((out.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0 }])) });
     })();
     return () => {
       cancelled = true;
@@ -64,11 +66,14 @@ export function TaskDag({ tasks }: { tasks: Task[] }) {
     // re-layout only when the graph's shape changes, not on status updates
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shape]);
-  const nodes: Node[] = useMemo(() => tasks.map((t) => ({ id: t.id, type: "task", position: positions[t.id] ?? { x: 0, y: 0 }, data: { task: t }, style: { width: W, height: H }, draggable: false })), [tasks, positions]);
+  const nodes: Node[] = useMemo(
+    () => (layout ? tasks.filter((t) => layout.positions[t.id]).map((t) => ({ id: t.id, type: "task", position: layout.positions[t.id]!, data: { task: t }, style: { width: W, height: H }, draggable: false })) : []),
+    [tasks, layout],
+  );
   const edges: Edge[] = useMemo(
     () =>
       tasks.flatMap((t) =>
-        t.dependsOn.map((d) => ({
+        t.dependsOn.filter((d) => layout?.positions[d] && layout.positions[t.id]).map((d) => ({
           id: `${d}->${t.id}`,
           source: d,
           target: t.id,
@@ -77,13 +82,13 @@ export function TaskDag({ tasks }: { tasks: Task[] }) {
           style: { stroke: t.status === "BLOCKED" ? "#cbd5e1" : "#64748b" },
         })),
       ),
-    [tasks],
+    [tasks, layout],
   );
   if (tasks.length === 0) return <p className="p-4 text-sm text-slate-500">The task DAG appears once the plan is approved.</p>;
   return (
     <div className="h-[420px] w-full" data-testid="task-dag">
-      {Object.keys(positions).length > 0 && (
-        <ReactFlow key={shape} nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.2} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      {layout && (
+        <ReactFlow key={layout.shape} nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.2} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
           <Background gap={20} color="#e2e8f0" />
           <Controls showInteractive={false} />
         </ReactFlow>

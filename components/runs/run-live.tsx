@@ -241,7 +241,10 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
             {active.map((s) => (
               <div key={s.id} className="mt-1">
-                <div className="font-mono text-lg font-semibold text-slate-900" data-testid="current-state">{s.name}</div>
+                <div className="font-mono text-lg font-semibold text-slate-900" data-testid="current-state">
+                  {s.id.includes(".") && <span className="text-slate-400">{s.id.split(".").slice(0, -1).join(" › ")} › </span>}
+                  {s.name}
+                </div>
                 <p className="text-sm text-slate-600">{s.description ?? s.summary}</p>
               </div>
             ))}

@@ -1,0 +1,73 @@
+// A research mission in the browser, on the offline engine over the shipped guide: topic → plan
+// in the review queue → approve → the DAG runs → check-in → report.md rendered with its sources.
+import { expect, test } from "@playwright/test";
+import { shot } from "./helpers";
+
+const TOPIC = "How does Switchyard resume runs after a restart and keep timers durable?";
+
+test("topic → approved plan → task DAG → report.md with cited sources and downloadable artifacts", async ({ page, request }) => {
+  await page.goto("/");
+  await page.getByLabel("Workflow").selectOption("deep-research");
+  await page.getByLabel("Topic").fill(TOPIC);
+  await page.getByRole("button", { name: "Start run" }).click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  const id = page.url().split("/").pop()!;
+
+  // the plan waits for approval, rendered readably in the decision panel
+  await expect(page.getByTestId("run-page")).toHaveAttribute("data-state", "PLANNING.approval");
+  const panel = page.getByTestId("decision-panel");
+  await expect(panel).toContainText(`Approve the research plan for "${TOPIC}"`);
+  await expect(panel).toContainText("Definitions and scope");
+  await expect(panel).toContainText("S1");
+  await expect(page.getByTestId("pending-count")).toHaveText("1");
+  await shot(page, "research-plan-approval");
+
+  // it is in the review queue too, with the plan; approve it from the run page
+  await page.getByRole("link", { name: /Review queue/ }).click();
+  const item = page.locator(`[data-testid=review-queue] li[data-run="${id}"]`);
+  await expect(item).toContainText("Definitions and scope");
+  await shot(page, "research-review-queue");
+  await page.goto(`/runs/${id}`);
+  await page.getByTestId("decision-panel").getByRole("button", { name: "Approve" }).click();
+
+  // a check-in every 10 iterations: continue until the report is written
+  const runPage = page.getByTestId("run-page");
+  for (let i = 0; i < 6; i++) {
+    await expect(runPage).toHaveAttribute("data-state", /RESEARCHING\.checkin|COMPLETED/, { timeout: 30_000 });
+    if ((await runPage.getAttribute("data-state")) === "COMPLETED") break;
+    await expect(page.getByTestId("decision-panel")).toContainText("Check-in at iteration");
+    await page.getByTestId("decision-panel").getByRole("button", { name: /Continue/ }).click();
+    await expect(runPage).not.toHaveAttribute("data-state", "RESEARCHING.checkin");
+  }
+  await expect(runPage).toHaveAttribute("data-state", "COMPLETED");
+  await expect(page.getByTestId("pending-count")).toHaveCount(0);
+
+  // the report opens first, rendered, citing the source registry
+  const report = page.getByTestId("report");
+  await expect(report).toContainText("written by offline engine");
+  await expect(report.locator("h1")).toHaveText(TOPIC);
+  await expect(report).toContainText("[S01]");
+  await expect(report.locator("h2", { hasText: "Sources" })).toBeVisible();
+  await shot(page, "research-report");
+
+  const views = page.getByTestId("run-views");
+  await views.getByRole("button", { name: "Task DAG" }).click();
+  await expect(page.getByTestId("task-dag").locator(".react-flow__node")).not.toHaveCount(0);
+  await expect(page.getByTestId("task-dag")).toContainText("COMPLETED");
+  await shot(page, "research-task-dag");
+  await views.getByRole("button", { name: /Knowledge graph/ }).click();
+  await expect(views).toContainText("Fact-001");
+  await views.getByRole("button", { name: /Sources/ }).click();
+  await expect(views).toContainText("docs/guide/");
+  await views.getByRole("button", { name: "Files" }).click();
+  for (const name of ["task.md", "report.md", "logs/orchestrator.log", "orchestrator.md"]) await expect(views).toContainText(name);
+  await shot(page, "research-files");
+
+  // the same files over the API
+  const files = (await (await request.get(`/api/runs/${id}/artifacts`)).json()) as { name: string; size: number }[];
+  expect(files.map((f) => f.name)).toEqual(expect.arrayContaining(["task.md", "report.md", "logs/orchestrator.log", "orchestrator.md"]));
+  const taskMd = await (await request.get(`/api/runs/${id}/artifacts/task.md`)).text();
+  expect(taskMd).toMatch(/^---\nmission_id: "DR-\d{8}-\d{3}"\n/);
+  expect(taskMd).toContain('status: "COMPLETED"');
+  await expect(page.getByTestId("timeline")).toContainText("report.md generated successfully");
+});
