@@ -25,6 +25,8 @@ if (major < 20) {
 if (!process.env.SWITCHYARD_SKIP_INSTALL) run("npm install", "npm", ["install", "--no-audit", "--no-fund"]);
 run("generate Prisma clients", process.execPath, ["scripts/prisma-generate.mjs"]);
 run("migrate the database", process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"]);
+// the shipped user guide, so that a first start has something to search (duplicates are skipped)
+if (process.env.SWITCHYARD_SEED_GUIDE !== "0") run("import the user guide into the knowledge store", process.execPath, ["--import", "tsx", "scripts/import.ts", "docs/guide"]);
 
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (fs.existsSync(chromium)) {
