@@ -400,3 +400,43 @@ function wide(): Plan {
   return { topic: TOPIC, dimensions, tasks, estimatedIterations: tasks.length };
 }
 
+
+describe("deep-research unrecoverable errors and plan validation", () => {
+  it("a sub-agent hitting a resource limit moves the run to ERROR; RETRY resumes research", async () => {
+    let limited = true;
+    const base = scripted();
+    rt = await researchRuntime({
+      actors: {
+        plan: fixedPlan() as never,
+        researchTask: (async (input: { task: Task; attempt: number }, ctx: EffectContext) => {
+          if (input.task.id === "S2" && limited) throw Object.assign(new Error("token budget exhausted"), { category: "RESOURCE_LIMIT" });
+          return base(input, ctx);
+        }) as never,
+      },
+    });
+    const err = await approve(await startToApproval({ concurrency: 1 }));
+    expect(err.state).toEqual(["ERROR"]);
+    expect(ctxOf(err).error).toMatchObject({ state: "RESEARCHING", category: "RESOURCE_LIMIT", message: "S2: token budget exhausted" });
+    expect(await reasons(err.id)).toContain("RESEARCHING.working>ERROR: Unrecoverable error");
+    const [review] = await rt.store.listReviews({ status: "pending", runId: err.id });
+    expect(review).toMatchObject({ kind: "intervention" });
+    limited = false;
+    await rt.engine.decide(err.reviewId!, { decision: "retry" });
+    const done = await rt.engine.waitFor(err.id, settled);
+    expect(done.state).toEqual(["COMPLETED"]);
+    expect(ctxOf(done).tasks.find((t) => t.id === "S2")!.status).toBe("COMPLETED");
+  });
+
+  it("refuses an edited plan that is not a DAG (unknown dependency, cycle, duplicate id)", async () => {
+    rt = await researchRuntime();
+    const r = await startToApproval();
+    const plan = smallPlan(TOPIC);
+    const unknown = { ...plan, tasks: plan.tasks.map((t) => (t.id === "R1" ? { ...t, dependsOn: ["S9"] } : t)) };
+    await expect(rt.engine.decide(r.reviewId!, { decision: "modify", data: { plan: unknown } })).rejects.toThrow(/R1 depends on unknown task S9/);
+    const cycle = { ...plan, tasks: plan.tasks.map((t) => (t.id === "S1" ? { ...t, dependsOn: ["R1"] } : t)) };
+    await expect(rt.engine.decide(r.reviewId!, { decision: "modify", data: { plan: cycle } })).rejects.toThrow(/cycle: /);
+    const dup = { ...plan, tasks: [...plan.tasks, plan.tasks[1]!] };
+    await expect(rt.engine.decide(r.reviewId!, { decision: "modify", data: { plan: dup } })).rejects.toThrow(/duplicate task id S1/);
+    expect((await rt.engine.getRun(r.id)).state).toEqual(["PLANNING.approval"]);
+  });
+});

@@ -31,12 +31,17 @@ const TaskSchema = z.object({
   critical: z.boolean().optional(),
 });
 
-export const PlanSchema = z.object({
-  topic: z.string().min(1).max(500),
-  dimensions: z.array(z.string().min(1).max(200)).min(1).max(12),
-  tasks: z.array(TaskSchema).min(1).max(60),
-  estimatedIterations: z.number().int().min(1).max(500),
-});
+export const PlanSchema = z
+  .object({
+    topic: z.string().min(1).max(500),
+    dimensions: z.array(z.string().min(1).max(200)).min(1).max(12),
+    tasks: z.array(TaskSchema).min(1).max(60),
+    estimatedIterations: z.number().int().min(1).max(500),
+  })
+  .superRefine((plan, ctx) => {
+    // a plan must be a DAG: unique ids, known dependencies, no cycles
+    for (const problem of validate(plan.tasks as Task[])) ctx.addIssue({ code: "custom", path: ["tasks"], message: problem });
+  });
 
 type Stamp = { at?: number };
 type Review = Stamp & { feedback?: string; reviewer?: string };
@@ -104,13 +109,22 @@ function applyResult(c: ResearchContext, r: TaskResult, at: number): Partial<Res
     // state-corruption recovery: roll the DAG back to the last consistent checkpoint and continue
     tasks = refresh(checkpoint.tasks);
     recoveries++;
+  } else {
+    return { tasks, facts, sources, error: { state: "RESEARCHING", message: `the task DAG is inconsistent and there is no checkpoint: ${problems.join("; ")}`, category: "UNKNOWN" } };
   }
   return { tasks, facts, sources, checkpoint, recoveries, tokens: c.tokens + r.tokens, toolsUsed: c.toolsUsed + r.toolsUsed };
 }
 
-function applyFailure(c: ResearchContext, taskId: string, message: string): Partial<ResearchContext> {
+/** Errors no retry or compensation can get past (the seed's "Any -> ERROR"). */
+const UNRECOVERABLE = new Set(["RESOURCE_LIMIT"]);
+
+function applyFailure(c: ResearchContext, taskId: string, message: string, category = "UNKNOWN"): Partial<ResearchContext> {
   const task = c.tasks.find((t) => t.id === taskId);
   if (!task || task.status !== "IN_PROGRESS") return {};
+  if (UNRECOVERABLE.has(category)) {
+    // the task goes back to PENDING so that a retry from ERROR dispatches it again
+    return { tasks: refresh(setStatus(c.tasks, taskId, { status: "PENDING", attempts: 0, error: message })), error: { state: "RESEARCHING", message: `${taskId}: ${message}`, category } };
+  }
   if ((task.attempts ?? 1) < c.config.maxAttempts) {
     // retry with an alternative approach (the next attempt changes query and source)
     return { tasks: refresh(setStatus(c.tasks, taskId, { status: "PENDING", error: message })) };
@@ -160,6 +174,7 @@ export const deepResearchMachine = setup({
     iterationLimit: ({ context }) => context.iteration >= context.config.maxIterations && !running(context) && !allFinished(context.tasks),
     checkinDue: ({ context }) => context.config.checkinEvery > 0 && context.iteration > 0 && context.iteration - context.lastCheckin >= context.config.checkinEvery && !allFinished(context.tasks),
     escalationPending: ({ context }) => context.escalation !== null,
+    unrecoverable: ({ context }) => context.error !== null,
     noFacts: ({ context }) => context.facts.length === 0,
     gapsFound: ({ context, event }) => {
       const r = (event as unknown as { output: Reflection }).output;
@@ -194,8 +209,8 @@ export const deepResearchMachine = setup({
       enqueue(stopChild(childId(e.type)));
     }),
     applyFailure: enqueueActions(({ context, event, enqueue }) => {
-      const e = event as unknown as { type: string; error?: { message?: string } };
-      enqueue.assign(applyFailure(context, childTask(e.type), e.error?.message ?? "sub-agent failed"));
+      const e = event as unknown as { type: string; error?: { message?: string; category?: string } };
+      enqueue.assign(applyFailure(context, childTask(e.type), e.error?.message ?? "sub-agent failed", e.error?.category));
       enqueue(stopChild(childId(e.type)));
     }),
   },
@@ -311,6 +326,7 @@ export const deepResearchMachine = setup({
             "xstate.error.actor.*": { actions: ["applyFailure", "dispatch"], description: "Task failed: retry or compensate" },
           },
           always: [
+            { guard: "unrecoverable", target: "#deep-research.ERROR", description: "Unrecoverable error", actions: assign({ status: "ERROR" as const }) },
             { guard: "escalationPending", target: "escalated", description: "Critical task failed: escalate to the user" },
             { guard: "allTasksDone", target: "#deep-research.REFLECTING", description: "All current DAG tasks marked [x]" },
             { guard: "checkinDue", target: "checkin", description: "Every 10 iterations: user check-in" },
