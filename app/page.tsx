@@ -8,6 +8,7 @@ import type { RunStatus } from "@/lib/engine/store/types";
 import { NewRunForm } from "@/components/runs/new-run-form";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
+import { TableHead } from "@/components/ui/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -66,16 +67,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         </div>
         <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
           <table className="w-full min-w-[720px] text-sm" data-testid="runs-table">
-            <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs text-slate-500">
-              <tr>
-                <th className="px-3 py-2 font-medium">Run</th>
-                <th className="px-3 py-2 font-medium">Workflow</th>
-                <th className="px-3 py-2 font-medium">Status</th>
-                <th className="px-3 py-2 font-medium">Current state</th>
-                <th className="px-3 py-2 font-medium">Started</th>
-                <th className="px-3 py-2 font-medium">Duration</th>
-              </tr>
-            </thead>
+            <TableHead variant="boxed" columns={["Run", "Workflow", "Status", "Current state", "Started", "Duration"]} />
             <tbody className="divide-y divide-slate-100">
               {runs.length === 0 && (
                 <tr>

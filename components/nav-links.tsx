@@ -11,12 +11,16 @@ const links = [
   { href: "/settings", label: "Settings" },
 ];
 
-/** The pending-review count, kept current from the live stream of all runs. */
+/**
+ * The pending-review count, kept current from the live stream of all runs: it is fetched again
+ * when a review event arrives or a run's open review changes (not on every transition).
+ */
 function usePendingCount(initial: number): number {
   const [pending, setPending] = useState(initial);
   useEffect(() => setPending(initial), [initial]);
   useEffect(() => {
     const source = new EventSource("/api/stream");
+    const openReview = new Map<string, string | null>();
     let timer: ReturnType<typeof setTimeout> | null = null;
     const recount = () => {
       if (timer) return;
@@ -31,7 +35,12 @@ function usePendingCount(initial: number): number {
       }, 300);
     };
     source.addEventListener("review", recount);
-    source.addEventListener("run", recount);
+    source.addEventListener("run", (e) => {
+      const { run } = JSON.parse((e as MessageEvent<string>).data) as { run: { id: string; reviewId?: string | null } };
+      const now = run.reviewId ?? null;
+      if (openReview.get(run.id) !== now) recount();
+      openReview.set(run.id, now);
+    });
     return () => {
       source.close();
       if (timer) clearTimeout(timer);

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EffectContext } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
 import type { ResearchContext, TaskResult } from "../lib/machines/deep-research.types";
+import { deepResearchMachine } from "../lib/machines/deep-research";
 import { parseTaskMd } from "../lib/research/taskmd";
+import { MISSION_STATUSES } from "../lib/research/types";
 import type { Plan, Task } from "../lib/research/types";
 import { fail, researchRuntime } from "./helpers";
 
@@ -78,6 +80,10 @@ const smallPlan = (topic: string): Plan => ({
 });
 
 describe("deep-research (seed 002) on the offline engine", () => {
+  it("task.md's status values are the machine's top-level states (but ABORTED)", () => {
+    expect(Object.keys(deepResearchMachine.states).filter((s) => s !== "ABORTED")).toEqual([...MISSION_STATUSES]);
+  });
+
   it("plans, waits for approval, researches the DAG, reflects, and writes report.md with cited sources", async () => {
     rt = await researchRuntime();
     const waiting = await startToApproval();

@@ -4,7 +4,6 @@ import path from "node:path";
 import { ManualClock } from "../lib/engine/clock";
 import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
-import { swissArmyEffects } from "../lib/effects/swiss-army";
 import { migrateDatabase } from "../lib/db/migrations";
 import { createRuntime, defaultEffects, type Runtime, type RuntimeOptions } from "../lib/runtime";
 
@@ -15,26 +14,36 @@ export function tempDbUrl(name = "t"): string {
 
 export type Overrides = Partial<Record<string, (input: never, ctx: EffectContext) => Promise<unknown>>>;
 
-/** A runtime on a fresh SQLite file with a simulated clock; `actors` replaces swiss-army effects. */
-export async function swissRuntime(
-  opts: { url?: string; clock?: ManualClock; actors?: Overrides; resume?: boolean } & Partial<RuntimeOptions> = {},
-): Promise<Runtime & { clock: ManualClock }> {
+export type RuntimeOverrides = { url?: string; clock?: ManualClock; actors?: Overrides; env?: NodeJS.ProcessEnv } & Partial<RuntimeOptions>;
+
+/**
+ * A runtime on a fresh SQLite file with a simulated clock and the built-in effects of every
+ * workflow (lib/runtime's defaultEffects); `actors` replaces effects of `workflow`.
+ */
+export async function workflowRuntime(workflow: string, opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
   const clock = opts.clock ?? new ManualClock();
+  const env = opts.env ?? ({} as NodeJS.ProcessEnv);
   const rt = await createRuntime({
     url: opts.url ?? tempDbUrl(),
     clock,
-    env: {} as NodeJS.ProcessEnv,
+    env,
     migrate: migrateDatabase,
     outboxIntervalMs: 0,
     resume: opts.resume,
     model: opts.model,
+    seedGuide: opts.seedGuide,
     effects: (base) => {
-      const real = swissArmyEffects({ cm: base.cm, model: () => base.model });
-      const effects: WorkflowEffects = { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions };
-      return { "swiss-army": effects };
+      const all = defaultEffects(base, env);
+      const real = all[workflow]!;
+      return { ...all, [workflow]: { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions } };
     },
   });
   return rt as Runtime & { clock: ManualClock };
+}
+
+/** swiss-army tests: an empty knowledge store (no guide), so that only the Context Manager answers searches. */
+export function swissRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
+  return workflowRuntime("swiss-army", { seedGuide: false, ...opts });
 }
 
 /** An effect that never finishes until its invocation is cancelled. */
@@ -58,29 +67,7 @@ export async function flush(times = 5): Promise<void> {
   for (let i = 0; i < times; i++) await new Promise((r) => setImmediate(r));
 }
 
-/**
- * A runtime on a fresh SQLite file with a simulated clock and the built-in effects of every
- * workflow; `actors` replaces effects of `workflow` (default deep-research).
- */
-export async function researchRuntime(
-  opts: { url?: string; clock?: ManualClock; actors?: Overrides; workflow?: string; env?: NodeJS.ProcessEnv } & Partial<RuntimeOptions> = {},
-): Promise<Runtime & { clock: ManualClock }> {
-  const clock = opts.clock ?? new ManualClock(Date.parse("2026-11-23T09:00:00Z"));
-  const env = opts.env ?? ({} as NodeJS.ProcessEnv);
-  const workflow = opts.workflow ?? "deep-research";
-  const rt = await createRuntime({
-    url: opts.url ?? tempDbUrl(),
-    clock,
-    env,
-    migrate: migrateDatabase,
-    outboxIntervalMs: 0,
-    resume: opts.resume,
-    model: opts.model,
-    effects: (base) => {
-      const all = defaultEffects(base, env);
-      const real = all[workflow]!;
-      return { ...all, [workflow]: { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions } };
-    },
-  });
-  return rt as Runtime & { clock: ManualClock };
+/** deep-research tests: the shipped guide is the corpus, and the clock starts on 2026-11-23. */
+export function researchRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
+  return workflowRuntime("deep-research", { clock: new ManualClock(Date.parse("2026-11-23T09:00:00Z")), ...opts });
 }

@@ -47,6 +47,15 @@ afterEach(async () => {
   rt = null;
 });
 
+/** A mission on a runtime searching the local server: plan approved at once, no check-ins or reflection rounds. */
+async function mission(topic: string) {
+  rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as unknown as NodeJS.ProcessEnv });
+  const { run } = await rt.engine.start("deep-research", { topic, config: { checkinEvery: 0, maxReflections: 0 } });
+  const review = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
+  await rt.engine.decide(review.reviewId!, { decision: "approve" });
+  return rt.engine.waitFor(run.id, (r) => r.status !== "running");
+}
+
 describe("SearxNG web search adapter", () => {
   it("sends the query with format=json and maps results (type by URL, score by rank when missing)", async () => {
     const s = new SearxngSearch(base);
@@ -72,27 +81,19 @@ describe("SearxNG web search adapter", () => {
   });
 
   it("deep-research sub-agents search the web when SWITCHYARD_SEARCH_URL is set, and the knowledge store when it fails", async () => {
-    rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as unknown as NodeJS.ProcessEnv });
-    const { run } = await rt.engine.start("deep-research", { topic: "How do durable workflow engines recover from crashes?", config: { checkinEvery: 0, maxReflections: 0 } });
-    const review = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
-    await rt.engine.decide(review.reviewId!, { decision: "approve" });
-    const done = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
+    const done = await mission("How do durable workflow engines recover from crashes?");
     expect(done.state).toEqual(["COMPLETED"]);
     const c = done.context as ResearchContext;
     expect(queries.length).toBeGreaterThan(3);
     expect(c.sources.some((s) => s.url.startsWith("https://durable.example/") && s.type === "HTML" && s.localPath.endsWith(".html"))).toBe(true);
     expect(c.sources.some((s) => s.url === "https://papers.example/recovery.pdf" && s.type === "PDF")).toBe(true);
     expect(c.facts.some((f) => /re-arms 12 timers|40 ms per run/.test(f.statement))).toBe(true);
-    expect(await rt.store.artifact(run.id, "logs/orchestrator.log")).toMatch(/approach="web \(searxng\): task query"/);
+    expect(await rt!.store.artifact(done.id, "logs/orchestrator.log")).toMatch(/approach="web \(searxng\): task query"/);
   });
 
   it("falls back to the knowledge store when the web finds nothing", async () => {
     mode = "empty";
-    rt = await researchRuntime({ env: { SWITCHYARD_SEARCH_URL: base } as unknown as NodeJS.ProcessEnv });
-    const { run } = await rt.engine.start("deep-research", { topic: "How does Switchyard resume runs after a restart?", config: { checkinEvery: 0, maxReflections: 0 } });
-    const review = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
-    await rt.engine.decide(review.reviewId!, { decision: "approve" });
-    const done = await rt.engine.waitFor(run.id, (r) => r.status !== "running");
+    const done = await mission("How does Switchyard resume runs after a restart?");
     expect(done.state).toEqual(["COMPLETED"]);
     const c = done.context as ResearchContext;
     expect(queries.length).toBeGreaterThan(0);

@@ -2,9 +2,9 @@
 // as "document" hits next to the Context Manager's patterns, and EXECUTING cites them.
 import { afterEach, describe, expect, it } from "vitest";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
-import { inState, researchRuntime } from "./helpers";
+import { inState, workflowRuntime } from "./helpers";
 
-let rt: Awaited<ReturnType<typeof researchRuntime>> | null = null;
+let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;
 afterEach(async () => {
   await rt?.close();
   rt = null;
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 describe("swiss-army CONTEXT_SEARCH over the knowledge store", () => {
   it("finds passages of the shipped guide and of a document imported by the user", async () => {
-    rt = await researchRuntime({ workflow: "swiss-army" });
+    rt = await workflowRuntime("swiss-army");
     const store = await rt.knowledgeReady();
     expect((await store.stats()).documents).toBeGreaterThan(5); // the guide was seeded on first use
     await store.importDocument({ source: "notes/quokka.md", title: "Quokka deployment notes", content: "# Quokka\n\nThe quokka cluster deploys with zebrafish rollouts: each zebrafish rollout drains one quokka node at a time and waits 90 seconds.\n" });
@@ -32,7 +32,7 @@ describe("swiss-army CONTEXT_SEARCH over the knowledge store", () => {
   });
 
   it("uses the guide for a question about the product itself", async () => {
-    rt = await researchRuntime({ workflow: "swiss-army" });
+    rt = await workflowRuntime("swiss-army");
     const { run } = await rt.engine.start("swiss-army", { request: "Explain how Switchyard resumes unfinished runs after a restart" });
     const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
     const docs = (r.context as SwissContext).hits.filter((h) => h.kind === "document");

@@ -5,6 +5,7 @@ import { knowledgeStore } from "@/lib/knowledge/instance";
 import { KbDeleteButton } from "@/components/knowledge/kb-delete-button";
 import { KbHighlight } from "@/components/knowledge/kb-highlight";
 import { KbImport } from "@/components/knowledge/kb-import";
+import { TableHead } from "@/components/ui/table-head";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Knowledge" };
@@ -143,16 +144,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
             <span className="text-xs text-slate-500">{list.total} in all, newest first</span>
           </div>
           <table className="w-full min-w-[680px] text-sm" data-testid="kb-documents">
-            <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs text-slate-500">
-              <tr>
-                <th className="px-3 py-2 font-medium">Title</th>
-                <th className="px-3 py-2 font-medium">Type</th>
-                <th className="px-3 py-2 font-medium">Source</th>
-                <th className="px-3 py-2 text-right font-medium">Chunks</th>
-                <th className="px-3 py-2 font-medium">Imported</th>
-                <th className="px-3 py-2" />
-              </tr>
-            </thead>
+            <TableHead variant="boxed" columns={["Title", "Type", "Source", { label: "Chunks", right: true }, "Imported", ""]} />
             <tbody className="divide-y divide-slate-100">
               {list.documents.length === 0 && (
                 <tr>

@@ -1,4 +1,5 @@
 import type { Fact, Source } from "@/lib/research/types";
+import { TableHead } from "@/components/ui/table-head";
 
 const CONF: Record<Fact["confidence"], string> = { High: "bg-emerald-100 text-emerald-800", Medium: "bg-amber-100 text-amber-900", Low: "bg-slate-100 text-slate-600" };
 
@@ -38,16 +39,7 @@ export function SourceRegistry({ sources }: { sources: Source[] }) {
   return (
     <div className="overflow-x-auto">
       <table className="w-full min-w-[640px] text-xs" data-testid="source-registry">
-        <thead className="text-left text-[11px] text-slate-400">
-          <tr>
-            <th className="py-1 pr-2 font-medium">ID</th>
-            <th className="py-1 pr-2 font-medium">URL</th>
-            <th className="py-1 pr-2 font-medium">Title</th>
-            <th className="py-1 pr-2 font-medium">Type</th>
-            <th className="py-1 pr-2 font-medium">Access Date</th>
-            <th className="py-1 font-medium">Local Path</th>
-          </tr>
-        </thead>
+        <TableHead columns={["ID", "URL", "Title", "Type", "Access Date", "Local Path"]} />
         <tbody className="divide-y divide-slate-100">
           {sources.map((s) => (
             <tr key={s.id}>

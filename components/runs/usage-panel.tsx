@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useState } from "react";
 import { formatDuration } from "@/lib/format";
+import { TableHead } from "@/components/ui/table-head";
 
 interface Usage {
   total: { calls: number; promptTokens: number; completionTokens: number; latencyMs: number; estimated: boolean };
@@ -29,14 +30,7 @@ export function UsagePanel({ runId, version }: { runId: string; version: number 
         <span className="font-medium text-slate-700" data-testid="adapters">{adapters.join(", ")}</span>
       </p>
       <table className="w-full text-[11px]">
-        <thead className="text-left text-slate-400">
-          <tr>
-            <th className="font-medium">State</th>
-            <th className="font-medium">Purpose</th>
-            <th className="text-right font-medium">Tokens in/out</th>
-            <th className="text-right font-medium">Latency</th>
-          </tr>
-        </thead>
+        <TableHead columns={["State", "Purpose", { label: "Tokens in/out", right: true }, { label: "Latency", right: true }]} />
         <tbody>
           {usage.calls.slice(-12).map((c) => (
             <tr key={c.id} className={c.ok ? "" : "text-red-700"} title={c.error ?? c.adapter}>

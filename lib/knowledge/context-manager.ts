@@ -9,7 +9,7 @@ import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import type { SearchHit } from "../machines/swiss-army.types";
 import { SEED_PATTERNS } from "./seed-patterns";
-import { coverage, keyTerms } from "./text";
+import { clip, coverage, keyTerms } from "./text";
 
 interface IndexDoc {
   id: string;
@@ -217,7 +217,7 @@ export class ContextManager {
           id,
           kind: doc.kind,
           title: doc.title,
-          snippet: doc.text.length > 400 ? `${doc.text.slice(0, 400)}…` : doc.text,
+          snippet: clip(doc.text, 400),
           score: Math.round(relevance * 100) / 100,
           ...(doc.kind === "pattern" ? { confidence: Math.round(doc.confidence * 100) / 100 } : {}),
         });

@@ -86,6 +86,8 @@ export interface Hit {
   documentId: string;
   title: string;
   heading: string;
+  /** the document's type */
+  type: DocType;
   source: string;
   ord: number;
   text: string;
@@ -98,6 +100,11 @@ export interface Hit {
   /** the words of the chunk that matched (lower case; prefix and fuzzy matches included) */
   terms: string[];
   method: SearchMethod;
+}
+
+/** A hit's display title: the document's title and, when it adds something, the chunk's heading. */
+export function hitTitle(h: Pick<Hit, "title" | "heading">): string {
+  return h.heading && h.heading !== h.title ? `${h.title} — ${h.heading}` : h.title;
 }
 
 export interface SearchOptions {
@@ -587,6 +594,7 @@ interface IndexedChunk {
   ord: number;
   title: string;
   heading: string;
+  type: DocType;
   source: string;
   text: string;
   /** unit-length embedding */
@@ -719,6 +727,7 @@ export class KnowledgeStore {
       ord: r.ord,
       title: prepared.title,
       heading: r.heading,
+      type: prepared.type,
       source,
       text: r.text,
       vector: vectors ? unit(vectors[r.ord]) : null,
@@ -934,7 +943,7 @@ export class KnowledgeStore {
     const known = await this.documentMark();
     const rows = await this.db.knowledgeChunk.findMany({
       // embeddings are parsed only when queries can be embedded to compare with them
-      select: { id: true, documentId: true, ord: true, heading: true, text: true, embedding: !!this.opts.embed, embedModel: true, document: { select: { title: true, source: true } } },
+      select: { id: true, documentId: true, ord: true, heading: true, text: true, embedding: !!this.opts.embed, embedModel: true, document: { select: { title: true, source: true, type: true } } },
     });
     const t1 = performance.now();
     const chunks = new Map<string, IndexedChunk>();
@@ -945,6 +954,7 @@ export class KnowledgeStore {
         ord: r.ord,
         title: r.document.title,
         heading: r.heading,
+        type: isType(r.document.type) ? r.document.type : "text",
         source: r.document.source,
         text: r.text,
         vector: parseVector((r as { embedding?: string | null }).embedding ?? null),
@@ -1068,6 +1078,7 @@ export class KnowledgeStore {
         documentId: c.documentId,
         title: c.title,
         heading: c.heading,
+        type: c.type,
         source: c.source,
         ord: c.ord,
         text: c.text,

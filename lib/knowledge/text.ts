@@ -57,6 +57,11 @@ export function coverage(terms: string[], text: string): number {
   return terms.filter((t) => have.has(t)).length / terms.length;
 }
 
+/** The text cut to `max` characters, with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** A rough token count (about four characters per token), used when no model reports usage. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

@@ -4,7 +4,7 @@
 // raw file of each source under assets/.
 import type { ArtifactWrite, TransitionRow } from "../engine/store/types";
 import { renderTaskMd } from "../research/taskmd";
-import type { MissionStatus, Task } from "../research/types";
+import { MISSION_STATUSES, type MissionStatus, type Task } from "../research/types";
 import type { ArtifactStep } from "./types";
 import type { ResearchContext, TaskResult } from "./deep-research.types";
 
@@ -12,8 +12,7 @@ const AGENT: Record<Task["type"], string> = { Planning: "planner", Search: "sear
 
 function missionStatus(states: string[]): MissionStatus | null {
   const top = states[0]?.split(".")[0];
-  if (top === "PLANNING" || top === "RESEARCHING" || top === "REFLECTING" || top === "SYNTHESIZING" || top === "COMPLETED" || top === "ERROR") return top;
-  return null;
+  return (MISSION_STATUSES as readonly string[]).includes(top ?? "") ? (top as MissionStatus) : null;
 }
 
 const q = (s: string) => JSON.stringify(s);

@@ -1,7 +1,9 @@
 // Data structures of seed 002 (deep research): the task DAG, the knowledge graph, the source
 // registry, and the mission's frontmatter, as task.md prints them.
 
-export type MissionStatus = "PLANNING" | "RESEARCHING" | "REFLECTING" | "SYNTHESIZING" | "COMPLETED" | "ERROR";
+/** task.md's status values (seed 002): the machine's top-level states but ABORTED. */
+export const MISSION_STATUSES = ["PLANNING", "RESEARCHING", "REFLECTING", "SYNTHESIZING", "COMPLETED", "ERROR"] as const;
+export type MissionStatus = (typeof MISSION_STATUSES)[number];
 
 /** P*: planning, S*: search, R*: read, C*: conflict resolution */
 export type TaskType = "Planning" | "Search" | "Read" | "Conflict";

@@ -9,6 +9,7 @@ import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { CmPanel } from "@/components/knowledge/cm-panel";
+import { TableHead } from "@/components/ui/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -61,15 +62,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
             <div className="rounded-xl border border-slate-200 bg-white p-4">
               <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>
               <table className="w-full text-xs" data-testid="metrics">
-                <thead className="text-left text-[11px] text-slate-400">
-                  <tr>
-                    <th className="py-1 font-medium">State</th>
-                    <th className="py-1 font-medium">Metric</th>
-                    <th className="py-1 font-medium">Now</th>
-                    <th className="py-1 font-medium">Target</th>
-                    <th className="py-1 font-medium">Alert</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["State", "Metric", "Now", "Target", "Alert"]} />
                 <tbody className="divide-y divide-slate-100">
                   {metrics.map((m) => (
                     <tr key={`${m.state}:${m.metric}`} data-verdict={m.verdict}>
@@ -91,15 +84,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
             <div className="rounded-xl border border-slate-200 bg-white p-4">
               <h2 className="mb-2 text-sm font-semibold">Model usage by state</h2>
               <table className="w-full text-xs" data-testid="model-usage">
-                <thead className="text-left text-[11px] text-slate-400">
-                  <tr>
-                    <th className="py-1 font-medium">State</th>
-                    <th className="py-1 text-right font-medium">Calls</th>
-                    <th className="py-1 text-right font-medium">Tokens in / out</th>
-                    <th className="py-1 text-right font-medium">Avg latency</th>
-                    <th className="py-1 text-right font-medium">Errors</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["State", { label: "Calls", right: true }, { label: "Tokens in / out", right: true }, { label: "Avg latency", right: true }, { label: "Errors", right: true }]} />
                 <tbody className="divide-y divide-slate-100">
                   {usage.map((u) => (
                     <tr key={u.state}>
@@ -133,15 +118,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
         <h2 className="mb-2 text-sm font-semibold">Transitions</h2>
         <div className="overflow-x-auto">
           <table className="w-full min-w-[640px] text-xs" data-testid="transitions-table">
-            <thead className="text-left text-[11px] text-slate-400">
-              <tr>
-                <th className="py-1 font-medium">From</th>
-                <th className="py-1 font-medium">To</th>
-                <th className="py-1 font-medium">Condition</th>
-                <th className="py-1 font-medium">Event</th>
-                <th className="py-1 font-medium">Guard / delay</th>
-              </tr>
-            </thead>
+            <TableHead columns={["From", "To", "Condition", "Event", "Guard / delay"]} />
             <tbody className="divide-y divide-slate-100">
               {graph.transitions.map((t) => (
                 <tr key={t.id}>

@@ -3,6 +3,8 @@
 // so a re-run after a crash writes nothing twice.
 import type { ActionFn, EffectContext, WorkflowEffects } from "../../engine/engine";
 import { idFromKey, type ContextManager } from "../../knowledge/context-manager";
+import { hitTitle, type KnowledgeStore } from "../../knowledge/documents";
+import { clip } from "../../knowledge/text";
 import type { ModelPort } from "../../llm/types";
 import type {
   ExecuteOutput,
@@ -16,9 +18,7 @@ import type {
 import { analyzeRequest } from "./parse";
 
 /** The part of the knowledge store CONTEXT_SEARCH needs. */
-export interface DocumentSearch {
-  search(query: string, opts?: { limit?: number }): Promise<{ chunkId: string; title: string; heading: string; source: string; text: string; score: number }[]>;
-}
+export type DocumentSearch = Pick<KnowledgeStore, "search">;
 
 export interface SwissPorts {
   cm: ContextManager;
@@ -39,16 +39,13 @@ async function documentHits(ports: SwissPorts, content: string): Promise<SearchH
     .map((h) => ({
       id: `doc:${h.chunkId}`,
       kind: "document" as const,
-      title: h.heading && h.heading !== h.title ? `${h.title} — ${h.heading}` : h.title,
-      snippet: preview400(h.text),
+      title: hitTitle(h),
+      snippet: clip(h.text, 400),
       score: Math.round(h.score * 100) / 100,
       source: h.source,
     }));
 }
 
-const preview400 = (s: string) => (s.length > 400 ? `${s.slice(0, 400)}…` : s);
-
-const preview = (s: string) => (s.length > 500 ? `${s.slice(0, 500)}…` : s);
 
 export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
   const parseRequest = async (input: { requestId: string; content: string; at: number }, ctx: EffectContext): Promise<ParseOutput> => {
@@ -134,7 +131,7 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
       progress_updates: [],
       patterns_applied: applied.map((h) => h.title),
       execution_duration_ms: Math.round(performance.now() - started),
-      result_preview: preview(result.text || streamed),
+      result_preview: clip(result.text || streamed, 500),
       adapter: result.adapter,
     };
     return { output: result.text, record, tokens_used: result.usage.promptTokens + result.usage.completionTokens };

@@ -1,0 +1,28 @@
+/** A column heading: its label, right-aligned for numbers. An empty label makes an empty cell. */
+export type Column = string | { label: string; right?: boolean };
+
+const STYLES = {
+  // small tables inside cards (metrics, transitions, sources, usage)
+  compact: { head: "text-left text-[11px] text-slate-400", cell: "py-1 pr-2 font-medium last:pr-0" },
+  // full-width lists (runs, documents)
+  boxed: { head: "border-b border-slate-200 bg-slate-50 text-left text-xs text-slate-500", cell: "px-3 py-2 font-medium" },
+} as const;
+
+/** The `<thead>` of a table, styled the same everywhere. */
+export function TableHead({ columns, variant = "compact" }: { columns: Column[]; variant?: keyof typeof STYLES }) {
+  const style = STYLES[variant];
+  return (
+    <thead className={style.head}>
+      <tr>
+        {columns.map((c, i) => {
+          const col = typeof c === "string" ? { label: c } : c;
+          return (
+            <th key={i} className={`${style.cell}${col.right ? " text-right" : ""}`}>
+              {col.label}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}
