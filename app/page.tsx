@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { listRuns } from "@/lib/api/runs";
 import { RUN_STATUSES } from "@/lib/api/schemas";
-import { formatDuration, formatTime, humanize, shortId } from "@/lib/format";
+import { formatDuration, formatTime, shortId } from "@/lib/format";
 import { listWorkflows } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 import type { RunStatus } from "@/lib/engine/store/types";
@@ -116,7 +116,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <ul className="space-y-1.5">
             {workflows.map((w) => (
               <li key={w.id}>
-                <Link href={`/workflows/${w.id}`} className="text-blue-700 hover:underline">{w.title}</Link> — {humanize(w.id)}
+                <Link href={`/workflows/${w.id}`} className="text-blue-700 hover:underline">{w.title}</Link> <span className="font-mono text-xs text-slate-400">{w.id}</span>
               </li>
             ))}
           </ul>

@@ -50,6 +50,14 @@ export function stems(text: string): Set<string> {
   return new Set(tokens(text).map(stem));
 }
 
+/**
+ * Whether a sentence reads as prose worth quoting: not a flattened Markdown table row, and not a
+ * fragment (a chunk may start mid-sentence).
+ */
+export function isProse(sentence: string): boolean {
+  return (sentence.match(/\|/g)?.length ?? 0) < 2 && !/^[a-z,;:)]/.test(sentence);
+}
+
 /** Share of `terms` that occur in `text` (0..1). */
 export function coverage(terms: string[], text: string): number {
   if (terms.length === 0) return 1;

@@ -2,7 +2,7 @@
 // extractive synthesis: it quotes the passages it was given that best cover the request's
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
 // output, every time.
-import { coverage, estimateTokens, keyTerms, sentences, tokens } from "../knowledge/text";
+import { coverage, estimateTokens, isProse, keyTerms, sentences, tokens } from "../knowledge/text";
 import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage } from "./types";
 
 export const OFFLINE_ADAPTER = "offline engine";
@@ -20,7 +20,7 @@ function bestQuotes(terms: string[], passages: Passage[], max: number): Quote[] 
   passages.forEach((passage, index) => {
     let best: Quote | null = null;
     for (const sentence of sentences(passage.text)) {
-      if (sentence.length < 20) continue;
+      if (sentence.length < 20 || !isProse(sentence)) continue;
       const words = new Set(tokens(sentence));
       let overlap = 0;
       for (const t of termSet) if (words.has(t)) overlap++;

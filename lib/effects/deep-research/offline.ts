@@ -1,7 +1,7 @@
 // The deterministic research algorithms the offline engine runs (and any model may replace):
 // a plan from the topic's own terms, fact extraction from retrieved passages, reflection by
 // coverage and numeric conflicts, and an extractive report with citations.
-import { coverage, keyTerms, sentences, stem, stems, tokens } from "../../knowledge/text";
+import { coverage, isProse, keyTerms, sentences, stem, stems, tokens } from "../../knowledge/text";
 import type { FoundFact, FoundSource, Reflection } from "../../machines/deep-research.types";
 import type { Fact, Plan, Source, Task } from "../../research/types";
 import type { SearchResult } from "../../search/types";
@@ -38,8 +38,7 @@ export function extractFacts(query: string, results: SearchResult[]): { sources:
   const candidates: { statement: string; source: number; score: number }[] = [];
   results.forEach((r, i) => {
     for (const s of sentences(r.text)) {
-      // whole sentences only: a chunk may start mid-sentence
-      if (s.length < 40 || s.length > 400 || /^[a-z,;:)]/.test(s)) continue;
+      if (s.length < 40 || s.length > 400 || !isProse(s)) continue;
       const words = stems(s);
       const hits = terms.filter((t) => words.has(t)).length;
       const numeric = /\d/.test(s) ? 0.5 : 0;
