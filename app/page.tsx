@@ -109,7 +109,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
       <aside className="space-y-4">
         <div className="rounded-xl border border-slate-200 bg-white p-4">
           <h2 className="mb-3 text-sm font-semibold">New run</h2>
-          <NewRunForm workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {} }))} />
+          <NewRunForm workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {} }))} />
         </div>
         <div className="rounded-xl border border-slate-200 bg-white p-4 text-xs text-slate-500">
           <h2 className="mb-2 text-sm font-semibold text-slate-800">Workflows</h2>

@@ -7,6 +7,7 @@ const links = [
   { href: "/", label: "Runs" },
   { href: "/review", label: "Review queue" },
   { href: "/workflows", label: "Workflows" },
+  { href: "/log", label: "Log" },
   { href: "/knowledge", label: "Knowledge" },
   { href: "/settings", label: "Settings" },
 ];

@@ -5,6 +5,8 @@ import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
 import { deepResearchEffects } from "./effects/deep-research";
+import { domainAgentEffects } from "./effects/domain-agent";
+import { processingModesEffects } from "./effects/processing-modes";
 import { swissArmyEffects } from "./effects/swiss-army";
 import { RunBus } from "./engine/bus";
 import { systemClock, type Clock } from "./engine/clock";
@@ -36,6 +38,8 @@ export interface Runtime {
   /** the document store, seeded with the shipped guide on first use when empty (unless seeding is off) */
   knowledgeReady(): Promise<KnowledgeStore>;
   model: RecordingModel;
+  /** the engine, for effects that start or steer other runs (it exists once the runtime is built) */
+  getEngine(): Engine;
   /** the model endpoints configured (null when a test injected a model) */
   llm: LlmConfig | null;
   /** the model port itself, without usage recording (for connection tests) */
@@ -90,15 +94,36 @@ export function swissConfigFromEnv(env: NodeJS.ProcessEnv): Partial<SwissConfig>
   return out;
 }
 
+/** processing-modes settings from the environment: the seed's system1.enable_cache and the cache TTL. */
+export function modesConfigFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const flag = env.SWITCHYARD_SYSTEM1_CACHE?.trim().toLowerCase();
+  if (flag) {
+    if (!["on", "off", "1", "0", "true", "false"].includes(flag)) throw new Error(`SWITCHYARD_SYSTEM1_CACHE must be on or off; got "${env.SWITCHYARD_SYSTEM1_CACHE}"`);
+    out.enableCache = ["on", "1", "true"].includes(flag);
+  }
+  const ttl = env.SWITCHYARD_CACHE_TTL_S?.trim();
+  if (ttl) {
+    const n = Number(ttl);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`SWITCHYARD_CACHE_TTL_S must be a whole number of seconds; got "${ttl}"`);
+    out.cacheTtlMs = n * 1000;
+  }
+  return out;
+}
+
 /** The built-in workflows' effects on this runtime's ports. */
 export function defaultEffects(rt: Omit<Runtime, "engine" | "close">, env: NodeJS.ProcessEnv): Record<string, WorkflowEffects> {
   const searchUrl = env.SWITCHYARD_SEARCH_URL?.trim();
+  const web = searchUrl ? new SearxngSearch(searchUrl) : null;
+  const knowledge = new KnowledgeSearch(rt.knowledgeReady);
   return {
+    "processing-modes": processingModesEffects({ db: rt.db, model: () => rt.model, knowledge, web, engine: rt.getEngine }),
     "swiss-army": swissArmyEffects({ cm: rt.cm, model: () => rt.model, documents: rt.knowledgeReady }),
+    "domain-agent": domainAgentEffects({ db: rt.db, model: () => rt.model }),
     "deep-research": deepResearchEffects({
       model: () => rt.model,
-      knowledge: new KnowledgeSearch(rt.knowledgeReady),
-      web: searchUrl ? new SearxngSearch(searchUrl) : null,
+      knowledge,
+      web,
       missionsOn: (day) => missionsOn(rt.db, day),
     }),
   };
@@ -132,7 +157,12 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const model = new RecordingModel(selected.model, db, clock);
   const knowledge = knowledgeStoreFor({ db, model }, env);
   const knowledgeReady = seededOnFirstUse(knowledge, opts.seedGuide ?? env.SWITCHYARD_SEED_GUIDE !== "0");
+  let engineRef: Engine | null = null;
   const base = {
+    getEngine: () => {
+      if (!engineRef) throw new Error("the engine is not built yet");
+      return engineRef;
+    },
     url,
     provider,
     sqlite,
@@ -145,7 +175,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     llm: selected.config,
     rawModel: selected.model,
     clock,
-    defaults: { "swiss-army": { config: swissConfigFromEnv(env) } },
+    defaults: { "swiss-army": { config: swissConfigFromEnv(env) }, "processing-modes": { config: modesConfigFromEnv(env) } },
   };
   const effects = opts.effects?.(base) ?? defaultEffects(base, env);
   const engine = new Engine({
@@ -155,6 +185,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     workflows: findWorkflow,
     effects: (id) => effects[id] ?? { actors: {} },
   });
+  engineRef = engine;
   const interval = opts.outboxIntervalMs ?? 10_000;
   const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
   outbox?.unref?.();

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { deriveGraph } from "../lib/graph/derive";
 import { labelLine, layoutGraph } from "../lib/graph/layout";
 import { historyStatus } from "../lib/graph/status";
+import { domainAgentMachine } from "../lib/machines/domain-agent";
 import { swissArmyMachine } from "../lib/machines/swiss-army";
 
 const nested = setup({ guards: { ready: () => true }, delays: { patience: 2_500 } }).createMachine({
@@ -68,6 +69,23 @@ describe("diagram derivation", () => {
       "Context Manager unavailable: skip search with a warning",
       "Context timeout (proceed anyway) after 5 s",
     ]);
+  });
+
+  it("domain-agent: error transitions into FAILED are listed on each state, BOTH_SPLIT's regions sit side by side", async () => {
+    const l = await layoutGraph(deriveGraph(domainAgentMachine));
+    const node = (id: string) => l.nodes.find((n) => n.id === id)!;
+    for (const s of ["ROUTE", "PLAN", "RETRIEVE", "ANALYZE", "OBSERVE", "BOTH_SPLIT.PLAN_BRANCH.PLAN", "BOTH_SPLIT.PARSE_BRANCH.STORE"]) {
+      expect(node(s).errors.map((t) => t.target)).toEqual(["FAILED"]);
+    }
+    expect(l.edges.filter((e) => e.target === "FAILED")).toEqual([]);
+    const parse = node("BOTH_SPLIT.PARSE_BRANCH");
+    const plan = node("BOTH_SPLIT.PLAN_BRANCH");
+    expect(parse.parent).toBe("BOTH_SPLIT");
+    expect(parse.x + parse.width <= plan.x || plan.x + plan.width <= parse.x).toBe(true);
+    // every row of the seed's table is an edge of the diagram
+    for (const key of ["ROUTE->BUILD_CONTEXT", "BUILD_CONTEXT->PLAN", "BUILD_CONTEXT->PARSE", "BUILD_CONTEXT->BOTH_SPLIT", "PLAN->RETRIEVE", "PLAN->EXPAND_DOMAIN", "PLAN->CLARIFY", "PLAN->SYNTHESIZE", "RETRIEVE->ANALYZE", "ANALYZE->SYNTHESIZE", "ANALYZE->PLAN", "ANALYZE->EXPAND_DOMAIN", "EXPAND_DOMAIN->BUILD_CONTEXT", "CLARIFY->WAIT_USER", "WAIT_USER->ANALYZE", "WAIT_USER->SYNTHESIZE", "SYNTHESIZE->EVALUATE", "EVALUATE->OBSERVE", "EVALUATE->PLAN", "PARSE->STORE", "STORE->OBSERVE", "OBSERVE->COMPLETE"]) {
+      expect(l.edges.find((e) => e.id === key), key).toBeTruthy();
+    }
   });
 
   it("marks visited states, taken edges, the last edge and failed states from history", () => {

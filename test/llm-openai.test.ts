@@ -316,6 +316,17 @@ describe("generateObject", () => {
     expect(format.json_schema.schema.required).toEqual(["title", "steps"]);
   });
 
+  it("a schema strict structured outputs cannot express (optional fields, defaults) goes as a non-strict json_schema", async () => {
+    const Loose = z.object({ title: z.string(), note: z.string().optional(), tags: z.array(z.string()).default([]) });
+    a.script({ reply: { title: "Greet" } });
+    const out = await model().generateObject({ ...req, schema: Loose, schemaName: "loose", offline: () => ({ title: "", tags: [] }) });
+    expect(out.object).toEqual({ title: "Greet", tags: [] });
+    const format = a.requests[0].body.response_format;
+    expect(format).toMatchObject({ type: "json_schema", json_schema: { name: "loose", strict: false } });
+    expect(format.json_schema.schema.properties.note).toEqual({ type: "string" });
+    expect(format.json_schema.schema.required).toEqual(["title"]);
+  });
+
   it("repairs once: the second request carries the validation error", async () => {
     a.script({ reply: { title: 5, steps: ["a"] } }, { reply: { title: "Fixed", steps: ["a"] } });
     const out = await model().generateObject(objReq);

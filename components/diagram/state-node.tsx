@@ -10,6 +10,7 @@ export interface StateNodeData extends Record<string, unknown> {
   state: GraphState;
   internal: GraphTransition[];
   aborts: GraphTransition[];
+  errors: GraphTransition[];
   status: NodeStatus;
   /** an abort out of this state was taken */
   abortTaken: boolean;
@@ -26,7 +27,7 @@ const frame: Record<NodeStatus, string> = {
 const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
 function StateNodeView({ data }: NodeProps) {
-  const { state, internal, aborts, status, abortTaken } = data as StateNodeData;
+  const { state, internal, aborts, errors = [], status, abortTaken } = data as StateNodeData;
   const live = status === "active" || status === "waiting";
   return (
     <div data-state={state.id} data-status={status} className={`flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]}`}>
@@ -51,11 +52,16 @@ function StateNodeView({ data }: NodeProps) {
           <span key={i} className="rounded bg-slate-100 px-1.5 font-mono text-[10px] text-slate-600">{i}()</span>
         ))}
       </div>
-      {(internal.length > 0 || aborts.length > 0) && (
+      {(internal.length > 0 || aborts.length > 0 || errors.length > 0) && (
         <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[10px] leading-[15px] text-slate-500">
           {internal.map((t) => (
             <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
           ))}
+          {errors.length > 0 && (
+            <li className="truncate text-red-600/80" title={errors.map((t) => t.description ?? "on error").join("; ")}>
+              ✕ on error → {[...new Set(errors.map((t) => t.target))].join(", ")}
+            </li>
+          )}
           {aborts.length > 0 && (
             <li className={`truncate ${abortTaken ? "font-semibold text-amber-700" : ""}`} title="ABORT: the seed's global abort">
               ⤺ ABORT → {[...new Set(aborts.map((a) => a.target))].join(", ")}

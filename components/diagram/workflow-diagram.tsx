@@ -67,7 +67,12 @@ function Follow({ layout, active }: { layout: Layout; active: string[] }) {
       const cy = boxes.reduce((s, b) => s + b.y + b.h / 2, 0) / boxes.length;
       const halfH = (height / zoom) / 2;
       const y = Math.min(Math.max(cy, halfH - 16), layout.height - halfH + 16);
-      void flow.setCenter(layout.width / 2 + (cx - layout.width / 2) * 0.25, y, { zoom, duration: first.current ? 0 : 400 });
+      // lean towards the middle of the machine, but never so far that the active state leaves the view
+      const halfW = width / zoom / 2;
+      const boxW = Math.max(...boxes.map((b) => b.w));
+      const slack = Math.max(0, halfW - boxW / 2 - 24);
+      const x = Math.min(Math.max(layout.width / 2 + (cx - layout.width / 2) * 0.25, cx - slack), cx + slack);
+      void flow.setCenter(x, y, { zoom, duration: first.current ? 0 : 400 });
     }
     first.current = false;
   }, [flow, layout, target, width, height, active]);
@@ -84,7 +89,7 @@ export function WorkflowDiagram({ layout, status, className, follow = false }: {
         type: n.state.type === "compound" || n.state.type === "parallel" ? "group" : "state",
         position: { x: n.x, y: n.y },
         ...(n.parent ? { parentId: n.parent } : {}),
-        data: { state: n.state, internal: n.internal, aborts: n.aborts, status: statusOf(n.id, s), abortTaken: !!s.abortedFrom?.includes(n.id) },
+        data: { state: n.state, internal: n.internal, aborts: n.aborts, errors: n.errors, status: statusOf(n.id, s), abortTaken: !!s.abortedFrom?.includes(n.id) },
         style: { width: n.width, height: n.height },
         draggable: false,
         selectable: false,

@@ -13,6 +13,8 @@ export interface ReviewInfo {
 }
 
 const BUTTONS: Record<string, { label: string; style: string }> = {
+  answer: { label: "Send answer", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
+  decline: { label: "Decline (answer with what you have)", style: "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50" },
   approve: { label: "Approve", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
   continue: { label: "Continue", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
   retry: { label: "Retry", style: "bg-blue-600 text-white hover:bg-blue-700" },
@@ -50,8 +52,8 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
           value={feedback}
           onChange={(e) => setFeedback(e.target.value)}
           rows={2}
-          placeholder={decisions.includes("modify") ? "Feedback (required to request changes: what should change?)" : "Note (optional)"}
-          aria-label="Feedback"
+          placeholder={decisions.includes("answer") ? "Your answer (e.g. 72 kg)" : decisions.includes("modify") ? "Feedback (required to request changes: what should change?)" : "Note (optional)"}
+          aria-label={decisions.includes("answer") ? "Your answer" : "Feedback"}
           className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
         />
         <input value={reviewer} onChange={(e) => setReviewer(e.target.value)} placeholder="Your name (optional)" aria-label="Reviewer" className="h-9 rounded-md border border-slate-300 px-2 text-sm" />

@@ -6,6 +6,7 @@ export interface WorkflowOption {
   id: string;
   title: string;
   example: unknown;
+  choices?: Record<string, { label: string; options: readonly string[]; empty: string }>;
 }
 
 function fieldsOf(example: unknown): string[] {
@@ -40,6 +41,18 @@ export function NewRunForm({ workflows }: { workflows: WorkflowOption[] }) {
             placeholder={String((current?.example as Record<string, unknown>)[f])}
             className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
           />
+          {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600">{err[`field:${f}`]}</p>}
+        </div>
+      ))}
+      {Object.entries(current?.choices ?? {}).map(([f, c]) => (
+        <div key={`${workflow}:${f}`}>
+          <label htmlFor={`field-${f}`} className="block text-xs font-medium text-slate-600">{c.label}</label>
+          <select id={`field-${f}`} name={`field:${f}`} defaultValue="" className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+            <option value="">{c.empty}</option>
+            {c.options.map((o) => (
+              <option key={o} value={o}>{o}</option>
+            ))}
+          </select>
           {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600">{err[`field:${f}`]}</p>}
         </div>
       ))}

@@ -90,6 +90,18 @@ export function ReviewPayload({ review, compact, onEdit }: { review: ReviewInfo;
       </div>
     );
   }
+  if (p.kind === "clarification") {
+    return (
+      <div className="space-y-1.5 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-xs text-sky-950" data-testid="clarification">
+        <p>
+          <span className="font-semibold">Your question:</span> {String(p.query ?? "")}
+        </p>
+        {typeof p.why === "string" && <p className="text-sky-800">Why the agent asks: {p.why}</p>}
+        {Array.isArray(p.domains) && p.domains.length > 0 && <p className="text-sky-800">Domains loaded: {(p.domains as string[]).join(", ")}</p>}
+        <p className="text-sky-800">Answer below, or decline: the agent then answers from your log alone.</p>
+      </div>
+    );
+  }
   if (p.kind === "escalation" || p.kind === "intervention") {
     return <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md border border-red-200 bg-red-50 p-2 text-[11px] text-red-900">{JSON.stringify(p.kind === "escalation" ? { task: p.task, error: p.error } : p.error, null, 2)}</pre>;
   }

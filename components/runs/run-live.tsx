@@ -31,6 +31,7 @@ export interface LiveRun {
   since: string | null;
   seq: number;
   reviewId?: string | null;
+  parentId?: string | null;
   accepted?: string[];
 }
 
@@ -211,6 +212,14 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </h1>
           <p className="mt-0.5 text-xs text-slate-500">
             started {formatTime(run.createdAt)} · running for <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions
+            {run.parentId && (
+              <>
+                {" · "}
+                <Link href={`/runs/${run.parentId}`} className="text-blue-700 hover:underline" data-testid="parent-run">
+                  started by run {run.parentId.slice(0, 8)}
+                </Link>
+              </>
+            )}
           </p>
         </div>
         {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}

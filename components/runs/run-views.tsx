@@ -1,6 +1,10 @@
 "use client";
 import { useState } from "react";
 import type { ResearchContext } from "@/lib/machines/deep-research.types";
+import type { AgentContext } from "@/lib/machines/domain-agent.types";
+import { AgentAnswer, AgentEntries, AgentObserver, AgentReasoning } from "@/components/agent/agent-views";
+import { ModeResultView, ModeRouting, ModeWork } from "@/components/modes/mode-views";
+import type { ModesContext } from "@/lib/machines/processing-modes.types";
 import { KnowledgeGraph, SourceRegistry } from "@/components/research/knowledge-graph";
 import { TaskDag } from "@/components/research/task-dag";
 import { Markdown } from "@/components/ui/markdown";
@@ -9,7 +13,15 @@ import { ArtifactsPanel } from "./artifacts-panel";
 /** Views of a run's own domain, by workflow (the research DAG, knowledge graph, sources, files). */
 export function RunViews({ workflow, runId, context, version }: { workflow: string; runId: string; context: unknown; version: number }) {
   const c = context as ResearchContext;
-  const tabs = workflow === "deep-research" ? [...(c.report ? ["Report"] : []), "Task DAG", "Knowledge graph", "Sources", "Files"] : [];
+  const a = context as AgentContext;
+  const tabs =
+    workflow === "deep-research"
+      ? [...(c.report ? ["Report"] : []), "Task DAG", "Knowledge graph", "Sources", "Files"]
+      : workflow === "domain-agent"
+        ? [...(a.answer || a.inputType !== "LOG" ? ["Answer"] : []), "Reasoning", ...(a.parsed?.length || a.inputType !== "QUERY" ? ["Entries"] : []), "Observer"]
+        : workflow === "processing-modes"
+          ? ["Result", "Routing & metrics", "What the mode did"]
+          : [];
   // the report opens first once there is one; a tab the user picked stays picked
   const [picked, setTab] = useState<string | null>(null);
   if (tabs.length === 0) return null;
@@ -20,7 +32,7 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
         {tabs.map((t) => (
           <button key={t} onClick={() => setTab(t)} className={`rounded-t-md px-3 py-1.5 text-sm ${tab === t ? "border border-b-white border-slate-200 bg-white font-semibold" : "text-slate-500 hover:text-slate-800"}`}>
             {t}
-            {t === "Knowledge graph" ? ` (${c.facts?.length ?? 0})` : t === "Sources" ? ` (${c.sources?.length ?? 0})` : ""}
+            {t === "Knowledge graph" ? ` (${c.facts?.length ?? 0})` : t === "Sources" ? ` (${c.sources?.length ?? 0})` : t === "Entries" ? ` (${a.parsed?.length ?? 0})` : ""}
           </button>
         ))}
       </div>
@@ -40,6 +52,13 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
         {tab === "Knowledge graph" && <KnowledgeGraph facts={c.facts ?? []} sources={c.sources ?? []} />}
         {tab === "Sources" && <SourceRegistry sources={c.sources ?? []} />}
         {tab === "Files" && <ArtifactsPanel runId={runId} version={version} />}
+        {tab === "Answer" && <AgentAnswer c={a} />}
+        {tab === "Reasoning" && <AgentReasoning c={a} />}
+        {tab === "Entries" && <AgentEntries c={a} />}
+        {tab === "Observer" && <AgentObserver c={a} />}
+        {tab === "Result" && <ModeResultView c={context as ModesContext} />}
+        {tab === "Routing & metrics" && <ModeRouting c={context as ModesContext} />}
+        {tab === "What the mode did" && <ModeWork c={context as ModesContext} />}
       </div>
     </div>
   );

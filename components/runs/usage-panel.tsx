@@ -29,12 +29,13 @@ export function UsagePanel({ runId, version }: { runId: string; version: number 
         {usage.total.calls} call{usage.total.calls === 1 ? "" : "s"} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
         <span className="font-medium text-slate-700" data-testid="adapters">{adapters.join(", ")}</span>
       </p>
-      <table className="w-full text-[11px]">
+      <table className="w-full table-fixed text-[11px]">
         <TableHead columns={["State", "Purpose", { label: "Tokens in/out", right: true }, { label: "Latency", right: true }]} />
         <tbody>
           {usage.calls.slice(-12).map((c) => (
             <tr key={c.id} className={c.ok ? "" : "text-red-700"} title={c.error ?? c.adapter}>
-              <td className="font-mono">{c.state ?? "—"}</td>
+              {/* the leaf of a nested state path says which state called; the full path is in the tooltip */}
+              <td className="truncate pr-2 font-mono" title={c.state ?? undefined}>{c.state?.split(".").pop() ?? "—"}</td>
               <td>{c.purpose}{c.attempts > 1 ? ` (${c.attempts} tries)` : ""}{c.ok ? "" : ` · ${c.errorCategory}`}</td>
               <td className="text-right font-mono">{c.promptTokens}/{c.completionTokens}</td>
               <td className="text-right font-mono">{c.latencyMs} ms</td>

@@ -66,7 +66,10 @@ export async function sendEvent(rt: Runtime, id: string, event: unknown) {
   return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
 }
 
+/** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 export async function abortRun(rt: Runtime, id: string, reason?: string) {
   const out = await rt.engine.abort(id, reason || "aborted by user");
+  const children = await rt.db.run.findMany({ where: { parentId: id, status: { in: ["running", "waiting"] } }, select: { id: true } });
+  for (const c of children) await rt.engine.abort(c.id, `parent run ${id} was aborted`).catch(() => {});
   return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
 }

@@ -506,9 +506,11 @@ export class Engine {
     live.effects.set(id, { key, controller });
     const runId = live.row.id;
     const current = () => !live.gone && live.effects.get(id)?.key === key && !controller.signal.aborted;
+    // an invoke without an explicit id is named "<n>.<machine>.<state path>" by XState: that path is the invoking state
+    const invoker = /^\d+\.[^.]+\.(.+)$/.exec(id)?.[1];
     const ctx: EffectContext = {
       runId,
-      state: live.row.state.join(","),
+      state: invoker && live.row.state.some((s) => s === invoker || s.startsWith(`${invoker}.`)) ? invoker : live.row.state.join(","),
       key,
       signal: controller.signal,
       clock: this.clock,

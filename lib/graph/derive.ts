@@ -54,12 +54,18 @@ function kindOf(t: AnyTransitionDefinition): EdgeKind {
   return "event";
 }
 
+/** An invoked actor's name: its id, or for XState's generated "<n>.<machine>.<state path>" the state's key. */
+function actorLabel(id: string): string {
+  const generated = /^\d+\.[^.]+\.(.+)$/.exec(id);
+  return generated ? `${generated[1]!.split(".").pop()}` : id;
+}
+
 /** A readable event label: "parse done", "after searchTimeout", "REQUEST". */
 export function eventLabel(event: string): string {
   if (event === "") return "always";
   if (event.startsWith("xstate.after.")) return `after ${event.split(".")[2]}`;
-  if (event.startsWith("xstate.done.actor.")) return `${event.slice(18)} done`;
-  if (event.startsWith("xstate.error.actor.")) return `${event.slice(19)} error`;
+  if (event.startsWith("xstate.done.actor.")) return `${actorLabel(event.slice(18))} done`;
+  if (event.startsWith("xstate.error.actor.")) return `${actorLabel(event.slice(19))} error`;
   if (event.startsWith("xstate.done.state.")) return "region done";
   return event;
 }

@@ -18,6 +18,8 @@ export interface LaidNode {
   internal: GraphTransition[];
   /** the global-abort transitions out of this state, listed on the node instead of drawn */
   aborts: GraphTransition[];
+  /** error transitions into a shared failure state, listed on the node instead of drawn */
+  errors: GraphTransition[];
 }
 
 export interface LaidEdge {
@@ -74,7 +76,16 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
   const internal = new Map<string, GraphTransition[]>();
   const aborts = new Map<string, GraphTransition[]>();
   const grouped = new Map<string, GraphTransition[]>();
+  // a state that many states fail into (FAILED, ERROR) would draw an edge from each of them
+  const errorSources = new Map<string, Set<string>>();
+  for (const t of graph.transitions) if (t.kind === "error" && !t.internal) errorSources.set(t.target, (errorSources.get(t.target) ?? new Set()).add(t.source));
+  const sinks = new Set([...errorSources].filter(([, from]) => from.size >= 3).map(([target]) => target));
+  const errors = new Map<string, GraphTransition[]>();
   for (const t of graph.transitions) {
+    if (t.kind === "error" && sinks.has(t.target)) {
+      errors.set(t.source, [...(errors.get(t.source) ?? []), t]);
+      continue;
+    }
     if (t.internal) {
       internal.set(t.source, [...(internal.get(t.source) ?? []), t]);
       continue;
@@ -114,7 +125,7 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
     edges: [],
   };
   for (const s of graph.states) {
-    const lines = (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0);
+    const lines = (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0) + (errors.has(s.id) ? 1 : 0);
     const node: ElkNode = { id: s.id, width: NODE_W, height: NODE_H + (lines ? 8 + lines * LINE_H : 0), children: [] };
     if (s.type === "compound" || s.type === "parallel") {
       delete node.width;
@@ -149,7 +160,7 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
   const visit = (n: ElkNode, parent: string | null) => {
     for (const c of n.children ?? []) {
       const state = byId.get(c.id)!;
-      nodes.push({ id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [], aborts: aborts.get(c.id) ?? [] });
+      nodes.push({ id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [], aborts: aborts.get(c.id) ?? [], errors: errors.get(c.id) ?? [] });
       visit(c, c.id);
     }
   };

@@ -47,13 +47,21 @@ export function synthesize(req: GenerateRequest): { text: string; citations: str
   const passages = req.passages ?? [];
   const quotes = bestQuotes(terms, passages, 5);
   const lines: string[] = [];
-  lines.push("_Written by the offline engine: no model endpoint is configured, so this answer is assembled from stored context and quotes its sources._");
+  // a task (swiss-army's execute) gets an approach; a question (chat, answer) gets what the sources say
+  const task = req.purpose === "execute";
+  lines.push(
+    req.purpose === "chat"
+      ? "_Written by the offline engine: it has no language model to hold a conversation, so it answers with what the stored documents say about your message._"
+      : "_Written by the offline engine: no model endpoint is configured, so this answer is assembled from stored context and quotes its sources._",
+  );
   lines.push("");
-  lines.push(`**Request:** ${sentences(req.prompt)[0] ?? req.prompt}`);
+  lines.push(`**${task ? "Request" : "Question"}:** ${sentences(req.prompt)[0] ?? req.prompt}`);
   lines.push("");
   if (quotes.length) {
-    lines.push("**Approach, from what worked before:**");
+    lines.push(task ? "**Approach, from what worked before:**" : "**What the sources say:**");
     quotes.forEach((q, i) => lines.push(`${i + 1}. ${q.sentence} [${q.index + 1}]`));
+  } else if (!task) {
+    lines.push("No stored document speaks to this, and without a model the offline engine has nothing more to add. Configure a model endpoint in Settings for a written answer.");
   } else {
     lines.push("**Approach (no stored context matched, so this plan is built from the request's own terms):**");
     plan(terms).forEach((s, i) => lines.push(`${i + 1}. ${s}`));

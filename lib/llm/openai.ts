@@ -189,6 +189,23 @@ function validate<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T }
 
 // ---- the adapter --------------------------------------------------------------------------------
 
+/**
+ * The response_format for a schema: strict structured outputs when the schema allows them (every
+ * field required), otherwise a non-strict JSON schema (optional fields, defaults), otherwise plain
+ * JSON mode. The reply is validated with zod either way.
+ */
+export function responseFormat(schema: z.ZodType, name: string): ChatParams["response_format"] {
+  try {
+    return zodResponseFormat(schema, name);
+  } catch {
+    try {
+      return { type: "json_schema", json_schema: { name, strict: false, schema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown> } };
+    } catch {
+      return { type: "json_object" };
+    }
+  }
+}
+
 export class OpenAiModel implements ModelPort {
   readonly name = OPENAI_ADAPTER;
   readonly offline = false;
@@ -234,12 +251,7 @@ export class OpenAiModel implements ModelPort {
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
     const started = performance.now();
     const tally = { attempts: 0 };
-    let format;
-    try {
-      format = zodResponseFormat(req.schema, req.schemaName);
-    } catch (e) {
-      throw new ModelError(`schema "${req.schemaName}" cannot be sent as a JSON schema: ${(e as Error).message}`, { category: "UNKNOWN", code: "schema", cause: e });
-    }
+    const format = responseFormat(req.schema, req.schemaName);
     const messages = buildMessages(req);
     let usage: Usage = { promptTokens: 0, completionTokens: 0, estimated: false };
     // one repair round: the model sees its own reply and what was wrong with it

@@ -45,6 +45,8 @@ export interface WorkflowDefinition {
   artifacts?: (step: ArtifactStep) => ArtifactWrite[];
   /** a sample input for the New run form */
   example?: unknown;
+  /** input fields the New run form offers as a choice (empty = leave the field out) */
+  inputChoices?: Record<string, { label: string; options: readonly string[]; empty: string }>;
   /** the text fields of client events, for the run page's forms (events without fields get a button) */
   eventFields?: Record<string, { name: string; label: string; placeholder?: string }[]>;
 }

@@ -5,6 +5,8 @@ import { deriveGraph, eventLabel } from "@/lib/graph/derive";
 import { findWorkflow } from "@/lib/machines/registry";
 import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { workflowUsage } from "@/lib/metrics/model-usage";
+import { modeMetrics } from "@/lib/metrics/mode-metrics";
+import { ModeMetricsPanel } from "@/components/modes/mode-metrics-panel";
 import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { LiveRefresh } from "@/components/ui/live-refresh";
@@ -25,7 +27,13 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   const def = findWorkflow(id);
   if (!def) notFound();
   const rt = await getRuntime();
-  const [layout, metrics, counts, usage] = await Promise.all([workflowLayout(id)!, stateMetrics(rt.store, def), rt.store.countByStatus(id), workflowUsage(rt.db, id)]);
+  const [layout, metrics, counts, usage, modes] = await Promise.all([
+    workflowLayout(id)!,
+    stateMetrics(rt.store, def),
+    rt.store.countByStatus(id),
+    workflowUsage(rt.db, id),
+    id === "processing-modes" ? modeMetrics(rt.db) : Promise.resolve(null),
+  ]);
   const graph = deriveGraph(def.machine);
   const breaches = metrics.filter((m) => m.verdict === "alert");
   return (
@@ -58,6 +66,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
         </div>
         <div className="space-y-4">
           {def.id === "swiss-army" && <CmPanel rt={rt} />}
+          {modes && <ModeMetricsPanel modes={modes} />}
           {metrics.length > 0 && (
             <div className="rounded-xl border border-slate-200 bg-white p-4">
               <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>
@@ -83,12 +92,13 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
           {usage.length > 0 && (
             <div className="rounded-xl border border-slate-200 bg-white p-4">
               <h2 className="mb-2 text-sm font-semibold">Model usage by state</h2>
-              <table className="w-full text-xs" data-testid="model-usage">
+              <table className="w-full table-fixed text-xs" data-testid="model-usage">
                 <TableHead columns={["State", { label: "Calls", right: true }, { label: "Tokens in / out", right: true }, { label: "Avg latency", right: true }, { label: "Errors", right: true }]} />
                 <tbody className="divide-y divide-slate-100">
                   {usage.map((u) => (
                     <tr key={u.state}>
-                      <td className="py-1.5 font-mono">{u.state}</td>
+                      {/* nested states: the last two path segments, the full path in the tooltip */}
+                      <td className="truncate py-1.5 pr-2 font-mono" title={u.state}>{u.state.split(".").slice(-2).join(".")}</td>
                       <td className="py-1.5 text-right">{u.calls}</td>
                       <td className="py-1.5 text-right font-mono">{u.promptTokens.toLocaleString("en-US")} / {u.completionTokens.toLocaleString("en-US")}</td>
                       <td className="py-1.5 text-right font-mono">{u.avgLatencyMs} ms</td>

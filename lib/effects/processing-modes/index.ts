@@ -1,0 +1,273 @@
+// The processors of the processing-modes machine (seed 004) on this runtime's ports: the model
+// port (offline engine or OpenAI-compatible endpoints), the knowledge store, web search when
+// configured, the WebAssembly sandbox, the response cache and the metrics table — and the
+// engine itself, which runs DEEP_RESEARCH as a deep-research child run.
+import { z } from "zod";
+import type { Db } from "../../db/client";
+import type { Engine } from "../../engine/engine";
+import type { EffectContext, WorkflowEffects } from "../../engine/engine";
+import type { RunView } from "../../engine/views";
+import { clip, keyTerms } from "../../knowledge/text";
+import type { ModelPort } from "../../llm/types";
+import type { ResearchContext } from "../../machines/deep-research.types";
+import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../../machines/processing-modes.types";
+import type { ResearchOutcome } from "../../machines/processing-modes";
+import { codeBlock, runInSandbox } from "../../sandbox";
+import type { SearchPort } from "../../search/types";
+import { cacheGet, cachePut } from "./cache";
+import { classifyMode } from "./router";
+import { offlineStage } from "./thinking";
+
+export interface ModesPorts {
+  db: Db;
+  model: () => ModelPort;
+  knowledge: SearchPort;
+  web: SearchPort | null;
+  engine: () => Engine;
+}
+
+const STAGE_PROMPTS: Record<ThinkingStage, string> = {
+  ProblemAnalysis: "Decompose the problem into its components and identify the key aspects and unknowns.",
+  MultiPerspective: "Analyze the problem from critical, creative and analytical perspectives.",
+  DeepReasoning: "Reason step by step (chain of thought) to a conclusion.",
+  SynthesisAndReflection: "Consolidate the analysis so far, check its quality and correct weaknesses.",
+  FinalAnswer: "Write the final, structured answer in Markdown.",
+};
+
+/** deep-research's top-level states, as AgentRuntime's WorkflowState steps. */
+function stepOf(state: string[]): string | null {
+  const s = state.join(",");
+  if (s === "ERROR" || s === "ABORTED") return null;
+  if (s.startsWith("PLANNING")) return "plan";
+  if (s.startsWith("SYNTHESIZING") || s.startsWith("COMPLETED")) return "synthesize";
+  return "search";
+}
+
+const classified = (message: string, category: string) => Object.assign(new Error(message), { category });
+const where = (ctx: EffectContext) => ({ runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
+
+export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
+  const toPassages = (rs: Awaited<ReturnType<SearchPort["search"]>>): Passage[] =>
+    rs.map((r, i) => ({ id: `${r.via === "knowledge store" ? "kb" : "web"}:${i + 1}:${r.url}`, title: r.title, url: r.url, text: r.text, score: r.score, via: r.via }));
+
+  const route = async (input: { query: string; requested: Mode | null }, ctx: EffectContext): Promise<RoutingDecision> => {
+    const startedAt = ctx.clock.now();
+    if (input.requested) {
+      const mode = input.requested;
+      return { mode, level: LEVEL[mode], runtime: LEVEL[mode] === "Agent" ? "AgentRuntime" : "ModelRuntime", routedBy: "explicit", confidence: 1, scores: { [mode]: 1 }, reason: `${mode} chosen by the client`, adapter: "client", startedAt };
+    }
+    const top = (await ports.knowledge.search(input.query, { limit: 1, signal: ctx.signal }))[0]?.score ?? 0;
+    const offline = classifyMode(input.query, top);
+    const out = await ports.model().generateObject({
+      purpose: "route",
+      schemaName: "routing",
+      schema: z.object({ mode: z.enum(MODES), confidence: z.number().min(0).max(1), reason: z.string() }),
+      system:
+        "Route the user's request to one processing mode: CHAT (small talk, a direct answer), KNOWLEDGE (answerable from the product's documentation), SEARCH (needs current web information), CODE (write or run code), THINKING (a hard problem needing multi-step reasoning), DEEP_RESEARCH (a research report with sources).",
+      prompt: input.query,
+      offline: () => ({ mode: offline.mode, confidence: offline.confidence, reason: offline.reason }),
+      ...where(ctx),
+    });
+    const mode = out.object.mode;
+    return { mode, level: LEVEL[mode], runtime: LEVEL[mode] === "Agent" ? "AgentRuntime" : "ModelRuntime", routedBy: "classified", confidence: out.object.confidence, scores: offline.scores, reason: out.object.reason, adapter: out.adapter, startedAt };
+  };
+
+  const cacheCheck = (input: { mode: Mode; query: string; enabled: boolean; system1: boolean }, ctx: EffectContext): Promise<CacheCheck> =>
+    cacheGet(ports.db, input.mode, input.query, input, ctx.clock.now());
+
+  const putInCache = (input: { key: string; mode: Mode; query: string; result: ModeResult; ttlMs: number }, ctx: EffectContext) =>
+    cachePut(ports.db, input.key, input.mode, input.query, input.result, input.ttlMs, ctx.clock.now());
+
+  const chat = async (input: { prompt: string; query: string }, ctx: EffectContext): Promise<ModeResult> => {
+    const model = ports.model();
+    // the offline engine cannot converse: it answers with what the stored documents say
+    const passages = model.offline ? toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal })) : [];
+    const out = await model.generate({ purpose: "chat", system: input.prompt.split("\nUser:")[0]!.replace(/^System: /, ""), prompt: input.query, passages, onText: (c) => ctx.progress(c), ...where(ctx) });
+    return { text: out.text, adapter: out.adapter, citations: cite(passages, out.citations), cached: false };
+  };
+
+  const cite = (passages: Passage[], ids: string[]): Citation[] =>
+    ids.map((id) => passages.find((p) => p.id === id)).filter((p): p is Passage => !!p).map((p) => ({ id: p.id, title: p.title, url: p.url }));
+
+  const embed = async (input: { query: string }, ctx: EffectContext) => {
+    const model = ports.model();
+    if (model.embed) {
+      const e = await model.embed([input.query], ctx.signal);
+      return { adapter: e.adapter, dims: e.vectors[0]?.length ?? 0, terms: keyTerms(input.query, 12) };
+    }
+    // offline: the query's terms are what BM25 matches on
+    return { adapter: "BM25 terms (no embeddings endpoint)", dims: 0, terms: keyTerms(input.query, 12) };
+  };
+
+  const searchKnowledge = async (input: { query: string }, ctx: EffectContext) => ({ passages: toPassages(await ports.knowledge.search(input.query, { limit: 6, signal: ctx.signal })) });
+
+  const answer = async (input: { query: string; passages: Passage[]; mode: Mode }, ctx: EffectContext): Promise<ModeResult> => {
+    const out = await ports.model().generate({
+      purpose: "answer",
+      system: input.mode === "SEARCH" ? "Write a comprehensive answer from the search results. Cite them as [n]." : "Answer from the numbered passages only and cite them as [n]. Say so when they do not answer the question.",
+      prompt: input.query,
+      passages: input.passages.map((p) => ({ id: p.id, title: p.title, text: p.text, score: p.score })),
+      onText: (c) => ctx.progress(c),
+      ...where(ctx),
+    });
+    return { text: out.text, adapter: out.adapter, citations: cite(input.passages, out.citations), cached: false };
+  };
+
+  const generateQueries = async (input: { query: string }, ctx: EffectContext) => {
+    const terms = keyTerms(input.query, 8);
+    const offline = [...new Set([input.query.trim().slice(0, 300), terms.join(" "), terms.slice(0, 4).join(" ") + " overview"].map((q) => q.trim()).filter((q) => q.length > 2))].slice(0, 3);
+    const out = await ports.model().generateObject({
+      purpose: "search-queries",
+      schemaName: "search_queries",
+      schema: z.object({ queries: z.array(z.string().min(2).max(300)).min(2).max(3) }),
+      system: "Turn the user's question into 2-3 precise, search-engine-optimized queries.",
+      prompt: input.query,
+      offline: () => ({ queries: offline.length >= 2 ? offline : [input.query, `${input.query} overview`] }),
+      ...where(ctx),
+    });
+    return { queries: out.object.queries, adapter: out.adapter };
+  };
+
+  const executeSearches = async (input: { queries: string[] }, ctx: EffectContext) => {
+    const port = ports.web ?? ports.knowledge;
+    // concurrent, as the seed says; one failing engine does not sink the others
+    const settled = await Promise.allSettled(input.queries.map((q) => port.search(q, { limit: 5, signal: ctx.signal })));
+    const searches = input.queries.map((q, i) => {
+      const s = settled[i]!;
+      return { query: q, results: s.status === "fulfilled" ? s.value.length : 0, via: s.status === "fulfilled" ? port.name : `${port.name} (failed: ${(s.reason as Error).message})` };
+    });
+    if (settled.every((s) => s.status === "rejected")) throw classified(`every search failed: ${(settled[0] as PromiseRejectedResult).reason}`, "NETWORK");
+    const seen = new Set<string>();
+    const all = settled.flatMap((s) => (s.status === "fulfilled" ? s.value : [])).sort((a, b) => b.score - a.score);
+    const unique = all.filter((r) => {
+      const k = `${r.url}#${r.text.slice(0, 80)}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    return { passages: toPassages(unique.slice(0, 8)), searches };
+  };
+
+  const generateCode = async (input: { query: string }, ctx: EffectContext) => {
+    const block = codeBlock(input.query);
+    if (block) return { ...block, source: "request" as const };
+    const model = ports.model();
+    if (model.offline) {
+      throw classified("the request has no code block and the offline engine cannot write code: put the code in ```js or ```python fences, or configure a model endpoint", "BUSINESS");
+    }
+    const out = await model.generateObject({
+      purpose: "generate-code",
+      schemaName: "code",
+      schema: z.object({ language: z.enum(["javascript", "python"]), code: z.string().min(1).max(100_000) }),
+      system: "Write a self-contained program that does what the user asks. JavaScript (no imports, no I/O besides console.log) or Python (standard library only). The last expression is the return value.",
+      prompt: input.query,
+      offline: () => ({ language: "javascript" as const, code: "" }),
+      ...where(ctx),
+    });
+    return { ...out.object, source: "model" as const };
+  };
+
+  const executeCode = async (input: { language: "javascript" | "python"; code: string; timeoutMs: number; memoryMb: number }, ctx: EffectContext): Promise<Execution> => {
+    ctx.progress(`running ${input.language} in the sandbox (limit ${input.timeoutMs} ms, ${input.memoryMb} MB)`);
+    return runInSandbox({ language: input.language, code: input.code, timeoutMs: input.timeoutMs, memoryMb: input.memoryMb });
+  };
+
+  const think = async (input: { stage: ThinkingStage; query: string; previous: { stage: ThinkingStage; text: string }[] }, ctx: EffectContext) => {
+    const model = ports.model();
+    if (model.offline) {
+      const passages = toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }));
+      const text = offlineStage(input.stage, input.query, input.previous, passages);
+      const out = await model.generate({ purpose: `thinking:${input.stage}`, prompt: input.query, passages: [], ...where(ctx) });
+      return { stage: input.stage, text, adapter: out.adapter };
+    }
+    const out = await model.generate({
+      purpose: `thinking:${input.stage}`,
+      system: STAGE_PROMPTS[input.stage],
+      prompt: [`Problem: ${input.query}`, ...input.previous.map((p) => `## ${p.stage}\n${p.text}`)].join("\n\n"),
+      onText: (c) => ctx.progress(c),
+      ...where(ctx),
+    });
+    return { stage: input.stage, text: out.text, adapter: out.adapter };
+  };
+
+  /** DEEP_RESEARCH: the deep-research workflow as a child run (linked both ways); a retry sends it RETRY. */
+  const research = async (input: { query: string; attempt: number }, ctx: EffectContext): Promise<ResearchOutcome> => {
+    const engine = ports.engine();
+    const childId = `${ctx.runId}-research`;
+    let child: RunView | null = await engine.getRun(childId).catch(() => null);
+    if (!child) child = (await engine.start("deep-research", { topic: clip(input.query.trim(), 497).padEnd(3, "?") }, { id: childId, parentId: ctx.runId })).run;
+    else if (child.status === "waiting" && child.state.includes("ERROR")) child = (await engine.send(childId, { type: "RETRY", feedback: `retry ${input.attempt} from ${ctx.runId}` })).run;
+    let step = "";
+    const report = (r: RunView) => {
+      const s = stepOf(r.state);
+      if (s && s !== step) {
+        step = s;
+        ctx.emit({ type: "WORKFLOW.STEP", step: s, childState: r.state.join(","), childRunId: childId });
+      }
+    };
+    const settledRun = await new Promise<RunView>((resolve, reject) => {
+      const done = (r: RunView) => r.status === "completed" || r.status === "failed" || r.status === "aborted" || (r.status === "waiting" && r.state.includes("ERROR"));
+      const unsubscribe = engine.bus.subscribe(childId, (m) => {
+        if (m.type !== "run") return;
+        report(m.run);
+        if (done(m.run)) finish(m.run);
+      });
+      const onAbort = () => {
+        unsubscribe();
+        reject(Object.assign(new Error("cancelled"), { name: "AbortError" }));
+      };
+      const finish = (r: RunView) => {
+        unsubscribe();
+        ctx.signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      };
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+      report(child!);
+      if (done(child!)) finish(child!);
+    });
+    const c = settledRun.context as ResearchContext;
+    if (settledRun.status === "completed" && c.report) {
+      return { report: c.report, childRunId: childId, missionId: c.missionId, facts: c.facts.length, sources: c.sources.length, adapter: c.reportAdapter ?? "unknown" };
+    }
+    if (settledRun.status === "aborted") throw classified(`the deep-research run ${childId} was aborted`, "BUSINESS");
+    if (settledRun.status === "waiting") throw classified(`deep-research stopped in ${c.error?.state}: ${c.error?.message}`, c.error?.category ?? "UNKNOWN");
+    throw classified(`the deep-research run ${childId} ended ${settledRun.status}`, "UNKNOWN");
+  };
+
+  const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
+    const c = input.context;
+    const mode = c.routing?.mode ?? c.requested ?? "CHAT";
+    const child = c.workflow?.childRunId;
+    const llmCalls = await ports.db.modelCall.count({ where: { runId: { in: child ? [ctx.runId, child] : [ctx.runId] }, purpose: { not: "route" } } });
+    const metrics: ModeMetrics = {
+      mode,
+      latencyMs: Math.max(0, ctx.clock.now() - (c.routing?.startedAt ?? ctx.clock.now())),
+      llmCalls,
+      cacheHit: c.cache?.status === "hit",
+      ok: c.error === null,
+      errorCategory: c.error?.category ?? null,
+    };
+    const row = { mode, level: LEVEL[mode], routedBy: c.routing?.routedBy ?? "explicit", confidence: c.routing?.confidence ?? 0, latencyMs: metrics.latencyMs, llmCalls, cacheHit: metrics.cacheHit, ok: metrics.ok, errorCategory: metrics.errorCategory, createdAt: new Date(ctx.clock.now()) };
+    await ports.db.modeRequest.upsert({ where: { id: ctx.runId }, create: { id: ctx.runId, ...row }, update: row });
+    return metrics;
+  };
+
+  return {
+    actors: {
+      route: route as never,
+      cacheCheck: cacheCheck as never,
+      cachePut: putInCache as never,
+      chat: chat as never,
+      embed: embed as never,
+      searchKnowledge: searchKnowledge as never,
+      answer: answer as never,
+      generateQueries: generateQueries as never,
+      executeSearches: executeSearches as never,
+      generateCode: generateCode as never,
+      executeCode: executeCode as never,
+      think: think as never,
+      research: research as never,
+      recordMetrics: recordMetrics as never,
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// Types of the processing-modes workflow (seed 004): the six modes, their cognitive levels and
+// runtimes, and what a run's context holds. The machine is in ./processing-modes.ts, the
+// processors in lib/effects/processing-modes.
+
+export const MODES = ["CHAT", "KNOWLEDGE", "SEARCH", "CODE", "THINKING", "DEEP_RESEARCH"] as const;
+export type Mode = (typeof MODES)[number];
+export type Level = "System 1" | "System 2" | "Agent";
+
+/** The seed's Mode-to-Infrastructure table. */
+export const LEVEL: Record<Mode, Level> = {
+  CHAT: "System 1",
+  KNOWLEDGE: "System 1",
+  SEARCH: "System 2",
+  CODE: "System 2",
+  THINKING: "System 2",
+  DEEP_RESEARCH: "Agent",
+};
+
+/** THINKING's five stages, in order. */
+export const THINKING_STAGES = ["ProblemAnalysis", "MultiPerspective", "DeepReasoning", "SynthesisAndReflection", "FinalAnswer"] as const;
+export type ThinkingStage = (typeof THINKING_STAGES)[number];
+
+/** AgentRuntime's WorkflowState steps. */
+export const WORKFLOW_STEPS = ["plan", "search", "synthesize"] as const;
+
+export interface ModesConfig {
+  /** the seed's system1.enable_cache */
+  enableCache: boolean;
+  cacheTtlMs: number;
+  /** retry_with_backoff(max_retries) */
+  maxRetries: number;
+  /** retry_with_backoff(base_delay) */
+  backoffBaseMs: number;
+  codeTimeoutMs: number;
+  codeMemoryMb: number;
+}
+
+export interface RoutingDecision {
+  mode: Mode;
+  level: Level;
+  runtime: "ModelRuntime" | "AgentRuntime";
+  routedBy: "explicit" | "classified";
+  confidence: number;
+  scores: Partial<Record<Mode, number>>;
+  reason: string;
+  adapter: string;
+  /** when the request started (for RecordMetrics' latency) */
+  startedAt: number;
+}
+
+export interface Citation {
+  id: string;
+  title: string;
+  url?: string;
+}
+
+export interface Passage {
+  id: string;
+  title: string;
+  url: string;
+  text: string;
+  score: number;
+  via: string;
+}
+
+export interface ModeResult {
+  text: string;
+  adapter: string;
+  citations: Citation[];
+  /** served from the response cache */
+  cached: boolean;
+}
+
+export interface CacheCheck {
+  key: string;
+  status: "hit" | "miss" | "disabled" | "bypassed";
+  result?: ModeResult;
+  storedAt?: number;
+  expiresAt?: number;
+}
+
+export interface Execution {
+  ok: boolean;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  returnValue: unknown;
+  durationMs: number;
+  truncated: boolean;
+  error: null | { kind: string; message: string };
+  engine: string;
+}
+
+export interface WorkflowState {
+  steps: string[];
+  status: "running" | "completed" | "failed";
+  current: string | null;
+  childRunId: string | null;
+  attempts: number;
+  errors: { attempt: number; category: string; message: string }[];
+}
+
+export interface ModeMetrics {
+  mode: Mode;
+  latencyMs: number;
+  llmCalls: number;
+  cacheHit: boolean;
+  ok: boolean;
+  errorCategory: string | null;
+}
+
+export interface ModesContext {
+  config: ModesConfig;
+  query: string;
+  /** the mode the client asked for, if any */
+  requested: Mode | null;
+  routing: RoutingDecision | null;
+  cache: CacheCheck | null;
+  /** CHAT: the built prompt */
+  prompt: string | null;
+  /** KNOWLEDGE: the query's embedding (or its BM25 terms offline) */
+  embedding: { adapter: string; dims: number; terms: string[] } | null;
+  /** KNOWLEDGE / SEARCH: retrieved passages */
+  passages: Passage[];
+  /** SEARCH: the generated queries and what each found */
+  searches: { query: string; results: number; via: string }[];
+  /** CODE */
+  code: { language: "javascript" | "python"; code: string; source: "request" | "model" } | null;
+  execution: Execution | null;
+  /** THINKING: each stage's output */
+  stages: { stage: ThinkingStage; text: string; adapter: string }[];
+  /** DEEP_RESEARCH: AgentRuntime's WorkflowState */
+  workflow: WorkflowState | null;
+  result: ModeResult | null;
+  error: { state: string; message: string; category: string } | null;
+  metrics: ModeMetrics | null;
+}

@@ -1,0 +1,45 @@
+-- CreateTable
+CREATE TABLE "LogEntry" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "runId" TEXT,
+    "day" TEXT NOT NULL,
+    "text" TEXT NOT NULL,
+    "metrics" TEXT NOT NULL,
+    "domains" TEXT NOT NULL,
+    "significant" TEXT,
+    "createdAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "ProfileFact" (
+    "key" TEXT NOT NULL PRIMARY KEY,
+    "value" TEXT NOT NULL,
+    "domain" TEXT,
+    "source" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "runId" TEXT,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "Observation" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "runId" TEXT NOT NULL,
+    "triggers" TEXT NOT NULL,
+    "decision" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "changes" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL
+);
+
+-- CreateIndex
+CREATE INDEX "LogEntry_day_idx" ON "LogEntry"("day");
+
+-- CreateIndex
+CREATE INDEX "LogEntry_runId_idx" ON "LogEntry"("runId");
+
+-- CreateIndex
+CREATE INDEX "Observation_runId_idx" ON "Observation"("runId");
+
+-- CreateIndex
+CREATE INDEX "Observation_createdAt_idx" ON "Observation"("createdAt");

@@ -1,0 +1,74 @@
+// AgentRuntime's retry_with_backoff against the local OpenAI-compatible protocol server: the
+// deep-research child's model endpoint fails with a server error (classified LLM: retried after
+// the 1 s backoff, the child gets RETRY), then with a context-length error (not retryable: the
+// request fails at once with that category). Plus CODE with a Python block, on the offline engine.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../lib/engine/clock";
+import { loadEndpoints } from "../lib/llm/endpoints";
+import { OpenAiModel } from "../lib/llm/openai";
+import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { ModesContext } from "../lib/machines/processing-modes.types";
+import type { Runtime } from "../lib/runtime";
+import { flush, workflowRuntime } from "./helpers";
+import { start, type FakeOpenAi } from "./support/fake-openai";
+
+let fake: FakeOpenAi;
+let rt: (Runtime & { clock: ManualClock }) | null = null;
+beforeAll(async () => {
+  fake = await start();
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(async () => {
+  await rt?.close();
+  rt = null;
+  fake.reset();
+});
+
+const model = () => new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1" }), { sleep: async () => {} });
+const ctxOf = (r: { context: unknown }) => r.context as ModesContext;
+
+describe("processing-modes AgentRuntime on a failing model endpoint", () => {
+  it("an LLM error is retried with backoff (the child run gets RETRY); a context-length error is not", async () => {
+    fake.setDefault({ status: 500, message: "upstream exploded" });
+    rt = await workflowRuntime("processing-modes", { model: model(), clock: new ManualClock(Date.parse("2026-11-23T09:00:00Z")) });
+    const { run } = await rt.engine.start("processing-modes", { query: "How do durable timers survive restarts?", mode: "DEEP_RESEARCH" });
+    const waiting = await rt.engine.waitFor(run.id, (x) => x.state.includes("AgentRuntime.Backoff"), 20_000);
+    const first = ctxOf(waiting).workflow!.errors[0]!;
+    expect(first.category).toBe("LLM");
+    expect(first.message).toMatch(/500|upstream exploded/);
+    const childId = `${run.id}-research`;
+    const child = await rt.engine.getRun(childId);
+    expect(child.state).toEqual(["ERROR"]);
+    expect((child.context as ResearchContext).error?.category).toBe("LLM");
+    // the endpoint now refuses the prompt as too long: retrying cannot help
+    fake.setDefault({ status: 400, message: "This model's maximum context length is 10 tokens", code: "context_length_exceeded" });
+    const calls = fake.requests.length;
+    rt.clock.advance(1_000);
+    const done = await rt.engine.waitFor(run.id, (x) => x.status !== "running", 20_000);
+    await flush();
+    expect(fake.requests.length).toBeGreaterThan(calls);
+    expect(done.status).toBe("failed");
+    const w = ctxOf(done).workflow!;
+    expect(w.attempts).toBe(2);
+    expect(w.errors.map((e) => e.category)).toEqual(["LLM", "RESOURCE_LIMIT"]);
+    expect(ctxOf(done).error?.category).toBe("RESOURCE_LIMIT");
+    // the child was retried, not replaced: one child run, with RETRY in its history
+    const steps = await rt.store.transitions(childId);
+    expect(steps.some((t) => t.event === "RETRY")).toBe(true);
+    expect(await rt.db.run.count({ where: { parentId: run.id } })).toBe(1);
+  });
+});
+
+describe("processing-modes CODE with Python", () => {
+  it("a ```python block runs in Pyodide: FormatSuccess with stdout and the last expression", async () => {
+    rt = await workflowRuntime("processing-modes", {});
+    const { run } = await rt.engine.start("processing-modes", { query: "```python\nimport math\nprint('py ok')\nmath.factorial(5)\n```", mode: "CODE", config: { codeTimeoutMs: 20_000 } });
+    const done = await rt.engine.waitFor(run.id, (x) => x.status !== "running", 60_000);
+    const c = ctxOf(done);
+    expect(c.code?.language).toBe("python");
+    expect(c.execution).toMatchObject({ exitCode: 0, stdout: "py ok\n", returnValue: 120 });
+    expect(c.execution?.engine).toMatch(/pyodide/);
+  }, 90_000);
+});
