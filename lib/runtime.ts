@@ -13,6 +13,8 @@ import { systemClock, type Clock } from "./engine/clock";
 import { Engine, type WorkflowEffects } from "./engine/engine";
 import { SqliteRunStore } from "./engine/store/sqlite";
 import type { RunStore } from "./engine/store/types";
+import { WebhookDispatcher, type WebhookDispatcherOptions } from "./hooks/webhooks";
+import { loadUserWorkflows } from "./flows/store";
 import { ContextManager } from "./knowledge/context-manager";
 import type { KnowledgeStore } from "./knowledge/documents";
 import { knowledgeStoreFor, seededOnFirstUse } from "./knowledge/instance";
@@ -47,6 +49,8 @@ export interface Runtime {
   clock: Clock;
   /** run-input defaults taken from the environment, per workflow */
   defaults: Record<string, Record<string, unknown>>;
+  /** outgoing webhooks on the engine's hook events (lib/hooks/webhooks.ts) */
+  webhooks: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,8 @@ export interface RuntimeOptions {
   seedGuide?: boolean;
   /** flush the Context Manager's outbox on an interval (ms; 0 = never) */
   outboxIntervalMs?: number;
+  /** webhook delivery settings (tests); start: false records deliveries without sending them */
+  webhooks?: Pick<WebhookDispatcherOptions, "fetch" | "backoffMs" | "timeoutMs" | "pollMs" | "log"> & { start?: boolean };
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -153,12 +159,16 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const store = new SqliteRunStore(sqlite);
   const cm = new ContextManager(db, clock);
   await cm.seed();
+  await loadUserWorkflows(db);
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
   const model = new RecordingModel(selected.model, db, clock);
   const knowledge = knowledgeStoreFor({ db, model }, env);
   const knowledgeReady = seededOnFirstUse(knowledge, opts.seedGuide ?? env.SWITCHYARD_SEED_GUIDE !== "0");
   let engineRef: Engine | null = null;
+  const { start: startWebhooks = true, ...webhookOpts } = opts.webhooks ?? {};
+  const webhooks = new WebhookDispatcher({ db, clock, ...webhookOpts });
   const base = {
+    webhooks,
     getEngine: () => {
       if (!engineRef) throw new Error("the engine is not built yet");
       return engineRef;
@@ -186,6 +196,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     effects: (id) => effects[id] ?? { actors: {} },
   });
   engineRef = engine;
+  webhooks.attach(engine.hooks);
+  if (startWebhooks) webhooks.start();
   const interval = opts.outboxIntervalMs ?? 10_000;
   const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
   outbox?.unref?.();
@@ -194,8 +206,10 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     ...base,
     engine,
     async close() {
+      await webhooks.stop();
       if (outbox) clearInterval(outbox);
       await engine.stop();
+      await webhooks.idle(); // hook events of the last commits are recorded (pending, sent after a restart)
       await cm.idle();
       await db.$disconnect();
       sqlite.db.close();

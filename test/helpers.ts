@@ -32,9 +32,10 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
     resume: opts.resume,
     model: opts.model,
     seedGuide: opts.seedGuide,
+    webhooks: opts.webhooks,
     effects: (base) => {
       const all = defaultEffects(base, env);
-      const real = all[workflow]!;
+      const real = all[workflow] ?? { actors: {} };
       return { ...all, [workflow]: { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions } };
     },
   });

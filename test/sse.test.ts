@@ -72,7 +72,8 @@ describe("run stream (SSE)", () => {
     abort.abort();
     const { getRuntime } = await import("../lib/runtime");
     await new Promise((r) => setTimeout(r, 20));
-    expect((await getRuntime()).engine.bus.size).toBe(0);
+    // only the engine's own hook listener (lib/engine/hooks.ts) is left: the stream's subscription is gone
+    expect((await getRuntime()).engine.bus.size).toBe(1);
   });
 
   it("answers 404 for an unknown run before opening a stream", async () => {

@@ -12,9 +12,12 @@ export default async function Workflows() {
   const counts = await Promise.all(workflows.map((w) => rt.store.countByStatus(w.id)));
   return (
     <div className="space-y-4">
-      <div>
-        <h1 className="text-xl font-semibold tracking-tight">Workflows</h1>
-        <p className="text-sm text-slate-500">Each workflow is one state machine; its diagram, API description and metrics are derived from it.</p>
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-xl font-semibold tracking-tight">Workflows</h1>
+          <p className="text-sm text-slate-500">Each workflow is one state machine; its diagram, API description and metrics are derived from it.</p>
+        </div>
+        <Link href="/workflows/new" className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="new-workflow">New workflow</Link>
       </div>
       <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3" data-testid="workflow-catalog">
         {workflows.map((w, i) => {
@@ -34,7 +37,7 @@ export default async function Workflows() {
                 <span>·</span>
                 <span>{g.states.filter((s) => s.human).length} human step(s)</span>
                 <span>·</span>
-                <span>seed {w.seed.slice(0, 3)}</span>
+                <span>{w.seed === "user-defined" ? "user-defined" : `seed ${w.seed.slice(0, 3)}`}</span>
               </div>
               <div className="mt-2 text-xs text-slate-500">
                 {c.running} running · {c.waiting} waiting · {c.completed} completed · {c.failed} failed · {c.aborted} aborted

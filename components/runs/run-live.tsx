@@ -15,6 +15,9 @@ import { DecisionPanel, type ReviewInfo } from "./decision-panel";
 import { Timeline } from "./timeline";
 import { UsagePanel } from "./usage-panel";
 import { RunViews } from "./run-views";
+import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
+import type { FlowConfig } from "@/lib/flows/types";
+import type { FlowContext } from "@/lib/flows/rules";
 
 export interface LiveRun {
   id: string;
@@ -43,6 +46,8 @@ interface Props {
   states: GraphState[];
   title: string;
   eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
+  /** a stage machine's config (seed 003): the run page shows its stage panel */
+  flow?: FlowConfig | null;
 }
 
 const TERMINAL = ["completed", "failed", "aborted"];
@@ -110,7 +115,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   );
 }
 
-export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, eventFields }: Props) {
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, eventFields, flow = null }: Props) {
   const [run, setRun] = useState(initialRun);
   const [transitions, setTransitions] = useState(initialTransitions);
   const [review, setReview] = useState<ReviewInfo | null>(initialReview);
@@ -239,6 +244,12 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} follow className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
+          {flow && (
+            <div className="rounded-xl border border-slate-200 bg-white p-4">
+              <h2 className="mb-2 text-sm font-semibold">Stage history</h2>
+              <StageHistory context={run.context as FlowContext} />
+            </div>
+          )}
           <div className="rounded-xl border border-slate-200 bg-white p-4">
             <h2 className="mb-2 text-sm font-semibold">Mission timeline</h2>
             <Timeline transitions={transitions} />
@@ -300,7 +311,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </div>
           )}
 
-          {!terminal && forms.length > 0 && (
+          {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} />}
+
+          {!flow && !terminal && forms.length > 0 && (
             <div className="rounded-xl border border-slate-200 bg-white p-4">
               {forms.map((type) => (
                 <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />

@@ -10,7 +10,7 @@ import { InvalidError } from "../engine/errors";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
-  const def = findWorkflow(run.workflow);
+  const def = findWorkflow(run.workflow, run.input);
   const names = new Map(def ? deriveGraph(def.machine).states.map((s) => [s.id, s.name]) : []);
   return { ...run, state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
 }

@@ -1,10 +1,12 @@
 // The run bus: in-process fan-out of what the engine committed, for SSE streams and tests.
+import type { HookEvent } from "./hooks";
 import type { RunView, TransitionView, ReviewView } from "./views";
 
 export type BusMessage =
   | { type: "run"; run: RunView; transitions: TransitionView[] }
   | { type: "review"; review: ReviewView }
-  | { type: "progress"; runId: string; state: string; message: string };
+  | { type: "progress"; runId: string; state: string; message: string }
+  | ({ type: "hook" } & HookEvent);
 
 type Listener = (msg: BusMessage) => void;
 

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { RunBus } from "./bus";
+import { StateHooks } from "./hooks";
 import { systemClock, type Clock } from "./clock";
 import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
@@ -45,7 +46,8 @@ export interface WorkflowEffects {
 
 export interface EngineOptions {
   store: RunStore;
-  workflows: (id: string) => WorkflowDefinition | undefined;
+  /** a workflow by id; `input` (a stored run's) pins a user-defined workflow's version */
+  workflows: (id: string, input?: unknown) => WorkflowDefinition | undefined;
   effects: (workflowId: string) => WorkflowEffects;
   clock?: Clock;
   bus?: RunBus;
@@ -76,6 +78,8 @@ export class StorageError extends EngineError {
 
 export class Engine {
   readonly bus: RunBus;
+  /** on_transition / on_enter / on_exit hooks (seed 003), fired after each commit */
+  readonly hooks: StateHooks;
   readonly clock: Clock;
   readonly committer: Committer;
   private live = new Map<string, Live>();
@@ -88,6 +92,8 @@ export class Engine {
 
   constructor(private opts: EngineOptions) {
     this.bus = opts.bus ?? new RunBus();
+    this.hooks = new StateHooks((m, e) => this.log("warn", m, e));
+    this.hooks.attach(this.bus);
     this.clock = opts.clock ?? systemClock;
     this.committer = new Committer(opts.store);
   }
@@ -378,7 +384,7 @@ export class Engine {
   }
 
   private activate(r: ResumableRun): Live | null {
-    const def = this.opts.workflows(r.run.workflow);
+    const def = this.opts.workflows(r.run.workflow, r.run.input);
     if (!def) {
       this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
       return null;

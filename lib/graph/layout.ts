@@ -48,7 +48,8 @@ const CHAR_W = 6.2;
 export function labelLine(t: GraphTransition): string {
   const text = t.description ?? eventLabel(t.event);
   const extra: string[] = [];
-  if (t.guard) extra.push(`[${t.guard}]`);
+  // a stage machine's edges all carry the same rules guard (lib/flows): naming it on each says nothing
+  if (t.guard && t.guard !== "stageRules") extra.push(`[${t.guard}]`);
   if (t.kind === "after" && t.delayMs !== null) extra.push(`after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}`);
   return extra.length ? `${text} ${extra.join(" ")}` : text;
 }

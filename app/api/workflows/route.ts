@@ -1,4 +1,12 @@
-import { handler, json } from "@/lib/api/http";
-import { workflowSummaries } from "@/lib/api/workflows";
+import { handler, json, parse, readJson } from "@/lib/api/http";
+import { createWorkflow, CreateWorkflowBody, workflowSummaries } from "@/lib/api/workflows";
+import { getRuntime } from "@/lib/runtime";
 
 export const GET = handler(async () => json({ workflows: workflowSummaries() }));
+
+/** Define a workflow from Mermaid, JSON or YAML: 201 with its description, 422 with line-numbered issues. */
+export const POST = handler(async (req: Request) => {
+  const body = parse(CreateWorkflowBody, await readJson(req));
+  const out = await createWorkflow(await getRuntime(), body);
+  return json(out, out.created ? 201 : 200);
+});

@@ -7,6 +7,7 @@ import { workflowLayout } from "@/lib/graph";
 import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 import { RunLive } from "@/components/runs/run-live";
+import type { FlowConfig } from "@/lib/flows/types";
 import type { ReviewInfo } from "@/components/runs/decision-panel";
 
 export const dynamic = "force-dynamic";
@@ -27,8 +28,8 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     if (isEngineError(e) && e.status === 404) notFound();
     throw e;
   }
-  const def = findWorkflow(run.workflow);
-  const layout = def ? await workflowLayout(def.id) : null;
+  const def = findWorkflow(run.workflow, run.input);
+  const layout = def ? await workflowLayout(def.id, run.input) : null;
   if (!def || !layout) notFound();
   const [transitions, reviews] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 })]);
   const review = reviews[0] ? ({ ...reviews[0], payload: reviews[0].payload as Record<string, unknown> } satisfies ReviewInfo) : null;
@@ -41,6 +42,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       states={deriveGraph(def.machine).states}
       title={def.title}
       eventFields={def.eventFields ?? {}}
+      flow={(def as { flow?: FlowConfig }).flow ?? null}
     />
   );
 }

@@ -2,7 +2,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { workflowLayout } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
-import { findWorkflow } from "@/lib/machines/registry";
+import { findWorkflow, isBuiltIn } from "@/lib/machines/registry";
+import { flowVersions } from "@/lib/flows/store";
 import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { workflowUsage } from "@/lib/metrics/model-usage";
 import { modeMetrics } from "@/lib/metrics/mode-metrics";
@@ -27,12 +28,13 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   const def = findWorkflow(id);
   if (!def) notFound();
   const rt = await getRuntime();
-  const [layout, metrics, counts, usage, modes] = await Promise.all([
+  const [layout, metrics, counts, usage, modes, versions] = await Promise.all([
     workflowLayout(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
     workflowUsage(rt.db, id),
     id === "processing-modes" ? modeMetrics(rt.db) : Promise.resolve(null),
+    isBuiltIn(id) ? Promise.resolve([]) : flowVersions(rt.db, id),
   ]);
   const graph = deriveGraph(def.machine);
   const breaches = metrics.filter((m) => m.verdict === "alert");
@@ -48,10 +50,16 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
           <p className="max-w-3xl text-sm text-slate-600">{def.description}</p>
           <p className="mt-1 text-xs text-slate-500">
             Seed <span className="font-mono">{def.seed}</span> · {counts.running + counts.waiting} live run(s) ·{" "}
-            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}`}>REST description</a>
+            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}`}>REST description</a> · export as{" "}
+            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}/export?format=mermaid&download=1`} data-testid="export-mermaid">Mermaid</a> or{" "}
+            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}/export?format=json&download=1`}>JSON</a>
+            {versions.length > 0 && <> · version {versions.at(-1)!.version} of {versions.length}</>}
           </p>
         </div>
-        <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">See its runs</Link>
+        <div className="flex gap-2">
+          {versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">Edit (new version)</Link>}
+          <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">See its runs</Link>
+        </div>
       </div>
 
       {breaches.length > 0 && (

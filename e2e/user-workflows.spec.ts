@@ -1,0 +1,86 @@
+// Seed 003 in the browser: define a workflow from Mermaid in the editor (live validation and
+// preview), run it and move it through its states; the conversation workflow's stage panel.
+import { expect, test, type Page } from "@playwright/test";
+import { shot } from "./helpers";
+
+const runPage = (page: Page) => page.getByTestId("run-page");
+
+async function startRun(page: Page, workflow: string, task?: string) {
+  await page.goto("/");
+  await page.getByLabel("Workflow").selectOption(workflow);
+  if (task) await page.getByLabel("task").fill(task);
+  await page.getByRole("button", { name: "Start run" }).click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+}
+
+test("create a workflow from Mermaid in the editor, run it, move it through its states", async ({ page }) => {
+  const id = `ticket-${Date.now().toString(36)}`;
+  await page.goto("/workflows");
+  await page.getByTestId("new-workflow").click();
+  await page.waitForURL(/\/workflows\/new$/);
+  await page.getByLabel("workflow id").fill(id);
+  const editor = page.getByTestId("flow-source");
+  await editor.fill("stateDiagram-v2\n    [*] --> NEW\n    NEW --> TRIAGE: assigned\n    TRIAGE --> GONE\n    this line is not mermaid\n");
+  await expect(page.getByTestId("flow-check")).toContainText('line 5: line 5: cannot read "this line is not mermaid"');
+  await expect(page.getByRole("button", { name: "Save workflow" })).toBeDisabled();
+  const diagram = [
+    "---",
+    "title: Support ticket",
+    "---",
+    "stateDiagram-v2",
+    "    [*] --> NEW",
+    "    NEW --> TRIAGE: assigned",
+    "    TRIAGE --> WORKING: accepted",
+    "    TRIAGE --> CLOSED: duplicate",
+    "    state WORKING {",
+    "        [*] --> INVESTIGATING",
+    "        INVESTIGATING --> FIXING: cause found",
+    "    }",
+    "    WORKING --> RESOLVED: fix shipped",
+    "    RESOLVED --> CLOSED",
+    "    CLOSED --> [*]",
+  ].join("\n");
+  await editor.fill(diagram);
+  await expect(page.getByTestId("flow-check")).toHaveAttribute("data-valid", "true");
+  await expect(page.getByTestId("flow-check")).toContainText("Valid: 7 stages");
+  await expect(page.locator('[data-testid=diagram] [data-state="WORKING.FIXING"]')).toBeVisible();
+  await shot(page, "flows-editor");
+  await page.getByRole("button", { name: "Save workflow" }).click();
+  await page.waitForURL(new RegExp(`/workflows/${id}$`));
+  await expect(page.getByRole("heading", { name: "Support ticket" })).toBeVisible();
+  await expect(page.getByTestId("export-mermaid")).toBeVisible();
+  await shot(page, "flows-saved");
+
+  await startRun(page, id);
+  await expect(page.getByTestId("stage")).toHaveText("NEW");
+  for (const [to, state] of [["TRIAGE", "TRIAGE"], ["WORKING", "WORKING.INVESTIGATING"], ["FIXING", "WORKING.FIXING"], ["RESOLVED", "RESOLVED"]]) {
+    await page.getByTestId("next-stages").getByRole("button", { name: `→ ${to}` }).click();
+    await expect(runPage(page)).toHaveAttribute("data-state", state);
+  }
+  await expect(page.locator(`[data-testid=diagram] [data-state="RESOLVED"]`)).toHaveAttribute("data-status", "active");
+  await shot(page, "flows-run");
+  await page.getByTestId("next-stages").getByRole("button", { name: "→ CLOSED" }).click();
+  await expect(runPage(page)).toHaveAttribute("data-status", "completed");
+  await expect(page.getByTestId("stage-decisions").locator("li")).toHaveCount(5);
+});
+
+test("conversation: messages are scored, moves follow the stage rules, refusals are shown", async ({ page }) => {
+  await startRun(page, "conversation", "What is the plan and approach for refactoring the auth module?");
+  await expect(page.getByTestId("stage")).toHaveText("PLANNING");
+  await expect(page.getByTestId("stage-tools")).toContainText("code_search");
+  await page.waitForTimeout(1_100); // the conversation's cooldown is 1 s
+  await page.getByLabel("Message").fill("Let me read the session code and examine the token checks");
+  await page.getByRole("button", { name: "Send message" }).click();
+  await expect(page.getByTestId("stage")).toHaveText("READING");
+  await expect(page.getByTestId("detection")).toContainText("Detected READING with confidence 1");
+  await page.waitForTimeout(1_100);
+  await page.getByTestId("next-stages").getByRole("button", { name: "→ EXECUTION" }).click();
+  await expect(page.getByTestId("stage")).toHaveText("EXECUTION");
+  await page.getByTestId("stage-tools").getByRole("button", { name: "edit" }).click();
+  await expect(page.getByTestId("stage-tools")).toContainText("1 call(s) so far");
+  await page.waitForTimeout(1_100);
+  await page.getByTestId("next-stages").getByRole("button", { name: "→ COMPLETION" }).click();
+  await expect(page.getByTestId("stage-decisions").locator("li").first()).toContainText("Need at least 3 tool calls before COMPLETION (1 so far)");
+  await expect(page.getByTestId("stage")).toHaveText("EXECUTION");
+  await shot(page, "conversation-refused");
+});

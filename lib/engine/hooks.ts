@@ -1,0 +1,105 @@
+// State hooks (seed 003's StateHookManager): on_transition, on_enter(stage), on_exit(stage),
+// derived from what the engine committed. Handlers run after the commit, never inside it; a
+// throwing handler is logged and does not stop the others. Each hook event is also published
+// on the run bus as { type: "hook" }, so the run's SSE stream carries it.
+import type { BusMessage, RunBus } from "./bus";
+
+export type HookName = "on_transition" | "on_enter" | "on_exit";
+
+export interface HookEvent {
+  hook: HookName;
+  runId: string;
+  workflow: string;
+  /** the transition's seq */
+  seq: number;
+  /** on_enter / on_exit: the state entered or left (its id path); on_transition: null */
+  stage: string | null;
+  /** active state ids before and after the transition */
+  from: string[];
+  to: string[];
+  event: string;
+  reason: string;
+  at: string;
+}
+
+type Handler = (e: HookEvent) => void | Promise<void>;
+
+const split = (s: string) => (s ? s.split(",") : []);
+
+/** The hook events of one committed transition, in firing order: exits, the transition, entries. */
+export function hookEvents(run: { id: string; workflow: string }, t: { seq: number; from: string; to: string; event: string; reason: string; at: string }): HookEvent[] {
+  const from = split(t.from);
+  const to = split(t.to);
+  const base = { runId: run.id, workflow: run.workflow, seq: t.seq, from, to, event: t.event, reason: t.reason, at: t.at };
+  const left = from.filter((s) => !to.includes(s));
+  const entered = to.filter((s) => !from.includes(s));
+  if (left.length === 0 && entered.length === 0) return [];
+  return [
+    ...left.map((stage) => ({ ...base, hook: "on_exit" as const, stage })),
+    { ...base, hook: "on_transition" as const, stage: null },
+    ...entered.map((stage) => ({ ...base, hook: "on_enter" as const, stage })),
+  ];
+}
+
+export class StateHooks {
+  private handlers: { hook: HookName; stage: string | null; fn: Handler }[] = [];
+  private detach: (() => void) | null = null;
+
+  constructor(private log: (message: string, error: unknown) => void = (m, e) => console.error(`[hooks] ${m}`, e)) {}
+
+  onTransition(fn: Handler): () => void {
+    return this.add("on_transition", null, fn);
+  }
+
+  /** `stage` matches the state's id path or its last segment ("EXECUTION", "ModelRuntime.CacheHit" or "CacheHit"). */
+  onEnter(stage: string, fn: Handler): () => void {
+    return this.add("on_enter", stage, fn);
+  }
+
+  onExit(stage: string, fn: Handler): () => void {
+    return this.add("on_exit", stage, fn);
+  }
+
+  /** Every hook event, whatever its kind (webhooks, the SSE stream). */
+  onAny(fn: Handler): () => void {
+    const subs = [this.add("on_transition", null, fn), this.add("on_enter", null, fn), this.add("on_exit", null, fn)];
+    return () => subs.forEach((u) => u());
+  }
+
+  private add(hook: HookName, stage: string | null, fn: Handler): () => void {
+    const h = { hook, stage, fn };
+    this.handlers.push(h);
+    return () => {
+      this.handlers = this.handlers.filter((x) => x !== h);
+    };
+  }
+
+  /** Derive hook events from the bus's committed transitions and republish them on it. */
+  attach(bus: RunBus): () => void {
+    this.detach?.();
+    const off = bus.subscribe("*", (msg: BusMessage) => {
+      if (msg.type !== "run") return;
+      for (const t of msg.transitions) {
+        for (const e of hookEvents(msg.run, t)) {
+          bus.publish(e.runId, { type: "hook", ...e });
+          this.fire(e);
+        }
+      }
+    });
+    this.detach = off;
+    return off;
+  }
+
+  fire(e: HookEvent): void {
+    for (const h of this.handlers) {
+      if (h.hook !== e.hook) continue;
+      if (h.stage !== null && e.stage !== h.stage && e.stage?.split(".").pop() !== h.stage) continue;
+      try {
+        const out = h.fn(e);
+        if (out && typeof (out as Promise<void>).catch === "function") (out as Promise<void>).catch((err) => this.log(`${e.hook} handler failed`, err));
+      } catch (err) {
+        this.log(`${e.hook} handler failed`, err);
+      }
+    }
+  }
+}

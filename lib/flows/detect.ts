@@ -1,0 +1,56 @@
+// Keyword stage detection (seed 003's StageDetectorProtocol with STAGE_KEYWORDS): each stage
+// scores the keywords of its list found in a message (whole words or phrases, any case); the
+// confidence of the best stage is its share of all hits, lowered when it rests on one keyword.
+
+export interface StageScore {
+  stage: string;
+  /** keywords of the stage found in the message */
+  hits: string[];
+  /** the stage's share of all hits, 0..1 */
+  score: number;
+}
+
+export interface Detection {
+  /** every stage with at least one hit, best first */
+  scores: StageScore[];
+  /** the stage picked (null when no keyword matched) */
+  stage: string | null;
+  confidence: number;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const patterns = new Map<string, RegExp>();
+
+function pattern(keyword: string): RegExp {
+  let re = patterns.get(keyword);
+  if (!re) {
+    const words = keyword.trim().toLowerCase().split(/\s+/).map(escape).join("\\s+");
+    re = new RegExp(`(?<![\\p{L}\\p{N}])${words}(?![\\p{L}\\p{N}])`, "u");
+    patterns.set(keyword, re);
+  }
+  return re;
+}
+
+/**
+ * Score `text` against each stage's keywords. On a tie the stage listed in `prefer` (the valid
+ * next stages) wins, then the earlier stage in `keywords`.
+ */
+export function detectStage(text: string, keywords: Record<string, string[]>, prefer: string[] = []): Detection {
+  const lower = text.toLowerCase();
+  const found: StageScore[] = [];
+  for (const [stage, words] of Object.entries(keywords)) {
+    const hits = words.filter((w) => pattern(w).test(lower));
+    if (hits.length) found.push({ stage, hits, score: 0 });
+  }
+  const total = found.reduce((n, f) => n + f.hits.length, 0);
+  for (const f of found) f.score = round(f.hits.length / total);
+  const order = Object.keys(keywords);
+  found.sort((a, b) => b.hits.length - a.hits.length || Number(prefer.includes(b.stage)) - Number(prefer.includes(a.stage)) || order.indexOf(a.stage) - order.indexOf(b.stage));
+  const best = found[0];
+  if (!best) return { scores: [], stage: null, confidence: 0 };
+  // one keyword is weak evidence; two or more found for the same stage is strong
+  const strength = Math.min(1, 0.6 + 0.2 * best.hits.length);
+  return { scores: found, stage: best.stage, confidence: round(best.score * strength) };
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;

@@ -1,0 +1,71 @@
+// A user-defined workflow, as seed 003's generic StateMachine / StateConfig describes it, with
+// the few additions a Mermaid stateDiagram-v2 needs (composite states, choices, end markers,
+// transition labels). Written as JSON or YAML, or imported from Mermaid; validated by
+// lib/flows/validate.ts and turned into an XState machine by lib/flows/machine.ts.
+
+/** A built-in transition validator (the seed's TransitionValidatorProtocol, as data). */
+export type ValidatorSpec =
+  /** at least `min` tool calls recorded in the run before entering `target` (the seed's RequireMinToolsValidator) */
+  | { type: "min_tool_calls"; target: string; min: number }
+  /** `target` may be entered only after `stage` has been visited */
+  | { type: "require_visited"; target: string; stage: string }
+  /** `target` may be entered at most `max` times */
+  | { type: "max_visits"; target: string; max: number }
+  /** stay at least `seconds` in `stage` before leaving it */
+  | { type: "min_dwell"; stage: string; seconds: number };
+
+export interface FlowConfig {
+  /** the workflow id: lower-case letters, digits and dashes */
+  id: string;
+  title?: string;
+  description?: string;
+  /** every state by a unique name, in the workflow's natural order (moving to an earlier one is "backward") */
+  stages: string[];
+  /** the top-level initial stage */
+  initial_stage: string;
+  /** stage → the stages that may follow it (a stage with none, and no children, is terminal) */
+  transitions: Record<string, string[]>;
+  /** stage → the tools allowed while in it */
+  stage_tools?: Record<string, string[]>;
+  /** stage → keywords that make the stage detector pick it for a message */
+  keywords?: Record<string, string[]>;
+  /** minimum seconds between two transitions (the seed's cooldown_seconds; default 0) */
+  cooldown_seconds?: number;
+  /** confidence a backward transition needs (the seed's backward_threshold; default 0 = none) */
+  backward_threshold?: number;
+  /** confidence a detected stage needs before a MESSAGE moves the run (default 0.3) */
+  detection_threshold?: number;
+  validators?: ValidatorSpec[];
+  /** composite states (Mermaid `state X { … }`): child → parent */
+  parents?: Record<string, string>;
+  /** composite → the child entered first (Mermaid `[*] --> child` inside it); two or more starts = parallel regions */
+  initials?: Record<string, string[]>;
+  /** stages with a `--> [*]`: the run (top level) or their composite (nested) may end there */
+  ends?: string[];
+  /** Mermaid `<<choice>>` pseudo-states (drawn as decisions; a run passes through them like any stage) */
+  choices?: string[];
+  /** "A -> B" → the transition's label ("[*] -> A" for a start, "A -> [*]" for an end) */
+  labels?: Record<string, string>;
+  /** stage → its description (Mermaid `A: text`) */
+  notes?: Record<string, string>;
+}
+
+/** A problem found in a definition, with the 1-based line of the source it comes from when known. */
+export interface FlowIssue {
+  message: string;
+  line?: number;
+  path?: string;
+}
+
+/** A parsed source: the config (possibly invalid) and where each stage / transition was written. */
+export interface ParsedFlow {
+  config: FlowConfig;
+  /** stage → line; "A -> B" → line */
+  lines: Record<string, number>;
+  issues: FlowIssue[];
+  /** arrows written in the source (a pair written twice with two labels counts twice) */
+  arrows: number;
+}
+
+export const END = "[*]";
+export const edgeKey = (from: string, to: string) => `${from} -> ${to}`;

@@ -1,0 +1,197 @@
+// Reading and checking a user-defined workflow: JSON or YAML (both through the yaml library,
+// which keeps each node's position, so every issue carries its line) or Mermaid (lib/flows/
+// mermaid.ts). The shape is checked with zod, then the meaning: unknown stages and targets, no
+// initial stage, composites without a start, unreachable stages, validators naming nothing.
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { z } from "zod";
+import { parseMermaid } from "./mermaid";
+import { edgeKey, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
+
+export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
+export type FlowFormat = (typeof FLOW_FORMATS)[number];
+
+const STAGE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const Name = z.string().regex(STAGE, "must be a plain name: letters, digits and _ (not starting with a digit)").max(80);
+const Tool = z.string().min(1).max(80);
+const Seconds = z.number().min(0).max(86_400);
+
+const Validator = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("min_tool_calls"), target: Name, min: z.number().int().min(1).max(10_000) }).strict(),
+  z.object({ type: z.literal("require_visited"), target: Name, stage: Name }).strict(),
+  z.object({ type: z.literal("max_visits"), target: Name, max: z.number().int().min(1).max(10_000) }).strict(),
+  z.object({ type: z.literal("min_dwell"), stage: Name, seconds: Seconds }).strict(),
+]);
+
+export const FlowConfigSchema = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "must be 2–63 lower-case letters, digits or dashes, starting with a letter"),
+    title: z.string().max(200).optional(),
+    description: z.string().max(5_000).optional(),
+    stages: z.array(Name).min(1, "needs at least one stage").max(500),
+    initial_stage: z.string({ error: "is missing: name the stage a run starts in" }),
+    transitions: z.record(z.string(), z.array(Name).max(500)),
+    stage_tools: z.record(z.string(), z.array(Tool).max(100)).optional(),
+    keywords: z.record(z.string(), z.array(z.string().min(1).max(80)).max(200)).optional(),
+    cooldown_seconds: Seconds.optional(),
+    backward_threshold: z.number().min(0).max(1).optional(),
+    detection_threshold: z.number().min(0).max(1).optional(),
+    validators: z.array(Validator).max(100).optional(),
+    parents: z.record(z.string(), Name).optional(),
+    initials: z.record(z.string(), z.array(Name).min(1).max(50)).optional(),
+    ends: z.array(Name).max(500).optional(),
+    choices: z.array(Name).max(500).optional(),
+    labels: z.record(z.string(), z.string().max(500)).optional(),
+    notes: z.record(z.string(), z.string().max(5_000)).optional(),
+  })
+  .strict();
+
+export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
+
+/** Parse and check a definition written in `format`. */
+export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string } = {}): FlowResult {
+  const parsed = format === "mermaid" ? parseMermaid(source, opts) : readData(source, opts);
+  if (parsed.issues.length) return { ok: false, issues: sortIssues(parsed.issues), format };
+  const issues = checkFlow(parsed.config, parsed.lines);
+  return issues.length ? { ok: false, issues: sortIssues(issues), format } : { ok: true, config: parsed.config, format };
+}
+
+function sortIssues(issues: FlowIssue[]): FlowIssue[] {
+  return [...issues].sort((a, b) => (a.line ?? 1e9) - (b.line ?? 1e9));
+}
+
+/** JSON or YAML → ParsedFlow, with lines taken from the document's nodes. */
+function readData(source: string, opts: { id?: string }): ParsedFlow {
+  const counter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
+  const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : counter.linePos(offset).line);
+  const empty: FlowConfig = { id: opts.id ?? "", stages: [], initial_stage: "", transitions: {} };
+  const syntax = [...doc.errors, ...doc.warnings.filter((w) => w.code === "DUPLICATE_KEY")];
+  if (syntax.length) return { config: empty, lines: {}, arrows: 0, issues: syntax.map((e) => ({ message: e.message.split("\n")[0]!, line: lineOf(e.pos[0]) })) };
+  const data = doc.toJS({ maxAliasCount: 50 }) as unknown;
+  if (!data || typeof data !== "object" || Array.isArray(data)) return { config: empty, lines: {}, arrows: 0, issues: [{ message: "the definition must be an object (stages, initial_stage, transitions …)", line: 1 }] };
+  const raw = { ...(data as Record<string, unknown>) };
+  if (opts.id && raw.id === undefined) raw.id = opts.id;
+  const shape = FlowConfigSchema.safeParse(raw);
+  const lines = nodeLines(doc, lineOf);
+  if (!shape.success) {
+    return {
+      config: empty,
+      lines,
+      arrows: 0,
+      issues: shape.error.issues.map((i) => {
+        const path = i.path.map(String);
+        return { message: `${path.join(".") || "definition"}: ${i.message}`, path: path.join("."), line: lineAt(doc, path, lineOf) };
+      }),
+    };
+  }
+  const config = shape.data as FlowConfig;
+  const arrows = Object.values(config.transitions).reduce((n, t) => n + t.length, 0);
+  return { config, lines, arrows, issues: [] };
+}
+
+function lineAt(doc: Document, path: string[], lineOf: (o: number | undefined) => number | undefined): number | undefined {
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n).map((p) => (/^\d+$/.test(p) ? Number(p) : p)), true) as { range?: [number, number, number] } | undefined;
+    if (node && typeof node === "object" && node.range) return lineOf(node.range[0]);
+  }
+  return undefined;
+}
+
+/** stage → line of its entry in `stages`; "A -> B" → line of B in transitions.A */
+function nodeLines(doc: Document, lineOf: (o: number | undefined) => number | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  const put = (key: string, offset: number | undefined) => {
+    const line = lineOf(offset);
+    if (line !== undefined && out[key] === undefined) out[key] = line;
+  };
+  const stages = doc.get("stages", true);
+  if (isSeq(stages)) for (const item of stages.items) if (isScalar(item)) put(String(item.value), item.range?.[0]);
+  const transitions = doc.get("transitions", true);
+  if (isMap(transitions)) {
+    for (const pair of transitions.items) {
+      if (!isScalar(pair.key)) continue;
+      const from = String(pair.key.value);
+      put(`${from} ->`, pair.key.range?.[0]);
+      if (isSeq(pair.value)) for (const t of pair.value.items) if (isScalar(t)) put(edgeKey(from, String(t.value)), t.range?.[0]);
+    }
+  }
+  const initial = doc.get("initial_stage", true);
+  if (isScalar(initial)) put("initial_stage", initial.range?.[0]);
+  return out;
+}
+
+/** The meaning of a well-shaped config: every name known, a start, everything reachable. */
+export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}): FlowIssue[] {
+  const issues: FlowIssue[] = [];
+  const at = (key: string) => lines[key];
+  const known = new Set(c.stages);
+  const seen = new Set<string>();
+  for (const s of c.stages) {
+    if (seen.has(s)) issues.push({ message: `stage ${s} is listed twice`, line: at(s) });
+    seen.add(s);
+  }
+  const unknown = (name: string, where: string, line?: number) => {
+    if (!known.has(name)) issues.push({ message: `${where}: unknown stage "${name}"`, line });
+  };
+  if (!c.initial_stage) issues.push({ message: "no initial stage: set initial_stage (in Mermaid, `[*] --> FIRST`)", line: at("initial_stage") ?? 1 });
+  else unknown(c.initial_stage, "initial_stage", at("initial_stage"));
+  for (const [from, targets] of Object.entries(c.transitions)) {
+    unknown(from, `transitions.${from}`, at(`${from} ->`));
+    for (const to of targets) unknown(to, `transition ${from} -> ${to}`, at(edgeKey(from, to)) ?? at(`${from} ->`));
+  }
+  for (const [field, rec] of [["stage_tools", c.stage_tools], ["keywords", c.keywords], ["notes", c.notes], ["initials", c.initials]] as const) {
+    for (const key of Object.keys(rec ?? {})) unknown(key, field, at(key));
+  }
+  const parents = c.parents ?? {};
+  for (const [child, parent] of Object.entries(parents)) {
+    unknown(child, "parents", at(child));
+    unknown(parent, `parent of ${child}`, at(child));
+    const chain = new Set([child]);
+    for (let p: string | undefined = parent; p; p = parents[p]) {
+      if (chain.has(p)) {
+        issues.push({ message: `stage ${child} is inside itself (parents form a cycle)`, line: at(child) });
+        break;
+      }
+      chain.add(p);
+    }
+  }
+  if (c.initial_stage && parents[c.initial_stage]) issues.push({ message: `initial_stage ${c.initial_stage} is inside ${parents[c.initial_stage]}; start at a top-level stage`, line: at("initial_stage") });
+  const children = childrenOf(c);
+  for (const [composite, kids] of children) {
+    const starts = c.initials?.[composite] ?? [];
+    if (starts.length === 0) issues.push({ message: `composite stage ${composite} has no start: add \`[*] --> ${kids[0]}\` inside it (initials.${composite})`, line: at(composite) });
+    for (const s of starts) if (known.has(s) && parents[s] !== composite) issues.push({ message: `initials.${composite}: ${s} is not inside ${composite}`, line: at(s) });
+  }
+  for (const [composite] of Object.entries(c.initials ?? {})) if (!children.has(composite) && known.has(composite)) issues.push({ message: `initials.${composite}: ${composite} has no stages inside it`, line: at(composite) });
+  for (const s of [...(c.ends ?? []), ...(c.choices ?? [])]) unknown(s, "ends/choices", at(s));
+  for (const v of c.validators ?? []) {
+    if ("target" in v) unknown(v.target, `validator ${v.type}`);
+    if ("stage" in v) unknown(v.stage, `validator ${v.type}`);
+  }
+  if (issues.length) return issues;
+  for (const s of c.stages) if (!reachable(c).has(s)) issues.push({ message: `stage ${s} is unreachable from ${c.initial_stage}`, line: at(s) });
+  return issues;
+}
+
+export function childrenOf(c: FlowConfig): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of c.stages) {
+    const p = c.parents?.[s];
+    if (p) out.set(p, [...(out.get(p) ?? []), s]);
+  }
+  return out;
+}
+
+/** Stages a run can reach: through transitions, into a composite's starts, and out through a parent's transitions. */
+export function reachable(c: FlowConfig): Set<string> {
+  const seen = new Set<string>();
+  const todo = [c.initial_stage];
+  while (todo.length) {
+    const s = todo.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    todo.push(...(c.transitions[s] ?? []), ...(c.initials?.[s] ?? []));
+    if (c.parents?.[s]) todo.push(c.parents[s]);
+  }
+  return seen;
+}
