@@ -82,5 +82,6 @@ test("conversation: messages are scored, moves follow the stage rules, refusals 
   await page.getByTestId("next-stages").getByRole("button", { name: "→ COMPLETION" }).click();
   await expect(page.getByTestId("stage-decisions").locator("li").first()).toContainText("Need at least 3 tool calls before COMPLETION (1 so far)");
   await expect(page.getByTestId("stage")).toHaveText("EXECUTION");
+  await expect(page.getByTestId("last-refusal")).toContainText("EXECUTION → COMPLETION refused: Need at least 3 tool calls");
   await shot(page, "conversation-refused");
 });

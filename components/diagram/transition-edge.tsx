@@ -63,11 +63,13 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
             className={`nodrag nopan pointer-events-auto absolute rounded-md border px-1.5 py-0.5 text-[10px] leading-[15px] shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900" : "border-slate-200 bg-white/95 text-slate-600"}`}
             style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width + 4 }}
           >
-            {d.transitions.map((t) => (
-              <div key={t.id} className="truncate" title={`${t.event}${t.guard ? ` [${t.guard}]` : ""}`} style={{ color: d.taken ? undefined : stroke[toneOf(t)] }}>
-                {labelLine(t)}
-              </div>
-            ))}
+            {[...new Map(d.transitions.map((t) => [labelLine(t), t])).entries()]
+              .filter(([line]) => line !== "")
+              .map(([line, t]) => (
+                <div key={t.id} className="truncate" title={`${t.event}${t.guard ? ` [${t.guard}]` : ""}`} style={{ color: d.taken ? undefined : stroke[toneOf(t)] }}>
+                  {line}
+                </div>
+              ))}
           </div>
         </EdgeLabelRenderer>
       )}

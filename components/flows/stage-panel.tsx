@@ -28,6 +28,8 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
   const stage = activeLeaves(flow, context.active);
   const tools = allowedTools(flow, context.active);
   const next = validNext(flow, context.active);
+  const last = context.decisions.at(-1);
+  const lastRefusal = last && !last.accepted ? last : null;
   const refused = result && !result.ok ? result.fieldErrors?.text ?? result.error : null;
   return (
     <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="stage-panel">
@@ -53,6 +55,11 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
               <input type="number" min={0} max={1} step={0.05} value={confidence} onChange={(e) => setConfidence(e.target.value)} className="w-16 rounded border border-slate-300 px-1 py-0.5 text-xs" aria-label="confidence" />
             </label>
           </div>
+          {lastRefusal && (
+            <p className="mt-1 rounded-md border border-red-200 bg-red-50 px-2 py-1 text-xs text-red-800" data-testid="last-refusal">
+              ✕ {lastRefusal.from.join(" + ")} → {lastRefusal.to} refused: {lastRefusal.reason}
+            </p>
+          )}
           <div className="mt-1 flex flex-wrap gap-1.5" data-testid="next-stages">
             {next.length === 0 && <span className="text-xs text-slate-400">no way out: this stage is terminal</span>}
             {next.map((s) => (

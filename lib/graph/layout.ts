@@ -143,14 +143,15 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
     parent.children!.push(elkNodes.get(s.id)!);
   }
   for (const [key, ts] of grouped) {
-    const lines = ts.map(labelLine);
+    // unlabelled transitions (a stage machine's plain moves) get no label box
+    const lines = [...new Set(ts.map(labelLine))].filter((l) => l !== "");
     const width = Math.min(260, Math.max(...lines.map((l) => l.length)) * CHAR_W + 12);
     const height = lines.length * LINE_H + 6;
     const edge: ElkExtendedEdge = {
       id: key,
       sources: [ts[0].source],
       targets: [ts[0].target],
-      labels: [{ id: `${key}#label`, text: lines.join("\n"), width, height }],
+      labels: lines.length ? [{ id: `${key}#label`, text: lines.join("\n"), width, height }] : [],
     };
     root.edges!.push(edge);
   }

@@ -11,8 +11,13 @@ import type { WorkflowDefinition } from "./types";
 export const BUILT_IN: WorkflowDefinition[] = [swissArmy, deepResearch, domainAgent, processingModes, conversation];
 
 const byId = new Map(BUILT_IN.map((w) => [w.id, w]));
-/** user-defined workflows: id → version → definition (process-wide, like the built-in ones) */
-const user = new Map<string, Map<number, WorkflowDefinition>>();
+/**
+ * user-defined workflows: id → version → definition, one map per process. Next.js may load this
+ * module once per server bundle (route handlers, server actions, pages), so the map hangs on
+ * globalThis under a registered symbol rather than in a module variable.
+ */
+const KEY = Symbol.for("switchyard.user-workflows");
+const user: Map<string, Map<number, WorkflowDefinition>> = ((globalThis as { [KEY]?: Map<string, Map<number, WorkflowDefinition>> })[KEY] ??= new Map());
 
 export const isBuiltIn = (id: string) => byId.has(id);
 

@@ -13,6 +13,7 @@ import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { CmPanel } from "@/components/knowledge/cm-panel";
 import { TableHead } from "@/components/ui/table-head";
+import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -151,6 +152,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
           </table>
         </div>
       </div>
+      <WebhooksPanel workflow={def.id} />
     </div>
   );
 }
