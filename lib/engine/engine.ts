@@ -11,6 +11,7 @@ import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
 import { ConflictError, EngineError, InvalidError, NotFoundError } from "./errors";
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
+import { isImportedRun } from "./imported";
 import type { ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
@@ -315,6 +316,7 @@ export class Engine {
     let n = 0;
     for (const r of list) {
       if (this.live.has(r.run.id)) continue;
+      if (isImportedRun(r.run.id)) continue; // imported runs are read-only: never resumed
       if (this.activate(r)) n++;
     }
     return n;
@@ -367,6 +369,8 @@ export class Engine {
   }
 
   private async loadLive(runId: string): Promise<Live | null> {
+    // imported runs are read-only: send, abort and decide all load their run here
+    if (isImportedRun(runId)) throw new ConflictError(`run ${runId}: imported runs are read-only`);
     const existing = this.live.get(runId);
     if (existing && !existing.gone) return existing;
     let p = this.loading.get(runId);

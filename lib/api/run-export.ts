@@ -1,0 +1,483 @@
+// Run export/import: one run (its row, transitions, reviews, timers, artifacts, model calls)
+// as ONE JSON document, and that document loaded into another Switchyard instance for viewing.
+//
+// An imported run is read-only: its id carries the prefix `imported-` (lib/engine/imported.ts)
+// and the engine never resumes, advances, aborts or decides such a run (409). Its status, state,
+// context, history and reviews are stored exactly as exported. No Next.js imports here.
+import { randomUUID } from "node:crypto";
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../db/sqlite";
+import type { Clock } from "../engine/clock";
+import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
+import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
+import { HttpError } from "./http";
+
+export const EXPORT_FORMAT = "switchyard-run";
+export const EXPORT_VERSION = 1;
+
+/** What an import accepts. JSON values (context, snapshot, payloads) are bounded by the body size only. */
+export const IMPORT_LIMITS = {
+  /** the whole request body (an export can exceed the API's usual 1 MB) */
+  bodyBytes: 50 * 1024 * 1024,
+  /** run ids: leaves room for the `imported-` prefix and derived review / model-call ids within 200 */
+  runIdChars: 150,
+  idChars: 200,
+  /** workflow ids, state ids, event types, review kinds, timer ids, artifact names, adapters */
+  nameChars: 1_000,
+  /** transition reasons, review prompts and feedback, model-call errors */
+  textChars: 100_000,
+  /** one artifact's content (characters; base64 text for binary content) */
+  artifactChars: 20_000_000,
+  transitions: 100_000,
+  reviews: 10_000,
+  timers: 10_000,
+  artifacts: 5_000,
+  usage: 100_000,
+  children: 10_000,
+} as const;
+
+const L = IMPORT_LIMITS;
+
+// ---------------------------------------------------------------------------- the document
+
+const runId = z
+  .string()
+  .min(1)
+  .max(L.runIdChars)
+  .regex(/^[A-Za-z0-9_-]+$/, "not a run id (letters, digits, _ and - only)");
+const id = z.string().min(1).max(L.idChars);
+const name = z.string().min(1).max(L.nameChars);
+const text = z.string().max(L.textChars);
+const date = z.iso.datetime({ offset: true, message: "not an ISO 8601 date-time" });
+const int = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const json = z.unknown();
+
+const ExportedRun = z.strictObject({
+  id: runId,
+  workflow: name,
+  status: z.enum(["running", "waiting", "completed", "failed", "aborted"]),
+  state: z.array(name).max(1_000),
+  snapshot: z.record(z.string(), json),
+  context: json,
+  input: json,
+  output: json,
+  error: json,
+  entered: z.record(z.string().max(L.nameChars), z.number().finite()),
+  version: int,
+  seq: int,
+  parentId: runId.nullable(),
+  createdAt: date,
+  updatedAt: date,
+  finishedAt: date.nullable(),
+});
+
+const ExportedTransition = z.strictObject({
+  runId: runId,
+  seq: int,
+  from: z.array(name).max(1_000),
+  to: z.array(name).max(1_000),
+  event: name,
+  reason: text,
+  at: date,
+  durationMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  payload: json,
+});
+
+const ExportedReview = z.strictObject({
+  id,
+  runId: runId,
+  workflow: name,
+  state: name,
+  kind: name,
+  prompt: text,
+  payload: json,
+  status: z.enum(["pending", "decided", "cancelled"]),
+  decision: name.nullable(),
+  feedback: text.nullable(),
+  reviewer: name.nullable(),
+  createdAt: date,
+  decidedAt: date.nullable(),
+  seq: int,
+});
+
+const ExportedTimer = z.strictObject({
+  runId: runId,
+  id: name,
+  dueAt: date,
+  event: z.looseObject({ type: name }),
+  seq: int,
+});
+
+const ExportedArtifact = z.strictObject({
+  name: name.refine((s) => !/[\u0000-\u001f]/.test(s), "artifact names have no control characters"),
+  encoding: z.enum(["utf8", "base64"]).default("utf8"),
+  content: z.string().max(L.artifactChars),
+  size: int,
+  updatedAt: date,
+});
+
+const ExportedModelCall = z.strictObject({
+  id,
+  key: z.string().max(L.nameChars).nullable(),
+  runId: runId,
+  state: name.nullable(),
+  purpose: name,
+  adapter: name,
+  endpoint: name.nullable(),
+  model: name.nullable(),
+  promptTokens: int,
+  completionTokens: int,
+  estimated: z.boolean(),
+  latencyMs: int,
+  attempts: int,
+  ok: z.boolean(),
+  errorCategory: name.nullable(),
+  error: text.nullable(),
+  output: z.string().max(L.artifactChars).nullable(),
+  createdAt: date,
+});
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function unique<T>(items: T[], key: (t: T) => string, path: string, what: string, ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  items.forEach((t, i) => {
+    const k = key(t);
+    if (seen.has(k)) ctx.addIssue({ code: "custom", path: [path, i], message: `duplicate ${what} ${JSON.stringify(k)}` });
+    seen.add(k);
+  });
+}
+
+export const RunExportDoc = z
+  .strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(EXPORT_VERSION),
+    exportedAt: date,
+    run: ExportedRun,
+    transitions: z.array(ExportedTransition).max(L.transitions),
+    reviews: z.array(ExportedReview).max(L.reviews),
+    timers: z.array(ExportedTimer).max(L.timers),
+    artifacts: z.array(ExportedArtifact).max(L.artifacts),
+    usage: z.array(ExportedModelCall).max(L.usage),
+    children: z.array(runId).max(L.children),
+  })
+  .superRefine((doc, ctx) => {
+    const rid = doc.run.id;
+    const mismatch = (path: string, i: number, got: string) =>
+      ctx.addIssue({ code: "custom", path: [path, i, "runId"], message: `belongs to run ${JSON.stringify(got)}, not to the exported run ${JSON.stringify(rid)}` });
+    doc.transitions.forEach((t, i) => {
+      if (t.runId !== rid) mismatch("transitions", i, t.runId);
+      if (t.seq !== i + 1) ctx.addIssue({ code: "custom", path: ["transitions", i, "seq"], message: `expected seq ${i + 1}, got ${t.seq}: seq must run 1, 2, 3, … in order, without gaps or duplicates` });
+    });
+    if (doc.run.seq !== doc.transitions.length) {
+      ctx.addIssue({ code: "custom", path: ["run", "seq"], message: `is ${doc.run.seq} but the export has ${doc.transitions.length} transitions` });
+    }
+    doc.reviews.forEach((r, i) => {
+      if (r.runId !== rid) mismatch("reviews", i, r.runId);
+      if (r.seq > doc.run.seq) ctx.addIssue({ code: "custom", path: ["reviews", i, "seq"], message: `${r.seq} is after the run's last transition (${doc.run.seq})` });
+    });
+    doc.timers.forEach((t, i) => {
+      if (t.runId !== rid) mismatch("timers", i, t.runId);
+      if (t.seq > doc.run.seq) ctx.addIssue({ code: "custom", path: ["timers", i, "seq"], message: `${t.seq} is after the run's last transition (${doc.run.seq})` });
+    });
+    doc.usage.forEach((u, i) => {
+      if (u.runId !== rid) mismatch("usage", i, u.runId);
+    });
+    doc.artifacts.forEach((a, i) => {
+      if (a.encoding === "base64" && !BASE64.test(a.content)) ctx.addIssue({ code: "custom", path: ["artifacts", i, "content"], message: "is not valid base64" });
+    });
+    unique(doc.reviews, (r) => r.id, "reviews", "review id", ctx);
+    unique(doc.timers, (t) => t.id, "timers", "timer id", ctx);
+    unique(doc.artifacts, (a) => a.name, "artifacts", "artifact name", ctx);
+    unique(doc.usage, (u) => u.id, "usage", "model call id", ctx);
+  });
+
+export type RunExport = z.input<typeof RunExportDoc>;
+type ParsedExport = z.output<typeof RunExportDoc>;
+
+// ---------------------------------------------------------------------------- export
+
+type Row = Record<string, unknown>;
+type Ports = { sqlite: SqliteHandle; clock: Clock };
+
+const parseJson = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v));
+const iso = (v: unknown) => new Date(fromSqliteDate(v)).toISOString();
+const isoOrNull = (v: unknown) => (v === null || v === undefined ? null : iso(v));
+const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function artifactContent(v: unknown): { encoding: "utf8" | "base64"; content: string } {
+  if (typeof v === "string") return { encoding: "utf8", content: v };
+  const buf = Buffer.isBuffer(v) ? v : Buffer.from(String(v ?? ""));
+  try {
+    return { encoding: "utf8", content: utf8.decode(buf) };
+  } catch {
+    return { encoding: "base64", content: buf.toString("base64") };
+  }
+}
+
+function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "format" | "version" | "exportedAt"> | null {
+  const all = (sql: string) => db.prepare(sql).safeIntegers(false).all(runIdValue) as Row[];
+  const r = db.prepare(`SELECT * FROM "Run" WHERE "id" = ?`).safeIntegers(false).get(runIdValue) as Row | undefined;
+  if (!r) return null;
+  return {
+    run: {
+      id: String(r.id),
+      workflow: String(r.workflow),
+      status: r.status as ParsedExport["run"]["status"],
+      state: parseJson(r.state),
+      snapshot: parseJson(r.snapshot),
+      context: parseJson(r.context),
+      input: parseJson(r.input),
+      output: parseJson(r.output),
+      error: parseJson(r.error),
+      entered: parseJson(r.entered),
+      version: num(r.version),
+      seq: num(r.seq),
+      parentId: str(r.parentId),
+      createdAt: iso(r.createdAt),
+      updatedAt: iso(r.updatedAt),
+      finishedAt: isoOrNull(r.finishedAt),
+    },
+    transitions: all(`SELECT * FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`).map((t) => ({
+      runId: String(t.runId),
+      seq: num(t.seq),
+      from: parseJson(t.from),
+      to: parseJson(t.to),
+      event: String(t.event),
+      reason: String(t.reason),
+      at: iso(t.at),
+      durationMs: num(t.durationMs),
+      payload: parseJson(t.payload),
+    })),
+    reviews: all(`SELECT * FROM "Review" WHERE "runId" = ? ORDER BY "seq", "createdAt", "id"`).map((v) => ({
+      id: String(v.id),
+      runId: String(v.runId),
+      workflow: String(v.workflow),
+      state: String(v.state),
+      kind: String(v.kind),
+      prompt: String(v.prompt),
+      payload: parseJson(v.payload),
+      status: v.status as ParsedExport["reviews"][number]["status"],
+      decision: str(v.decision),
+      feedback: str(v.feedback),
+      reviewer: str(v.reviewer),
+      createdAt: iso(v.createdAt),
+      decidedAt: isoOrNull(v.decidedAt),
+      seq: num(v.seq),
+    })),
+    timers: all(`SELECT * FROM "Timer" WHERE "runId" = ? ORDER BY "dueAt", "id"`).map((t) => ({
+      runId: String(t.runId),
+      id: String(t.id),
+      dueAt: iso(t.dueAt),
+      event: parseJson(t.event),
+      seq: num(t.seq),
+    })),
+    artifacts: all(`SELECT * FROM "Artifact" WHERE "runId" = ? ORDER BY "name"`).map((a) => ({
+      name: String(a.name),
+      ...artifactContent(a.content),
+      size: num(a.size),
+      updatedAt: iso(a.updatedAt),
+    })),
+    usage: all(`SELECT * FROM "ModelCall" WHERE "runId" = ? ORDER BY "createdAt", "id"`).map((m) => ({
+      id: String(m.id),
+      key: str(m.key),
+      runId: String(m.runId),
+      state: str(m.state),
+      purpose: String(m.purpose),
+      adapter: String(m.adapter),
+      endpoint: str(m.endpoint),
+      model: str(m.model),
+      promptTokens: num(m.promptTokens),
+      completionTokens: num(m.completionTokens),
+      estimated: Boolean(num(m.estimated)),
+      latencyMs: num(m.latencyMs),
+      attempts: num(m.attempts),
+      ok: Boolean(num(m.ok)),
+      errorCategory: str(m.errorCategory),
+      error: str(m.error),
+      output: str(m.output),
+      createdAt: iso(m.createdAt),
+    })),
+    children: all(`SELECT "id" FROM "Run" WHERE "parentId" = ? ORDER BY "createdAt", "id"`).map((c) => String(c.id)),
+  };
+}
+
+/** The run as one export document (404 for an unknown run). Read in one transaction: a consistent snapshot. */
+export async function exportRun(rt: Ports, id: string): Promise<RunExport> {
+  const { db, mutex } = rt.sqlite;
+  const body = await mutex.runExclusive(() => db.transaction(() => readAll(db, id))());
+  if (!body) throw new NotFoundError(`run ${id} not found`);
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date(rt.clock.now()).toISOString(), ...body };
+}
+
+/** The export as file text: pretty-printed, keys in a fixed order, a final newline. */
+export function exportText(doc: RunExport): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------- import
+
+export interface ImportOptions {
+  /** import under a fresh id (`imported-<uuid>`) instead of `imported-<original id>` */
+  asNew?: boolean;
+}
+
+export interface ImportResult {
+  id: string;
+  originalId: string;
+  transitions: number;
+  reviews: number;
+  timers: number;
+  artifacts: number;
+  usage: number;
+}
+
+/** The id a run gets here: `imported-<original>` (kept as is when already imported), or a fresh one. */
+export function importedId(originalId: string, asNew = false): string {
+  if (asNew) return `${IMPORTED_PREFIX}${randomUUID()}`;
+  return isImportedRun(originalId) ? originalId : `${IMPORTED_PREFIX}${originalId}`;
+}
+
+function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const shown = issues.slice(0, 10).map((i) => `${i.path.map(String).join(".") || "document"}: ${i.message}`);
+  const more = issues.length > shown.length ? `; … and ${issues.length - shown.length} more` : "";
+  return `${shown.join("; ")}${more}`;
+}
+
+/** Validate an export document: 422 with what is wrong (the first ten problems). */
+export function parseExport(raw: unknown): ParsedExport {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new InvalidError("not a Switchyard run export: expected a JSON object");
+  const head = raw as { format?: unknown; version?: unknown };
+  if (head.format !== EXPORT_FORMAT) {
+    throw new InvalidError(`not a Switchyard run export: format must be "${EXPORT_FORMAT}" (got ${head.format === undefined ? "none" : JSON.stringify(head.format)?.slice(0, 100)})`);
+  }
+  if (head.version !== EXPORT_VERSION) {
+    throw new InvalidError(`unsupported export version ${JSON.stringify(head.version)?.slice(0, 50)}: this instance reads version ${EXPORT_VERSION}`);
+  }
+  const parsed = RunExportDoc.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues;
+    throw new InvalidError(`invalid run export: ${describeIssues(issues)}`, issues.slice(0, 50).map((i) => ({ path: i.path.map(String).join("."), message: i.message })));
+  }
+  return parsed.data;
+}
+
+const ms = (isoDate: string) => Date.parse(isoDate);
+const dbDate = (isoDate: string) => sqliteDate(ms(isoDate));
+const dbDateOrNull = (isoDate: string | null) => (isoDate === null ? null : dbDate(isoDate));
+const dbJson = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/**
+ * Store an export document as a read-only run: everything in one transaction (a failed import
+ * leaves nothing behind). 409 when the run was imported before (unless `asNew`).
+ * Review and model-call ids are derived from the new run id (they are unique per database);
+ * model-call journal keys are dropped (an imported run never replays a call); the parent id
+ * gets the `imported-` prefix too, so that it never points at an unrelated run of this instance.
+ */
+export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
+  const doc = parseExport(raw);
+  const originalId = doc.run.id;
+  const newId = importedId(originalId, opts.asNew);
+  const { db, mutex } = rt.sqlite;
+  const write = db.transaction(() => {
+    if (db.prepare(`SELECT 1 FROM "Run" WHERE "id" = ?`).get(newId)) {
+      throw new ConflictError(`run ${newId} already exists: this run was imported before (import with ?as=new to keep another copy)`, { id: newId, originalId });
+    }
+    const r = doc.run;
+    db.prepare(
+      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    ).run(
+      newId,
+      r.workflow,
+      r.status,
+      JSON.stringify(r.state),
+      JSON.stringify(r.snapshot),
+      JSON.stringify(r.context ?? null),
+      JSON.stringify(r.input ?? null),
+      dbJson(r.output),
+      dbJson(r.error),
+      JSON.stringify(r.entered),
+      r.version,
+      r.seq,
+      r.parentId === null ? null : importedId(r.parentId),
+      dbDate(r.createdAt),
+      dbDate(r.updatedAt),
+      dbDateOrNull(r.finishedAt),
+    );
+    const tr = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`);
+    for (const t of doc.transitions) tr.run(newId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, dbDate(t.at), t.durationMs, dbJson(t.payload));
+    const rv = db.prepare(
+      `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    );
+    doc.reviews.forEach((v, i) =>
+      rv.run(`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, dbDate(v.createdAt), dbDateOrNull(v.decidedAt), v.seq),
+    );
+    const tm = db.prepare(`INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`);
+    for (const t of doc.timers) tm.run(newId, t.id, dbDate(t.dueAt), JSON.stringify(t.event), t.seq);
+    const ar = db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
+    for (const a of doc.artifacts) {
+      // binary content goes back in as the bytes it was (a BLOB), text as text; size is recomputed
+      const content = a.encoding === "base64" ? Buffer.from(a.content, "base64") : a.content;
+      ar.run(newId, a.name, content, typeof content === "string" ? Buffer.byteLength(content) : content.length, dbDate(a.updatedAt));
+    }
+    const mc = db.prepare(
+      `INSERT INTO "ModelCall" ("id","key","runId","state","purpose","adapter","endpoint","model","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","error","output","createdAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    );
+    doc.usage.forEach((u, i) =>
+      mc.run(`${newId}-call-${i + 1}`, null, newId, u.state, u.purpose, u.adapter, u.endpoint, u.model, u.promptTokens, u.completionTokens, u.estimated ? 1 : 0, u.latencyMs, u.attempts, u.ok ? 1 : 0, u.errorCategory, u.error, u.output, dbDate(u.createdAt)),
+    );
+  });
+  try {
+    await mutex.runExclusive(() => write.immediate());
+  } catch (e) {
+    if ((e as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT")) {
+      throw new ConflictError(`run ${newId} could not be imported: ${(e as Error).message}`, { id: newId, originalId });
+    }
+    throw e;
+  }
+  return { id: newId, originalId, transitions: doc.transitions.length, reviews: doc.reviews.length, timers: doc.timers.length, artifacts: doc.artifacts.length, usage: doc.usage.length };
+}
+
+// ---------------------------------------------------------------------------- request body
+
+/**
+ * Read a JSON request body of up to `limit` bytes (the API's readJson stops at 1 MB; an export
+ * is often bigger). 415 for a non-JSON content type, 413 above the limit (checked while
+ * streaming, so an oversized body is never held whole), 400 when empty or malformed.
+ */
+export async function readLargeJson(req: Request, limit: number = L.bodyBytes): Promise<unknown> {
+  const type = req.headers.get("content-type") ?? "";
+  if (type && !/\bjson\b/i.test(type)) throw new HttpError(`content-type must be application/json (got ${type.split(";")[0]})`, 415, "unsupported_media_type");
+  const tooLarge = () => new HttpError(`request body is larger than ${limit} bytes`, 413, "too_large");
+  if (Number(req.headers.get("content-length") ?? "0") > limit) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength;
+        if (total > limit) {
+          await reader.cancel().catch(() => {});
+          throw tooLarge();
+        }
+        chunks.push(value);
+      }
+    } catch (e) {
+      if (isEngineError(e)) throw e;
+      throw new HttpError("could not read the request body", 400, "bad_body");
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw new HttpError("request body is empty; send a run export (JSON)", 400, "empty_body");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HttpError(`malformed JSON: ${(e as Error).message}`, 400, "malformed_json");
+  }
+}

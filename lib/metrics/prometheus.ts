@@ -1,0 +1,262 @@
+// GET /api/metrics: the engine's tables as Prometheus text (exposition format 0.0.4).
+//
+// Aggregate queries only, on the shared better-sqlite3 connection: one GROUP BY per metric
+// family. Histograms are grouped in SQL by series and bucket index (CASE WHEN v <= le0 THEN 0
+// WHEN v <= le1 THEN 1 … END: one CASE per row, cheaper than one SUM(CASE …) per
+// bound), and made cumulative here; so a scrape never loads transition or review rows into
+// memory, only (series × 11) aggregate rows. All queries run in one read transaction under the
+// connection's mutex, so the families agree with each other (no commit lands between them).
+//
+// SQLite only for now. Porting notes for PostgreSQL are next to the two SQLite-specific
+// pieces: json_each over Transition."from"/"to" (→ jsonb_array_elements_text) and the
+// date arithmetic on Review's timestamps (julianday → EXTRACT(EPOCH FROM …)).
+import pkg from "../../package.json";
+import type { Runtime } from "../runtime";
+
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** Upper bounds (seconds) of the state-dwell histogram buckets; +Inf is added. */
+export const DWELL_BUCKETS_S = [0.01, 0.1, 0.5, 1, 5, 30, 60, 300, 1800, 3600] as const;
+/** Upper bounds (seconds) of the review-wait histogram buckets (1 s … 7 days); +Inf is added. */
+export const REVIEW_WAIT_BUCKETS_S = [1, 10, 60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600, 7 * 24 * 3600] as const;
+/** Every run status: the runs gauge reports each of them (0 when none) for every workflow seen. */
+export const RUN_STATUSES = ["running", "waiting", "completed", "failed", "aborted"] as const;
+
+// ---------------------------------------------------------------------------
+// Text format
+
+/** A label value in the exposition format: backslash, double quote and newline escaped. */
+export function escapeLabelValue(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+/** HELP text: backslash and newline escaped (quotes are literal there). */
+export function escapeHelp(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+}
+
+/** A sample value: integers as such, floats in JS notation (Go's ParseFloat reads both), ±Inf, NaN. */
+export function formatValue(n: number): string {
+  if (Number.isNaN(n)) return "NaN";
+  if (n === Infinity) return "+Inf";
+  if (n === -Infinity) return "-Inf";
+  return String(n);
+}
+
+export type Labels = Record<string, string>;
+
+function labelText(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
+  return parts.length ? `{${parts.join(",")}}` : "";
+}
+
+type MetricType = "counter" | "gauge" | "histogram";
+
+/** Builds the text: one family at a time, HELP and TYPE first, then its samples. */
+export class Exposition {
+  private lines: string[] = [];
+
+  family(name: string, type: MetricType, help: string): this {
+    this.lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
+    return this;
+  }
+
+  sample(name: string, labels: Labels, value: number): this {
+    this.lines.push(`${name}${labelText(labels)} ${formatValue(value)}`);
+    return this;
+  }
+
+  /** A histogram's _bucket (cumulative counts per le, then +Inf = count), _sum and _count. */
+  histogram(name: string, labels: Labels, bounds: readonly number[], cumulative: readonly number[], sum: number, count: number): this {
+    bounds.forEach((le, i) => this.sample(`${name}_bucket`, { ...labels, le: formatValue(le) }, cumulative[i]));
+    this.sample(`${name}_bucket`, { ...labels, le: "+Inf" }, count);
+    this.sample(`${name}_sum`, labels, sum);
+    this.sample(`${name}_count`, labels, count);
+    return this;
+  }
+
+  text(): string {
+    return this.lines.length ? `${this.lines.join("\n")}\n` : "";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Queries
+
+type Row = Record<string, unknown>;
+const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v ?? 0));
+const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+
+/** Bounds in whole milliseconds, so that SQL compares integers (0.01 s → 10 ms, exactly). */
+const toMs = (bounds: readonly number[]) => bounds.map((s) => Math.round(s * 1000));
+
+/** The index of the first bucket whose bound holds `expr` (bounds.length for +Inf only); portable SQL. */
+function bucketIndex(expr: string, boundsMs: readonly number[]): string {
+  return `CASE ${boundsMs.map((le, i) => `WHEN ${expr} <= ${le} THEN ${i}`).join(" ")} ELSE ${boundsMs.length} END`;
+}
+
+interface Series {
+  labels: Labels;
+  /** per bucket index (not cumulative), the last one being +Inf only */
+  counts: number[];
+  sumMs: number;
+}
+
+/** Rows of (labels…, "b", "n", "sum_ms") → one series per label set, in row order. */
+function seriesOf(rows: Row[], labelNames: string[], buckets: number): Series[] {
+  const out = new Map<string, Series>();
+  for (const r of rows) {
+    const labels = Object.fromEntries(labelNames.map((k) => [k, str(r[k])]));
+    const key = JSON.stringify(labels);
+    let s = out.get(key);
+    if (!s) out.set(key, (s = { labels, counts: new Array<number>(buckets + 1).fill(0), sumMs: 0 }));
+    s.counts[num(r.b)] += num(r.n);
+    s.sumMs += num(r.sum_ms);
+  }
+  return [...out.values()];
+}
+
+function writeHistogram(out: Exposition, name: string, bounds: readonly number[], series: Series[]) {
+  for (const s of series) {
+    let running = 0;
+    const cumulative = bounds.map((_, i) => (running += s.counts[i]));
+    const count = running + s.counts[bounds.length];
+    out.histogram(name, s.labels, bounds, cumulative, s.sumMs / 1000, count);
+  }
+}
+
+/**
+ * A timestamp column as epoch milliseconds (REAL). The run store writes ISO text
+ * ("2026-11-23T09:00:00.000+00:00"); numbers are taken as epoch ms already.
+ * SQLite-specific (julianday); PostgreSQL: EXTRACT(EPOCH FROM col) * 1000.
+ */
+const epochMs = (col: string) => `(CASE WHEN typeof(${col}) = 'text' THEN (julianday(${col}) - 2440587.5) * 86400000.0 ELSE ${col} END)`;
+
+const SQL = {
+  runs: `SELECT "workflow", "status", COUNT(*) AS "n" FROM "Run" GROUP BY "workflow", "status" ORDER BY "workflow", "status"`,
+
+  // count per run on the primary key (runId, seq) first, then one lookup per run
+  transitions: `
+    SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
+    FROM (SELECT "runId", COUNT(*) AS "n" FROM "Transition" GROUP BY "runId") c
+    JOIN "Run" r ON r."id" = c."runId"
+    GROUP BY r."workflow" ORDER BY r."workflow"`,
+
+  // One sample per (transition, state left): each id in "from" that is not in "to". Rows whose
+  // from and to are the same array (targetless transitions, aborts) leave nothing and are
+  // skipped before json_each runs. SQLite-specific: json_each; PostgreSQL:
+  //   CROSS JOIN LATERAL jsonb_array_elements_text(t."from"::jsonb) AS f(value)
+  //   … NOT (t."to"::jsonb ? f.value)
+  dwell: `
+    SELECT r."workflow" AS "workflow", f.value AS "state", ${bucketIndex(`t."durationMs"`, toMs(DWELL_BUCKETS_S))} AS "b",
+           COUNT(*) AS "n", SUM(t."durationMs") AS "sum_ms"
+    FROM "Transition" t
+    JOIN "Run" r ON r."id" = t."runId"
+    JOIN json_each(t."from") f
+    WHERE t."from" <> t."to" AND t."from" <> '[]'
+      AND NOT EXISTS (SELECT 1 FROM json_each(t."to") g WHERE g.value = f.value)
+    GROUP BY 1, 2, 3
+    ORDER BY 1, 2, 3`,
+
+  // decided reviews only (cancelled ones never got an answer). SQLite-specific: the two-argument
+  // MAX and julianday (epochMs); PostgreSQL: GREATEST(0, ROUND(EXTRACT(EPOCH FROM
+  // (v."decidedAt" - v."createdAt")) * 1000))
+  reviewWait: `
+    SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
+    FROM (SELECT v."workflow" AS "workflow",
+                 MAX(0, ROUND(${epochMs(`v."decidedAt"`)} - ${epochMs(`v."createdAt"`)})) AS "w"
+          FROM "Review" v
+          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL) d
+    GROUP BY 1, 2 ORDER BY 1, 2`,
+
+  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' GROUP BY "workflow" ORDER BY "workflow"`,
+
+  // calls outside any run (embeddings for the knowledge store, connection tests) have workflow ""
+  modelCalls: `
+    SELECT COALESCE(r."workflow", '') AS "workflow",
+           CASE WHEN m."ok" THEN 'ok' ELSE LOWER(COALESCE(m."errorCategory", 'unknown')) END AS "outcome",
+           COUNT(*) AS "n", SUM(m."promptTokens") AS "prompt", SUM(m."completionTokens") AS "completion"
+    FROM "ModelCall" m
+    LEFT JOIN "Run" r ON r."id" = m."runId"
+    GROUP BY 1, 2 ORDER BY 1, 2`,
+};
+
+interface Collected {
+  runs: Row[];
+  transitions: Row[];
+  dwell: Row[];
+  reviewWait: Row[];
+  reviewsPending: Row[];
+  modelCalls: Row[];
+}
+
+function collect(rt: Pick<Runtime, "sqlite">): Promise<Collected> {
+  const { db, mutex } = rt.sqlite;
+  const all = (sql: string) => db.prepare(sql).safeIntegers(false).all() as Row[];
+  return mutex.runExclusive(() =>
+    db.transaction(
+      (): Collected => ({
+        runs: all(SQL.runs),
+        transitions: all(SQL.transitions),
+        dwell: all(SQL.dwell),
+        reviewWait: all(SQL.reviewWait),
+        reviewsPending: all(SQL.reviewsPending),
+        modelCalls: all(SQL.modelCalls),
+      }),
+    ).deferred(),
+  );
+}
+
+// ---------------------------------------------------------------------------
+// The text
+
+/** Every metric as Prometheus text (exposition format 0.0.4). */
+export async function prometheusText(rt: Pick<Runtime, "sqlite">): Promise<string> {
+  const c = await collect(rt);
+  const out = new Exposition();
+
+  // workflows that have runs: the gauges report 0 for them rather than leaving the series out
+  const workflows = [...new Set(c.runs.map((r) => str(r.workflow)))].sort();
+
+  out.family("switchyard_runs", "gauge", "Runs by workflow and status (running, waiting, completed, failed, aborted).");
+  const runCount = new Map(c.runs.map((r) => [`${str(r.workflow)}\u0000${str(r.status)}`, num(r.n)]));
+  for (const wf of workflows) {
+    const statuses = [...RUN_STATUSES, ...c.runs.filter((r) => str(r.workflow) === wf && !(RUN_STATUSES as readonly string[]).includes(str(r.status))).map((r) => str(r.status))];
+    for (const status of statuses) out.sample("switchyard_runs", { workflow: wf, status }, runCount.get(`${wf}\u0000${status}`) ?? 0);
+  }
+
+  out.family("switchyard_transitions_total", "counter", "Transitions recorded (one per XState microstep), by workflow.");
+  const transitionCount = new Map(c.transitions.map((r) => [str(r.workflow), num(r.n)]));
+  for (const wf of [...new Set([...workflows, ...transitionCount.keys()])].sort()) out.sample("switchyard_transitions_total", { workflow: wf }, transitionCount.get(wf) ?? 0);
+
+  out.family("switchyard_state_dwell_seconds", "histogram", "Time spent in a state before leaving it, from the transitions that left it (one sample per state left).");
+  writeHistogram(out, "switchyard_state_dwell_seconds", DWELL_BUCKETS_S, seriesOf(c.dwell, ["workflow", "state"], DWELL_BUCKETS_S.length));
+
+  out.family("switchyard_review_wait_seconds", "histogram", "Time from a human review opening to its decision, for decided reviews.");
+  writeHistogram(out, "switchyard_review_wait_seconds", REVIEW_WAIT_BUCKETS_S, seriesOf(c.reviewWait, ["workflow"], REVIEW_WAIT_BUCKETS_S.length));
+
+  out.family("switchyard_reviews_pending", "gauge", "Human reviews waiting for a decision, by workflow.");
+  const pending = new Map(c.reviewsPending.map((r) => [str(r.workflow), num(r.n)]));
+  for (const wf of [...new Set([...workflows, ...pending.keys()])].sort()) out.sample("switchyard_reviews_pending", { workflow: wf }, pending.get(wf) ?? 0);
+
+  out.family("switchyard_model_calls_total", "counter", 'Model calls by workflow and outcome ("ok" or the error category); workflow "" for calls outside a run.');
+  for (const r of c.modelCalls) out.sample("switchyard_model_calls_total", { workflow: str(r.workflow), outcome: str(r.outcome) }, num(r.n));
+
+  out.family("switchyard_model_tokens_total", "counter", "Model tokens by workflow and kind (prompt, completion), as reported by the endpoint or estimated.");
+  const tokens = new Map<string, { prompt: number; completion: number }>();
+  for (const r of c.modelCalls) {
+    const t = tokens.get(str(r.workflow)) ?? { prompt: 0, completion: 0 };
+    t.prompt += num(r.prompt);
+    t.completion += num(r.completion);
+    tokens.set(str(r.workflow), t);
+  }
+  for (const [wf, t] of tokens) {
+    out.sample("switchyard_model_tokens_total", { workflow: wf, kind: "prompt" }, t.prompt);
+    out.sample("switchyard_model_tokens_total", { workflow: wf, kind: "completion" }, t.completion);
+  }
+
+  out.family("switchyard_build_info", "gauge", "Always 1; the version label is Switchyard's package version.");
+  out.sample("switchyard_build_info", { version: String(pkg.version) }, 1);
+
+  return out.text();
+}

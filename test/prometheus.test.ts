@@ -1,0 +1,368 @@
+// GET /api/metrics: Prometheus text (exposition format 0.0.4). The text format and its
+// escaping; exact values for swiss-army runs driven through the engine on a simulated clock
+// (one review decided after 90 s, one pending); and the route on a temp database seeded with
+// rows whose every metric is known (bucket boundaries, parallel exits, odd workflow names).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pkg from "../package.json";
+import { migrateDatabase } from "../lib/db/migrations";
+import { sqliteDate } from "../lib/db/sqlite";
+import { DWELL_BUCKETS_S, Exposition, PROMETHEUS_CONTENT_TYPE, REVIEW_WAIT_BUCKETS_S, escapeHelp, escapeLabelValue, formatValue, prometheusText } from "../lib/metrics/prometheus";
+import type { Runtime } from "../lib/runtime";
+import { flush, inState, swissRuntime, tempDbUrl } from "./helpers";
+
+const url = tempDbUrl("prometheus-api");
+process.env.DATABASE_URL = url;
+process.env.SWITCHYARD_SEED_GUIDE = "0";
+
+// ---------------------------------------------------------------------------
+// A small parser that also checks the grammar of every line.
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+const NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
+const LABEL = `[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\[\\\\"n])*"`;
+const SAMPLE_RE = new RegExp(`^(${NAME})(\\{(?:${LABEL}(?:,${LABEL})*)?\\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$`);
+const HELP_RE = new RegExp(`^# HELP (${NAME}) (?:[^\\\\\\n]|\\\\[\\\\n])*$`);
+const TYPE_RE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
+const LABEL_G = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"/g;
+
+const unescape = (v: string) => v.replace(/\\(["\\n])/g, (_, c: string) => (c === "n" ? "\n" : c));
+
+function parseExposition(text: string): { samples: Sample[]; types: Map<string, string> } {
+  expect(text.endsWith("\n")).toBe(true);
+  const samples: Sample[] = [];
+  const types = new Map<string, string>();
+  const helps = new Set<string>();
+  for (const line of text.slice(0, -1).split("\n")) {
+    const help = HELP_RE.exec(line);
+    if (help) {
+      expect(helps.has(help[1]), `HELP twice for ${help[1]}`).toBe(false);
+      helps.add(help[1]);
+      continue;
+    }
+    const type = TYPE_RE.exec(line);
+    if (type) {
+      expect(types.has(type[1]), `TYPE twice for ${type[1]}`).toBe(false);
+      types.set(type[1], type[2]);
+      continue;
+    }
+    const m = SAMPLE_RE.exec(line);
+    expect(m, `not an exposition-format line: ${JSON.stringify(line)}`).not.toBeNull();
+    const labels: Record<string, string> = {};
+    for (const [, k, v] of (m![2] ?? "").matchAll(LABEL_G)) labels[k] = unescape(v);
+    const family = types.get(m![1]) ? m![1] : m![1].replace(/_(bucket|sum|count)$/, "");
+    expect(types.has(family), `sample ${m![1]} before its TYPE line`).toBe(true);
+    if (family !== m![1]) expect(types.get(family)).toBe("histogram");
+    const value = m![3] === "+Inf" ? Infinity : m![3] === "-Inf" ? -Infinity : Number(m![3]);
+    samples.push({ name: m![1], labels, value });
+  }
+  // every family has HELP and TYPE
+  expect([...helps].sort()).toEqual([...types.keys()].sort());
+  return { samples, types };
+}
+
+const same = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v);
+
+function value(samples: Sample[], name: string, labels: Record<string, string>): number | undefined {
+  const hits = samples.filter((s) => s.name === name && same(s.labels, labels));
+  expect(hits.length, `${name}${JSON.stringify(labels)} appears ${hits.length} times`).toBeLessThanOrEqual(1);
+  return hits[0]?.value;
+}
+
+interface Histogram {
+  buckets: [number, number][];
+  sum: number;
+  count: number;
+}
+
+function histogram(samples: Sample[], name: string, labels: Record<string, string>): Histogram | undefined {
+  const buckets = samples
+    .filter((s) => s.name === `${name}_bucket` && same(Object.fromEntries(Object.entries(s.labels).filter(([k]) => k !== "le")), labels))
+    .map((s): [number, number] => [s.labels.le === "+Inf" ? Infinity : Number(s.labels.le), s.value]);
+  if (!buckets.length) return undefined;
+  return { buckets, sum: value(samples, `${name}_sum`, labels)!, count: value(samples, `${name}_count`, labels)! };
+}
+
+/** Every histogram series: le in increasing order, counts cumulative (monotone), +Inf last and equal to _count. */
+function checkHistograms(samples: Sample[], types: Map<string, string>) {
+  let series = 0;
+  for (const [name, type] of types) {
+    if (type !== "histogram") continue;
+    const keys = new Set(samples.filter((s) => s.name === `${name}_bucket`).map((s) => JSON.stringify(Object.entries(s.labels).filter(([k]) => k !== "le"))));
+    for (const key of keys) {
+      const h = histogram(samples, name, Object.fromEntries(JSON.parse(key)))!;
+      expect(h.buckets.length).toBeGreaterThan(1);
+      for (let i = 1; i < h.buckets.length; i++) {
+        expect(h.buckets[i][0]).toBeGreaterThan(h.buckets[i - 1][0]);
+        expect(h.buckets[i][1]).toBeGreaterThanOrEqual(h.buckets[i - 1][1]);
+      }
+      expect(h.buckets.at(-1)).toEqual([Infinity, h.count]);
+      expect(Number.isFinite(h.sum)).toBe(true);
+      series++;
+    }
+  }
+  return series;
+}
+
+/** Cumulative counts of `samples` (seconds) against `bounds`, then +Inf. */
+const cumulative = (bounds: readonly number[], xs: number[]): [number, number][] => [...bounds.map((le): [number, number] => [le, xs.filter((x) => x <= le).length]), [Infinity, xs.length]];
+
+// ---------------------------------------------------------------------------
+
+describe("exposition text", () => {
+  it("escapes label values: backslash, double quote, newline", () => {
+    expect(escapeLabelValue('a"b')).toBe('a\\"b');
+    expect(escapeLabelValue("a\\b")).toBe("a\\\\b");
+    expect(escapeLabelValue("a\nb")).toBe("a\\nb");
+    expect(escapeLabelValue('C:\\dir\\"x"\nnext')).toBe('C:\\\\dir\\\\\\"x\\"\\nnext');
+    expect(escapeLabelValue("plain-value_1.0 ünïcode")).toBe("plain-value_1.0 ünïcode");
+    expect(unescape(escapeLabelValue('\\"\n\\n'))).toBe('\\"\n\\n');
+    expect(escapeHelp('a "quoted" \\ path\nline')).toBe('a "quoted" \\\\ path\\nline');
+  });
+
+  it("formats values and histograms", () => {
+    expect([0, 42, 0.01, 2.5, 1e21, 1e-7, Infinity, -Infinity, NaN].map(formatValue)).toEqual(["0", "42", "0.01", "2.5", "1e+21", "1e-7", "+Inf", "-Inf", "NaN"]);
+    const text = new Exposition()
+      .family("x_seconds", "histogram", "help")
+      .histogram("x_seconds", { wf: 'a"b' }, [0.1, 1], [1, 3], 1.25, 4)
+      .text();
+    expect(text).toBe(
+      [
+        "# HELP x_seconds help",
+        "# TYPE x_seconds histogram",
+        'x_seconds_bucket{wf="a\\"b",le="0.1"} 1',
+        'x_seconds_bucket{wf="a\\"b",le="1"} 3',
+        'x_seconds_bucket{wf="a\\"b",le="+Inf"} 4',
+        'x_seconds_sum{wf="a\\"b"} 1.25',
+        'x_seconds_count{wf="a\\"b"} 4',
+        "",
+      ].join("\n"),
+    );
+    const { samples } = parseExposition(text);
+    expect(samples.map((s) => s.labels.wf)).toEqual(Array(5).fill('a"b'));
+  });
+
+  it("the line grammar rejects malformed lines", () => {
+    for (const bad of ['m{a="x} 1', "m 1 2 3", 'm{a="x"y"} 1', "m{a=x} 1", "9m 1", "m one", '# TYPE m bogus']) {
+      expect(SAMPLE_RE.test(bad) || TYPE_RE.test(bad), bad).toBe(false);
+    }
+  });
+});
+
+describe("metrics of swiss-army runs (engine, simulated clock)", () => {
+  let rt: Runtime & { clock: import("../lib/engine/clock").ManualClock };
+  let text: string;
+  let parsed: ReturnType<typeof parseExposition>;
+  const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+
+  beforeAll(async () => {
+    rt = await swissRuntime();
+    const a = await rt.engine.start("swiss-army", { request: REQUEST });
+    const ra = await rt.engine.waitFor(a.run.id, inState("HUMAN_REVIEW"));
+    const b = await rt.engine.start("swiss-army", { request: REQUEST });
+    await rt.engine.waitFor(b.run.id, inState("HUMAN_REVIEW"));
+    rt.clock.advance(90_000);
+    const decided = await rt.engine.decide(ra.reviewId!, { decision: "approve", feedback: "ok", reviewer: "ana" });
+    expect(decided.run.state).toEqual(["IDLE"]);
+    await flush(20);
+    text = await prometheusText(rt);
+    parsed = parseExposition(text);
+  });
+
+  afterAll(async () => {
+    await rt?.close();
+  });
+
+  it("counts runs by workflow and status, zeros included", () => {
+    const { samples } = parsed;
+    expect(value(samples, "switchyard_runs", { workflow: "swiss-army", status: "waiting" })).toBe(2);
+    for (const status of ["running", "completed", "failed", "aborted"]) expect(value(samples, "switchyard_runs", { workflow: "swiss-army", status })).toBe(0);
+    expect(parsed.types.get("switchyard_runs")).toBe("gauge");
+  });
+
+  it("transitions_total equals the Transition rows", () => {
+    const n = (rt.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).safeIntegers(false).get() as { n: number }).n;
+    expect(n).toBeGreaterThan(10);
+    expect(value(parsed.samples, "switchyard_transitions_total", { workflow: "swiss-army" })).toBe(n);
+    expect(parsed.types.get("switchyard_transitions_total")).toBe("counter");
+  });
+
+  it("dwell histograms: one sample per state left, cumulative buckets, exact sums", () => {
+    const rows = rt.sqlite.db.prepare(`SELECT "from", "to", "durationMs" FROM "Transition"`).safeIntegers(false).all() as { from: string; to: string; durationMs: number }[];
+    const byState = new Map<string, number[]>();
+    for (const r of rows) {
+      const to: string[] = JSON.parse(r.to);
+      for (const s of (JSON.parse(r.from) as string[]).filter((x) => !to.includes(x))) byState.set(s, [...(byState.get(s) ?? []), r.durationMs / 1000]);
+    }
+    // IDLE, REQUEST_RECEIVED, CONTEXT_SEARCH, EXECUTING, CONTEXT_UPDATE for both runs, HUMAN_REVIEW for the decided one
+    expect([...byState.values()].flat().length).toBe(11);
+    expect(byState.get("HUMAN_REVIEW")).toEqual([90]);
+    let total = 0;
+    for (const [state, xs] of byState) {
+      const h = histogram(parsed.samples, "switchyard_state_dwell_seconds", { workflow: "swiss-army", state })!;
+      expect(h, state).toBeDefined();
+      expect(h.count).toBe(xs.length);
+      expect(h.sum).toBeCloseTo(xs.reduce((s, x) => s + x, 0), 9);
+      expect(h.buckets).toEqual(cumulative(DWELL_BUCKETS_S, xs));
+      total += h.count;
+    }
+    expect(total).toBe(11);
+    // no series for states never left (the pending run's HUMAN_REVIEW is the only one open; targetless EXECUTING progress rows add nothing)
+    const series = new Set(parsed.samples.filter((s) => s.name === "switchyard_state_dwell_seconds_count").map((s) => s.labels.state));
+    expect([...series].sort()).toEqual([...byState.keys()].sort());
+    const hr = histogram(parsed.samples, "switchyard_state_dwell_seconds", { workflow: "swiss-army", state: "HUMAN_REVIEW" })!;
+    expect(hr.buckets.find(([le]) => le === 60)![1]).toBe(0);
+    expect(hr.buckets.find(([le]) => le === 300)![1]).toBe(1);
+    expect(checkHistograms(parsed.samples, parsed.types)).toBe(byState.size + 1);
+  });
+
+  it("review wait histogram for the decided review, pending gauge for the other", () => {
+    const h = histogram(parsed.samples, "switchyard_review_wait_seconds", { workflow: "swiss-army" })!;
+    expect(h.count).toBe(1);
+    expect(h.sum).toBe(90);
+    expect(h.buckets).toEqual(cumulative(REVIEW_WAIT_BUCKETS_S, [90]));
+    expect(value(parsed.samples, "switchyard_reviews_pending", { workflow: "swiss-army" })).toBe(1);
+  });
+
+  it("model calls and tokens match the ModelCall rows", () => {
+    const rows = rt.sqlite.db.prepare(`SELECT "runId", "ok", "errorCategory", "promptTokens", "completionTokens" FROM "ModelCall"`).safeIntegers(false).all() as { runId: string | null; ok: number; promptTokens: number; completionTokens: number }[];
+    const inRuns = rows.filter((r) => r.runId !== null);
+    const calls = parsed.samples.filter((s) => s.name === "switchyard_model_calls_total" && s.labels.workflow === "swiss-army");
+    expect(calls.reduce((s, x) => s + x.value, 0)).toBe(inRuns.length);
+    expect(value(parsed.samples, "switchyard_model_calls_total", { workflow: "swiss-army", outcome: "ok" }) ?? 0).toBe(inRuns.filter((r) => r.ok).length);
+    const prompt = inRuns.reduce((s, r) => s + r.promptTokens, 0);
+    const completion = inRuns.reduce((s, r) => s + r.completionTokens, 0);
+    expect(inRuns.length).toBeGreaterThan(0); // the offline engine's EXECUTING call, per run
+    expect(prompt).toBeGreaterThan(0);
+    expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "swiss-army", kind: "prompt" })).toBe(prompt);
+    expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "swiss-army", kind: "completion" })).toBe(completion);
+  });
+});
+
+describe("GET /api/metrics", () => {
+  type Handler = (req: Request) => Promise<Response>;
+  let route: { GET: Handler; dynamic: string };
+  let rt: Runtime;
+  const T0 = Date.parse("2026-11-23T09:00:00Z");
+  const WEIRD = 'we"ird\\flow\nx';
+
+  beforeAll(async () => {
+    await migrateDatabase(url);
+    route = (await import("../app/api/metrics/route")) as never;
+    const { getRuntime } = await import("../lib/runtime");
+    rt = await getRuntime();
+    const db = rt.sqlite.db;
+    const run = db.prepare(
+      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","entered","version","seq","createdAt","updatedAt") VALUES (?,?,?,'[]','{}','null','null','{}',1,1,?,?)`,
+    );
+    run.run("r1", WEIRD, "completed", sqliteDate(T0), sqliteDate(T0));
+    run.run("r2", "flow-b", "failed", sqliteDate(T0), sqliteDate(T0));
+    run.run("r3", "flow-b", "running", sqliteDate(T0), sqliteDate(T0));
+    const tr = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs") VALUES (?,?,?,?,'E','why',?,?)`);
+    const t = (runId: string, seq: number, from: string[], to: string[], ms: number) => tr.run(runId, seq, JSON.stringify(from), JSON.stringify(to), sqliteDate(T0), ms);
+    t("r1", 1, [], ["A"], 0); // start: nothing left
+    t("r1", 2, ["A"], ["B"], 10); // exactly 0.01 s: in the le="0.01" bucket
+    t("r1", 3, ["B"], ["B"], 5_000); // targetless: B is not left
+    t("r1", 4, ["B", "C"], ["D"], 2_500); // parallel exit: one sample for B, one for C
+    t("r1", 5, ["D"], ["E", "D"], 700); // D stays active: nothing left
+    t("r2", 1, [], ["X"], 0);
+    t("r2", 2, ["X"], ["Y"], 4_000_000); // over an hour: only +Inf
+    const rv = db.prepare(
+      `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","createdAt","decidedAt","seq") VALUES (?,?,?,'S','approval','ok?','{}',?,?,?,1)`,
+    );
+    rv.run("v1", "r1", WEIRD, "decided", sqliteDate(T0), sqliteDate(T0 + 10_000)); // exactly 10 s
+    rv.run("v2", "r2", "flow-b", "decided", sqliteDate(T0 + 123), sqliteDate(T0 + 123 + 7_200_000)); // 2 h
+    rv.run("v3", "r3", "flow-b", "pending", sqliteDate(T0), null);
+    rv.run("v4", "r2", "flow-b", "cancelled", sqliteDate(T0), sqliteDate(T0 + 50_000)); // not a decision
+    const mc = db.prepare(
+      `INSERT INTO "ModelCall" ("id","runId","purpose","adapter","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","createdAt") VALUES (?,?,'p','offline engine',?,?,0,5,1,?,?,?)`,
+    );
+    mc.run("m1", "r1", 100, 20, 1, null, sqliteDate(T0));
+    mc.run("m2", "r1", 50, 5, 1, null, sqliteDate(T0));
+    mc.run("m3", "r2", 0, 0, 0, "NETWORK", sqliteDate(T0));
+    mc.run("m4", null, 7, 0, 1, null, sqliteDate(T0)); // an embedding outside any run
+  });
+
+  afterAll(async () => {
+    const { getRuntime } = await import("../lib/runtime");
+    await (await getRuntime()).close();
+  });
+
+  it("answers Prometheus text 0.0.4, force-dynamic", async () => {
+    expect(route.dynamic).toBe("force-dynamic");
+    const res = await route.GET(new Request("http://test/api/metrics"));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    expect(res.headers.get("content-type")).toBe(PROMETHEUS_CONTENT_TYPE);
+    const text = await res.text();
+    const { types } = parseExposition(text);
+    expect(Object.fromEntries(types)).toEqual({
+      switchyard_runs: "gauge",
+      switchyard_transitions_total: "counter",
+      switchyard_state_dwell_seconds: "histogram",
+      switchyard_review_wait_seconds: "histogram",
+      switchyard_reviews_pending: "gauge",
+      switchyard_model_calls_total: "counter",
+      switchyard_model_tokens_total: "counter",
+      switchyard_build_info: "gauge",
+    });
+  });
+
+  it("has the exact values of the seeded rows, with escaped labels", async () => {
+    const text = await (await route.GET(new Request("http://test/api/metrics"))).text();
+    expect(text).toContain('switchyard_runs{workflow="we\\"ird\\\\flow\\nx",status="completed"} 1\n');
+    expect(text).not.toContain("ird\\flow\nx"); // never raw
+    const { samples, types } = parseExposition(text);
+    const v = (name: string, labels: Record<string, string>) => value(samples, name, labels);
+
+    expect(v("switchyard_runs", { workflow: WEIRD, status: "completed" })).toBe(1);
+    expect(v("switchyard_runs", { workflow: WEIRD, status: "running" })).toBe(0);
+    expect(v("switchyard_runs", { workflow: "flow-b", status: "failed" })).toBe(1);
+    expect(v("switchyard_runs", { workflow: "flow-b", status: "running" })).toBe(1);
+    expect(samples.filter((s) => s.name === "switchyard_runs")).toHaveLength(10);
+
+    expect(v("switchyard_transitions_total", { workflow: WEIRD })).toBe(5);
+    expect(v("switchyard_transitions_total", { workflow: "flow-b" })).toBe(2);
+
+    const dwell = (workflow: string, state: string) => histogram(samples, "switchyard_state_dwell_seconds", { workflow, state });
+    expect(dwell(WEIRD, "A")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [0.01]), sum: 0.01, count: 1 });
+    expect(dwell(WEIRD, "A")!.buckets[0]).toEqual([0.01, 1]);
+    expect(dwell(WEIRD, "B")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [2.5]), sum: 2.5, count: 1 });
+    expect(dwell(WEIRD, "C")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [2.5]), sum: 2.5, count: 1 });
+    expect(dwell(WEIRD, "D")).toBeUndefined();
+    expect(dwell(WEIRD, "E")).toBeUndefined();
+    expect(dwell("flow-b", "X")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [4000]), sum: 4000, count: 1 });
+    expect(dwell("flow-b", "X")!.buckets.slice(0, -1).every(([, n]) => n === 0)).toBe(true);
+
+    const wait = (workflow: string) => histogram(samples, "switchyard_review_wait_seconds", { workflow });
+    expect(wait(WEIRD)).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [10]), sum: 10, count: 1 });
+    expect(wait(WEIRD)!.buckets.find(([le]) => le === 10)).toEqual([10, 1]);
+    expect(wait("flow-b")).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [7200]), sum: 7200, count: 1 });
+    expect(v("switchyard_reviews_pending", { workflow: WEIRD })).toBe(0);
+    expect(v("switchyard_reviews_pending", { workflow: "flow-b" })).toBe(1);
+
+    expect(v("switchyard_model_calls_total", { workflow: WEIRD, outcome: "ok" })).toBe(2);
+    expect(v("switchyard_model_calls_total", { workflow: "flow-b", outcome: "network" })).toBe(1);
+    expect(v("switchyard_model_calls_total", { workflow: "", outcome: "ok" })).toBe(1);
+    expect(samples.filter((s) => s.name === "switchyard_model_calls_total")).toHaveLength(3);
+    expect(v("switchyard_model_tokens_total", { workflow: WEIRD, kind: "prompt" })).toBe(150);
+    expect(v("switchyard_model_tokens_total", { workflow: WEIRD, kind: "completion" })).toBe(25);
+    expect(v("switchyard_model_tokens_total", { workflow: "flow-b", kind: "prompt" })).toBe(0);
+    expect(v("switchyard_model_tokens_total", { workflow: "", kind: "prompt" })).toBe(7);
+
+    expect(v("switchyard_build_info", { version: pkg.version })).toBe(1);
+    expect(checkHistograms(samples, types)).toBe(6);
+  });
+
+  it("rejects query parameters with 422", async () => {
+    const res = await route.GET(new Request("http://test/api/metrics?format=json"));
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body.code).toBe("invalid");
+    expect(body.error).toMatch(/format|unrecognized/i);
+  });
+});

@@ -1,0 +1,400 @@
+// Run export/import (issue 8): a swiss-army run driven on instance A is exported as one JSON
+// document (GET /api/runs/{id}/export) and imported into instance B (POST /api/runs/import) as a
+// read-only copy: same history, reviews, timers, artifacts and model calls; never resumed nor
+// advanced by B's engine; 409 on a second import; every bad document a 4xx that leaves B unchanged.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateDatabase } from "../lib/db/migrations";
+import { ManualClock } from "../lib/engine/clock";
+import { exportRun, importRun, IMPORT_LIMITS, readLargeJson, type RunExport } from "../lib/api/run-export";
+import type { Runtime } from "../lib/runtime";
+import { flush, inState, swissRuntime, tempDbUrl } from "./helpers";
+
+const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+const urlB = tempDbUrl("instance-b");
+process.env.DATABASE_URL = urlB;
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+let importRoute: { POST: (req: Request) => Promise<Response> };
+let exportRoute: { GET: Handler };
+let eventsRoute: { POST: Handler };
+let abortRoute: { POST: Handler };
+let decisionRoute: { POST: Handler };
+let runRoute: { GET: Handler };
+
+let a: Runtime & { clock: ManualClock };
+let b: Runtime;
+/** run decided on A (waiting in IDLE, with its idle timer), and a run left pending in HUMAN_REVIEW */
+let decidedId: string;
+let pendingId: string;
+let docDecided: RunExport;
+let docPending: RunExport;
+
+const BINARY = Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x80]);
+const params = (p: Record<string, string>) => ({ params: Promise.resolve(p) });
+const post = (path: string, body: unknown, type = "application/json") =>
+  new Request(`http://test${path}`, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: type ? { "content-type": type } : {} });
+const importDoc = (doc: unknown, qs = "") => importRoute.POST(post(`/api/runs/import${qs}`, doc));
+const clone = <T>(x: T): T => structuredClone(x);
+
+async function expectError(res: Response, status: number, text?: RegExp) {
+  expect(res.status).toBe(status);
+  const body = await res.json();
+  expect(typeof body.error).toBe("string");
+  if (text) expect(body.error).toMatch(text);
+  return body;
+}
+
+const TABLES = ["Run", "Transition", "Review", "Timer", "Artifact", "ModelCall"] as const;
+function counts(rt: Runtime): Record<string, number> {
+  return Object.fromEntries(TABLES.map((t) => [t, Number((rt.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get() as { n: number | bigint }).n)]));
+}
+
+/** An export with the parts that legitimately differ between instances taken out. */
+function normalized(doc: RunExport) {
+  return {
+    run: { ...doc.run, id: "*", parentId: "*" },
+    transitions: doc.transitions.map((t) => ({ ...t, runId: "*" })),
+    reviews: doc.reviews.map((r) => ({ ...r, id: "*", runId: "*" })),
+    timers: doc.timers.map((t) => ({ ...t, runId: "*" })),
+    artifacts: doc.artifacts,
+    usage: doc.usage.map((u) => ({ ...u, id: "*", key: "*", runId: "*" })),
+    children: doc.children,
+  };
+}
+
+beforeAll(async () => {
+  // instance A: its own database and clock; two swiss-army runs
+  a = await swissRuntime({ url: tempDbUrl("instance-a") });
+  const first = await a.engine.start("swiss-army", { request: REQUEST });
+  decidedId = first.run.id;
+  const review = await a.engine.waitFor(decidedId, inState("HUMAN_REVIEW"));
+  await a.engine.decide(review.reviewId!, { decision: "approve", feedback: "looks right", reviewer: "ana" });
+  await a.engine.waitFor(decidedId, (r) => r.state.includes("IDLE") && r.status === "waiting");
+  const second = await a.engine.start("swiss-army", { request: REQUEST });
+  pendingId = second.run.id;
+  await a.engine.waitFor(pendingId, inState("HUMAN_REVIEW"));
+  // swiss-army writes no files: give the decided run a text and a binary artifact
+  const put = a.sqlite.db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
+  put.run(decidedId, "notes/summary.md", "# Summary\n\nRetry with backoff — done ✓\n", Buffer.byteLength("# Summary\n\nRetry with backoff — done ✓\n"), "2026-01-01T00:00:01.000+00:00");
+  put.run(decidedId, "bin/blob.dat", BINARY, BINARY.length, "2026-01-01T00:00:02.000+00:00");
+  docDecided = await exportRun(a, decidedId);
+  docPending = await exportRun(a, pendingId);
+
+  // instance B: the process-wide runtime behind the route handlers
+  await migrateDatabase(urlB);
+  importRoute = (await import("../app/api/runs/import/route")) as never;
+  exportRoute = (await import("../app/api/runs/[id]/export/route")) as never;
+  eventsRoute = (await import("../app/api/runs/[id]/events/route")) as never;
+  abortRoute = (await import("../app/api/runs/[id]/abort/route")) as never;
+  decisionRoute = (await import("../app/api/reviews/[id]/decision/route")) as never;
+  runRoute = (await import("../app/api/runs/[id]/route")) as never;
+  const { getRuntime } = await import("../lib/runtime");
+  b = await getRuntime();
+});
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+});
+
+describe("export", () => {
+  it("is one document: format tag, version, the run with parsed JSON columns, its history, reviews, timers, artifacts, model calls", () => {
+    const d = docDecided;
+    expect(Object.keys(d)).toEqual(["format", "version", "exportedAt", "run", "transitions", "reviews", "timers", "artifacts", "usage", "children"]);
+    expect(d).toMatchObject({ format: "switchyard-run", version: 1, exportedAt: new Date(a.clock.now()).toISOString() });
+    expect(Object.keys(d.run)).toEqual(["id", "workflow", "status", "state", "snapshot", "context", "input", "output", "error", "entered", "version", "seq", "parentId", "createdAt", "updatedAt", "finishedAt"]);
+    expect(d.run).toMatchObject({ id: decidedId, workflow: "swiss-army", status: "waiting", state: ["IDLE"], input: { request: REQUEST } });
+    expect(typeof d.run.context).toBe("object");
+    expect(d.transitions.map((t) => t.seq)).toEqual(d.transitions.map((_, i) => i + 1));
+    expect(d.run.seq).toBe(d.transitions.length);
+    expect(d.transitions.at(-1)).toMatchObject({ runId: decidedId, from: ["HUMAN_REVIEW"], to: ["IDLE"], reason: "User approves" });
+    expect(d.reviews).toHaveLength(1);
+    expect(d.reviews[0]).toMatchObject({ runId: decidedId, status: "decided", decision: "approve", feedback: "looks right", reviewer: "ana" });
+    expect(d.timers.length).toBeGreaterThan(0); // IDLE's idle-analysis timer
+    expect(d.artifacts).toEqual([
+      { name: "bin/blob.dat", encoding: "base64", content: BINARY.toString("base64"), size: 5, updatedAt: "2026-01-01T00:00:02.000Z" },
+      { name: "notes/summary.md", encoding: "utf8", content: "# Summary\n\nRetry with backoff — done ✓\n", size: 43, updatedAt: "2026-01-01T00:00:01.000Z" },
+    ]);
+    expect(d.usage.length).toBe(Number((a.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "ModelCall" WHERE "runId" = ?`).get(decidedId) as { n: number | bigint }).n));
+    expect(d.usage.length).toBeGreaterThan(0); // the offline engine's calls are recorded too
+    expect(d.usage[0]).toMatchObject({ runId: decidedId, adapter: "offline engine", ok: true });
+    expect(d.children).toEqual([]);
+    expect(docPending.reviews).toMatchObject([{ status: "pending", state: "HUMAN_REVIEW" }]);
+  });
+
+  it("404 for an unknown run", async () => {
+    await expect(exportRun(a, "no-such-run")).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("import into another instance", () => {
+  let importedId: string;
+
+  it("201 with the new id (imported-<original>), the original id and what was stored", async () => {
+    const before = counts(b);
+    const res = await importDoc(docDecided);
+    expect(res.status).toBe(201);
+    const body = await res.json();
+    importedId = body.id;
+    expect(body).toEqual({
+      id: `imported-${decidedId}`,
+      originalId: decidedId,
+      transitions: docDecided.transitions.length,
+      reviews: 1,
+      timers: docDecided.timers.length,
+      artifacts: 2,
+      usage: docDecided.usage.length,
+    });
+    expect(res.headers.get("location")).toBe(`/api/runs/${importedId}`);
+    const after = counts(b);
+    expect(after.Run - before.Run).toBe(1);
+    expect(after.Transition - before.Transition).toBe(docDecided.transitions.length);
+    expect(after.Artifact - before.Artifact).toBe(2);
+  });
+
+  it("stores the run as it was: row, context, transitions, reviews, timers, artifacts and model calls equal the original's (except ids)", async () => {
+    const [orig, copy] = await Promise.all([a.store.getRun(decidedId), b.store.getRun(importedId)]);
+    expect({ ...copy, id: "*" }).toEqual({ ...orig, id: "*" });
+    const strip = <T extends { runId: string }>(xs: T[]) => xs.map((x) => ({ ...x, runId: "*" }));
+    expect(strip(await b.store.transitions(importedId))).toEqual(strip(await a.store.transitions(decidedId)));
+    expect(strip(await b.store.timers(importedId))).toEqual(strip(await a.store.timers(decidedId)));
+    const reviews = await b.store.listReviews({ runId: importedId });
+    expect(reviews.map((r) => ({ ...r, id: "*", runId: "*" }))).toEqual((await a.store.listReviews({ runId: decidedId })).map((r) => ({ ...r, id: "*", runId: "*" })));
+    expect(reviews[0].id).toBe(`${importedId}-review-1`);
+    expect(await b.store.artifacts(importedId)).toEqual(await a.store.artifacts(decidedId));
+    expect(await b.store.artifact(importedId, "notes/summary.md")).toBe("# Summary\n\nRetry with backoff — done ✓\n");
+    const blob = b.sqlite.db.prepare(`SELECT "content" FROM "Artifact" WHERE "runId" = ? AND "name" = ?`).get(importedId, "bin/blob.dat") as { content: Buffer };
+    expect(Buffer.compare(blob.content, BINARY)).toBe(0);
+    const usage = b.sqlite.db.prepare(`SELECT "key" FROM "ModelCall" WHERE "runId" = ?`).all(importedId) as { key: string | null }[];
+    expect(usage).toHaveLength(docDecided.usage.length);
+    expect(usage.every((u) => u.key === null)).toBe(true); // journal keys dropped: never replayed
+  });
+
+  it("exports again from B (?download=1 as run-<id>.json) to the same document, ids aside", async () => {
+    const res = await exportRoute.GET(new Request(`http://test/api/runs/${importedId}/export?download=1`), params({ id: importedId }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="run-${importedId}.json"`);
+    const again = (await res.json()) as RunExport;
+    expect(again.run.id).toBe(importedId);
+    expect(normalized(again)).toEqual(normalized(docDecided));
+    const plain = await exportRoute.GET(new Request(`http://test/api/runs/${importedId}/export`), params({ id: importedId }));
+    expect(plain.headers.get("content-disposition")).toBeNull();
+    await expectError(await exportRoute.GET(new Request("http://test/api/runs/nope/export"), params({ id: "nope" })), 404, /not found/);
+    await expectError(await exportRoute.GET(new Request(`http://test/api/runs/${importedId}/export?x=1`), params({ id: importedId })), 422, /x/);
+  });
+
+  it("the export is deterministic: the same run exported twice is the same text", async () => {
+    const one = await (await exportRoute.GET(new Request(`http://test/api/runs/${importedId}/export`), params({ id: importedId }))).text();
+    const two = await (await exportRoute.GET(new Request(`http://test/api/runs/${importedId}/export`), params({ id: importedId }))).text();
+    expect(one.replace(/"exportedAt": "[^"]+"/, "")).toBe(two.replace(/"exportedAt": "[^"]+"/, ""));
+  });
+
+  it("is read-only: not resumed by B's engine, nor by a new engine on B's database, even past its timers", async () => {
+    expect(b.engine.size).toBe(0);
+    const before = await b.store.getRun(importedId);
+    const clock = new ManualClock();
+    const again = await swissRuntime({ url: urlB, clock });
+    try {
+      expect(again.engine.size).toBe(0);
+      clock.advance(60 * 60_000); // an hour: the idle-analysis timer would have fired
+      await flush(10);
+      expect(await again.store.getRun(importedId)).toEqual(before);
+      expect(await again.store.transitions(importedId)).toHaveLength(docDecided.transitions.length);
+    } finally {
+      await again.close();
+    }
+    const view = await (await runRoute.GET(new Request(`http://test/api/runs/${importedId}`), params({ id: importedId }))).json();
+    expect(view).toMatchObject({ id: importedId, status: "waiting", accepted: [] });
+  });
+
+  it("409 for events, abort and decisions on an imported run (imported runs are read-only)", async () => {
+    const res = await eventsRoute.POST(post(`/api/runs/${importedId}/events`, { type: "SUBMIT_REQUEST", request: REQUEST }), params({ id: importedId }));
+    await expectError(res, 409, /imported runs are read-only/);
+    await expectError(await abortRoute.POST(post(`/api/runs/${importedId}/abort`, {}), params({ id: importedId })), 409, /imported runs are read-only/);
+    // the decided review: already decided
+    await expectError(await decisionRoute.POST(post(`/api/reviews/${importedId}-review-1/decision`, { decision: "reject" }), params({ id: `${importedId}-review-1` })), 409, /already decided/);
+    // a pending review of an imported run is stored as pending, but cannot be decided
+    const res2 = await importDoc(docPending);
+    expect(res2.status).toBe(201);
+    const { id } = await res2.json();
+    const [review] = await b.store.listReviews({ runId: id });
+    expect(review).toMatchObject({ status: "pending", state: "HUMAN_REVIEW" });
+    const before = await b.store.getRun(id);
+    await expectError(await decisionRoute.POST(post(`/api/reviews/${review.id}/decision`, { decision: "approve" }), params({ id: review.id })), 409, /imported runs are read-only/);
+    await expect(b.engine.decide(review.id, { decision: "approve" })).rejects.toMatchObject({ status: 409 });
+    expect(await b.store.getRun(id)).toEqual(before);
+    expect((await b.store.getReview(review.id))?.status).toBe("pending");
+    expect(b.engine.size).toBe(0);
+  });
+
+  it("409 when imported twice; ?as=new imports another copy under imported-<uuid>", async () => {
+    const before = counts(b);
+    await expectError(await importDoc(docDecided), 409, /already exists.*\?as=new/);
+    expect(counts(b)).toEqual(before);
+    const res = await importDoc(docDecided, "?as=new");
+    expect(res.status).toBe(201);
+    const body = await res.json();
+    expect(body.id).toMatch(/^imported-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(body.originalId).toBe(decidedId);
+    expect((await b.store.transitions(body.id)).map((t) => ({ ...t, runId: "*" }))).toEqual((await a.store.transitions(decidedId)).map((t) => ({ ...t, runId: "*" })));
+    expect((await b.store.listReviews({ runId: body.id }))[0].id).toBe(`${body.id}-review-1`);
+    await expectError(await eventsRoute.POST(post(`/api/runs/${body.id}/events`, { type: "SUBMIT_REQUEST" }), params({ id: body.id })), 409, /read-only/);
+    await expectError(await importDoc(docDecided, "?as=copy"), 422, /as/);
+  });
+});
+
+describe("a bad document is a 4xx with a message and leaves B unchanged", () => {
+  const cases: [string, () => Promise<Response>, number, RegExp][] = [
+    [
+      "a gap in seq",
+      () => {
+        const d = clone(docDecided);
+        d.transitions.splice(2, 1);
+        d.run.seq = d.transitions.length;
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /transitions\.2\.seq: expected seq 3, got 4/,
+    ],
+    [
+      "a duplicate seq",
+      () => {
+        const d = clone(docDecided);
+        d.transitions[3] = { ...d.transitions[3], seq: 3 };
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /transitions\.3\.seq: expected seq 4, got 3/,
+    ],
+    [
+      "run.seq not matching the transitions",
+      () => {
+        const d = clone(docDecided);
+        d.run.seq += 1;
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /run\.seq: is \d+ but the export has \d+ transitions/,
+    ],
+    [
+      "a transition of another run",
+      () => {
+        const d = clone(docDecided);
+        d.transitions[1].runId = "someone-else";
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /transitions\.1\.runId: belongs to run "someone-else"/,
+    ],
+    [
+      "a review of another run",
+      () => {
+        const d = clone(docDecided);
+        d.reviews[0].runId = "someone-else";
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /reviews\.0\.runId/,
+    ],
+    [
+      "a timer of another run",
+      () => {
+        const d = clone(docDecided);
+        d.timers[0].runId = "someone-else";
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /timers\.0\.runId/,
+    ],
+    ["a wrong format tag", () => importDoc({ ...docDecided, format: "other-tool" }), 422, /not a Switchyard run export: format must be "switchyard-run" \(got "other-tool"\)/],
+    ["an unknown version", () => importDoc({ ...docDecided, version: 2 }), 422, /unsupported export version 2/],
+    ["an unknown key", () => importDoc({ ...docDecided, extra: true }), 422, /extra/],
+    [
+      "a string beyond its limit",
+      () => {
+        const d = clone(docDecided);
+        d.transitions[0].reason = "x".repeat(IMPORT_LIMITS.textChars + 1);
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /transitions\.0\.reason/,
+    ],
+    [
+      "a bad run id",
+      () => {
+        const d = clone(docDecided);
+        d.run.id = "../../etc";
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /run\.id: not a run id/,
+    ],
+    [
+      "a bad date",
+      () => {
+        const d = clone(docDecided);
+        d.run.createdAt = "yesterday";
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /run\.createdAt: not an ISO 8601 date-time/,
+    ],
+    [
+      "broken base64",
+      () => {
+        const d = clone(docDecided);
+        d.artifacts[0].content = "not base64!";
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /artifacts\.0\.content: is not valid base64/,
+    ],
+    [
+      "duplicate artifact names",
+      () => {
+        const d = clone(docDecided);
+        d.artifacts[1].name = d.artifacts[0].name;
+        return importDoc(d, "?as=new");
+      },
+      422,
+      /duplicate artifact name/,
+    ],
+    ["not JSON", () => importRoute.POST(post("/api/runs/import", "{ this is not json")), 400, /malformed JSON/],
+    ["an empty body", () => importRoute.POST(post("/api/runs/import", "")), 400, /empty/],
+    ["a JSON array", () => importDoc([docDecided]), 422, /expected a JSON object/],
+    ["a non-JSON content type", () => importRoute.POST(post("/api/runs/import", JSON.stringify(docDecided), "text/plain")), 415, /content-type/],
+    ["a body over 50 MB", () => importRoute.POST(post("/api/runs/import", " ".repeat(IMPORT_LIMITS.bodyBytes + 1))), 413, /larger than 52428800 bytes/],
+  ];
+
+  for (const [what, send, status, message] of cases) {
+    it(`${what} → ${status}`, async () => {
+      const before = counts(b);
+      await expectError(await send(), status, message);
+      expect(counts(b)).toEqual(before);
+    });
+  }
+
+  it("a write that fails half-way rolls the whole import back (one transaction)", async () => {
+    const d = clone(docPending);
+    d.run.id = "half-way";
+    for (const x of [...d.transitions, ...d.reviews, ...d.timers, ...d.usage]) x.runId = "half-way";
+    // a review id the import will derive is already taken: the run and transitions are written first, then the review fails
+    b.sqlite.db
+      .prepare(`INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","createdAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?)`)
+      .run("imported-half-way-review-1", "elsewhere", "swiss-army", "HUMAN_REVIEW", "approval", "p", "{}", "cancelled", "2026-01-01T00:00:00.000+00:00", 1);
+    const before = counts(b);
+    await expectError(await importDoc(d), 409, /could not be imported/);
+    expect(counts(b)).toEqual(before);
+    expect(await b.store.getRun("imported-half-way")).toBeNull();
+  });
+
+  it("readLargeJson stops reading at its limit", async () => {
+    await expect(readLargeJson(post("/x", JSON.stringify({ a: "x".repeat(2_000) })), 1_000)).rejects.toMatchObject({ status: 413 });
+    expect(await readLargeJson(post("/x", JSON.stringify({ a: 1 })), 1_000)).toEqual({ a: 1 });
+  });
+
+  it("importRun works without HTTP too, and validates the same way", async () => {
+    await expect(importRun(b, { ...docDecided, transitions: [] })).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/run\.seq/) });
+  });
+});
