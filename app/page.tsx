@@ -1,6 +1,8 @@
 import Link from "next/link";
 import { listRuns } from "@/lib/api/runs";
-import { RUN_STATUSES } from "@/lib/api/schemas";
+import { RUN_STATUSES, RunListQuery } from "@/lib/api/schemas";
+import { RunFilters, type FilterValues } from "@/components/runs/run-filters";
+import { RunsGantt } from "@/components/runs/runs-gantt";
 import { formatDuration, formatTime, shortId } from "@/lib/format";
 import { listWorkflows } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
@@ -12,7 +14,7 @@ import { TableHead } from "@/components/ui/table-head";
 
 export const dynamic = "force-dynamic";
 
-type Search = { status?: string; workflow?: string; waiting?: string; page?: string };
+type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string } & FilterValues;
 
 function href(base: Search, change: Partial<Search>) {
   const q = new URLSearchParams();
@@ -30,7 +32,12 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const page = Math.max(1, Number(sp.page) || 1);
   const rt = await getRuntime();
   const pageSize = 25;
-  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, limit: pageSize, offset: (page - 1) * pageSize });
+  // the search filters, validated like GET /api/runs; a bad one is reported and left out
+  const raw: FilterValues = { q: sp.q || undefined, from: sp.from || undefined, to: sp.to || undefined, waitingLongerThan: sp.waitingLongerThan || undefined, retrying: sp.retrying || undefined, failedIn: sp.failedIn || undefined };
+  const parsed = RunListQuery.pick({ q: true, from: true, to: true, waitingLongerThan: true, retrying: true, failedIn: true }).safeParse(raw);
+  const filters = parsed.success ? { ...parsed.data, retrying: parsed.data.retrying === "true" || undefined } : {};
+  const filterError = parsed.success ? null : parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`).join("; ");
+  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, limit: pageSize, offset: (page - 1) * pageSize });
   const now = rt.clock.now();
   const all = Object.values(counts).reduce((a, b) => a + b, 0);
   return (
@@ -65,13 +72,19 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
             {waiting ? "✓ " : ""}waiting for you
           </Link>
         </div>
-        <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
+        <RunFilters values={raw} keep={{ status: sp.status, workflow: sp.workflow, waiting: sp.waiting, view: sp.view }} error={filterError} />
+        <div className="flex gap-1 text-sm" data-testid="view-switch">
+          <Link href={href(sp, { view: undefined, page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view !== "timeline" ? "bg-slate-900 text-white" : "bg-white ring-1 ring-slate-200"}`}>Table</Link>
+          <Link href={href(sp, { view: "timeline", page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view === "timeline" ? "bg-slate-900 text-white" : "bg-white ring-1 ring-slate-200"}`}>Timeline</Link>
+        </div>
+        {sp.view === "timeline" && <RunsGantt runs={runs} now={now} />}
+        <div className={`overflow-x-auto rounded-xl border border-slate-200 bg-white ${sp.view === "timeline" ? "hidden" : ""}`}>
           <table className="w-full min-w-[720px] text-sm" data-testid="runs-table">
             <TableHead variant="boxed" columns={["Run", "Workflow", "Status", "Current state", "Started", "Duration"]} />
             <tbody className="divide-y divide-slate-100">
               {runs.length === 0 && (
                 <tr>
-                  <td colSpan={6} className="px-3 py-10 text-center text-slate-500">No runs {status || workflow || waiting ? "match these filters" : "yet: start one with the form"}.</td>
+                  <td colSpan={6} className="px-3 py-10 text-center text-slate-500">No runs {status || workflow || waiting || Object.values(filters).some((v) => v !== undefined) ? "match these filters" : "yet: start one with the form"}.</td>
                 </tr>
               )}
               {runs.map((r) => (

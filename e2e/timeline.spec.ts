@@ -45,3 +45,33 @@ test("scrub a run's history: the diagram and the cursor follow", async ({ page, 
   await page.getByRole("button", { name: "Play" }).click();
   await expect(view).toHaveAttribute("data-active", "EXECUTION", { timeout: 10_000 });
 });
+
+test("model calls show as ticks on the lane of the state that made them", async ({ page, request }) => {
+  const started = await request.post("/api/runs", { data: { workflow: "swiss-army", input: { request: "Explain how runs resume after a restart" } } });
+  const { id } = (await started.json()) as { id: string };
+  await expect.poll(async () => ((await (await request.get(`/api/runs/${id}`)).json()) as { state: string[] }).state[0], { timeout: 20_000 }).toBe("HUMAN_REVIEW");
+  await page.goto(`/runs/${id}/timeline`);
+  await expect(page.locator('[data-testid=gantt] [data-lane="HUMAN_REVIEW"] rect')).toHaveCount(1);
+  await expect(page.getByTestId("model-tick").first()).toBeVisible();
+  await shot(page, "timeline-model-calls");
+});
+
+test("runs across the system: search in the URL, the runs timeline", async ({ page, request }) => {
+  const needle = `needle-${Date.now().toString(36)}`;
+  const started = await request.post("/api/runs", { data: { workflow: "conversation", input: { task: `plan the ${needle} refactor` } } });
+  const { id } = (await started.json()) as { id: string };
+  await page.goto("/");
+  await page.getByLabel("Search inputs and outputs").fill(needle);
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.waitForURL(new RegExp(`[?&]q=${needle}`));
+  await expect(page.locator("[data-testid=runs-table] tbody tr")).toHaveCount(1);
+  await expect(page.locator(`[data-testid=runs-table] tr[data-run="${id}"]`)).toBeVisible();
+  await page.getByTestId("view-switch").getByRole("link", { name: "Timeline" }).click();
+  await page.waitForURL(/view=timeline/);
+  expect(page.url()).toContain(`q=${needle}`);
+  await expect(page.locator(`[data-testid=runs-gantt] [data-run="${id}"]`)).toBeVisible();
+  await expect(page.locator("[data-testid=runs-gantt] g[data-run]")).toHaveCount(1);
+  await shot(page, "runs-timeline");
+  await page.goto("/?from=yesterday");
+  await expect(page.getByTestId("run-filters").getByRole("alert")).toContainText("from: must be a date");
+});

@@ -22,7 +22,17 @@ function barTone(v: Visit, human: boolean): string {
   return "fill-blue-500";
 }
 
-export function RunTimeline({ transitions, states, layout, live }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean }) {
+export interface ModelTick {
+  state: string | null;
+  purpose: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  ok: boolean;
+  at: string;
+}
+
+export function RunTimeline({ transitions, states, layout, live, calls = [] }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; calls?: ModelTick[] }) {
   const last = transitions.at(-1)?.seq ?? 0;
   const [cursor, setCursor] = useState(last);
   const [following, setFollowing] = useState(true);
@@ -140,6 +150,7 @@ export function RunTimeline({ transitions, states, layout, live }: { transitions
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-amber-500" /> repeated visit (retry / loop)</span>
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-red-500" /> left by a failure</span>
             <span className="inline-flex items-center gap-1"><span className="h-3 w-0.5 bg-slate-400" /> event inside a state</span>
+            <span className="inline-flex items-center gap-1"><span className="h-2 w-2 rotate-45 bg-violet-600" /> model call</span>
           </div>
           <svg width={LABEL_W + plotW + 8} height={height} data-testid="gantt" className="select-none">
             {Array.from({ length: ticks + 1 }, (_, i) => {
@@ -183,6 +194,18 @@ export function RunTimeline({ transitions, states, layout, live }: { transitions
                   </line>
                 );
               })}
+            {calls.map((c, i) => {
+              // a call is recorded against the state that invoked it: its lane, or the lane ending in that name
+              const li = lanes.findIndex((l) => l.state === c.state || (c.state && l.state.endsWith(`.${c.state}`)));
+              if (li < 0) return null;
+              const cx = x(Date.parse(c.at));
+              const cy = 18 + li * LANE_H + LANE_H / 2 - 1;
+              return (
+                <rect key={i} x={cx - 3.5} y={cy - 3.5} width={7} height={7} transform={`rotate(45 ${cx} ${cy})`} className={c.ok ? "fill-violet-600" : "fill-red-600"} data-testid="model-tick">
+                  <title>{`model call (${c.purpose}) · ${c.promptTokens} in / ${c.completionTokens} out tokens · ${c.latencyMs} ms${c.ok ? "" : " · failed"}`}</title>
+                </rect>
+              );
+            })}
             <line x1={cursorX} x2={cursorX} y1={12} y2={height} className="stroke-blue-700" strokeWidth={2} data-testid="gantt-cursor" />
           </svg>
         </div>

@@ -7,13 +7,25 @@ import type { GraphState } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
 import { shortId } from "@/lib/format";
 import { StatusBadge } from "@/components/ui/status-badge";
-import { RunTimeline } from "./run-timeline";
+import { RunTimeline, type ModelTick } from "./run-timeline";
 
 const TERMINAL = ["completed", "failed", "aborted"];
 
 export function TimelineLive(props: { runId: string; title: string; workflow: string; status: string; transitions: TransitionView[]; states: GraphState[]; layout: Layout }) {
   const [transitions, setTransitions] = useState(props.transitions);
   const [status, setStatus] = useState(props.status);
+  const [calls, setCalls] = useState<ModelTick[]>([]);
+  // model calls, refreshed as the run moves
+  useEffect(() => {
+    let cancelled = false;
+    fetch(`/api/runs/${props.runId}/usage`)
+      .then((r) => (r.ok ? r.json() : null))
+      .then((u: { calls: ModelTick[] } | null) => !cancelled && u && setCalls(u.calls))
+      .catch(() => {});
+    return () => {
+      cancelled = true;
+    };
+  }, [props.runId, transitions.length]);
   useEffect(() => {
     if (TERMINAL.includes(props.status)) return;
     const source = new EventSource(`/api/runs/${props.runId}/stream`);
@@ -41,7 +53,7 @@ export function TimelineLive(props: { runId: string; title: string; workflow: st
           {props.title} · {transitions.length} transitions · drag the slider, use ← / →, or play the run back; click a bar to jump to its entry.
         </p>
       </div>
-      <RunTimeline transitions={transitions} states={props.states} layout={props.layout} live={!TERMINAL.includes(status)} />
+      <RunTimeline transitions={transitions} states={props.states} layout={props.layout} live={!TERMINAL.includes(status)} calls={calls} />
     </div>
   );
 }

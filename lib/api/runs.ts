@@ -32,14 +32,38 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown) {
   return runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) });
 }
 
-export async function listRuns(rt: Runtime, q: { status?: RunStatus[]; workflow?: string; waiting?: boolean; limit?: number; offset?: number }) {
-  const filter = { status: q.status, workflow: q.workflow, waitingForHuman: q.waiting };
+export interface RunFilters {
+  status?: RunStatus[];
+  workflow?: string;
+  waiting?: boolean;
+  q?: string;
+  from?: number;
+  to?: number;
+  /** minutes a pending review has been waiting, at least */
+  waitingLongerThan?: number;
+  retrying?: boolean;
+  failedIn?: string;
+}
+
+export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
+  const filter = {
+    status: q.status,
+    workflow: q.workflow,
+    waitingForHuman: q.waiting,
+    text: q.q || undefined,
+    from: q.from,
+    to: q.to,
+    waitingSince: q.waitingLongerThan !== undefined ? rt.clock.now() - q.waitingLongerThan * 60_000 : undefined,
+    retrying: q.retrying,
+    failedIn: q.failedIn,
+  };
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
     rt.store.countRuns(filter),
     rt.store.countByStatus(q.workflow),
   ]);
-  const pending = await rt.store.listReviews({ status: "pending", limit: 1_000 });
+  // the pending reviews of this page's runs only (there may be any number in the system)
+  const pending = await rt.store.listReviews({ status: "pending", runIds: rows.map((r) => r.id), limit: 10_000 });
   const waitingOn = new Map(pending.map((r) => [r.runId, r.id]));
   return {
     runs: rows.map((r) => {

@@ -12,6 +12,13 @@ export const StartRunBody = z
   })
   .strict();
 
+/** a date (YYYY-MM-DD, UTC midnight) or a full ISO date-time, as epoch ms */
+export const IsoDate = z
+  .string()
+  .max(40)
+  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), "must be a date (YYYY-MM-DD) or an ISO date-time")
+  .transform((v) => Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v));
+
 export const RunListQuery = z
   .object({
     status: z
@@ -22,6 +29,12 @@ export const RunListQuery = z
       .optional(),
     workflow: z.string().max(100).optional(),
     waiting: z.enum(["true", "false"]).optional(),
+    q: z.string().trim().max(200).optional(),
+    from: IsoDate.optional(),
+    to: IsoDate.optional(),
+    waitingLongerThan: z.coerce.number().min(0).max(525_600, "at most a year, in minutes").optional(),
+    retrying: z.enum(["true", "false"]).optional(),
+    failedIn: z.string().trim().min(1).max(200).optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
     offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
   })

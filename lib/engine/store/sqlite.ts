@@ -117,6 +117,36 @@ function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unkn
     args.push(q.workflow);
   }
   if (q.waitingForHuman) parts.push(`EXISTS (SELECT 1 FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending')`);
+  if (q.from !== undefined) {
+    parts.push(`"createdAt" >= ?`);
+    args.push(sqliteDate(q.from));
+  }
+  if (q.to !== undefined) {
+    parts.push(`"createdAt" < ?`);
+    args.push(sqliteDate(q.to));
+  }
+  if (q.text) {
+    // LIKE is case-insensitive for ASCII in SQLite; % and _ in the text are matched literally
+    const pattern = `%${q.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    parts.push(`("input" LIKE ? ESCAPE '\\' OR "output" LIKE ? ESCAPE '\\' OR "id" LIKE ? ESCAPE '\\')`);
+    args.push(pattern, pattern, pattern);
+  }
+  if (q.waitingSince !== undefined) {
+    parts.push(`EXISTS (SELECT 1 FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending' AND v."createdAt" <= ?)`);
+    args.push(sqliteDate(q.waitingSince));
+  }
+  if (q.retrying) {
+    parts.push(`"status" IN ('running','waiting') AND EXISTS (SELECT 1 FROM "Transition" t WHERE t."runId" = "Run"."id" AND (t."event" = 'RETRY' OR t."reason" LIKE '%retry%' OR t."reason" LIKE '%retried%'))`);
+  }
+  if (q.failedIn) {
+    // the state the run failed in: named by its error, or left by its last transition (into its
+    // failure state), or the state it ended in; a state matches by its path or its last segment
+    const is = (col: string) => `(${col} = ? OR ${col} LIKE '%.' || ?)`;
+    parts.push(
+      `"status" = 'failed' AND (${is(`json_extract("error", '$.state')`)} OR EXISTS (SELECT 1 FROM "Transition" t, json_each(t."from") f WHERE t."runId" = "Run"."id" AND t."seq" = "Run"."seq" AND ${is("f.value")}) OR EXISTS (SELECT 1 FROM json_each("Run"."state") s WHERE ${is("s.value")}))`,
+    );
+    args.push(...Array(6).fill(q.failedIn));
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 
@@ -264,6 +294,10 @@ export class SqliteRunStore implements RunStore {
     if (q.runId) {
       parts.push(`"runId" = ?`);
       args.push(q.runId);
+    }
+    if (q.runIds) {
+      parts.push(q.runIds.length ? `"runId" IN (${q.runIds.map(() => "?").join(",")})` : "0");
+      args.push(...q.runIds);
     }
     const rows = this.db
       .prepare(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT ?`)

@@ -108,6 +108,17 @@ export interface RunQuery {
   workflow?: string;
   /** only runs with a pending review */
   waitingForHuman?: boolean;
+  /** created at or after / before (epoch ms) */
+  from?: number;
+  to?: number;
+  /** free text found in the run's input or output (case-insensitive) */
+  text?: string;
+  /** only runs whose pending review was opened at or before this instant (epoch ms) */
+  waitingSince?: number;
+  /** unfinished runs that have retried: a RETRY event or a transition whose reason speaks of a retry */
+  retrying?: boolean;
+  /** failed runs that failed in this state (the error's state, or the state they ended in) */
+  failedIn?: string;
   limit?: number;
   offset?: number;
 }
@@ -115,6 +126,8 @@ export interface RunQuery {
 export interface ReviewQuery {
   status?: ReviewStatus;
   runId?: string;
+  /** reviews of any of these runs */
+  runIds?: string[];
   limit?: number;
 }
 
