@@ -102,7 +102,8 @@ async function main() {
   }
   console.log(`\nall filters within target: ${allOk ? "yes" : "no"}`);
   await rt.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept ${dir}`);
+  else fs.rmSync(dir, { recursive: true, force: true });
 }
 
 void main();

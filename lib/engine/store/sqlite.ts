@@ -116,7 +116,8 @@ function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unkn
     parts.push(`"workflow" = ?`);
     args.push(q.workflow);
   }
-  if (q.waitingForHuman) parts.push(`EXISTS (SELECT 1 FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending')`);
+  // run sets from the Review index (one lookup per match, not one subquery per run)
+  if (q.waitingForHuman) parts.push(`"id" IN (SELECT v."runId" FROM "Review" v WHERE v."status" = 'pending')`);
   if (q.from !== undefined) {
     parts.push(`"createdAt" >= ?`);
     args.push(sqliteDate(q.from));
@@ -132,7 +133,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unkn
     args.push(pattern, pattern, pattern);
   }
   if (q.waitingSince !== undefined) {
-    parts.push(`EXISTS (SELECT 1 FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending' AND v."createdAt" <= ?)`);
+    parts.push(`"id" IN (SELECT v."runId" FROM "Review" v WHERE v."status" = 'pending' AND v."createdAt" <= ?)`);
     args.push(sqliteDate(q.waitingSince));
   }
   if (q.retrying) {
@@ -142,9 +143,11 @@ function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unkn
     // the state the run failed in: named by its error, or left by its last transition (into its
     // failure state), or the state it ended in; a state matches by its path or its last segment
     const is = (col: string) => `(${col} = ? OR ${col} LIKE '%.' || ?)`;
+    // (an error that names its state decides alone, without a look at the transitions)
     parts.push(
-      `"status" = 'failed' AND (${is(`json_extract("error", '$.state')`)} OR EXISTS (SELECT 1 FROM "Transition" t, json_each(t."from") f WHERE t."runId" = "Run"."id" AND t."seq" = "Run"."seq" AND ${is("f.value")}) OR EXISTS (SELECT 1 FROM json_each("Run"."state") s WHERE ${is("s.value")}))`,
+      `"status" = 'failed' AND CASE WHEN json_extract("error", '$.state') IS NOT NULL THEN ${is(`json_extract("error", '$.state')`)} ELSE EXISTS (SELECT 1 FROM "Transition" t, json_each(t."from") f WHERE t."runId" = "Run"."id" AND t."seq" = "Run"."seq" AND ${is("f.value")}) END OR "status" = 'failed' AND EXISTS (SELECT 1 FROM json_each("Run"."state") s WHERE ${is("s.value")})`,
     );
+    parts[parts.length - 1] = `(${parts[parts.length - 1]})`;
     args.push(...Array(6).fill(q.failedIn));
   }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
@@ -261,13 +264,18 @@ export class SqliteRunStore implements RunStore {
     return r.n;
   }
 
+  /**
+   * Runs per status. Completed runs pile up, so they are not counted one by one: the total is an
+   * index count, the other (smaller) statuses are index range counts, completed is the rest.
+   */
   async countByStatus(workflow?: string): Promise<Record<RunStatus, number>> {
-    const rows = this.db
-      .prepare(`SELECT "status", COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = ?` : ""} GROUP BY "status"`)
-      .safeIntegers(false)
-      .all(...(workflow ? [workflow] : [])) as { status: RunStatus; n: number }[];
+    const by = workflow ? `"workflow" = ? AND ` : "";
+    const args = workflow ? [workflow] : [];
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = ?` : ""}`).safeIntegers(false).get(...args) as { n: number }).n;
+    const count = this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" WHERE ${by}"status" = ?`).safeIntegers(false);
     const out: Record<RunStatus, number> = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
-    for (const r of rows) out[r.status] = r.n;
+    for (const s of ["running", "waiting", "failed", "aborted"] as const) out[s] = (count.get(...args, s) as { n: number }).n;
+    out.completed = total - out.running - out.waiting - out.failed - out.aborted;
     return out;
   }
 
