@@ -13,6 +13,11 @@ test("scrub a run's history: the diagram and the cursor follow", async ({ page, 
     expect(moved.status()).toBe(200);
   }
   await page.goto(`/runs/${id}`);
+  // the run page's own tab: the Gantt and its replay cursor
+  await page.getByTestId("history-panel").getByRole("button", { name: "Gantt and replay" }).click();
+  await expect(page.getByTestId("history-panel").getByTestId("run-timeline")).toHaveAttribute("data-active", "EXECUTION");
+  await page.getByTestId("history-panel").scrollIntoViewIfNeeded();
+  await shot(page, "run-page-gantt-tab");
   await page.getByTestId("timeline-link").click();
   await page.waitForURL(new RegExp(`/runs/${id}/timeline$`));
   const view = page.getByTestId("run-timeline");

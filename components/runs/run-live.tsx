@@ -13,6 +13,7 @@ import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
 import { Timeline } from "./timeline";
+import { RunTimeline } from "@/components/timeline/run-timeline";
 import { UsagePanel } from "./usage-panel";
 import { RunViews } from "./run-views";
 import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
@@ -251,10 +252,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <StageHistory context={run.context as FlowContext} />
             </div>
           )}
-          <div className="rounded-xl border border-slate-200 bg-white p-4">
-            <h2 className="mb-2 text-sm font-semibold">Mission timeline</h2>
-            <Timeline transitions={transitions} />
-          </div>
+          <HistoryPanel transitions={transitions} states={states} layout={layout} live={!terminal} runId={run.id} />
         </div>
 
         <aside className="space-y-4">
@@ -330,6 +328,25 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
         </aside>
       </div>
+    </div>
+  );
+}
+
+/** The run's history: the list of transitions, or the Gantt with its replay cursor. */
+function HistoryPanel({ transitions, states, layout, live, runId }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; runId: string }) {
+  const [tab, setTab] = useState<"list" | "gantt">("list");
+  return (
+    <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="history-panel">
+      <div className="mb-2 flex items-center gap-3">
+        <h2 className="text-sm font-semibold">Mission timeline</h2>
+        {(["list", "gantt"] as const).map((t) => (
+          <button key={t} onClick={() => setTab(t)} className={`rounded-md px-2 py-0.5 text-xs ${tab === t ? "bg-slate-900 text-white" : "text-slate-600 ring-1 ring-slate-200 hover:bg-slate-50"}`}>
+            {t === "list" ? "Transitions" : "Gantt and replay"}
+          </button>
+        ))}
+        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 hover:underline">full page</Link>
+      </div>
+      {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked />}
     </div>
   );
 }

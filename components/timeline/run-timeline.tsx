@@ -32,7 +32,7 @@ export interface ModelTick {
   at: string;
 }
 
-export function RunTimeline({ transitions, states, layout, live, calls = [] }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; calls?: ModelTick[] }) {
+export function RunTimeline({ transitions, states, layout, live, calls = [], stacked = false }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; calls?: ModelTick[]; stacked?: boolean }) {
   const last = transitions.at(-1)?.seq ?? 0;
   const [cursor, setCursor] = useState(last);
   const [following, setFollowing] = useState(true);
@@ -142,7 +142,7 @@ export function RunTimeline({ transitions, states, layout, live, calls = [] }: {
         )}
       </div>
 
-      <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      <div className={`grid items-start gap-4 ${stacked ? "" : "xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]"}`}>
         <div ref={box} className="overflow-x-auto rounded-xl border border-slate-200 bg-white p-2">
           <div className="mb-1 flex flex-wrap gap-3 px-1 text-[11px] text-slate-500">
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-blue-500" /> visit</span>
