@@ -41,9 +41,10 @@ test("topic → approved plan → task DAG → report.md with cited sources and 
     await expect(panel).toContainText("Check-in at iteration");
     const asked = /Check-in at iteration \d+/.exec((await panel.textContent()) ?? "")![0];
     await panel.getByRole("button", { name: /Continue/ }).click();
-    // the run moves on: finished, or a later check-in (which may come before the page sees RESEARCHING.working)
+    // the run moves on: finished, or a later check-in (which may come before the page sees RESEARCHING.working);
+    // the panel may be gone by then, so reading it must not wait for it
     await expect
-      .poll(async () => ((await runPage.getAttribute("data-state")) === "COMPLETED" ? "done" : ((await page.getByTestId("decision-panel").textContent().catch(() => "")) ?? "").includes(asked) ? asked : "moved"), { timeout: 30_000 })
+      .poll(async () => ((await runPage.getAttribute("data-state")) === "COMPLETED" ? "done" : ((await page.getByTestId("decision-panel").textContent({ timeout: 1_000 }).catch(() => "")) ?? "").includes(asked) ? asked : "moved"), { timeout: 30_000 })
       .not.toBe(asked);
   }
   await expect(runPage).toHaveAttribute("data-state", "COMPLETED");
