@@ -7,7 +7,7 @@ import { deriveGraph } from "../lib/graph/derive";
 import { findWorkflow } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { activeAt, lanesOf, statusAt, visitsOf } from "../lib/timeline/replay";
+import { activeAt, lanesOf, replayIndex, statusAt, visitsOf } from "../lib/timeline/replay";
 import { flush, workflowRuntime } from "./helpers";
 
 let rt: (Runtime & { clock: ManualClock }) | null = null;
@@ -68,6 +68,10 @@ describe("replay from stored transitions", () => {
     expect(recorded.size).toBeGreaterThan(1);
     for (const [seq, state] of recorded) expect(sorted(activeAt(transitions, seq)), `${workflow} at seq ${seq}`).toEqual(sorted(state));
     expect(sorted(activeAt(transitions, final.seq))).toEqual(sorted(final.state));
+    // the precomputed index (what the page uses) answers exactly like the plain replay, at every seq
+    const index = replayIndex(transitions);
+    const norm = (s: ReturnType<typeof statusAt>) => ({ ...s, visited: sorted(s.visited), taken: sorted(s.taken), failed: sorted(s.failed), abortedFrom: sorted(s.abortedFrom), active: sorted(s.active) });
+    for (let seq = 0; seq <= final.seq; seq++) expect(norm(index.statusAt(seq)), `${workflow} index at ${seq}`).toEqual(norm(statusAt(transitions, seq)));
     // visits: every entered state has a bar; bars of one lane never overlap; open bars are exactly the active states
     const visits = visitsOf(transitions);
     for (const lane of lanesOf(visits)) {

@@ -2,16 +2,17 @@
 // The mission timeline viewer: a Gantt lane per state (each visit a bar from entry to exit,
 // human waits green, failed exits red, repeated visits marked), a cursor you drag, step with the
 // arrow keys or play at x1 / x10 / x100, and the diagram replayed to the cursor's moment.
-import { useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
 import { eventLabel } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
 import { clockTime, formatDuration } from "@/lib/format";
-import { lanesOf, statusAt, visitsOf, type Visit } from "@/lib/timeline/replay";
+import { lanesOf, replayIndex, visitsOf, type Visit } from "@/lib/timeline/replay";
 
 const SPEEDS = [1, 10, 100] as const;
+const NO_CALLS: never[] = [];
 const LABEL_W = 190;
 const LANE_H = 22;
 
@@ -32,7 +33,7 @@ export interface ModelTick {
   at: string;
 }
 
-export function RunTimeline({ transitions, states, layout, live, calls = [], stacked = false }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; calls?: ModelTick[]; stacked?: boolean }) {
+export function RunTimeline({ transitions, states, layout, live, calls = NO_CALLS, stacked = false }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; calls?: ModelTick[]; stacked?: boolean }) {
   const last = transitions.at(-1)?.seq ?? 0;
   const [cursor, setCursor] = useState(last);
   const [following, setFollowing] = useState(true);
@@ -80,18 +81,26 @@ export function RunTimeline({ transitions, states, layout, live, calls = [], sta
     if (t) move(d < 0 && i === 0 ? 0 : t.seq);
   };
 
+  const lastRef = useRef(last);
+  lastRef.current = last;
+  // stable, so that the memoised bars do not re-render when the cursor moves
+  const pick = useCallback((seq: number) => {
+    setFollowing(seq >= lastRef.current);
+    setCursor(Math.max(0, Math.min(lastRef.current, seq)));
+  }, []);
   const visits = useMemo(() => visitsOf(transitions), [transitions]);
   const lanes = useMemo(() => lanesOf(visits), [visits]);
-  const byId = useMemo(() => new Map(states.map((s) => [s.id, s])), [states]);
-  const status = useMemo(() => statusAt(transitions, cursor), [transitions, cursor]);
+  const human = useMemo(() => new Set(states.filter((s) => s.human).map((s) => s.id)), [states]);
+  const index = useMemo(() => replayIndex(transitions), [transitions]);
+  const status = useMemo(() => index.statusAt(cursor), [index, cursor]);
   const start = transitions.length ? Date.parse(transitions[0]!.at) : 0;
-  const end = Math.max(start + 1, transitions.length ? Date.parse(transitions.at(-1)!.at) : 1, live ? Date.now() : 0);
+  // "now" for a live run is taken when its history changes, not on every cursor move
+  const end = useMemo(() => Math.max(start + 1, transitions.length ? Date.parse(transitions.at(-1)!.at) : 1, live ? Date.now() : 0), [start, transitions, live]);
   const plotW = Math.max(200, width - LABEL_W - 16);
   const x = (ms: number) => LABEL_W + ((ms - start) / (end - start)) * plotW;
   const at = transitions[bySeq.get(cursor) ?? -1];
   const cursorX = at ? x(Date.parse(at.at)) : LABEL_W;
   const height = lanes.length * LANE_H + 28;
-  const ticks = 6;
 
   return (
     <div className="space-y-4" data-testid="run-timeline" data-cursor={cursor} data-active={status.active.join(",")}>
@@ -152,62 +161,21 @@ export function RunTimeline({ transitions, states, layout, live, calls = [], sta
             <span className="inline-flex items-center gap-1"><span className="h-3 w-0.5 bg-slate-400" /> event inside a state</span>
             <span className="inline-flex items-center gap-1"><span className="h-2 w-2 rotate-45 bg-violet-600" /> model call</span>
           </div>
-          <svg width={LABEL_W + plotW + 8} height={height} data-testid="gantt" className="select-none">
-            {Array.from({ length: ticks + 1 }, (_, i) => {
-              const ms = start + ((end - start) * i) / ticks;
-              return (
-                <g key={i}>
-                  <line x1={x(ms)} x2={x(ms)} y1={14} y2={height} className="stroke-slate-100" />
-                  <text x={x(ms)} y={10} textAnchor={i === 0 ? "start" : i === ticks ? "end" : "middle"} className="fill-slate-400 text-[10px]">+{formatDuration(ms - start)}</text>
-                </g>
-              );
-            })}
-            {lanes.map((lane, li) => {
-              const y = 18 + li * LANE_H;
-              const s = byId.get(lane.state);
-              return (
-                <g key={lane.state} data-lane={lane.state}>
-                  <text x={4} y={y + 14} className={`font-mono text-[11px] ${status.active.includes(lane.state) ? "fill-blue-700 font-semibold" : "fill-slate-700"}`}>
-                    {lane.state.length > 26 ? `…${lane.state.slice(-25)}` : lane.state}
-                  </text>
-                  {lane.visits.map((v, vi) => {
-                    const x1 = x(v.start);
-                    const x2 = Math.max(x1 + 3, x(v.end ?? end));
-                    return (
-                      <rect key={vi} x={x1} y={y + 3} width={x2 - x1} height={LANE_H - 7} rx={3} className={`${barTone(v, !!s?.human)} cursor-pointer opacity-90 hover:opacity-100`} onClick={() => move(v.enterSeq)} data-visit={`${lane.state}#${v.nth}`}>
-                        <title>{`${lane.state} (visit ${v.nth}) · ${clockTime(new Date(v.start).toISOString())} → ${v.end ? clockTime(new Date(v.end).toISOString()) : "now"} · ${formatDuration((v.end ?? end) - v.start)}${v.exitEvent ? `\nleft on ${eventLabel(v.exitEvent)}: ${v.exitReason}` : "\nstill active"}`}</title>
-                      </rect>
-                    );
-                  })}
-                </g>
-              );
-            })}
-            {transitions
-              .filter((t) => t.from === t.to && t.from)
-              .map((t) => {
-                const li = lanes.findIndex((l) => t.from.split(",").includes(l.state));
-                if (li < 0) return null;
-                const y = 18 + li * LANE_H;
-                return (
-                  <line key={t.seq} x1={x(Date.parse(t.at))} x2={x(Date.parse(t.at))} y1={y + 1} y2={y + LANE_H - 2} className="stroke-slate-500" strokeWidth={1.5}>
-                    <title>{`#${t.seq} ${eventLabel(t.event)} · ${t.reason}`}</title>
-                  </line>
-                );
-              })}
-            {calls.map((c, i) => {
-              // a call is recorded against the state that invoked it: its lane, or the lane ending in that name
-              const li = lanes.findIndex((l) => l.state === c.state || (c.state && l.state.endsWith(`.${c.state}`)));
-              if (li < 0) return null;
-              const cx = x(Date.parse(c.at));
-              const cy = 18 + li * LANE_H + LANE_H / 2 - 1;
-              return (
-                <rect key={i} x={cx - 3.5} y={cy - 3.5} width={7} height={7} transform={`rotate(45 ${cx} ${cy})`} className={c.ok ? "fill-violet-600" : "fill-red-600"} data-testid="model-tick">
-                  <title>{`model call (${c.purpose}) · ${c.promptTokens} in / ${c.completionTokens} out tokens · ${c.latencyMs} ms${c.ok ? "" : " · failed"}`}</title>
-                </rect>
-              );
-            })}
-            <line x1={cursorX} x2={cursorX} y1={12} y2={height} className="stroke-blue-700" strokeWidth={2} data-testid="gantt-cursor" />
-          </svg>
+          {/* the bars are a layer of their own (thousands of elements, repainted only when the history
+              changes); the cursor and the lane names sit on a light overlay that moves with it */}
+          <div className="relative select-none" style={{ width: LABEL_W + plotW + 8, height }} data-testid="gantt">
+            <svg width={LABEL_W + plotW + 8} height={height} className="absolute left-0 top-0" style={{ willChange: "transform", contain: "strict" }}>
+              <GanttLayer lanes={lanes} transitions={transitions} calls={calls} start={start} end={end} plotW={plotW} height={height} human={human} onPick={pick} />
+            </svg>
+            <svg width={LABEL_W + plotW + 8} height={height} className="pointer-events-none absolute left-0 top-0">
+              {lanes.map((lane, li) => (
+                <text key={lane.state} x={4} y={18 + li * LANE_H + 14} className={`font-mono text-[11px] ${status.active.includes(lane.state) ? "fill-blue-700 font-semibold" : "fill-slate-700"}`}>
+                  {lane.state.length > 26 ? `…${lane.state.slice(-25)}` : lane.state}
+                </text>
+              ))}
+              <line x1={cursorX} x2={cursorX} y1={12} y2={height} className="stroke-blue-700" strokeWidth={2} data-testid="gantt-cursor" />
+            </svg>
+          </div>
         </div>
         <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
           <div className="border-b border-slate-100 px-3 py-1.5 text-[11px] text-slate-500">Diagram at #{cursor}</div>
@@ -223,3 +191,72 @@ export function RunTimeline({ transitions, states, layout, live, calls = [], sta
     </div>
   );
 }
+
+/** Everything in the Gantt that does not depend on the cursor: grid, bars, event ticks, model calls. */
+const GanttLayer = memo(function GanttLayer({ lanes, transitions, calls, start, end, plotW, height, human, onPick }: {
+  lanes: { state: string; visits: Visit[] }[];
+  transitions: TransitionView[];
+  calls: ModelTick[];
+  start: number;
+  end: number;
+  plotW: number;
+  height: number;
+  human: Set<string>;
+  onPick: (seq: number) => void;
+}) {
+  const x = (ms: number) => LABEL_W + ((ms - start) / (end - start)) * plotW;
+  const laneOf = new Map(lanes.map((l, i) => [l.state, i]));
+  const ticks = 6;
+  return (
+    <g>
+      {Array.from({ length: ticks + 1 }, (_, i) => {
+        const ms = start + ((end - start) * i) / ticks;
+        return (
+          <g key={i}>
+            <line x1={x(ms)} x2={x(ms)} y1={14} y2={height} className="stroke-slate-100" />
+            <text x={x(ms)} y={10} textAnchor={i === 0 ? "start" : i === ticks ? "end" : "middle"} className="fill-slate-400 text-[10px]">+{formatDuration(ms - start)}</text>
+          </g>
+        );
+      })}
+      {lanes.map((lane, li) => {
+        const y = 18 + li * LANE_H;
+        return (
+          <g key={lane.state} data-lane={lane.state}>
+            {lane.visits.map((v, vi) => {
+              const x1 = x(v.start);
+              const x2 = Math.max(x1 + 3, x(v.end ?? end));
+              return (
+                <rect key={vi} x={x1} y={y + 3} width={x2 - x1} height={LANE_H - 7} rx={3} className={`${barTone(v, human.has(lane.state))} cursor-pointer`} onClick={() => onPick(v.enterSeq)} data-visit={`${lane.state}#${v.nth}`}>
+                  <title>{`${lane.state} (visit ${v.nth}) · ${clockTime(new Date(v.start).toISOString())} → ${v.end ? clockTime(new Date(v.end).toISOString()) : "now"} · ${formatDuration((v.end ?? end) - v.start)}${v.exitEvent ? `\nleft on ${eventLabel(v.exitEvent)}: ${v.exitReason}` : "\nstill active"}`}</title>
+                </rect>
+              );
+            })}
+          </g>
+        );
+      })}
+      {transitions.map((t) => {
+        if (t.from !== t.to || !t.from) return null;
+        const li = t.from.split(",").map((s) => laneOf.get(s)).find((i) => i !== undefined);
+        if (li === undefined) return null;
+        const y = 18 + li * LANE_H;
+        return (
+          <line key={t.seq} x1={x(Date.parse(t.at))} x2={x(Date.parse(t.at))} y1={y + 1} y2={y + LANE_H - 2} className="stroke-slate-500" strokeWidth={1.5}>
+            <title>{`#${t.seq} ${eventLabel(t.event)} · ${t.reason}`}</title>
+          </line>
+        );
+      })}
+      {calls.map((c, i) => {
+        // a call is recorded against the state that invoked it: its lane, or the lane ending in that name
+        const li = lanes.findIndex((l) => l.state === c.state || (c.state && l.state.endsWith(`.${c.state}`)));
+        if (li < 0) return null;
+        const cx = x(Date.parse(c.at));
+        const cy = 18 + li * LANE_H + LANE_H / 2 - 1;
+        return (
+          <rect key={i} x={cx - 3.5} y={cy - 3.5} width={7} height={7} transform={`rotate(45 ${cx} ${cy})`} className={c.ok ? "fill-violet-600" : "fill-red-600"} data-testid="model-tick">
+            <title>{`model call (${c.purpose}) · ${c.promptTokens} in / ${c.completionTokens} out tokens · ${c.latencyMs} ms${c.ok ? "" : " · failed"}`}</title>
+          </rect>
+        );
+      })}
+    </g>
+  );
+});

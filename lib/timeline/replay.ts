@@ -83,3 +83,85 @@ export function lanesOf(visits: Visit[]): { state: string; visits: Visit[] }[] {
   for (const v of visits) lanes.set(v.state, [...(lanes.get(v.state) ?? []), v]);
   return [...lanes].map(([state, vs]) => ({ state, visits: vs }));
 }
+
+interface EdgePayload {
+  edge?: { source?: string; targets?: string[] };
+}
+
+/**
+ * The same answers as statusAt, precomputed once per history so that moving the cursor costs
+ * O(states + edges) instead of a pass over every transition: the first seq at which each state
+ * was visited and each edge taken, the active set and last edge after every row, each state's
+ * exits with whether they were failures.
+ */
+export function replayIndex(transitions: TransitionView[]) {
+  const visitedAt = new Map<string, number>();
+  const takenAt = new Map<string, number>();
+  const abortedAt = new Map<string, number>();
+  const exits = new Map<string, { seq: number; failed: boolean }[]>();
+  const seqs: number[] = [];
+  const activeAfter: string[][] = [];
+  const lastAfter: (string | null)[] = [];
+  let active: string[] = [];
+  let last: string | null = null;
+  for (const t of transitions) {
+    for (const s of [...split(t.from), ...split(t.to)]) if (!visitedAt.has(s)) visitedAt.set(s, t.seq);
+    if (t.event === "ABORT") {
+      for (const s of split(t.from)) if (!abortedAt.has(s)) abortedAt.set(s, t.seq);
+      last = null;
+    } else {
+      const edge = (t.payload as EdgePayload | undefined)?.edge;
+      if (edge?.source) {
+        for (const target of edge.targets ?? []) {
+          const id = `${edge.source}->${target}`;
+          if (!takenAt.has(id)) takenAt.set(id, t.seq);
+          last = id;
+        }
+      }
+    }
+    if (t.from !== t.to) {
+      for (const s of split(t.from)) exits.set(s, [...(exits.get(s) ?? []), { seq: t.seq, failed: isFailure(t) }]);
+      const left = new Set(split(t.from));
+      const next = active.filter((s) => !left.has(s));
+      for (const s of split(t.to)) if (!next.includes(s)) next.push(s);
+      active = next;
+    }
+    seqs.push(t.seq);
+    activeAfter.push(active);
+    lastAfter.push(last);
+  }
+  /** index of the last row with seq ≤ `seq` (-1 before the first) */
+  const rowAt = (seq: number) => {
+    let lo = 0;
+    let hi = seqs.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (seqs[mid]! <= seq) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+  const upTo = (m: Map<string, number>, seq: number) => [...m].filter(([, at]) => at <= seq).map(([k]) => k);
+  return {
+    statusAt(seq: number): HistoryStatus & { active: string[] } {
+      const row = rowAt(seq);
+      const failed: string[] = [];
+      for (const [s, list] of exits) {
+        let lastExit: { seq: number; failed: boolean } | undefined;
+        for (const e of list) if (e.seq <= seq) lastExit = e;
+        if (lastExit?.failed) failed.push(s);
+      }
+      return {
+        visited: upTo(visitedAt, seq),
+        taken: upTo(takenAt, seq),
+        abortedFrom: upTo(abortedAt, seq),
+        failed,
+        last: row >= 0 ? lastAfter[row]! : null,
+        active: row >= 0 ? activeAfter[row]! : [],
+      };
+    },
+  };
+}
