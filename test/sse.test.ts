@@ -80,4 +80,26 @@ describe("run stream (SSE)", () => {
     const res = await stream.GET(new Request("http://t/api/runs/nope/stream"), { params: Promise.resolve({ id: "nope" }) });
     expect(res.status).toBe(404);
   });
+
+  it("carries the state hooks of each move as hook events: on_exit, on_transition, on_enter (seed 003)", async () => {
+    const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"conversation","input":{}}' }), { params: Promise.resolve({}) })).json();
+    const abort = new AbortController();
+    const res = await stream.GET(new Request(`http://t/api/runs/${created.id}/stream`, { signal: abort.signal }), { params: Promise.resolve({ id: created.id }) });
+    const it = sse(res);
+    expect((await it.next()).value!.event).toBe("hello");
+    await new Promise((r) => setTimeout(r, 1_050)); // the conversation's 1 s cooldown
+    const post = await events.POST(
+      new Request(`http://t/api/runs/${created.id}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"TRANSITION","to":"READING"}' }),
+      { params: Promise.resolve({ id: created.id }) },
+    );
+    expect(post.status).toBe(200);
+    const hooks: { hook: string; stage: string | null; from: string[]; to: string[] }[] = [];
+    for await (const m of it) {
+      if (m.event === "hook") hooks.push(m.data);
+      if (hooks.length === 3) break;
+    }
+    abort.abort();
+    expect(hooks.map((h) => `${h.hook}:${h.stage ?? ""}`)).toEqual(["on_exit:INITIAL", "on_transition:", "on_enter:READING"]);
+    expect(hooks[1]).toMatchObject({ from: ["INITIAL"], to: ["READING"], runId: created.id, workflow: "conversation" });
+  });
 });
