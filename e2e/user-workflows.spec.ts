@@ -85,3 +85,32 @@ test("conversation: messages are scored, moves follow the stage rules, refusals 
   await expect(page.getByTestId("last-refusal")).toContainText("EXECUTION → COMPLETION refused: Need at least 3 tool calls");
   await shot(page, "conversation-refused");
 });
+
+test("webhooks: add one on a workflow's page, see its deliveries with their answers", async ({ page, request, baseURL }) => {
+  await page.goto("/workflows/conversation");
+  const panel = page.getByTestId("webhooks-panel");
+  // the app's own health check answers POST with 405: a delivery that fails and is not retried
+  await panel.getByLabel("webhook URL").fill(`${baseURL}/api/health`);
+  await panel.getByLabel("webhook secret").fill("short");
+  await panel.getByRole("button", { name: "Add webhook" }).click();
+  await expect(panel.getByRole("alert")).toContainText("secret");
+  await panel.getByLabel("webhook secret").fill("a-shared-secret-of-enough-length");
+  await panel.getByRole("button", { name: "Add webhook" }).click();
+  await expect(panel.locator("li")).toContainText("/api/health");
+  await expect(panel.locator("li")).toContainText("••••th");
+  const started = await request.post("/api/runs", { data: { workflow: "conversation", input: {} } });
+  const { id } = (await started.json()) as { id: string };
+  await new Promise((r) => setTimeout(r, 1_050));
+  expect((await request.post(`/api/runs/${id}/events`, { data: { type: "TRANSITION", to: "READING" } })).status()).toBe(200);
+  await expect
+    .poll(async () => {
+      await panel.getByRole("button", { name: /Deliveries|Hide deliveries/ }).first().click();
+      const text = (await panel.locator("table").textContent({ timeout: 1_000 }).catch(() => "")) ?? "";
+      await panel.getByRole("button", { name: "Hide deliveries" }).first().click().catch(() => {});
+      return text.includes(id.slice(0, 8)) && text.includes("HTTP 405");
+    }, { timeout: 15_000 })
+    .toBe(true);
+  await panel.getByRole("button", { name: "Deliveries" }).first().click();
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "webhooks-panel");
+});

@@ -103,7 +103,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
             <td className="pr-2 font-mono">{d.hook}</td>
             <td className="pr-2 font-mono">{d.runId.slice(0, 8)}</td>
             <td className={`pr-2 font-semibold ${tone[d.status]}`}>{d.status}</td>
-            <td className="pr-2 text-slate-500">{d.attempts} attempt(s){d.lastStatus ? ` · HTTP ${d.lastStatus}` : ""}{d.lastError ? ` · ${d.lastError}` : ""}</td>
+            <td className="pr-2 text-slate-500">{d.attempts} attempt(s){d.lastStatus ? ` · HTTP ${d.lastStatus}` : ""}{d.lastError && d.lastError !== `HTTP ${d.lastStatus}` ? ` · ${d.lastError}` : ""}</td>
             <td className="text-right">
               {d.status !== "pending" && (
                 <button onClick={() => call(`/api/webhooks/deliveries/${d.id}/redeliver`, { method: "POST" }).then(load, load)} className="text-blue-700 hover:underline">Redeliver</button>
