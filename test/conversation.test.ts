@@ -150,3 +150,26 @@ describe("conversation workflow", () => {
     expect(all[1]).toMatchObject({ runId: id, workflow: "conversation", event: "TRANSITION", stage: null });
   });
 });
+
+describe("the guide's stage table is the machine's", () => {
+  it("docs/guide/15 lists each stage with the config's tools, keywords and next stages", async () => {
+    const fs = await import("node:fs");
+    const text = fs.readFileSync(new URL("../docs/guide/15-conversation-and-your-own-workflows.md", import.meta.url), "utf8");
+    const rows = new Map(
+      text
+        .split("\n")
+        .filter((l) => /^\| [A-Z]+ \|/.test(l))
+        .map((l) => l.split("|").slice(1, -1).map((c) => c.trim()))
+        .map(([stage, tools, keywords, next]) => [stage!, { tools: tools!, keywords: keywords!, next: next! }]),
+    );
+    expect([...rows.keys()]).toEqual(CONVERSATION.stages);
+    for (const s of CONVERSATION.stages) {
+      const row = rows.get(s)!;
+      expect(row.tools.split(", ")).toEqual(CONVERSATION.stage_tools![s]);
+      const words = CONVERSATION.keywords![s];
+      if (words) expect(row.keywords.split(", ")).toEqual(words);
+      const next = CONVERSATION.transitions[s]!;
+      expect(next.length ? row.next.split(", ") : []).toEqual(next);
+    }
+  });
+});

@@ -13,7 +13,7 @@ export function workflowSummaries() {
   return listWorkflows().map((w) => ({ id: w.id, title: w.title, seed: w.seed, description: w.description, userDefined: !isBuiltIn(w.id), version: versionOf(w) }));
 }
 
-const versionOf = (w: WorkflowDefinition) => (w as { version?: number | null }).version ?? null;
+const versionOf = (w: WorkflowDefinition) => w.version ?? null;
 
 export function describeWorkflow(id: string) {
   const def = findWorkflow(id);
@@ -77,7 +77,7 @@ export async function createWorkflow(rt: Runtime, body: z.infer<typeof CreateWor
 export function workflowFlow(id: string): FlowConfig {
   const def = findWorkflow(id);
   if (!def) throw new NotFoundError(`unknown workflow "${id}"`);
-  const own = (def as { flow?: FlowConfig }).flow;
+  const own = def.flow;
   return own ?? graphToFlow(deriveGraph(def.machine), { id: def.id, title: def.title, description: def.description });
 }
 

@@ -215,7 +215,7 @@ export function flowView(c: FlowConfig, ctx: FlowContext): FlowView {
 }
 
 /** The WorkflowDefinition of a config: built-in (conversation) or user-defined (with its version). */
-export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: number; example?: unknown } = {}): WorkflowDefinition & { flow: FlowConfig; version: number | null } {
+export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: number; example?: unknown } = {}): WorkflowDefinition {
   const machine = flowMachine(c);
   const input = z
     .object({ task: z.string().trim().max(20_000).optional() })

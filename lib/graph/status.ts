@@ -15,13 +15,15 @@ interface EdgePayload {
   edge?: { source?: string; targets?: string[] };
 }
 
-function edgeIds(t: TransitionView): string[] {
+/** The diagram edges a transition row took ("source->target"), from its payload. */
+export function edgeIds(t: TransitionView): string[] {
   const edge = (t.payload as EdgePayload | undefined)?.edge;
   if (!edge?.source) return [];
   return (edge.targets ?? []).map((target) => `${edge.source}->${target}`);
 }
 
-const isFailure = (t: TransitionView) => t.event.startsWith("xstate.error.") || /^critical error|failed\b/i.test(t.reason);
+/** A transition that left its state by a failure: an error event, or a failure reason. */
+export const isFailure = (t: TransitionView) => t.event.startsWith("xstate.error.") || /^critical error|failed\b/i.test(t.reason);
 
 export function historyStatus(transitions: TransitionView[]): HistoryStatus {
   const visited = new Set<string>();

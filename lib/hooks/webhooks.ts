@@ -118,21 +118,8 @@ export interface DeliveryView {
   payload: unknown;
 }
 
-/** The JSON body of a delivery. */
-export interface WebhookPayload {
-  hook: HookEvent["hook"];
-  deliveryId: string;
-  webhookId: string;
-  runId: string;
-  workflow: string;
-  seq: number;
-  stage: string | null;
-  from: string[];
-  to: string[];
-  event: string;
-  reason: string;
-  at: string;
-}
+/** The JSON body of a delivery: the hook event, and which delivery of which webhook it is. */
+export type WebhookPayload = HookEvent & { deliveryId: string; webhookId: string };
 
 function parseEvents(s: string): string[] {
   try {

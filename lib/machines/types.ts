@@ -4,6 +4,7 @@
 import type { AnyStateMachine, EventObject } from "xstate";
 import type { ArtifactWrite, RunStatus, TransitionRow } from "../engine/store/types";
 import type { z } from "zod";
+import type { FlowConfig } from "../flows/types";
 
 export interface ReviewView {
   prompt: string;
@@ -49,6 +50,10 @@ export interface WorkflowDefinition {
   inputChoices?: Record<string, { label: string; options: readonly string[]; empty: string }>;
   /** the text fields of client events, for the run page's forms (events without fields get a button) */
   eventFields?: Record<string, { name: string; label: string; placeholder?: string }[]>;
+  /** a stage machine's StateConfig (seed 003: the conversation and users' own workflows) */
+  flow?: FlowConfig;
+  /** a user-defined workflow's version (null for built-in ones) */
+  version?: number | null;
 }
 
 export interface ArtifactStep {

@@ -3,7 +3,7 @@
 // the leaves it left (`from`) and entered (`to`), so the active set after a row is
 // (active − from) ∪ to — exact for parallel regions too, with no snapshot needed.
 import type { TransitionView } from "../engine/views";
-import { historyStatus, type HistoryStatus } from "../graph/status";
+import { edgeIds, historyStatus, isFailure, type HistoryStatus } from "../graph/status";
 
 const split = (s: string) => (s ? s.split(",") : []);
 
@@ -44,8 +44,6 @@ export interface Visit {
   exitReason: string | null;
 }
 
-const isFailure = (t: TransitionView) => t.event.startsWith("xstate.error.") || /^critical error|failed\b/i.test(t.reason);
-
 /** Each state's visits, in order of entry. */
 export function visitsOf(transitions: TransitionView[]): Visit[] {
   const open = new Map<string, Visit>();
@@ -84,10 +82,6 @@ export function lanesOf(visits: Visit[]): { state: string; visits: Visit[] }[] {
   return [...lanes].map(([state, vs]) => ({ state, visits: vs }));
 }
 
-interface EdgePayload {
-  edge?: { source?: string; targets?: string[] };
-}
-
 /**
  * The same answers as statusAt, precomputed once per history so that moving the cursor costs
  * O(states + edges) instead of a pass over every transition: the first seq at which each state
@@ -110,13 +104,9 @@ export function replayIndex(transitions: TransitionView[]) {
       for (const s of split(t.from)) if (!abortedAt.has(s)) abortedAt.set(s, t.seq);
       last = null;
     } else {
-      const edge = (t.payload as EdgePayload | undefined)?.edge;
-      if (edge?.source) {
-        for (const target of edge.targets ?? []) {
-          const id = `${edge.source}->${target}`;
-          if (!takenAt.has(id)) takenAt.set(id, t.seq);
-          last = id;
-        }
+      for (const id of edgeIds(t)) {
+        if (!takenAt.has(id)) takenAt.set(id, t.seq);
+        last = id;
       }
     }
     if (t.from !== t.to) {
