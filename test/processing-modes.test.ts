@@ -308,6 +308,8 @@ describe("processing-modes: AgentRuntime", () => {
     expect(ctxOf(done).workflow).toMatchObject({ status: "completed", attempts: 3 });
     expect(ctxOf(done).workflow?.errors.map((e) => e.category)).toEqual(["NETWORK", "LLM"]);
     expect((await path(r.id)).filter((x) => x.endsWith("Retryable (network/LLM)"))).toHaveLength(2);
+    // the run row counts its retries as they commit (the runs list's "retrying" filter reads it)
+    expect((await rt.store.getRun(r.id))!.retries).toBe(2);
   });
 
   it.each(["BUSINESS", "RESOURCE_LIMIT", "UNKNOWN"])("a %s error is not retried: WorkflowFailed with the category recorded", async (category) => {

@@ -6,7 +6,7 @@ import { runView } from "../engine/views";
 import type { RunStatus } from "../engine/store/types";
 import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
-import { InvalidError } from "../engine/errors";
+import { InvalidError, NotFoundError } from "../engine/errors";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
@@ -91,6 +91,23 @@ export async function sendEvent(rt: Runtime, id: string, event: unknown) {
 }
 
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
+/** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
+export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }) {
+  const out = await rt.engine.fork(id, body);
+  return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
+}
+
+/** The run as it stood after the commit that wrote transition `seq` (context, active states, timers). */
+export async function runSnapshot(rt: Runtime, id: string, seq: number) {
+  const run = await rt.store.getRun(id);
+  if (!run) throw new NotFoundError(`run ${id} not found`);
+  if (seq > run.seq) throw new InvalidError(`seq must be a transition of run ${id}: 1 to ${run.seq}`);
+  const snap = await rt.store.snapshotAt(id, seq);
+  if (!snap) throw new NotFoundError(`run ${id} has no snapshot at seq ${seq}`);
+  const value = (snap.snapshot as { value?: unknown }).value ?? null;
+  return { runId: id, seq: snap.seq, requested: seq, at: new Date(snap.at).toISOString(), value, context: snap.context, timers: snap.timers.map((t) => ({ id: t.id, dueAt: new Date(t.dueAt).toISOString(), event: t.event })) };
+}
+
 export async function abortRun(rt: Runtime, id: string, reason?: string) {
   const out = await rt.engine.abort(id, reason || "aborted by user");
   const children = await rt.db.run.findMany({ where: { parentId: id, status: { in: ["running", "waiting"] } }, select: { id: true } });

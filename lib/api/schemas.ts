@@ -42,6 +42,16 @@ export const RunListQuery = z
 
 export const EventBody = z.looseObject({ type: z.string().min(1, "type is required").max(100) });
 
+export const ForkBody = z
+  .object({
+    seq: z.number({ error: "seq (a transition number) is required" }).int("seq must be a whole number").min(1, "seq starts at 1"),
+    context: z.record(z.string().min(1).max(200), z.unknown(), { error: "context must be an object of the keys to replace" }).optional(),
+    input: z.unknown().optional(),
+  })
+  .strict();
+
+export const SnapshotQuery = z.object({ seq: z.coerce.number({ error: "seq must be a number" }).int().min(1, "seq starts at 1") }).strict();
+
 export const AbortBody = z.object({ reason: z.string().max(2_000).optional() }).strict();
 
 export const TransitionQuery = z

@@ -126,6 +126,7 @@ export function addStep(
     const seq = ++d.row.seq;
     const since = t.from.map((s) => d.row.entered[s]).filter((x): x is number => typeof x === "number");
     const durationMs = since.length ? Math.max(0, now - Math.min(...since)) : 0;
+    if (isRetry(t.event.type, t.reason)) d.row.retries++;
     if (t.targets.length) {
       for (const s of t.from) delete d.row.entered[s];
       for (const s of t.to) {
@@ -208,8 +209,16 @@ export function addStep(
   }
 }
 
-/** The run row and commit item for the draft as it stands. */
-export function finishDraft(d: Draft, status?: RunStatus): CommitItem {
+/**
+ * A transition that is a retry (what the runs list's "retrying" filter counts): a RETRY event,
+ * or a reason that starts with the word "retry" ("Retry", "retry 2 of 3") or says "retried".
+ */
+export function isRetry(event: string, reason: string): boolean {
+  return event === "RETRY" || /^retry\b/i.test(reason) || /\bretried\b/i.test(reason);
+}
+
+/** The run row and commit item for the draft as it stands. `pending`: the timers armed before it. */
+export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<TimerRow> = []): CommitItem {
   const def = d.def;
   const s = status ?? statusOf(d.snapshot);
   const terminal = s === "completed" || s === "failed" || s === "aborted";
@@ -228,6 +237,7 @@ export function finishDraft(d: Draft, status?: RunStatus): CommitItem {
     output: output ?? null,
     error: d.snapshot.status === "error" ? serializeError(d.snapshot.error) : s === "failed" ? d.row.error : s === "aborted" ? d.row.error : null,
     version: d.row.version + 1,
+    waitingSince: d.reviews.size ? Math.min(...[...d.reviews.values()].map((r) => r.createdAt)) : null,
     updatedAt: d.now,
     finishedAt: terminal ? d.now : null,
   };
@@ -246,6 +256,7 @@ export function finishDraft(d: Draft, status?: RunStatus): CommitItem {
     transitions: d.transitions,
     timersSet: [...d.timersSet.values()],
     timersClear: [...d.timersClear],
+    timers: [...[...pending].filter((t) => !d.timersClear.has(t.id) && !d.timersSet.has(t.id)), ...d.timersSet.values()],
     reviewsOpen: d.reviewsOpen,
     reviewsClose: d.reviewsClose,
   };

@@ -11,6 +11,7 @@ import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
 import { ConflictError, EngineError, InvalidError, NotFoundError } from "./errors";
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
+import { forkDraft, type ForkEdits } from "./fork";
 import { isImportedRun } from "./imported";
 import type { ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
@@ -61,7 +62,7 @@ interface Live {
   snapshot: AnyMachineSnapshot;
   tail: Promise<unknown>;
   effects: Map<string, { key: string; controller: AbortController }>;
-  timers: Map<string, { handle: unknown; dueAt: number }>;
+  timers: Map<string, { handle: unknown; dueAt: number; row: TimerRow }>;
   reviews: Map<string, ReviewRow>;
   gone: boolean;
 }
@@ -138,6 +139,10 @@ export class Engine {
       version: 0,
       seq: 0,
       parentId: opts.parentId ?? null,
+      forkOf: null,
+      forkSeq: null,
+      retries: 0,
+      waitingSince: null,
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
@@ -153,6 +158,34 @@ export class Engine {
     this.live.set(id, live);
     try {
       return await this.commitDraft(live, draft);
+    } catch (e) {
+      this.live.delete(id);
+      throw e;
+    }
+  }
+
+  /**
+   * Fork run `sourceId` at transition `seq`: a new run from the snapshot of the commit that wrote
+   * that transition (the state it settled in), optionally with edited context or input.
+   */
+  async fork(sourceId: string, req: { seq: number } & ForkEdits, opts: { id?: string } = {}): Promise<StepOutcome & { fromSeq: number }> {
+    this.assertRunning();
+    const run = await this.opts.store.getRun(sourceId);
+    if (!run) throw new NotFoundError(`run ${sourceId} not found`);
+    if (!Number.isInteger(req.seq) || req.seq < 1 || req.seq > run.seq) throw new InvalidError(`seq must be a transition of run ${sourceId}: 1 to ${run.seq}`);
+    const snap = await this.opts.store.snapshotAt(sourceId, req.seq);
+    if (!snap) throw new ConflictError(`run ${sourceId} has no snapshot at seq ${req.seq} (it was recorded before snapshots were kept, or imported without them)`);
+    const def = this.opts.workflows(run.workflow, run.input);
+    if (!def) throw new NotFoundError(`workflow ${run.workflow} is not registered`);
+    const transitions = await this.opts.store.transitions(sourceId, 0, snap.seq);
+    const now = this.clock.now();
+    const id = opts.id ?? randomUUID();
+    const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
+    const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false };
+    this.live.set(id, live);
+    try {
+      const out = await this.commitDraft(live, draft);
+      return { run: out.run, transitions: out.transitions.slice(-1), fromSeq: snap.seq };
     } catch (e) {
       this.live.delete(id);
       throw e;
@@ -444,7 +477,7 @@ export class Engine {
   }
 
   private async commitDraft(live: Live, draft: Draft, status?: RunRow["status"]): Promise<StepOutcome> {
-    const item = finishDraft(draft, status);
+    const item = finishDraft(draft, status, [...live.timers.values()].map((t) => t.row));
     let outcome;
     try {
       outcome = await this.committer.commit(item);
@@ -563,7 +596,7 @@ export class Engine {
         return this.applyEvent(live, t.event as EventObject, { timerId: t.id });
       }).catch((e) => this.log("warn", `run ${live.row.id}: timer ${t.id} not applied`, serializeError(e)));
     }, t.dueAt - this.clock.now());
-    live.timers.set(t.id, { handle, dueAt: t.dueAt });
+    live.timers.set(t.id, { handle, dueAt: t.dueAt, row: t });
   }
 
   private disarm(live: Live, id: string) {

@@ -14,6 +14,9 @@ export interface RunView {
   version: number;
   seq: number;
   parentId: string | null;
+  /** the run this one was forked from, and the seq it started from */
+  forkOf: string | null;
+  forkSeq: number | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -66,6 +69,8 @@ export function runView(row: RunRow, reviewId?: string | null): RunView {
     version: row.version,
     seq: row.seq,
     parentId: row.parentId,
+    forkOf: row.forkOf,
+    forkSeq: row.forkSeq,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),

@@ -14,11 +14,12 @@ import type {
   RunRow,
   RunStatus,
   RunStore,
+  SnapshotRow,
   TimerRow,
   TransitionRow,
 } from "./types";
 
-const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt"`;
+const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","createdAt","updatedAt","finishedAt"`;
 
 type Row = Record<string, unknown>;
 
@@ -41,6 +42,10 @@ export function runFromRow(r: Row): RunRow {
     version: num(r.version),
     seq: num(r.seq),
     parentId: (r.parentId as string | null) ?? null,
+    forkOf: (r.forkOf as string | null) ?? null,
+    forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
+    retries: num(r.retries ?? 0),
+    waitingSince: r.waitingSince === null || r.waitingSince === undefined ? null : fromSqliteDate(r.waitingSince),
     createdAt: fromSqliteDate(r.createdAt),
     updatedAt: fromSqliteDate(r.updatedAt),
     finishedAt: r.finishedAt === null || r.finishedAt === undefined ? null : fromSqliteDate(r.finishedAt),
@@ -99,6 +104,10 @@ function runArgs(run: RunRow, insert: boolean): unknown[] {
     run.version,
     run.seq,
     run.parentId,
+    run.forkOf,
+    run.forkSeq,
+    run.retries,
+    run.waitingSince === null ? null : sqliteDate(run.waitingSince),
     sqliteDate(run.createdAt),
     sqliteDate(run.updatedAt),
     run.finishedAt === null ? null : sqliteDate(run.finishedAt),
@@ -133,11 +142,13 @@ function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unkn
     args.push(pattern, pattern, pattern);
   }
   if (q.waitingSince !== undefined) {
-    parts.push(`"id" IN (SELECT v."runId" FROM "Review" v WHERE v."status" = 'pending' AND v."createdAt" <= ?)`);
+    // the engine keeps waitingSince = the oldest pending review's opening (indexed)
+    parts.push(`"waitingSince" <= ?`);
     args.push(sqliteDate(q.waitingSince));
   }
   if (q.retrying) {
-    parts.push(`"status" IN ('running','waiting') AND EXISTS (SELECT 1 FROM "Transition" t WHERE t."runId" = "Run"."id" AND (t."event" = 'RETRY' OR t."reason" LIKE '%retry%' OR t."reason" LIKE '%retried%'))`);
+    // retries counts RETRY events and retry transitions as they commit (indexed with status)
+    parts.push(`"retries" > 0 AND "status" IN ('running','waiting')`);
   }
   if (q.failedIn) {
     // the state the run failed in: named by its error, or left by its last transition (into its
@@ -162,14 +173,16 @@ export class SqliteRunStore implements RunStore {
     this.db = handle.db;
     const p = (sql: string) => this.db.prepare(sql).safeIntegers(false);
     this.s = {
-      insertRun: p(`INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      insertRun: p(`INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
       updateRun: p(
-        `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
+        `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
       ),
       insertTransition: p(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`),
       setTimer: p(
         `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
       ),
+      insertSnapshot: p(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`),
+      snapshotAt: p(`SELECT * FROM "Snapshot" WHERE "runId"=? AND "seq">=? ORDER BY "seq" LIMIT 1`),
       clearTimer: p(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
       openReview: p(
         `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -196,16 +209,16 @@ export class SqliteRunStore implements RunStore {
     const guarded = item.reviewsClose.length > 0;
     if (guarded) this.db.exec("SAVEPOINT item");
     try {
+      const a = runArgs(run, item.expectVersion === null);
       if (item.expectVersion === null) {
         try {
-          this.s.insertRun.run(...runArgs(run, true));
+          this.s.insertRun.run(...a);
         } catch (e) {
           if ((e as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT")) return this.undo(guarded);
           throw e;
         }
       } else {
-        const a = runArgs(run, false);
-        const r = this.s.updateRun.run(a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[14], a[15], run.id, item.expectVersion);
+        const r = this.s.updateRun.run(a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[15], a[16], a[18], a[19], run.id, item.expectVersion);
         if (r.changes === 0) return this.undo(guarded);
       }
       for (const c of item.reviewsClose) {
@@ -214,6 +227,9 @@ export class SqliteRunStore implements RunStore {
       }
       for (const t of item.transitions) {
         this.s.insertTransition.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload));
+      }
+      if (item.transitions.length) {
+        this.s.insertSnapshot.run(run.id, run.seq, a[4], a[5], JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), sqliteDate(run.updatedAt));
       }
       for (const id of item.timersClear) this.s.clearTimer.run(run.id, id);
       for (const t of item.timersSet) this.s.setTimer.run(t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq);
@@ -316,6 +332,13 @@ export class SqliteRunStore implements RunStore {
 
   async timers(runId: string): Promise<TimerRow[]> {
     return (this.s.timers.all(runId) as Row[]).map(timerFromRow);
+  }
+
+  async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {
+    const r = this.s.snapshotAt.get(runId, seq) as Row | undefined;
+    if (!r) return null;
+    const timers = (parse(r.timers) ?? []) as Omit<TimerRow, "runId">[];
+    return { runId, seq: num(r.seq), snapshot: parse(r.snapshot), context: parse(r.context), timers: timers.map((t) => ({ ...t, runId })), at: fromSqliteDate(r.at) };
   }
 
   async artifacts(runId: string): Promise<ArtifactInfo[]> {

@@ -21,6 +21,13 @@ export interface RunRow {
   version: number;
   seq: number;
   parentId: string | null;
+  /** the run this one was forked from, and the seq of the snapshot it started from */
+  forkOf: string | null;
+  forkSeq: number | null;
+  /** retries taken so far (RETRY events, transitions whose reason is a retry) */
+  retries: number;
+  /** when the oldest pending review opened (epoch ms); null while none is pending */
+  waitingSince: number | null;
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
@@ -99,6 +106,18 @@ export interface CommitItem {
   /** each must still be pending, or the whole item is a conflict */
   reviewsClose: ReviewClose[];
   artifacts: ArtifactWrite[];
+  /** every timer pending after this commit (stored with the commit's snapshot) */
+  timers: TimerRow[];
+}
+
+/** The run as it stood after one commit (seq = the commit's last transition). */
+export interface SnapshotRow {
+  runId: string;
+  seq: number;
+  snapshot: Record<string, unknown>;
+  context: unknown;
+  timers: TimerRow[];
+  at: number;
 }
 
 export type CommitOutcome = "ok" | "conflict";
@@ -150,6 +169,8 @@ export interface RunStore {
   getReview(id: string): Promise<ReviewRow | null>;
   listReviews(q: ReviewQuery): Promise<ReviewRow[]>;
   timers(runId: string): Promise<TimerRow[]>;
+  /** the snapshot of the commit that wrote transition `seq` (the first snapshot at or after it) */
+  snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null>;
   artifacts(runId: string): Promise<ArtifactInfo[]>;
   artifact(runId: string, name: string): Promise<string | null>;
   resumable(): Promise<ResumableRun[]>;

@@ -1,0 +1,104 @@
+// Fork: a new run that starts from another run's snapshot at one of its transitions. The fork
+// carries the parent's history up to that point (so its timeline and replay read from the
+// start), then one "xstate.fork" transition marks the branch point; from there it is a run of
+// its own: its in-flight effects run again under its own keys, its timers keep the time they
+// had left at the fork point, and a review state it starts in opens a fresh review.
+import type { AnyMachineSnapshot, EventObject } from "xstate";
+import type { WorkflowDefinition } from "../machines/types";
+import { addStep, isRetry, newDraft, type Draft } from "./draft";
+import { InvalidError } from "./errors";
+import { activeLeaves, restore } from "./step";
+import type { RunRow, SnapshotRow, TransitionRow } from "./store/types";
+
+export const FORK_EVENT = "xstate.fork";
+
+export interface ForkEdits {
+  /** top-level context keys to replace */
+  context?: Record<string, unknown>;
+  /** the fork's input (validated against the workflow); the context is not rebuilt from it */
+  input?: unknown;
+}
+
+export interface ForkSource {
+  run: RunRow;
+  snap: SnapshotRow;
+  /** the parent's transitions 1..snap.seq */
+  transitions: TransitionRow[];
+}
+
+function describeEdits(edits: ForkEdits): string {
+  const parts: string[] = [];
+  if (edits.context && Object.keys(edits.context).length) parts.push(`context edited (${Object.keys(edits.context).join(", ")})`);
+  if (edits.input !== undefined) parts.push("input replaced");
+  return parts.length ? `; ${parts.join("; ")}` : "";
+}
+
+/** The draft of a fork's first commit: the copied history, the branch-point transition, timers and reviews. */
+export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkEdits, id: string, now: number, newId: () => string): Draft {
+  const { run, snap } = src;
+  const { effects: _effects, ...persisted } = snap.snapshot as { effects?: unknown };
+  void _effects;
+  const base = snap.context;
+  if (edits.context && (base === null || typeof base !== "object" || Array.isArray(base))) {
+    throw new InvalidError(`run ${run.id}'s context is not an object; it cannot be edited`);
+  }
+  const context = edits.context ? { ...(base as Record<string, unknown>), ...edits.context } : base;
+  let snapshot: AnyMachineSnapshot;
+  try {
+    snapshot = restore(def.machine, persisted, context);
+  } catch (e) {
+    throw new InvalidError(`the snapshot at seq ${snap.seq} does not restore with that context: ${(e as Error).message}`);
+  }
+  if (snapshot.status !== "active") {
+    throw new InvalidError(`seq ${snap.seq} is where run ${run.id} ended (${snapshot.status}); fork from an earlier transition`);
+  }
+  let input = run.input;
+  if (edits.input !== undefined) {
+    const parsed = def.input.safeParse(edits.input);
+    if (!parsed.success) throw new InvalidError(`invalid input for ${def.id}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, parsed.error.issues);
+    input = parsed.data;
+  }
+  const leaves = activeLeaves(snapshot);
+  const row: RunRow = {
+    id,
+    workflow: run.workflow,
+    status: "running",
+    state: leaves,
+    snapshot: snap.snapshot,
+    context,
+    input,
+    output: null,
+    error: null,
+    entered: Object.fromEntries(leaves.map((s) => [s, now])),
+    version: 0,
+    seq: snap.seq,
+    parentId: null,
+    forkOf: run.id,
+    forkSeq: snap.seq,
+    retries: src.transitions.filter((t) => isRetry(t.event, t.reason)).length,
+    waitingSince: null,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+  };
+  const draft = newDraft(def, row, snapshot, new Map(), now, true);
+  draft.transitions.push(...src.transitions.map((t) => ({ ...t, runId: id })));
+  const last = src.transitions.at(-1);
+  draft.transitions.push({
+    runId: id,
+    seq: ++draft.row.seq,
+    from: last?.to ?? leaves,
+    to: leaves,
+    event: FORK_EVENT,
+    reason: `forked from run ${run.id} at seq ${snap.seq}${describeEdits(edits)}`,
+    at: now,
+    durationMs: 0,
+    payload: { forkOf: run.id, seq: snap.seq, ...(edits.context ? { context: edits.context } : {}), ...(edits.input !== undefined ? { input } : {}) },
+  });
+  // open the reviews of the review states it starts in (no transitions of its own to fold)
+  addStep(draft, { snapshot, transitions: [], actions: [] }, { type: FORK_EVENT } as EventObject, { newId });
+  for (const t of snap.timers) {
+    draft.timersSet.set(t.id, { runId: id, id: t.id, event: t.event, seq: draft.row.seq, dueAt: now + Math.max(0, t.dueAt - snap.at) });
+  }
+  return draft;
+}

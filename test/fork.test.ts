@@ -1,0 +1,166 @@
+// Snapshots and forks: every commit keeps the run's snapshot; a fork starts a consistent new run
+// from the snapshot at any transition (history copied, branch point marked, timers rebased,
+// reviews reopened), optionally with edited context; the parent is untouched.
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../lib/engine/clock";
+import { InvalidError, NotFoundError } from "../lib/engine/errors";
+import { FORK_EVENT } from "../lib/engine/fork";
+import { activeLeaves, restore } from "../lib/engine/step";
+import { findWorkflow } from "../lib/machines/registry";
+import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { Runtime } from "../lib/runtime";
+import { hang, inState, swissRuntime, tempDbUrl, workflowRuntime } from "./helpers";
+
+const REQUEST = "Write a function that retries a fetch with exponential backoff";
+let rts: Runtime[] = [];
+afterEach(async () => {
+  for (const rt of rts) await rt.close();
+  rts = [];
+});
+async function runtime(opts: Parameters<typeof swissRuntime>[0] = {}) {
+  const rt = await swissRuntime(opts);
+  rts.push(rt);
+  return rt;
+}
+
+const strip = (t: { seq: number; from: string[]; to: string[]; event: string; reason: string; at: number; durationMs: number }) => ({
+  seq: t.seq,
+  from: t.from,
+  to: t.to,
+  event: t.event,
+  reason: t.reason,
+  at: t.at,
+  durationMs: t.durationMs,
+});
+
+describe("snapshots", () => {
+  it("keeps one per commit, and each restores to the states the run was in after that commit", async () => {
+    const rt = await runtime();
+    const states = new Map<number, string[]>();
+    rt.engine.bus.subscribe("*", (m) => {
+      if (m.type === "run") states.set(m.run.seq, [...m.run.state]);
+    });
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    states.set(run.seq, run.state);
+    const waiting = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    await rt.engine.decide(waiting.reviewId!, { decision: "approve" });
+    const machine = findWorkflow("swiss-army")!.machine;
+    expect(states.size).toBeGreaterThan(4);
+    for (const [seq, state] of states) {
+      const snap = await rt.store.snapshotAt(run.id, seq);
+      expect(snap?.seq).toBe(seq);
+      const { effects: _e, ...persisted } = snap!.snapshot as { effects?: unknown };
+      void _e;
+      expect(activeLeaves(restore(machine, persisted, snap!.context))).toEqual(state);
+    }
+    // a seq inside a commit answers with that commit's snapshot (the state it settled in)
+    const seqs = [...states.keys()].sort((a, b) => a - b);
+    const gap = seqs.findIndex((s, i) => i > 0 && s - seqs[i - 1] > 1);
+    if (gap > 0) expect((await rt.store.snapshotAt(run.id, seqs[gap] - 1))?.seq).toBe(seqs[gap]);
+  });
+});
+
+describe("fork", () => {
+  it("starts a new run from HUMAN_REVIEW with the history up to it, a fresh review, and the parent untouched", async () => {
+    const rt = await runtime();
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const parent = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    await rt.engine.decide(parent.reviewId!, { decision: "reject", feedback: "no" });
+    const after = await rt.engine.getRun(run.id);
+
+    rt.clock.advance(60_000);
+    const fork = await rt.engine.fork(run.id, { seq: parent.seq });
+    expect(fork.fromSeq).toBe(parent.seq);
+    expect(fork.run).toMatchObject({ forkOf: run.id, forkSeq: parent.seq, status: "waiting", state: ["HUMAN_REVIEW"], seq: parent.seq + 1 });
+    expect(fork.run.id).not.toBe(run.id);
+    expect(fork.transitions).toHaveLength(1);
+    expect(fork.transitions[0]).toMatchObject({ seq: parent.seq + 1, event: FORK_EVENT, from: "HUMAN_REVIEW", to: "HUMAN_REVIEW" });
+    expect(fork.transitions[0].reason).toBe(`forked from run ${run.id} at seq ${parent.seq}`);
+
+    const mine = await rt.store.transitions(fork.run.id);
+    const theirs = await rt.store.transitions(run.id, 0, parent.seq);
+    expect(mine.slice(0, parent.seq).map(strip)).toEqual(theirs.map(strip));
+    expect(mine.map((t) => t.seq)).toEqual(Array.from({ length: parent.seq + 1 }, (_, i) => i + 1));
+    expect(fork.run.context).toEqual(parent.context);
+
+    const [review] = await rt.store.listReviews({ runId: fork.run.id, status: "pending" });
+    expect(review).toMatchObject({ state: "HUMAN_REVIEW", seq: parent.seq + 1 });
+    expect(review.id).not.toBe(parent.reviewId);
+    const decided = await rt.engine.decide(review.id, { decision: "approve" });
+    expect((decided.run.context as SwissContext).last?.outcome).toBe("approved");
+    // the parent is as it was
+    expect(await rt.engine.getRun(run.id)).toMatchObject({ seq: after.seq, version: after.version, state: after.state });
+    expect((await rt.engine.getRun(run.id)).context).toEqual(after.context);
+  });
+
+  it("applies context edits, records them on the branch point, and keeps the rest", async () => {
+    const rt = await runtime();
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const parent = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const before = parent.context as SwissContext;
+    const fork = await rt.engine.fork(run.id, { seq: parent.seq, context: { warnings: ["edited by a reviewer"] } });
+    const ctx = fork.run.context as SwissContext;
+    expect(ctx.warnings).toEqual(["edited by a reviewer"]);
+    expect(ctx.records).toEqual(before.records);
+    expect(fork.transitions[0].reason).toMatch(/context edited \(warnings\)/);
+    expect((await rt.store.getRun(fork.run.id))!.context).toEqual(ctx);
+  });
+
+  it("restarts the in-flight effect under the fork's own key, rebases its timers, and survives a restart", async () => {
+    const url = tempDbUrl("fork");
+    const clock = new ManualClock();
+    const calls: string[] = [];
+    const rt = await runtime({ url, clock, actors: { execute: (async (_i: never, ctx: { key: string; signal: AbortSignal }) => (calls.push(ctx.key), hang()(_i, ctx as never))) as never } });
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const executing = await rt.engine.waitFor(run.id, inState("EXECUTING"));
+    const [timer] = await rt.store.timers(run.id);
+    expect(timer.dueAt - clock.now()).toBe(600_000);
+    clock.advance(100_000);
+    const fork = await rt.engine.fork(run.id, { seq: executing.seq });
+    expect(fork.run.state).toEqual(["EXECUTING"]);
+    const [forkTimer] = await rt.store.timers(fork.run.id);
+    // the fork's timer keeps the time that was left at the fork point (10 min), not the parent's deadline
+    expect(forkTimer.dueAt - clock.now()).toBe(600_000);
+    await rt.engine.waitFor(fork.run.id, () => calls.length === 2);
+    expect(calls[1].startsWith(`${fork.run.id}:`)).toBe(true);
+    expect(calls[0].startsWith(`${run.id}:`)).toBe(true);
+
+    await rt.close();
+    rts = [];
+    const again = await runtime({ url, clock, actors: { execute: hang() } });
+    const resumed = await again.engine.getRun(fork.run.id);
+    expect(resumed).toMatchObject({ forkOf: run.id, forkSeq: executing.seq, state: ["EXECUTING"] });
+    clock.advance(600_000);
+    const timedOut = await again.engine.waitFor(fork.run.id, (r) => !r.state.includes("EXECUTING"));
+    expect(timedOut.state).not.toContain("EXECUTING");
+  });
+
+  it("refuses bad requests with a clear error and writes nothing", async () => {
+    const rt = await runtime();
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const parent = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const count = async () => rt.store.countRuns({});
+    const before = await count();
+    await expect(rt.engine.fork("nope", { seq: 1 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(rt.engine.fork(run.id, { seq: 0 })).rejects.toBeInstanceOf(InvalidError);
+    await expect(rt.engine.fork(run.id, { seq: 2.5 })).rejects.toBeInstanceOf(InvalidError);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq + 1 })).rejects.toThrow(/1 to \d+/);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, input: { request: "" } })).rejects.toBeInstanceOf(InvalidError);
+    expect(await count()).toBe(before);
+  });
+
+  it("forks a finished run from before its end, and refuses its final transition", async () => {
+    const rt = await workflowRuntime("processing-modes", { seedGuide: false });
+    rts.push(rt);
+    const { run } = await rt.engine.start("processing-modes", { query: "hello there", mode: "CHAT" });
+    const done = await rt.engine.waitFor(run.id, (r) => r.status === "completed");
+    await expect(rt.engine.fork(run.id, { seq: done.seq })).rejects.toThrow(/ended \(done\); fork from an earlier transition/);
+    const fork = await rt.engine.fork(run.id, { seq: 1 });
+    const finished = await rt.engine.waitFor(fork.run.id, (r) => r.status === "completed");
+    // same answer; this time from the cache the parent filled (the fork really ran again)
+    expect((finished.output as { result: string }).result).toEqual((done.output as { result: string }).result);
+    expect(finished.output).toMatchObject({ cache: "hit" });
+    const events = (await rt.store.transitions(fork.run.id)).map((t) => t.event);
+    expect(events.slice(0, 2)).toEqual(["xstate.init", FORK_EVENT]);
+  });
+});
