@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { AlertBanner } from "@/components/alerts/alert-banner";
 import { Nav } from "@/components/nav";
 import "./globals.css";
 
@@ -12,6 +13,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
     <html lang="en">
       <body className="min-h-screen antialiased">
         <Nav />
+        <AlertBanner />
         <main className="mx-auto w-full max-w-[1440px] px-4 py-6 sm:px-6">{children}</main>
       </body>
     </html>

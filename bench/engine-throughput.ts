@@ -60,7 +60,7 @@ function tempUrl(name: string) {
 async function engineRun() {
   const { url } = tempUrl("engine");
   await migrateDatabase(url);
-  const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, effects: () => ({ "swiss-army": instantEffects() }) });
+  const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, alerts: { start: false }, effects: () => ({ "swiss-army": instantEffects() }) });
   rt.engine.bus.subscribe("*", () => {}); // a watcher, as a browser would be
   const batches: CommitItem[][] = [];
   rt.engine.committer.onBatch = (items) => batches.push(items);

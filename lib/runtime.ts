@@ -1,6 +1,7 @@
 // Wiring: database → run store → ports → engine. One runtime per process (the web server,
 // a worker, a test). No Next.js here; the web app reaches it through getRuntime().
 import { prismaOnSqlite, type Db } from "./db/client";
+import { AlertMonitor, alertIntervalFromEnv } from "./alerts/monitor";
 import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
@@ -51,6 +52,8 @@ export interface Runtime {
   defaults: Record<string, Record<string, unknown>>;
   /** outgoing webhooks on the engine's hook events (lib/hooks/webhooks.ts) */
   webhooks: WebhookDispatcher;
+  /** per-state alerts: rules, seed 001's thresholds, evaluated on an interval (lib/alerts/monitor.ts) */
+  alerts: AlertMonitor;
   close(): Promise<void>;
 }
 
@@ -73,6 +76,9 @@ export interface RuntimeOptions {
   outboxIntervalMs?: number;
   /** webhook delivery settings (tests); start: false records deliveries without sending them */
   webhooks?: Pick<WebhookDispatcherOptions, "fetch" | "backoffMs" | "timeoutMs" | "pollMs" | "log"> & { start?: boolean };
+  /** alert evaluation: start: false never evaluates on its own (call rt.alerts.evaluateOnce());
+   *  intervalMs defaults to SWITCHYARD_ALERT_INTERVAL_MS (15 s; 0 = off) */
+  alerts?: { start?: boolean; intervalMs?: number };
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -167,8 +173,11 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   let engineRef: Engine | null = null;
   const { start: startWebhooks = true, ...webhookOpts } = opts.webhooks ?? {};
   const webhooks = new WebhookDispatcher({ db, clock, ...webhookOpts });
+  const alertInterval = opts.alerts?.intervalMs ?? alertIntervalFromEnv(env);
+  const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
   const base = {
     webhooks,
+    alerts,
     getEngine: () => {
       if (!engineRef) throw new Error("the engine is not built yet");
       return engineRef;
@@ -198,6 +207,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   engineRef = engine;
   webhooks.attach(engine.hooks);
   if (startWebhooks) webhooks.start();
+  if (opts.alerts?.start !== false && alertInterval > 0) alerts.start();
   const interval = opts.outboxIntervalMs ?? 10_000;
   const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
   outbox?.unref?.();
@@ -206,6 +216,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     ...base,
     engine,
     async close() {
+      await alerts.stop();
       await webhooks.stop();
       if (outbox) clearInterval(outbox);
       await engine.stop();

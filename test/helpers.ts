@@ -33,6 +33,7 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
     model: opts.model,
     seedGuide: opts.seedGuide,
     webhooks: opts.webhooks,
+    alerts: opts.alerts,
     effects: (base) => {
       const all = defaultEffects(base, env);
       const real = all[workflow] ?? { actors: {} };

@@ -100,9 +100,12 @@ afterAll(async () => {
 describe("export", () => {
   it("is one document: format tag, version, the run with parsed JSON columns, its history, reviews, timers, artifacts, model calls", () => {
     const d = docDecided;
-    expect(Object.keys(d)).toEqual(["format", "version", "exportedAt", "run", "transitions", "reviews", "timers", "artifacts", "usage", "children"]);
+    expect(Object.keys(d)).toEqual(["format", "version", "exportedAt", "run", "transitions", "reviews", "snapshots", "timers", "artifacts", "usage", "children"]);
     expect(d).toMatchObject({ format: "switchyard-run", version: 1, exportedAt: new Date(a.clock.now()).toISOString() });
-    expect(Object.keys(d.run)).toEqual(["id", "workflow", "status", "state", "snapshot", "context", "input", "output", "error", "entered", "version", "seq", "parentId", "createdAt", "updatedAt", "finishedAt"]);
+    expect(Object.keys(d.run)).toEqual(["id", "workflow", "status", "state", "snapshot", "context", "input", "output", "error", "entered", "version", "seq", "parentId", "forkOf", "forkSeq", "createdAt", "updatedAt", "finishedAt"]);
+    // one snapshot per commit, the last one the run as it stands
+    expect(d.snapshots!.length).toBeGreaterThan(3);
+    expect(d.snapshots!.at(-1)).toMatchObject({ seq: d.run.seq, context: d.run.context });
     expect(d.run).toMatchObject({ id: decidedId, workflow: "swiss-army", status: "waiting", state: ["IDLE"], input: { request: REQUEST } });
     expect(typeof d.run.context).toBe("object");
     expect(d.transitions.map((t) => t.seq)).toEqual(d.transitions.map((_, i) => i + 1));
@@ -168,6 +171,20 @@ describe("import into another instance", () => {
     const usage = b.sqlite.db.prepare(`SELECT "key" FROM "ModelCall" WHERE "runId" = ?`).all(importedId) as { key: string | null }[];
     expect(usage).toHaveLength(docDecided.usage.length);
     expect(usage.every((u) => u.key === null)).toBe(true); // journal keys dropped: never replayed
+  });
+
+  it("an imported run can be forked: the fork is an ordinary run of B, started from the imported snapshot", async () => {
+    const seq = docDecided.reviews[0].seq;
+    const fork = await b.engine.fork(importedId, { seq });
+    expect(fork.run).toMatchObject({ forkOf: importedId, forkSeq: seq, state: ["HUMAN_REVIEW"], status: "waiting" });
+    const [review] = await b.store.listReviews({ runId: fork.run.id, status: "pending" });
+    const decided = await b.engine.decide(review.id, { decision: "reject", feedback: "try again" });
+    expect(decided.run.state).toEqual(["IDLE"]);
+    // the imported run itself is unchanged
+    expect((await b.store.getRun(importedId))!.seq).toBe(docDecided.run.seq);
+    // (stop the fork: the read-only checks below count B's live runs)
+    expect((await b.engine.abort(fork.run.id)).run.status).toBe("aborted");
+    expect(b.engine.size).toBe(0);
   });
 
   it("exports again from B (?download=1 as run-<id>.json) to the same document, ids aside", async () => {

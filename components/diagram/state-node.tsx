@@ -14,6 +14,8 @@ export interface StateNodeData extends Record<string, unknown> {
   status: NodeStatus;
   /** an abort out of this state was taken */
   abortTaken: boolean;
+  /** the messages of the state's open alerts (lib/alerts), one a line; absent when none is open */
+  alert?: string | null;
 }
 
 const frame: Record<NodeStatus, string> = {
@@ -27,10 +29,11 @@ const frame: Record<NodeStatus, string> = {
 const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
 function StateNodeView({ data }: NodeProps) {
-  const { state, internal, aborts, errors = [], status, abortTaken } = data as StateNodeData;
+  const { state, internal, aborts, errors = [], status, abortTaken, alert } = data as StateNodeData;
   const live = status === "active" || status === "waiting";
   return (
-    <div data-state={state.id} data-status={status} className={`flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]}`}>
+    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}>
+      {alert && <AlertBadge message={alert} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       <div className="flex items-center gap-2">
         {live && (
@@ -74,10 +77,20 @@ function StateNodeView({ data }: NodeProps) {
   );
 }
 
-function GroupNodeView({ data }: NodeProps) {
-  const { state, status } = data as StateNodeData;
+/** A red "⚠ alert" tag on the node's top right corner; the alert messages are its tooltip. */
+function AlertBadge({ message }: { message: string }) {
   return (
-    <div data-state={state.id} data-status={status} className={`h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40" : "border-slate-300 bg-slate-50/60"}`}>
+    <span title={message} data-testid="node-alert" className="absolute -right-2 -top-2.5 z-10 cursor-help rounded-full bg-red-600 px-1.5 py-px text-[10px] font-semibold text-white shadow-sm ring-2 ring-white">
+      ⚠ alert
+    </span>
+  );
+}
+
+function GroupNodeView({ data }: NodeProps) {
+  const { state, status, alert } = data as StateNodeData;
+  return (
+    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40" : "border-slate-300 bg-slate-50/60"}`}>
+      {alert && <AlertBadge message={alert} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       <div className="px-3 py-1.5 font-mono text-xs font-semibold text-slate-700">
         {state.name} <span className="font-sans font-normal text-slate-400">{state.type === "parallel" ? "parallel regions" : ""}</span>

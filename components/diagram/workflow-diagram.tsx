@@ -79,9 +79,23 @@ function Follow({ layout, active }: { layout: Layout; active: string[] }) {
   return null;
 }
 
-export function WorkflowDiagram({ layout, status, className, follow = false }: { layout: Layout; status?: DiagramStatus; className?: string; follow?: boolean }) {
+export function WorkflowDiagram({
+  layout,
+  status,
+  className,
+  follow = false,
+  alerts,
+}: {
+  layout: Layout;
+  status?: DiagramStatus;
+  className?: string;
+  follow?: boolean;
+  /** state id → the messages of its open alerts (lib/alerts); those nodes get a red "⚠ alert" badge */
+  alerts?: Record<string, string>;
+}) {
   const s = status ?? { active: [] };
-  const key = `${s.active.join()}|${s.waiting}|${s.visited?.join()}|${s.failed?.join()}|${s.taken?.join()}|${s.last}|${s.abortedFrom?.join()}`;
+  const alertKey = alerts ? JSON.stringify(alerts) : "";
+  const key = `${s.active.join()}|${s.waiting}|${s.visited?.join()}|${s.failed?.join()}|${s.taken?.join()}|${s.last}|${s.abortedFrom?.join()}|${alertKey}`;
   const nodes: Node[] = useMemo(
     () =>
       layout.nodes.map((n) => ({
@@ -89,7 +103,7 @@ export function WorkflowDiagram({ layout, status, className, follow = false }: {
         type: n.state.type === "compound" || n.state.type === "parallel" ? "group" : "state",
         position: { x: n.x, y: n.y },
         ...(n.parent ? { parentId: n.parent } : {}),
-        data: { state: n.state, internal: n.internal, aborts: n.aborts, errors: n.errors, status: statusOf(n.id, s), abortTaken: !!s.abortedFrom?.includes(n.id) },
+        data: { state: n.state, internal: n.internal, aborts: n.aborts, errors: n.errors, status: statusOf(n.id, s), abortTaken: !!s.abortedFrom?.includes(n.id), alert: alerts?.[n.id] ?? null },
         style: { width: n.width, height: n.height },
         draggable: false,
         selectable: false,

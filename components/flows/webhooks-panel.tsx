@@ -5,7 +5,7 @@ import { useCallback, useEffect, useState } from "react";
 import { formatTime } from "@/lib/format";
 import type { DeliveryView, WebhookView } from "@/lib/hooks/webhooks";
 
-const HOOKS = ["on_transition", "on_enter", "on_exit"] as const;
+const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert"] as const;
 
 async function call<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, init);
@@ -49,7 +49,7 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
     <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="webhooks-panel">
       <h2 className="text-sm font-semibold">Webhooks</h2>
       <p className="text-xs text-slate-500">
-        Each hook event of this workflow&apos;s runs is POSTed as JSON, signed with your secret (<code>x-switchyard-signature: sha256=HMAC(secret, timestamp + &quot;.&quot; + body)</code>), and retried with backoff until your endpoint answers 2xx.
+        Each hook event of this workflow&apos;s runs (and with <code>on_alert</code>, each alert as it opens and resolves) is POSTed as JSON, signed with your secret (<code>x-switchyard-signature: sha256=HMAC(secret, timestamp + &quot;.&quot; + body)</code>), and retried with backoff until your endpoint answers 2xx.
       </p>
       {hooks.length > 0 && (
         <ul className="mt-3 divide-y divide-slate-100 text-sm">
@@ -76,7 +76,7 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
               <span className="font-mono">{h}</span>
             </label>
           ))}
-          <input value={stage} onChange={(e) => setStage(e.target.value)} placeholder="only this stage (enter/exit)" aria-label="stage filter" className="w-48 rounded border border-slate-300 px-2 py-0.5" />
+          <input value={stage} onChange={(e) => setStage(e.target.value)} placeholder="only this stage (enter/exit/alert)" aria-label="stage filter" className="w-48 rounded border border-slate-300 px-2 py-0.5" />
         </div>
         <button className="justify-self-start rounded-md bg-slate-900 px-3 py-1 text-sm text-white hover:bg-slate-700">Add webhook</button>
       </form>
@@ -101,7 +101,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
           <tr key={d.id} className="border-t border-slate-100">
             <td className="py-1 pr-2 text-slate-500">{formatTime(d.createdAt)}</td>
             <td className="pr-2 font-mono">{d.hook}</td>
-            <td className="pr-2 font-mono">{d.runId.slice(0, 8)}</td>
+            <td className="pr-2 font-mono">{d.hook === "on_alert" ? "alert" : d.runId.slice(0, 8)}</td>
             <td className={`pr-2 font-semibold ${tone[d.status]}`}>{d.status}</td>
             <td className="pr-2 text-slate-500">{d.attempts} attempt(s){d.lastStatus ? ` · HTTP ${d.lastStatus}` : ""}{d.lastError && d.lastError !== `HTTP ${d.lastStatus}` ? ` · ${d.lastError}` : ""}</td>
             <td className="text-right">

@@ -36,6 +36,8 @@ export interface LiveRun {
   seq: number;
   reviewId?: string | null;
   parentId?: string | null;
+  forkOf?: string | null;
+  forkSeq?: number | null;
   accepted?: string[];
 }
 
@@ -49,6 +51,8 @@ interface Props {
   eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
   /** a stage machine's config (seed 003): the run page shows its stage panel */
   flow?: FlowConfig | null;
+  /** state id → messages of the workflow's open alerts (a badge on the diagram node) */
+  alerts?: Record<string, string>;
 }
 
 const TERMINAL = ["completed", "failed", "aborted"];
@@ -116,7 +120,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   );
 }
 
-export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, eventFields, flow = null }: Props) {
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, eventFields, flow = null, alerts }: Props) {
   const [run, setRun] = useState(initialRun);
   const [transitions, setTransitions] = useState(initialTransitions);
   const [review, setReview] = useState<ReviewInfo | null>(initialReview);
@@ -227,6 +231,14 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
                 </Link>
               </>
             )}
+            {run.forkOf && (
+              <>
+                {" · "}
+                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 hover:underline" data-testid="fork-of">
+                  forked from run {run.forkOf.slice(0, 8)} at #{run.forkSeq}
+                </Link>
+              </>
+            )}
           </p>
         </div>
         {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
@@ -243,7 +255,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
             </div>
-            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} follow className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
+            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} follow className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
           {flow && (
@@ -346,7 +358,7 @@ function HistoryPanel({ transitions, states, layout, live, runId }: { transition
         ))}
         <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 hover:underline">full page</Link>
       </div>
-      {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked />}
+      {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked runId={runId} />}
     </div>
   );
 }

@@ -10,6 +10,8 @@ import { eventLabel } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
 import { clockTime, formatDuration } from "@/lib/format";
 import { lanesOf, replayIndex, visitsOf, type Visit } from "@/lib/timeline/replay";
+import { FORK_EVENT } from "@/lib/engine/views";
+import { CursorContext } from "./cursor-context";
 
 const SPEEDS = [1, 10, 100] as const;
 const NO_CALLS: never[] = [];
@@ -33,7 +35,17 @@ export interface ModelTick {
   at: string;
 }
 
-export function RunTimeline({ transitions, states, layout, live, calls = NO_CALLS, stacked = false }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; calls?: ModelTick[]; stacked?: boolean }) {
+export function RunTimeline({ transitions, states, layout, live, calls = NO_CALLS, stacked = false, runId, readOnly = false }: {
+  transitions: TransitionView[];
+  states: GraphState[];
+  layout: Layout;
+  live: boolean;
+  calls?: ModelTick[];
+  stacked?: boolean;
+  /** when given, the context at the cursor is fetched and the run can be forked there */
+  runId?: string;
+  readOnly?: boolean;
+}) {
   const last = transitions.at(-1)?.seq ?? 0;
   const [cursor, setCursor] = useState(last);
   const [following, setFollowing] = useState(true);
@@ -180,6 +192,7 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
         <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
           <div className="border-b border-slate-100 px-3 py-1.5 text-[11px] text-slate-500">Diagram at #{cursor}</div>
           <WorkflowDiagram layout={layout} status={status} follow className="h-[460px] w-full" />
+          {runId && <CursorContext runId={runId} seq={cursor} readOnly={readOnly} />}
           {at?.payload !== undefined && (
             <details className="border-t border-slate-100 px-3 py-2 text-xs" open>
               <summary className="cursor-pointer text-slate-600">Event data at #{cursor}</summary>
@@ -245,6 +258,15 @@ const GanttLayer = memo(function GanttLayer({ lanes, transitions, calls, start, 
           </line>
         );
       })}
+      {transitions.map((t) =>
+        t.event === FORK_EVENT ? (
+          <g key={`fork-${t.seq}`} data-testid="fork-marker">
+            <line x1={x(Date.parse(t.at))} x2={x(Date.parse(t.at))} y1={12} y2={height} className="stroke-violet-600" strokeWidth={2} strokeDasharray="4 3" />
+            <text x={x(Date.parse(t.at)) + 3} y={22} className="fill-violet-700 text-[10px] font-semibold">fork</text>
+            <title>{`#${t.seq} ${t.reason}`}</title>
+          </g>
+        ) : null,
+      )}
       {calls.map((c, i) => {
         // a call is recorded against the state that invoked it: its lane, or the lane ending in that name
         const li = lanes.findIndex((l) => l.state === c.state || (c.state && l.state.endsWith(`.${c.state}`)));

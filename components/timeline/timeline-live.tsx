@@ -11,7 +11,24 @@ import { RunTimeline, type ModelTick } from "./run-timeline";
 
 const TERMINAL = ["completed", "failed", "aborted"];
 
-export function TimelineLive(props: { runId: string; title: string; workflow: string; status: string; transitions: TransitionView[]; states: GraphState[]; layout: Layout }) {
+export interface ForkLink {
+  id: string;
+  seq: number;
+  status: string;
+}
+
+export function TimelineLive(props: {
+  runId: string;
+  title: string;
+  workflow: string;
+  status: string;
+  transitions: TransitionView[];
+  states: GraphState[];
+  layout: Layout;
+  forkOf?: { id: string; seq: number } | null;
+  forks?: ForkLink[];
+  readOnly?: boolean;
+}) {
   const [transitions, setTransitions] = useState(props.transitions);
   const [status, setStatus] = useState(props.status);
   const [calls, setCalls] = useState<ModelTick[]>([]);
@@ -52,8 +69,33 @@ export function TimelineLive(props: { runId: string; title: string; workflow: st
         <p className="text-xs text-slate-500">
           {props.title} · {transitions.length} transitions · drag the slider, use ← / →, or play the run back; click a bar to jump to its entry.
         </p>
+        <ForkLinks forkOf={props.forkOf} forks={props.forks} />
       </div>
-      <RunTimeline transitions={transitions} states={props.states} layout={props.layout} live={!TERMINAL.includes(status)} calls={calls} />
+      <RunTimeline transitions={transitions} states={props.states} layout={props.layout} live={!TERMINAL.includes(status)} calls={calls} runId={props.runId} readOnly={props.readOnly} />
+    </div>
+  );
+}
+
+/** Where this run branched off its parent, and the runs that branched off it. */
+export function ForkLinks({ forkOf, forks = [] }: { forkOf?: { id: string; seq: number } | null; forks?: ForkLink[] }) {
+  if (!forkOf && !forks.length) return null;
+  return (
+    <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs" data-testid="fork-links">
+      {forkOf && (
+        <span className="rounded-full bg-violet-50 px-2 py-0.5 text-violet-800 ring-1 ring-violet-200">
+          forked from{" "}
+          <Link href={`/runs/${forkOf.id}/timeline`} className="font-mono underline">
+            {shortId(forkOf.id)}
+          </Link>{" "}
+          at #{forkOf.seq}
+        </span>
+      )}
+      {forks.length > 0 && <span className="text-slate-500">Forks:</span>}
+      {forks.map((f) => (
+        <Link key={f.id} href={`/runs/${f.id}/timeline`} className="rounded-full bg-slate-50 px-2 py-0.5 font-mono text-slate-700 ring-1 ring-slate-200 hover:bg-slate-100">
+          {shortId(f.id)} @#{f.seq} · {f.status}
+        </Link>
+      ))}
     </div>
   );
 }

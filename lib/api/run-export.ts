@@ -67,9 +67,19 @@ const ExportedRun = z.strictObject({
   version: int,
   seq: int,
   parentId: runId.nullable(),
+  forkOf: runId.nullable().default(null),
+  forkSeq: int.nullable().default(null),
   createdAt: date,
   updatedAt: date,
   finishedAt: date.nullable(),
+});
+
+const ExportedSnapshot = z.strictObject({
+  seq: int,
+  snapshot: z.record(z.string(), json),
+  context: json,
+  timers: z.array(z.strictObject({ id: name, dueAt: z.number().finite(), event: z.looseObject({ type: name }), seq: int })).max(1_000),
+  at: date,
 });
 
 const ExportedTransition = z.strictObject({
@@ -157,6 +167,8 @@ export const RunExportDoc = z
     run: ExportedRun,
     transitions: z.array(ExportedTransition).max(L.transitions),
     reviews: z.array(ExportedReview).max(L.reviews),
+    /** the run after each commit (exports written before snapshots were kept have none) */
+    snapshots: z.array(ExportedSnapshot).max(L.transitions).default([]),
     timers: z.array(ExportedTimer).max(L.timers),
     artifacts: z.array(ExportedArtifact).max(L.artifacts),
     usage: z.array(ExportedModelCall).max(L.usage),
@@ -237,6 +249,8 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       version: num(r.version),
       seq: num(r.seq),
       parentId: str(r.parentId),
+      forkOf: str(r.forkOf),
+      forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
       createdAt: iso(r.createdAt),
       updatedAt: iso(r.updatedAt),
       finishedAt: isoOrNull(r.finishedAt),
@@ -267,6 +281,13 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       createdAt: iso(v.createdAt),
       decidedAt: isoOrNull(v.decidedAt),
       seq: num(v.seq),
+    })),
+    snapshots: all(`SELECT * FROM "Snapshot" WHERE "runId" = ? ORDER BY "seq"`).map((x) => ({
+      seq: num(x.seq),
+      snapshot: parseJson(x.snapshot),
+      context: parseJson(x.context),
+      timers: parseJson(x.timers) ?? [],
+      at: iso(x.at),
     })),
     timers: all(`SELECT * FROM "Timer" WHERE "runId" = ? ORDER BY "dueAt", "id"`).map((t) => ({
       runId: String(t.runId),
@@ -388,7 +409,7 @@ export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: I
     }
     const r = doc.run;
     db.prepare(
-      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     ).run(
       newId,
       r.workflow,
@@ -403,6 +424,8 @@ export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: I
       r.version,
       r.seq,
       r.parentId === null ? null : importedId(r.parentId),
+      r.forkOf === null ? null : importedId(r.forkOf),
+      r.forkSeq,
       dbDate(r.createdAt),
       dbDate(r.updatedAt),
       dbDateOrNull(r.finishedAt),
@@ -415,6 +438,8 @@ export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: I
     doc.reviews.forEach((v, i) =>
       rv.run(`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, dbDate(v.createdAt), dbDateOrNull(v.decidedAt), v.seq),
     );
+    const sn = db.prepare(`INSERT INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`);
+    for (const x of doc.snapshots) sn.run(newId, x.seq, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), dbDate(x.at));
     const tm = db.prepare(`INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`);
     for (const t of doc.timers) tm.run(newId, t.id, dbDate(t.dueAt), JSON.stringify(t.event), t.seq);
     const ar = db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);

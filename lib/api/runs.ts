@@ -97,6 +97,12 @@ export async function forkRun(rt: Runtime, id: string, body: { seq: number; cont
   return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
 }
 
+/** The runs forked from this one, oldest first, with the seq each started from. */
+export async function runForks(rt: Runtime, id: string) {
+  const rows = await rt.db.run.findMany({ where: { forkOf: id }, select: { id: true, forkSeq: true, status: true, createdAt: true }, orderBy: { createdAt: "asc" }, take: 100 });
+  return rows.map((r) => ({ id: r.id, seq: r.forkSeq ?? 0, status: r.status, createdAt: r.createdAt.toISOString() }));
+}
+
 /** The run as it stood after the commit that wrote transition `seq` (context, active states, timers). */
 export async function runSnapshot(rt: Runtime, id: string, seq: number) {
   const run = await rt.store.getRun(id);

@@ -9,8 +9,9 @@ import { addStep, isRetry, newDraft, type Draft } from "./draft";
 import { InvalidError } from "./errors";
 import { activeLeaves, restore } from "./step";
 import type { RunRow, SnapshotRow, TransitionRow } from "./store/types";
+import { FORK_EVENT } from "./views";
 
-export const FORK_EVENT = "xstate.fork";
+export { FORK_EVENT };
 
 export interface ForkEdits {
   /** top-level context keys to replace */

@@ -53,6 +53,9 @@ export interface ReviewView {
   decidedAt: string | null;
 }
 
+/** The event of the transition that marks where a fork branched off its parent. */
+export const FORK_EVENT = "xstate.fork";
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function runView(row: RunRow, reviewId?: string | null): RunView {

@@ -63,6 +63,7 @@ function actorLabel(id: string): string {
 /** A readable event label: "parse done", "after searchTimeout", "REQUEST". */
 export function eventLabel(event: string): string {
   if (event === "") return "always";
+  if (event === "xstate.fork") return "fork";
   if (event.startsWith("xstate.after.")) return `after ${event.split(".")[2]}`;
   if (event.startsWith("xstate.done.actor.")) return `${actorLabel(event.slice(18))} done`;
   if (event.startsWith("xstate.error.actor.")) return `${actorLabel(event.slice(19))} error`;

@@ -4,6 +4,9 @@
 // with backoff from the database, so a delivery pending when the process stopped goes out
 // after a restart. No Next.js here; the API reaches it as getRuntime().webhooks.
 //
+// Alerts (lib/alerts) go out the same way: a webhook subscribed to "on_alert" (or
+// "on_alert:STATE") receives each alert of its workflow when it opens and when it resolves.
+//
 // Receivers verify a request with verifySignature(secret, x-switchyard-signature,
 // x-switchyard-timestamp, rawBody): the signature is HMAC-SHA256 over `${timestamp}.${body}`.
 // Delivery is at-least-once and unordered: a receiver dedupes on x-switchyard-delivery (the
@@ -55,8 +58,8 @@ export function verifySignature(secret: string, header: string | null | undefine
 
 // ------------------------------------------------------------------ input
 
-const EVENT_FORM = /^(?:on_transition|on_enter|on_exit|(?:on_enter|on_exit):[^\s:,]{1,200})$/;
-const EVENT_HELP = 'use "on_transition", "on_enter", "on_exit", "on_enter:STAGE" or "on_exit:STAGE"';
+const EVENT_FORM = /^(?:on_transition|on_enter|on_exit|on_alert|(?:on_enter|on_exit|on_alert):[^\s:,]{1,200})$/;
+const EVENT_HELP = 'use "on_transition", "on_enter", "on_exit", "on_alert", "on_enter:STAGE", "on_exit:STAGE" or "on_alert:STAGE"';
 
 export const WebhookFields = {
   workflow: z
@@ -121,6 +124,34 @@ export interface DeliveryView {
 /** The JSON body of a delivery: the hook event, and which delivery of which webhook it is. */
 export type WebhookPayload = HookEvent & { deliveryId: string; webhookId: string };
 
+/** An alert that opened or resolved (lib/alerts/monitor.ts), as the webhooks send it. */
+export interface AlertNotice {
+  alertId: string;
+  /** a user rule's id, or "seed:<workflow>:<state>:<metric>" */
+  ruleId: string;
+  source: "rule" | "seed";
+  workflow: string;
+  /** the state's id */
+  state: string;
+  /** dwell | failure_rate | waiting, or a seed metric's name */
+  metric: string;
+  value: number;
+  threshold: number;
+  message: string;
+  /** open: the threshold was just breached; resolved: the value cleared (or the rule went away) */
+  status: "open" | "resolved";
+  openedAt: string;
+  resolvedAt: string | null;
+}
+
+/** The "on_alert" hook event: an AlertNotice and when it was sent. */
+export type AlertHookEvent = AlertNotice & { hook: "on_alert"; at: string };
+
+/** The JSON body of an alert delivery (its delivery row's runId is ""). */
+export type AlertWebhookPayload = AlertHookEvent & { deliveryId: string; webhookId: string };
+
+type AnyHookEvent = HookEvent | AlertHookEvent;
+
 function parseEvents(s: string): string[] {
   try {
     const v = JSON.parse(s) as unknown;
@@ -165,14 +196,18 @@ export function deliveryView(d: WebhookDelivery): DeliveryView {
   };
 }
 
-/** Does one of a webhook's event patterns select this hook event? STAGE is the state's id path or its last segment. */
-export function matchesEvent(patterns: string[], e: HookEvent): boolean {
+/**
+ * Does one of a webhook's event patterns select this hook event? STAGE is the state's id path or
+ * its last segment (for on_alert, the alert's state).
+ */
+export function matchesEvent(patterns: string[], e: HookEvent | AlertHookEvent): boolean {
+  const at = e.hook === "on_alert" ? e.state : e.stage;
   for (const p of patterns) {
     if (p === e.hook) return true;
     const colon = p.indexOf(":");
-    if (colon < 0 || p.slice(0, colon) !== e.hook || e.stage === null) continue;
+    if (colon < 0 || p.slice(0, colon) !== e.hook || at === null) continue;
     const stage = p.slice(colon + 1);
-    if (stage === e.stage || stage === e.stage.split(".").pop()) return true;
+    if (stage === at || stage === at.split(".").pop()) return true;
   }
   return false;
 }
@@ -226,7 +261,7 @@ export class WebhookDispatcher {
   attach(hooks: StateHooks): () => void {
     this.detachHooks?.();
     const off = hooks.onAny((e) => {
-      this.onHook(e);
+      void this.onHook(e);
     });
     this.detachHooks = off;
     return off;
@@ -294,22 +329,37 @@ export class WebhookDispatcher {
 
   // ---------------------------------------------------------------- hook events → deliveries
 
-  private onHook(e: HookEvent): void {
+  private onHook(e: AnyHookEvent): Promise<void> {
+    const what = e.hook === "on_alert" ? `alert ${e.alertId} (${e.status})` : `run ${e.runId} (${e.hook})`;
     const p: Promise<void> = this.record(e)
       .then((ids) => {
         if (this.running) for (const id of ids) this.attempt(id);
       })
-      .catch((err) => this.logFn("error", `could not record webhook deliveries for run ${e.runId} (${e.hook})`, errorText(err)))
+      .catch((err) => this.logFn("error", `could not record webhook deliveries for ${what}`, errorText(err)))
       .finally(() => this.writes.delete(p));
     this.writes.add(p);
+    return p;
   }
 
-  private async record(e: HookEvent): Promise<string[]> {
+  /**
+   * An alert opened or resolved: one delivery per active webhook of its workflow (or "*") that
+   * subscribes to "on_alert" (or "on_alert:STATE"). Resolves once the deliveries are recorded
+   * (their attempts go on in the background, like the hook events').
+   */
+  notifyAlert(alert: AlertNotice): Promise<void> {
+    return this.onHook({ hook: "on_alert", ...alert, at: new Date(this.clock.now()).toISOString() });
+  }
+
+  private async record(e: AnyHookEvent): Promise<string[]> {
     const hooks = (await this.activeWebhooks()).filter((w) => (w.workflow === "*" || w.workflow === e.workflow) && matchesEvent(w.patterns, e));
     if (hooks.length === 0) return [];
     const now = new Date(this.clock.now());
     const rows = hooks.map((w) => {
       const id = randomUUID();
+      if (e.hook === "on_alert") {
+        const payload: AlertWebhookPayload = { ...e, deliveryId: id, webhookId: w.id };
+        return { id, webhookId: w.id, runId: "", hook: e.hook, body: JSON.stringify(payload), status: "pending", attempts: 0, nextAt: now, createdAt: now };
+      }
       const payload: WebhookPayload = {
         hook: e.hook,
         deliveryId: id,

@@ -14,6 +14,7 @@ import { LiveRefresh } from "@/components/ui/live-refresh";
 import { CmPanel } from "@/components/knowledge/cm-panel";
 import { TableHead } from "@/components/ui/table-head";
 import { WebhooksPanel } from "@/components/flows/webhooks-panel";
+import { AlertsPanel } from "@/components/alerts/alerts-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -29,13 +30,17 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   const def = findWorkflow(id);
   if (!def) notFound();
   const rt = await getRuntime();
-  const [layout, metrics, counts, usage, modes, versions] = await Promise.all([
+  const [layout, metrics, counts, usage, modes, versions, openAlerts, resolvedAlerts, alertRules, alertsByState] = await Promise.all([
     workflowLayout(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
     workflowUsage(rt.db, id),
     id === "processing-modes" ? modeMetrics(rt.db) : Promise.resolve(null),
     isBuiltIn(id) ? Promise.resolve([]) : flowVersions(rt.db, id),
+    rt.alerts.listAlerts({ status: "open", workflow: id }),
+    rt.alerts.listAlerts({ status: "resolved", workflow: id, limit: 5 }),
+    rt.alerts.listRules(id),
+    rt.alerts.openByState(id),
   ]);
   const graph = deriveGraph(def.machine);
   const breaches = metrics.filter((m) => m.verdict === "alert");
@@ -71,9 +76,16 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
 
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
         <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
-          <WorkflowDiagram layout={layout} className="h-[620px] w-full" />
+          <WorkflowDiagram layout={layout} alerts={alertsByState} className="h-[620px] w-full" />
         </div>
         <div className="space-y-4">
+          <AlertsPanel
+            workflow={def.id}
+            open={openAlerts}
+            resolved={resolvedAlerts}
+            rules={alertRules}
+            states={graph.states.filter((s) => s.type === "atomic" || s.human).map((s) => ({ id: s.id, name: s.name, atomic: s.type === "atomic", human: s.human }))}
+          />
           {def.id === "swiss-army" && <CmPanel rt={rt} />}
           {modes && <ModeMetricsPanel modes={modes} />}
           {metrics.length > 0 && (

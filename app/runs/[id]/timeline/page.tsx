@@ -1,4 +1,5 @@
-import { runTransitions } from "@/lib/api/runs";
+import { runForks, runTransitions } from "@/lib/api/runs";
+import { isImportedRun } from "@/lib/engine/imported";
 import { loadRunPage } from "../load";
 import { deriveGraph } from "@/lib/graph/derive";
 import { TimelineLive } from "@/components/timeline/timeline-live";
@@ -13,6 +14,19 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function TimelinePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { rt, run, def, layout } = await loadRunPage(id);
-  const transitions = await runTransitions(rt, id, 0, 100_000, true);
-  return <TimelineLive runId={id} title={def.title} workflow={def.id} status={run.status} transitions={transitions} states={deriveGraph(def.machine).states} layout={layout} />;
+  const [transitions, forks] = await Promise.all([runTransitions(rt, id, 0, 100_000, true), runForks(rt, id)]);
+  return (
+    <TimelineLive
+      runId={id}
+      title={def.title}
+      workflow={def.id}
+      status={run.status}
+      transitions={transitions}
+      states={deriveGraph(def.machine).states}
+      layout={layout}
+      forkOf={run.forkOf ? { id: run.forkOf, seq: run.forkSeq ?? 0 } : null}
+      forks={forks}
+      readOnly={isImportedRun(id)}
+    />
+  );
 }
