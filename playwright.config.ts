@@ -33,6 +33,6 @@ export default defineConfig({
     timeout: 120_000,
     stdout: "ignore",
     stderr: "pipe",
-    env: { PORT: String(port), DATABASE_URL: database, NEXT_TELEMETRY_DISABLED: "1", HOSTNAME: "127.0.0.1" },
+    env: { PORT: String(port), DATABASE_URL: database, NEXT_TELEMETRY_DISABLED: "1", HOSTNAME: "127.0.0.1", SWITCHYARD_ALERT_INTERVAL_MS: "1000" },
   },
 });

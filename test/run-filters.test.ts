@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRuns } from "../lib/api/runs";
 import { RunListQuery } from "../lib/api/schemas";
+import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { ManualClock } from "../lib/engine/clock";
 import type { Runtime } from "../lib/runtime";
 import { flush, workflowRuntime } from "./helpers";
@@ -47,6 +48,15 @@ afterAll(async () => {
 const find = async (q: Parameters<typeof listRuns>[1]) => (await listRuns(rt, q)).runs.map((r) => r.id).sort();
 
 describe("run filters", () => {
+  it("free text comes from the trigram index, rebuilt when it does not cover every run", async () => {
+    rt.sqlite.db.exec(`DELETE FROM "RunText"`);
+    expect(await find({ q: "needle-in-haystack" })).toEqual([]);
+    new SqliteRunStore(rt.sqlite); // opening a store checks the index
+    expect(await find({ q: "needle-in-haystack" })).toEqual([ids.review]);
+    // two characters: too short for trigrams, answered by a scan
+    expect(await find({ q: "% " })).toEqual([ids.talk]);
+  });
+
   it("free text over inputs and outputs; % and _ are literal", async () => {
     expect(await find({ q: "needle-in-haystack" })).toEqual([ids.review]);
     expect(await find({ q: "NEEDLE" })).toEqual([ids.review]);

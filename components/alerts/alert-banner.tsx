@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { connection } from "next/server";
 import type { AlertView } from "@/lib/alerts/rules";
 import { getRuntime } from "@/lib/runtime";
 
@@ -7,6 +8,7 @@ const SHOWN = 3;
 
 /** A strip under the navigation on every page while alerts are open (lib/alerts), linking to each workflow's alerts. */
 export async function AlertBanner() {
+  await connection(); // rendered per request (never at build time: it reads the database)
   let open: AlertView[] = [];
   let total = 0;
   try {

@@ -111,7 +111,7 @@ function ForkForm({ runId, seq, context, onCancel }: { runId: string; seq: numbe
       <p className="text-slate-700">
         A new run starts from the state after #{seq}, with this run&apos;s history up to there. Replace context keys (optional){keys.length ? `; keys: ${keys.slice(0, 12).join(", ")}` : ""}:
       </p>
-      <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} className="w-full rounded border border-slate-300 p-1 font-mono text-[11px]" aria-label="context edits (JSON)" />
+      <textarea value={text} onChange={(e) => (setText(e.target.value), setError(null))} rows={3} className="w-full rounded border border-slate-300 p-1 font-mono text-[11px]" aria-label="context edits (JSON)" />
       {error && <p className="text-red-700" data-testid="fork-error">{error}</p>}
       <div className="flex gap-2">
         <button onClick={submit} disabled={busy} className="rounded-md bg-violet-700 px-2 py-0.5 text-white disabled:opacity-50" data-testid="fork-submit">

@@ -3,6 +3,7 @@
 // each review's pending status.
 import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
+import { ensureRunText, textFilter } from "./sqlite-text";
 import type {
   ArtifactInfo,
   CommitItem,
@@ -136,10 +137,10 @@ function where(q: Omit<RunQuery, "limit" | "offset">): { sql: string; args: unkn
     args.push(sqliteDate(q.to));
   }
   if (q.text) {
-    // LIKE is case-insensitive for ASCII in SQLite; % and _ in the text are matched literally
-    const pattern = `%${q.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    parts.push(`("input" LIKE ? ESCAPE '\\' OR "output" LIKE ? ESCAPE '\\' OR "id" LIKE ? ESCAPE '\\')`);
-    args.push(pattern, pattern, pattern);
+    // the trigram index (sqlite-text.ts); % and _ in the text are matched literally
+    const t = textFilter(q.text);
+    parts.push(t.sql);
+    args.push(...t.args);
   }
   if (q.waitingSince !== undefined) {
     // the engine keeps waitingSince = the oldest pending review's opening (indexed)
@@ -171,6 +172,7 @@ export class SqliteRunStore implements RunStore {
 
   constructor(private handle: SqliteHandle) {
     this.db = handle.db;
+    ensureRunText(this.db);
     const p = (sql: string) => this.db.prepare(sql).safeIntegers(false);
     this.s = {
       insertRun: p(`INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),

@@ -1,0 +1,47 @@
+// Free-text search over runs on SQLite: an FTS5 table with the trigram tokenizer over each run's
+// id, input and output, kept current by triggers on "Run". A substring of three or more
+// characters is answered from the index (case-insensitive), not by scanning every run.
+//
+// The table and its triggers are an index the store owns, created when the store opens (Prisma's
+// schema language has no virtual tables, and the migrations diff would try to drop them). Its
+// rows are keyed by the run's rowid; if the counts disagree when the store opens (a database
+// written before the index existed, or copied in), it is rebuilt.
+import type Database from "better-sqlite3";
+
+const TEXT = `coalesce(NEW."id", '') || ' ' || coalesce(NEW."input", '') || ' ' || coalesce(NEW."output", '')`;
+
+const DDL = [
+  `CREATE VIRTUAL TABLE IF NOT EXISTS "RunText" USING fts5("text", tokenize = 'trigram')`,
+  `CREATE TRIGGER IF NOT EXISTS "RunText_insert" AFTER INSERT ON "Run" BEGIN INSERT INTO "RunText" (rowid, "text") VALUES (NEW.rowid, ${TEXT}); END`,
+  `CREATE TRIGGER IF NOT EXISTS "RunText_output" AFTER UPDATE OF "output" ON "Run" WHEN NEW."output" IS NOT OLD."output" BEGIN
+     DELETE FROM "RunText" WHERE rowid = OLD.rowid;
+     INSERT INTO "RunText" (rowid, "text") VALUES (NEW.rowid, ${TEXT});
+   END`,
+  `CREATE TRIGGER IF NOT EXISTS "RunText_delete" AFTER DELETE ON "Run" BEGIN DELETE FROM "RunText" WHERE rowid = OLD.rowid; END`,
+];
+
+/** Create the index when missing; rebuild it when it does not cover every run. */
+export function ensureRunText(db: Database.Database): void {
+  db.transaction(() => {
+    for (const sql of DDL) db.exec(sql);
+    const runs = (db.prepare(`SELECT COUNT(*) AS n FROM "Run"`).get() as { n: number }).n;
+    const indexed = (db.prepare(`SELECT COUNT(*) AS n FROM "RunText"`).get() as { n: number }).n;
+    if (runs !== indexed) {
+      db.exec(`DELETE FROM "RunText"`);
+      db.exec(`INSERT INTO "RunText" (rowid, "text") SELECT rowid, coalesce("id", '') || ' ' || coalesce("input", '') || ' ' || coalesce("output", '') FROM "Run"`);
+    }
+  }).immediate();
+}
+
+/**
+ * The WHERE part for runs containing `text`: from the index when the text has at least three
+ * characters (a phrase of its trigrams, so an exact substring, case-insensitive), else a LIKE scan.
+ */
+export function textFilter(text: string): { sql: string; args: unknown[] } {
+  if ([...text].length >= 3) {
+    // one FTS5 string: double quotes are doubled; everything else (%, _, -, :) is literal
+    return { sql: `"Run".rowid IN (SELECT rowid FROM "RunText" WHERE "RunText" MATCH ?)`, args: [`"${text.replace(/"/g, '""')}"`] };
+  }
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { sql: `("input" LIKE ? ESCAPE '\\' OR "output" LIKE ? ESCAPE '\\' OR "id" LIKE ? ESCAPE '\\')`, args: [pattern, pattern, pattern] };
+}
