@@ -38,7 +38,7 @@ async function main() {
   const db = rt.sqlite.db;
   const t0 = performance.now();
   const insertRun = db.prepare(
-    `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
   );
   const insertT = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`);
   const insertReview = db.prepare(
@@ -55,9 +55,12 @@ async function main() {
       const input = JSON.stringify({ request: `${pick(WORDS)} ${pick(WORDS)} task number ${i}` });
       const error = status === "failed" ? JSON.stringify({ message: "boom", category: "critical", state }) : null;
       const finished = ["completed", "failed", "aborted"].includes(status) ? sqliteDate(created + 60_000) : null;
-      insertRun.run(id, workflow, status, JSON.stringify([state]), "{}", "{}", input, null, error, "{}", 4, 4, null, sqliteDate(created), sqliteDate(created + 60_000), finished);
+      // retries, waitingSince and failedStates as the engine keeps them (lib/engine/draft.ts)
+      const retried = rand() < 0.05;
+      const waitingSince = status === "waiting" ? sqliteDate(created + 4_000) : null;
+      insertRun.run(id, workflow, status, JSON.stringify([state]), "{}", "{}", input, null, error, "{}", 4, 4, null, retried ? 1 : 0, waitingSince, status === "failed" ? `|${state}|` : null, sqliteDate(created), sqliteDate(created + 60_000), finished);
       for (let s = 1; s <= 4; s++) {
-        const reason = s === 3 && rand() < 0.05 ? "retry 1 of 2 after a network error" : "done";
+        const reason = s === 3 && retried ? "retry 1 of 2 after a network error" : "done";
         insertT.run(id, s, '["A"]', s === 4 ? JSON.stringify([state]) : '["B"]', "EV", reason, sqliteDate(created + s * 1_000), 1_000, "{}");
       }
       if (status === "waiting") insertReview.run(`${id}-r`, id, workflow, "HUMAN_REVIEW", "approval", "Decide", "{}", "pending", null, null, null, sqliteDate(created + 4_000), null, 4);

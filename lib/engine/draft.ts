@@ -217,6 +217,16 @@ export function isRetry(event: string, reason: string): boolean {
   return event === "RETRY" || /^retry\b/i.test(reason) || /\bretried\b/i.test(reason);
 }
 
+/**
+ * Where a failed run failed, as "|A|B.C|": the state its error names, else the states its last
+ * transition left (into the failure state), and the states it ended in.
+ */
+export function failureStates(error: unknown, lastFrom: string[], ended: string[]): string {
+  const named = (error as { state?: unknown } | null)?.state;
+  const where = typeof named === "string" && named ? [named] : lastFrom;
+  return `|${[...new Set([...where, ...ended])].join("|")}|`;
+}
+
 /** The run row and commit item for the draft as it stands. `pending`: the timers armed before it. */
 export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<TimerRow> = []): CommitItem {
   const def = d.def;
@@ -238,9 +248,11 @@ export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<Time
     error: d.snapshot.status === "error" ? serializeError(d.snapshot.error) : s === "failed" ? d.row.error : s === "aborted" ? d.row.error : null,
     version: d.row.version + 1,
     waitingSince: d.reviews.size ? Math.min(...[...d.reviews.values()].map((r) => r.createdAt)) : null,
+    failedStates: null,
     updatedAt: d.now,
     finishedAt: terminal ? d.now : null,
   };
+  if (s === "failed") d.row.failedStates = failureStates(d.row.error, d.transitions.at(-1)?.from ?? [], d.row.state);
   let artifacts: CommitItem["artifacts"] = [];
   if (def.artifacts) {
     try {

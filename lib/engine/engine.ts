@@ -143,6 +143,7 @@ export class Engine {
       forkSeq: null,
       retries: 0,
       waitingSince: null,
+      failedStates: null,
       createdAt: now,
       updatedAt: now,
       finishedAt: null,

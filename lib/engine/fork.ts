@@ -78,6 +78,7 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
     forkSeq: snap.seq,
     retries: src.transitions.filter((t) => isRetry(t.event, t.reason)).length,
     waitingSince: null,
+    failedStates: null,
     createdAt: now,
     updatedAt: now,
     finishedAt: null,

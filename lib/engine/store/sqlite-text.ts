@@ -37,11 +37,20 @@ export function ensureRunText(db: Database.Database): void {
  * The WHERE part for runs containing `text`: from the index when the text has at least three
  * characters (a phrase of its trigrams, so an exact substring, case-insensitive), else a LIKE scan.
  */
-export function textFilter(text: string): { sql: string; args: unknown[] } {
+export function textFilter(text: string, dense = false): { sql: string; args: unknown[] } {
   if ([...text].length >= 3) {
-    // one FTS5 string: double quotes are doubled; everything else (%, _, -, :) is literal
-    return { sql: `"Run".rowid IN (SELECT rowid FROM "RunText" WHERE "RunText" MATCH ?)`, args: [`"${text.replace(/"/g, '""')}"`] };
+    // one FTS5 string: double quotes are doubled; everything else (%, _, -, :) is literal.
+    // Dense (many matches): "+" keeps the planner from driving the query from the match set,
+    // so another filter's index leads and the matches are only looked up.
+    return { sql: `${dense ? "+" : ""}"Run".rowid IN (SELECT rowid FROM "RunText" WHERE "RunText" MATCH ?)`, args: [`"${text.replace(/"/g, '""')}"`] };
   }
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return { sql: `("input" LIKE ? ESCAPE '\\' OR "output" LIKE ? ESCAPE '\\' OR "id" LIKE ? ESCAPE '\\')`, args: [pattern, pattern, pattern] };
+}
+
+/** How many runs contain `text` (from the index; -1 when the text is too short for it). */
+export function textMatches(db: Database.Database, text: string): number {
+  if ([...text].length < 3) return -1;
+  const r = db.prepare(`SELECT COUNT(*) AS n FROM "RunText" WHERE "RunText" MATCH ?`).get(`"${text.replace(/"/g, '""')}"`) as { n: number };
+  return r.n;
 }

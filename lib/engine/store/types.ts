@@ -28,6 +28,8 @@ export interface RunRow {
   retries: number;
   /** when the oldest pending review opened (epoch ms); null while none is pending */
   waitingSince: number | null;
+  /** a failed run's failure states as "|A|B.C|" (see failureStates in draft.ts); null otherwise */
+  failedStates: string | null;
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;

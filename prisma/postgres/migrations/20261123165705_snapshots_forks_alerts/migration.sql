@@ -1,5 +1,6 @@
 -- AlterTable
-ALTER TABLE "Run" ADD COLUMN     "forkOf" TEXT,
+ALTER TABLE "Run" ADD COLUMN     "failedStates" TEXT,
+ADD COLUMN     "forkOf" TEXT,
 ADD COLUMN     "forkSeq" INTEGER,
 ADD COLUMN     "retries" INTEGER NOT NULL DEFAULT 0,
 ADD COLUMN     "waitingSince" TIMESTAMP(3);
@@ -57,10 +58,13 @@ CREATE INDEX "Alert_status_workflow_idx" ON "Alert"("status", "workflow");
 CREATE INDEX "Alert_ruleId_status_idx" ON "Alert"("ruleId", "status");
 
 -- CreateIndex
-CREATE INDEX "Run_waitingSince_idx" ON "Run"("waitingSince");
+CREATE INDEX "Run_waitingSince_createdAt_idx" ON "Run"("waitingSince", "createdAt");
 
 -- CreateIndex
-CREATE INDEX "Run_retries_status_idx" ON "Run"("retries", "status");
+CREATE INDEX "Run_retries_status_createdAt_idx" ON "Run"("retries", "status", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Run_status_failedStates_idx" ON "Run"("status", "failedStates");
 
 -- CreateIndex
 CREATE INDEX "Run_forkOf_idx" ON "Run"("forkOf");
@@ -68,3 +72,4 @@ CREATE INDEX "Run_forkOf_idx" ON "Run"("forkOf");
 -- Backfill the run list's filter columns for runs that existed before them
 UPDATE "Run" SET "waitingSince" = (SELECT MIN(v."createdAt") FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending');
 UPDATE "Run" SET "retries" = (SELECT COUNT(*) FROM "Transition" t WHERE t."runId" = "Run"."id" AND (t."event" = 'RETRY' OR lower(t."reason") LIKE 'retry %' OR lower(t."reason") = 'retry' OR lower(t."reason") LIKE '%retried%'));
+UPDATE "Run" SET "failedStates" = '|' || coalesce("error"::jsonb ->> 'state', (SELECT string_agg(f.value, '|') FROM "Transition" t, jsonb_array_elements_text(t."from"::jsonb) f WHERE t."runId" = "Run"."id" AND t."seq" = "Run"."seq"), '') || '|' || coalesce((SELECT string_agg(s.value, '|') FROM jsonb_array_elements_text("Run"."state"::jsonb) s), '') || '|' WHERE "status" = 'failed';

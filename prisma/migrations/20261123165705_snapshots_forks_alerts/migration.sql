@@ -58,6 +58,7 @@ CREATE TABLE "new_Run" (
     "forkSeq" INTEGER,
     "retries" INTEGER NOT NULL DEFAULT 0,
     "waitingSince" DATETIME,
+    "failedStates" TEXT,
     "createdAt" DATETIME NOT NULL,
     "updatedAt" DATETIME NOT NULL,
     "finishedAt" DATETIME
@@ -66,8 +67,9 @@ INSERT INTO "new_Run" ("context", "createdAt", "entered", "error", "finishedAt",
 DROP TABLE "Run";
 ALTER TABLE "new_Run" RENAME TO "Run";
 CREATE INDEX "Run_status_updatedAt_idx" ON "Run"("status", "updatedAt");
-CREATE INDEX "Run_waitingSince_idx" ON "Run"("waitingSince");
-CREATE INDEX "Run_retries_status_idx" ON "Run"("retries", "status");
+CREATE INDEX "Run_waitingSince_createdAt_idx" ON "Run"("waitingSince", "createdAt");
+CREATE INDEX "Run_retries_status_createdAt_idx" ON "Run"("retries", "status", "createdAt");
+CREATE INDEX "Run_status_failedStates_idx" ON "Run"("status", "failedStates");
 CREATE INDEX "Run_forkOf_idx" ON "Run"("forkOf");
 CREATE INDEX "Run_status_createdAt_idx" ON "Run"("status", "createdAt");
 CREATE INDEX "Run_workflow_createdAt_idx" ON "Run"("workflow", "createdAt");
@@ -88,3 +90,4 @@ CREATE INDEX "Alert_ruleId_status_idx" ON "Alert"("ruleId", "status");
 -- Backfill the run list's filter columns for runs that existed before them
 UPDATE "Run" SET "waitingSince" = (SELECT MIN(v."createdAt") FROM "Review" v WHERE v."runId" = "Run"."id" AND v."status" = 'pending');
 UPDATE "Run" SET "retries" = (SELECT COUNT(*) FROM "Transition" t WHERE t."runId" = "Run"."id" AND (t."event" = 'RETRY' OR lower(t."reason") LIKE 'retry %' OR lower(t."reason") = 'retry' OR lower(t."reason") LIKE '%retried%'));
+UPDATE "Run" SET "failedStates" = '|' || coalesce(json_extract("error", '$.state'), (SELECT group_concat(f.value, '|') FROM "Transition" t, json_each(t."from") f WHERE t."runId" = "Run"."id" AND t."seq" = "Run"."seq"), '') || '|' || (SELECT group_concat(s.value, '|') FROM json_each("Run"."state") s) || '|' WHERE "status" = 'failed';
