@@ -12,6 +12,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
+import { ensureRunText } from "../lib/engine/store/sqlite-text";
 import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
 import type { CommitItem } from "../lib/engine/store/types";
 import type { RunView } from "../lib/engine/views";
@@ -111,10 +112,12 @@ function rawReplay(batches: CommitItem[][], url: string, file: string) {
     const db = new Database(file);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    const runCols = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt"`;
+    ensureRunText(db); // the free-text index and its triggers, as the store keeps them
+    const runCols = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
     const s = {
-      insertRun: db.prepare(`INSERT INTO "Run" (${runCols}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
-      updateRun: db.prepare(`UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`),
+      insertRun: db.prepare(`INSERT INTO "Run" (${runCols}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      updateRun: db.prepare(`UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`),
+      insertSnapshot: db.prepare(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`),
       insertTransition: db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`),
       setTimer: db.prepare(`INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`),
       clearTimer: db.prepare(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
@@ -129,10 +132,12 @@ function rawReplay(batches: CommitItem[][], url: string, file: string) {
         const ops: Op[] = [];
         const at = sqliteDate(r.updatedAt);
         if (item.expectVersion === null) {
-          ops.push([s.insertRun, [r.id, r.workflow, r.status, j(r.state), j(r.snapshot), j(r.context), j(r.input), j(r.output), j(r.error), j(r.entered), r.version, r.seq, r.parentId, sqliteDate(r.createdAt), at, null]]);
+          ops.push([s.insertRun, [r.id, r.workflow, r.status, j(r.state), j(r.snapshot), j(r.context), j(r.input), j(r.output), j(r.error), j(r.entered), r.version, r.seq, r.parentId, r.retries, null, r.failedStates, sqliteDate(r.createdAt), at, null]]);
         } else {
-          ops.push([s.updateRun, [r.status, j(r.state), j(r.snapshot), j(r.context), j(r.output), j(r.error), j(r.entered), r.version, r.seq, at, null, r.id, item.expectVersion]]);
+          const since = r.waitingSince === null ? null : sqliteDate(r.waitingSince);
+          ops.push([s.updateRun, [r.status, j(r.state), j(r.snapshot), j(r.context), j(r.output), j(r.error), j(r.entered), r.version, r.seq, r.retries, since, r.failedStates, at, null, r.id, item.expectVersion]]);
         }
+        if (item.transitions.length) ops.push([s.insertSnapshot, [r.id, r.seq, j(r.snapshot), j(r.context), j(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), at]]);
         for (const c of item.reviewsClose) ops.push([s.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id]]);
         for (const t of item.transitions) ops.push([s.insertTransition, [t.runId, t.seq, j(t.from), j(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, j(t.payload)]]);
         for (const id of item.timersClear) ops.push([s.clearTimer, [r.id, id]]);
@@ -141,7 +146,8 @@ function rawReplay(batches: CommitItem[][], url: string, file: string) {
         return ops;
       }),
     );
-    const serialise = () => batches.forEach((b) => b.forEach((i) => [i.run.state, i.run.snapshot, i.run.context, i.run.output, i.run.entered, ...i.transitions.map((t) => t.payload)].forEach(j)));
+    // (the store serialises snapshot and context once for the run row and its Snapshot row)
+    const serialise = () => batches.forEach((b) => b.forEach((i) => [i.run.state, i.run.snapshot, i.run.context, i.run.output, i.run.entered, i.timers, ...i.transitions.map((t) => t.payload)].forEach(j)));
     const s0 = performance.now();
     serialise();
     const serialiseSeconds = (performance.now() - s0) / 1000;

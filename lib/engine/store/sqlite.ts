@@ -184,6 +184,9 @@ export class SqliteRunStore implements RunStore {
       setTimer: p(
         `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
       ),
+      savepoint: p(`SAVEPOINT item`),
+      release: p(`RELEASE item`),
+      rollbackTo: p(`ROLLBACK TO item`),
       insertSnapshot: p(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`),
       snapshotAt: p(`SELECT * FROM "Snapshot" WHERE "runId"=? AND "seq">=? ORDER BY "seq" LIMIT 1`),
       clearTimer: p(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
@@ -210,7 +213,7 @@ export class SqliteRunStore implements RunStore {
   private apply(item: CommitItem): CommitOutcome {
     const { run } = item;
     const guarded = item.reviewsClose.length > 0;
-    if (guarded) this.db.exec("SAVEPOINT item");
+    if (guarded) this.s.savepoint.run();
     try {
       const a = runArgs(run, item.expectVersion === null);
       if (item.expectVersion === null) {
@@ -242,16 +245,21 @@ export class SqliteRunStore implements RunStore {
       for (const a of item.artifacts) {
         (a.mode === "append" ? this.s.appendArtifact : this.s.putArtifact).run(run.id, a.name, a.content, Buffer.byteLength(a.content), sqliteDate(run.updatedAt));
       }
-      if (guarded) this.db.exec("RELEASE item");
+      if (guarded) this.s.release.run();
       return "ok";
     } catch (e) {
-      if (guarded) this.db.exec("ROLLBACK TO item; RELEASE item");
+      if (guarded) this.rollback();
       throw e;
     }
   }
 
+  private rollback(): void {
+    this.s.rollbackTo.run();
+    this.s.release.run();
+  }
+
   private undo(guarded: boolean): CommitOutcome {
-    if (guarded) this.db.exec("ROLLBACK TO item; RELEASE item");
+    if (guarded) this.rollback();
     return "conflict";
   }
 
