@@ -117,7 +117,7 @@ function rawReplay(batches: CommitItem[][], url: string, file: string) {
     const s = {
       insertRun: db.prepare(`INSERT INTO "Run" (${runCols}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
       updateRun: db.prepare(`UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`),
-      insertSnapshot: db.prepare(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`),
+      insertSnapshot: db.prepare(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`),
       insertTransition: db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`),
       setTimer: db.prepare(`INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`),
       clearTimer: db.prepare(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
@@ -137,7 +137,7 @@ function rawReplay(batches: CommitItem[][], url: string, file: string) {
           const since = r.waitingSince === null ? null : sqliteDate(r.waitingSince);
           ops.push([s.updateRun, [r.status, j(r.state), j(r.snapshot), j(r.context), j(r.output), j(r.error), j(r.entered), r.version, r.seq, r.retries, since, r.failedStates, at, null, r.id, item.expectVersion]]);
         }
-        if (item.transitions.length) ops.push([s.insertSnapshot, [r.id, r.seq, j(r.snapshot), j(r.context), j(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), at]]);
+        if (item.transitions.length) ops.push([s.insertSnapshot, [r.id, r.seq, item.transitions[0].seq, j(r.snapshot), j(r.context), j(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), at]]);
         for (const c of item.reviewsClose) ops.push([s.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id]]);
         for (const t of item.transitions) ops.push([s.insertTransition, [t.runId, t.seq, j(t.from), j(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, j(t.payload)]]);
         for (const id of item.timersClear) ops.push([s.clearTimer, [r.id, id]]);

@@ -2,6 +2,7 @@
 // a worker, a test). No Next.js here; the web app reaches it through getRuntime().
 import { prismaOnSqlite, type Db } from "./db/client";
 import { AlertMonitor, alertIntervalFromEnv } from "./alerts/monitor";
+import { RetentionJob, retentionFromEnv } from "./retention/prune";
 import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
@@ -54,6 +55,8 @@ export interface Runtime {
   webhooks: WebhookDispatcher;
   /** per-state alerts: rules, seed 001's thresholds, evaluated on an interval (lib/alerts/monitor.ts) */
   alerts: AlertMonitor;
+  /** the scheduled pruning of old finished runs (lib/retention), when SWITCHYARD_RETENTION_DAYS is set */
+  retention: RetentionJob | null;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,8 @@ export interface RuntimeOptions {
   /** alert evaluation: start: false never evaluates on its own (call rt.alerts.evaluateOnce());
    *  intervalMs defaults to SWITCHYARD_ALERT_INTERVAL_MS (15 s; 0 = off) */
   alerts?: { start?: boolean; intervalMs?: number };
+  /** retention (default from SWITCHYARD_RETENTION_DAYS / _INTERVAL_MS / SWITCHYARD_ARCHIVE_DIR); null = off */
+  retention?: { olderThanMs: number; archiveDir?: string | null; intervalMs: number } | null;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -175,9 +180,12 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const webhooks = new WebhookDispatcher({ db, clock, ...webhookOpts });
   const alertInterval = opts.alerts?.intervalMs ?? alertIntervalFromEnv(env);
   const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
+  const keep = opts.retention !== undefined ? opts.retention : retentionFromEnv(env);
+  const retention = keep ? new RetentionJob({ sqlite, clock }, keep) : null;
   const base = {
     webhooks,
     alerts,
+    retention,
     getEngine: () => {
       if (!engineRef) throw new Error("the engine is not built yet");
       return engineRef;
@@ -211,11 +219,13 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const interval = opts.outboxIntervalMs ?? 10_000;
   const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
   outbox?.unref?.();
+  retention?.start();
   if (opts.resume !== false) await engine.resume();
   return {
     ...base,
     engine,
     async close() {
+      await retention?.stop();
       await alerts.stop();
       await webhooks.stop();
       if (outbox) clearInterval(outbox);

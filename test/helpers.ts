@@ -34,6 +34,7 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
     seedGuide: opts.seedGuide,
     webhooks: opts.webhooks,
     alerts: opts.alerts,
+    retention: opts.retention,
     effects: (base) => {
       const all = defaultEffects(base, env);
       const real = all[workflow] ?? { actors: {} };

@@ -11,7 +11,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../db/sqlite";
 import type { Clock } from "../engine/clock";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
-import { HttpError } from "./http";
+import { HttpError, parseJsonBody } from "./http";
 
 export const EXPORT_FORMAT = "switchyard-run";
 export const EXPORT_VERSION = 1;
@@ -76,6 +76,7 @@ const ExportedRun = z.strictObject({
 
 const ExportedSnapshot = z.strictObject({
   seq: int,
+  first: int,
   snapshot: z.record(z.string(), json),
   context: json,
   timers: z.array(z.strictObject({ id: name, dueAt: z.number().finite(), event: z.looseObject({ type: name }), seq: int })).max(1_000),
@@ -284,6 +285,7 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
     })),
     snapshots: all(`SELECT * FROM "Snapshot" WHERE "runId" = ? ORDER BY "seq"`).map((x) => ({
       seq: num(x.seq),
+      first: num(x.first),
       snapshot: parseJson(x.snapshot),
       context: parseJson(x.context),
       timers: parseJson(x.timers) ?? [],
@@ -438,8 +440,8 @@ export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: I
     doc.reviews.forEach((v, i) =>
       rv.run(`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, dbDate(v.createdAt), dbDateOrNull(v.decidedAt), v.seq),
     );
-    const sn = db.prepare(`INSERT INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`);
-    for (const x of doc.snapshots) sn.run(newId, x.seq, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), dbDate(x.at));
+    const sn = db.prepare(`INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`);
+    for (const x of doc.snapshots) sn.run(newId, x.seq, x.first, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), dbDate(x.at));
     const tm = db.prepare(`INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`);
     for (const t of doc.timers) tm.run(newId, t.id, dbDate(t.dueAt), JSON.stringify(t.event), t.seq);
     const ar = db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
@@ -471,7 +473,8 @@ export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: I
 /**
  * Read a JSON request body of up to `limit` bytes (the API's readJson stops at 1 MB; an export
  * is often bigger). 415 for a non-JSON content type, 413 above the limit (checked while
- * streaming, so an oversized body is never held whole), 400 when empty or malformed.
+ * streaming, so an oversized body is never held whole), 400 when empty, malformed or nested
+ * deeper than MAX_JSON_DEPTH.
  */
 export async function readLargeJson(req: Request, limit: number = L.bodyBytes): Promise<unknown> {
   const type = req.headers.get("content-type") ?? "";
@@ -500,9 +503,5 @@ export async function readLargeJson(req: Request, limit: number = L.bodyBytes): 
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "") throw new HttpError("request body is empty; send a run export (JSON)", 400, "empty_body");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new HttpError(`malformed JSON: ${(e as Error).message}`, 400, "malformed_json");
-  }
+  return parseJsonBody(text);
 }

@@ -187,8 +187,8 @@ export class SqliteRunStore implements RunStore {
       savepoint: p(`SAVEPOINT item`),
       release: p(`RELEASE item`),
       rollbackTo: p(`ROLLBACK TO item`),
-      insertSnapshot: p(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","snapshot","context","timers","at") VALUES (?,?,?,?,?,?)`),
-      snapshotAt: p(`SELECT * FROM "Snapshot" WHERE "runId"=? AND "seq">=? ORDER BY "seq" LIMIT 1`),
+      insertSnapshot: p(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`),
+      snapshotAt: p(`SELECT * FROM "Snapshot" WHERE "runId"=? AND "seq">=? AND "first"<=? ORDER BY "seq" LIMIT 1`),
       clearTimer: p(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
       openReview: p(
         `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -235,7 +235,7 @@ export class SqliteRunStore implements RunStore {
         this.s.insertTransition.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload));
       }
       if (item.transitions.length) {
-        this.s.insertSnapshot.run(run.id, run.seq, a[4], a[5], JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), sqliteDate(run.updatedAt));
+        this.s.insertSnapshot.run(run.id, run.seq, item.transitions[0].seq, a[4], a[5], JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), sqliteDate(run.updatedAt));
       }
       for (const id of item.timersClear) this.s.clearTimer.run(run.id, id);
       for (const t of item.timersSet) this.s.setTimer.run(t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq);
@@ -371,10 +371,11 @@ export class SqliteRunStore implements RunStore {
   }
 
   async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {
-    const r = this.s.snapshotAt.get(runId, seq) as Row | undefined;
+    // the snapshot of the commit that wrote `seq` (none when it was pruned: a later one would be another state)
+    const r = this.s.snapshotAt.get(runId, seq, seq) as Row | undefined;
     if (!r) return null;
     const timers = (parse(r.timers) ?? []) as Omit<TimerRow, "runId">[];
-    return { runId, seq: num(r.seq), snapshot: parse(r.snapshot), context: parse(r.context), timers: timers.map((t) => ({ ...t, runId })), at: fromSqliteDate(r.at) };
+    return { runId, seq: num(r.seq), first: num(r.first), snapshot: parse(r.snapshot), context: parse(r.context), timers: timers.map((t) => ({ ...t, runId })), at: fromSqliteDate(r.at) };
   }
 
   async artifacts(runId: string): Promise<ArtifactInfo[]> {

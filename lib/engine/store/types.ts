@@ -116,6 +116,8 @@ export interface CommitItem {
 export interface SnapshotRow {
   runId: string;
   seq: number;
+  /** the commit's first transition: the snapshot answers for seq first..seq */
+  first: number;
   snapshot: Record<string, unknown>;
   context: unknown;
   timers: TimerRow[];

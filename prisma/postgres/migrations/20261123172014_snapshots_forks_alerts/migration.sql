@@ -9,6 +9,7 @@ ADD COLUMN     "waitingSince" TIMESTAMP(3);
 CREATE TABLE "Snapshot" (
     "runId" TEXT NOT NULL,
     "seq" INTEGER NOT NULL,
+    "first" INTEGER NOT NULL,
     "snapshot" TEXT NOT NULL,
     "context" TEXT NOT NULL,
     "timers" TEXT NOT NULL,
