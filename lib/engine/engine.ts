@@ -72,9 +72,14 @@ export interface StepOutcome {
   transitions: TransitionView[];
 }
 
+/** Wait before retrying a commit the database refused: 0.5 s, 1 s, 2 s … up to 30 s. */
+export function storageBackoff(attempt: number): number {
+  return Math.min(30_000, 500 * 2 ** attempt);
+}
+
 export class StorageError extends EngineError {
   constructor(cause: unknown) {
-    super(`storage unavailable: ${serializeError(cause).message}`, 503, "storage_unavailable");
+    super(`storage unavailable: ${serializeError(cause).message}; try again shortly`, 503, "storage_unavailable");
   }
 }
 
@@ -569,13 +574,23 @@ export class Engine {
       },
     };
     const fn = this.opts.effects(live.def.id).actors[src] as ((input: unknown, ctx: EffectContext) => Promise<unknown>) | undefined;
-    const settle = (event: EventObject) => {
+    const entry = live.effects.get(id)!;
+    const settle = (event: EventObject, attempt = 0) => {
       if (!current()) return;
       void this.enqueue(live, async () => {
         if (!current()) return null;
         live.effects.delete(id);
         return this.applyEvent(live, event);
-      }).catch((e) => this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e)));
+      }).catch((e) => {
+        if (e instanceof StorageError && !live.gone && !controller.signal.aborted) {
+          // the result is kept and committed once the database answers again (nothing was written)
+          if (!live.effects.has(id)) live.effects.set(id, entry);
+          this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${e.message}); retrying`);
+          this.clock.setTimeout(() => settle(event, attempt + 1), storageBackoff(attempt));
+          return;
+        }
+        this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e));
+      });
     };
     Promise.resolve()
       .then(() => {
@@ -588,14 +603,22 @@ export class Engine {
       );
   }
 
-  private arm(live: Live, t: TimerRow) {
+  private arm(live: Live, t: TimerRow, attempt = 0) {
     this.disarm(live, t.id);
     const handle = this.clock.setTimeout(() => {
       void this.enqueue(live, async () => {
         if (live.timers.get(t.id)?.handle !== handle || live.gone) return null;
         live.timers.delete(t.id);
         return this.applyEvent(live, t.event as EventObject, { timerId: t.id });
-      }).catch((e) => this.log("warn", `run ${live.row.id}: timer ${t.id} not applied`, serializeError(e)));
+      }).catch((e) => {
+        if (e instanceof StorageError && !live.gone && !live.timers.has(t.id)) {
+          // fire again once the database answers (the timer row is still there)
+          this.log("warn", `run ${live.row.id}: timer ${t.id} not committed (${e.message}); retrying`);
+          this.arm(live, { ...t, dueAt: this.clock.now() + storageBackoff(attempt) }, attempt + 1);
+          return;
+        }
+        this.log("warn", `run ${live.row.id}: timer ${t.id} not applied`, serializeError(e));
+      });
     }, t.dueAt - this.clock.now());
     live.timers.set(t.id, { handle, dueAt: t.dueAt, row: t });
   }

@@ -44,3 +44,18 @@ export function isEngineError(e: unknown): e is EngineError {
 export function isZodError(e: unknown): e is { issues: { path: PropertyKey[]; message: string }[] } {
   return typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ZodError" && Array.isArray((e as { issues?: unknown }).issues);
 }
+
+const STORAGE_CODES = /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL|NOTADB)|P1001|P1002|P1008|P1017|P2024|ECONNREFUSED|ECONNRESET|57P01|57P03|53300)/;
+
+/**
+ * Is this the database refusing or failing (locked, unreachable, out of space) rather than a
+ * bug? The API answers those with 503 (try again), never 500.
+ */
+export function isStorageFailure(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c && typeof c === "object" && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
+    const { code, message } = c as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && STORAGE_CODES.test(code)) return true;
+    if (typeof message === "string" && /database is locked|database table is locked|disk I\/O error|unable to open database|Can't reach database server|Timed out fetching a new connection/i.test(message)) return true;
+  }
+  return false;
+}
