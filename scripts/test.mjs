@@ -7,10 +7,10 @@ import path from "node:path";
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const bin = (pkg, file) => path.join("node_modules", pkg, file);
 
-function step(name, args) {
+function step(name, args, extra = {}) {
   const started = Date.now();
   console.log(`\n▶ ${name}`);
-  const r = spawnSync(process.execPath, args, { stdio: "inherit", env });
+  const r = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...env, ...extra } });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   if (r.status !== 0) {
     console.error(`✖ ${name} failed after ${secs} s`);
@@ -28,5 +28,6 @@ if (!fs.existsSync(chromium)) {
 step("type-check (tsc)", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]);
 step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
 if (!process.env.SWITCHYARD_SKIP_BUILD) step("production build (next build)", [bin("next", "dist/bin/next"), "build"]);
+step("crash survival, small (npm run chaos with 5 kills)", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
 step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
 console.log("\nall tests passed");
