@@ -107,7 +107,7 @@ console.log(`chaos: ${KILLS} kills, seed ${SEED}, database ${file}`);
 await up();
 for (let k = 0; k < KILLS; k++) {
   // the kill lands whenever it lands: between requests, under one, inside a run's step
-  const alive = server;
+  const alive: ChildProcess | null = server;
   const killer = sleep(300 + rand() * 1_500).then(() => {
     kill();
     counts.kills++;

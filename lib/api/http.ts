@@ -1,14 +1,59 @@
 // HTTP plumbing for route handlers, on the Web Request/Response API only (no Next.js): JSON
 // bodies with a size limit, zod validation, and errors mapped to 4xx with a message.
 import { z } from "zod";
-import { EngineError, isEngineError, isZodError } from "../engine/errors";
+import { EngineError, isEngineError, isStorageFailure, isZodError } from "../engine/errors";
+import { assertSameOrigin } from "./csrf";
 
 export class HttpError extends EngineError {}
 
 export const MAX_BODY_BYTES = 1_000_000;
 
+/**
+ * How deep a JSON body may nest. JSON.parse takes any depth, but JSON.stringify, structuredClone
+ * and other recursive code overflow the stack a few thousand levels down (a 500), so deeper
+ * bodies are refused before they are parsed. No document of this API comes near it.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** Does JSON text nest arrays and objects deeper than `limit`? (brackets inside strings do not count) */
+export function jsonTooDeep(text: string, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** JSON.parse for request bodies: 400 when nested deeper than MAX_JSON_DEPTH or malformed. */
+export function parseJsonBody(text: string): unknown {
+  if (jsonTooDeep(text)) throw new HttpError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 400, "too_deep");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HttpError(`malformed JSON: ${(e as Error).message}`, 400, "malformed_json");
+  }
+}
+
+// a BigInt (an integer column read in safe-integers mode) cannot be written by JSON.stringify
+const bigints = (_key: string, v: unknown) => (typeof v === "bigint" ? (v >= Number.MIN_SAFE_INTEGER && v <= Number.MAX_SAFE_INTEGER ? Number(v) : v.toString()) : v);
+
 export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(data), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+  let text: string;
+  try {
+    text = JSON.stringify(data);
+  } catch (e) {
+    if (!(e instanceof TypeError && /BigInt/i.test(e.message))) throw e;
+    text = JSON.stringify(data, bigints);
+  }
+  return new Response(text, { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
 function issues(e: { issues: { path: PropertyKey[]; message: string }[] }) {
@@ -22,11 +67,15 @@ export function errorResponse(e: unknown): Response {
   if (isEngineError(e)) {
     return json({ error: e.message, code: e.code, ...(e.details !== undefined ? { details: e.details } : {}) }, e.status);
   }
+  if (isStorageFailure(e)) {
+    const cause = (e as { message?: string }).message ?? String(e);
+    return json({ error: `storage unavailable: ${cause.slice(0, 300)}; try again shortly`, code: "storage_unavailable" }, 503, { "retry-after": "2" });
+  }
   console.error("[api] unexpected error", e);
   return json({ error: "internal error", code: "internal" }, 500);
 }
 
-/** Read a JSON body: 415 for a non-JSON content type, 413 when too large, 400 when malformed. */
+/** Read a JSON body: 415 for a non-JSON content type, 413 when too large, 400 when malformed or too deeply nested. */
 export async function readJson(req: Request, { optional = false } = {}): Promise<unknown> {
   const type = req.headers.get("content-type") ?? "";
   const length = Number(req.headers.get("content-length") ?? "0");
@@ -43,11 +92,7 @@ export async function readJson(req: Request, { optional = false } = {}): Promise
     throw new HttpError("request body is empty; send a JSON object", 400, "empty_body");
   }
   if (type && !/\bjson\b/i.test(type)) throw new HttpError(`content-type must be application/json (got ${type.split(";")[0]})`, 415, "unsupported_media_type");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new HttpError(`malformed JSON: ${(e as Error).message}`, 400, "malformed_json");
-  }
+  return parseJsonBody(text);
 }
 
 export function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -64,6 +109,7 @@ export function query(req: Request): Record<string, string> {
 export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
   return async (...args: A) => {
     try {
+      if (args[0] instanceof Request) assertSameOrigin(args[0]);
       return await fn(...args);
     } catch (e) {
       return errorResponse(e);
