@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { startRun } from "@/lib/api/runs";
@@ -19,6 +20,7 @@ const NewRunForm = z.object({
 
 /** Start a run from the dashboard form: either the per-field inputs or the JSON input. */
 export async function startRunAction(_prev: FormState, form: FormData): Promise<FormState> {
+  await requireRole("operator");
   const parsed = NewRunForm.safeParse({ workflow: form.get("workflow"), json: form.get("json") ?? undefined });
   if (!parsed.success) {
     return { ok: false, fieldErrors: Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? "form"), i.message])) };

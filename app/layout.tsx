@@ -1,6 +1,11 @@
 import type { Metadata } from "next";
 import { AlertBanner } from "@/components/alerts/alert-banner";
 import { Nav } from "@/components/nav";
+import { UserBar } from "@/components/auth/user-bar";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { authEnabled } from "@/lib/auth/roles";
+import { currentUser } from "./session";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -8,12 +13,19 @@ export const metadata: Metadata = {
   description: "Run LLM-agent workflows as durable state machines, and watch and steer them live.",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // accounts on: a page needs a valid session (the proxy sent requests without a cookie to /login)
+  const who = await currentUser();
+  if (authEnabled() && !who) {
+    const path = (await headers()).get("x-sy-path") ?? "/";
+    if (!path.startsWith("/login")) redirect(`/login?next=${encodeURIComponent(path)}`);
+  }
   return (
     <html lang="en">
       <body className="min-h-screen antialiased">
         <Nav />
-        <AlertBanner />
+        {who && <UserBar name={who.name} role={who.role} />}
+        {(!authEnabled() || who) && <AlertBanner />}
         <main className="mx-auto w-full max-w-[1440px] px-4 py-6 sm:px-6">{children}</main>
       </body>
     </html>

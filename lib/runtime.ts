@@ -3,6 +3,7 @@
 import { prismaOnSqlite, type Db } from "./db/client";
 import { AlertMonitor, alertIntervalFromEnv } from "./alerts/monitor";
 import { RetentionJob, retentionFromEnv } from "./retention/prune";
+import { Accounts } from "./auth/accounts";
 import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
@@ -57,6 +58,8 @@ export interface Runtime {
   alerts: AlertMonitor;
   /** the scheduled pruning of old finished runs (lib/retention), when SWITCHYARD_RETENTION_DAYS is set */
   retention: RetentionJob | null;
+  /** users, sessions and API tokens (used when SWITCHYARD_AUTH=on) */
+  accounts: Accounts;
   close(): Promise<void>;
 }
 
@@ -186,6 +189,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     webhooks,
     alerts,
     retention,
+    accounts: new Accounts(db, clock),
     getEngine: () => {
       if (!engineRef) throw new Error("the engine is not built yet");
       return engineRef;

@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { PasteForm } from "@/lib/api/knowledge";
@@ -14,6 +15,7 @@ export interface PasteState {
 
 /** Import pasted text as one document (Markdown by default). */
 export async function importTextAction(_prev: PasteState, form: FormData): Promise<PasteState> {
+  await requireRole("admin");
   const parsed = PasteForm.safeParse({
     title: form.get("title") || undefined,
     type: form.get("type") || undefined,
@@ -42,6 +44,7 @@ const DeleteInput = z.object({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9
 
 /** Delete a document and its chunks. */
 export async function deleteDocumentAction(input: z.input<typeof DeleteInput>): Promise<{ ok: boolean; error?: string }> {
+  await requireRole("admin");
   const parsed = DeleteInput.safeParse(input);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
   try {

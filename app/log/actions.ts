@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { DomainParam, ProfileKey, ProfileValue, putProfileFact, removeProfileFact } from "@/lib/api/entries";
@@ -21,6 +22,7 @@ const FactForm = z.object({
 
 /** The person sets a profile fact (source "user", reason "edited by the person"). */
 export async function saveFactAction(_prev: FactFormState, form: FormData): Promise<FactFormState> {
+  await requireRole("operator");
   const domain = form.get("domain");
   const parsed = FactForm.safeParse({
     key: form.get("key") ?? "",
@@ -50,6 +52,7 @@ const DeleteInput = z.object({ key: ProfileKey });
 
 /** Remove a profile fact. */
 export async function deleteFactAction(input: z.input<typeof DeleteInput>): Promise<{ ok: boolean; error?: string }> {
+  await requireRole("operator");
   const parsed = DeleteInput.safeParse(input);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
   try {

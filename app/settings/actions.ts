@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { z } from "zod";
 import { getRuntime } from "@/lib/runtime";
 
@@ -14,6 +15,7 @@ export interface ConnectionResult {
 
 /** One small request to one endpoint, without retries: is it reachable, and how fast? */
 export async function testConnectionAction(name: string): Promise<ConnectionResult> {
+  await requireRole("admin");
   const parsed = Name.safeParse(name);
   if (!parsed.success) return { ok: false, latencyMs: 0, model: "", error: "invalid endpoint name" };
   const rt = await getRuntime();

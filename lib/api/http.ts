@@ -3,6 +3,8 @@
 import { z } from "zod";
 import { EngineError, isEngineError, isStorageFailure, isZodError } from "../engine/errors";
 import { assertSameOrigin } from "./csrf";
+import type { Principal } from "../auth/accounts";
+import { atLeast, authEnabled, requiredRole } from "../auth/roles";
 
 export class HttpError extends EngineError {}
 
@@ -106,10 +108,33 @@ export function query(req: Request): Record<string, string> {
 }
 
 /** Wrap a handler so that every failure becomes a JSON error response. */
+const principals = new WeakMap<Request, Principal>();
+
+/** The signed-in person or token behind a request (null with accounts off). */
+export function principalOf(req: Request): Principal | null {
+  return principals.get(req) ?? null;
+}
+
+/** With SWITCHYARD_AUTH=on: 401 without a session or token, 403 without the role the route needs. */
+async function authorize(req: Request): Promise<void> {
+  if (!authEnabled()) return;
+  const path = new URL(req.url).pathname;
+  const need = requiredRole(req.method, path);
+  if (!need) return;
+  const { getRuntime } = await import("../runtime");
+  const who = await (await getRuntime()).accounts.fromRequest(req.headers);
+  if (!who) throw new HttpError("sign in, or send an API token (Authorization: Bearer sy_…)", 401, "unauthenticated");
+  if (!atLeast(who.role, need)) throw new HttpError(`${req.method} ${path} needs the ${need} role; ${who.name} has ${who.role}`, 403, "forbidden");
+  principals.set(req, who);
+}
+
 export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
   return async (...args: A) => {
     try {
-      if (args[0] instanceof Request) assertSameOrigin(args[0]);
+      if (args[0] instanceof Request) {
+        assertSameOrigin(args[0]);
+        await authorize(args[0]);
+      }
       return await fn(...args);
     } catch (e) {
       return errorResponse(e);

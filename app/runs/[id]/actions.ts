@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { z } from "zod";
 import { decideReview } from "@/lib/api/reviews";
 import { abortRun, sendEvent } from "@/lib/api/runs";
@@ -28,10 +29,11 @@ function fail(e: unknown): ActionResult {
 }
 
 export async function decideAction(input: z.input<typeof Decision>): Promise<ActionResult> {
+  const who = await requireRole("reviewer");
   try {
     const d = Decision.parse(input);
     if (d.decision === "modify" && !d.feedback?.trim() && !d.data) return { ok: false, status: 422, error: "say what to change", fieldErrors: { feedback: "describe the modification you want" } };
-    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined, data: d.data });
+    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: who?.name ?? (d.reviewer?.trim() || undefined), data: d.data });
     return { ok: true };
   } catch (e) {
     return fail(e);
@@ -41,6 +43,7 @@ export async function decideAction(input: z.input<typeof Decision>): Promise<Act
 const Abort = z.object({ runId: z.string().min(1).max(200), reason: z.string().max(2_000).optional() });
 
 export async function abortAction(input: z.input<typeof Abort>): Promise<ActionResult> {
+  await requireRole("operator");
   try {
     const a = Abort.parse(input);
     await abortRun(await getRuntime(), a.runId, a.reason?.trim() || undefined);
@@ -53,6 +56,7 @@ export async function abortAction(input: z.input<typeof Abort>): Promise<ActionR
 const Send = z.object({ runId: z.string().min(1).max(200), event: z.looseObject({ type: z.string().min(1).max(100) }) });
 
 export async function sendEventAction(input: z.input<typeof Send>): Promise<ActionResult> {
+  await requireRole("operator");
   try {
     const s = Send.parse(input);
     await sendEvent(await getRuntime(), s.runId, s.event);

@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getRuntime } from "@/lib/runtime";
@@ -7,6 +8,7 @@ const Switch = z.object({ offline: z.boolean(), reason: z.string().trim().max(20
 
 /** Take the Context Manager offline (runs continue in degraded mode) or bring it back (queued writes flush). */
 export async function setContextManagerAction(input: z.input<typeof Switch>): Promise<{ ok: boolean; error?: string; flushed?: number }> {
+  await requireRole("admin");
   const parsed = Switch.safeParse(input);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
   const rt = await getRuntime();

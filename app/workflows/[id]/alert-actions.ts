@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 // The workflow page's Alerts panel: add a rule (form units: seconds, percent, minutes) and
 // delete one. The rule itself is validated by lib/alerts/rules (the same checks as POST /api/alerts/rules).
 import { revalidatePath } from "next/cache";
@@ -53,6 +54,7 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
 
 /** Add a rule: threshold in seconds (dwell, waiting) or percent (failure rate), window in minutes. Evaluated at once. */
 export async function createAlertRuleAction(input: Record<string, string>): Promise<RuleFormResult> {
+  await requireRole("admin");
   const form = RuleForm.safeParse(input);
   if (!form.success) return fieldErrors(form.error.issues);
   const f = form.data;
@@ -79,6 +81,7 @@ const Delete = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/), workfl
 
 /** Delete a rule; its open alert resolves. */
 export async function deleteAlertRuleAction(input: { id: string; workflow: string }): Promise<RuleFormResult> {
+  await requireRole("admin");
   const parsed = Delete.safeParse(input);
   if (!parsed.success) return { ok: false, error: "not an alert rule" };
   const rt = await getRuntime();

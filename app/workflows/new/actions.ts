@@ -1,4 +1,5 @@
 "use server";
+import { requireRole } from "@/app/session";
 import { createWorkflow, CreateWorkflowBody } from "@/lib/api/workflows";
 import { isEngineError, isZodError } from "@/lib/engine/errors";
 import type { FlowIssue } from "@/lib/flows/types";
@@ -8,6 +9,7 @@ export type SaveResult = { ok: true; id: string; version: number; created: boole
 
 /** Save a workflow definition from the editor (same validation as POST /api/workflows). */
 export async function saveWorkflowAction(input: unknown): Promise<SaveResult> {
+  await requireRole("admin");
   try {
     const body = CreateWorkflowBody.parse(input);
     const out = await createWorkflow(await getRuntime(), body);

@@ -1,4 +1,4 @@
-import { handler, json, parse, readJson } from "@/lib/api/http";
+import { handler, json, parse, principalOf, readJson } from "@/lib/api/http";
 import { decideReview } from "@/lib/api/reviews";
 import { DecisionBody, RunIdParam } from "@/lib/api/schemas";
 import { getRuntime } from "@/lib/runtime";
@@ -6,5 +6,7 @@ import { getRuntime } from "@/lib/runtime";
 export const POST = handler(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
   const { id } = parse(RunIdParam, await ctx.params);
   const body = parse(DecisionBody, await readJson(req));
-  return json(await decideReview(await getRuntime(), id, body));
+  // signed in: the decision is recorded as the signed-in person's, whatever the body says
+  const who = principalOf(req);
+  return json(await decideReview(await getRuntime(), id, who ? { ...body, reviewer: who.name } : body));
 });

@@ -5,6 +5,9 @@ import { getRuntime } from "@/lib/runtime";
 
 export const POST = handler(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
   const { id } = parse(RunIdParam, await ctx.params);
-  const event = parse(EventBody, await readJson(req));
-  return json(await sendEvent(await getRuntime(), id, event));
+  const body = await readJson(req);
+  parse(EventBody, body);
+  // the body as sent, not EventBody's copy: that copy drops a "__proto__" key, which the
+  // workflow's strict event schema must see (and refuse) like any other unknown field
+  return json(await sendEvent(await getRuntime(), id, body));
 });

@@ -1,0 +1,21 @@
+// Who is signed in, for pages and server actions (SWITCHYARD_AUTH=on; otherwise everyone is the
+// one local user and every check passes). API routes check the same roles in lib/api/http.ts.
+import { cookies } from "next/headers";
+import { SESSION_COOKIE, type Principal } from "@/lib/auth/accounts";
+import { atLeast, authEnabled, type Role } from "@/lib/auth/roles";
+import { getRuntime } from "@/lib/runtime";
+
+export async function currentUser(): Promise<Principal | null> {
+  if (!authEnabled()) return null;
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  return (await getRuntime()).accounts.fromSession(token);
+}
+
+/** For server actions: throws unless the signed-in person has `need` (always passes with accounts off). */
+export async function requireRole(need: Role): Promise<Principal | null> {
+  if (!authEnabled()) return null;
+  const who = await currentUser();
+  if (!who) throw new Error("sign in first: your session has ended");
+  if (!atLeast(who.role, need)) throw new Error(`this needs the ${need} role; ${who.name} is ${who.role}`);
+  return who;
+}

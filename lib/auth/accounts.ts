@@ -1,0 +1,114 @@
+// Accounts on the database: users, sessions (cookie tokens stored as SHA-256), API tokens.
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import type { Clock } from "../engine/clock";
+import { ConflictError, InvalidError, NotFoundError } from "../engine/errors";
+import { hashPassword, verifyPassword } from "./password";
+import { ROLES, atLeast, type Role } from "./roles";
+
+export const SESSION_COOKIE = "sy_session";
+export const SESSION_DAYS = 14;
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const token = (prefix = "") => `${prefix}${randomBytes(32).toString("base64url")}`;
+
+export interface Principal {
+  userId: string;
+  name: string;
+  role: Role;
+  via: "session" | "token";
+}
+
+export const UserInput = z
+  .object({
+    name: z.string().trim().min(1, "name is required").max(100).regex(/^[A-Za-z0-9_.@-]+$/, "letters, digits, _ . @ - only"),
+    password: z.string().min(10, "at least 10 characters").max(200),
+    role: z.enum(ROLES),
+  })
+  .strict();
+
+export class Accounts {
+  constructor(
+    private db: Db,
+    private clock: Clock,
+  ) {}
+
+  async createUser(input: z.input<typeof UserInput>): Promise<{ id: string; name: string; role: Role }> {
+    const u = UserInput.parse(input);
+    if (await this.db.user.findUnique({ where: { name: u.name } })) throw new ConflictError(`user ${u.name} exists`);
+    const row = await this.db.user.create({ data: { id: randomUUID(), name: u.name, role: u.role, passwordHash: await hashPassword(u.password), createdAt: new Date(this.clock.now()) } });
+    return { id: row.id, name: row.name, role: row.role as Role };
+  }
+
+  async countUsers(): Promise<number> {
+    return this.db.user.count();
+  }
+
+  /** A new session for name + password, or null (unknown, disabled, or wrong password: one answer for all). */
+  async signIn(name: string, password: string): Promise<{ token: string; principal: Principal; expiresAt: Date } | null> {
+    const user = await this.db.user.findUnique({ where: { name } });
+    const ok = user && !user.disabled && (await verifyPassword(password, user.passwordHash));
+    if (!user || !ok) return null;
+    const t = token();
+    const expiresAt = new Date(this.clock.now() + SESSION_DAYS * 86_400_000);
+    await this.db.session.create({ data: { id: sha256(t), userId: user.id, createdAt: new Date(this.clock.now()), expiresAt } });
+    return { token: t, expiresAt, principal: { userId: user.id, name: user.name, role: user.role as Role, via: "session" } };
+  }
+
+  async signOut(sessionToken: string): Promise<void> {
+    await this.db.session.deleteMany({ where: { id: sha256(sessionToken) } });
+  }
+
+  async fromSession(sessionToken: string | undefined | null): Promise<Principal | null> {
+    if (!sessionToken) return null;
+    const s = await this.db.session.findUnique({ where: { id: sha256(sessionToken) } });
+    if (!s || s.expiresAt.getTime() <= this.clock.now()) return null;
+    const user = await this.db.user.findUnique({ where: { id: s.userId } });
+    if (!user || user.disabled) return null;
+    return { userId: user.id, name: user.name, role: user.role as Role, via: "session" };
+  }
+
+  /** A token for scripts, shown once; it acts with `role`, which may not exceed its owner's. */
+  async createToken(userName: string, name: string, role: Role): Promise<{ id: string; token: string }> {
+    const user = await this.db.user.findUnique({ where: { name: userName } });
+    if (!user) throw new NotFoundError(`user ${userName} not found`);
+    if (!atLeast(user.role as Role, role)) throw new InvalidError(`a token of ${userName} (${user.role}) cannot have role ${role}`);
+    const t = token("sy_");
+    const id = randomUUID();
+    await this.db.apiToken.create({ data: { id, name, userId: user.id, tokenHash: sha256(t), role, createdAt: new Date(this.clock.now()) } });
+    return { id, token: t };
+  }
+
+  async revokeToken(id: string): Promise<void> {
+    const r = await this.db.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date(this.clock.now()) } });
+    if (r.count === 0) throw new NotFoundError(`token ${id} not found or already revoked`);
+  }
+
+  async fromToken(bearer: string | undefined | null): Promise<Principal | null> {
+    if (!bearer?.startsWith("sy_")) return null;
+    const t = await this.db.apiToken.findUnique({ where: { tokenHash: sha256(bearer) } });
+    if (!t || t.revokedAt) return null;
+    const user = await this.db.user.findUnique({ where: { id: t.userId } });
+    if (!user || user.disabled) return null;
+    await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: new Date(this.clock.now()) } });
+    // never more than the owner has now
+    const role = atLeast(user.role as Role, t.role as Role) ? (t.role as Role) : (user.role as Role);
+    return { userId: user.id, name: user.name, role, via: "token" };
+  }
+
+  /** Who sent this request: a Bearer token, else the session cookie. */
+  async fromRequest(headers: Headers): Promise<Principal | null> {
+    const auth = headers.get("authorization");
+    if (auth?.toLowerCase().startsWith("bearer ")) return this.fromToken(auth.slice(7).trim());
+    return this.fromSession(cookieValue(headers.get("cookie"), SESSION_COOKIE));
+  }
+}
+
+export function cookieValue(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return null;
+}

@@ -1,0 +1,167 @@
+// Accounts (SWITCHYARD_AUTH=on): every API route refuses a caller without a session or token
+// (401) and one without the role it needs (403); roles viewer < reviewer < operator < admin;
+// decisions are recorded as the signed-in person's; tokens are hashed and revocable; every
+// server action checks the role.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateDatabase } from "../lib/db/migrations";
+import { requiredRole } from "../lib/auth/roles";
+import { inState, tempDbUrl } from "./helpers";
+
+const url = tempDbUrl("auth");
+const saved = { url: process.env.DATABASE_URL, auth: process.env.SWITCHYARD_AUTH };
+process.env.DATABASE_URL = url;
+process.env.SWITCHYARD_AUTH = "on";
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Route = { file: string; path: string; methods: Record<string, Handler> };
+const routes: Route[] = [];
+const tokens: Record<string, string> = {};
+let adminCookie = "";
+const H = "http://localhost:3000";
+
+function routeFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? routeFiles(path.join(dir, e.name)) : e.name === "route.ts" ? [path.join(dir, e.name)] : []));
+}
+
+const call = (r: Route, method: string, headers: Record<string, string> = {}, body?: unknown) => {
+  const params: Record<string, string> = {};
+  const urlPath = r.path.replace(/\[\.\.\.(\w+)\]/g, (_m, k) => ((params[k] = ["a"] as never), "a")).replace(/\[(\w+)\]/g, (_m, k) => ((params[k] = "x-1"), "x-1"));
+  const init: RequestInit = { method, headers: { host: "localhost:3000", ...headers } };
+  if (!["GET", "HEAD"].includes(method)) {
+    init.body = JSON.stringify(body ?? {});
+    (init.headers as Record<string, string>)["content-type"] = "application/json";
+  }
+  return r.methods[method](new Request(`${H}${urlPath}`, init), { params: Promise.resolve(params) });
+};
+
+beforeAll(async () => {
+  await migrateDatabase(url);
+  for (const file of routeFiles("app/api")) {
+    const mod = (await import(`../${file}`)) as Record<string, unknown>;
+    const methods = Object.fromEntries(["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => typeof mod[m] === "function").map((m) => [m, mod[m] as Handler]));
+    routes.push({ file, path: `/${path.dirname(file).replace(/^app\//, "")}`, methods });
+  }
+  const { getRuntime } = await import("../lib/runtime");
+  const rt = await getRuntime();
+  for (const role of ["viewer", "reviewer", "operator", "admin"] as const) {
+    await rt.accounts.createUser({ name: `${role}-user`, password: `${role}-password-123`, role });
+    tokens[role] = (await rt.accounts.createToken(`${role}-user`, "tests", role)).token;
+  }
+  const login = routes.find((r) => r.path === "/api/auth/login")!;
+  const res = await call(login, "POST", {}, { name: "admin-user", password: "admin-password-123" });
+  expect(res.status).toBe(200);
+  const cookie = res.headers.get("set-cookie")!;
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Lax/);
+  adminCookie = cookie.split(";")[0];
+});
+
+afterAll(async () => {
+  const { getRuntime } = await import("../lib/runtime");
+  await (await getRuntime()).close();
+  process.env.DATABASE_URL = saved.url;
+  if (saved.auth === undefined) delete process.env.SWITCHYARD_AUTH;
+  else process.env.SWITCHYARD_AUTH = saved.auth;
+});
+
+const bearer = (role: string) => ({ authorization: `Bearer ${tokens[role]}` });
+
+describe("accounts on", () => {
+  it("every route without a session or token: 401 (health and sign-in excepted)", async () => {
+    let checked = 0;
+    for (const r of routes) {
+      for (const m of Object.keys(r.methods)) {
+        const need = requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x"));
+        const res = await call(r, m);
+        if (need === null) {
+          expect(res.status, `${m} ${r.path}`).not.toBe(401);
+          continue;
+        }
+        expect(res.status, `${m} ${r.path}`).toBe(401);
+        expect((await res.json()).error).toMatch(/sign in|API token/);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+
+  it("every mutating route refuses a viewer (403), and each role gets exactly what it may", async () => {
+    let mutating = 0;
+    for (const r of routes) {
+      for (const m of Object.keys(r.methods).filter((x) => x !== "GET")) {
+        const need = requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x"));
+        if (need === null) continue;
+        mutating++;
+        const res = await call(r, m, bearer("viewer"));
+        expect(res.status, `${m} ${r.path} as viewer`).toBe(403);
+        for (const role of ["reviewer", "operator", "admin"] as const) {
+          const ok = ["reviewer", "operator", "admin"].indexOf(role) >= ["reviewer", "operator", "admin"].indexOf(need);
+          const status = (await call(r, m, bearer(role))).status;
+          if (ok) expect([401, 403], `${m} ${r.path} as ${role}`).not.toContain(status);
+          else expect(status, `${m} ${r.path} as ${role}`).toBe(403);
+        }
+      }
+    }
+    expect(mutating).toBeGreaterThan(14);
+    // reads: any signed-in role
+    const runs = routes.find((r) => r.path === "/api/runs")!;
+    expect((await call(runs, "GET", bearer("viewer"))).status).toBe(200);
+    expect((await call(runs, "GET", { cookie: adminCookie })).status).toBe(200);
+  });
+
+  it("a decision is recorded as the signed-in person's; an operator starts runs but a reviewer cannot", async () => {
+    const runs = routes.find((r) => r.path === "/api/runs")!;
+    expect((await call(runs, "POST", bearer("reviewer"), { workflow: "swiss-army", input: { request: "x" } })).status).toBe(403);
+    const started = await call(runs, "POST", bearer("operator"), { workflow: "swiss-army", input: { request: "Write a retry helper with backoff" } });
+    expect(started.status).toBe(201);
+    const { id } = await started.json();
+    const { getRuntime } = await import("../lib/runtime");
+    const rt = await getRuntime();
+    const waiting = await rt.engine.waitFor(id, inState("HUMAN_REVIEW"));
+    const decide = routes.find((r) => r.path === "/api/reviews/[id]/decision")!;
+    const res = await decide.methods.POST(
+      new Request(`${H}/api/reviews/${waiting.reviewId}/decision`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json", ...bearer("reviewer") }, body: JSON.stringify({ decision: "approve", reviewer: "someone-else" }) }),
+      { params: Promise.resolve({ id: waiting.reviewId! }) },
+    );
+    expect(res.status).toBe(200);
+    expect((await rt.store.getReview(waiting.reviewId!))!.reviewer).toBe("reviewer-user");
+  });
+
+  it("tokens are stored hashed and stop working when revoked; sign-in failures say nothing about which part was wrong", async () => {
+    const { getRuntime } = await import("../lib/runtime");
+    const rt = await getRuntime();
+    const rows = await rt.db.apiToken.findMany();
+    expect(JSON.stringify(rows)).not.toContain(tokens.viewer);
+    const me = routes.find((r) => r.path === "/api/auth/me")!;
+    expect((await (await call(me, "GET", bearer("viewer"))).json()).user).toMatchObject({ name: "viewer-user", role: "viewer", via: "token" });
+    const row = rows.find((r) => r.role === "viewer")!;
+    await rt.accounts.revokeToken(row.id);
+    expect((await call(me, "GET", bearer("viewer"))).status).toBe(401);
+    // a token may not exceed its owner's role
+    await expect(rt.accounts.createToken("viewer-user", "escalate", "admin")).rejects.toThrow(/cannot have role admin/);
+    const login = routes.find((r) => r.path === "/api/auth/login")!;
+    const wrongPass = await call(login, "POST", {}, { name: "admin-user", password: "nope-nope-nope" });
+    const noUser = await call(login, "POST", {}, { name: "nobody", password: "nope-nope-nope" });
+    expect(wrongPass.status).toBe(401);
+    expect(await wrongPass.json()).toEqual(await noUser.json());
+    // signing out ends the session
+    const logout = routes.find((r) => r.path === "/api/auth/logout")!;
+    expect((await call(logout, "POST", { cookie: adminCookie })).status).toBe(200);
+    expect((await call(me, "GET", { cookie: adminCookie })).status).toBe(401);
+  });
+
+  it("every server action checks the role before it does anything", () => {
+    const actions = (function walk(dir: string): string[] {
+      return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : []));
+    })("app").filter((f) => fs.readFileSync(f, "utf8").startsWith('"use server"'));
+    expect(actions.length).toBeGreaterThanOrEqual(8);
+    for (const f of actions) {
+      const src = fs.readFileSync(f, "utf8");
+      const fns = [...src.matchAll(/^export async function (\w+).*\{\n(.*)/gm)];
+      expect(fns.length, f).toBeGreaterThan(0);
+      for (const [, name, first] of fns) expect(first, `${f}: ${name}`).toMatch(/await requireRole\("(viewer|reviewer|operator|admin)"\)/);
+    }
+  });
+});
