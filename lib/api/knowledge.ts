@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { EngineError, isEngineError } from "../engine/errors";
 import { DOC_TYPES, MAX_DOCUMENT_BYTES, resolveType, type FileImportResult, type KnowledgeStore } from "../knowledge/documents";
-import { HttpError } from "./http";
+import { HttpError, parseJsonBody } from "./http";
 
 /** A JSON import carries at most one document (2 MB) plus JSON escaping. */
 export const MAX_JSON_IMPORT_BYTES = 3 * MAX_DOCUMENT_BYTES;
@@ -56,7 +56,7 @@ function declaredLength(req: Request): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-/** A JSON import body: 413 past MAX_JSON_IMPORT_BYTES, 400 when empty or malformed. */
+/** A JSON import body: 413 past MAX_JSON_IMPORT_BYTES, 400 when empty, malformed or too deeply nested. */
 export async function readImportJson(req: Request): Promise<unknown> {
   const tooLarge = () => new HttpError(`request body is larger than ${MAX_JSON_IMPORT_BYTES} bytes (a document may have at most ${MAX_DOCUMENT_BYTES} bytes)`, 413, "too_large");
   if (declaredLength(req) > MAX_JSON_IMPORT_BYTES) throw tooLarge();
@@ -68,11 +68,7 @@ export async function readImportJson(req: Request): Promise<unknown> {
   }
   if (Buffer.byteLength(text) > MAX_JSON_IMPORT_BYTES) throw tooLarge();
   if (text.trim() === "") throw new HttpError("request body is empty; send a JSON object with content, or upload files as multipart/form-data", 400, "empty_body");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new HttpError(`malformed JSON: ${(e as Error).message}`, 400, "malformed_json");
-  }
+  return parseJsonBody(text);
 }
 
 /** The `file` fields of a multipart upload: 413 past MAX_UPLOAD_BYTES, 400 when unreadable, 422 when there are none. */

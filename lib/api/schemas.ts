@@ -29,7 +29,8 @@ export const RunListQuery = z
       .optional(),
     workflow: z.string().max(100).optional(),
     waiting: z.enum(["true", "false"]).optional(),
-    q: z.string().trim().max(200).optional(),
+    // (a NUL would end the full-text search's quoted phrase early: SQLite refuses it, a 500)
+    q: z.string().trim().max(200).refine((s) => !s.includes("\u0000"), "q must not contain NUL characters").optional(),
     from: IsoDate.optional(),
     to: IsoDate.optional(),
     waitingLongerThan: z.coerce.number().min(0).max(525_600, "at most a year, in minutes").optional(),

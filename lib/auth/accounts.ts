@@ -108,7 +108,12 @@ export function cookieValue(header: string | null, name: string): string | null 
   if (!header) return null;
   for (const part of header.split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      return null; // malformed percent-encoding: no such session
+    }
   }
   return null;
 }

@@ -22,12 +22,15 @@ const Validator = z.discriminatedUnion("type", [
   z.object({ type: z.literal("min_dwell"), stage: Name, seconds: Seconds }).strict(),
 ]);
 
+/** the most stages a definition may have, in any format */
+export const MAX_STAGES = 500;
+
 export const FlowConfigSchema = z
   .object({
     id: z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "must be 2–63 lower-case letters, digits or dashes, starting with a letter"),
     title: z.string().max(200).optional(),
     description: z.string().max(5_000).optional(),
-    stages: z.array(Name).min(1, "needs at least one stage").max(500),
+    stages: z.array(Name).min(1, "needs at least one stage").max(MAX_STAGES),
     initial_stage: z.string({ error: "is missing: name the stage a run starts in" }),
     transitions: z.record(z.string(), z.array(Name).max(500)),
     stage_tools: z.record(z.string(), z.array(Tool).max(100)).optional(),
@@ -51,6 +54,8 @@ export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat } | 
 export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string } = {}): FlowResult {
   const parsed = format === "mermaid" ? parseMermaid(source, opts) : readData(source, opts);
   if (parsed.issues.length) return { ok: false, issues: sortIssues(parsed.issues), format };
+  // JSON and YAML meet the cap in FlowConfigSchema; a Mermaid diagram's stages are counted here
+  if (parsed.config.stages.length > MAX_STAGES) return { ok: false, issues: [{ message: `too many stages: ${parsed.config.stages.length} (at most ${MAX_STAGES})`, line: 1 }], format };
   const issues = checkFlow(parsed.config, parsed.lines);
   return issues.length ? { ok: false, issues: sortIssues(issues), format } : { ok: true, config: parsed.config, format };
 }
@@ -67,7 +72,13 @@ function readData(source: string, opts: { id?: string }): ParsedFlow {
   const empty: FlowConfig = { id: opts.id ?? "", stages: [], initial_stage: "", transitions: {} };
   const syntax = [...doc.errors, ...doc.warnings.filter((w) => w.code === "DUPLICATE_KEY")];
   if (syntax.length) return { config: empty, lines: {}, arrows: 0, issues: syntax.map((e) => ({ message: e.message.split("\n")[0]!, line: lineOf(e.pos[0]) })) };
-  const data = doc.toJS({ maxAliasCount: 50 }) as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 50 });
+  } catch (e) {
+    // an alias to no anchor, or one expanding past maxAliasCount
+    return { config: empty, lines: {}, arrows: 0, issues: [{ message: (e instanceof Error ? e.message : String(e)).split("\n")[0]!, line: 1 }] };
+  }
   if (!data || typeof data !== "object" || Array.isArray(data)) return { config: empty, lines: {}, arrows: 0, issues: [{ message: "the definition must be an object (stages, initial_stage, transitions …)", line: 1 }] };
   const raw = { ...(data as Record<string, unknown>) };
   if (opts.id && raw.id === undefined) raw.id = opts.id;
@@ -169,7 +180,8 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}): Fl
     if ("stage" in v) unknown(v.stage, `validator ${v.type}`);
   }
   if (issues.length) return issues;
-  for (const s of c.stages) if (!reachable(c).has(s)) issues.push({ message: `stage ${s} is unreachable from ${c.initial_stage}`, line: at(s) });
+  const reached = reachable(c);
+  for (const s of c.stages) if (!reached.has(s)) issues.push({ message: `stage ${s} is unreachable from ${c.initial_stage}`, line: at(s) });
   return issues;
 }
 

@@ -84,10 +84,17 @@ const mdHeading: FormatCallback = (elem, walk, builder, options) => {
   builder.closeBlock({ trailingLineBreaks: 2 });
 };
 
+/**
+ * How deep html-to-text walks the element tree: it recurses per level and overflows the stack a
+ * couple of thousand levels down; what lies deeper than this becomes "...".
+ */
+const MAX_HTML_DEPTH = 512;
+
 /** HTML → text, headings kept as Markdown headings so that chunks know their section. */
 export function htmlToText(html: string): string {
   return convert(html, {
     wordwrap: false,
+    limits: { maxDepth: MAX_HTML_DEPTH },
     formatters: { mdHeading },
     selectors: [
       ...[1, 2, 3, 4, 5, 6].map((level) => ({ selector: `h${level}`, format: "mdHeading", options: { level } as never })),
@@ -106,7 +113,7 @@ export function htmlToText(html: string): string {
 function htmlTitle(html: string): string | null {
   const m = html.match(/<title[^>]*>([\s\S]*?)<\/title>/i);
   if (!m) return null;
-  const t = convert(`<p>${m[1]}</p>`, { wordwrap: false }).replace(/\s+/g, " ").trim();
+  const t = convert(`<p>${m[1]}</p>`, { wordwrap: false, limits: { maxDepth: MAX_HTML_DEPTH } }).replace(/\s+/g, " ").trim();
   return t || null;
 }
 

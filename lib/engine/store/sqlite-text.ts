@@ -42,7 +42,7 @@ export function textFilter(text: string, dense = false): { sql: string; args: un
     // one FTS5 string: double quotes are doubled; everything else (%, _, -, :) is literal.
     // Dense (many matches): "+" keeps the planner from driving the query from the match set,
     // so another filter's index leads and the matches are only looked up.
-    return { sql: `${dense ? "+" : ""}"Run".rowid IN (SELECT rowid FROM "RunText" WHERE "RunText" MATCH ?)`, args: [`"${text.replace(/"/g, '""')}"`] };
+    return { sql: `${dense ? "+" : ""}"Run".rowid IN (SELECT rowid FROM "RunText" WHERE "RunText" MATCH ?)`, args: [phrase(text)] };
   }
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return { sql: `("input" LIKE ? ESCAPE '\\' OR "output" LIKE ? ESCAPE '\\' OR "id" LIKE ? ESCAPE '\\')`, args: [pattern, pattern, pattern] };
@@ -51,6 +51,11 @@ export function textFilter(text: string, dense = false): { sql: string; args: un
 /** How many runs contain `text` (from the index; -1 when the text is too short for it). */
 export function textMatches(db: Database.Database, text: string): number {
   if ([...text].length < 3) return -1;
-  const r = db.prepare(`SELECT COUNT(*) AS n FROM "RunText" WHERE "RunText" MATCH ?`).get(`"${text.replace(/"/g, '""')}"`) as { n: number };
+  const r = db.prepare(`SELECT COUNT(*) AS n FROM "RunText" WHERE "RunText" MATCH ?`).safeIntegers(false).get(phrase(text)) as { n: number };
   return r.n;
+}
+
+/** One FTS5 string: double quotes doubled, NUL (which ends an FTS5 query string) dropped. */
+function phrase(text: string): string {
+  return `"${text.replace(/\u0000/g, "").replace(/"/g, '""')}"`;
 }
