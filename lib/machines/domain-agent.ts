@@ -139,9 +139,11 @@ export const domainAgentMachine = setup({
     setParsed: assign(({ event }) => ({ parsed: out<{ entries: ParsedEntry[] }>(event).entries })),
     setStored: assign(({ event }) => ({ stored: out<StoredLog>(event) })),
     setObservation: assign(({ event }) => ({ observation: out<ObserveResult>(event) })),
-    fail: assign(({ event }, params: { state: string }) => ({
-      error: { state: params.state, message: (event as { error?: { message?: string } }).error?.message ?? "unknown error" },
-    })),
+    fail: assign(({ event }, params: { state: string }) => {
+      const e = (event as { error?: { message?: string; category?: string } }).error;
+      // the model port's classification (NETWORK, LLM, BUSINESS, RESOURCE_LIMIT, …) is kept with the error
+      return { error: { state: params.state, message: e?.message ?? "unknown error", ...(e?.category ? { category: e.category } : {}) } };
+    }),
   },
 }).createMachine({
   id: "domain-agent",

@@ -169,5 +169,6 @@ export interface AgentContext {
   stored: StoredLog | null;
   observation: ObserveResult | null;
   tokens: number;
-  error: { state: string; message: string } | null;
+  /** category: the error's classification when it has one (the model port's NETWORK, LLM, …) */
+  error: { state: string; message: string; category?: string } | null;
 }

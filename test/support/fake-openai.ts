@@ -1,12 +1,14 @@
 // A local OpenAI-compatible server for tests: real HTTP on 127.0.0.1, the real chat-completions
 // protocol (JSON and server-sent events), embeddings and a model list. Each POST consumes the
-// next scripted behaviour (or the default) and every request is recorded.
+// next scripted behaviour (or the default) and every request is recorded. An optional chaos mode
+// fails a seeded random share of POSTs in every way a model endpoint fails (429 with and without
+// Retry-After, 500/503, hangs, cut streams, garbage) and counts what it injected.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface Behaviour {
-  /** the assistant's content; an object is sent as its JSON */
-  reply?: string | object;
+  /** the assistant's content; an object is sent as its JSON; a function computes it from the request body */
+  reply?: string | object | ((body: any) => string | object);
   /** an error status with OpenAI's error body */
   status?: number;
   message?: string;
@@ -27,6 +29,8 @@ export interface Behaviour {
   cutStream?: boolean;
   /** never answer */
   hang?: boolean;
+  /** send part of the reply (half the stream's events, or half the body), then go silent with the connection open */
+  stall?: boolean;
   /** leave usage out of the reply (default: included) */
   noUsage?: boolean;
   finishReason?: string;
@@ -40,6 +44,63 @@ export interface RecordedRequest {
   body: any;
 }
 
+/** The faults chaos mode injects. */
+export const FAULT_KINDS = ["rate_limit", "rate_limit_retry_after", "server_500", "server_503", "hang", "stall", "cut_stream", "garbage"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface Chaos {
+  /** the share of POSTs that fail, in [0, 1]: round(rate × 20) of every 20 POSTs, at random positions */
+  rate: number;
+  /** seeds the random draws: the same seed gives the same sequence of faults, POST by POST */
+  seed: number;
+  /** the faults to draw from (default: all of FAULT_KINDS), from a shuffled bag so each comes about as often */
+  kinds?: readonly FaultKind[];
+  /** the Retry-After of rate_limit_retry_after, in seconds (default 1) */
+  retryAfterS?: number;
+}
+
+const CHAOS_BLOCK = 20;
+
+/** What chaos mode did: POSTs seen and faults injected by kind. */
+export interface ChaosStats {
+  posts: number;
+  failed: number;
+  byKind: Record<FaultKind, number>;
+}
+
+/** mulberry32: a small seeded PRNG in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function faultBehaviour(kind: FaultKind, chaos: Chaos, normal: Behaviour): Behaviour {
+  switch (kind) {
+    case "rate_limit":
+      return { status: 429, message: "Rate limit reached (chaos)" };
+    case "rate_limit_retry_after":
+      return { status: 429, message: "Rate limit reached (chaos)", retryAfter: chaos.retryAfterS ?? 1 };
+    case "server_500":
+      return { status: 500, message: "upstream exploded (chaos)" };
+    case "server_503":
+      return { status: 503, message: "overloaded (chaos)" };
+    case "hang":
+      return { hang: true };
+    case "stall":
+      return { ...normal, stall: true, chunkDelayMs: undefined, delayMs: undefined };
+    case "cut_stream":
+      return { ...normal, cutStream: true, chunkDelayMs: undefined, delayMs: undefined };
+    case "garbage":
+      return { garbage: true };
+  }
+}
+
 export interface FakeOpenAi {
   /** base URL for a client, ending in /v1 */
   url: string;
@@ -50,7 +111,11 @@ export interface FakeOpenAi {
   /** queue behaviours, consumed one per POST */
   script(...behaviours: Behaviour[]): void;
   setDefault(b: Behaviour): void;
-  /** forget the queue, the recorded requests and any changed default */
+  /** fail a random share of POSTs (before the queue: a faulted POST leaves the queue as it is); null turns it off */
+  chaos(c: Chaos | null): void;
+  /** what chaos mode injected since it was set (or since reset) */
+  chaosStats(): ChaosStats;
+  /** forget the queue, the recorded requests, chaos mode and any changed default */
   reset(): void;
   close(): Promise<void>;
 }
@@ -89,11 +154,19 @@ function errorReply(res: ServerResponse, b: Behaviour) {
   json(res, status, { error: { message: b.message ?? `fake error ${status}`, type, param: null, code: b.code ?? null } }, headers);
 }
 
+/** Half a JSON body; then the connection dies (cut) or stays open in silence (stall). */
+function halfBody(res: ServerResponse, text: string, cut: boolean) {
+  res.writeHead(200, { "content-type": "application/json", "content-length": String(text.length) });
+  res.write(text.slice(0, text.length >> 1));
+  if (cut) setTimeout(() => res.socket?.destroy(), 10);
+}
+
 async function chat(res: ServerResponse, body: any, b: Behaviour, n: number) {
   const id = `chatcmpl-fake${n}`;
   const created = Math.floor(Date.now() / 1000);
   const model = body.model ?? "fake-model";
-  const content = b.refusal !== undefined ? null : typeof b.reply === "object" ? JSON.stringify(b.reply) : (b.reply ?? "ok");
+  const given: string | object | undefined = typeof b.reply === "function" ? b.reply(body) : b.reply;
+  const content: string | null = b.refusal !== undefined ? null : typeof given === "object" ? JSON.stringify(given) : (given ?? "ok");
   const prompt = JSON.stringify(body.messages ?? []);
   const usage = { prompt_tokens: tokensOf(prompt), completion_tokens: tokensOf(content ?? b.refusal ?? ""), total_tokens: 0 };
   usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
@@ -109,14 +182,7 @@ async function chat(res: ServerResponse, body: any, b: Behaviour, n: number) {
       choices: [{ index: 0, message: { role: "assistant", content, refusal: b.refusal ?? null }, logprobs: null, finish_reason: finish }],
       ...(b.noUsage ? {} : { usage }),
     };
-    if (b.cutStream) {
-      // half a body, then the connection dies
-      const text = JSON.stringify(reply);
-      res.writeHead(200, { "content-type": "application/json", "content-length": String(text.length) });
-      res.write(text.slice(0, text.length >> 1));
-      setTimeout(() => res.socket?.destroy(), 10);
-      return;
-    }
+    if (b.cutStream || b.stall) return halfBody(res, JSON.stringify(reply), !!b.cutStream);
     return json(res, 200, reply);
   }
 
@@ -135,9 +201,9 @@ async function chat(res: ServerResponse, body: any, b: Behaviour, n: number) {
   const events: object[] = [chunk({ role: "assistant", content: "", refusal: null }, null), ...pieces.map((p) => chunk({ [field]: p }, null))];
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   const send = (e: object | string) => res.write(`data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`);
-  if (b.cutStream) {
+  if (b.cutStream || b.stall) {
     events.slice(0, Math.max(2, events.length >> 1)).forEach(send);
-    res.end();
+    if (b.cutStream) res.end();
     return;
   }
   for (const e of events) {
@@ -159,7 +225,9 @@ function embeddings(res: ServerResponse, body: any, b: Behaviour) {
     return { object: "embedding", index, embedding };
   });
   const prompt_tokens = input.reduce((n, t) => n + tokensOf(String(t)), 0);
-  json(res, 200, { object: "list", data, model: body.model ?? "fake-embed", ...(b.noUsage ? {} : { usage: { prompt_tokens, total_tokens: prompt_tokens } }) });
+  const reply = { object: "list", data, model: body.model ?? "fake-embed", ...(b.noUsage ? {} : { usage: { prompt_tokens, total_tokens: prompt_tokens } }) };
+  if (b.cutStream || b.stall) return halfBody(res, JSON.stringify(reply), !!b.cutStream);
+  json(res, 200, reply);
 }
 
 export async function start(defaultBehaviour: Behaviour = { reply: "ok" }): Promise<FakeOpenAi> {
@@ -167,6 +235,31 @@ export async function start(defaultBehaviour: Behaviour = { reply: "ok" }): Prom
   const requests: RecordedRequest[] = [];
   let fallback = defaultBehaviour;
   let count = 0;
+  let chaos: { spec: Chaos; random: () => number; stats: ChaosStats; block: boolean[]; bag: FaultKind[] } | null = null;
+  const emptyStats = (): ChaosStats => ({ posts: 0, failed: 0, byKind: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number> });
+  const shuffled = <T>(xs: T[], random: () => number): T[] => {
+    for (let i = xs.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+    }
+    return xs;
+  };
+  /** a fault for this POST, when chaos mode draws one: blocks of 20 POSTs with a fixed number of faults each */
+  const drawFault = (normal: Behaviour): Behaviour | null => {
+    if (!chaos) return null;
+    const c = chaos;
+    c.stats.posts++;
+    if (!c.block.length) {
+      const faults = Math.round(Math.min(1, Math.max(0, c.spec.rate)) * CHAOS_BLOCK);
+      c.block = shuffled(Array.from({ length: CHAOS_BLOCK }, (_, i) => i < faults), c.random);
+    }
+    if (!c.block.shift()) return null;
+    if (!c.bag.length) c.bag = shuffled([...(c.spec.kinds?.length ? c.spec.kinds : FAULT_KINDS)], c.random);
+    const kind = c.bag.shift()!;
+    c.stats.failed++;
+    c.stats.byKind[kind]++;
+    return faultBehaviour(kind, c.spec, normal);
+  };
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
@@ -188,7 +281,8 @@ export async function start(defaultBehaviour: Behaviour = { reply: "ok" }): Prom
       return json(res, 404, { error: { message: `no route ${req.method} ${route}`, type: "invalid_request_error", param: null, code: null } });
     }
 
-    const b = queue.shift() ?? fallback;
+    const fault = drawFault(queue[0] ?? fallback);
+    const b = fault ?? queue.shift() ?? fallback;
     count++;
     if (b.hang) return; // the socket stays open until the client gives up or the server closes
     if (b.delayMs) await sleep(b.delayMs);
@@ -211,10 +305,13 @@ export async function start(defaultBehaviour: Behaviour = { reply: "ok" }): Prom
     requests,
     script: (...bs) => void queue.push(...bs),
     setDefault: (b) => void (fallback = b),
+    chaos: (c) => void (chaos = c ? { spec: c, random: seededRandom(c.seed), stats: emptyStats(), block: [], bag: [] } : null),
+    chaosStats: () => (chaos ? structuredClone(chaos.stats) : emptyStats()),
     reset: () => {
       queue.length = 0;
       requests.length = 0;
       fallback = defaultBehaviour;
+      chaos = null;
     },
     close: () =>
       new Promise<void>((resolve) => {
