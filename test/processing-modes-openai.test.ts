@@ -58,6 +58,10 @@ describe("processing-modes AgentRuntime on a failing model endpoint", () => {
     const steps = await rt.store.transitions(childId);
     expect(steps.some((t) => t.event === "RETRY")).toBe(true);
     expect(await rt.db.run.count({ where: { parentId: run.id } })).toBe(1);
+    // the request failed for good: its child is not left waiting in ERROR for a decision nobody will make
+    const orphan = await rt.engine.waitFor(childId, (x) => x.status !== "waiting", 10_000);
+    expect(orphan.status).toBe("aborted");
+    expect(await rt.store.listReviews({ runId: childId, status: "pending" })).toEqual([]);
   });
 });
 

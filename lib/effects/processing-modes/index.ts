@@ -249,6 +249,14 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
     };
     const row = { mode, level: LEVEL[mode], routedBy: c.routing?.routedBy ?? "explicit", confidence: c.routing?.confidence ?? 0, latencyMs: metrics.latencyMs, llmCalls, cacheHit: metrics.cacheHit, ok: metrics.ok, errorCategory: metrics.errorCategory, createdAt: new Date(ctx.clock.now()) };
     await ports.db.modeRequest.upsert({ where: { id: ctx.runId }, create: { id: ctx.runId, ...row }, update: row });
+    // a request that failed for good leaves no deep-research child waiting for a decision nobody will make
+    if (child && c.workflow?.status === "failed") {
+      const engine = ports.engine();
+      const run = await engine.getRun(child).catch(() => null);
+      if (run && (run.status === "running" || run.status === "waiting")) {
+        await engine.abort(child, `parent run ${ctx.runId} failed after its retries`).catch(() => {});
+      }
+    }
     return metrics;
   };
 
