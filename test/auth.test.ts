@@ -127,6 +127,26 @@ describe("accounts on", () => {
     );
     expect(res.status).toBe(200);
     expect((await rt.store.getReview(waiting.reviewId!))!.reviewer).toBe("reviewer-user");
+    // a decision sent as a plain event is the sender's too
+    const again = await call(runs, "POST", bearer("operator"), { workflow: "swiss-army", input: { request: "Write a retry helper with jitter" } });
+    const second = await rt.engine.waitFor((await again.json()).id, inState("HUMAN_REVIEW"));
+    const events = routes.find((r) => r.path === "/api/runs/[id]/events")!;
+    const sent = await events.methods.POST(
+      new Request(`${H}/api/runs/${second.id}/events`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json", ...bearer("operator") }, body: JSON.stringify({ type: "APPROVE", reviewer: "someone-else" }) }),
+      { params: Promise.resolve({ id: second.id }) },
+    );
+    expect(sent.status).toBe(200);
+    expect((await rt.store.getReview(second.reviewId!))!.reviewer).toBe("operator-user");
+  });
+
+  it("five failed sign-ins for a name lock it for 15 minutes (429), right password or not", async () => {
+    const login = routes.find((r) => r.path === "/api/auth/login")!;
+    for (let i = 0; i < 5; i++) expect((await call(login, "POST", {}, { name: "viewer-user", password: `wrong-${i}-password` })).status).toBe(401);
+    const locked = await call(login, "POST", {}, { name: "viewer-user", password: "viewer-password-123" });
+    expect(locked.status).toBe(429);
+    expect((await locked.json()).error).toMatch(/too many failed sign-ins/);
+    // another name is not affected
+    expect((await call(login, "POST", {}, { name: "reviewer-user", password: "reviewer-password-123" })).status).toBe(200);
   });
 
   it("tokens are stored hashed and stop working when revoked; sign-in failures say nothing about which part was wrong", async () => {

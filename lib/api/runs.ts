@@ -85,8 +85,8 @@ export async function runTransitions(rt: Runtime, id: string, after = 0, limit =
   return (await rt.store.transitions(id, after, limit)).map((t) => transitionView(t, withPayload));
 }
 
-export async function sendEvent(rt: Runtime, id: string, event: unknown) {
-  const out = await rt.engine.send(id, event);
+export async function sendEvent(rt: Runtime, id: string, event: unknown, opts: { reviewer?: string } = {}) {
+  const out = await rt.engine.send(id, event, opts);
   return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
 }
 

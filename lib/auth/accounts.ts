@@ -3,7 +3,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
-import { ConflictError, InvalidError, NotFoundError } from "../engine/errors";
+import { ConflictError, EngineError, InvalidError, NotFoundError } from "../engine/errors";
 import { hashPassword, verifyPassword } from "./password";
 import { ROLES, atLeast, type Role } from "./roles";
 
@@ -27,6 +27,15 @@ export const UserInput = z
   })
   .strict();
 
+export const MAX_FAILURES = 5;
+export const FAILURE_WINDOW_MS = 15 * 60_000;
+
+export class TooManyAttempts extends EngineError {
+  constructor(minutes: number) {
+    super(`too many failed sign-ins for this name: try again in ${minutes} min`, 429, "too_many_attempts");
+  }
+}
+
 export class Accounts {
   constructor(
     private db: Db,
@@ -44,11 +53,27 @@ export class Accounts {
     return this.db.user.count();
   }
 
-  /** A new session for name + password, or null (unknown, disabled, or wrong password: one answer for all). */
+  /** failed sign-ins per name in this process: [count, first failure (ms)] */
+  private failures = new Map<string, [number, number]>();
+
+  /**
+   * A new session for name + password, or null (unknown, disabled, or wrong password: one answer
+   * for all). After MAX_FAILURES failures for a name within FAILURE_WINDOW_MS, further attempts
+   * are refused (429) until the window has passed, right password or not.
+   */
   async signIn(name: string, password: string): Promise<{ token: string; principal: Principal; expiresAt: Date } | null> {
+    const now = this.clock.now();
+    const [count, since] = this.failures.get(name) ?? [0, now];
+    if (now - since >= FAILURE_WINDOW_MS) this.failures.delete(name);
+    else if (count >= MAX_FAILURES) throw new TooManyAttempts(Math.ceil((since + FAILURE_WINDOW_MS - now) / 60_000));
     const user = await this.db.user.findUnique({ where: { name } });
     const ok = user && !user.disabled && (await verifyPassword(password, user.passwordHash));
-    if (!user || !ok) return null;
+    if (!user || !ok) {
+      const [c, first] = this.failures.get(name) ?? [0, now];
+      this.failures.set(name, [c + 1, first]);
+      return null;
+    }
+    this.failures.delete(name);
     const t = token();
     const expiresAt = new Date(this.clock.now() + SESSION_DAYS * 86_400_000);
     await this.db.session.create({ data: { id: sha256(t), userId: user.id, createdAt: new Date(this.clock.now()), expiresAt } });

@@ -199,7 +199,7 @@ export class Engine {
   }
 
   /** Send an event from outside (API / UI). Validated against the workflow's event schemas. */
-  async send(runId: string, event: unknown): Promise<StepOutcome> {
+  async send(runId: string, event: unknown, opts: { reviewer?: string } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const live = await this.require(runId);
     const type = (event as { type?: unknown })?.type;
@@ -220,7 +220,8 @@ export class Engine {
       if (meta?.decisions.some((d) => d.toUpperCase() === ev.type)) {
         const { type: _t, feedback, reviewer, modifications, ...data } = ev as EventObject & { feedback?: string; reviewer?: string; modifications?: string[] };
         void _t;
-        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer, modifications, data });
+        // a signed-in sender decides under their own name
+        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data });
         return { run: r.run, transitions: r.transitions };
       }
     }

@@ -1,4 +1,4 @@
-import { handler, json, parse, readJson } from "@/lib/api/http";
+import { handler, json, parse, principalOf, readJson } from "@/lib/api/http";
 import { sendEvent } from "@/lib/api/runs";
 import { EventBody, RunIdParam } from "@/lib/api/schemas";
 import { getRuntime } from "@/lib/runtime";
@@ -9,5 +9,6 @@ export const POST = handler(async (req: Request, ctx: { params: Promise<{ id: st
   parse(EventBody, body);
   // the body as sent, not EventBody's copy: that copy drops a "__proto__" key, which the
   // workflow's strict event schema must see (and refuse) like any other unknown field
-  return json(await sendEvent(await getRuntime(), id, body));
+  const who = principalOf(req);
+  return json(await sendEvent(await getRuntime(), id, body, who ? { reviewer: who.name } : {}));
 });
