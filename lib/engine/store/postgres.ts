@@ -1,0 +1,288 @@
+// The run store on PostgreSQL (node-postgres): one transaction per group-committed batch, a
+// savepoint per item so that one item's conflict (run version or review compare-and-set) rolls
+// back only that item, and the same rows, columns and semantics as the SQLite store.
+import pg from "pg";
+import type {
+  ArtifactInfo,
+  CommitItem,
+  CommitOutcome,
+  ResumableRun,
+  ReviewQuery,
+  ReviewRow,
+  RunQuery,
+  RunRow,
+  RunStatus,
+  RunStore,
+  SnapshotRow,
+  TimerRow,
+  TransitionRow,
+} from "./types";
+
+const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
+type Row = Record<string, unknown>;
+
+/** TIMESTAMP(3) columns hold UTC (as Prisma writes them): read them as UTC epoch ms. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) => (oid === 1114 ? (s: string) => Date.parse(`${s.replace(" ", "T")}Z`) : pg.types.getTypeParser(oid, format as never))) as typeof pg.types.getTypeParser,
+};
+
+const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+export function pgRunFromRow(r: Row): RunRow {
+  return {
+    id: r.id as string,
+    workflow: r.workflow as string,
+    status: r.status as RunStatus,
+    state: parse(r.state),
+    snapshot: parse(r.snapshot),
+    context: parse(r.context),
+    input: parse(r.input),
+    output: parse(r.output),
+    error: parse(r.error),
+    entered: parse(r.entered),
+    version: Number(r.version),
+    seq: Number(r.seq),
+    parentId: (r.parentId as string | null) ?? null,
+    forkOf: (r.forkOf as string | null) ?? null,
+    forkSeq: n(r.forkSeq),
+    retries: Number(r.retries ?? 0),
+    waitingSince: n(r.waitingSince),
+    failedStates: (r.failedStates as string | null) ?? null,
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+    finishedAt: n(r.finishedAt),
+  };
+}
+
+const transitionFromRow = (r: Row): TransitionRow => ({
+  runId: r.runId as string,
+  seq: Number(r.seq),
+  from: parse(r.from),
+  to: parse(r.to),
+  event: r.event as string,
+  reason: r.reason as string,
+  at: Number(r.at),
+  durationMs: Number(r.durationMs),
+  payload: parse(r.payload),
+});
+
+const reviewFromRow = (r: Row): ReviewRow => ({
+  id: r.id as string,
+  runId: r.runId as string,
+  workflow: r.workflow as string,
+  state: r.state as string,
+  kind: r.kind as string,
+  prompt: r.prompt as string,
+  payload: parse(r.payload),
+  status: r.status as ReviewRow["status"],
+  decision: (r.decision as string | null) ?? null,
+  feedback: (r.feedback as string | null) ?? null,
+  reviewer: (r.reviewer as string | null) ?? null,
+  createdAt: Number(r.createdAt),
+  decidedAt: n(r.decidedAt),
+  seq: Number(r.seq),
+});
+
+const timerFromRow = (r: Row): TimerRow => ({ runId: r.runId as string, id: r.id as string, dueAt: Number(r.dueAt), event: parse(r.event), seq: Number(r.seq) });
+
+/** WHERE for run queries; `$n` placeholders numbered from `start`. */
+function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  const p = (v: unknown) => {
+    args.push(v);
+    return `$${start + args.length - 1}`;
+  };
+  if (q.status?.length) parts.push(`"status" IN (${q.status.map(p).join(",")})`);
+  if (q.workflow) parts.push(`"workflow" = ${p(q.workflow)}`);
+  if (q.waitingForHuman) parts.push(`"id" IN (SELECT v."runId" FROM "Review" v WHERE v."status" = 'pending')`);
+  if (q.from !== undefined) parts.push(`"createdAt" >= ${p(ts(q.from))}`);
+  if (q.to !== undefined) parts.push(`"createdAt" < ${p(ts(q.to))}`);
+  if (q.text) {
+    const pattern = p(`%${q.text.replace(/\0/g, "").replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    parts.push(`("input" ILIKE ${pattern} OR "output" ILIKE ${pattern} OR "id" ILIKE ${pattern})`);
+  }
+  if (q.waitingSince !== undefined) parts.push(`"waitingSince" <= ${p(ts(q.waitingSince))}`);
+  if (q.retrying) parts.push(`"retries" > 0 AND "status" IN ('running','waiting')`);
+  if (q.failedIn) {
+    const lit = q.failedIn.replace(/[\\%_]/g, (c) => `\\${c}`);
+    parts.push(`"status" = 'failed' AND ("failedStates" LIKE ${p(`%|${lit}|%`)} OR "failedStates" LIKE ${p(`%.${lit}|%`)})`);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
+}
+
+export class PostgresRunStore implements RunStore {
+  readonly dialect = "postgres" as const;
+  readonly pool: pg.Pool;
+
+  /** `options`: e.g. "-c search_path=…" (tests use a schema of their own) */
+  constructor(connectionString: string, opts: { options?: string; max?: number } = {}) {
+    this.pool = new pg.Pool({ connectionString, options: opts.options, max: opts.max ?? 10, types });
+  }
+
+  async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
+    if (items.length === 0) return [];
+    const c = await this.pool.connect();
+    try {
+      await c.query("BEGIN");
+      const out: CommitOutcome[] = [];
+      for (const item of items) {
+        await c.query("SAVEPOINT item");
+        const ok = await this.apply(c, item);
+        await c.query(ok ? "RELEASE SAVEPOINT item" : "ROLLBACK TO SAVEPOINT item");
+        out.push(ok ? "ok" : "conflict");
+      }
+      await c.query("COMMIT");
+      return out;
+    } catch (e) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  private async apply(c: pg.PoolClient, item: CommitItem): Promise<boolean> {
+    const r = item.run;
+    const snapshot = JSON.stringify(r.snapshot);
+    const context = JSON.stringify(r.context ?? null);
+    if (item.expectVersion === null) {
+      const res = await c.query(
+        `INSERT INTO "Run" (${RUN_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21) ON CONFLICT ("id") DO NOTHING`,
+        [r.id, r.workflow, r.status, JSON.stringify(r.state), snapshot, context, JSON.stringify(r.input ?? null), json(r.output), json(r.error), JSON.stringify(r.entered), r.version, r.seq, r.parentId, r.forkOf, r.forkSeq, r.retries, ts(r.waitingSince), r.failedStates, ts(r.createdAt), ts(r.updatedAt), ts(r.finishedAt)],
+      );
+      if (res.rowCount === 0) return false;
+    } else {
+      const res = await c.query(
+        `UPDATE "Run" SET "status"=$1,"state"=$2,"snapshot"=$3,"context"=$4,"output"=$5,"error"=$6,"entered"=$7,"version"=$8,"seq"=$9,"retries"=$10,"waitingSince"=$11,"failedStates"=$12,"updatedAt"=$13,"finishedAt"=$14 WHERE "id"=$15 AND "version"=$16`,
+        [r.status, JSON.stringify(r.state), snapshot, context, json(r.output), json(r.error), JSON.stringify(r.entered), r.version, r.seq, r.retries, ts(r.waitingSince), r.failedStates, ts(r.updatedAt), ts(r.finishedAt), r.id, item.expectVersion],
+      );
+      if (res.rowCount === 0) return false;
+    }
+    for (const v of item.reviewsClose) {
+      const res = await c.query(`UPDATE "Review" SET "status"=$1,"decision"=$2,"feedback"=$3,"reviewer"=$4,"decidedAt"=$5 WHERE "id"=$6 AND "status"='pending'`, [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.id]);
+      if (res.rowCount === 0) return false;
+    }
+    for (const t of item.transitions) {
+      await c.query(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, ts(t.at), t.durationMs, json(t.payload)]);
+    }
+    if (item.transitions.length) {
+      const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
+      await c.query(
+        `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=excluded."first","snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
+        [r.id, r.seq, item.transitions[0].seq, snapshot, context, timers, ts(r.updatedAt)],
+      );
+    }
+    for (const id of item.timersClear) await c.query(`DELETE FROM "Timer" WHERE "runId"=$1 AND "id"=$2`, [r.id, id]);
+    for (const t of item.timersSet) {
+      await c.query(
+        `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
+        [t.runId, t.id, ts(t.dueAt), JSON.stringify(t.event), t.seq],
+      );
+    }
+    for (const v of item.reviewsOpen) {
+      await c.query(
+        `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
+        [v.id, v.runId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload), v.status, v.decision, v.feedback, v.reviewer, ts(v.createdAt), ts(v.decidedAt), v.seq],
+      );
+    }
+    for (const a of item.artifacts) {
+      const size = Buffer.byteLength(a.content);
+      await c.query(
+        a.mode === "append"
+          ? `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`
+          : `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
+        [r.id, a.name, a.content, size, ts(r.updatedAt)],
+      );
+    }
+    return true;
+  }
+
+  private async rows(sql: string, args: unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query(sql, args)).rows as Row[];
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    const [r] = await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=$1`, [id]);
+    return r ? pgRunFromRow(r) : null;
+  }
+
+  async listRuns(q: RunQuery): Promise<RunRow[]> {
+    const w = where(q);
+    const k = w.args.length;
+    return (await this.rows(`SELECT ${RUN_COLS} FROM "Run" ${w.sql} ORDER BY "createdAt" DESC, "id" DESC LIMIT $${k + 1} OFFSET $${k + 2}`, [...w.args, q.limit ?? 50, q.offset ?? 0])).map(pgRunFromRow);
+  }
+
+  async countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number> {
+    const w = where(q);
+    return Number((await this.rows(`SELECT COUNT(*) AS n FROM "Run" ${w.sql}`, w.args))[0].n);
+  }
+
+  async countByStatus(workflow?: string): Promise<Record<RunStatus, number>> {
+    const out: Record<RunStatus, number> = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
+    const rows = await this.rows(`SELECT "status", COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = $1` : ""} GROUP BY "status"`, workflow ? [workflow] : []);
+    for (const r of rows) if ((r.status as string) in out) out[r.status as RunStatus] = Number(r.n);
+    return out;
+  }
+
+  async transitions(runId: string, afterSeq = 0, limit = 10_000): Promise<TransitionRow[]> {
+    return (await this.rows(`SELECT * FROM "Transition" WHERE "runId"=$1 AND "seq">$2 ORDER BY "seq" LIMIT $3`, [runId, afterSeq, limit])).map(transitionFromRow);
+  }
+
+  async transitionsLeaving(workflow: string, state: string, limit: number): Promise<TransitionRow[]> {
+    const rows = await this.rows(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=$1 AND t."from" LIKE $2 ORDER BY t."at" DESC LIMIT $3`, [workflow, `%${JSON.stringify(state)}%`, limit]);
+    return rows.map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
+  }
+
+  async getReview(id: string): Promise<ReviewRow | null> {
+    const [r] = await this.rows(`SELECT * FROM "Review" WHERE "id"=$1`, [id]);
+    return r ? reviewFromRow(r) : null;
+  }
+
+  async listReviews(q: ReviewQuery): Promise<ReviewRow[]> {
+    const parts: string[] = [];
+    const args: unknown[] = [];
+    if (q.status) parts.push(`"status" = $${args.push(q.status)}`);
+    if (q.runId) parts.push(`"runId" = $${args.push(q.runId)}`);
+    if (q.runIds) parts.push(`"runId" = ANY($${args.push(q.runIds)})`);
+    const rows = await this.rows(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT $${args.length + 1}`, [...args, q.limit ?? 200]);
+    return rows.map(reviewFromRow);
+  }
+
+  async timers(runId: string): Promise<TimerRow[]> {
+    return (await this.rows(`SELECT * FROM "Timer" WHERE "runId"=$1 ORDER BY "dueAt"`, [runId])).map(timerFromRow);
+  }
+
+  async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {
+    const [r] = await this.rows(`SELECT * FROM "Snapshot" WHERE "runId"=$1 AND "seq">=$2 AND "first"<=$2 ORDER BY "seq" LIMIT 1`, [runId, seq]);
+    if (!r) return null;
+    const timers = (parse(r.timers) ?? []) as Omit<TimerRow, "runId">[];
+    return { runId, seq: Number(r.seq), first: Number(r.first), snapshot: parse(r.snapshot), context: parse(r.context), timers: timers.map((t) => ({ ...t, runId })), at: Number(r.at) };
+  }
+
+  async artifacts(runId: string): Promise<ArtifactInfo[]> {
+    return (await this.rows(`SELECT "name","size","updatedAt" FROM "Artifact" WHERE "runId"=$1 ORDER BY "name"`, [runId])).map((r) => ({ name: r.name as string, size: Number(r.size), updatedAt: Number(r.updatedAt) }));
+  }
+
+  async artifact(runId: string, name: string): Promise<string | null> {
+    const [r] = await this.rows(`SELECT "content" FROM "Artifact" WHERE "runId"=$1 AND "name"=$2`, [runId, name]);
+    return r ? (r.content as string) : null;
+  }
+
+  async resumable(): Promise<ResumableRun[]> {
+    const runs = (await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`)).map(pgRunFromRow);
+    const timers = (await this.rows(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`)).map(timerFromRow);
+    const reviews = (await this.rows(`SELECT * FROM "Review" WHERE "status" = 'pending'`)).map(reviewFromRow);
+    const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
+    for (const t of timers) byRun.get(t.runId)?.timers.push(t);
+    for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);
+    return [...byRun.values()];
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,263 @@
+// One store conformance suite, two databases: the run store's rules (rows round-trip, the run
+// version and review compare-and-set, batches where one item conflicts, transitions, timers,
+// reviews, artifacts, snapshots, the runs-list filters, resume) on SQLite always and on
+// PostgreSQL when it is reachable (127.0.0.1:5432 here; POSTGRES_URL elsewhere), each in a
+// fresh database or schema with the committed migrations applied.
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateDatabase } from "../lib/db/migrations";
+import { openSqlite } from "../lib/db/sqlite";
+import { sqlitePath } from "../lib/db/url";
+import { ManualClock } from "../lib/engine/clock";
+import { Engine, type WorkflowEffects } from "../lib/engine/engine";
+import { PostgresRunStore } from "../lib/engine/store/postgres";
+import { SqliteRunStore } from "../lib/engine/store/sqlite";
+import type { CommitItem, ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
+import { findWorkflow } from "../lib/machines/registry";
+import { tempDbUrl } from "./helpers";
+
+const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+async function pgReachable(): Promise<string | null> {
+  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1_500 });
+  try {
+    await c.connect();
+    await c.query("SELECT 1");
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+interface Harness {
+  store: RunStore;
+  close(): Promise<void>;
+}
+
+async function sqliteHarness(): Promise<Harness> {
+  const url = tempDbUrl("conformance");
+  await migrateDatabase(url);
+  const handle = openSqlite(sqlitePath(url));
+  return { store: new SqliteRunStore(handle), close: async () => {
+      handle.db.close();
+    },
+  };
+}
+
+async function postgresHarness(): Promise<Harness> {
+  const schema = `sy_conf_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  await admin.query(`SET search_path TO "${schema}"`);
+  const dir = "prisma/postgres/migrations";
+  for (const m of fs.readdirSync(dir).filter((d) => fs.statSync(path.join(dir, d)).isDirectory()).sort()) {
+    await admin.query(fs.readFileSync(path.join(dir, m, "migration.sql"), "utf8"));
+  }
+  const store = new PostgresRunStore(PG_URL, { options: `-c search_path=${schema}`, max: 4 });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+const T0 = Date.UTC(2026, 10, 1, 9, 0, 0, 123);
+
+function run(id: string, over: Partial<RunRow> = {}): RunRow {
+  return {
+    id,
+    workflow: "swiss-army",
+    status: "running",
+    state: ["EXECUTING"],
+    snapshot: { value: "EXECUTING", status: "active" },
+    context: { n: 1, text: "ünïcødé ✓" },
+    input: { request: `input of ${id}` },
+    output: null,
+    error: null,
+    entered: { EXECUTING: T0 },
+    version: 1,
+    seq: 1,
+    parentId: null,
+    forkOf: null,
+    forkSeq: null,
+    retries: 0,
+    waitingSince: null,
+    failedStates: null,
+    createdAt: T0,
+    updatedAt: T0,
+    finishedAt: null,
+    ...over,
+  };
+}
+
+function tr(runId: string, seq: number, over: Partial<TransitionRow> = {}): TransitionRow {
+  return { runId, seq, from: ["A"], to: ["B"], event: "GO", reason: "because", at: T0 + seq, durationMs: seq, payload: { seq }, ...over };
+}
+
+function item(r: RunRow, expectVersion: number | null, over: Partial<CommitItem> = {}): CommitItem {
+  return { run: r, expectVersion, transitions: [], timersSet: [], timersClear: [], reviewsOpen: [], reviewsClose: [], artifacts: [], timers: [], ...over };
+}
+
+function review(id: string, runId: string, over: Partial<ReviewRow> = {}): ReviewRow {
+  return { id, runId, workflow: "swiss-army", state: "HUMAN_REVIEW", kind: "approval", prompt: "Decide", payload: { a: 1 }, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: null, seq: 1, ...over };
+}
+
+/** Instant effects for an engine run of swiss-army on the store under test. */
+function instant(): WorkflowEffects {
+  const record = (type: string, extra: Record<string, unknown> = {}) => ({ type, request_id: "r", ...extra });
+  return {
+    actors: {
+      parseRequest: async (input: { content: string }) => ({ valid: true, record: { ...record("request"), content: input.content, metadata: { estimated_complexity: "simple", request_type: "code", timestamp: "2026-01-01T00:00:00.000Z", intent: "t", parameters: {}, estimated_duration_ms: 1 } } }),
+      searchContext: async () => ({ hits: [], record: record("context_search", { queries: ["q"], results_count: 0, relevance_scores: [], search_duration_ms: 1, status: "empty" }) }),
+      execute: async () => ({ output: "done", tokens_used: 1, record: record("execution", { status: "completed", progress_updates: [], patterns_applied: [], execution_duration_ms: 1, result_preview: "done", adapter: "test" }) }),
+      storeResult: async (input: { output: string }) => ({ record: record("execution_result", { result: { output: input.output, success: true, patterns_discovered: [], metrics: { tokens_used: 1, execution_time_ms: 1, context_relevance: 0 } }, storage_status: "success", context_links: [] }) }),
+    } as never,
+    actions: {},
+  };
+}
+
+const suites: [string, () => Promise<Harness>, () => Promise<string | null>][] = [
+  ["SQLite", sqliteHarness, async () => null],
+  ["PostgreSQL", postgresHarness, pgReachable],
+];
+
+for (const [name, make, reachable] of suites) {
+  describe(`run store conformance: ${name}`, () => {
+    let h: Harness | null = null;
+    let skip: string | null = null;
+    beforeAll(async () => {
+      skip = await reachable();
+      if (skip) console.log(`[store conformance] ${name} skipped: not reachable at ${PG_URL} (${skip})`);
+      else h = await make();
+    }, 60_000);
+    afterAll(async () => {
+      await h?.close();
+    });
+    const test = (title: string, fn: (s: RunStore) => Promise<void>) =>
+      it(title, async (ctx) => {
+        if (skip || !h) return ctx.skip();
+        await fn(h.store);
+      });
+
+    test("a run row round-trips every field", async (s) => {
+      const r = run("rt-1", { output: { answer: "x" }, error: { message: "m" }, parentId: "p", forkOf: "f", forkSeq: 3, retries: 2, waitingSince: T0 + 5, failedStates: "|A|", finishedAt: T0 + 9, status: "failed" });
+      expect(await s.commit([item(r, null)])).toEqual(["ok"]);
+      expect(await s.getRun("rt-1")).toEqual(r);
+      expect(await s.getRun("nope")).toBeNull();
+    });
+
+    test("compare-and-set: a stale version or a second insert conflicts and writes nothing", async (s) => {
+      const r = run("cas-1");
+      expect(await s.commit([item(r, null)])).toEqual(["ok"]);
+      expect(await s.commit([item(r, null)])).toEqual(["conflict"]);
+      const next = { ...r, version: 2, seq: 2, state: ["HUMAN_REVIEW"] };
+      expect(await s.commit([item(next, 5, { transitions: [tr("cas-1", 2)] })])).toEqual(["conflict"]);
+      expect(await s.transitions("cas-1")).toEqual([]);
+      expect(await s.commit([item(next, 1, { transitions: [tr("cas-1", 2)] })])).toEqual(["ok"]);
+      expect((await s.getRun("cas-1"))!.version).toBe(2);
+      expect((await s.transitions("cas-1")).map((t) => t.seq)).toEqual([2]);
+    });
+
+    test("a review closes once: a second close conflicts and rolls back its whole item, not the batch", async (s) => {
+      const r = run("rv-1", { state: ["HUMAN_REVIEW"], status: "waiting" });
+      await s.commit([item(r, null, { reviewsOpen: [review("rv-1-a", "rv-1")] })]);
+      const close = { id: "rv-1-a", status: "decided" as const, decision: "approve", feedback: "ok", reviewer: "ana", decidedAt: T0 + 1 };
+      const other = run("rv-2");
+      const outcomes = await s.commit([
+        item({ ...r, version: 2, seq: 2, status: "running" }, 1, { reviewsClose: [close], transitions: [tr("rv-1", 2)] }),
+        item({ ...r, version: 3, seq: 3 }, 2, { reviewsClose: [close], transitions: [tr("rv-1", 3)] }),
+        item(other, null),
+      ]);
+      expect(outcomes).toEqual(["ok", "conflict", "ok"]);
+      expect(await s.getReview("rv-1-a")).toMatchObject({ status: "decided", decision: "approve", reviewer: "ana", decidedAt: T0 + 1 });
+      expect((await s.getRun("rv-1"))!.version).toBe(2);
+      expect((await s.transitions("rv-1")).map((t) => t.seq)).toEqual([2]);
+      expect(await s.getRun("rv-2")).not.toBeNull();
+      expect(await s.listReviews({ runId: "rv-1", status: "pending" })).toEqual([]);
+    });
+
+    test("transitions: order, after, limit, payloads; transitionsLeaving", async (s) => {
+      const r = run("tr-1", { seq: 4 });
+      await s.commit([item(r, null, { transitions: [1, 2, 3, 4].map((q) => tr("tr-1", q, { from: q === 3 ? ["EXECUTING"] : ["A"] })) })]);
+      const all = await s.transitions("tr-1");
+      expect(all.map((t) => t.seq)).toEqual([1, 2, 3, 4]);
+      expect(all[0]).toEqual(tr("tr-1", 1));
+      expect((await s.transitions("tr-1", 2, 1)).map((t) => t.seq)).toEqual([3]);
+      expect((await s.transitionsLeaving("swiss-army", "EXECUTING", 10)).map((t) => [t.runId, t.seq])).toEqual([["tr-1", 3]]);
+    });
+
+    test("timers set, replaced and cleared; artifacts put and appended", async (s) => {
+      const r = run("tm-1");
+      const t = { runId: "tm-1", id: "xstate.after.5000.swiss-army.EXECUTING", dueAt: T0 + 5_000, event: { type: "xstate.after.5000.swiss-army.EXECUTING" }, seq: 1 };
+      await s.commit([item(r, null, { timersSet: [t, { ...t, id: "other", dueAt: T0 + 6_000 }], artifacts: [{ name: "logs/a.log", content: "one\n", mode: "append" }, { name: "task.md", content: "# Task ✓", mode: "put" }] })]);
+      expect(await s.timers("tm-1")).toEqual([t, { ...t, id: "other", dueAt: T0 + 6_000 }]);
+      await s.commit([item({ ...r, version: 2 }, 1, { timersSet: [{ ...t, dueAt: T0 + 9_000 }], timersClear: ["other"], artifacts: [{ name: "logs/a.log", content: "two\n", mode: "append" }, { name: "task.md", content: "# Done", mode: "put" }] })]);
+      expect(await s.timers("tm-1")).toEqual([{ ...t, dueAt: T0 + 9_000 }]);
+      expect(await s.artifact("tm-1", "logs/a.log")).toBe("one\ntwo\n");
+      expect(await s.artifact("tm-1", "task.md")).toBe("# Done");
+      expect((await s.artifacts("tm-1")).map((a) => [a.name, a.size])).toEqual([["logs/a.log", 8], ["task.md", 6]]);
+    });
+
+    test("snapshots answer for their own commit's transitions only", async (s) => {
+      const r = run("sn-1", { seq: 3 });
+      await s.commit([item(r, null, { transitions: [1, 2, 3].map((q) => tr("sn-1", q)) })]);
+      await s.commit([item({ ...r, version: 2, seq: 4, context: { n: 2 } }, 1, { transitions: [tr("sn-1", 4)] })]);
+      expect((await s.snapshotAt("sn-1", 2))).toMatchObject({ seq: 3, first: 1, context: r.context });
+      expect((await s.snapshotAt("sn-1", 4))).toMatchObject({ seq: 4, first: 4, context: { n: 2 } });
+      expect(await s.snapshotAt("sn-1", 5)).toBeNull();
+    });
+
+    test("runs-list filters and counts", async (s) => {
+      const day = 86_400_000;
+      const rows = [
+        run("f-wait", { workflow: "deep-research", status: "waiting", waitingSince: T0 + 10 * day, createdAt: T0 + 10 * day, input: { topic: "Needle in 100% haystack" } }),
+        run("f-retry", { status: "running", retries: 1, createdAt: T0 + 11 * day }),
+        run("f-fail", { status: "failed", failedStates: "|RESEARCHING.search|FAILED|", createdAt: T0 + 12 * day, finishedAt: T0 + 12 * day }),
+        run("f-done", { status: "completed", output: { text: "the NEEDLE answer" }, createdAt: T0 + 13 * day, finishedAt: T0 + 13 * day }),
+      ];
+      await s.commit(rows.map((r) => item(r, null, r.status === "waiting" ? { reviewsOpen: [review("f-wait-r", "f-wait", { createdAt: T0 + 10 * day })] } : {})));
+      const ids = async (q: Parameters<RunStore["listRuns"]>[0]) => (await s.listRuns({ ...q, limit: 100 })).map((r) => r.id).filter((id) => id.startsWith("f-"));
+      expect(await ids({ from: T0 + 10 * day })).toEqual(["f-done", "f-fail", "f-retry", "f-wait"]);
+      expect(await ids({ workflow: "deep-research" })).toEqual(["f-wait"]);
+      expect(await ids({ status: ["failed", "completed"], from: T0 + 10 * day })).toEqual(["f-done", "f-fail"]);
+      expect(await ids({ text: "needle" })).toEqual(["f-done", "f-wait"]);
+      expect(await ids({ text: "100% hay" })).toEqual(["f-wait"]);
+      expect(await ids({ text: "100_ hay" })).toEqual([]);
+      expect(await ids({ waitingSince: T0 + 10 * day })).toEqual(["f-wait"]);
+      expect(await ids({ waitingSince: T0 + 9 * day })).toEqual([]);
+      expect(await ids({ waitingForHuman: true })).toEqual(["f-wait"]);
+      expect(await ids({ retrying: true })).toEqual(["f-retry"]);
+      expect(await ids({ failedIn: "search" })).toEqual(["f-fail"]);
+      expect(await ids({ failedIn: "RESEARCHING.search" })).toEqual(["f-fail"]);
+      expect(await ids({ failedIn: "RESEARCHING" })).toEqual([]);
+      expect(await s.countRuns({ from: T0 + 10 * day, to: T0 + 12 * day })).toBe(2);
+      const counts = await s.countByStatus("deep-research");
+      expect(counts).toMatchObject({ waiting: 1, running: 0, failed: 0 });
+    });
+
+    test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {
+      const clock = new ManualClock(T0);
+      const opts = { store: s, clock, workflows: findWorkflow, effects: () => instant(), log: () => {} };
+      const a = new Engine(opts);
+      const { run: started } = await a.start("swiss-army", { request: "Write a retry helper" });
+      const waiting = await a.waitFor(started.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId);
+      const seq = (await s.transitions(started.id)).map((t) => t.seq);
+      expect(seq).toEqual(seq.map((_, i) => i + 1));
+      await a.stop();
+      const b = new Engine(opts);
+      expect(await b.resume()).toBeGreaterThanOrEqual(1);
+      const decided = await b.decide(waiting.reviewId!, { decision: "approve", reviewer: "ana" });
+      expect(decided.run.state).toEqual(["IDLE"]);
+      await expect(b.decide(waiting.reviewId!, { decision: "reject" })).rejects.toMatchObject({ status: 409 });
+      await b.stop();
+    });
+  });
+}
