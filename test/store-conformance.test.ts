@@ -3,11 +3,9 @@
 // reviews, artifacts, snapshots, the runs-list filters, resume) on SQLite always and on
 // PostgreSQL when it is reachable (127.0.0.1:5432 here; POSTGRES_URL elsewhere), each in a
 // fresh database or schema with the committed migrations applied.
-import fs from "node:fs";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
+import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { openSqlite } from "../lib/db/sqlite";
 import { sqlitePath } from "../lib/db/url";
 import { ManualClock } from "../lib/engine/clock";
@@ -19,19 +17,6 @@ import { findWorkflow } from "../lib/machines/registry";
 import { tempDbUrl } from "./helpers";
 
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-
-async function pgReachable(): Promise<string | null> {
-  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1_500 });
-  try {
-    await c.connect();
-    await c.query("SELECT 1");
-    return null;
-  } catch (e) {
-    return (e as Error).message;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
 
 interface Harness {
   store: RunStore;
@@ -49,22 +34,13 @@ async function sqliteHarness(): Promise<Harness> {
 }
 
 async function postgresHarness(): Promise<Harness> {
-  const schema = `sy_conf_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA "${schema}"`);
-  await admin.query(`SET search_path TO "${schema}"`);
-  const dir = "prisma/postgres/migrations";
-  for (const m of fs.readdirSync(dir).filter((d) => fs.statSync(path.join(dir, d)).isDirectory()).sort()) {
-    await admin.query(fs.readFileSync(path.join(dir, m, "migration.sql"), "utf8"));
-  }
-  const store = new PostgresRunStore(PG_URL, { options: `-c search_path=${schema}`, max: 4 });
+  const scratch = await scratchSchema(PG_URL, "sy_conf");
+  const store = new PostgresRunStore(PG_URL, { options: scratch.options, max: 4 });
   return {
     store,
     close: async () => {
       await store.close();
-      await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
-      await admin.end();
+      await scratch.drop();
     },
   };
 }
@@ -126,7 +102,7 @@ function instant(): WorkflowEffects {
 
 const suites: [string, () => Promise<Harness>, () => Promise<string | null>][] = [
   ["SQLite", sqliteHarness, async () => null],
-  ["PostgreSQL", postgresHarness, pgReachable],
+  ["PostgreSQL", postgresHarness, () => pgReachable(PG_URL)],
 ];
 
 for (const [name, make, reachable] of suites) {
