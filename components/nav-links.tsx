@@ -56,7 +56,7 @@ export function NavLinks({ pending: initial }: { pending: number }) {
   return (
     <nav className="flex items-center gap-1 overflow-x-auto text-sm">
       {links.map((l) => {
-        const active = l.href === "/" ? path === "/" || path.startsWith("/runs") : path.startsWith(l.href);
+        const active = l.href === "/" ? path === "/" || path.startsWith("/runs") : path === l.href || path.startsWith(`${l.href}/`);
         return (
           <Link key={l.href} href={l.href} className={`flex items-center gap-1.5 whitespace-nowrap rounded-md px-3 py-1.5 ${active ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`}>
             {l.label}
