@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../lib/engine/clock";
 import { InvalidError, NotFoundError } from "../lib/engine/errors";
-import { FORK_EVENT } from "../lib/engine/fork";
+import { snapshotFor } from "../lib/engine/fork";
+import { FORK_EVENT } from "../lib/engine/views";
 import { activeLeaves, restore } from "../lib/engine/step";
 import { findWorkflow } from "../lib/machines/registry";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
@@ -91,6 +92,22 @@ describe("fork", () => {
     // the parent is as it was
     expect(await rt.engine.getRun(run.id)).toMatchObject({ seq: after.seq, version: after.version, state: after.state });
     expect((await rt.engine.getRun(run.id)).context).toEqual(after.context);
+  });
+
+  it("a fork's copied history answers with its parent's snapshots: forking a fork there starts from the state then", async () => {
+    const rt = await runtime();
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const parent = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const fork = await rt.engine.fork(run.id, { seq: parent.seq });
+    const executing = (await rt.store.transitions(run.id)).find((t) => t.to.includes("EXECUTING"))!.seq;
+    // the fork's own snapshots start at its branch point
+    expect(await rt.store.snapshotAt(fork.run.id, executing)).toBeNull();
+    const then = await snapshotFor(rt.store, fork.run.id, executing);
+    expect(then).toEqual(await rt.store.snapshotAt(run.id, executing));
+    expect((then!.snapshot as { value: unknown }).value).not.toBe("HUMAN_REVIEW");
+    const again = await rt.engine.fork(fork.run.id, { seq: executing });
+    expect(again.run).toMatchObject({ forkOf: fork.run.id, forkSeq: then!.seq });
+    expect(again.run.state).toEqual([(then!.snapshot as { value: string }).value]);
   });
 
   it("applies context edits, records them on the branch point, and keeps the rest", async () => {

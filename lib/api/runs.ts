@@ -7,6 +7,7 @@ import type { RunStatus } from "../engine/store/types";
 import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
+import { snapshotFor } from "../engine/fork";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
@@ -108,7 +109,7 @@ export async function runSnapshot(rt: Runtime, id: string, seq: number) {
   const run = await rt.store.getRun(id);
   if (!run) throw new NotFoundError(`run ${id} not found`);
   if (seq > run.seq) throw new InvalidError(`seq must be a transition of run ${id}: 1 to ${run.seq}`);
-  const snap = await rt.store.snapshotAt(id, seq);
+  const snap = await snapshotFor(rt.store, id, seq);
   if (!snap) throw new NotFoundError(`run ${id} has no snapshot at seq ${seq}`);
   const value = (snap.snapshot as { value?: unknown }).value ?? null;
   return { runId: id, seq: snap.seq, requested: seq, at: new Date(snap.at).toISOString(), value, context: snap.context, timers: snap.timers.map((t) => ({ id: t.id, dueAt: new Date(t.dueAt).toISOString(), event: t.event })) };

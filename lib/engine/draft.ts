@@ -24,6 +24,8 @@ export interface Draft {
   reviewsClose: ReviewClose[];
   actions: ExecutableAction[];
   now: number;
+  /** the first transition of this commit that is its own (see CommitItem.snapshotFirst) */
+  snapshotFirst?: number;
 }
 
 export function newDraft(
@@ -268,6 +270,7 @@ export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<Time
     transitions: d.transitions,
     timersSet: [...d.timersSet.values()],
     timersClear: [...d.timersClear],
+    snapshotFirst: d.snapshotFirst,
     timers: [...[...pending].filter((t) => !d.timersClear.has(t.id) && !d.timersSet.has(t.id)), ...d.timersSet.values()],
     reviewsOpen: d.reviewsOpen,
     reviewsClose: d.reviewsClose,

@@ -11,7 +11,7 @@ import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
 import { ConflictError, EngineError, InvalidError, NotFoundError } from "./errors";
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
-import { forkDraft, type ForkEdits } from "./fork";
+import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { isImportedRun } from "./imported";
 import type { ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
@@ -179,7 +179,7 @@ export class Engine {
     const run = await this.opts.store.getRun(sourceId);
     if (!run) throw new NotFoundError(`run ${sourceId} not found`);
     if (!Number.isInteger(req.seq) || req.seq < 1 || req.seq > run.seq) throw new InvalidError(`seq must be a transition of run ${sourceId}: 1 to ${run.seq}`);
-    const snap = await this.opts.store.snapshotAt(sourceId, req.seq);
+    const snap = await snapshotFor(this.opts.store, sourceId, req.seq);
     if (!snap) throw new ConflictError(`run ${sourceId} has no snapshot at seq ${req.seq} (it was recorded before snapshots were kept, or imported without them)`);
     const def = this.opts.workflows(run.workflow, run.input);
     if (!def) throw new NotFoundError(`workflow ${run.workflow} is not registered`);

@@ -8,10 +8,9 @@ import type { WorkflowDefinition } from "../machines/types";
 import { addStep, isRetry, newDraft, type Draft } from "./draft";
 import { InvalidError } from "./errors";
 import { activeLeaves, restore } from "./step";
-import type { RunRow, SnapshotRow, TransitionRow } from "./store/types";
+import type { RunRow, RunStore, SnapshotRow, TransitionRow } from "./store/types";
 import { FORK_EVENT } from "./views";
 
-export { FORK_EVENT };
 
 export interface ForkEdits {
   /** top-level context keys to replace */
@@ -86,6 +85,7 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   const draft = newDraft(def, row, snapshot, new Map(), now, true);
   draft.transitions.push(...src.transitions.map((t) => ({ ...t, runId: id })));
   const last = src.transitions.at(-1);
+  draft.snapshotFirst = draft.row.seq + 1; // the copied history keeps the parent's snapshots (snapshotFor)
   draft.transitions.push({
     runId: id,
     seq: ++draft.row.seq,
@@ -103,4 +103,15 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
     draft.timersSet.set(t.id, { runId: id, id: t.id, event: t.event, seq: draft.row.seq, dueAt: now + Math.max(0, t.dueAt - snap.at) });
   }
   return draft;
+}
+
+/**
+ * The snapshot of the commit that wrote `seq` of a run; for a fork's copied history (seq up to its
+ * forkSeq), the parent's, and so on up the line of forks.
+ */
+export async function snapshotFor(store: RunStore, runId: string, seq: number): Promise<SnapshotRow | null> {
+  const own = await store.snapshotAt(runId, seq);
+  if (own) return own;
+  const run = await store.getRun(runId);
+  return run?.forkOf && run.forkSeq !== null && seq <= run.forkSeq ? snapshotFor(store, run.forkOf, seq) : null;
 }

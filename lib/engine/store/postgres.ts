@@ -173,7 +173,7 @@ export class PostgresRunStore implements RunStore {
       const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
       await c.query(
         `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=excluded."first","snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
-        [r.id, r.seq, item.transitions[0].seq, snapshot, context, timers, ts(r.updatedAt)],
+        [r.id, r.seq, item.snapshotFirst ?? item.transitions[0].seq, snapshot, context, timers, ts(r.updatedAt)],
       );
     }
     for (const id of item.timersClear) await c.query(`DELETE FROM "Timer" WHERE "runId"=$1 AND "id"=$2`, [r.id, id]);
@@ -232,8 +232,8 @@ export class PostgresRunStore implements RunStore {
     return (await this.rows(`SELECT * FROM "Transition" WHERE "runId"=$1 AND "seq">$2 ORDER BY "seq" LIMIT $3`, [runId, afterSeq, limit])).map(transitionFromRow);
   }
 
-  async transitionsLeaving(workflow: string, state: string, limit: number): Promise<TransitionRow[]> {
-    const rows = await this.rows(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=$1 AND t."from" LIKE $2 ORDER BY t."at" DESC LIMIT $3`, [workflow, `%${JSON.stringify(state)}%`, limit]);
+  async transitionsLeaving(workflow: string, state: string, limit: number, since = 0): Promise<TransitionRow[]> {
+    const rows = await this.rows(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=$1 AND t."from" LIKE $2 AND t."at" > $3 ORDER BY t."at" DESC LIMIT $4`, [workflow, `%${JSON.stringify(state)}%`, ts(since), limit]);
     return rows.map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
   }
 

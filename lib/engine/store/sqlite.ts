@@ -204,7 +204,7 @@ export class SqliteRunStore implements RunStore {
       getArtifact: p(`SELECT "content" FROM "Artifact" WHERE "runId"=? AND "name"=?`),
       getRun: p(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=?`),
       transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
-      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? ORDER BY t."at" DESC LIMIT ?`),
+      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
       getReview: p(`SELECT * FROM "Review" WHERE "id"=?`),
       timers: p(`SELECT * FROM "Timer" WHERE "runId"=? ORDER BY "dueAt"`),
     };
@@ -235,7 +235,7 @@ export class SqliteRunStore implements RunStore {
         this.s.insertTransition.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload));
       }
       if (item.transitions.length) {
-        this.s.insertSnapshot.run(run.id, run.seq, item.transitions[0].seq, a[4], a[5], JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), sqliteDate(run.updatedAt));
+        this.s.insertSnapshot.run(run.id, run.seq, item.snapshotFirst ?? item.transitions[0].seq, a[4], a[5], JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), sqliteDate(run.updatedAt));
       }
       for (const id of item.timersClear) this.s.clearTimer.run(run.id, id);
       for (const t of item.timersSet) this.s.setTimer.run(t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq);
@@ -335,8 +335,8 @@ export class SqliteRunStore implements RunStore {
     return (this.s.transitions.all(runId, afterSeq, limit) as Row[]).map(transitionFromRow);
   }
 
-  async transitionsLeaving(workflow: string, state: string, limit: number): Promise<TransitionRow[]> {
-    return (this.s.leaving.all(workflow, `%${JSON.stringify(state)}%`, limit) as Row[]).map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
+  async transitionsLeaving(workflow: string, state: string, limit: number, since = 0): Promise<TransitionRow[]> {
+    return (this.s.leaving.all(workflow, `%${JSON.stringify(state)}%`, sqliteDate(since), limit) as Row[]).map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
   }
 
   async getReview(id: string): Promise<ReviewRow | null> {

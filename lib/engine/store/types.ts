@@ -110,6 +110,8 @@ export interface CommitItem {
   artifacts: ArtifactWrite[];
   /** every timer pending after this commit (stored with the commit's snapshot) */
   timers: TimerRow[];
+  /** the first transition this commit made itself (a fork's first commit also carries copied history); default transitions[0] */
+  snapshotFirst?: number;
 }
 
 /** The run as it stood after one commit (seq = the commit's last transition). */
@@ -168,8 +170,8 @@ export interface RunStore {
   countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number>;
   countByStatus(workflow?: string): Promise<Record<RunStatus, number>>;
   transitions(runId: string, afterSeq?: number, limit?: number): Promise<TransitionRow[]>;
-  /** transitions that left `state` in runs of `workflow` (for per-state metrics) */
-  transitionsLeaving(workflow: string, state: string, limit: number): Promise<TransitionRow[]>;
+  /** transitions that left `state` in runs of `workflow` (for per-state metrics), newest first; `since`: only after that instant */
+  transitionsLeaving(workflow: string, state: string, limit: number, since?: number): Promise<TransitionRow[]>;
   getReview(id: string): Promise<ReviewRow | null>;
   listReviews(q: ReviewQuery): Promise<ReviewRow[]>;
   timers(runId: string): Promise<TimerRow[]>;
