@@ -93,9 +93,12 @@ describe("storage faults", () => {
     expect(failed).toBeInstanceOf(StorageError);
     const res = errorResponse(failed);
     expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
     expect(await res.json()).toMatchObject({ code: "storage_unavailable", error: expect.stringMatching(/storage unavailable: database is locked/) });
     // a database error raised outside the engine (a read while locked) maps the same way
-    expect(errorResponse(Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" })).status).toBe(503);
+    const raw = errorResponse(Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" }));
+    expect(raw.status).toBe(503);
+    expect(await raw.json()).toMatchObject({ code: "storage_unavailable", error: expect.stringMatching(/storage unavailable: database is locked/) });
     expect((await rt.store.getReview(waiting.reviewId!))!.status).toBe("pending");
     fault.down = false;
     const decided = await rt.engine.decide(waiting.reviewId!, { decision: "approve" });

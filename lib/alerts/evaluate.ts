@@ -4,7 +4,7 @@
 import type { TransitionRow } from "../engine/store/types";
 import { formatDuration } from "../format";
 import type { StateMetricSpec } from "../machines/types";
-import { evaluate as judgeSeedMetric } from "../metrics/state-metrics";
+import { evaluate as judgeSeedMetric, percentile } from "../metrics/state-metrics";
 import { formatMetric, formatSpan, type AlertMetric } from "./rules";
 
 export interface Evaluation {
@@ -24,13 +24,6 @@ export type Exit = Pick<TransitionRow, "at" | "durationMs" | "event" | "to">;
 export interface PendingWait {
   runId: string;
   createdAt: number;
-}
-
-/** the nearest-rank percentile of sorted values (the one lib/metrics/state-metrics uses) */
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
-  return sorted[i]!;
 }
 
 /** Exits inside the look-back window (now − windowMs, now]. */
@@ -132,29 +125,9 @@ export function evaluateRule(rule: { state: string; metric: AlertMetric | string
  */
 export function evaluateSeedMetric(spec: StateMetricSpec, exits: TransitionRow[]): Evaluation & { threshold: number; verdict: string } {
   const judged = judgeSeedMetric(spec, exits);
-  const c = spec.compute;
-  let value = 0;
-  let threshold = 0;
-  if (c.kind === "duration") {
-    value = percentile(exits.map((t) => t.durationMs).sort((a, b) => a - b), 0.95);
-    threshold = c.alertMs;
-  } else if (c.kind === "outcome-rate") {
-    const relevant = exits.filter((t) => c.of.includes(t.reason));
-    value = relevant.length ? relevant.filter((t) => c.good.includes(t.reason)).length / relevant.length : 0;
-    threshold = c.alert;
-  } else {
-    const counts = exits
-      .filter((t) => t.event !== "ABORT")
-      .map((t) => {
-        const v = (t.payload as { output?: { record?: Record<string, unknown> } } | null)?.output?.record?.[c.field];
-        return typeof v === "number" ? v : 0;
-      });
-    value = counts.length ? counts.filter((n) => n === 0).length / counts.length : 0;
-    threshold = c.alertShare;
-  }
   return {
-    value,
-    threshold,
+    value: judged.amount,
+    threshold: judged.alertAt,
     verdict: judged.verdict,
     breached: judged.verdict === "alert",
     samples: judged.samples,

@@ -13,14 +13,15 @@ import { deriveGraph } from "../graph/derive";
 import type { AlertNotice } from "../hooks/webhooks";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import { evaluateRule, evaluateSeedMetric, failureStatesOf, type Evaluation } from "./evaluate";
+import { evaluateRule, evaluateSeedMetric, failureStatesOf, type Evaluation, type RuleData } from "./evaluate";
+import { exitsByState } from "../metrics/state-metrics";
+
+const logError = (m: string, d?: unknown) => console.error(`[alerts] error: ${m}`, d ?? "");
 import { AlertRuleInput, alertView, ruleView, seedRuleId, type AlertRuleView, type AlertStatus, type AlertView } from "./rules";
 
 export const DEFAULT_ALERT_INTERVAL_MS = 15_000;
-/** transitions read per state for a rule (newest first; the window is applied to them) */
+/** transitions read per state for a rule: the newest within its window, at most this many */
 const RULE_EXITS = 5_000;
-/** transitions read per state for seed 001's table (as lib/metrics/state-metrics reads them) */
-const SEED_EXITS = 1_000;
 
 export interface AlertMonitorOptions {
   db: Db;
@@ -30,9 +31,6 @@ export interface AlertMonitorOptions {
   intervalMs?: number;
   /** an alert opened or resolved (the webhooks); a failure is logged and does not stop the evaluation */
   notify?: (alert: AlertNotice) => void | Promise<void>;
-  /** the workflows whose seed metrics are watched (default: the registry's) */
-  workflows?: () => WorkflowDefinition[];
-  log?: (level: "warn" | "error", message: string, data?: unknown) => void;
 }
 
 /** What one evaluation found and changed. */
@@ -61,8 +59,6 @@ export class AlertMonitor {
   private readonly clock: Clock;
   readonly intervalMs: number;
   private readonly notify: AlertMonitorOptions["notify"];
-  private readonly workflows: () => WorkflowDefinition[];
-  private readonly logFn: NonNullable<AlertMonitorOptions["log"]>;
   private running = false;
   private timer: unknown = null;
   /** evaluations run one at a time, in call order */
@@ -75,8 +71,6 @@ export class AlertMonitor {
     this.clock = opts.clock;
     this.intervalMs = opts.intervalMs ?? DEFAULT_ALERT_INTERVAL_MS;
     this.notify = opts.notify;
-    this.workflows = opts.workflows ?? listWorkflows;
-    this.logFn = opts.log ?? ((level, m, d) => console.error(`[alerts] ${level}: ${m}`, d ?? ""));
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -113,7 +107,7 @@ export class AlertMonitor {
       this.timer = null;
       if (!this.running) return;
       const p = this.busy > 0 ? this.chain : this.evaluateOnce();
-      void p.catch((e) => this.logFn("error", "alert evaluation failed", errorText(e))).finally(() => this.arm());
+      void p.catch((e) => logError("alert evaluation failed", errorText(e))).finally(() => this.arm());
     }, this.intervalMs);
   }
 
@@ -165,35 +159,40 @@ export class AlertMonitor {
 
   private async ruleTargets(now: number): Promise<Target[]> {
     const rules = await this.db.alertRule.findMany({ where: { enabled: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-    const exits = new Map<string, Promise<TransitionRow[]>>();
+    // one read per state and window (exits) or per state (pending reviews), shared by its rules
+    const reads = new Map<string, Promise<RuleData["exits"] | RuleData["pending"]>>();
+    const once = <T>(key: string, read: () => Promise<T>) => {
+      if (!reads.has(key)) reads.set(key, read() as Promise<never>);
+      return reads.get(key) as Promise<T>;
+    };
     const out: Target[] = [];
     for (const r of rules) {
       const def = findWorkflow(r.workflow);
       if (!def) continue; // its open alerts resolve as "no longer watched"
       const failureStates = failureStatesOf(deriveGraph(def.machine).states);
-      let data: Parameters<typeof evaluateRule>[1];
-      if (r.metric === "waiting") {
-        const pending = await this.db.review.findMany({ where: { workflow: r.workflow, state: r.state, status: "pending" }, select: { runId: true, createdAt: true } });
-        data = { exits: [], pending: pending.map((p) => ({ runId: p.runId, createdAt: p.createdAt.getTime() })), failureStates };
-      } else {
-        const key = `${r.workflow}\u0000${r.state}`;
-        if (!exits.has(key)) exits.set(key, this.store.transitionsLeaving(r.workflow, r.state, RULE_EXITS));
-        data = { exits: await exits.get(key)!, pending: [], failureStates };
-      }
+      const data: RuleData =
+        r.metric === "waiting"
+          ? {
+              exits: [],
+              failureStates,
+              pending: await once(`pending\u0000${r.workflow}\u0000${r.state}`, async () =>
+                (await this.db.review.findMany({ where: { workflow: r.workflow, state: r.state, status: "pending" }, select: { runId: true, createdAt: true } })).map((p) => ({ runId: p.runId, createdAt: p.createdAt.getTime() })),
+              ),
+            }
+          : { pending: [], failureStates, exits: await once(`exits\u0000${r.workflow}\u0000${r.state}\u0000${r.windowMs}`, () => this.store.transitionsLeaving(r.workflow, r.state, RULE_EXITS, now - r.windowMs)) };
       out.push({ ruleId: r.id, workflow: r.workflow, state: r.state, metric: r.metric, threshold: r.threshold, result: evaluateRule(r, data, now) });
     }
     return out;
   }
 
-  /** Seed 001's metrics tables: a row whose verdict is "alert" is a breach. */
+  /** Seed 001's metrics tables: a row whose verdict is "alert" is a breach (the exits the metrics page reads). */
   private async seedTargets(): Promise<Target[]> {
     const out: Target[] = [];
-    for (const def of this.workflows()) {
+    for (const def of listWorkflows()) {
       if (!def.metrics?.length) continue;
-      const exits = new Map<string, TransitionRow[]>();
+      const exits = await exitsByState(this.store, def);
       for (const spec of def.metrics) {
         const state = spec.compute.state;
-        if (!exits.has(state)) exits.set(state, await this.store.transitionsLeaving(def.id, state, SEED_EXITS));
         const result = evaluateSeedMetric(spec, exits.get(state)!);
         out.push({ ruleId: seedRuleId(def.id, state, spec.metric), workflow: def.id, state, metric: spec.metric, threshold: result.threshold, result });
       }
@@ -242,7 +241,7 @@ export class AlertMonitor {
     try {
       await this.notify(alertNotice(a));
     } catch (e) {
-      this.logFn("error", `could not send alert ${a.id} (${a.status})`, errorText(e));
+      logError(`could not send alert ${a.id} (${a.status})`, errorText(e));
     }
   }
 

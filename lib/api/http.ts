@@ -1,7 +1,7 @@
 // HTTP plumbing for route handlers, on the Web Request/Response API only (no Next.js): JSON
 // bodies with a size limit, zod validation, and errors mapped to 4xx with a message.
 import { z } from "zod";
-import { EngineError, isEngineError, isStorageFailure, isZodError } from "../engine/errors";
+import { EngineError, StorageError, isEngineError, isStorageFailure, isZodError } from "../engine/errors";
 import { assertSameOrigin } from "./csrf";
 import type { Principal } from "../auth/accounts";
 import { atLeast, authEnabled, requiredRole } from "../auth/roles";
@@ -66,12 +66,9 @@ export function errorResponse(e: unknown): Response {
   if (isZodError(e)) {
     return json({ error: `invalid request: ${issues(e).map((i) => `${i.path || "body"}: ${i.message}`).join("; ")}`, code: "invalid", issues: issues(e) }, 422);
   }
+  if (!isEngineError(e) && isStorageFailure(e)) e = new StorageError(e);
   if (isEngineError(e)) {
-    return json({ error: e.message, code: e.code, ...(e.details !== undefined ? { details: e.details } : {}) }, e.status);
-  }
-  if (isStorageFailure(e)) {
-    const cause = (e as { message?: string }).message ?? String(e);
-    return json({ error: `storage unavailable: ${cause.slice(0, 300)}; try again shortly`, code: "storage_unavailable" }, 503, { "retry-after": "2" });
+    return json({ error: e.message, code: e.code, ...(e.details !== undefined ? { details: e.details } : {}) }, e.status, e.code === "storage_unavailable" ? { "retry-after": "2" } : {});
   }
   console.error("[api] unexpected error", e);
   return json({ error: "internal error", code: "internal" }, 500);

@@ -9,7 +9,9 @@ import { StateHooks } from "./hooks";
 import { systemClock, type Clock } from "./clock";
 import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
-import { ConflictError, EngineError, InvalidError, NotFoundError } from "./errors";
+import { ConflictError, EngineError, InvalidError, NotFoundError, StorageError, isStorageFailure } from "./errors";
+
+export { StorageError };
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { isImportedRun } from "./imported";
@@ -73,15 +75,10 @@ export interface StepOutcome {
 }
 
 /** Wait before retrying a commit the database refused: 0.5 s, 1 s, 2 s … up to 30 s. */
-export function storageBackoff(attempt: number): number {
+function storageBackoff(attempt: number): number {
   return Math.min(30_000, 500 * 2 ** attempt);
 }
 
-export class StorageError extends EngineError {
-  constructor(cause: unknown) {
-    super(`storage unavailable: ${serializeError(cause).message}; try again shortly`, 503, "storage_unavailable");
-  }
-}
 
 export class Engine {
   readonly bus: RunBus;
@@ -489,7 +486,8 @@ export class Engine {
     try {
       outcome = await this.committer.commit(item);
     } catch (e) {
-      throw new StorageError(e);
+      // the database refusing is retried (effects, timers) or answered 503; anything else is a bug, not retried
+      throw isStorageFailure(e) ? new StorageError(e) : e;
     }
     if (outcome === "conflict") {
       this.retire(live);

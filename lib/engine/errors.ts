@@ -59,3 +59,11 @@ export function isStorageFailure(e: unknown): boolean {
   }
   return false;
 }
+
+/** The database refused or failed (locked, unreachable, full): 503, try again shortly. */
+export class StorageError extends EngineError {
+  constructor(cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(`storage unavailable: ${message.slice(0, 300)}; try again shortly`, 503, "storage_unavailable");
+  }
+}
