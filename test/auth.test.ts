@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
-import { requiredRole } from "../lib/auth/roles";
+import { requiredRole, sameSitePath } from "../lib/auth/roles";
 import { inState, tempDbUrl } from "./helpers";
 
 const url = tempDbUrl("auth");
@@ -170,6 +170,11 @@ describe("accounts on", () => {
     const logout = routes.find((r) => r.path === "/api/auth/logout")!;
     expect((await call(logout, "POST", { cookie: adminCookie })).status).toBe(200);
     expect((await call(me, "GET", { cookie: adminCookie })).status).toBe(401);
+  });
+
+  it("after sign-in, only a path on this site is followed (no open redirect)", () => {
+    expect(sameSitePath("/runs/abc?tab=1")).toBe("/runs/abc?tab=1");
+    for (const evil of ["//evil.example", "/\\evil.example", "https://evil.example/x", undefined, ["/a"]]) expect(sameSitePath(evil)).toBe("/");
   });
 
   it("every server action checks the role before it does anything", () => {

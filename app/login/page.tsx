@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/login-form";
-import { authEnabled } from "@/lib/auth/roles";
+import { authEnabled, sameSitePath } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in" };
@@ -9,7 +9,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   if (!authEnabled()) redirect("/");
   const { next } = await searchParams;
   // only a path on this site
-  const target = typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  const target = sameSitePath(next);
   return (
     <div className="mx-auto mt-16 max-w-sm rounded-xl border border-slate-200 bg-white p-6">
       <h1 className="text-lg font-semibold">Sign in to Switchyard</h1>
@@ -18,3 +18,4 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
     </div>
   );
 }
+

@@ -10,7 +10,8 @@ export async function listReviews(rt: Runtime, q: { status?: ReviewStatus; runId
   return rows.map((r) => ({ ...reviewView(r), ageMs: Math.max(0, (r.decidedAt ?? now) - r.createdAt) }));
 }
 
-export async function decideReview(rt: Runtime, id: string, body: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> }) {
-  const out = await rt.engine.decide(id, body);
+/** Decide a review. `by`: the signed-in person (accounts on), who is recorded whatever the body says. */
+export async function decideReview(rt: Runtime, id: string, body: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> }, by?: { name: string } | null) {
+  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body);
   return { review: out.review, run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), transitions: out.transitions };
 }

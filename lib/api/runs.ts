@@ -86,8 +86,9 @@ export async function runTransitions(rt: Runtime, id: string, after = 0, limit =
   return (await rt.store.transitions(id, after, limit)).map((t) => transitionView(t, withPayload));
 }
 
-export async function sendEvent(rt: Runtime, id: string, event: unknown, opts: { reviewer?: string } = {}) {
-  const out = await rt.engine.send(id, event, opts);
+/** Send an event. `by`: the signed-in sender, recorded as the reviewer when the event decides a review. */
+export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: { name: string } | null) {
+  const out = await rt.engine.send(id, event, by ? { reviewer: by.name } : {});
   return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
 }
 

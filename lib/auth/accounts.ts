@@ -36,6 +36,9 @@ export class TooManyAttempts extends EngineError {
   }
 }
 
+let dummy: Promise<string> | null = null;
+const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString("hex")));
+
 export class Accounts {
   constructor(
     private db: Db,
@@ -67,7 +70,8 @@ export class Accounts {
     if (now - since >= FAILURE_WINDOW_MS) this.failures.delete(name);
     else if (count >= MAX_FAILURES) throw new TooManyAttempts(Math.ceil((since + FAILURE_WINDOW_MS - now) / 60_000));
     const user = await this.db.user.findUnique({ where: { name } });
-    const ok = user && !user.disabled && (await verifyPassword(password, user.passwordHash));
+    // an unknown name costs the same scrypt as a known one (no timing answer to "does it exist")
+    const ok = (await verifyPassword(password, user?.passwordHash ?? (await dummyHash()))) && !!user && !user.disabled;
     if (!user || !ok) {
       const [c, first] = this.failures.get(name) ?? [0, now];
       this.failures.set(name, [c + 1, first]);

@@ -24,3 +24,14 @@ export function requiredRole(method: string, path: string): Role | null {
 export function authEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.SWITCHYARD_AUTH?.trim().toLowerCase() === "on";
 }
+
+/** `next` as a path on this site, or "/" (no open redirect: "//evil", "/\\evil", "https://evil" resolve elsewhere) */
+export function sameSitePath(next: unknown): string {
+  if (typeof next !== "string") return "/";
+  try {
+    const u = new URL(next, "http://x");
+    return u.host === "x" ? u.pathname + u.search : "/";
+  } catch {
+    return "/";
+  }
+}

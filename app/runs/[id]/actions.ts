@@ -33,7 +33,7 @@ export async function decideAction(input: z.input<typeof Decision>): Promise<Act
   try {
     const d = Decision.parse(input);
     if (d.decision === "modify" && !d.feedback?.trim() && !d.data) return { ok: false, status: 422, error: "say what to change", fieldErrors: { feedback: "describe the modification you want" } };
-    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: who?.name ?? (d.reviewer?.trim() || undefined), data: d.data });
+    await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined, data: d.data }, who);
     return { ok: true };
   } catch (e) {
     return fail(e);
@@ -56,10 +56,10 @@ export async function abortAction(input: z.input<typeof Abort>): Promise<ActionR
 const Send = z.object({ runId: z.string().min(1).max(200), event: z.looseObject({ type: z.string().min(1).max(100) }) });
 
 export async function sendEventAction(input: z.input<typeof Send>): Promise<ActionResult> {
-  await requireRole("operator");
+  const who = await requireRole("operator");
   try {
     const s = Send.parse(input);
-    await sendEvent(await getRuntime(), s.runId, s.event);
+    await sendEvent(await getRuntime(), s.runId, s.event, who);
     return { ok: true };
   } catch (e) {
     const r = fail(e);

@@ -6,7 +6,5 @@ import { getRuntime } from "@/lib/runtime";
 export const POST = handler(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
   const { id } = parse(RunIdParam, await ctx.params);
   const body = parse(DecisionBody, await readJson(req));
-  // signed in: the decision is recorded as the signed-in person's, whatever the body says
-  const who = principalOf(req);
-  return json(await decideReview(await getRuntime(), id, who ? { ...body, reviewer: who.name } : body));
+  return json(await decideReview(await getRuntime(), id, body, principalOf(req)));
 });

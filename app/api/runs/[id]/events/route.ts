@@ -9,6 +9,5 @@ export const POST = handler(async (req: Request, ctx: { params: Promise<{ id: st
   parse(EventBody, body);
   // the body as sent, not EventBody's copy: that copy drops a "__proto__" key, which the
   // workflow's strict event schema must see (and refuse) like any other unknown field
-  const who = principalOf(req);
-  return json(await sendEvent(await getRuntime(), id, body, who ? { reviewer: who.name } : {}));
+  return json(await sendEvent(await getRuntime(), id, body, principalOf(req)));
 });
