@@ -11,6 +11,7 @@ import { NewRunForm } from "@/components/runs/new-run-form";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
 import { TableHead } from "@/components/ui/table-head";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +25,7 @@ function href(base: Search, change: Partial<Search>) {
 }
 
 export default async function Dashboard({ searchParams }: { searchParams: Promise<Search> }) {
+  await requireViewer();
   const sp = await searchParams;
   const status = RUN_STATUSES.includes(sp.status as RunStatus) ? (sp.status as RunStatus) : undefined;
   const workflows = listWorkflows();

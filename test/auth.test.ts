@@ -177,6 +177,14 @@ describe("accounts on", () => {
     for (const evil of ["//evil.example", "/\\evil.example", "https://evil.example/x", undefined, ["/a"]]) expect(sameSitePath(evil)).toBe("/");
   });
 
+  it("every page checks the session itself (a layout is not re-rendered when the app navigates)", () => {
+    const pages = (function walk(dir: string): string[] {
+      return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name === "page.tsx" ? [path.join(dir, e.name)] : []));
+    })("app").filter((f) => f !== path.join("app", "login", "page.tsx"));
+    expect(pages.length).toBeGreaterThanOrEqual(10);
+    for (const f of pages) expect(fs.readFileSync(f, "utf8"), f).toMatch(/^export default async function \w+\(.*\) \{\n  await requireViewer\(\);$/m);
+  });
+
   it("every server action checks the role before it does anything", () => {
     const actions = (function walk(dir: string): string[] {
       return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : []));

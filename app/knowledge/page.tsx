@@ -6,6 +6,7 @@ import { KbDeleteButton } from "@/components/knowledge/kb-delete-button";
 import { KbHighlight } from "@/components/knowledge/kb-highlight";
 import { KbImport } from "@/components/knowledge/kb-import";
 import { TableHead } from "@/components/ui/table-head";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Knowledge" };
@@ -75,6 +76,7 @@ function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
 }
 
 export default async function KnowledgePage({ searchParams }: { searchParams: Promise<Search> }) {
+  await requireViewer();
   const sp = await searchParams;
   const q = (typeof sp.q === "string" ? sp.q : "").slice(0, 1_000).trim();
   const page = Math.max(1, Math.floor(Number(sp.page)) || 1);

@@ -8,6 +8,7 @@ import { getRuntime } from "@/lib/runtime";
 import { DomainBadge, MetricChip, SignificantMarker, TriggerChip } from "@/components/log/log-badges";
 import { ProfileFacts } from "@/components/log/profile-facts";
 import { TableHead } from "@/components/ui/table-head";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Log" };
@@ -158,6 +159,7 @@ function ObservationItem({ o }: { o: Observation }) {
 }
 
 export default async function LogPage({ searchParams }: { searchParams: Promise<Search> }) {
+  await requireViewer();
   const sp = await searchParams;
   const raw = { domain: one(sp.domain), from: one(sp.from), to: one(sp.to) };
   const active = Boolean(raw.domain || raw.from || raw.to);

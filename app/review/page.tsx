@@ -6,11 +6,13 @@ import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 import { DecisionPanel } from "@/components/runs/decision-panel";
 import { LiveRefresh } from "@/components/ui/live-refresh";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Review queue" };
 
 export default async function ReviewQueue() {
+  await requireViewer();
   const rt = await getRuntime();
   const reviews = await listReviews(rt, { status: "pending", limit: 500 });
   return (

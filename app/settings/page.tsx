@@ -2,6 +2,7 @@ import { describeEndpoints } from "@/lib/llm/endpoints";
 import { getRuntime } from "@/lib/runtime";
 import { CmPanel } from "@/components/knowledge/cm-panel";
 import { TestConnection } from "@/components/settings/test-connection";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Settings" };
@@ -20,6 +21,7 @@ function maskUrl(url: string) {
 }
 
 export default async function Settings() {
+  await requireViewer();
   const rt = await getRuntime();
   const info = rt.llm ? describeEndpoints(rt.llm) : null;
   const search = process.env.SWITCHYARD_SEARCH_URL;

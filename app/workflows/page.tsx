@@ -2,11 +2,13 @@ import Link from "next/link";
 import { deriveGraph } from "@/lib/graph/derive";
 import { listWorkflows } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Workflows" };
 
 export default async function Workflows() {
+  await requireViewer();
   const rt = await getRuntime();
   const workflows = listWorkflows();
   const counts = await Promise.all(workflows.map((w) => rt.store.countByStatus(w.id)));

@@ -4,6 +4,7 @@ import { listReviews } from "@/lib/api/reviews";
 import { deriveGraph } from "@/lib/graph/derive";
 import { RunLive } from "@/components/runs/run-live";
 import type { ReviewInfo } from "@/components/runs/decision-panel";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +14,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 }
 
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
+  await requireViewer();
   const { id } = await params;
   const { rt, run, def, layout, alerts } = await loadRunPage(id);
   const [transitions, reviews] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 })]);

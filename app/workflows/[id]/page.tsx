@@ -15,6 +15,7 @@ import { CmPanel } from "@/components/knowledge/cm-panel";
 import { TableHead } from "@/components/ui/table-head";
 import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 import { AlertsPanel } from "@/components/alerts/alerts-panel";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 
@@ -26,6 +27,7 @@ const verdictStyle: Record<Verdict, string> = {
 };
 
 export default async function WorkflowPage({ params }: { params: Promise<{ id: string }> }) {
+  await requireViewer();
   const { id } = await params;
   const def = findWorkflow(id);
   if (!def) notFound();

@@ -1,8 +1,10 @@
 import { FlowEditor } from "@/components/flows/flow-editor";
+import { requireViewer } from "@/app/session";
 
 export const metadata = { title: "New workflow" };
 
 export default async function NewWorkflow({ searchParams }: { searchParams: Promise<{ from?: string }> }) {
+  await requireViewer();
   const { from } = await searchParams;
   return (
     <div className="space-y-4">

@@ -3,6 +3,7 @@ import { isImportedRun } from "@/lib/engine/imported";
 import { loadRunPage } from "../load";
 import { deriveGraph } from "@/lib/graph/derive";
 import { TimelineLive } from "@/components/timeline/timeline-live";
+import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +13,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 }
 
 export default async function TimelinePage({ params }: { params: Promise<{ id: string }> }) {
+  await requireViewer();
   const { id } = await params;
   const { rt, run, def, layout } = await loadRunPage(id);
   const [transitions, forks] = await Promise.all([runTransitions(rt, id, 0, 100_000, true), runForks(rt, id)]);
