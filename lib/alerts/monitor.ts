@@ -17,7 +17,7 @@ import { evaluateRule, evaluateSeedMetric, failureStatesOf, type Evaluation, typ
 import { exitsByState } from "../metrics/state-metrics";
 
 const logError = (m: string, d?: unknown) => console.error(`[alerts] error: ${m}`, d ?? "");
-import { AlertRuleInput, alertView, ruleView, seedRuleId, type AlertRuleView, type AlertStatus, type AlertView } from "./rules";
+import { AlertRuleInput, alertsByState, alertView, ruleView, seedRuleId, type AlertRuleView, type AlertStatus, type AlertView } from "./rules";
 
 export const DEFAULT_ALERT_INTERVAL_MS = 15_000;
 /** transitions read per state for a rule: the newest within its window, at most this many */
@@ -288,13 +288,9 @@ export class AlertMonitor {
     return this.db.alert.count({ where: { status: "open" } });
   }
 
-  /** The open alerts of a workflow per state id: their messages, one a line (the diagram's badges). */
+  /** The open alerts of a workflow per state id (the diagram's badges). */
   async openByState(workflow: string): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for (const a of await this.db.alert.findMany({ where: { workflow, status: "open" }, orderBy: { openedAt: "asc" } })) {
-      out[a.state] = out[a.state] ? `${out[a.state]}\n${a.message}` : a.message;
-    }
-    return out;
+    return alertsByState(await this.listAlerts({ status: "open", workflow }));
   }
 }
 

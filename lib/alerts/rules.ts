@@ -15,12 +15,6 @@ const MIN_WINDOW_MS = 1_000;
 const MAX_WINDOW_MS = 30 * 86_400_000;
 const MAX_DURATION_MS = 365 * 86_400_000;
 
-export const METRIC_LABEL: Record<AlertMetric, string> = {
-  dwell: "dwell time (p95)",
-  failure_rate: "failure rate",
-  waiting: "waiting time",
-};
-
 /** The states a name could mean: the one with that id (full path), else those whose seed name or last path segment it is. */
 export function matchStates(workflow: string, state: string): GraphState[] {
   const def = findWorkflow(workflow);
@@ -104,7 +98,6 @@ export const AlertRuleInput = z
   .transform((r) => ({ ...r, state: findState(r.workflow, r.state)!.id }));
 
 export type AlertRuleInput = z.input<typeof AlertRuleInput>;
-export type AlertRuleData = z.output<typeof AlertRuleInput>;
 
 // ------------------------------------------------------------------ views
 
@@ -202,4 +195,11 @@ export function alertView(a: Alert): AlertView {
     openedAt: a.openedAt.toISOString(),
     resolvedAt: a.resolvedAt?.toISOString() ?? null,
   };
+}
+
+/** Alerts per state id: their messages, oldest first, one a line (the diagram's badges). */
+export function alertsByState(alerts: readonly AlertView[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const a of [...alerts].sort((x, y) => x.openedAt.localeCompare(y.openedAt))) out[a.state] = out[a.state] ? `${out[a.state]}\n${a.message}` : a.message;
+  return out;
 }

@@ -12,6 +12,7 @@
 // date arithmetic on Review's timestamps (julianday → EXTRACT(EPOCH FROM …)).
 import pkg from "../../package.json";
 import type { Runtime } from "../runtime";
+import { RUN_STATUSES } from "../api/schemas";
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -20,7 +21,6 @@ export const DWELL_BUCKETS_S = [0.01, 0.1, 0.5, 1, 5, 30, 60, 300, 1800, 3600] a
 /** Upper bounds (seconds) of the review-wait histogram buckets (1 s … 7 days); +Inf is added. */
 export const REVIEW_WAIT_BUCKETS_S = [1, 10, 60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600, 7 * 24 * 3600] as const;
 /** Every run status: the runs gauge reports each of them (0 when none) for every workflow seen. */
-export const RUN_STATUSES = ["running", "waiting", "completed", "failed", "aborted"] as const;
 
 // ---------------------------------------------------------------------------
 // Text format

@@ -1,6 +1,5 @@
 // What the run page and its timeline page both start from: the run (404 for a bad or unknown
-// id), its workflow at the version the run started with, that machine's diagram layout, and
-// the workflow's open alerts per state.
+// id), its workflow at the version the run started with, and that machine's diagram layout.
 import { notFound } from "next/navigation";
 import { getRun } from "@/lib/api/runs";
 import { isEngineError } from "@/lib/engine/errors";
@@ -21,7 +20,5 @@ export async function loadRunPage(id: string) {
   const def = findWorkflow(run.workflow, run.input);
   const layout = def ? await workflowLayout(def.id, run.input) : null;
   if (!def || !layout) notFound();
-  /** state id → messages of its workflow's open alerts (WorkflowDiagram's `alerts`) */
-  const alerts = await rt.alerts.openByState(def.id);
-  return { rt, run, def, layout, alerts };
+  return { rt, run, def, layout };
 }

@@ -16,8 +16,8 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   await requireViewer();
   const { id } = await params;
-  const { rt, run, def, layout, alerts } = await loadRunPage(id);
-  const [transitions, reviews] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 })]);
+  const { rt, run, def, layout } = await loadRunPage(id);
+  const [transitions, reviews, alerts] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 }), rt.alerts.openByState(def.id)]);
   const review = reviews[0] ? ({ ...reviews[0], payload: reviews[0].payload as Record<string, unknown> } satisfies ReviewInfo) : null;
   return (
     <RunLive

@@ -16,6 +16,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 import { AlertsPanel } from "@/components/alerts/alerts-panel";
 import { requireViewer } from "@/app/session";
+import { alertsByState } from "@/lib/alerts/rules";
 
 export const dynamic = "force-dynamic";
 
@@ -32,7 +33,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   const def = findWorkflow(id);
   if (!def) notFound();
   const rt = await getRuntime();
-  const [layout, metrics, counts, usage, modes, versions, openAlerts, resolvedAlerts, alertRules, alertsByState] = await Promise.all([
+  const [layout, metrics, counts, usage, modes, versions, openAlerts, resolvedAlerts, alertRules] = await Promise.all([
     workflowLayout(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
@@ -42,7 +43,6 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
     rt.alerts.listAlerts({ status: "open", workflow: id }),
     rt.alerts.listAlerts({ status: "resolved", workflow: id, limit: 5 }),
     rt.alerts.listRules(id),
-    rt.alerts.openByState(id),
   ]);
   const graph = deriveGraph(def.machine);
   const breaches = metrics.filter((m) => m.verdict === "alert");
@@ -78,7 +78,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
 
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
         <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
-          <WorkflowDiagram layout={layout} alerts={alertsByState} className="h-[620px] w-full" />
+          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} className="h-[620px] w-full" />
         </div>
         <div className="space-y-4">
           <AlertsPanel
