@@ -9,7 +9,8 @@ import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { openSqlite } from "../lib/db/sqlite";
 import { sqlitePath } from "../lib/db/url";
 import { ManualClock } from "../lib/engine/clock";
-import { Engine, type WorkflowEffects } from "../lib/engine/engine";
+import { Engine } from "../lib/engine/engine";
+import { instantEffects } from "../bench/instant-effects";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { CommitItem, ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
@@ -84,20 +85,6 @@ function item(r: RunRow, expectVersion: number | null, over: Partial<CommitItem>
 
 function review(id: string, runId: string, over: Partial<ReviewRow> = {}): ReviewRow {
   return { id, runId, workflow: "swiss-army", state: "HUMAN_REVIEW", kind: "approval", prompt: "Decide", payload: { a: 1 }, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: null, seq: 1, ...over };
-}
-
-/** Instant effects for an engine run of swiss-army on the store under test. */
-function instant(): WorkflowEffects {
-  const record = (type: string, extra: Record<string, unknown> = {}) => ({ type, request_id: "r", ...extra });
-  return {
-    actors: {
-      parseRequest: async (input: { content: string }) => ({ valid: true, record: { ...record("request"), content: input.content, metadata: { estimated_complexity: "simple", request_type: "code", timestamp: "2026-01-01T00:00:00.000Z", intent: "t", parameters: {}, estimated_duration_ms: 1 } } }),
-      searchContext: async () => ({ hits: [], record: record("context_search", { queries: ["q"], results_count: 0, relevance_scores: [], search_duration_ms: 1, status: "empty" }) }),
-      execute: async () => ({ output: "done", tokens_used: 1, record: record("execution", { status: "completed", progress_updates: [], patterns_applied: [], execution_duration_ms: 1, result_preview: "done", adapter: "test" }) }),
-      storeResult: async (input: { output: string }) => ({ record: record("execution_result", { result: { output: input.output, success: true, patterns_discovered: [], metrics: { tokens_used: 1, execution_time_ms: 1, context_relevance: 0 } }, storage_status: "success", context_links: [] }) }),
-    } as never,
-    actions: {},
-  };
 }
 
 const suites: [string, () => Promise<Harness>, () => Promise<string | null>][] = [
@@ -221,7 +208,7 @@ for (const [name, make, reachable] of suites) {
 
     test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {
       const clock = new ManualClock(T0);
-      const opts = { store: s, clock, workflows: findWorkflow, effects: () => instant(), log: () => {} };
+      const opts = { store: s, clock, workflows: findWorkflow, effects: () => instantEffects(), log: () => {} };
       const a = new Engine(opts);
       const { run: started } = await a.start("swiss-army", { request: "Write a retry helper" });
       const waiting = await a.waitFor(started.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId);

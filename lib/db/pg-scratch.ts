@@ -1,8 +1,8 @@
 // A throwaway PostgreSQL schema with the committed migrations applied (tests and benchmarks):
-// created on the server at `url`, dropped by `drop()`. Callers connect with `options`.
-import fs from "node:fs";
-import path from "node:path";
+// created on the server at `url` by the migration runner, dropped by `drop()`. Callers connect
+// with `options`.
 import pg from "pg";
+import { migrateDatabase } from "./migrations";
 
 export interface ScratchSchema {
   schema: string;
@@ -11,7 +11,7 @@ export interface ScratchSchema {
   drop(): Promise<void>;
 }
 
-/** null when PostgreSQL at `url` cannot be reached (with the reason), else the schema. */
+/** null when PostgreSQL at `url` answers, else the reason it cannot be reached. */
 export async function pgReachable(url: string, timeoutMs = 1_500): Promise<string | null> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   try {
@@ -25,27 +25,20 @@ export async function pgReachable(url: string, timeoutMs = 1_500): Promise<strin
   }
 }
 
-export async function scratchSchema(url: string, prefix = "sy_scratch", migrationsDir = "prisma/postgres/migrations"): Promise<ScratchSchema> {
+export async function scratchSchema(url: string, prefix = "sy_scratch"): Promise<ScratchSchema> {
   const schema = `${prefix}_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  try {
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    await admin.query(`SET search_path TO "${schema}"`);
-    for (const m of fs.readdirSync(migrationsDir).filter((d) => fs.statSync(path.join(migrationsDir, d)).isDirectory()).sort()) {
-      await admin.query(fs.readFileSync(path.join(migrationsDir, m, "migration.sql"), "utf8"));
-    }
-  } catch (e) {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+  const drop = async () => {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await admin.end();
+  };
+  try {
+    // the committed migrations, applied the way `npm start` applies them
+    await migrateDatabase(`${url}${url.includes("?") ? "&" : "?"}schema=${schema}`);
+  } catch (e) {
+    await drop().catch(() => {});
     throw e;
   }
-  return {
-    schema,
-    options: `-c search_path=${schema}`,
-    drop: async () => {
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    },
-  };
+  return { schema, options: `-c search_path=${schema}`, drop };
 }

@@ -171,7 +171,7 @@ export class Engine {
    * Fork run `sourceId` at transition `seq`: a new run from the snapshot of the commit that wrote
    * that transition (the state it settled in), optionally with edited context or input.
    */
-  async fork(sourceId: string, req: { seq: number } & ForkEdits, opts: { id?: string } = {}): Promise<StepOutcome & { fromSeq: number }> {
+  async fork(sourceId: string, req: { seq: number } & ForkEdits): Promise<StepOutcome & { fromSeq: number }> {
     this.assertRunning();
     const run = await this.opts.store.getRun(sourceId);
     if (!run) throw new NotFoundError(`run ${sourceId} not found`);
@@ -182,7 +182,7 @@ export class Engine {
     if (!def) throw new NotFoundError(`workflow ${run.workflow} is not registered`);
     const transitions = await this.opts.store.transitions(sourceId, 0, snap.seq);
     const now = this.clock.now();
-    const id = opts.id ?? randomUUID();
+    const id = randomUUID();
     const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
     const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false };
     this.live.set(id, live);

@@ -1,6 +1,7 @@
-// The run store on PostgreSQL (node-postgres): one transaction per group-committed batch, a
-// savepoint per item so that one item's conflict (run version or review compare-and-set) rolls
-// back only that item, and the same rows, columns and semantics as the SQLite store.
+// The run store on PostgreSQL (node-postgres): one transaction per group-committed batch, where
+// one item's conflict (run version or review compare-and-set) leaves only that item unwritten (a
+// savepoint for items that close reviews), and the same rows, columns and semantics as the
+// SQLite store.
 import pg from "pg";
 import type {
   ArtifactInfo,
@@ -130,9 +131,12 @@ export class PostgresRunStore implements RunStore {
       await c.query("BEGIN");
       const out: CommitOutcome[] = [];
       for (const item of items) {
-        await c.query("SAVEPOINT item");
+        // a refused insert or version update writes nothing; only an item that also closes
+        // reviews can fail after writing, and needs its savepoint
+        const guarded = item.reviewsClose.length > 0;
+        if (guarded) await c.query("SAVEPOINT item");
         const ok = await this.apply(c, item);
-        await c.query(ok ? "RELEASE SAVEPOINT item" : "ROLLBACK TO SAVEPOINT item");
+        if (guarded) await c.query(ok ? "RELEASE SAVEPOINT item" : "ROLLBACK TO SAVEPOINT item");
         out.push(ok ? "ok" : "conflict");
       }
       await c.query("COMMIT");
