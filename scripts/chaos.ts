@@ -11,6 +11,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { TERMINAL, type RunStatus } from "../lib/engine/store/types";
+import { deriveGraph } from "../lib/graph/derive";
+import { listWorkflows } from "../lib/machines/registry";
 
 const KILLS = Number(process.env.CHAOS_KILLS ?? 30);
 const PORT = Number(process.env.CHAOS_PORT ?? 3157);
@@ -22,15 +25,10 @@ const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const INPUTS: [string, unknown][] = [
-  ["swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff" }],
-  ["processing-modes", { query: "hello there, how do runs resume?", mode: "CHAT" }],
-  ["processing-modes", { query: "Think through how to migrate a cron job to a durable workflow", mode: "THINKING" }],
-  ["domain-agent", { text: "ran 8 km this morning, legs heavy, slept 6 h" }],
-  ["domain-agent", { text: "why is my recovery worse this week?" }],
-  ["deep-research", { topic: "How does Switchyard resume runs after a restart?" }],
-  ["conversation", { task: "plan the approach" }],
-];
+// every built-in workflow, started with its own example input; its states (which wait for a
+// person, with which decisions) from its machine
+const WORKFLOWS = listWorkflows().filter((w) => w.example !== undefined);
+const STATES = new Map(WORKFLOWS.map((w) => [w.id, new Map(deriveGraph(w.machine).states.map((s) => [s.id, s]))]));
 
 if (!fs.existsSync(".next/BUILD_ID")) {
   console.error("chaos: no production build (.next/BUILD_ID); run `npm run build` first");
@@ -85,8 +83,8 @@ async function decideSome(all = false): Promise<void> {
   if (!Array.isArray(data)) return;
   for (const r of data) {
     if (!all && rand() < 0.5) continue;
-    const decisions: string[] = (await call("GET", `/api/workflows/${r.workflow ?? ""}`)).data?.states?.find((s: { id: string }) => s.id === r.state)?.decisions ?? [];
-    const decision = decisions.find((d) => d !== "abort") ?? "approve";
+    const decision = STATES.get(r.workflow)?.get(r.state)?.decisions.find((d) => d !== "abort");
+    if (!decision) continue;
     const res = await call("POST", `/api/reviews/${r.id}/decision`, { decision, feedback: "chaos", reviewer: "chaos" });
     if (res.status === 200) counts.decisions++;
     else if (res.status === 409) counts.conflicts++;
@@ -95,8 +93,8 @@ async function decideSome(all = false): Promise<void> {
 
 async function load(): Promise<void> {
   for (let i = 0; i < 3; i++) {
-    const [workflow, input] = pick(INPUTS);
-    const res = await call("POST", "/api/runs", { workflow, input });
+    const w = pick(WORKFLOWS);
+    const res = await call("POST", "/api/runs", { workflow: w.id, input: w.example });
     if (res.status === 201) counts.started++;
   }
   await decideSome();
@@ -119,21 +117,23 @@ for (let k = 0; k < KILLS; k++) {
   await killer;
   await up();
 }
-// settle: decide everything until no run is left moving (conversations wait for messages)
-let moving = -1;
-for (let round = 0; round < 120; round++) {
+// settle: decide everything until no run is left moving
+const db = new Database(file, { readonly: true });
+/** a "running" run is moving while it has work in flight (an invoked effect) or a timer to come;
+ *  without either it waits for an event from outside (a conversation waits for messages) */
+const moving = (id: string, snapshot: string) =>
+  Object.values((JSON.parse(snapshot) as { children?: Record<string, { snapshot?: { status?: string } }> }).children ?? {}).some((c) => c.snapshot?.status === "active") ||
+  !!db.prepare(`SELECT 1 FROM "Timer" WHERE "runId" = ?`).get(id);
+const stillMoving = () => (db.prepare(`SELECT "id","snapshot" FROM "Run" WHERE "status" = 'running'`).all() as { id: string; snapshot: string }[]).filter((r) => moving(r.id, r.snapshot));
+for (let round = 0; round < 120 && (round === 0 || stillMoving().length); round++) {
   await decideSome(true);
-  const { data } = await call("GET", "/api/runs?status=running&limit=500");
-  moving = (data?.runs ?? []).filter((r: { workflow: string }) => r.workflow !== "conversation").length;
-  if (moving === 0) break;
   await sleep(500);
 }
 kill();
 
 // ---------------------------------------------------------------- invariants, on the file itself
-const db = new Database(file, { readonly: true });
 const violations: string[] = [];
-const runs = db.prepare(`SELECT "id","workflow","status","state","seq" FROM "Run"`).all() as { id: string; workflow: string; status: string; state: string; seq: number }[];
+const runs = db.prepare(`SELECT "id","workflow","status","state","seq","snapshot" FROM "Run"`).all() as { id: string; workflow: string; status: string; state: string; seq: number; snapshot: string }[];
 const seqs = db.prepare(`SELECT "seq" FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`).pluck();
 const pending = db.prepare(`SELECT "id","state" FROM "Review" WHERE "runId" = ? AND "status" = 'pending'`);
 let transitions = 0;
@@ -141,15 +141,16 @@ for (const r of runs) {
   const s = seqs.all(r.id) as number[];
   transitions += s.length;
   if (s.some((x, i) => x !== i + 1) || s.length !== r.seq) violations.push(`run ${r.id}: seq not contiguous 1..${r.seq} (${s.length} rows)`);
-  if (r.status === "running" && r.workflow !== "conversation") violations.push(`run ${r.id} (${r.workflow}) still running in ${r.state}`);
+  if (r.status === "running" && moving(r.id, r.snapshot)) violations.push(`run ${r.id} (${r.workflow}) still moving in ${r.state}`);
   const open = pending.all(r.id) as { id: string; state: string }[];
-  if (["completed", "failed", "aborted"].includes(r.status) && open.length) violations.push(`run ${r.id} is ${r.status} with a pending review`);
+  if (TERMINAL.includes(r.status as RunStatus) && open.length) violations.push(`run ${r.id} is ${r.status} with a pending review`);
   if (open.length > 1 && new Set(open.map((o) => o.state)).size !== open.length) violations.push(`run ${r.id}: two pending reviews for one state`);
   for (const o of open) if (!(JSON.parse(r.state) as string[]).some((st) => st === o.state || st.startsWith(`${o.state}.`))) violations.push(`run ${r.id}: pending review ${o.id} for ${o.state}, but the run is in ${r.state}`);
 }
 // a review state without its pending review would be a lost review
 const waiting = runs.filter((r) => r.status === "waiting");
-for (const r of waiting) if ((pending.all(r.id) as unknown[]).length === 0 && r.workflow !== "swiss-army") violations.push(`run ${r.id} (${r.workflow}) waits in ${r.state} without a pending review`);
+const inHumanState = (r: (typeof runs)[number]) => (JSON.parse(r.state) as string[]).some((id) => STATES.get(r.workflow)?.get(id)?.human);
+for (const r of waiting) if (inHumanState(r) && (pending.all(r.id) as unknown[]).length === 0) violations.push(`run ${r.id} (${r.workflow}) waits in ${r.state} without a pending review`);
 // decided once: a decided review has one decision time and its run moved past its seq
 const decided = db.prepare(`SELECT v."id", v."runId", v."seq", r."seq" AS runSeq FROM "Review" v JOIN "Run" r ON r."id" = v."runId" WHERE v."status" = 'decided'`).all() as { id: string; runId: string; seq: number; runSeq: number }[];
 for (const d of decided) if (d.runSeq <= d.seq) violations.push(`review ${d.id}: decided, but run ${d.runId} never moved after it`);
