@@ -19,6 +19,7 @@ import { RunViews } from "./run-views";
 import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
+import { fetchTransitions, mergeTransitions } from "./run-stream";
 
 export interface LiveRun {
   id: string;
@@ -134,18 +135,12 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     source.addEventListener("hello", (e) => {
       const { run: r } = JSON.parse((e as MessageEvent).data);
       setRun(r);
-      fetch(`/api/runs/${initialRun.id}/transitions?after=0&payload=1`)
-        .then((res) => (res.ok ? res.json() : null))
-        .then((ts: TransitionView[] | null) => ts && setTransitions(ts));
+      void fetchTransitions(initialRun.id).then((ts) => ts && setTransitions(ts));
     });
     source.addEventListener("run", (e) => {
       const msg = JSON.parse((e as MessageEvent).data) as { run: LiveRun; transitions: TransitionView[] };
       setRun((prev) => (msg.run.seq >= prev.seq ? msg.run : prev));
-      setTransitions((prev) => {
-        const have = new Set(prev.map((t) => t.seq));
-        const add = msg.transitions.filter((t) => !have.has(t.seq));
-        return add.length ? [...prev, ...add].sort((a, b) => a.seq - b.seq) : prev;
-      });
+      setTransitions((prev) => mergeTransitions(prev, msg.transitions));
       if (msg.transitions.some((t) => t.from !== t.to)) setProgress("");
     });
     source.addEventListener("review", (e) => {

@@ -8,6 +8,7 @@ import type { Layout } from "@/lib/graph/layout";
 import { shortId } from "@/lib/format";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RunTimeline, type ModelTick } from "./run-timeline";
+import { fetchTransitions, mergeTransitions } from "@/components/runs/run-stream";
 
 const TERMINAL = ["completed", "failed", "aborted"];
 
@@ -46,14 +47,14 @@ export function TimelineLive(props: {
   useEffect(() => {
     if (TERMINAL.includes(props.status)) return;
     const source = new EventSource(`/api/runs/${props.runId}/stream`);
+    source.addEventListener("hello", (e) => {
+      setStatus((JSON.parse((e as MessageEvent).data) as { run: { status: string } }).run.status);
+      void fetchTransitions(props.runId).then((ts) => ts && setTransitions(ts));
+    });
     source.addEventListener("run", (e) => {
       const msg = JSON.parse((e as MessageEvent).data) as { run: { status: string }; transitions: TransitionView[] };
       setStatus(msg.run.status);
-      setTransitions((prev) => {
-        const have = new Set(prev.map((t) => t.seq));
-        const add = msg.transitions.filter((t) => !have.has(t.seq));
-        return add.length ? [...prev, ...add].sort((a, b) => a.seq - b.seq) : prev;
-      });
+      setTransitions((prev) => mergeTransitions(prev, msg.transitions));
     });
     return () => source.close();
   }, [props.runId, props.status]);
