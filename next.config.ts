@@ -2,7 +2,7 @@ import type { NextConfig } from "next";
 
 const config: NextConfig = {
   // native and wasm modules load from node_modules at run time instead of being bundled
-  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "elkjs"],
+  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "pg-boss", "elkjs"],
   poweredByHeader: false,
   typescript: { tsconfigPath: "tsconfig.json" },
 };

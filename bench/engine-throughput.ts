@@ -67,7 +67,7 @@ async function engineRun() {
   const transitions = batches.reduce((n, b) => n + b.reduce((m, i) => m + i.transitions.length, 0), 0);
   const items = batches.reduce((n, b) => n + b.length, 0);
   // sanity: what the database holds is what the engine says it committed
-  const stored = Number((rt.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).get() as { n: number | bigint }).n);
+  const stored = Number((rt.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).get() as { n: number | bigint }).n);
   const stats = { ...rt.engine.committer.stats };
   await rt.close();
   if (stored !== transitions) throw new Error(`database holds ${stored} transitions, engine committed ${transitions}`);

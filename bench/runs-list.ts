@@ -35,7 +35,7 @@ async function main() {
   await migrateDatabase(url);
   const clock = new ManualClock(START + 60 * DAY);
   const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false } });
-  const db = rt.sqlite.db;
+  const db = rt.sqlite!.db;
   const t0 = performance.now();
   const insertRun = db.prepare(
     `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,

@@ -1,6 +1,15 @@
 // Wiring: database → run store → ports → engine. One runtime per process (the web server,
 // a worker, a test). No Next.js here; the web app reaches it through getRuntime().
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import type PgBoss from "pg-boss";
 import { prismaOnSqlite, type Db } from "./db/client";
+import { pendingOnPostgres, pgTarget, prismaOnPostgres } from "./db/postgres";
+import { CommitListener, channelsFor } from "./cluster/listen";
+import { QueueDispatcher, queueSettingsFromEnv, startQueue, type QueueSettings } from "./cluster/queue";
+import { JobWorker } from "./cluster/worker";
+import { PostgresRunStore } from "./engine/store/postgres";
+import { pruneRuns } from "./retention/prune";
 import { AlertMonitor, alertIntervalFromEnv } from "./alerts/monitor";
 import { RetentionJob, retentionFromEnv } from "./retention/prune";
 import { Accounts } from "./auth/accounts";
@@ -30,10 +39,42 @@ import type { SwissConfig } from "./machines/swiss-army.types";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 
+/**
+ * What this process does (SWITCHYARD_ROLE). On SQLite one process does everything ("all"). On
+ * PostgreSQL "web" only serves requests, pages and streams; "worker" (`npm run worker`) runs
+ * effects, timers and chores from the queue; "all" (the default) does both.
+ */
+export type Role = "all" | "web" | "worker";
+
+export function roleFromEnv(env: NodeJS.ProcessEnv): Role {
+  const v = env.SWITCHYARD_ROLE?.trim().toLowerCase();
+  if (!v) return "all";
+  if (v === "all" || v === "web" || v === "worker") return v;
+  throw new Error(`SWITCHYARD_ROLE must be all, web or worker; got "${env.SWITCHYARD_ROLE}"`);
+}
+
+/** Cluster mode's moving parts (PostgreSQL only). */
+export interface Cluster {
+  /** names this process in commit notices */
+  origin: string;
+  boss: PgBoss;
+  dispatcher: QueueDispatcher;
+  listener: CommitListener;
+  /** null in a web-only process */
+  worker: JobWorker | null;
+  settings: QueueSettings;
+}
+
 export interface Runtime {
   url: string;
   provider: "sqlite" | "postgres";
-  sqlite: SqliteHandle;
+  role: Role;
+  /** SQLite: the connection the run store and Prisma share (null on PostgreSQL) */
+  sqlite: SqliteHandle | null;
+  /** PostgreSQL: the run store's pool (timestamps read as epoch ms; null on SQLite) */
+  pg: pg.Pool | null;
+  /** PostgreSQL: queue, commit listener and (unless web-only) the job worker */
+  cluster: Cluster | null;
   db: Db;
   store: RunStore;
   engine: Engine;
@@ -87,6 +128,13 @@ export interface RuntimeOptions {
   alerts?: { start?: boolean; intervalMs?: number };
   /** retention (default from SWITCHYARD_RETENTION_DAYS / _INTERVAL_MS / SWITCHYARD_ARCHIVE_DIR); null = off */
   retention?: { olderThanMs: number; archiveDir?: string | null; intervalMs: number } | null;
+  /** default from SWITCHYARD_ROLE */
+  role?: Role;
+  /** PostgreSQL queue settings (default from the environment, see queueSettingsFromEnv) */
+  queue?: Partial<QueueSettings>;
+  /** PostgreSQL workers: effects at once (default SWITCHYARD_WORKER_CONCURRENCY or 32) and the idle poll (ms) */
+  worker?: { concurrency?: number; pollMs?: number };
+  log?: (message: string) => void;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -160,17 +208,48 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const env = opts.env ?? process.env;
   const url = opts.url ?? databaseUrl(env);
   const provider = providerOf(url);
-  if (provider === "postgres") {
-    throw new Error("PostgreSQL support is not built yet: use a file: DATABASE_URL (SQLite) for now");
-  }
+  const role = opts.role ?? roleFromEnv(env);
+  if (provider === "sqlite" && role !== "all") throw new Error(`SWITCHYARD_ROLE=${role} needs PostgreSQL (DATABASE_URL=postgresql://…): on SQLite one process does everything`);
+  const log = opts.log ?? ((m: string) => console.error(`[switchyard] ${m}`));
   if (opts.migrate) await opts.migrate(url);
-  const pending = pendingOnSqlite(url);
-  if (pending.length) throw new Error(`the database at ${url} lacks migrations ${pending.join(", ")}: run \`npm run db:migrate\` (npm start does it for you)`);
+  const pending = provider === "sqlite" ? pendingOnSqlite(url) : await pendingOnPostgres(url);
+  if (pending.length) throw new Error(`the database at ${maskPassword(url)} lacks migrations ${pending.join(", ")}: run \`npm run db:migrate\` (npm start does it for you)`);
   const clock = opts.clock ?? systemClock;
-  const durability = opts.durability ?? (env.SWITCHYARD_DURABILITY === "full" ? "full" : "normal");
-  const sqlite = openSqlite(sqlitePath(url), durability);
-  const db = await prismaOnSqlite(sqlite);
-  const store = new SqliteRunStore(sqlite);
+  let sqlite: SqliteHandle | null = null;
+  let pgPool: pg.Pool | null = null;
+  let store: RunStore;
+  let db: Db;
+  let queue: { boss: PgBoss; dispatcher: QueueDispatcher; settings: QueueSettings; origin: string; target: ReturnType<typeof pgTarget> } | null = null;
+  let listener: CommitListener | null = null;
+  let worker: JobWorker | null = null;
+  if (provider === "sqlite") {
+    const durability = opts.durability ?? (env.SWITCHYARD_DURABILITY === "full" ? "full" : "normal");
+    sqlite = openSqlite(sqlitePath(url), durability);
+    db = await prismaOnSqlite(sqlite);
+    store = new SqliteRunStore(sqlite);
+  } else {
+    const target = pgTarget(url);
+    const origin = randomUUID();
+    const channels = channelsFor(target.schema);
+    const pgStore = new PostgresRunStore(target.connectionString, { options: target.options, notify: { channel: channels.commits, origin } });
+    store = pgStore;
+    pgPool = pgStore.pool;
+    db = prismaOnPostgres(target);
+    const settings = { ...queueSettingsFromEnv(env), ...opts.queue };
+    const boss = await startQueue(target.connectionString, settings, { supervise: role !== "web", log });
+    // jobs queued in one turn share one wake-up notice to the workers
+    let waking = false;
+    const queued = () => {
+      worker?.wake();
+      if (waking) return;
+      waking = true;
+      setImmediate(() => {
+        waking = false;
+        void listener?.jobsQueued().catch(() => {});
+      });
+    };
+    queue = { boss, dispatcher: new QueueDispatcher(boss, settings, queued), settings, origin, target };
+  }
   const cm = new ContextManager(db, clock);
   await cm.seed();
   await loadUserWorkflows(db);
@@ -184,7 +263,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const alertInterval = opts.alerts?.intervalMs ?? alertIntervalFromEnv(env);
   const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
   const keep = opts.retention !== undefined ? opts.retention : retentionFromEnv(env);
-  const retention = keep ? new RetentionJob({ sqlite, clock }, keep) : null;
+  const retention = keep ? new RetentionJob({ sqlite, pg: pgPool, clock } as never, keep) : null;
   const base = {
     webhooks,
     alerts,
@@ -196,7 +275,10 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     },
     url,
     provider,
+    role,
+    cluster: null as Cluster | null,
     sqlite,
+    pg: pgPool,
     db,
     store,
     cm,
@@ -215,31 +297,98 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     bus: new RunBus(),
     workflows: findWorkflow,
     effects: (id) => effects[id] ?? { actors: {} },
+    dispatch: queue?.dispatcher,
   });
   engineRef = engine;
   webhooks.attach(engine.hooks);
-  if (startWebhooks) webhooks.start();
-  if (opts.alerts?.start !== false && alertInterval > 0) alerts.start();
+  let cluster: Cluster | null = null;
+  let chores: ReturnType<typeof setInterval> | null = null;
+  if (queue) {
+    const { boss, dispatcher, settings, origin, target } = queue;
+    if (role !== "web") {
+      worker = new JobWorker({
+        boss,
+        engine,
+        concurrency: opts.worker?.concurrency ?? workerConcurrency(env),
+        pollMs: opts.worker?.pollMs ?? 2_000,
+        log,
+        chores: async (chore) => {
+          if (chore === "alerts") return alerts.evaluateOnce();
+          if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock } as never, keep) : null;
+          return engine.sweep();
+        },
+      });
+    }
+    listener = new CommitListener({
+      connectionString: target.connectionString,
+      options: target.options,
+      channels: channelsFor(target.schema),
+      origin,
+      engine,
+      store,
+      bus: engine.bus,
+      relayAll: role !== "worker",
+      onJobs: () => worker?.wake(),
+      log,
+    });
+    await listener.start();
+    cluster = { origin, boss, dispatcher, listener, worker, settings };
+    base.cluster = cluster;
+    if (worker) {
+      worker.start();
+      // cluster-wide chores: each worker proposes them, pg-boss keeps one per window
+      const propose = () => {
+        void dispatcher.chore("sweep", 60).catch((e) => log(`queue: ${(e as Error).message}`));
+        if (alertInterval > 0 && opts.alerts?.start !== false) void dispatcher.chore("alerts", alertInterval / 1000).catch(() => {});
+        if (keep) void dispatcher.chore("retention", keep.intervalMs / 1000).catch(() => {});
+      };
+      propose();
+      chores = setInterval(propose, 5_000);
+      chores.unref?.();
+    }
+  }
+  if (startWebhooks && role !== "web") webhooks.start();
+  if (!cluster && opts.alerts?.start !== false && alertInterval > 0) alerts.start();
   const interval = opts.outboxIntervalMs ?? 10_000;
   const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
   outbox?.unref?.();
-  retention?.start();
+  if (!cluster) retention?.start();
   if (opts.resume !== false) await engine.resume();
   return {
     ...base,
+    cluster,
     engine,
     async close() {
+      if (chores) clearInterval(chores);
+      await worker?.stop();
       await retention?.stop();
       await alerts.stop();
       await webhooks.stop();
       if (outbox) clearInterval(outbox);
       await engine.stop();
+      await worker?.settled(); // jobs cut short by the stop are failed, so another worker retries them
+      await listener?.stop();
+      await queue?.boss.stop({ graceful: false, wait: true }).catch(() => {});
       await webhooks.idle(); // hook events of the last commits are recorded (pending, sent after a restart)
       await cm.idle();
       await db.$disconnect();
-      sqlite.db.close();
+      if (sqlite) sqlite.db.close();
+      else await store.close();
     },
   };
+}
+
+function workerConcurrency(env: NodeJS.ProcessEnv): number {
+  const v = env.SWITCHYARD_WORKER_CONCURRENCY?.trim();
+  if (!v) return 32;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new Error(`SWITCHYARD_WORKER_CONCURRENCY must be a whole number from 1 to 10000; got "${v}"`);
+  return n;
+}
+
+/** The URL with its password replaced (for messages). */
+function maskPassword(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, "$1***@");
 }
 
 const KEY = Symbol.for("switchyard.runtime");

@@ -978,7 +978,7 @@ let rt: Runtime;
 const TABLE_SKIP = /^(RunText|sqlite_)/;
 
 function tables(): string[] {
-  return (rt.sqlite.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name).filter((n) => !TABLE_SKIP.test(n));
+  return (rt.sqlite!.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name).filter((n) => !TABLE_SKIP.test(n));
 }
 
 /** table → sha256 of its rows in rowid order */
@@ -986,7 +986,7 @@ function digest(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const t of tables()) {
     const h = createHash("sha256");
-    for (const row of rt.sqlite.db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).safeIntegers(true).raw().iterate() as Iterable<unknown[]>) {
+    for (const row of rt.sqlite!.db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).safeIntegers(true).raw().iterate() as Iterable<unknown[]>) {
       h.update(JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? `${v}n` : v && typeof v === "object" && (v as { type?: string }).type === "Buffer" ? Buffer.from((v as { data: number[] }).data).toString("base64") : v)));
       h.update("\n");
     }
@@ -1002,7 +1002,7 @@ const changedTables = (a: Record<string, string>, b: Record<string, string>) => 
  * table; a rolled-back write leaves no entry. The app has one SQLite connection, so nothing escapes.
  */
 function installWriteLog(): void {
-  const db = rt.sqlite.db;
+  const db = rt.sqlite!.db;
   db.exec(`CREATE TEMP TABLE IF NOT EXISTS "fuzz_writes" ("tbl" TEXT NOT NULL)`);
   for (const t of tables()) {
     for (const op of ["INSERT", "UPDATE", "DELETE"]) db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS "fuzz_${t}_${op}" AFTER ${op} ON main."${t}" BEGIN INSERT INTO "fuzz_writes" VALUES ('${t}'); END`);
@@ -1012,8 +1012,8 @@ let writesStmt: { all(): unknown[] } | null = null;
 let clearStmt: { run(): unknown } | null = null;
 /** the tables written since the last call */
 function takeWrites(): string[] {
-  writesStmt ??= rt.sqlite.db.prepare(`SELECT DISTINCT "tbl" FROM temp."fuzz_writes" ORDER BY 1`).pluck();
-  clearStmt ??= rt.sqlite.db.prepare(`DELETE FROM temp."fuzz_writes"`);
+  writesStmt ??= rt.sqlite!.db.prepare(`SELECT DISTINCT "tbl" FROM temp."fuzz_writes" ORDER BY 1`).pluck();
+  clearStmt ??= rt.sqlite!.db.prepare(`DELETE FROM temp."fuzz_writes"`);
   const out = writesStmt.all() as string[];
   if (out.length) clearStmt.run();
   return out;
@@ -1201,7 +1201,7 @@ beforeAll(async () => {
   const pendingView = await rt.engine.waitFor(pending, inState("HUMAN_REVIEW"));
   const aborted = (await rt.engine.start("swiss-army", {})).run.id;
   await rt.engine.abort(aborted, "fuzz setup");
-  const put = rt.sqlite.db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
+  const put = rt.sqlite!.db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
   put.run(decided, "notes/summary.md", "# Summary\n", 10, "2026-01-01T00:00:01.000+00:00");
   put.run(decided, "bin/blob.dat", Buffer.from([0xff, 0xfe, 0x00]), 3, "2026-01-01T00:00:02.000+00:00");
   exportDoc = await exportRun(rt, decided);

@@ -34,11 +34,11 @@ beforeAll(async () => {
   // a retrying run: a conversation with a transition row that retried (as processing-modes' Backoff writes it)
   ids.retry = (await rt.engine.start("conversation", {})).run.id;
   const seq = (await rt.engine.getRun(ids.retry)).seq;
-  rt.sqlite.db
+  rt.sqlite!.db
     .prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`)
     .run(ids.retry, seq + 1, '["INITIAL"]', '["INITIAL"]', "RETRY", "retry 1 of 2 after a network error", new Date(rt.clock.now()).toISOString().replace("Z", "+00:00"), 0, "{}");
   // …and the count the engine keeps on the run as it commits such a row (test/processing-modes checks the engine counts them)
-  rt.sqlite.db.prepare(`UPDATE "Run" SET "retries" = "retries" + 1, "seq" = ? WHERE "id" = ?`).run(seq + 1, ids.retry);
+  rt.sqlite!.db.prepare(`UPDATE "Run" SET "retries" = "retries" + 1, "seq" = ? WHERE "id" = ?`).run(seq + 1, ids.retry);
   void t0;
 });
 afterAll(async () => {
@@ -49,9 +49,9 @@ const find = async (q: Parameters<typeof listRuns>[1]) => (await listRuns(rt, q)
 
 describe("run filters", () => {
   it("free text comes from the trigram index, rebuilt when it does not cover every run", async () => {
-    rt.sqlite.db.exec(`DELETE FROM "RunText"`);
+    rt.sqlite!.db.exec(`DELETE FROM "RunText"`);
     expect(await find({ q: "needle-in-haystack" })).toEqual([]);
-    new SqliteRunStore(rt.sqlite); // opening a store checks the index
+    new SqliteRunStore(rt.sqlite!); // opening a store checks the index
     expect(await find({ q: "needle-in-haystack" })).toEqual([ids.review]);
     // two characters: too short for trigrams, answered by a scan
     expect(await find({ q: "% " })).toEqual([ids.talk]);

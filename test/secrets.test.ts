@@ -51,9 +51,9 @@ describe("secrets", () => {
     expect(views).not.toContain(API_KEY.slice(0, 20));
 
     // every table but the webhook's own row (the secret must be stored to sign with it)
-    const tables = (rt.sqlite.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'RunText%' AND name NOT LIKE '_prisma%'`).all() as { name: string }[]).map((t) => t.name);
+    const tables = (rt.sqlite!.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'RunText%' AND name NOT LIKE '_prisma%'`).all() as { name: string }[]).map((t) => t.name);
     for (const t of tables) {
-      const rows = JSON.stringify(rt.sqlite.db.prepare(`SELECT * FROM "${t}"`).safeIntegers(false).all(), (_k, v) => (typeof v === "bigint" ? Number(v) : v));
+      const rows = JSON.stringify(rt.sqlite!.db.prepare(`SELECT * FROM "${t}"`).safeIntegers(false).all(), (_k, v) => (typeof v === "bigint" ? Number(v) : v));
       if (t !== "Webhook") expect(rows, `table ${t}`).not.toContain(HOOK_SECRET);
       expect(rows, `table ${t}`).not.toContain(API_KEY);
     }

@@ -30,7 +30,7 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown) {
     }
   }
   const out = await rt.engine.start(workflow, merged ?? {});
-  return runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) });
+  return runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) });
 }
 
 export interface RunFilters {
@@ -78,7 +78,7 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
 
 export async function getRun(rt: Runtime, id: string) {
   const run = await rt.engine.getRun(id);
-  return runResource(run, { accepted: rt.engine.acceptedEvents(id) });
+  return runResource(run, { accepted: await rt.engine.acceptedNow(id) });
 }
 
 export async function runTransitions(rt: Runtime, id: string, after = 0, limit = 10_000, withPayload = false) {
@@ -89,14 +89,14 @@ export async function runTransitions(rt: Runtime, id: string, after = 0, limit =
 /** Send an event. `by`: the signed-in sender, recorded as the reviewer when the event decides a review. */
 export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: { name: string } | null) {
   const out = await rt.engine.send(id, event, by ? { reviewer: by.name } : {});
-  return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
+  return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(id) }), transitions: out.transitions };
 }
 
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 /** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
 export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }) {
   const out = await rt.engine.fork(id, body);
-  return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
+  return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
 }
 
 /** The runs forked from this one, oldest first, with the seq each started from. */
@@ -120,5 +120,5 @@ export async function abortRun(rt: Runtime, id: string, reason?: string) {
   const out = await rt.engine.abort(id, reason || "aborted by user");
   const children = await rt.db.run.findMany({ where: { parentId: id, status: { in: ["running", "waiting"] } }, select: { id: true } });
   for (const c of children) await rt.engine.abort(c.id, `parent run ${id} was aborted`).catch(() => {});
-  return { run: runResource(out.run, { accepted: rt.engine.acceptedEvents(id) }), transitions: out.transitions };
+  return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(id) }), transitions: out.transitions };
 }

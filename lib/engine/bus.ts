@@ -3,9 +3,10 @@ import type { HookEvent } from "./hooks";
 import type { RunView, TransitionView, ReviewView } from "./views";
 
 export type BusMessage =
-  | { type: "run"; run: RunView; transitions: TransitionView[] }
+  /** remote: committed by another process (cluster mode), relayed here for watchers; hooks ignore it */
+  | { type: "run"; run: RunView; transitions: TransitionView[]; remote?: boolean }
   | { type: "review"; review: ReviewView }
-  | { type: "progress"; runId: string; state: string; message: string }
+  | { type: "progress"; runId: string; state: string; message: string; remote?: boolean }
   | ({ type: "hook" } & HookEvent);
 
 type Listener = (msg: BusMessage) => void;
@@ -36,6 +37,11 @@ export class RunBus {
         }
       }
     }
+  }
+
+  /** Someone listens to this run (not counting "*" listeners). */
+  watched(runId: string): boolean {
+    return (this.listeners.get(runId)?.size ?? 0) > 0;
   }
 
   get size(): number {

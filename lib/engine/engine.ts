@@ -12,6 +12,9 @@ import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./dr
 import { ConflictError, EngineError, InvalidError, NotFoundError, StorageError, isStorageFailure } from "./errors";
 
 export { StorageError };
+
+/** The run's version moved under this process's feet (cluster mode re-reads and tries again). */
+class WriterConflict extends ConflictError {}
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { isImportedRun } from "./imported";
@@ -56,6 +59,25 @@ export interface EngineOptions {
   clock?: Clock;
   bus?: RunBus;
   log?: (level: "info" | "warn" | "error", message: string, data?: unknown) => void;
+  /**
+   * Cluster mode (PostgreSQL, several processes): effects and timers the runs start are handed
+   * to a job queue instead of running here (a worker runs them with runEffect / fireTimer), and
+   * each step re-reads its run first, because another process may have moved it.
+   */
+  dispatch?: Dispatcher;
+}
+
+/** An effect a run invoked, identified by its invocation key (`runId:child:seq`). */
+export interface EffectJob {
+  runId: string;
+  child: string;
+  key: string;
+}
+
+/** Where cluster mode sends the work: both calls are idempotent (per key, per timer id). */
+export interface Dispatcher {
+  effect(job: EffectJob): Promise<void>;
+  timer(t: TimerRow): Promise<void>;
 }
 
 interface Live {
@@ -63,10 +85,13 @@ interface Live {
   row: RunRow;
   snapshot: AnyMachineSnapshot;
   tail: Promise<unknown>;
-  effects: Map<string, { key: string; controller: AbortController }>;
+  effects: Map<string, { key: string; controller: AbortController; finished?: Promise<void> }>;
+  /** handle null in cluster mode (the timer is a queued job) */
   timers: Map<string, { handle: unknown; dueAt: number; row: TimerRow }>;
   reviews: Map<string, ReviewRow>;
   gone: boolean;
+  /** cluster mode: effect keys already handed to the queue (by this process, or by the one that committed them) */
+  dispatched: Set<string>;
 }
 
 export interface StepOutcome {
@@ -150,7 +175,7 @@ export class Engine {
       updatedAt: now,
       finishedAt: null,
     };
-    const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false };
+    const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set() };
     const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
     addStep(draft, init, { type: "xstate.init", input: parsed.data } as EventObject, { newId: randomUUID });
     for (const ev of def.startEvents?.(parsed.data) ?? []) {
@@ -184,7 +209,7 @@ export class Engine {
     const now = this.clock.now();
     const id = randomUUID();
     const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
-    const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false };
+    const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set() };
     this.live.set(id, live);
     try {
       const out = await this.commitDraft(live, draft);
@@ -299,7 +324,7 @@ export class Engine {
   // ---------------------------------------------------------------- reads
 
   async getRun(id: string): Promise<RunView> {
-    const live = this.live.get(id);
+    const live = this.opts.dispatch ? undefined : this.live.get(id);
     if (live && !live.gone) return runView(live.row, [...live.reviews.values()][0]?.id ?? null);
     const row = await this.opts.store.getRun(id);
     if (!row) throw new NotFoundError(`run ${id} not found`);
@@ -349,6 +374,7 @@ export class Engine {
 
   /** Load every unfinished run, re-arm its timers at their original due time, restart in-flight effects. */
   async resume(): Promise<number> {
+    if (this.opts.dispatch) return 0; // cluster mode: workers pick the work up from the queue (see sweep)
     const list = await this.opts.store.resumable();
     let n = 0;
     for (const r of list) {
@@ -357,6 +383,99 @@ export class Engine {
       if (this.activate(r)) n++;
     }
     return n;
+  }
+
+  // ---------------------------------------------------------------- cluster mode (workers)
+
+  /**
+   * Run one queued effect here: if the run still has that invocation in flight, run it and commit
+   * its outcome. "stale" when the run has moved on (or finished) since it was queued.
+   */
+  async runEffect(job: EffectJob): Promise<"done" | "stale"> {
+    this.assertRunning();
+    const live = await this.loadLive(job.runId).catch((e) => (e instanceof EngineError ? null : Promise.reject(e)));
+    if (!live) return "stale";
+    const found = await this.enqueue(live, async () => {
+      if (live.gone) return null;
+      const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
+      const child = persisted.children?.[job.child];
+      const key = `${live.row.id}:${job.child}:${persisted.effects?.[job.child] ?? 0}`;
+      if (!child || child.snapshot?.status !== "active" || typeof child.src !== "string" || key !== job.key) return null;
+      return { src: child.src, input: child.snapshot?.input };
+    });
+    if (!found) return "stale";
+    const running = live.effects.get(job.child);
+    if (running?.key === job.key) {
+      await running.finished; // already running here (a repeated delivery)
+      return "done";
+    }
+    await this.startEffect(live, job.child, found.src, found.input, job.key);
+    return "done";
+  }
+
+  /** Fire one queued timer: "stale" when it was consumed or cleared already (timers fire once). */
+  async fireTimer(runId: string, timerId: string, dueAt?: number): Promise<"fired" | "stale"> {
+    this.assertRunning();
+    const live = await this.loadLive(runId).catch((e) => (e instanceof EngineError ? null : Promise.reject(e)));
+    if (!live) return "stale";
+    return this.enqueue(live, async () => {
+      const t = live.timers.get(timerId);
+      if (!t || live.gone || (dueAt !== undefined && t.dueAt !== dueAt)) return "stale" as const;
+      live.timers.delete(timerId);
+      await this.applyEvent(live, t.row.event as EventObject, { timerId });
+      return "fired" as const;
+    });
+  }
+
+  /** Queue again every in-flight effect and pending timer of unfinished runs (a process that committed them may have died before queueing). */
+  async sweep(): Promise<{ runs: number; effects: number; timers: number }> {
+    const dispatch = this.opts.dispatch;
+    if (!dispatch) return { runs: 0, effects: 0, timers: 0 };
+    const out = { runs: 0, effects: 0, timers: 0 };
+    for (const r of await this.opts.store.resumable()) {
+      if (isImportedRun(r.run.id)) continue;
+      out.runs++;
+      const persisted = r.run.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string } }>; effects?: Record<string, number> };
+      for (const [child, c] of Object.entries(persisted.children ?? {})) {
+        if (c.snapshot?.status !== "active" || typeof c.src !== "string") continue;
+        await dispatch.effect({ runId: r.run.id, child, key: `${r.run.id}:${child}:${persisted.effects?.[child] ?? 0}` });
+        out.effects++;
+      }
+      for (const t of r.timers) {
+        await dispatch.timer(t);
+        out.timers++;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Another process committed `version` of a run: re-read it if this process holds it with an
+   * older version and has effects running for it or listeners watching it (else it is re-read
+   * on its next step anyway). Resolves true when it re-read.
+   */
+  async refreshRun(runId: string, version: number): Promise<boolean> {
+    const live = this.live.get(runId);
+    if (!live || live.gone || live.row.version >= version) return false;
+    if (live.effects.size === 0 && !this.bus.watched(runId)) return false;
+    await this.enqueue(live, async () => undefined);
+    return true;
+  }
+
+  /** Event types the run accepts now, read from the database in cluster mode (another process may have moved it). */
+  async acceptedNow(runId: string): Promise<string[]> {
+    if (!this.opts.dispatch) return this.acceptedEvents(runId);
+    const live = await this.loadLive(runId).catch(() => null);
+    if (!live) return [];
+    await this.enqueue(live, async () => undefined);
+    return this.acceptedEvents(runId);
+  }
+
+  private track(p: Promise<unknown>, what: string) {
+    const t: Promise<unknown> = p
+      .catch((e) => this.log("warn", `${what} failed (the next sweep queues it again)`, serializeError(e)))
+      .finally(() => this.inflight.delete(t));
+    this.inflight.add(t);
   }
 
   /** Stop timers and effects and wait for queued commits. The database keeps everything. */
@@ -392,9 +511,48 @@ export class Engine {
   }
 
   private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {
-    const run = live.tail.then(fn, fn);
+    const body = this.opts.dispatch ? () => this.fresh(live, fn) : fn;
+    const run = live.tail.then(body, body);
     live.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /** Cluster mode: re-read the run before the step; when another process committed first, re-read and try again. */
+  private async fresh<T>(live: Live, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      await this.refresh(live);
+      try {
+        return await fn();
+      } catch (e) {
+        if (!(e instanceof WriterConflict)) throw e;
+        if (attempt >= 8) throw new ConflictError(e.message);
+      }
+    }
+  }
+
+  /** Bring a run in memory up to its stored version (cluster mode: other processes commit too). */
+  private async refresh(live: Live): Promise<void> {
+    if (live.gone) return;
+    const id = live.row.id;
+    const row = await this.opts.store.getRun(id);
+    if (row && row.version === live.row.version) return;
+    if (!row || TERMINAL.includes(row.status)) {
+      if (row) live.row = row;
+      this.retire(live);
+      if (this.live.get(id) === live) this.live.delete(id);
+      return;
+    }
+    const [timers, reviews] = await Promise.all([this.opts.store.timers(id), this.opts.store.listReviews({ runId: id, status: "pending" })]);
+    const { effects: _effects, ...persisted } = row.snapshot as { effects?: unknown };
+    void _effects;
+    live.snapshot = restore(live.def.machine, persisted, row.context);
+    live.row = row;
+    for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
+    live.reviews = new Map(reviews.map((rv) => [rv.state, rv]));
+    for (const rv of reviews) this.reviewIndex.set(rv.id, live);
+    for (const tid of [...live.timers.keys()]) this.disarm(live, tid);
+    for (const t of timers) this.arm(live, t, 0, true);
+    this.reconcileEffects(live, true);
   }
 
   private async require(runId: string): Promise<Live> {
@@ -448,11 +606,12 @@ export class Engine {
       timers: new Map(),
       reviews: new Map(r.reviews.map((rv) => [rv.state, rv])),
       gone: false,
+      dispatched: new Set(),
     };
     this.live.set(r.run.id, live);
     for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
-    for (const t of r.timers) this.arm(live, t);
-    this.reconcileEffects(live);
+    for (const t of r.timers) this.arm(live, t, 0, true);
+    this.reconcileEffects(live, true);
     return live;
   }
 
@@ -490,6 +649,7 @@ export class Engine {
       throw isStorageFailure(e) ? new StorageError(e) : e;
     }
     if (outcome === "conflict") {
+      if (this.opts.dispatch && live.row.version > 0) throw new WriterConflict(`run ${live.row.id} was changed by another process`);
       this.retire(live);
       this.live.delete(live.row.id);
       throw new ConflictError(`run ${live.row.id} was changed by another writer; reload and retry`);
@@ -531,8 +691,11 @@ export class Engine {
     }
   }
 
-  /** Start the effects the snapshot has invoked and stop the ones it no longer has. */
-  private reconcileEffects(live: Live) {
+  /**
+   * Start the effects the snapshot has invoked and stop the ones it no longer has. Cluster mode
+   * hands new ones to the queue instead (`adopt`: they were queued by whoever committed them).
+   */
+  private reconcileEffects(live: Live, adopt = false) {
     const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
     const children = persisted.children ?? {};
     for (const [id, running] of live.effects) {
@@ -545,13 +708,24 @@ export class Engine {
     for (const [id, child] of Object.entries(children)) {
       if (live.effects.has(id) || child.snapshot?.status !== "active" || typeof child.src !== "string") continue;
       const key = `${live.row.id}:${id}:${persisted.effects?.[id] ?? 0}`;
+      const dispatch = this.opts.dispatch;
+      if (dispatch) {
+        if (live.dispatched.has(key)) continue;
+        live.dispatched.add(key);
+        if (!adopt) this.track(dispatch.effect({ runId: live.row.id, child: id, key }), `queue effect ${key}`);
+        continue;
+      }
       this.startEffect(live, id, child.src, child.snapshot?.input, key);
     }
   }
 
-  private startEffect(live: Live, id: string, src: string, input: unknown, key: string) {
+  /** Resolves once the effect's outcome is committed or it stopped being current; rejects (cluster mode only) when the database refused the outcome. */
+  private startEffect(live: Live, id: string, src: string, input: unknown, key: string): Promise<void> {
+    let finish!: (e?: unknown) => void;
+    const finished = new Promise<void>((resolve, reject) => (finish = (e) => (e === undefined ? resolve() : reject(e))));
     const controller = new AbortController();
-    live.effects.set(id, { key, controller });
+    controller.signal.addEventListener("abort", () => finish(), { once: true });
+    live.effects.set(id, { key, controller, finished });
     const runId = live.row.id;
     const current = () => !live.gone && live.effects.get(id)?.key === key && !controller.signal.aborted;
     // an invoke without an explicit id is named "<n>.<machine>.<state path>" by XState: that path is the invoking state
@@ -575,12 +749,17 @@ export class Engine {
     const fn = this.opts.effects(live.def.id).actors[src] as ((input: unknown, ctx: EffectContext) => Promise<unknown>) | undefined;
     const entry = live.effects.get(id)!;
     const settle = (event: EventObject, attempt = 0) => {
-      if (!current()) return;
+      if (!current()) return finish();
       void this.enqueue(live, async () => {
         if (!current()) return null;
         live.effects.delete(id);
         return this.applyEvent(live, event);
-      }).catch((e) => {
+      }).then(() => finish(), (e) => {
+        if (e instanceof StorageError && this.opts.dispatch) {
+          // cluster mode: the queue retries the whole effect job (under the same key)
+          if (live.effects.get(id) === entry) live.effects.delete(id);
+          return finish(e);
+        }
         if (e instanceof StorageError && !live.gone && !controller.signal.aborted) {
           // the result is kept and committed once the database answers again (nothing was written)
           if (!live.effects.has(id)) live.effects.set(id, entry);
@@ -589,6 +768,7 @@ export class Engine {
           return;
         }
         this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e));
+        finish();
       });
     };
     Promise.resolve()
@@ -600,9 +780,17 @@ export class Engine {
         (output) => settle({ type: `xstate.done.actor.${id}`, output } as EventObject),
         (error) => settle({ type: `xstate.error.actor.${id}`, error: serializeError(error) } as EventObject),
       );
+    return finished;
   }
 
-  private arm(live: Live, t: TimerRow, attempt = 0) {
+  private arm(live: Live, t: TimerRow, attempt = 0, adopt = false) {
+    const dispatch = this.opts.dispatch;
+    if (dispatch) {
+      // cluster mode: the timer is a delayed job (queued by whoever committed it, unless this process did)
+      live.timers.set(t.id, { handle: null, dueAt: t.dueAt, row: t });
+      if (!adopt) this.track(dispatch.timer(t), `queue timer ${t.id}`);
+      return;
+    }
     this.disarm(live, t.id);
     const handle = this.clock.setTimeout(() => {
       void this.enqueue(live, async () => {
@@ -625,7 +813,7 @@ export class Engine {
   private disarm(live: Live, id: string) {
     const t = live.timers.get(id);
     if (t) {
-      this.clock.clearTimeout(t.handle);
+      if (t.handle !== null) this.clock.clearTimeout(t.handle);
       live.timers.delete(id);
     }
   }

@@ -82,7 +82,7 @@ export class StateHooks {
       for (const t of msg.transitions) {
         for (const e of hookEvents(msg.run, t)) {
           bus.publish(e.runId, { type: "hook", ...e });
-          this.fire(e);
+          if (!msg.remote) this.fire(e); // a remote commit's hooks fired in the process that made it
         }
       }
     });

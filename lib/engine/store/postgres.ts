@@ -19,6 +19,18 @@ import type {
   TransitionRow,
 } from "./types";
 
+/** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
+export interface StoreNotify {
+  channel: string;
+  origin: string;
+}
+
+/** What one NOTIFY carries: the committing process and, per run, [id, version, first seq, last seq]. */
+export interface CommitNotice {
+  o: string;
+  runs: [string, number, number, number][];
+}
+
 const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
 type Row = Record<string, unknown>;
 
@@ -119,9 +131,12 @@ export class PostgresRunStore implements RunStore {
   readonly dialect = "postgres" as const;
   readonly pool: pg.Pool;
 
+  private notify: StoreNotify | null;
+
   /** `options`: e.g. "-c search_path=…" (tests use a schema of their own) */
-  constructor(connectionString: string, opts: { options?: string; max?: number } = {}) {
+  constructor(connectionString: string, opts: { options?: string; max?: number; notify?: StoreNotify } = {}) {
     this.pool = new pg.Pool({ connectionString, options: opts.options, max: opts.max ?? 10, types });
+    this.notify = opts.notify ?? null;
   }
 
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
@@ -139,6 +154,7 @@ export class PostgresRunStore implements RunStore {
         if (guarded) await c.query(ok ? "RELEASE SAVEPOINT item" : "ROLLBACK TO SAVEPOINT item");
         out.push(ok ? "ok" : "conflict");
       }
+      if (this.notify) await this.announce(c, items, out);
       await c.query("COMMIT");
       return out;
     } catch (e) {
@@ -203,6 +219,20 @@ export class PostgresRunStore implements RunStore {
       );
     }
     return true;
+  }
+
+  /** NOTIFY the committed runs inside the transaction (delivered at COMMIT, never for a rollback). */
+  private async announce(c: pg.PoolClient, items: CommitItem[], out: CommitOutcome[]) {
+    const runs: CommitNotice["runs"] = [];
+    items.forEach((item, i) => {
+      if (out[i] !== "ok" || !item.transitions.length && !item.reviewsOpen.length && !item.reviewsClose.length) return;
+      runs.push([item.run.id, item.run.version, item.transitions[0]?.seq ?? item.run.seq + 1, item.run.seq]);
+    });
+    // a NOTIFY payload holds under 8000 bytes: 60 runs of ~100 bytes per message
+    for (let i = 0; i < runs.length; i += 60) {
+      const notice: CommitNotice = { o: this.notify!.origin, runs: runs.slice(i, i + 60) };
+      await c.query(`SELECT pg_notify($1, $2)`, [this.notify!.channel, JSON.stringify(notice)]);
+    }
   }
 
   private async rows(sql: string, args: unknown[] = []): Promise<Row[]> {

@@ -1,0 +1,106 @@
+// The job queue of cluster mode (PostgreSQL): pg-boss. Every effect a run invokes and every timer
+// it sets becomes a job; a job's id is derived from the effect's invocation key or the timer's id,
+// so queueing the same work twice (a sweep, a retry) adds nothing.
+import { createHash } from "node:crypto";
+import PgBoss from "pg-boss";
+import type { Dispatcher, EffectJob } from "../engine/engine";
+import type { TimerRow } from "../engine/store/types";
+
+export const EFFECT_QUEUE = "switchyard-effect";
+export const TIMER_QUEUE = "switchyard-timer";
+/** periodic cluster-wide tasks (alerts, retention): one job per interval window, whichever worker takes it */
+export const CHORE_QUEUE = "switchyard-chore";
+
+export interface TimerJob {
+  runId: string;
+  timerId: string;
+  /** the due time it was queued for (a timer set again later is a job of its own) */
+  dueAt: number;
+}
+
+export interface ChoreJob {
+  chore: "alerts" | "retention" | "sweep";
+}
+
+export interface QueueSettings {
+  /** a step not finished within this many seconds is taken to be lost (its worker died) and retried elsewhere */
+  expireSeconds: number;
+  /** how often pg-boss looks for expired jobs (seconds) */
+  maintenanceSeconds: number;
+  /** the queue's PostgreSQL schema */
+  schema: string;
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name]?.trim();
+  if (!v) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of seconds ≥ 1; got "${v}"`);
+  return n;
+}
+
+/** SWITCHYARD_STEP_EXPIRE_S (default 900: above the longest built-in timeout, the 10 min execution limit), SWITCHYARD_QUEUE_MAINTENANCE_S (30), SWITCHYARD_QUEUE_SCHEMA (pgboss). */
+export function queueSettingsFromEnv(env: NodeJS.ProcessEnv): QueueSettings {
+  const schema = env.SWITCHYARD_QUEUE_SCHEMA?.trim() || "pgboss";
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`SWITCHYARD_QUEUE_SCHEMA must be a lower-case PostgreSQL identifier; got "${schema}"`);
+  return { expireSeconds: positive(env, "SWITCHYARD_STEP_EXPIRE_S", 900), maintenanceSeconds: positive(env, "SWITCHYARD_QUEUE_MAINTENANCE_S", 30), schema };
+}
+
+/** A UUID that is a pure function of `name` (pg-boss job ids are UUIDs). */
+export function jobId(name: string): string {
+  const h = createHash("sha256").update(name).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export async function startQueue(connectionString: string, s: QueueSettings, opts: { supervise: boolean; log: (m: string) => void }): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString,
+    schema: s.schema,
+    supervise: opts.supervise,
+    schedule: false,
+    maintenanceIntervalSeconds: s.maintenanceSeconds,
+    application_name: "switchyard-queue",
+    max: 4,
+  });
+  boss.on("error", (e) => opts.log(`queue: ${e.message}`));
+  await boss.start();
+  for (const name of [EFFECT_QUEUE, TIMER_QUEUE, CHORE_QUEUE]) {
+    if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, policy: "standard" }).catch((e) => {
+      if (!/already exists|duplicate/i.test(String(e?.message))) throw e;
+    });
+  }
+  return boss;
+}
+
+/** The engine's Dispatcher on pg-boss; `queued` is told after each job lands (workers wake on it). */
+export class QueueDispatcher implements Dispatcher {
+  constructor(
+    private boss: PgBoss,
+    private s: QueueSettings,
+    private queued: () => void = () => {},
+  ) {}
+
+  async effect(job: EffectJob): Promise<void> {
+    await this.boss.send(EFFECT_QUEUE, job, { id: jobId(`effect:${job.key}`), expireInSeconds: this.s.expireSeconds, retryLimit: 20, retryDelay: 1, retryBackoff: true });
+    this.queued();
+  }
+
+  async timer(t: TimerRow): Promise<void> {
+    const data: TimerJob = { runId: t.runId, timerId: t.id, dueAt: t.dueAt };
+    await this.boss.send(TIMER_QUEUE, data, {
+      id: jobId(`timer:${t.runId}:${t.id}:${t.dueAt}`),
+      startAfter: new Date(t.dueAt),
+      expireInSeconds: 60,
+      retryLimit: 20,
+      retryDelay: 1,
+      retryBackoff: true,
+    });
+    this.queued();
+  }
+
+  /** Queue a chore at most once per `seconds` window across the cluster. */
+  async chore(chore: ChoreJob["chore"], seconds: number): Promise<void> {
+    await this.boss.send(CHORE_QUEUE, { chore } satisfies ChoreJob, { singletonKey: chore, singletonSeconds: Math.max(1, Math.round(seconds)), expireInSeconds: 600, retryLimit: 0 });
+    this.queued();
+  }
+}

@@ -1,0 +1,137 @@
+// A worker's job loops: fetch effect, timer and chore jobs from pg-boss while there is room,
+// run each through the engine, and complete or fail it. A fetch happens when a job is announced
+// (LISTEN), when a slot frees up, and otherwise every `pollMs`.
+import type PgBoss from "pg-boss";
+import type { EffectJob, Engine } from "../engine/engine";
+import { CHORE_QUEUE, EFFECT_QUEUE, TIMER_QUEUE, type ChoreJob, type TimerJob } from "./queue";
+
+export interface WorkerStats {
+  effects: number;
+  timers: number;
+  chores: number;
+  stale: number;
+  failed: number;
+  /** ms from a job's creation to its start, per started effect job (the last 10,000) */
+  startLatencyMs: number[];
+}
+
+export interface JobWorkerOptions {
+  boss: PgBoss;
+  engine: Engine;
+  /** effects run at the same time, at most (model calls wait on the network: many fit) */
+  concurrency: number;
+  pollMs: number;
+  chores: (chore: ChoreJob["chore"]) => Promise<unknown>;
+  log: (message: string) => void;
+}
+
+type Job = { id: string; name: string; data: unknown; createdOn?: Date };
+
+export class JobWorker {
+  readonly stats: WorkerStats = { effects: 0, timers: 0, chores: 0, stale: 0, failed: 0, startLatencyMs: [] };
+  private running = false;
+  private inflight = new Set<Promise<void>>();
+  private wakers = new Set<() => void>();
+  private loops: Promise<void>[] = [];
+
+  constructor(private o: JobWorkerOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loops = [EFFECT_QUEUE, TIMER_QUEUE, CHORE_QUEUE].map((q) => this.loop(q));
+  }
+
+  /** Fetch now (a job was announced). */
+  wake(): void {
+    for (const w of [...this.wakers]) w();
+  }
+
+  get busy(): number {
+    return this.inflight.size;
+  }
+
+  private async loop(queue: string): Promise<void> {
+    while (this.running) {
+      const room = this.o.concurrency - this.inflight.size;
+      let got = 0;
+      if (room > 0) {
+        try {
+          const jobs = (await this.o.boss.fetch(queue, { batchSize: Math.min(room, 50), includeMetadata: true })) as Job[];
+          got = jobs.length;
+          for (const job of jobs) this.run(queue, job);
+        } catch (e) {
+          if (this.running) this.o.log(`worker: fetch from ${queue} failed: ${(e as Error).message}`);
+        }
+      }
+      if (got === 0 || room <= got) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.o.pollMs);
+      this.wakers.add(done);
+    });
+  }
+
+  private run(queue: string, job: Job) {
+    const p = this.handle(queue, job)
+      .then(
+        () => this.o.boss.complete(queue, job.id),
+        (e) => {
+          this.stats.failed++;
+          this.o.log(`worker: ${queue} job ${job.id} failed: ${(e as Error).message}`);
+          return this.o.boss.fail(queue, job.id, { message: (e as Error).message });
+        },
+      )
+      .catch((e) => this.o.log(`worker: could not settle ${queue} job ${job.id}: ${(e as Error).message}`))
+      .finally(() => {
+        this.inflight.delete(p);
+        this.wake(); // a slot is free
+      });
+    this.inflight.add(p);
+  }
+
+  private async handle(queue: string, job: Job): Promise<void> {
+    if (queue === EFFECT_QUEUE) {
+      const data = job.data as EffectJob;
+      if (job.createdOn) {
+        const l = this.stats.startLatencyMs;
+        l.push(Date.now() - new Date(job.createdOn).getTime());
+        if (l.length > 10_000) l.splice(0, l.length - 10_000);
+      }
+      const out = await this.o.engine.runEffect(data);
+      // stopped mid-effect (shutdown aborted it): fail the job so that another worker runs it
+      if (!this.running) throw new Error("the worker stopped before the effect finished");
+      if (out === "stale") this.stats.stale++;
+      else this.stats.effects++;
+    } else if (queue === TIMER_QUEUE) {
+      const data = job.data as TimerJob;
+      const out = await this.o.engine.fireTimer(data.runId, data.timerId, data.dueAt);
+      if (out === "stale") this.stats.stale++;
+      else this.stats.timers++;
+    } else {
+      await this.o.chores((job.data as ChoreJob).chore);
+      this.stats.chores++;
+    }
+  }
+
+  /** Stop fetching; wait (up to `graceMs`) for running jobs. Stop the engine next, then `settled()`. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.running = false;
+    this.wake();
+    await Promise.all(this.loops);
+    await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, graceMs))]);
+  }
+
+  /** Every job taken is completed or failed (failed ones are retried by another worker). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+}

@@ -1,0 +1,118 @@
+// Cluster mode on PostgreSQL: a web-only process and two workers on one database. Runs started
+// on the web process are advanced by the workers through pg-boss jobs, their commits reach the
+// web process's bus over LISTEN/NOTIFY, timers fire once from the queue, and a decision made on
+// the web process moves a run the workers hold. Skipped, with the reason printed, when PostgreSQL
+// is not reachable.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateDatabase } from "../lib/db/migrations";
+import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scratch";
+import type { EffectContext } from "../lib/engine/engine";
+import type { RunView } from "../lib/engine/views";
+import { createRuntime, defaultEffects, type Role, type Runtime } from "../lib/runtime";
+import { hang } from "./helpers";
+
+const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+let skip: string | null = null;
+let scratch: ScratchSchema | null = null;
+let url = "";
+const runtimes: Runtime[] = [];
+
+async function node(role: Role, actors: Record<string, (input: never, ctx: EffectContext) => Promise<unknown>> = {}): Promise<Runtime> {
+  const env = {} as NodeJS.ProcessEnv;
+  const rt = await createRuntime({
+    url,
+    env,
+    role,
+    migrate: migrateDatabase,
+    outboxIntervalMs: 0,
+    seedGuide: false,
+    alerts: { start: false },
+    webhooks: { start: false },
+    queue: { schema: scratch!.schema, expireSeconds: 30, maintenanceSeconds: 5 },
+    worker: { concurrency: 16, pollMs: 500 },
+    log: (m) => process.env.CLUSTER_DEBUG && console.log(role, m),
+    effects: (base) => {
+      const all = defaultEffects(base, env);
+      const swiss = all["swiss-army"];
+      return { ...all, "swiss-army": { actors: { ...swiss.actors, ...actors }, actions: swiss.actions } };
+    },
+  });
+  runtimes.push(rt);
+  return rt;
+}
+
+beforeAll(async () => {
+  skip = await pgReachable(PG_URL);
+  if (skip) {
+    console.log(`[cluster] skipped: PostgreSQL not reachable at ${PG_URL} (${skip})`);
+    return;
+  }
+  scratch = await scratchSchema(PG_URL, "sy_cluster");
+  url = `${PG_URL}?schema=${scratch.schema}`;
+}, 60_000);
+
+afterAll(async () => {
+  for (const rt of runtimes.reverse()) await rt.close().catch(() => {});
+  await scratch?.drop();
+}, 60_000);
+
+const seqsOf = (t: { seq: number }[]) => t.map((x) => x.seq);
+
+describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
+  it("a web process and two workers run swiss-army runs to review and back to IDLE", async (ctx) => {
+    if (skip) return ctx.skip();
+    const web = await node("web");
+    const a = await node("worker");
+    const b = await node("worker");
+    expect(web.cluster?.worker).toBeNull();
+    const seen: string[] = [];
+    web.engine.bus.subscribe("*", (m) => {
+      if (m.type === "run" && m.remote) seen.push(m.run.id);
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await web.engine.start("swiss-army", { request: `Summarise the release notes, part ${i + 1}` })).run.id);
+    const atReview = await Promise.all(ids.map((id) => web.engine.waitFor(id, (r) => r.state.includes("HUMAN_REVIEW"), 30_000)));
+    // the workers did the work; the web process only heard of it
+    expect(a.cluster!.worker!.stats.effects + b.cluster!.worker!.stats.effects).toBeGreaterThanOrEqual(6 * 3);
+    expect(a.cluster!.worker!.stats.effects).toBeGreaterThan(0);
+    expect(b.cluster!.worker!.stats.effects).toBeGreaterThan(0);
+    for (const id of ids) expect(seen).toContain(id);
+    for (const r of atReview) expect(r.reviewId).toBeTruthy();
+    // decide on the web process
+    for (const r of atReview) await web.engine.decide(r.reviewId!, { decision: "approve", reviewer: "ana" });
+    const done = await Promise.all(ids.map((id) => web.engine.waitFor(id, (r: RunView) => r.status === "waiting" && r.state.includes("IDLE"), 30_000)));
+    for (const r of done) expect(r.context).toMatchObject({ last: { outcome: "approved" } });
+    for (const id of ids) {
+      const t = await web.store.transitions(id);
+      expect(seqsOf(t)).toEqual(t.map((_, i) => i + 1));
+      // each effect's outcome committed once
+      const doneEvents = t.filter((x) => x.event.startsWith("xstate.done.actor.")).map((x) => x.event);
+      expect(new Set(doneEvents).size).toBe(doneEvents.length);
+    }
+    // a second decision on a decided review is refused
+    await expect(web.engine.decide(atReview[0].reviewId!, { decision: "approve" })).rejects.toMatchObject({ status: 409 });
+  }, 90_000);
+
+  it("a timer fires once from the queue while its state's effect hangs, whichever worker is alive", async (ctx) => {
+    if (skip) return ctx.skip();
+    const web = runtimes.find((r) => r.role === "web") ?? (await node("web"));
+    // the two workers stop; a third one, whose search never answers, is the only one alive:
+    // the 300 ms search timeout has to move the runs on
+    for (const rt of runtimes.filter((r) => r.role === "worker")) await rt.close();
+    const c = await node("worker", { searchContext: hang() });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await web.engine.start("swiss-army", { request: `Summarise the release notes while the search hangs, case ${i + 1}`, config: { searchTimeoutMs: 300 } })).run.id);
+    await Promise.all(ids.map((id) => web.engine.waitFor(id, (r) => r.state.includes("HUMAN_REVIEW"), 30_000)));
+    let timeouts = 0;
+    for (const id of ids) {
+      const t = await web.store.transitions(id);
+      const left = t.filter((x) => x.from.includes("CONTEXT_SEARCH") && !x.to.includes("CONTEXT_SEARCH"));
+      expect(left).toHaveLength(1);
+      if (left[0].event.startsWith("xstate.after")) timeouts++;
+      expect(await web.store.timers(id)).toHaveLength(0);
+    }
+    expect(timeouts).toBe(4);
+    expect(c.cluster!.worker!.stats.timers).toBe(4);
+  }, 90_000);
+});
