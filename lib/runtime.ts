@@ -298,6 +298,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     workflows: findWorkflow,
     effects: (id) => effects[id] ?? { actors: {} },
     dispatch: queue?.dispatcher,
+    log: opts.log || env.SWITCHYARD_LOG === "debug" ? (level, m, d) => (level !== "info" || env.SWITCHYARD_LOG === "debug") && log(`[engine] ${level} ${m}${d === undefined ? "" : ` ${JSON.stringify(d)}`}`) : undefined,
   });
   engineRef = engine;
   webhooks.attach(engine.hooks);
@@ -314,7 +315,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         log,
         chores: async (chore) => {
           if (chore === "alerts") return alerts.evaluateOnce();
-          if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock } as never, keep) : null;
+          if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock }, keep) : null;
           return engine.sweep();
         },
       });

@@ -6,11 +6,19 @@
 // review lost or decided twice, no artifact truncated. Prints the counts; exit 1 on a violation.
 //
 // CHAOS_KILLS=5 is the small version `npm test` runs. CHAOS_SEED fixes the random choices.
+//
+// `npm run chaos -- --postgres` (or CHAOS_DB=postgres) does the same on PostgreSQL (a scratch
+// schema on POSTGRES_URL, default 127.0.0.1:5432/test) as a cluster: one web-only server and two
+// workers (`npm run worker`); each kill SIGKILLs one worker at random, mid-step, and starts it
+// again. A killed worker's steps expire after SWITCHYARD_STEP_EXPIRE_S (5 s here) and another
+// worker runs them.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
+import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { TERMINAL, type RunStatus } from "../lib/engine/store/types";
 import { deriveGraph } from "../lib/graph/derive";
 import { listWorkflows } from "../lib/machines/registry";
@@ -34,15 +42,53 @@ if (!fs.existsSync(".next/BUILD_ID")) {
   console.error("chaos: no production build (.next/BUILD_ID); run `npm run build` first");
   process.exit(2);
 }
+const POSTGRES = process.argv.includes("--postgres") || process.env.CHAOS_DB === "postgres";
+const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-chaos-"));
 const file = path.join(dir, "chaos.db");
-const env = { ...process.env, PORT: String(PORT), HOSTNAME: "127.0.0.1", DATABASE_URL: `file:${file}`, NEXT_TELEMETRY_DISABLED: "1", SWITCHYARD_ALERT_INTERVAL_MS: "0" };
+const base = { ...process.env, HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1", SWITCHYARD_ALERT_INTERVAL_MS: "0" };
+let env: NodeJS.ProcessEnv = { ...base, PORT: String(PORT), DATABASE_URL: `file:${file}` };
+let scratch: Awaited<ReturnType<typeof scratchSchema>> | null = null;
+if (POSTGRES) {
+  const why = await pgReachable(PG_URL);
+  if (why) {
+    console.error(`chaos --postgres: PostgreSQL is not reachable at ${PG_URL} (${why})`);
+    process.exit(2);
+  }
+  scratch = await scratchSchema(PG_URL, "sy_chaos");
+  env = {
+    ...base,
+    PORT: String(PORT),
+    DATABASE_URL: `${PG_URL}?schema=${scratch.schema}`,
+    SWITCHYARD_QUEUE_SCHEMA: scratch.schema,
+    SWITCHYARD_STEP_EXPIRE_S: "5",
+    SWITCHYARD_QUEUE_MAINTENANCE_S: "2",
+    SWITCHYARD_WORKER_STATS_MS: "0",
+  };
+}
+
+/** a process group started detached, so that one SIGKILL takes all of it */
+function launch(args: string[], extra: Record<string, string>, log: string): ChildProcess {
+  const out = fs.openSync(path.join(dir, log), "a");
+  return spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ["ignore", out, out], detached: true });
+}
+function killGroup(p: ChildProcess | null): void {
+  if (!p?.pid) return;
+  try {
+    process.kill(-p.pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
 
 let server: ChildProcess | null = null;
+const workers: (ChildProcess | null)[] = [null, null];
 async function up(): Promise<void> {
-  server = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: ["ignore", "ignore", "pipe"], detached: true });
-  let err = "";
-  server.stderr?.on("data", (d) => (err = (err + d).slice(-4_000)));
+  if (POSTGRES) {
+    for (let i = 0; i < workers.length; i++) if (!workers[i]) workers[i] = launch(["--import", "tsx", "scripts/worker.ts"], {}, `worker-${i}.log`);
+    if (server) return;
+  }
+  server = launch(["scripts/start.mjs"], POSTGRES ? { SWITCHYARD_ROLE: "web" } : {}, "server.log");
   const t0 = Date.now();
   for (;;) {
     try {
@@ -50,19 +96,49 @@ async function up(): Promise<void> {
     } catch {
       // not yet
     }
-    if (server.exitCode !== null || Date.now() - t0 > 60_000) throw new Error(`server did not come up:\n${err}`);
+    if (server.exitCode !== null || Date.now() - t0 > 60_000) throw new Error(`server did not come up:\n${fs.readFileSync(path.join(dir, "server.log"), "utf8").slice(-4_000)}`);
     await sleep(100);
   }
 }
+/** SQLite: the server (start.mjs and next). PostgreSQL: one of the two workers, at random. */
 function kill(): void {
-  if (server?.pid) {
-    try {
-      process.kill(-server.pid, "SIGKILL"); // the whole group: start.mjs and next
-    } catch {
-      // already gone
-    }
+  if (POSTGRES) {
+    const i = Math.floor(rand() * workers.length);
+    killGroup(workers[i]);
+    workers[i] = null;
+    return;
   }
+  killGroup(server);
   server = null;
+}
+function killAll(): void {
+  killGroup(server);
+  server = null;
+  for (let i = 0; i < workers.length; i++) {
+    killGroup(workers[i]);
+    workers[i] = null;
+  }
+}
+
+/** The database under test, read directly: SQL with ? placeholders on either. */
+interface Reader {
+  all<T>(sql: string, ...args: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+async function reader(): Promise<Reader> {
+  if (!POSTGRES) {
+    const db = new Database(file, { readonly: true });
+    return { all: async <T>(sql: string, ...args: unknown[]) => db.prepare(sql).all(...args) as T[], close: async () => void db.close() };
+  }
+  const c = new pg.Client({ connectionString: PG_URL, options: scratch!.options });
+  await c.connect();
+  return {
+    all: async <T>(sql: string, ...args: unknown[]) => {
+      let i = 0;
+      return (await c.query(sql.replace(/\?/g, () => `$${++i}`), args)).rows as T[];
+    },
+    close: () => c.end(),
+  };
 }
 
 const counts = { started: 0, decisions: 0, conflicts: 0, refused: 0, kills: 0, requestErrors: 0 };
@@ -101,16 +177,17 @@ async function load(): Promise<void> {
 }
 
 const started = Date.now();
-console.log(`chaos: ${KILLS} kills, seed ${SEED}, database ${file}`);
+console.log(`chaos: ${KILLS} kills, seed ${SEED}, ${POSTGRES ? `PostgreSQL schema ${scratch!.schema}, a web server and two workers` : `database ${file}`} (logs in ${dir})`);
 await up();
 for (let k = 0; k < KILLS; k++) {
   // the kill lands whenever it lands: between requests, under one, inside a run's step
-  const alive: ChildProcess | null = server;
+  let killed = false;
   const killer = sleep(300 + rand() * 1_500).then(() => {
     kill();
+    killed = true;
     counts.kills++;
   });
-  while (server === alive) {
+  while (!killed) {
     await load();
     await sleep(20);
   }
@@ -118,31 +195,35 @@ for (let k = 0; k < KILLS; k++) {
   await up();
 }
 // settle: decide everything until no run is left moving
-const db = new Database(file, { readonly: true });
+const db = await reader();
 /** a "running" run is moving while it has work in flight (an invoked effect) or a timer to come;
  *  without either it waits for an event from outside (a conversation waits for messages) */
-const moving = (id: string, snapshot: string) =>
+const moving = async (id: string, snapshot: string) =>
   Object.values((JSON.parse(snapshot) as { children?: Record<string, { snapshot?: { status?: string } }> }).children ?? {}).some((c) => c.snapshot?.status === "active") ||
-  !!db.prepare(`SELECT 1 FROM "Timer" WHERE "runId" = ?`).get(id);
-const stillMoving = () => (db.prepare(`SELECT "id","snapshot" FROM "Run" WHERE "status" = 'running'`).all() as { id: string; snapshot: string }[]).filter((r) => moving(r.id, r.snapshot));
-for (let round = 0; round < 120 && (round === 0 || stillMoving().length); round++) {
+  (await db.all(`SELECT 1 FROM "Timer" WHERE "runId" = ?`, id)).length > 0;
+const stillMoving = async () => {
+  const out: string[] = [];
+  for (const r of await db.all<{ id: string; snapshot: string }>(`SELECT "id","snapshot" FROM "Run" WHERE "status" = 'running'`)) if (await moving(r.id, r.snapshot)) out.push(r.id);
+  return out;
+};
+for (let round = 0; round < 120 && (round === 0 || (await stillMoving()).length); round++) {
   await decideSome(true);
   await sleep(500);
 }
-kill();
+killAll();
 
 // ---------------------------------------------------------------- invariants, on the file itself
 const violations: string[] = [];
-const runs = db.prepare(`SELECT "id","workflow","status","state","seq","snapshot" FROM "Run"`).all() as { id: string; workflow: string; status: string; state: string; seq: number; snapshot: string }[];
-const seqs = db.prepare(`SELECT "seq" FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`).pluck();
-const pending = db.prepare(`SELECT "id","state" FROM "Review" WHERE "runId" = ? AND "status" = 'pending'`);
+const runs = (await db.all<{ id: string; workflow: string; status: string; state: string; seq: number; snapshot: string }>(`SELECT "id","workflow","status","state","seq","snapshot" FROM "Run"`)).map((r) => ({ ...r, seq: Number(r.seq) }));
+const seqs = async (id: string) => (await db.all<{ seq: number }>(`SELECT "seq" FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`, id)).map((x) => Number(x.seq));
+const pending = (id: string) => db.all<{ id: string; state: string }>(`SELECT "id","state" FROM "Review" WHERE "runId" = ? AND "status" = 'pending'`, id);
 let transitions = 0;
 for (const r of runs) {
-  const s = seqs.all(r.id) as number[];
+  const s = await seqs(r.id);
   transitions += s.length;
   if (s.some((x, i) => x !== i + 1) || s.length !== r.seq) violations.push(`run ${r.id}: seq not contiguous 1..${r.seq} (${s.length} rows)`);
-  if (r.status === "running" && moving(r.id, r.snapshot)) violations.push(`run ${r.id} (${r.workflow}) still moving in ${r.state}`);
-  const open = pending.all(r.id) as { id: string; state: string }[];
+  if (r.status === "running" && (await moving(r.id, r.snapshot))) violations.push(`run ${r.id} (${r.workflow}) still moving in ${r.state}`);
+  const open = await pending(r.id);
   if (TERMINAL.includes(r.status as RunStatus) && open.length) violations.push(`run ${r.id} is ${r.status} with a pending review`);
   if (open.length > 1 && new Set(open.map((o) => o.state)).size !== open.length) violations.push(`run ${r.id}: two pending reviews for one state`);
   for (const o of open) if (!(JSON.parse(r.state) as string[]).some((st) => st === o.state || st.startsWith(`${o.state}.`))) violations.push(`run ${r.id}: pending review ${o.id} for ${o.state}, but the run is in ${r.state}`);
@@ -150,15 +231,15 @@ for (const r of runs) {
 // a review state without its pending review would be a lost review
 const waiting = runs.filter((r) => r.status === "waiting");
 const inHumanState = (r: (typeof runs)[number]) => (JSON.parse(r.state) as string[]).some((id) => STATES.get(r.workflow)?.get(id)?.human);
-for (const r of waiting) if (inHumanState(r) && (pending.all(r.id) as unknown[]).length === 0) violations.push(`run ${r.id} (${r.workflow}) waits in ${r.state} without a pending review`);
+for (const r of waiting) if (inHumanState(r) && (await pending(r.id)).length === 0) violations.push(`run ${r.id} (${r.workflow}) waits in ${r.state} without a pending review`);
 // decided once: a decided review has one decision time and its run moved past its seq
-const decided = db.prepare(`SELECT v."id", v."runId", v."seq", r."seq" AS runSeq FROM "Review" v JOIN "Run" r ON r."id" = v."runId" WHERE v."status" = 'decided'`).all() as { id: string; runId: string; seq: number; runSeq: number }[];
-for (const d of decided) if (d.runSeq <= d.seq) violations.push(`review ${d.id}: decided, but run ${d.runId} never moved after it`);
-const artifacts = db.prepare(`SELECT "runId","name","size",length(CAST("content" AS BLOB)) AS bytes FROM "Artifact"`).all() as { runId: string; name: string; size: number; bytes: number }[];
-for (const a of artifacts) if (a.size !== a.bytes) violations.push(`artifact ${a.runId}/${a.name}: size ${a.size} but ${a.bytes} bytes stored`);
+const decided = await db.all<{ id: string; runId: string; seq: number; runSeq: number }>(`SELECT v."id", v."runId", v."seq", r."seq" AS "runSeq" FROM "Review" v JOIN "Run" r ON r."id" = v."runId" WHERE v."status" = 'decided'`);
+for (const d of decided) if (Number(d.runSeq) <= Number(d.seq)) violations.push(`review ${d.id}: decided, but run ${d.runId} never moved after it`);
+const artifacts = await db.all<{ runId: string; name: string; size: number; bytes: number }>(`SELECT "runId","name","size",${POSTGRES ? `octet_length("content")` : `length(CAST("content" AS BLOB))`} AS "bytes" FROM "Artifact"`);
+for (const a of artifacts) if (Number(a.size) !== Number(a.bytes)) violations.push(`artifact ${a.runId}/${a.name}: size ${a.size} but ${a.bytes} bytes stored`);
 const byStatus: Record<string, number> = {};
 for (const r of runs) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-db.close();
+await db.close();
 
 console.log(
   `chaos: ${counts.kills} kills in ${((Date.now() - started) / 1000).toFixed(0)} s · ${counts.started} runs started (${Object.entries(byStatus).map(([s, n]) => `${n} ${s}`).join(", ")}) · ${transitions} transitions · ${decided.length} reviews decided (${counts.decisions} accepted, ${counts.conflicts} refused as stale) · ${artifacts.length} artifacts · ${counts.requestErrors} requests cut by a kill · ${counts.refused} 5xx`,
@@ -169,4 +250,5 @@ if (violations.length) {
   process.exit(1);
 }
 console.log("chaos: every invariant holds");
+await scratch?.drop();
 fs.rmSync(dir, { recursive: true, force: true });

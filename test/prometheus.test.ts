@@ -8,7 +8,9 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
 import { DWELL_BUCKETS_S, Exposition, PROMETHEUS_CONTENT_TYPE, REVIEW_WAIT_BUCKETS_S, escapeHelp, escapeLabelValue, formatValue, prometheusText } from "../lib/metrics/prometheus";
 import type { Runtime } from "../lib/runtime";
+import type { TransitionRow } from "../lib/engine/store/types";
 import { flush, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { DATABASES, commitItem, modelCall, opened, runRow, type TestDb } from "./support/databases";
 
 const url = tempDbUrl("prometheus-api");
 process.env.DATABASE_URL = url;
@@ -185,14 +187,14 @@ describe("metrics of swiss-army runs (engine, simulated clock)", () => {
   });
 
   it("transitions_total equals the Transition rows", () => {
-    const n = (rt.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).safeIntegers(false).get() as { n: number }).n;
+    const n = (rt.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).safeIntegers(false).get() as { n: number }).n;
     expect(n).toBeGreaterThan(10);
     expect(value(parsed.samples, "switchyard_transitions_total", { workflow: "swiss-army" })).toBe(n);
     expect(parsed.types.get("switchyard_transitions_total")).toBe("counter");
   });
 
   it("dwell histograms: one sample per state left, cumulative buckets, exact sums", () => {
-    const rows = rt.sqlite.db.prepare(`SELECT "from", "to", "durationMs" FROM "Transition"`).safeIntegers(false).all() as { from: string; to: string; durationMs: number }[];
+    const rows = rt.sqlite!.db.prepare(`SELECT "from", "to", "durationMs" FROM "Transition"`).safeIntegers(false).all() as { from: string; to: string; durationMs: number }[];
     const byState = new Map<string, number[]>();
     for (const r of rows) {
       const to: string[] = JSON.parse(r.to);
@@ -229,7 +231,7 @@ describe("metrics of swiss-army runs (engine, simulated clock)", () => {
   });
 
   it("model calls and tokens match the ModelCall rows", () => {
-    const rows = rt.sqlite.db.prepare(`SELECT "runId", "ok", "errorCategory", "promptTokens", "completionTokens" FROM "ModelCall"`).safeIntegers(false).all() as { runId: string | null; ok: number; promptTokens: number; completionTokens: number }[];
+    const rows = rt.sqlite!.db.prepare(`SELECT "runId", "ok", "errorCategory", "promptTokens", "completionTokens" FROM "ModelCall"`).safeIntegers(false).all() as { runId: string | null; ok: number; promptTokens: number; completionTokens: number }[];
     const inRuns = rows.filter((r) => r.runId !== null);
     const calls = parsed.samples.filter((s) => s.name === "switchyard_model_calls_total" && s.labels.workflow === "swiss-army");
     expect(calls.reduce((s, x) => s + x.value, 0)).toBe(inRuns.length);
@@ -243,19 +245,71 @@ describe("metrics of swiss-army runs (engine, simulated clock)", () => {
   });
 });
 
+// ---------------------------------------------------------------------------
+// The seeded rows (written by the route test below with plain SQL on SQLite, and by `seed` on
+// both databases through the run stores): three runs of two workflows, one with an odd name;
+// transitions on bucket boundaries and parallel exits; decided, pending and cancelled reviews;
+// model calls in and outside runs. Every value of the text is known.
+
+const T0 = Date.parse("2026-11-23T09:00:00Z");
+const WEIRD = 'we"ird\\flow\nx';
+
+function expectSeeded(text: string) {
+  expect(text).toContain('switchyard_runs{workflow="we\\"ird\\\\flow\\nx",status="completed"} 1\n');
+  expect(text).not.toContain("ird\\flow\nx"); // never raw
+  const { samples, types } = parseExposition(text);
+  const v = (name: string, labels: Record<string, string>) => value(samples, name, labels);
+
+  expect(v("switchyard_runs", { workflow: WEIRD, status: "completed" })).toBe(1);
+  expect(v("switchyard_runs", { workflow: WEIRD, status: "running" })).toBe(0);
+  expect(v("switchyard_runs", { workflow: "flow-b", status: "failed" })).toBe(1);
+  expect(v("switchyard_runs", { workflow: "flow-b", status: "running" })).toBe(1);
+  expect(samples.filter((s) => s.name === "switchyard_runs")).toHaveLength(10);
+
+  expect(v("switchyard_transitions_total", { workflow: WEIRD })).toBe(5);
+  expect(v("switchyard_transitions_total", { workflow: "flow-b" })).toBe(2);
+
+  const dwell = (workflow: string, state: string) => histogram(samples, "switchyard_state_dwell_seconds", { workflow, state });
+  expect(dwell(WEIRD, "A")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [0.01]), sum: 0.01, count: 1 });
+  expect(dwell(WEIRD, "A")!.buckets[0]).toEqual([0.01, 1]);
+  expect(dwell(WEIRD, "B")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [2.5]), sum: 2.5, count: 1 });
+  expect(dwell(WEIRD, "C")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [2.5]), sum: 2.5, count: 1 });
+  expect(dwell(WEIRD, "D")).toBeUndefined();
+  expect(dwell(WEIRD, "E")).toBeUndefined();
+  expect(dwell("flow-b", "X")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [4000]), sum: 4000, count: 1 });
+  expect(dwell("flow-b", "X")!.buckets.slice(0, -1).every(([, n]) => n === 0)).toBe(true);
+
+  const wait = (workflow: string) => histogram(samples, "switchyard_review_wait_seconds", { workflow });
+  expect(wait(WEIRD)).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [10]), sum: 10, count: 1 });
+  expect(wait(WEIRD)!.buckets.find(([le]) => le === 10)).toEqual([10, 1]);
+  expect(wait("flow-b")).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [7200]), sum: 7200, count: 1 });
+  expect(v("switchyard_reviews_pending", { workflow: WEIRD })).toBe(0);
+  expect(v("switchyard_reviews_pending", { workflow: "flow-b" })).toBe(1);
+
+  expect(v("switchyard_model_calls_total", { workflow: WEIRD, outcome: "ok" })).toBe(2);
+  expect(v("switchyard_model_calls_total", { workflow: "flow-b", outcome: "network" })).toBe(1);
+  expect(v("switchyard_model_calls_total", { workflow: "", outcome: "ok" })).toBe(1);
+  expect(samples.filter((s) => s.name === "switchyard_model_calls_total")).toHaveLength(3);
+  expect(v("switchyard_model_tokens_total", { workflow: WEIRD, kind: "prompt" })).toBe(150);
+  expect(v("switchyard_model_tokens_total", { workflow: WEIRD, kind: "completion" })).toBe(25);
+  expect(v("switchyard_model_tokens_total", { workflow: "flow-b", kind: "prompt" })).toBe(0);
+  expect(v("switchyard_model_tokens_total", { workflow: "", kind: "prompt" })).toBe(7);
+
+  expect(v("switchyard_build_info", { version: pkg.version })).toBe(1);
+  expect(checkHistograms(samples, types)).toBe(6);
+}
+
 describe("GET /api/metrics", () => {
   type Handler = (req: Request) => Promise<Response>;
   let route: { GET: Handler; dynamic: string };
   let rt: Runtime;
-  const T0 = Date.parse("2026-11-23T09:00:00Z");
-  const WEIRD = 'we"ird\\flow\nx';
 
   beforeAll(async () => {
     await migrateDatabase(url);
     route = (await import("../app/api/metrics/route")) as never;
     const { getRuntime } = await import("../lib/runtime");
     rt = await getRuntime();
-    const db = rt.sqlite.db;
+    const db = rt.sqlite!.db;
     const run = db.prepare(
       `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","entered","version","seq","createdAt","updatedAt") VALUES (?,?,?,'[]','{}','null','null','{}',1,1,?,?)`,
     );
@@ -313,49 +367,7 @@ describe("GET /api/metrics", () => {
   });
 
   it("has the exact values of the seeded rows, with escaped labels", async () => {
-    const text = await (await route.GET(new Request("http://test/api/metrics"))).text();
-    expect(text).toContain('switchyard_runs{workflow="we\\"ird\\\\flow\\nx",status="completed"} 1\n');
-    expect(text).not.toContain("ird\\flow\nx"); // never raw
-    const { samples, types } = parseExposition(text);
-    const v = (name: string, labels: Record<string, string>) => value(samples, name, labels);
-
-    expect(v("switchyard_runs", { workflow: WEIRD, status: "completed" })).toBe(1);
-    expect(v("switchyard_runs", { workflow: WEIRD, status: "running" })).toBe(0);
-    expect(v("switchyard_runs", { workflow: "flow-b", status: "failed" })).toBe(1);
-    expect(v("switchyard_runs", { workflow: "flow-b", status: "running" })).toBe(1);
-    expect(samples.filter((s) => s.name === "switchyard_runs")).toHaveLength(10);
-
-    expect(v("switchyard_transitions_total", { workflow: WEIRD })).toBe(5);
-    expect(v("switchyard_transitions_total", { workflow: "flow-b" })).toBe(2);
-
-    const dwell = (workflow: string, state: string) => histogram(samples, "switchyard_state_dwell_seconds", { workflow, state });
-    expect(dwell(WEIRD, "A")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [0.01]), sum: 0.01, count: 1 });
-    expect(dwell(WEIRD, "A")!.buckets[0]).toEqual([0.01, 1]);
-    expect(dwell(WEIRD, "B")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [2.5]), sum: 2.5, count: 1 });
-    expect(dwell(WEIRD, "C")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [2.5]), sum: 2.5, count: 1 });
-    expect(dwell(WEIRD, "D")).toBeUndefined();
-    expect(dwell(WEIRD, "E")).toBeUndefined();
-    expect(dwell("flow-b", "X")).toEqual({ buckets: cumulative(DWELL_BUCKETS_S, [4000]), sum: 4000, count: 1 });
-    expect(dwell("flow-b", "X")!.buckets.slice(0, -1).every(([, n]) => n === 0)).toBe(true);
-
-    const wait = (workflow: string) => histogram(samples, "switchyard_review_wait_seconds", { workflow });
-    expect(wait(WEIRD)).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [10]), sum: 10, count: 1 });
-    expect(wait(WEIRD)!.buckets.find(([le]) => le === 10)).toEqual([10, 1]);
-    expect(wait("flow-b")).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [7200]), sum: 7200, count: 1 });
-    expect(v("switchyard_reviews_pending", { workflow: WEIRD })).toBe(0);
-    expect(v("switchyard_reviews_pending", { workflow: "flow-b" })).toBe(1);
-
-    expect(v("switchyard_model_calls_total", { workflow: WEIRD, outcome: "ok" })).toBe(2);
-    expect(v("switchyard_model_calls_total", { workflow: "flow-b", outcome: "network" })).toBe(1);
-    expect(v("switchyard_model_calls_total", { workflow: "", outcome: "ok" })).toBe(1);
-    expect(samples.filter((s) => s.name === "switchyard_model_calls_total")).toHaveLength(3);
-    expect(v("switchyard_model_tokens_total", { workflow: WEIRD, kind: "prompt" })).toBe(150);
-    expect(v("switchyard_model_tokens_total", { workflow: WEIRD, kind: "completion" })).toBe(25);
-    expect(v("switchyard_model_tokens_total", { workflow: "flow-b", kind: "prompt" })).toBe(0);
-    expect(v("switchyard_model_tokens_total", { workflow: "", kind: "prompt" })).toBe(7);
-
-    expect(v("switchyard_build_info", { version: pkg.version })).toBe(1);
-    expect(checkHistograms(samples, types)).toBe(6);
+    expectSeeded(await (await route.GET(new Request("http://test/api/metrics"))).text());
   });
 
   it("rejects query parameters with 422", async () => {
@@ -364,5 +376,104 @@ describe("GET /api/metrics", () => {
     const body = await res.json();
     expect(body.code).toBe("invalid");
     expect(body.error).toMatch(/format|unrecognized/i);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// SQLite and PostgreSQL: the seeded rows written through each database's run store, the same
+// values on both, and the very same text (series in the same order: PostgreSQL sorts text by
+// bytes, as SQLite does), also for names whose order depends on the collation.
+
+async function seed(db: TestDb) {
+  const tr = (runId: string, seq: number, from: string[], to: string[], durationMs: number): TransitionRow => ({ runId, seq, from, to, event: "E", reason: "why", at: T0, durationMs, payload: null });
+  const review = (id: string, runId: string, workflow: string, status: "pending" | "decided" | "cancelled", createdAt: number, decidedAt: number | null) => ({
+    id, runId, workflow, state: "S", kind: "approval", prompt: "ok?", payload: {}, status, decision: status === "decided" ? "approve" : null, feedback: null, reviewer: null, createdAt, decidedAt, seq: 1,
+  });
+  const outcomes = await db.store.commit([
+    commitItem(runRow("r1", T0, { workflow: WEIRD, status: "completed", seq: 5, finishedAt: T0 }), null, {
+      transitions: [tr("r1", 1, [], ["A"], 0), tr("r1", 2, ["A"], ["B"], 10), tr("r1", 3, ["B"], ["B"], 5_000), tr("r1", 4, ["B", "C"], ["D"], 2_500), tr("r1", 5, ["D"], ["E", "D"], 700)],
+      reviewsOpen: [review("v1", "r1", WEIRD, "decided", T0, T0 + 10_000)],
+    }),
+    commitItem(runRow("r2", T0, { workflow: "flow-b", status: "failed", seq: 2, finishedAt: T0 }), null, {
+      transitions: [tr("r2", 1, [], ["X"], 0), tr("r2", 2, ["X"], ["Y"], 4_000_000)],
+      reviewsOpen: [review("v2", "r2", "flow-b", "decided", T0 + 123, T0 + 123 + 7_200_000), review("v4", "r2", "flow-b", "cancelled", T0, T0 + 50_000)],
+    }),
+    commitItem(runRow("r3", T0, { workflow: "flow-b", status: "running" }), null, { reviewsOpen: [review("v3", "r3", "flow-b", "pending", T0, null)] }),
+  ]);
+  expect(outcomes).toEqual(["ok", "ok", "ok"]);
+  await modelCall(db, { id: "m1", runId: "r1", prompt: 100, completion: 20, at: T0 });
+  await modelCall(db, { id: "m2", runId: "r1", prompt: 50, completion: 5, at: T0 });
+  await modelCall(db, { id: "m3", runId: "r2", ok: false, errorCategory: "NETWORK", at: T0 });
+  await modelCall(db, { id: "m4", runId: null, prompt: 7, at: T0 });
+}
+
+/** workflows and states whose order differs between byte order and a linguistic collation */
+const NAMES = ["alpha", "Zeta", "a-b", "ab", "_under", "É-flow", "e-flow"];
+const STATES = ["b", "B", "_x", "ä", "a b", "A"];
+
+async function seedMore(db: TestDb) {
+  let n = 0;
+  for (const wf of NAMES) {
+    const id = `o${++n}`;
+    const transitions: TransitionRow[] = STATES.map((s, i) => ({ runId: id, seq: i + 1, from: [s], to: [STATES[(i + 1) % STATES.length]], event: "GO", reason: "r", at: T0, durationMs: 1_000 * (i + 1) + n, payload: { i } }));
+    await db.store.commit([
+      commitItem(runRow(id, T0, { workflow: wf, status: n % 2 ? "waiting" : "completed", seq: transitions.length }), null, {
+        transitions,
+        reviewsOpen: [{ id: `${id}-v`, runId: id, workflow: wf, state: "S", kind: "k", prompt: "p", payload: null, status: n % 2 ? "pending" : "decided", decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: n % 2 ? null : T0 + 61_000 * n, seq: 1 }],
+      }),
+    ]);
+    for (const [i, cat] of ["RATE_LIMIT", "TIMEOUT", "Bad_Request", "AUTH"].entries()) await modelCall(db, { id: `${id}-m${i}`, runId: id, ok: i === 3 && n % 3 === 0, errorCategory: cat, prompt: i, completion: n, at: T0 });
+  }
+}
+
+const texts = new Map<string, string[]>();
+
+for (const database of DATABASES) {
+  describe(`metrics from ${database.name}`, () => {
+    const h = opened(database, "prometheus");
+    beforeAll(async () => {
+      const db = await h.open();
+      if (db) await seed(db);
+    }, 60_000);
+    afterAll(() => h.close());
+
+    h.it("has the exact values of the seeded rows, with escaped labels", async (db) => {
+      const text = await prometheusText(db.ports);
+      expectSeeded(text);
+      texts.set(database.name, [text]);
+    });
+
+    h.it("sorts series by bytes, whatever the collation", async (db) => {
+      await seedMore(db);
+      const text = await prometheusText(db.ports);
+      texts.get(database.name)!.push(text);
+      const { samples, types } = parseExposition(text);
+      const bytes = (xs: string[]) => [...xs].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      const dwell = samples.filter((s) => s.name === "switchyard_state_dwell_seconds_count" && s.labels.workflow === "alpha").map((s) => s.labels.state);
+      expect(dwell).toEqual(bytes(STATES));
+      const calls = samples.filter((s) => s.name === "switchyard_model_calls_total");
+      const keys = calls.map((s) => `${s.labels.workflow}\u0000${s.labels.outcome}`);
+      expect(keys).toEqual(bytes(keys));
+      expect(calls.filter((s) => s.labels.workflow === "Zeta").map((s) => s.labels.outcome)).toEqual(["auth", "bad_request", "rate_limit", "timeout"]);
+      expect(histogram(samples, "switchyard_review_wait_seconds", { workflow: "Zeta" })).toEqual({ buckets: cumulative(REVIEW_WAIT_BUCKETS_S, [122]), sum: 122, count: 1 });
+      expect(histogram(samples, "switchyard_review_wait_seconds", { workflow: "a-b" })).toBeUndefined();
+      expect(value(samples, "switchyard_reviews_pending", { workflow: "É-flow" })).toBe(0);
+      expect(value(samples, "switchyard_reviews_pending", { workflow: "_under" })).toBe(1);
+      checkHistograms(samples, types);
+    });
+  });
+}
+
+describe("metrics: SQLite and PostgreSQL agree", () => {
+  for (const { name } of DATABASES.slice(1)) {
+    it(`the same rows give the very same text on SQLite and ${name}`, (ctx) => {
+      if (!texts.has(name)) return ctx.skip();
+      expect(texts.get("SQLite")).toHaveLength(2);
+      expect(texts.get(name)).toEqual(texts.get("SQLite"));
+    });
+  }
+
+  it("without a database handle, a clear error", async () => {
+    await expect(prometheusText({ sqlite: null, pg: null })).rejects.toThrow(/neither a SQLite handle .* nor a PostgreSQL pool/);
   });
 });

@@ -3,12 +3,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { importRun } from "../lib/api/run-export";
-import { pruneRuns, retentionFromEnv } from "../lib/retention/prune";
+import { pruneRuns, retentionFromEnv, RetentionJob, type PruneResult } from "../lib/retention/prune";
 import type { Runtime } from "../lib/runtime";
-import type { ManualClock } from "../lib/engine/clock";
+import { ManualClock } from "../lib/engine/clock";
+import type { RunRow, TransitionRow } from "../lib/engine/store/types";
 import { inState, workflowRuntime } from "./helpers";
+import { DATABASES, commitItem, modelCall, opened, runRow, type TestDb } from "./support/databases";
 
 const DAY = 86_400_000;
 let rt: (Runtime & { clock: ManualClock }) | null = null;
@@ -18,7 +20,7 @@ afterEach(async () => {
 });
 
 const count = (table: string, runId?: string) =>
-  Number((rt!.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "${table}"${runId ? ` WHERE "runId" = ?` : ""}`).get(...(runId ? [runId] : [])) as { n: number | bigint }).n);
+  Number((rt!.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "${table}"${runId ? ` WHERE "runId" = ?` : ""}`).get(...(runId ? [runId] : [])) as { n: number | bigint }).n);
 
 async function finishedChat(query = "hello there") {
   const { run } = await rt!.engine.start("processing-modes", { query, mode: "CHAT" });
@@ -93,5 +95,138 @@ describe("retention", () => {
     expect(retentionFromEnv({ SWITCHYARD_RETENTION_DAYS: "0" } as unknown as NodeJS.ProcessEnv)).toBeNull();
     expect(() => retentionFromEnv({ SWITCHYARD_RETENTION_DAYS: "soon" } as unknown as NodeJS.ProcessEnv)).toThrow(/positive number of days/);
     expect(() => retentionFromEnv({ SWITCHYARD_RETENTION_DAYS: "3", SWITCHYARD_RETENTION_INTERVAL_MS: "-1" } as unknown as NodeJS.ProcessEnv)).toThrow(/INTERVAL_MS/);
+  });
+});
+
+// ---------------------------------------------------------------------------- SQLite and PostgreSQL
+// The same runs written through each database's run store (plus model calls and webhook
+// deliveries): a pass removes the same rows on both, in batches; the archives import back; the
+// scheduled job prunes on the clock.
+
+const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
+const TABLES = ["Run", "Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery"];
+const passes = new Map<string, { result: PruneResult; left: Record<string, string[]> }>();
+
+/** A run written in commits at the given ages (days before NOW): one transition and snapshot per commit. */
+async function aged(db: TestDb, id: string, ages: number[], over: Partial<RunRow> = {}) {
+  let r = runRow(id, NOW - ages[0] * DAY, over.status && over.status !== "running" && over.status !== "waiting" ? { status: "running" } : {});
+  for (const [i, age] of ages.entries()) {
+    const at = NOW - age * DAY;
+    const last = i === ages.length - 1;
+    const next: RunRow = { ...r, ...(last ? over : {}), version: i + 1, seq: i + 1, updatedAt: at, ...(last && over.finishedAt === undefined && over.status && ["completed", "failed", "aborted"].includes(over.status) ? { finishedAt: at } : {}) };
+    const t: TransitionRow = { runId: id, seq: i + 1, from: [`S${i}`], to: [`S${i + 1}`], event: "GO", reason: "r", at, durationMs: 5, payload: null };
+    const timer = { runId: id, id: `t${i}`, dueAt: at + DAY, event: { type: "TICK" }, seq: i + 1 };
+    expect(
+      await db.store.commit([
+        commitItem(next, i === 0 ? null : i, {
+          transitions: [t],
+          timersSet: [timer],
+          timers: [timer],
+          reviewsOpen: i === 0 ? [{ id: `${id}-review`, runId: id, workflow: "swiss-army", state: "S1", kind: "approval", prompt: "p", payload: {}, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: at, decidedAt: null, seq: 1 }] : [],
+          artifacts: [{ name: "log.txt", content: `${i}\n`, mode: "append" }],
+        }),
+      ]),
+    ).toEqual(["ok"]);
+    r = next;
+  }
+  await modelCall(db, { id: `${id}-call`, runId: id, at: NOW - ages[0] * DAY, prompt: 10 });
+  await db.sql(`INSERT INTO "WebhookDelivery" ("id","webhookId","runId","hook","body","status","attempts","createdAt") VALUES (?,?,?,?,?,?,?,?)`, [`${id}-hook`, "w1", id, "on_transition", "{}", "delivered", 1, db.date(NOW - ages[0] * DAY)]);
+}
+
+async function seedRetention(db: TestDb) {
+  await aged(db, "old-done", [45, 44, 40], { status: "completed" });
+  await aged(db, "old-failed", [38, 36], { status: "failed", error: { message: "boom" } });
+  await aged(db, "old-aborted", [33], { status: "aborted" });
+  await aged(db, "recent-done", [45, 10], { status: "completed" }); // finished 10 days ago: kept, old snapshot thinned
+  await aged(db, "old-live", [50, 40, 35], { status: "waiting" }); // never removed; keeps its latest snapshot
+  await aged(db, "live-recent", [40, 39, 1], { status: "running" }); // loses the two old snapshots
+  await modelCall(db, { id: "embedding", runId: null, at: NOW - 90 * DAY }); // outside any run: stays
+}
+
+async function leftRows(db: TestDb): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const t of TABLES) {
+    const key = t === "Run" ? `"id"` : t === "Transition" || t === "Snapshot" ? `"runId" || ':' || CAST("seq" AS TEXT)` : t === "Timer" || t === "Artifact" ? `"runId" || ':' || ${t === "Timer" ? `"id"` : `"name"`}` : `"id"`;
+    out[t] = (await db.sql(`SELECT ${key} AS "k" FROM "${t}"`)).rows.map((r) => String(r.k)).sort();
+  }
+  return out;
+}
+
+for (const database of DATABASES) {
+  describe(`retention on ${database.name}`, () => {
+    const h = opened(database, "retention");
+    const clock = new ManualClock(NOW);
+    let ports: TestDb["ports"] & { clock: ManualClock };
+    beforeAll(async () => {
+      const db = await h.open();
+      if (!db) return;
+      ports = { ...db.ports, clock };
+      await seedRetention(db);
+    }, 60_000);
+    afterAll(() => h.close());
+
+    h.it("removes the old finished runs with what they own (in batches), archives them, thins the others' old snapshots", async (db) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-archive-"));
+      const liveBefore = await db.store.getRun("old-live");
+      const result = await pruneRuns(ports, { olderThanMs: 30 * DAY, archiveDir: dir, batch: 2 });
+      expect(result).toEqual({
+        runs: 3,
+        archived: 3,
+        // recent-done's first snapshot, and the first two of each live run
+        snapshots: 5,
+        // three runs of 3, 2 and 1 commits: a transition, a snapshot and a timer per commit
+        rows: { Run: 3, Transition: 6, Snapshot: 6 + 5, Timer: 6, Review: 3, Artifact: 3, ModelCall: 3, WebhookDelivery: 3 },
+        cutoff: new Date(NOW - 30 * DAY).toISOString(),
+      });
+      const left = await leftRows(db);
+      expect(left.Run).toEqual(["live-recent", "old-live", "recent-done"]);
+      for (const t of TABLES.slice(1)) expect(left[t].filter((k) => k.startsWith("old-done") || k.startsWith("old-failed") || k.startsWith("old-aborted")), t).toEqual([]);
+      expect(left.Snapshot).toEqual(["live-recent:3", "old-live:3", "recent-done:2"]);
+      expect(left.Transition).toHaveLength(3 + 3 + 2);
+      expect(left.ModelCall).toEqual(["embedding", "live-recent-call", "old-live-call", "recent-done-call"]);
+      expect(await db.store.getRun("old-live")).toEqual(liveBefore);
+      expect(await db.store.snapshotAt("old-live", 3)).toMatchObject({ seq: 3 });
+      expect(await db.store.snapshotAt("old-live", 1)).toBeNull();
+      passes.set(database.name, { result, left });
+
+      // the archives are exports: they import back, as old as their originals, and the next pass takes them
+      expect(fs.readdirSync(dir).sort()).toEqual(["run-old-aborted.json", "run-old-done.json", "run-old-failed.json"]);
+      const doc = JSON.parse(fs.readFileSync(path.join(dir, "run-old-done.json"), "utf8"));
+      expect(doc).toMatchObject({ format: "switchyard-run", run: { id: "old-done", status: "completed", seq: 3 } });
+      expect(doc.transitions).toHaveLength(3);
+      const back = await importRun(ports, doc);
+      expect(await db.count("Transition", back.id)).toBe(3);
+      expect((await pruneRuns(ports, { olderThanMs: 30 * DAY })).rows).toMatchObject({ Run: 1, Transition: 3, Snapshot: 3, Review: 1, ModelCall: 1 });
+      expect(await db.store.getRun(back.id)).toBeNull();
+      expect(await pruneRuns(ports, { olderThanMs: 30 * DAY })).toMatchObject({ runs: 0, snapshots: 0 });
+    });
+
+    h.it("the scheduled job (RetentionJob) prunes on the clock's interval", async (db) => {
+      const job = new RetentionJob(ports, { olderThanMs: 5 * DAY, intervalMs: DAY });
+      job.start();
+      try {
+        clock.advance(DAY);
+        for (let i = 0; i < 200 && !job.last; i++) await new Promise((r) => setTimeout(r, 5));
+        expect(job.lastError).toBeNull();
+        // recent-done finished 10 days before NOW (11 before now): gone; the live runs stay
+        expect(job.last).toMatchObject({ runs: 1 });
+        expect((await leftRows(db)).Run).toEqual(["live-recent", "old-live"]);
+      } finally {
+        await job.stop();
+      }
+    });
+  });
+}
+
+describe("retention: SQLite and PostgreSQL agree", () => {
+  for (const { name } of DATABASES.slice(1)) {
+    it(`the same rows are removed on SQLite and ${name}`, (ctx) => {
+      if (!passes.has(name)) return ctx.skip();
+      expect(passes.get(name)).toEqual(passes.get("SQLite"));
+    });
+  }
+
+  it("without a database handle, a clear error", async () => {
+    await expect(pruneRuns({ sqlite: null, pg: null, clock: new ManualClock() }, { olderThanMs: DAY })).rejects.toThrow(/neither a SQLite handle .* nor a PostgreSQL pool/);
   });
 });

@@ -5,9 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
 import { ManualClock } from "../lib/engine/clock";
-import { exportRun, importRun, IMPORT_LIMITS, readLargeJson, type RunExport } from "../lib/api/run-export";
+import { exportRun, exportText, importRun, IMPORT_LIMITS, readLargeJson, type RunExport } from "../lib/api/run-export";
 import type { Runtime } from "../lib/runtime";
 import { flush, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { instantEffects } from "../bench/instant-effects";
+import { Engine } from "../lib/engine/engine";
+import type { ReviewRow, TimerRow, TransitionRow } from "../lib/engine/store/types";
+import { findWorkflow } from "../lib/machines/registry";
+import { DATABASES, commitItem, modelCall, opened, runRow, type TestDb } from "./support/databases";
 
 const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
 const urlB = tempDbUrl("instance-b");
@@ -46,7 +51,7 @@ async function expectError(res: Response, status: number, text?: RegExp) {
 
 const TABLES = ["Run", "Transition", "Review", "Timer", "Artifact", "ModelCall"] as const;
 function counts(rt: Runtime): Record<string, number> {
-  return Object.fromEntries(TABLES.map((t) => [t, Number((rt.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get() as { n: number | bigint }).n)]));
+  return Object.fromEntries(TABLES.map((t) => [t, Number((rt.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "${t}"`).get() as { n: number | bigint }).n)]));
 }
 
 /** An export with the parts that legitimately differ between instances taken out. */
@@ -74,7 +79,7 @@ beforeAll(async () => {
   pendingId = second.run.id;
   await a.engine.waitFor(pendingId, inState("HUMAN_REVIEW"));
   // swiss-army writes no files: give the decided run a text and a binary artifact
-  const put = a.sqlite.db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
+  const put = a.sqlite!.db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
   put.run(decidedId, "notes/summary.md", "# Summary\n\nRetry with backoff — done ✓\n", Buffer.byteLength("# Summary\n\nRetry with backoff — done ✓\n"), "2026-01-01T00:00:01.000+00:00");
   put.run(decidedId, "bin/blob.dat", BINARY, BINARY.length, "2026-01-01T00:00:02.000+00:00");
   docDecided = await exportRun(a, decidedId);
@@ -118,7 +123,7 @@ describe("export", () => {
       { name: "bin/blob.dat", encoding: "base64", content: BINARY.toString("base64"), size: 5, updatedAt: "2026-01-01T00:00:02.000Z" },
       { name: "notes/summary.md", encoding: "utf8", content: "# Summary\n\nRetry with backoff — done ✓\n", size: 43, updatedAt: "2026-01-01T00:00:01.000Z" },
     ]);
-    expect(d.usage.length).toBe(Number((a.sqlite.db.prepare(`SELECT COUNT(*) AS n FROM "ModelCall" WHERE "runId" = ?`).get(decidedId) as { n: number | bigint }).n));
+    expect(d.usage.length).toBe(Number((a.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "ModelCall" WHERE "runId" = ?`).get(decidedId) as { n: number | bigint }).n));
     expect(d.usage.length).toBeGreaterThan(0); // the offline engine's calls are recorded too
     expect(d.usage[0]).toMatchObject({ runId: decidedId, adapter: "offline engine", ok: true });
     expect(d.children).toEqual([]);
@@ -166,9 +171,9 @@ describe("import into another instance", () => {
     expect(reviews[0].id).toBe(`${importedId}-review-1`);
     expect(await b.store.artifacts(importedId)).toEqual(await a.store.artifacts(decidedId));
     expect(await b.store.artifact(importedId, "notes/summary.md")).toBe("# Summary\n\nRetry with backoff — done ✓\n");
-    const blob = b.sqlite.db.prepare(`SELECT "content" FROM "Artifact" WHERE "runId" = ? AND "name" = ?`).get(importedId, "bin/blob.dat") as { content: Buffer };
+    const blob = b.sqlite!.db.prepare(`SELECT "content" FROM "Artifact" WHERE "runId" = ? AND "name" = ?`).get(importedId, "bin/blob.dat") as { content: Buffer };
     expect(Buffer.compare(blob.content, BINARY)).toBe(0);
-    const usage = b.sqlite.db.prepare(`SELECT "key" FROM "ModelCall" WHERE "runId" = ?`).all(importedId) as { key: string | null }[];
+    const usage = b.sqlite!.db.prepare(`SELECT "key" FROM "ModelCall" WHERE "runId" = ?`).all(importedId) as { key: string | null }[];
     expect(usage).toHaveLength(docDecided.usage.length);
     expect(usage.every((u) => u.key === null)).toBe(true); // journal keys dropped: never replayed
   });
@@ -397,7 +402,7 @@ describe("a bad document is a 4xx with a message and leaves B unchanged", () => 
     d.run.id = "half-way";
     for (const x of [...d.transitions, ...d.reviews, ...d.timers, ...d.usage]) x.runId = "half-way";
     // a review id the import will derive is already taken: the run and transitions are written first, then the review fails
-    b.sqlite.db
+    b.sqlite!.db
       .prepare(`INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","createdAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?)`)
       .run("imported-half-way-review-1", "elsewhere", "swiss-army", "HUMAN_REVIEW", "approval", "p", "{}", "cancelled", "2026-01-01T00:00:00.000+00:00", 1);
     const before = counts(b);
@@ -413,5 +418,245 @@ describe("a bad document is a 4xx with a message and leaves B unchanged", () => 
 
   it("importRun works without HTTP too, and validates the same way", async () => {
     await expect(importRun(b, { ...docDecided, transitions: [] })).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/run\.seq/) });
+  });
+});
+
+// ---------------------------------------------------------------------------- SQLite and PostgreSQL
+// The same run written through each database's run store (every table an export reads, names and
+// ids whose order depends on the collation), exported, imported back and exported again: the same
+// document on every database, and the same document after the round trip (ids aside).
+
+const E0 = Date.UTC(2026, 10, 2, 8, 30, 0, 250);
+const TEXT = "# Summary\n\nRetry with backoff — done ✓\n";
+const exports = new Map<string, RunExport>();
+
+async function seedExport(db: TestDb): Promise<void> {
+  const tr = (seq: number, from: string[], to: string[], over: Partial<TransitionRow> = {}): TransitionRow => ({ runId: "exp-1", seq, from, to, event: `EV_${seq}`, reason: `step ${seq} ✓`, at: E0 + seq * 1_000, durationMs: seq * 7, payload: { seq, note: "ünï" }, ...over });
+  const timer = (id: string, dueAt: number, seq: number): TimerRow => ({ runId: "exp-1", id, dueAt, event: { type: `after.${id}` }, seq });
+  const review = (id: string, over: Partial<ReviewRow> = {}): ReviewRow => ({ id, runId: "exp-1", workflow: "swiss-army", state: "HUMAN_REVIEW", kind: "approval", prompt: "Decide ✓", payload: { id }, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: E0 + 3_000, decidedAt: null, seq: 3, ...over });
+  const first = runRow("exp-1", E0, { status: "waiting", state: ["HUMAN_REVIEW"], seq: 3, version: 1, updatedAt: E0 + 3_000, context: { answer: 42, text: "ünïcødé ✓", nested: { a: [1, null, "x"] } } });
+  const timers = [timer("b-timer", E0 + 60_000, 3), timer("B-timer", E0 + 60_000, 3), timer("_timer", E0 + 90_000, 2)];
+  expect(
+    await db.store.commit([
+      commitItem(first, null, {
+        transitions: [tr(1, [], ["IDLE"], { payload: null }), tr(2, ["IDLE"], ["EXECUTING"]), tr(3, ["EXECUTING"], ["HUMAN_REVIEW"])],
+        timersSet: timers,
+        timers,
+        reviewsOpen: [review("rev-B"), review("rev-a"), review("rev-_", { seq: 2, createdAt: E0 + 2_000 })],
+        artifacts: [
+          { name: "notes/summary.md", content: TEXT, mode: "put" },
+          { name: "logs/run.log", content: "one\n", mode: "append" },
+          { name: "B.md", content: "B", mode: "put" },
+          { name: "_a.md", content: "_", mode: "put" },
+          { name: "a b.md", content: "", mode: "put" },
+        ],
+      }),
+    ]),
+  ).toEqual(["ok"]);
+  const done = { ...first, status: "completed" as const, state: ["DONE"], seq: 4, version: 2, updatedAt: E0 + 4_000, finishedAt: E0 + 4_000, output: { text: "the answer ✓" } };
+  expect(
+    await db.store.commit([
+      commitItem(done, 1, {
+        transitions: [tr(4, ["HUMAN_REVIEW"], ["DONE"], { reason: "User approves" })],
+        reviewsClose: [{ id: "rev-B", status: "decided", decision: "approve", feedback: "looks right", reviewer: "ana", decidedAt: E0 + 3_500 }, { id: "rev-a", status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: E0 + 4_000 }],
+        timersClear: ["_timer"],
+        timers: timers.slice(0, 2),
+        artifacts: [{ name: "logs/run.log", content: "two\n", mode: "append" }],
+      }),
+      commitItem(runRow("exp-child-B", E0 + 5_000, { parentId: "exp-1" }), null),
+      commitItem(runRow("exp-child-a", E0 + 5_000, { parentId: "exp-1" }), null),
+      commitItem(runRow("exp-child-_", E0 + 4_500, { parentId: "exp-1" }), null),
+    ]),
+  ).toEqual(["ok", "ok", "ok", "ok"]);
+  await modelCall(db, { id: "mc-B", runId: "exp-1", state: "EXECUTING", key: "k-1:execute", prompt: 120, completion: 30, at: E0 + 2_500, latencyMs: 17 });
+  await modelCall(db, { id: "mc-a", runId: "exp-1", state: "EXECUTING", ok: false, errorCategory: "TIMEOUT", at: E0 + 2_500 });
+  await modelCall(db, { id: "mc-_", runId: "exp-1", state: null, prompt: 3, at: E0 + 1_500 });
+  await modelCall(db, { id: "mc-other", runId: "exp-child-a", prompt: 1, at: E0 });
+}
+
+for (const database of DATABASES) {
+  describe(`export and import on ${database.name}`, () => {
+    const h = opened(database, "run export");
+    const clock = new ManualClock(E0 + 86_400_000);
+    let ports: TestDb["ports"] & { clock: ManualClock };
+    beforeAll(async () => {
+      const db = await h.open();
+      if (!db) return;
+      ports = { ...db.ports, clock };
+      await seedExport(db);
+    }, 60_000);
+    afterAll(() => h.close());
+
+    h.it("exports every table of the run, text sorted by bytes", async () => {
+      const d = await exportRun(ports, "exp-1");
+      exports.set(database.name, d);
+      expect(d).toMatchObject({ format: "switchyard-run", version: 1, exportedAt: new Date(clock.now()).toISOString() });
+      expect(d.run).toEqual({
+        id: "exp-1",
+        workflow: "swiss-army",
+        status: "completed",
+        state: ["DONE"],
+        snapshot: { value: "EXECUTING", status: "active" },
+        context: { answer: 42, text: "ünïcødé ✓", nested: { a: [1, null, "x"] } },
+        input: { request: "input of exp-1" },
+        output: { text: "the answer ✓" },
+        error: null,
+        entered: { EXECUTING: E0 },
+        version: 2,
+        seq: 4,
+        parentId: null,
+        forkOf: null,
+        forkSeq: null,
+        createdAt: new Date(E0).toISOString(),
+        updatedAt: new Date(E0 + 4_000).toISOString(),
+        finishedAt: new Date(E0 + 4_000).toISOString(),
+      });
+      expect(d.transitions.map((t) => [t.seq, t.from, t.to, t.at, t.durationMs, t.payload])).toEqual([
+        [1, [], ["IDLE"], new Date(E0 + 1_000).toISOString(), 7, null],
+        [2, ["IDLE"], ["EXECUTING"], new Date(E0 + 2_000).toISOString(), 14, { seq: 2, note: "ünï" }],
+        [3, ["EXECUTING"], ["HUMAN_REVIEW"], new Date(E0 + 3_000).toISOString(), 21, { seq: 3, note: "ünï" }],
+        [4, ["HUMAN_REVIEW"], ["DONE"], new Date(E0 + 4_000).toISOString(), 28, { seq: 4, note: "ünï" }],
+      ]);
+      expect(d.reviews.map((r) => [r.id, r.status, r.decision, r.feedback, r.reviewer, r.decidedAt])).toEqual([
+        ["rev-_", "pending", null, null, null, null],
+        ["rev-B", "decided", "approve", "looks right", "ana", new Date(E0 + 3_500).toISOString()],
+        ["rev-a", "cancelled", null, null, null, new Date(E0 + 4_000).toISOString()],
+      ]);
+      expect(d.snapshots!.map((x) => [x.seq, x.first, x.at, x.timers.map((t) => t.id)])).toEqual([
+        [3, 1, new Date(E0 + 3_000).toISOString(), ["b-timer", "B-timer", "_timer"]],
+        [4, 4, new Date(E0 + 4_000).toISOString(), ["b-timer", "B-timer"]],
+      ]);
+      expect(d.timers).toEqual([
+        { runId: "exp-1", id: "B-timer", dueAt: new Date(E0 + 60_000).toISOString(), event: { type: "after.B-timer" }, seq: 3 },
+        { runId: "exp-1", id: "b-timer", dueAt: new Date(E0 + 60_000).toISOString(), event: { type: "after.b-timer" }, seq: 3 },
+      ]);
+      expect(d.artifacts).toEqual([
+        { name: "B.md", encoding: "utf8", content: "B", size: 1, updatedAt: new Date(E0 + 3_000).toISOString() },
+        { name: "_a.md", encoding: "utf8", content: "_", size: 1, updatedAt: new Date(E0 + 3_000).toISOString() },
+        { name: "a b.md", encoding: "utf8", content: "", size: 0, updatedAt: new Date(E0 + 3_000).toISOString() },
+        { name: "logs/run.log", encoding: "utf8", content: "one\ntwo\n", size: 8, updatedAt: new Date(E0 + 4_000).toISOString() },
+        { name: "notes/summary.md", encoding: "utf8", content: TEXT, size: Buffer.byteLength(TEXT), updatedAt: new Date(E0 + 3_000).toISOString() },
+      ]);
+      expect(d.usage.map((u) => [u.id, u.key, u.state, u.promptTokens, u.completionTokens, u.estimated, u.latencyMs, u.ok, u.errorCategory, u.output, u.createdAt])).toEqual([
+        ["mc-_", null, null, 3, 0, false, 5, true, null, "the reply", new Date(E0 + 1_500).toISOString()],
+        ["mc-B", "k-1:execute", "EXECUTING", 120, 30, false, 17, true, null, "the reply", new Date(E0 + 2_500).toISOString()],
+        ["mc-a", null, "EXECUTING", 0, 0, false, 5, false, "TIMEOUT", null, new Date(E0 + 2_500).toISOString()],
+      ]);
+      expect(d.children).toEqual(["exp-child-_", "exp-child-B", "exp-child-a"]);
+      await expect(exportRun(ports, "no-such-run")).rejects.toMatchObject({ status: 404 });
+    });
+
+    h.it("imports back, read-only rows equal to the original's, and exports the same document again (ids aside)", async (db) => {
+      const doc = exports.get(database.name)!;
+      const before = await Promise.all(["Run", "Transition", "Review", "Snapshot", "Timer", "Artifact", "ModelCall"].map((t) => db.count(t)));
+      const out = await importRun(ports, doc);
+      expect(out).toEqual({ id: "imported-exp-1", originalId: "exp-1", transitions: 4, reviews: 3, timers: 2, artifacts: 5, usage: 3 });
+      const after = await Promise.all(["Run", "Transition", "Review", "Snapshot", "Timer", "Artifact", "ModelCall"].map((t) => db.count(t)));
+      expect(after.map((n, i) => n - before[i])).toEqual([1, 4, 3, 2, 2, 5, 3]);
+      const [orig, copy] = await Promise.all([db.store.getRun("exp-1"), db.store.getRun(out.id)]);
+      expect({ ...copy, id: "*" }).toEqual({ ...orig, id: "*" });
+      const strip = <T extends { runId: string }>(xs: T[]) => xs.map((x) => ({ ...x, runId: "*" }));
+      expect(strip(await db.store.transitions(out.id))).toEqual(strip(await db.store.transitions("exp-1")));
+      // (the store orders timers by dueAt only: two due at once come in either order)
+      const byId = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(byId(strip(await db.store.timers(out.id)))).toEqual(byId(strip(await db.store.timers("exp-1"))));
+      expect(await db.store.snapshotAt(out.id, 2)).toMatchObject({ seq: 3, first: 1 });
+      expect(await db.store.artifacts(out.id)).toEqual(await db.store.artifacts("exp-1"));
+      expect(await db.store.artifact(out.id, "logs/run.log")).toBe("one\ntwo\n");
+      expect((await db.store.listReviews({ runId: out.id })).map((r) => r.id).sort()).toEqual(["imported-exp-1-review-1", "imported-exp-1-review-2", "imported-exp-1-review-3"]);
+      expect((await db.sql(`SELECT "key" FROM "ModelCall" WHERE "runId" = ?`, [out.id])).rows.every((r) => r.key === null)).toBe(true);
+      const again = await exportRun(ports, out.id);
+      expect(again.run.id).toBe(out.id);
+      expect(normalized(again)).toEqual({ ...normalized(doc), children: [] });
+      expect(again.snapshots).toEqual(doc.snapshots);
+    });
+
+    h.it("409 when imported twice (nothing written); ?as=new imports another copy", async (db) => {
+      const doc = exports.get(database.name)!;
+      const before = await db.count("Transition");
+      await expect(importRun(ports, doc)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/already exists.*\?as=new/) });
+      expect(await db.count("Transition")).toBe(before);
+      const copy = await importRun(ports, doc, { asNew: true });
+      expect(copy.id).toMatch(/^imported-[0-9a-f-]{36}$/);
+      expect(normalized(await exportRun(ports, copy.id))).toEqual({ ...normalized(doc), children: [] });
+    });
+
+    h.it("a write that fails half-way rolls the whole import back (one transaction)", async (db) => {
+      const d = clone(exports.get(database.name)!);
+      d.run.id = "half-way";
+      for (const x of [...d.transitions, ...d.reviews, ...d.timers, ...d.usage]) x.runId = "half-way";
+      await db.sql(`INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","createdAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?)`, [
+        "imported-half-way-review-2", "elsewhere", "swiss-army", "HUMAN_REVIEW", "approval", "p", "{}", "cancelled", db.date(E0), 1,
+      ]);
+      const tables = ["Run", "Transition", "Review", "Snapshot", "Timer", "Artifact", "ModelCall"];
+      const before = await Promise.all(tables.map((t) => db.count(t)));
+      await expect(importRun(ports, d)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/could not be imported/) });
+      expect(await Promise.all(tables.map((t) => db.count(t)))).toEqual(before);
+      expect(await db.store.getRun("imported-half-way")).toBeNull();
+    });
+
+    h.it("binary artifacts: bytes on SQLite; on PostgreSQL (text) UTF-8 bytes as text, other bytes refused with 422", async (db) => {
+      const d = clone(exports.get(database.name)!);
+      d.artifacts = [
+        { name: "bin/blob.dat", encoding: "base64", content: BINARY.toString("base64"), size: BINARY.length, updatedAt: d.run.updatedAt },
+        { name: "text-as-base64.md", encoding: "base64", content: Buffer.from(TEXT).toString("base64"), size: 0, updatedAt: d.run.updatedAt },
+      ];
+      if (db.dialect === "sqlite") {
+        const out = await importRun(ports, d, { asNew: true });
+        expect((await exportRun(ports, out.id)).artifacts.map((a) => [a.name, a.encoding, a.content, a.size])).toEqual([
+          ["bin/blob.dat", "base64", BINARY.toString("base64"), BINARY.length],
+          ["text-as-base64.md", "utf8", TEXT, Buffer.byteLength(TEXT)],
+        ]);
+        return;
+      }
+      const before = await db.count("Run");
+      await expect(importRun(ports, d, { asNew: true })).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/artifacts\.0\.content: binary content .*PostgreSQL.*bin\/blob\.dat/) });
+      expect(await db.count("Run")).toBe(before);
+      d.artifacts = d.artifacts.slice(1);
+      const out = await importRun(ports, d, { asNew: true });
+      expect(await db.store.artifact(out.id, "text-as-base64.md")).toBe(TEXT);
+      expect((await exportRun(ports, out.id)).artifacts).toEqual([{ name: "text-as-base64.md", encoding: "utf8", content: TEXT, size: Buffer.byteLength(TEXT), updatedAt: d.run.updatedAt }]);
+      // NUL characters: PostgreSQL keeps none in text
+      const nul = clone(exports.get(database.name)!);
+      nul.transitions[0].reason = "a\u0000b";
+      await expect(importRun(ports, nul, { asNew: true })).rejects.toMatchObject({ status: 422 });
+      expect(await db.count("Run")).toBe(before + 1);
+    });
+
+    h.it("a swiss-army run driven by the engine on this database round-trips", async (db) => {
+      const engine = new Engine({ store: db.store, clock: new ManualClock(E0), workflows: findWorkflow, effects: () => instantEffects(), log: () => {} });
+      try {
+        const { run } = await engine.start("swiss-army", { request: "Write a retry helper" });
+        const waiting = await engine.waitFor(run.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId);
+        await engine.decide(waiting.reviewId!, { decision: "approve", feedback: "ok", reviewer: "ana" });
+        await engine.waitFor(run.id, (r) => r.state.includes("IDLE") && r.status === "waiting");
+        const doc = await exportRun(ports, run.id);
+        expect(doc.transitions.length).toBeGreaterThan(5);
+        expect(doc.snapshots!.at(-1)).toMatchObject({ seq: doc.run.seq, context: doc.run.context });
+        expect(doc.timers.length).toBeGreaterThan(0);
+        const out = await importRun(ports, doc);
+        const again = await exportRun(ports, out.id);
+        expect(normalized(again)).toEqual(normalized(doc));
+        expect(again.snapshots).toEqual(doc.snapshots);
+        expect(engine.size).toBe(1); // the imported copy is not running
+      } finally {
+        await engine.stop();
+      }
+    });
+  });
+}
+
+describe("export: SQLite and PostgreSQL agree", () => {
+  for (const { name } of DATABASES.slice(1)) {
+    it(`the same rows export to the same document on SQLite and ${name}`, (ctx) => {
+      if (!exports.has(name)) return ctx.skip();
+      expect(exports.get(name)).toEqual(exports.get("SQLite"));
+      expect(exportText(exports.get(name)!)).toBe(exportText(exports.get("SQLite")!));
+    });
+  }
+
+  it("without a database handle, a clear error", async () => {
+    await expect(exportRun({ sqlite: null, pg: null, clock: new ManualClock() }, "x")).rejects.toThrow(/neither a SQLite handle .* nor a PostgreSQL pool/);
+    await expect(importRun({ sqlite: null, pg: null }, docDecided)).rejects.toThrow(/neither a SQLite handle .* nor a PostgreSQL pool/);
   });
 });

@@ -5,9 +5,8 @@
 // and the engine never resumes, advances, aborts or decides such a run (409). Its status, state,
 // context, history and reviews are stored exactly as exported. No Next.js imports here.
 import { randomUUID } from "node:crypto";
-import type Database from "better-sqlite3";
 import { z } from "zod";
-import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../db/sqlite";
+import { byteOrder, dbBool, dbDate, dialectOf, isConstraintError, msOf, readAll, writeAll, type Dialect, type SqlPorts, type Stmt } from "../db/sql";
 import type { Clock } from "../engine/clock";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
@@ -212,11 +211,12 @@ type ParsedExport = z.output<typeof RunExportDoc>;
 // ---------------------------------------------------------------------------- export
 
 type Row = Record<string, unknown>;
-type Ports = { sqlite: SqliteHandle; clock: Clock };
+/** the runtime's database (rt.sqlite or rt.pg) and clock */
+type Ports = SqlPorts & { clock: Clock };
 
 const parseJson = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v));
-const iso = (v: unknown) => new Date(fromSqliteDate(v)).toISOString();
+const iso = (v: unknown) => new Date(msOf(v)).toISOString();
 const isoOrNull = (v: unknown) => (v === null || v === undefined ? null : iso(v));
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -231,9 +231,23 @@ function artifactContent(v: unknown): { encoding: "utf8" | "base64"; content: st
   }
 }
 
-function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "format" | "version" | "exportedAt"> | null {
-  const all = (sql: string) => db.prepare(sql).safeIntegers(false).all(runIdValue) as Row[];
-  const r = db.prepare(`SELECT * FROM "Run" WHERE "id" = ?`).safeIntegers(false).get(runIdValue) as Row | undefined;
+/** The statements of an export, in document order (text sort keys in byte order on both databases). */
+function exportQueries(d: Dialect, runIdValue: string): Stmt[] {
+  const c = byteOrder(d);
+  const args = [runIdValue];
+  return [
+    `SELECT * FROM "Run" WHERE "id" = ?`,
+    `SELECT * FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`,
+    `SELECT * FROM "Review" WHERE "runId" = ? ORDER BY "seq", "createdAt", "id"${c}`,
+    `SELECT * FROM "Snapshot" WHERE "runId" = ? ORDER BY "seq"`,
+    `SELECT * FROM "Timer" WHERE "runId" = ? ORDER BY "dueAt", "id"${c}`,
+    `SELECT * FROM "Artifact" WHERE "runId" = ? ORDER BY "name"${c}`,
+    `SELECT * FROM "ModelCall" WHERE "runId" = ? ORDER BY "createdAt", "id"${c}`,
+    `SELECT "id" FROM "Run" WHERE "parentId" = ? ORDER BY "createdAt", "id"${c}`,
+  ].map((sql) => ({ sql, args }));
+}
+
+function exportBody([[r], transitions, reviews, snapshots, timers, artifacts, usage, children]: Row[][]): Omit<RunExport, "format" | "version" | "exportedAt"> | null {
   if (!r) return null;
   return {
     run: {
@@ -256,7 +270,7 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       updatedAt: iso(r.updatedAt),
       finishedAt: isoOrNull(r.finishedAt),
     },
-    transitions: all(`SELECT * FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`).map((t) => ({
+    transitions: transitions.map((t) => ({
       runId: String(t.runId),
       seq: num(t.seq),
       from: parseJson(t.from),
@@ -267,7 +281,7 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       durationMs: num(t.durationMs),
       payload: parseJson(t.payload),
     })),
-    reviews: all(`SELECT * FROM "Review" WHERE "runId" = ? ORDER BY "seq", "createdAt", "id"`).map((v) => ({
+    reviews: reviews.map((v) => ({
       id: String(v.id),
       runId: String(v.runId),
       workflow: String(v.workflow),
@@ -283,7 +297,7 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       decidedAt: isoOrNull(v.decidedAt),
       seq: num(v.seq),
     })),
-    snapshots: all(`SELECT * FROM "Snapshot" WHERE "runId" = ? ORDER BY "seq"`).map((x) => ({
+    snapshots: snapshots.map((x) => ({
       seq: num(x.seq),
       first: num(x.first),
       snapshot: parseJson(x.snapshot),
@@ -291,20 +305,20 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       timers: parseJson(x.timers) ?? [],
       at: iso(x.at),
     })),
-    timers: all(`SELECT * FROM "Timer" WHERE "runId" = ? ORDER BY "dueAt", "id"`).map((t) => ({
+    timers: timers.map((t) => ({
       runId: String(t.runId),
       id: String(t.id),
       dueAt: iso(t.dueAt),
       event: parseJson(t.event),
       seq: num(t.seq),
     })),
-    artifacts: all(`SELECT * FROM "Artifact" WHERE "runId" = ? ORDER BY "name"`).map((a) => ({
+    artifacts: artifacts.map((a) => ({
       name: String(a.name),
       ...artifactContent(a.content),
       size: num(a.size),
       updatedAt: iso(a.updatedAt),
     })),
-    usage: all(`SELECT * FROM "ModelCall" WHERE "runId" = ? ORDER BY "createdAt", "id"`).map((m) => ({
+    usage: usage.map((m) => ({
       id: String(m.id),
       key: str(m.key),
       runId: String(m.runId),
@@ -315,7 +329,7 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       model: str(m.model),
       promptTokens: num(m.promptTokens),
       completionTokens: num(m.completionTokens),
-      estimated: Boolean(num(m.estimated)),
+      estimated: Boolean(num(m.estimated)), // 0/1 on SQLite, a boolean on PostgreSQL
       latencyMs: num(m.latencyMs),
       attempts: num(m.attempts),
       ok: Boolean(num(m.ok)),
@@ -324,14 +338,13 @@ function readAll(db: Database.Database, runIdValue: string): Omit<RunExport, "fo
       output: str(m.output),
       createdAt: iso(m.createdAt),
     })),
-    children: all(`SELECT "id" FROM "Run" WHERE "parentId" = ? ORDER BY "createdAt", "id"`).map((c) => String(c.id)),
+    children: children.map((c) => String(c.id)),
   };
 }
 
 /** The run as one export document (404 for an unknown run). Read in one transaction: a consistent snapshot. */
 export async function exportRun(rt: Ports, id: string): Promise<RunExport> {
-  const { db, mutex } = rt.sqlite;
-  const body = await mutex.runExclusive(() => db.transaction(() => readAll(db, id))());
+  const body = exportBody(await readAll(rt, exportQueries(dialectOf(rt), id)));
   if (!body) throw new NotFoundError(`run ${id} not found`);
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date(rt.clock.now()).toISOString(), ...body };
 }
@@ -388,10 +401,31 @@ export function parseExport(raw: unknown): ParsedExport {
   return parsed.data;
 }
 
-const ms = (isoDate: string) => Date.parse(isoDate);
-const dbDate = (isoDate: string) => sqliteDate(ms(isoDate));
-const dbDateOrNull = (isoDate: string | null) => (isoDate === null ? null : dbDate(isoDate));
 const dbJson = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/**
+ * An artifact's content as stored: text as text; base64 content as the bytes it was on SQLite (a
+ * BLOB). PostgreSQL keeps artifacts as TEXT (no NUL character): there, bytes that are UTF-8 text go
+ * in as that text and anything else is refused (422) rather than altered.
+ */
+function artifactValue(d: Dialect, a: ParsedExport["artifacts"][number], i: number): string | Buffer {
+  if (a.encoding === "base64") {
+    const bytes = Buffer.from(a.content, "base64");
+    if (d === "sqlite") return bytes;
+    let text: string | null = null;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      // not UTF-8
+    }
+    if (text !== null && !text.includes("\u0000")) return text;
+  } else if (d === "sqlite" || !a.content.includes("\u0000")) return a.content;
+  const message = "binary content (or a NUL character) cannot be stored here: this instance keeps artifacts as text on PostgreSQL";
+  throw new InvalidError(`invalid run export: artifacts.${i}.content: ${message} (artifact ${JSON.stringify(a.name)})`, [{ path: `artifacts.${i}.content`, message }]);
+}
+
+/** PostgreSQL refuses NUL characters (and bytes that are no UTF-8) in text. */
+const isUnstorableText = (e: unknown) => ["22021", "22P05"].includes(String((e as { code?: unknown })?.code));
 
 /**
  * Store an export document as a read-only run: everything in one transaction (a failed import
@@ -400,69 +434,100 @@ const dbJson = (v: unknown) => (v === undefined || v === null ? null : JSON.stri
  * model-call journal keys are dropped (an imported run never replays a call); the parent id
  * gets the `imported-` prefix too, so that it never points at an unrelated run of this instance.
  */
-export async function importRun(rt: Pick<Ports, "sqlite">, raw: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
   const doc = parseExport(raw);
   const originalId = doc.run.id;
   const newId = importedId(originalId, opts.asNew);
-  const { db, mutex } = rt.sqlite;
-  const write = db.transaction(() => {
-    if (db.prepare(`SELECT 1 FROM "Run" WHERE "id" = ?`).get(newId)) {
-      throw new ConflictError(`run ${newId} already exists: this run was imported before (import with ?as=new to keep another copy)`, { id: newId, originalId });
-    }
-    const r = doc.run;
-    db.prepare(
-      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(
-      newId,
-      r.workflow,
-      r.status,
-      JSON.stringify(r.state),
-      JSON.stringify(r.snapshot),
-      JSON.stringify(r.context ?? null),
-      JSON.stringify(r.input ?? null),
-      dbJson(r.output),
-      dbJson(r.error),
-      JSON.stringify(r.entered),
-      r.version,
-      r.seq,
-      r.parentId === null ? null : importedId(r.parentId),
-      r.forkOf === null ? null : importedId(r.forkOf),
-      r.forkSeq,
-      dbDate(r.createdAt),
-      dbDate(r.updatedAt),
-      dbDateOrNull(r.finishedAt),
-    );
-    const tr = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`);
-    for (const t of doc.transitions) tr.run(newId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, dbDate(t.at), t.durationMs, dbJson(t.payload));
-    const rv = db.prepare(
-      `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    );
-    doc.reviews.forEach((v, i) =>
-      rv.run(`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, dbDate(v.createdAt), dbDateOrNull(v.decidedAt), v.seq),
-    );
-    const sn = db.prepare(`INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`);
-    for (const x of doc.snapshots) sn.run(newId, x.seq, x.first, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), dbDate(x.at));
-    const tm = db.prepare(`INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`);
-    for (const t of doc.timers) tm.run(newId, t.id, dbDate(t.dueAt), JSON.stringify(t.event), t.seq);
-    const ar = db.prepare(`INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`);
-    for (const a of doc.artifacts) {
+  const d = dialectOf(rt);
+  const date = (isoDate: string) => dbDate(d, Date.parse(isoDate));
+  const dateOrNull = (isoDate: string | null) => (isoDate === null ? null : date(isoDate));
+  const r = doc.run;
+  const stmts: Stmt[] = [
+    {
+      sql: `SELECT 1 AS "x" FROM "Run" WHERE "id" = ?`,
+      args: [newId],
+      check: ({ rows }) => {
+        if (rows.length) throw new ConflictError(`run ${newId} already exists: this run was imported before (import with ?as=new to keep another copy)`, { id: newId, originalId });
+      },
+    },
+    {
+      sql: `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      args: [
+        newId,
+        r.workflow,
+        r.status,
+        JSON.stringify(r.state),
+        JSON.stringify(r.snapshot),
+        JSON.stringify(r.context ?? null),
+        JSON.stringify(r.input ?? null),
+        dbJson(r.output),
+        dbJson(r.error),
+        JSON.stringify(r.entered),
+        r.version,
+        r.seq,
+        r.parentId === null ? null : importedId(r.parentId),
+        r.forkOf === null ? null : importedId(r.forkOf),
+        r.forkSeq,
+        date(r.createdAt),
+        date(r.updatedAt),
+        dateOrNull(r.finishedAt),
+      ],
+    },
+    {
+      sql: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
+      each: doc.transitions.map((t) => [newId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, date(t.at), t.durationMs, dbJson(t.payload)]),
+    },
+    {
+      sql: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      each: doc.reviews.map((v, i) => [`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, date(v.createdAt), dateOrNull(v.decidedAt), v.seq]),
+    },
+    {
+      sql: `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`,
+      each: doc.snapshots.map((x) => [newId, x.seq, x.first, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), date(x.at)]),
+    },
+    {
+      sql: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`,
+      each: doc.timers.map((t) => [newId, t.id, date(t.dueAt), JSON.stringify(t.event), t.seq]),
+    },
+    {
       // binary content goes back in as the bytes it was (a BLOB), text as text; size is recomputed
-      const content = a.encoding === "base64" ? Buffer.from(a.content, "base64") : a.content;
-      ar.run(newId, a.name, content, typeof content === "string" ? Buffer.byteLength(content) : content.length, dbDate(a.updatedAt));
-    }
-    const mc = db.prepare(
-      `INSERT INTO "ModelCall" ("id","key","runId","state","purpose","adapter","endpoint","model","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","error","output","createdAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    );
-    doc.usage.forEach((u, i) =>
-      mc.run(`${newId}-call-${i + 1}`, null, newId, u.state, u.purpose, u.adapter, u.endpoint, u.model, u.promptTokens, u.completionTokens, u.estimated ? 1 : 0, u.latencyMs, u.attempts, u.ok ? 1 : 0, u.errorCategory, u.error, u.output, dbDate(u.createdAt)),
-    );
-  });
+      sql: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`,
+      each: doc.artifacts.map((a, i) => {
+        const content = artifactValue(d, a, i);
+        return [newId, a.name, content, typeof content === "string" ? Buffer.byteLength(content) : content.length, date(a.updatedAt)];
+      }),
+    },
+    {
+      sql: `INSERT INTO "ModelCall" ("id","key","runId","state","purpose","adapter","endpoint","model","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","error","output","createdAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      each: doc.usage.map((u, i) => [
+        `${newId}-call-${i + 1}`,
+        null,
+        newId,
+        u.state,
+        u.purpose,
+        u.adapter,
+        u.endpoint,
+        u.model,
+        u.promptTokens,
+        u.completionTokens,
+        dbBool(d, u.estimated),
+        u.latencyMs,
+        u.attempts,
+        dbBool(d, u.ok),
+        u.errorCategory,
+        u.error,
+        u.output,
+        date(u.createdAt),
+      ]),
+    },
+  ];
   try {
-    await mutex.runExclusive(() => write.immediate());
+    await writeAll(rt, stmts);
   } catch (e) {
-    if ((e as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT")) {
+    if (isConstraintError(e)) {
       throw new ConflictError(`run ${newId} could not be imported: ${(e as Error).message}`, { id: newId, originalId });
     }
+    if (isUnstorableText(e)) throw new InvalidError(`run ${newId} could not be imported: ${(e as Error).message} (PostgreSQL stores no NUL characters in text)`);
     throw e;
   }
   return { id: newId, originalId, transitions: doc.transitions.length, reviews: doc.reviews.length, timers: doc.timers.length, artifacts: doc.artifacts.length, usage: doc.usage.length };

@@ -753,11 +753,18 @@ export class Engine {
       void this.enqueue(live, async () => {
         if (!current()) return null;
         live.effects.delete(id);
-        return this.applyEvent(live, event);
+        try {
+          return await this.applyEvent(live, event);
+        } catch (e) {
+          // another process committed first: the step is tried again on the re-read run (if the effect is still current there)
+          if (e instanceof WriterConflict && !live.effects.has(id)) live.effects.set(id, entry);
+          throw e;
+        }
       }).then(() => finish(), (e) => {
-        if (e instanceof StorageError && this.opts.dispatch) {
+        if (this.opts.dispatch && !(e instanceof ConflictError) && !(e instanceof InvalidError)) {
           // cluster mode: the queue retries the whole effect job (under the same key)
           if (live.effects.get(id) === entry) live.effects.delete(id);
+          this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${(e as Error).message}); the queue retries the effect`);
           return finish(e);
         }
         if (e instanceof StorageError && !live.gone && !controller.signal.aborted) {

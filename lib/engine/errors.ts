@@ -45,7 +45,7 @@ export function isZodError(e: unknown): e is { issues: { path: PropertyKey[]; me
   return typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ZodError" && Array.isArray((e as { issues?: unknown }).issues);
 }
 
-const STORAGE_CODES = /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL|NOTADB)|P1001|P1002|P1008|P1017|P2024|ECONNREFUSED|ECONNRESET|57P01|57P03|53300)/;
+const STORAGE_CODES = /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL|NOTADB)|P1001|P1002|P1008|P1017|P2024|ECONNREFUSED|ECONNRESET|57P01|57P03|53300|40P01|40001|08000|08003|08006)/;
 
 /**
  * Is this the database refusing or failing (locked, unreachable, out of space) rather than a

@@ -155,8 +155,13 @@ export class ContextManager {
     for (const p of SEED_PATTERNS) {
       const existing = await this.db.cmPattern.findUnique({ where: { name: p.name } });
       if (existing) continue;
-      await this.db.cmPattern.create({ data: { id: idFromKey(`seed:${p.name}`), ...p, confidence: 0.7, createdAt: now, updatedAt: now } });
-      added++;
+      try {
+        await this.db.cmPattern.create({ data: { id: idFromKey(`seed:${p.name}`), ...p, confidence: 0.7, createdAt: now, updatedAt: now } });
+        added++;
+      } catch (e) {
+        // another process (a second worker starting at the same time) seeded it first
+        if ((e as { code?: string }).code !== "P2002") throw e;
+      }
     }
     if (added) this.index = null;
     return added;

@@ -10,7 +10,15 @@ export interface UsageRow {
   errors: number;
 }
 
-const n = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v ?? 0));
+/** An aggregate as a number: SQLite gives numbers (or bigints); PostgreSQL's Prisma client gives
+ *  BigInt for COUNT and SUM and a Decimal for AVG. */
+const n = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "object" && v !== null ? Number(String(v)) : Number(v ?? 0));
+
+/** SQLite's ORDER BY on text: NULL first, then by UTF-8 bytes (PostgreSQL sorts NULL last, by its collation). */
+function byState(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  if (a.state === null || b.state === null) return (a.state === null ? 0 : 1) - (b.state === null ? 0 : 1);
+  return Buffer.compare(Buffer.from(String(a.state)), Buffer.from(String(b.state)));
+}
 
 export async function workflowUsage(db: Db, workflow: string): Promise<UsageRow[]> {
   const rows = await db.$queryRaw<Record<string, unknown>[]>`
@@ -18,8 +26,8 @@ export async function workflowUsage(db: Db, workflow: string): Promise<UsageRow[
            AVG(m."latencyMs") AS lat, SUM(CASE WHEN m."ok" THEN 0 ELSE 1 END) AS errors
     FROM "ModelCall" m JOIN "Run" r ON r."id" = m."runId"
     WHERE r."workflow" = ${workflow}
-    GROUP BY m."state" ORDER BY m."state"`;
-  return rows.map((r) => ({ state: String(r.state ?? "—"), calls: n(r.calls), promptTokens: n(r.p), completionTokens: n(r.c), avgLatencyMs: Math.round(n(r.lat)), errors: n(r.errors) }));
+    GROUP BY m."state"`;
+  return rows.sort(byState).map((r) => ({ state: String(r.state ?? "—"), calls: n(r.calls), promptTokens: n(r.p), completionTokens: n(r.c), avgLatencyMs: Math.round(n(r.lat)), errors: n(r.errors) }));
 }
 
 export async function runUsage(db: Db, runId: string) {

@@ -1,18 +1,19 @@
 // GET /api/metrics: the engine's tables as Prometheus text (exposition format 0.0.4).
 //
-// Aggregate queries only, on the shared better-sqlite3 connection: one GROUP BY per metric
-// family. Histograms are grouped in SQL by series and bucket index (CASE WHEN v <= le0 THEN 0
-// WHEN v <= le1 THEN 1 … END: one CASE per row, cheaper than one SUM(CASE …) per
-// bound), and made cumulative here; so a scrape never loads transition or review rows into
-// memory, only (series × 11) aggregate rows. All queries run in one read transaction under the
-// connection's mutex, so the families agree with each other (no commit lands between them).
+// Aggregate queries only: one GROUP BY per metric family. Histograms are grouped in SQL by
+// series and bucket index (CASE WHEN v <= le0 THEN 0 WHEN v <= le1 THEN 1 … END: one CASE per
+// row, cheaper than one SUM(CASE …) per bound), and made cumulative here; so a scrape never loads
+// transition or review rows into memory, only (series × 11) aggregate rows. All queries run in
+// one read transaction (SQLite: under the connection's mutex; PostgreSQL: one REPEATABLE READ
+// snapshot), so the families agree with each other (no commit lands between them).
 //
-// SQLite only for now. Porting notes for PostgreSQL are next to the two SQLite-specific
-// pieces: json_each over Transition."from"/"to" (→ jsonb_array_elements_text) and the
-// date arithmetic on Review's timestamps (julianday → EXTRACT(EPOCH FROM …)).
+// SQLite and PostgreSQL give the same text for the same rows. Two pieces differ by dialect:
+// the states in Transition."from"/"to" (json_each → jsonb_array_elements_text) and the date
+// arithmetic on Review's timestamps (julianday → EXTRACT(EPOCH FROM …)); PostgreSQL also sorts
+// text COLLATE "C" (bytes, as SQLite's BINARY), since row order is series order.
 import pkg from "../../package.json";
-import type { Runtime } from "../runtime";
 import { RUN_STATUSES } from "../api/schemas";
+import { dialectOf, readAll, type Dialect, type SqlPorts } from "../db/sql";
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -128,11 +129,11 @@ function writeHistogram(out: Exposition, name: string, bounds: readonly number[]
 /**
  * A timestamp column as epoch milliseconds (REAL). The run store writes ISO text
  * ("2026-11-23T09:00:00.000+00:00"); numbers are taken as epoch ms already.
- * SQLite-specific (julianday); PostgreSQL: EXTRACT(EPOCH FROM col) * 1000.
+ * SQLite only (julianday); PostgreSQL subtracts its TIMESTAMPs (see POSTGRES.reviewWait).
  */
 const epochMs = (col: string) => `(CASE WHEN typeof(${col}) = 'text' THEN (julianday(${col}) - 2440587.5) * 86400000.0 ELSE ${col} END)`;
 
-const SQL = {
+const SQLITE = {
   runs: `SELECT "workflow", "status", COUNT(*) AS "n" FROM "Run" GROUP BY "workflow", "status" ORDER BY "workflow", "status"`,
 
   // count per run on the primary key (runId, seq) first, then one lookup per run
@@ -144,9 +145,7 @@ const SQL = {
 
   // One sample per (transition, state left): each id in "from" that is not in "to". Rows whose
   // from and to are the same array (targetless transitions, aborts) leave nothing and are
-  // skipped before json_each runs. SQLite-specific: json_each; PostgreSQL:
-  //   CROSS JOIN LATERAL jsonb_array_elements_text(t."from"::jsonb) AS f(value)
-  //   … NOT (t."to"::jsonb ? f.value)
+  // skipped before json_each runs (PostgreSQL: jsonb_array_elements_text).
   dwell: `
     SELECT r."workflow" AS "workflow", f.value AS "state", ${bucketIndex(`t."durationMs"`, toMs(DWELL_BUCKETS_S))} AS "b",
            COUNT(*) AS "n", SUM(t."durationMs") AS "sum_ms"
@@ -158,9 +157,8 @@ const SQL = {
     GROUP BY 1, 2, 3
     ORDER BY 1, 2, 3`,
 
-  // decided reviews only (cancelled ones never got an answer). SQLite-specific: the two-argument
-  // MAX and julianday (epochMs); PostgreSQL: GREATEST(0, ROUND(EXTRACT(EPOCH FROM
-  // (v."decidedAt" - v."createdAt")) * 1000))
+  // decided reviews only (cancelled ones never got an answer); the two-argument MAX and julianday
+  // (epochMs) are SQLite's (PostgreSQL: GREATEST and EXTRACT(EPOCH FROM decidedAt - createdAt))
   reviewWait: `
     SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
     FROM (SELECT v."workflow" AS "workflow",
@@ -181,6 +179,50 @@ const SQL = {
     GROUP BY 1, 2 ORDER BY 1, 2`,
 };
 
+/** The same queries on PostgreSQL (TIMESTAMP(3) columns, TEXT holding JSON, real booleans). */
+const POSTGRES = {
+  runs: `SELECT "workflow", "status", COUNT(*) AS "n" FROM "Run" GROUP BY "workflow", "status" ORDER BY "workflow" COLLATE "C", "status" COLLATE "C"`,
+
+  transitions: `
+    SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
+    FROM (SELECT "runId", COUNT(*) AS "n" FROM "Transition" GROUP BY "runId") c
+    JOIN "Run" r ON r."id" = c."runId"
+    GROUP BY r."workflow" ORDER BY r."workflow" COLLATE "C"`,
+
+  dwell: `
+    SELECT r."workflow" AS "workflow", f.value AS "state", ${bucketIndex(`t."durationMs"`, toMs(DWELL_BUCKETS_S))} AS "b",
+           COUNT(*) AS "n", SUM(t."durationMs") AS "sum_ms"
+    FROM "Transition" t
+    JOIN "Run" r ON r."id" = t."runId"
+    CROSS JOIN LATERAL jsonb_array_elements_text(t."from"::jsonb) AS f(value)
+    WHERE t."from" <> t."to" AND t."from" <> '[]'
+      AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(t."to"::jsonb) AS g(value) WHERE g.value = f.value)
+    GROUP BY 1, 2, 3
+    ORDER BY r."workflow" COLLATE "C", f.value COLLATE "C", 3`,
+
+  reviewWait: `
+    SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
+    FROM (SELECT v."workflow" AS "workflow",
+                 GREATEST(0, ROUND(EXTRACT(EPOCH FROM (v."decidedAt" - v."createdAt")) * 1000)) AS "w"
+          FROM "Review" v
+          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL) d
+    GROUP BY 1, 2 ORDER BY d."workflow" COLLATE "C", 2`,
+
+  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' GROUP BY "workflow" ORDER BY "workflow" COLLATE "C"`,
+
+  modelCalls: `
+    SELECT * FROM (
+      SELECT COALESCE(r."workflow", '') AS "workflow",
+             CASE WHEN m."ok" THEN 'ok' ELSE LOWER(COALESCE(m."errorCategory", 'unknown')) END AS "outcome",
+             COUNT(*) AS "n", SUM(m."promptTokens") AS "prompt", SUM(m."completionTokens") AS "completion"
+      FROM "ModelCall" m
+      LEFT JOIN "Run" r ON r."id" = m."runId"
+      GROUP BY 1, 2) x
+    ORDER BY x."workflow" COLLATE "C", x."outcome" COLLATE "C"`,
+} satisfies Record<keyof typeof SQLITE, string>;
+
+const SQL: Record<Dialect, typeof SQLITE> = { sqlite: SQLITE, postgres: POSTGRES };
+
 interface Collected {
   runs: Row[];
   transitions: Row[];
@@ -190,28 +232,24 @@ interface Collected {
   modelCalls: Row[];
 }
 
-function collect(rt: Pick<Runtime, "sqlite">): Promise<Collected> {
-  const { db, mutex } = rt.sqlite;
-  const all = (sql: string) => db.prepare(sql).safeIntegers(false).all() as Row[];
-  return mutex.runExclusive(() =>
-    db.transaction(
-      (): Collected => ({
-        runs: all(SQL.runs),
-        transitions: all(SQL.transitions),
-        dwell: all(SQL.dwell),
-        reviewWait: all(SQL.reviewWait),
-        reviewsPending: all(SQL.reviewsPending),
-        modelCalls: all(SQL.modelCalls),
-      }),
-    ).deferred(),
-  );
+async function collect(rt: SqlPorts): Promise<Collected> {
+  const sql = SQL[dialectOf(rt)];
+  const [runs, transitions, dwell, reviewWait, reviewsPending, modelCalls] = await readAll(rt, [
+    { sql: sql.runs },
+    { sql: sql.transitions },
+    { sql: sql.dwell },
+    { sql: sql.reviewWait },
+    { sql: sql.reviewsPending },
+    { sql: sql.modelCalls },
+  ]);
+  return { runs, transitions, dwell, reviewWait, reviewsPending, modelCalls };
 }
 
 // ---------------------------------------------------------------------------
 // The text
 
-/** Every metric as Prometheus text (exposition format 0.0.4). */
-export async function prometheusText(rt: Pick<Runtime, "sqlite">): Promise<string> {
+/** Every metric as Prometheus text (exposition format 0.0.4), from SQLite or PostgreSQL (`rt.sqlite` or `rt.pg`). */
+export async function prometheusText(rt: SqlPorts): Promise<string> {
   const c = await collect(rt);
   const out = new Exposition();
 

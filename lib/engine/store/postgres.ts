@@ -139,8 +139,30 @@ export class PostgresRunStore implements RunStore {
     this.notify = opts.notify ?? null;
   }
 
+  /**
+   * Items are written in run-id order, so two processes committing batches that touch the same
+   * runs lock them in the same order; a deadlock or serialization failure that still happens
+   * rolls the batch back and it is tried again (the transaction is all-or-nothing).
+   */
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
+    const order = items.map((_, i) => i).sort((a, b) => (items[a].run.id < items[b].run.id ? -1 : items[a].run.id > items[b].run.id ? 1 : a - b));
+    const sorted = order.map((i) => items[i]);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const done = await this.commitOnce(sorted);
+        const out: CommitOutcome[] = new Array(items.length);
+        order.forEach((i, k) => (out[i] = done[k]));
+        return out;
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if ((code !== "40P01" && code !== "40001") || attempt >= 4) throw e;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));
+      }
+    }
+  }
+
+  private async commitOnce(items: CommitItem[]): Promise<CommitOutcome[]> {
     const c = await this.pool.connect();
     try {
       await c.query("BEGIN");
