@@ -29,5 +29,6 @@ step("type-check (tsc)", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]);
 step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
 if (!process.env.SWITCHYARD_SKIP_BUILD) step("production build (next build)", [bin("next", "dist/bin/next"), "build"]);
 step("crash survival, small (npm run chaos with 5 kills)", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
+step("crash survival on PostgreSQL, small (a web server, two workers, 5 worker kills; skipped when PostgreSQL is not reachable)", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
 step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
 console.log("\nall tests passed");

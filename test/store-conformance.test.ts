@@ -126,6 +126,8 @@ for (const [name, make, reachable] of suites) {
       expect(await s.transitions("cas-1")).toEqual([]);
       expect(await s.commit([item(next, 1, { transitions: [tr("cas-1", 2)] })])).toEqual(["ok"]);
       expect((await s.getRun("cas-1"))!.version).toBe(2);
+      expect(await s.runVersion("cas-1")).toBe(2);
+      expect(await s.runVersion("nope")).toBeNull();
       expect((await s.transitions("cas-1")).map((t) => t.seq)).toEqual([2]);
     });
 

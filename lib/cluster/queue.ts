@@ -11,6 +11,11 @@ export const TIMER_QUEUE = "switchyard-timer";
 /** periodic cluster-wide tasks (alerts, retention): one job per interval window, whichever worker takes it */
 export const CHORE_QUEUE = "switchyard-chore";
 
+/** An effect job as queued: `queuedAt` (epoch ms, right after the commit that invoked it) measures the queue's latency. */
+export interface QueuedEffect extends EffectJob {
+  queuedAt?: number;
+}
+
 export interface TimerJob {
   runId: string;
   timerId: string;
@@ -81,7 +86,7 @@ export class QueueDispatcher implements Dispatcher {
   ) {}
 
   async effect(job: EffectJob): Promise<void> {
-    await this.boss.send(EFFECT_QUEUE, job, { id: jobId(`effect:${job.key}`), expireInSeconds: this.s.expireSeconds, retryLimit: 20, retryDelay: 1, retryBackoff: true });
+    await this.boss.send(EFFECT_QUEUE, { ...job, queuedAt: Date.now() } satisfies QueuedEffect, { id: jobId(`effect:${job.key}`), expireInSeconds: this.s.expireSeconds, retryLimit: 20, retryDelay: 1, retryBackoff: true });
     this.queued();
   }
 

@@ -2,8 +2,8 @@
 // run each through the engine, and complete or fail it. A fetch happens when a job is announced
 // (LISTEN), when a slot frees up, and otherwise every `pollMs`.
 import type PgBoss from "pg-boss";
-import type { EffectJob, Engine } from "../engine/engine";
-import { CHORE_QUEUE, EFFECT_QUEUE, TIMER_QUEUE, type ChoreJob, type TimerJob } from "./queue";
+import type { Engine } from "../engine/engine";
+import { CHORE_QUEUE, EFFECT_QUEUE, TIMER_QUEUE, type ChoreJob, type QueuedEffect, type TimerJob } from "./queue";
 
 export interface WorkerStats {
   effects: number;
@@ -11,7 +11,7 @@ export interface WorkerStats {
   chores: number;
   stale: number;
   failed: number;
-  /** ms from a job's creation to its start, per started effect job (the last 10,000) */
+  /** ms from the commit that queued an effect to its job starting here (the last 10,000) */
   startLatencyMs: number[];
 }
 
@@ -25,7 +25,7 @@ export interface JobWorkerOptions {
   log: (message: string) => void;
 }
 
-type Job = { id: string; name: string; data: unknown; createdOn?: Date };
+type Job = { id: string; name: string; data: unknown };
 
 export class JobWorker {
   readonly stats: WorkerStats = { effects: 0, timers: 0, chores: 0, stale: 0, failed: 0, startLatencyMs: [] };
@@ -57,7 +57,7 @@ export class JobWorker {
       let got = 0;
       if (room > 0) {
         try {
-          const jobs = (await this.o.boss.fetch(queue, { batchSize: Math.min(room, 50), includeMetadata: true })) as Job[];
+          const jobs = (await this.o.boss.fetch(queue, { batchSize: Math.min(room, 50) })) as Job[];
           got = jobs.length;
           for (const job of jobs) this.run(queue, job);
         } catch (e) {
@@ -100,10 +100,10 @@ export class JobWorker {
 
   private async handle(queue: string, job: Job): Promise<void> {
     if (queue === EFFECT_QUEUE) {
-      const data = job.data as EffectJob;
-      if (job.createdOn) {
+      const data = job.data as QueuedEffect;
+      if (typeof data.queuedAt === "number") {
         const l = this.stats.startLatencyMs;
-        l.push(Date.now() - new Date(job.createdOn).getTime());
+        l.push(Date.now() - data.queuedAt);
         if (l.length > 10_000) l.splice(0, l.length - 10_000);
       }
       const out = await this.o.engine.runEffect(data);

@@ -534,6 +534,8 @@ export class Engine {
   private async refresh(live: Live): Promise<void> {
     if (live.gone) return;
     const id = live.row.id;
+    // the version alone first: most steps find the run as this process left it
+    if ((await this.opts.store.runVersion(id)) === live.row.version) return;
     const row = await this.opts.store.getRun(id);
     if (row && row.version === live.row.version) return;
     if (!row || TERMINAL.includes(row.status)) {

@@ -266,6 +266,11 @@ export class PostgresRunStore implements RunStore {
     return r ? pgRunFromRow(r) : null;
   }
 
+  async runVersion(id: string): Promise<number | null> {
+    const [r] = await this.rows(`SELECT "version" FROM "Run" WHERE "id"=$1`, [id]);
+    return r ? Number(r.version) : null;
+  }
+
   async listRuns(q: RunQuery): Promise<RunRow[]> {
     const w = where(q);
     const k = w.args.length;

@@ -203,6 +203,7 @@ export class SqliteRunStore implements RunStore {
       listArtifacts: p(`SELECT "name","size","updatedAt" FROM "Artifact" WHERE "runId"=? ORDER BY "name"`),
       getArtifact: p(`SELECT "content" FROM "Artifact" WHERE "runId"=? AND "name"=?`),
       getRun: p(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=?`),
+      runVersion: p(`SELECT "version" FROM "Run" WHERE "id"=?`),
       transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
       leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
       getReview: p(`SELECT * FROM "Review" WHERE "id"=?`),
@@ -274,6 +275,11 @@ export class SqliteRunStore implements RunStore {
   async getRun(id: string): Promise<RunRow | null> {
     const r = this.s.getRun.get(id) as Row | undefined;
     return r ? runFromRow(r) : null;
+  }
+
+  async runVersion(id: string): Promise<number | null> {
+    const r = this.s.runVersion.get(id) as Row | undefined;
+    return r ? Number(r.version) : null;
   }
 
   /**

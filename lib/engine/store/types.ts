@@ -166,6 +166,8 @@ export interface RunStore {
   readonly dialect: "sqlite" | "postgres";
   commit(items: CommitItem[]): Promise<CommitOutcome[]>;
   getRun(id: string): Promise<RunRow | null>;
+  /** the run's version alone (null: no such run); cluster mode checks it before each step */
+  runVersion(id: string): Promise<number | null>;
   listRuns(q: RunQuery): Promise<RunRow[]>;
   countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number>;
   countByStatus(workflow?: string): Promise<Record<RunStatus, number>>;

@@ -1,0 +1,123 @@
+// npm run bench:cluster — PostgreSQL cluster mode: persisted transitions per second with one
+// worker process and with two, their ratio, and the queue's latency from the commit that
+// invokes an effect to the effect's job starting on a worker (p50 / p95). This process is the
+// web side (role web): it starts concurrent swiss-army runs and decides each cycle's review;
+// the workers (bench/cluster-worker.ts: the real worker with instant effects) do every step in
+// between. Everything shares this machine's cores with PostgreSQL.
+import { spawn, type ChildProcess } from "node:child_process";
+import os from "node:os";
+import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
+import type { RunView } from "../lib/engine/views";
+import { createRuntime, type Runtime } from "../lib/runtime";
+import { instantEffects } from "./instant-effects";
+
+const PG = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 4);
+
+const why = await pgReachable(PG);
+if (why) {
+  console.log(`bench:cluster skipped: PostgreSQL not reachable at ${PG} (${why})`);
+  process.exit(0);
+}
+
+interface Stats {
+  effects: number;
+  timers: number;
+  stale: number;
+  failed: number;
+  startLatencyMs: number[];
+}
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+async function phase(workers: number): Promise<{ tps: number; transitions: number; seconds: number; p50: number; p95: number; stats: Stats[] }> {
+  const scratch = await scratchSchema(PG, "sy_bench_cluster");
+  const env = { ...process.env, DATABASE_URL: `${PG}?schema=${scratch.schema}`, SWITCHYARD_QUEUE_SCHEMA: scratch.schema, SWITCHYARD_ALERT_INTERVAL_MS: "0" };
+  let web: Runtime | null = null;
+  const procs: ChildProcess[] = [];
+  try {
+    web = await createRuntime({ url: env.DATABASE_URL, env, role: "web", seedGuide: false, outboxIntervalMs: 0, alerts: { start: false }, webhooks: { start: false }, effects: () => ({ "swiss-army": instantEffects() }), log: () => {} });
+    const outputs: string[] = [];
+    for (let i = 0; i < workers; i++) {
+      const p = spawn(process.execPath, ["--import", "tsx", "bench/cluster-worker.ts"], { env, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      p.stdout!.on("data", (d) => (out += d));
+      procs.push(p);
+      outputs.push("");
+      await new Promise<void>((resolve, reject) => {
+        const t = setInterval(() => {
+          if (out.includes("READY")) {
+            clearInterval(t);
+            resolve();
+          } else if (p.exitCode !== null) {
+            clearInterval(t);
+            reject(new Error("worker exited"));
+          }
+        }, 50);
+      });
+      p.stdout!.on("data", () => (outputs[i] = out));
+    }
+    const engine = web.engine;
+    const waiters = new Map<string, { test: (r: RunView) => boolean; resolve: (r: RunView) => void }>();
+    engine.bus.subscribe("*", (msg) => {
+      if (msg.type !== "run") return;
+      const w = waiters.get(msg.run.id);
+      if (w && w.test(msg.run)) {
+        waiters.delete(msg.run.id);
+        w.resolve(msg.run);
+      }
+    });
+    const until = async (id: string, test: (r: RunView) => boolean, current: RunView) => {
+      if (test(current)) return current;
+      const p = new Promise<RunView>((resolve) => waiters.set(id, { test, resolve }));
+      // the notice may have come before the waiter: look once more
+      const now = await engine.getRun(id);
+      if (test(now)) {
+        waiters.delete(id);
+        return now;
+      }
+      return p;
+    };
+    const inReview = (r: RunView) => r.state[0] === "HUMAN_REVIEW" && !!r.reviewId;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: RUNS }, async (_, i) => {
+        let { run } = await engine.start("swiss-army", { request: `bench request ${i}: write a retry helper` });
+        for (let c = 0; c < CYCLES; c++) {
+          run = await until(run.id, inReview, run);
+          run = (await engine.decide(run.reviewId!, { decision: c % 4 === 3 ? "reject" : "approve" })).run;
+          if (c + 1 < CYCLES) run = (await engine.send(run.id, { type: "REQUEST", request: `bench request ${i}.${c + 1}` })).run;
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const transitions = Number((await web.pg!.query(`SELECT COUNT(*) AS n FROM "Transition"`)).rows[0].n);
+    const stats: Stats[] = [];
+    for (const p of procs) p.kill("SIGTERM");
+    await Promise.all(procs.map((p) => new Promise((r) => p.once("exit", r))));
+    for (const o of outputs) {
+      const line = o.split("\n").find((l) => l.startsWith("STATS "));
+      if (line) stats.push(JSON.parse(line.slice(6)));
+    }
+    const lat = stats.flatMap((s) => s.startLatencyMs);
+    return { tps: transitions / seconds, transitions, seconds, p50: pct(lat, 50), p95: pct(lat, 95), stats };
+  } finally {
+    for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL");
+    await web?.close();
+    await scratch.drop();
+  }
+}
+
+console.log(`bench:cluster — ${RUNS} concurrent swiss-army runs × ${CYCLES} review cycles, instant effects, PostgreSQL at ${PG.replace(/\/\/[^@]*@/, "//")}, ${os.cpus().length} cores shared by everything`);
+const one = await phase(1);
+const two = await phase(2);
+const row = (n: number, r: typeof one) =>
+  `  ${n} worker${n > 1 ? "s" : " "}  ${r.tps.toFixed(0).padStart(6)} transitions/s  (${r.transitions} in ${r.seconds.toFixed(1)} s)  queue latency p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms  effects ${r.stats.map((s) => s.effects).join("+")}, stale ${r.stats.reduce((a, s) => a + s.stale, 0)}, failed ${r.stats.reduce((a, s) => a + s.failed, 0)}`;
+console.log(row(1, one));
+console.log(row(2, two));
+console.log(`  ratio two/one: ${(two.tps / one.tps).toFixed(2)}×`);
