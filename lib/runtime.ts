@@ -355,28 +355,33 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   outbox?.unref?.();
   if (!cluster) retention?.start();
   if (opts.resume !== false) await engine.resume();
+  let closing: Promise<void> | null = null;
   return {
     ...base,
     cluster,
     engine,
-    async close() {
-      if (chores) clearInterval(chores);
-      await worker?.stop();
-      await retention?.stop();
-      await alerts.stop();
-      await webhooks.stop();
-      if (outbox) clearInterval(outbox);
-      await engine.stop();
-      await worker?.settled(); // jobs cut short by the stop are failed, so another worker retries them
-      await listener?.stop();
-      await queue?.boss.stop({ graceful: false, wait: true }).catch(() => {});
-      await webhooks.idle(); // hook events of the last commits are recorded (pending, sent after a restart)
-      await cm.idle();
-      await db.$disconnect();
-      if (sqlite) sqlite.db.close();
-      else await store.close();
+    close() {
+      closing ??= shutdown();
+      return closing;
     },
   };
+  async function shutdown() {
+    if (chores) clearInterval(chores);
+    await worker?.stop();
+    await retention?.stop();
+    await alerts.stop();
+    await webhooks.stop();
+    if (outbox) clearInterval(outbox);
+    await engine.stop();
+    await worker?.settled(); // jobs cut short by the stop are failed, so another worker retries them
+    await listener?.stop();
+    await queue?.boss.stop({ graceful: false, wait: true }).catch(() => {});
+    await webhooks.idle(); // hook events of the last commits are recorded (pending, sent after a restart)
+    await cm.idle();
+    await db.$disconnect();
+    if (sqlite) sqlite.db.close();
+    else await store.close();
+  }
 }
 
 function workerConcurrency(env: NodeJS.ProcessEnv): number {

@@ -110,9 +110,22 @@ describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
       const left = t.filter((x) => x.from.includes("CONTEXT_SEARCH") && !x.to.includes("CONTEXT_SEARCH"));
       expect(left).toHaveLength(1);
       if (left[0].event.startsWith("xstate.after")) timeouts++;
+      else console.log(`[cluster] run ${id} left CONTEXT_SEARCH on ${left[0].event}: ${left[0].reason}`);
       expect(await web.store.timers(id)).toHaveLength(0);
     }
     expect(timeouts).toBe(4);
     expect(c.cluster!.worker!.stats.timers).toBe(4);
   }, 90_000);
+
+  it("one process on PostgreSQL (role all) serves and runs the steps itself", async (ctx) => {
+    if (skip) return ctx.skip();
+    for (const rt of runtimes.splice(0)) await rt.close();
+    const solo = await node("all");
+    expect(solo.cluster?.worker).toBeTruthy();
+    const { run } = await solo.engine.start("swiss-army", { request: "Summarise the release notes for one process" });
+    const r = await solo.engine.waitFor(run.id, (x) => x.state.includes("HUMAN_REVIEW"), 30_000);
+    expect(solo.cluster!.worker!.stats.effects).toBeGreaterThanOrEqual(3);
+    await solo.engine.decide(r.reviewId!, { decision: "approve" });
+    await solo.engine.waitFor(run.id, (x) => x.status === "waiting" && x.state.includes("IDLE"), 30_000);
+  }, 60_000);
 });

@@ -59,6 +59,11 @@ export class JobWorker {
         try {
           const jobs = (await this.o.boss.fetch(queue, { batchSize: Math.min(room, 50) })) as Job[];
           got = jobs.length;
+          if (!this.running) {
+            // taken while stopping: hand them straight back (another worker retries them)
+            if (jobs.length) await this.o.boss.fail(queue, jobs.map((j) => j.id)).catch(() => {});
+            break;
+          }
           for (const job of jobs) this.run(queue, job);
         } catch (e) {
           if (this.running) this.o.log(`worker: fetch from ${queue} failed: ${(e as Error).message}`);
