@@ -14,6 +14,7 @@ import { instantEffects } from "./instant-effects";
 const PG = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 4);
+void [RUNS, CYCLES];
 
 const why = await pgReachable(PG);
 if (why) {
@@ -35,7 +36,7 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 
-async function phase(workers: number): Promise<{ tps: number; transitions: number; seconds: number; p50: number; p95: number; stats: Stats[] }> {
+async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ tps: number; transitions: number; seconds: number; p50: number; p95: number; stats: Stats[] }> {
   const scratch = await scratchSchema(PG, "sy_bench_cluster");
   const env = { ...process.env, DATABASE_URL: `${PG}?schema=${scratch.schema}`, SWITCHYARD_QUEUE_SCHEMA: scratch.schema, SWITCHYARD_ALERT_INTERVAL_MS: "0" };
   let web: Runtime | null = null;
@@ -114,10 +115,13 @@ async function phase(workers: number): Promise<{ tps: number; transitions: numbe
 }
 
 console.log(`bench:cluster — ${RUNS} concurrent swiss-army runs × ${CYCLES} review cycles, instant effects, PostgreSQL at ${PG.replace(/\/\/[^@]*@/, "//")}, ${os.cpus().length} cores shared by everything`);
-const one = await phase(1);
-const two = await phase(2);
+const one = await phase(1, RUNS, CYCLES);
+const two = await phase(2, RUNS, CYCLES);
+// the queue's own latency, without a backlog: one run at a time, 25 cycles
+const rest = await phase(2, 1, 25);
 const row = (n: number, r: typeof one) =>
   `  ${n} worker${n > 1 ? "s" : " "}  ${r.tps.toFixed(0).padStart(6)} transitions/s  (${r.transitions} in ${r.seconds.toFixed(1)} s)  queue latency p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms  effects ${r.stats.map((s) => s.effects).join("+")}, stale ${r.stats.reduce((a, s) => a + s.stale, 0)}, failed ${r.stats.reduce((a, s) => a + s.failed, 0)}`;
 console.log(row(1, one));
 console.log(row(2, two));
 console.log(`  ratio two/one: ${(two.tps / one.tps).toFixed(2)}×`);
+console.log(`  queue latency at rest (one run at a time, two workers): p50 ${rest.p50.toFixed(1)} ms, p95 ${rest.p95.toFixed(1)} ms over ${rest.stats.reduce((a, s) => a + s.startLatencyMs.length, 0)} effects`);

@@ -238,15 +238,17 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     const settings = { ...queueSettingsFromEnv(env), ...opts.queue };
     const boss = await startQueue(target.connectionString, settings, { supervise: role !== "web", log });
     // jobs queued in one turn share one wake-up notice to the workers
-    let waking = false;
-    const queued = () => {
-      worker?.wake();
-      if (waking) return;
-      waking = true;
-      setImmediate(() => {
-        waking = false;
-        void listener?.jobsQueued().catch(() => {});
-      });
+    const waking = new Set<string>();
+    const queued = (name: string) => {
+      worker?.wake([name]);
+      if (waking.size === 0) {
+        setImmediate(() => {
+          const queues = [...waking];
+          waking.clear();
+          void listener?.jobsQueued(queues).catch(() => {});
+        });
+      }
+      waking.add(name);
     };
     queue = { boss, dispatcher: new QueueDispatcher(boss, settings, queued), settings, origin, target };
   }
@@ -329,7 +331,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       store,
       bus: engine.bus,
       relayAll: role !== "worker",
-      onJobs: () => worker?.wake(),
+      onJobs: (queues) => worker?.wake(queues),
       log,
     });
     await listener.start();

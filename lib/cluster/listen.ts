@@ -40,8 +40,8 @@ export interface ListenerOptions {
   bus: RunBus;
   /** relay every run's commits to this process's bus (web processes serve the all-runs stream); else only watched runs */
   relayAll: boolean;
-  /** a job was queued somewhere (workers fetch) */
-  onJobs?: () => void;
+  /** jobs were queued somewhere, on these queues (all: undefined); workers fetch */
+  onJobs?: (queues?: string[]) => void;
   log: (message: string) => void;
 }
 
@@ -69,9 +69,9 @@ export class CommitListener {
     });
   }
 
-  /** Tell the workers that jobs were queued. */
-  async jobsQueued(): Promise<void> {
-    await this.sender.query("SELECT pg_notify($1, '')", [this.o.channels.jobs]);
+  /** Tell the workers that jobs were queued on these queues. */
+  async jobsQueued(queues: string[]): Promise<void> {
+    await this.sender.query("SELECT pg_notify($1, $2)", [this.o.channels.jobs, queues.join(",")]);
   }
 
   private async connect(): Promise<void> {
@@ -108,7 +108,7 @@ export class CommitListener {
 
   private onNotification(channel: string, payload: string) {
     const c = this.o.channels;
-    if (channel === c.jobs) return this.o.onJobs?.();
+    if (channel === c.jobs) return this.o.onJobs?.(payload ? payload.split(",") : undefined);
     try {
       if (channel === c.progress) {
         const p = JSON.parse(payload) as ProgressNotice;

@@ -57,6 +57,8 @@ export function jobId(name: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+const timerJobId = (t: TimerRow) => jobId(`timer:${t.runId}:${t.id}:${t.dueAt}`);
+
 export async function startQueue(connectionString: string, s: QueueSettings, opts: { supervise: boolean; log: (m: string) => void }): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString,
@@ -82,30 +84,34 @@ export class QueueDispatcher implements Dispatcher {
   constructor(
     private boss: PgBoss,
     private s: QueueSettings,
-    private queued: () => void = () => {},
+    private queued: (queue: string) => void = () => {},
   ) {}
 
   async effect(job: EffectJob): Promise<void> {
     await this.boss.send(EFFECT_QUEUE, { ...job, queuedAt: Date.now() } satisfies QueuedEffect, { id: jobId(`effect:${job.key}`), expireInSeconds: this.s.expireSeconds, retryLimit: 20, retryDelay: 1, retryBackoff: true });
-    this.queued();
+    this.queued(EFFECT_QUEUE);
   }
 
   async timer(t: TimerRow): Promise<void> {
     const data: TimerJob = { runId: t.runId, timerId: t.id, dueAt: t.dueAt };
     await this.boss.send(TIMER_QUEUE, data, {
-      id: jobId(`timer:${t.runId}:${t.id}:${t.dueAt}`),
+      id: timerJobId(t),
       startAfter: new Date(t.dueAt),
       expireInSeconds: 60,
       retryLimit: 20,
       retryDelay: 1,
       retryBackoff: true,
     });
-    this.queued();
+    // no wake-up: it is not due yet (workers poll for due timers)
+  }
+
+  async cancelTimer(t: TimerRow): Promise<void> {
+    await this.boss.cancel(TIMER_QUEUE, timerJobId(t));
   }
 
   /** Queue a chore at most once per `seconds` window across the cluster. */
   async chore(chore: ChoreJob["chore"], seconds: number): Promise<void> {
     await this.boss.send(CHORE_QUEUE, { chore } satisfies ChoreJob, { singletonKey: chore, singletonSeconds: Math.max(1, Math.round(seconds)), expireInSeconds: 600, retryLimit: 0 });
-    this.queued();
+    this.queued(CHORE_QUEUE);
   }
 }

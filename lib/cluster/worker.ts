@@ -31,7 +31,7 @@ export class JobWorker {
   readonly stats: WorkerStats = { effects: 0, timers: 0, chores: 0, stale: 0, failed: 0, startLatencyMs: [] };
   private running = false;
   private inflight = new Set<Promise<void>>();
-  private wakers = new Set<() => void>();
+  private wakers = new Map<() => void, string>();
   private loops: Promise<void>[] = [];
 
   constructor(private o: JobWorkerOptions) {}
@@ -42,9 +42,9 @@ export class JobWorker {
     this.loops = [EFFECT_QUEUE, TIMER_QUEUE, CHORE_QUEUE].map((q) => this.loop(q));
   }
 
-  /** Fetch now (a job was announced). */
-  wake(): void {
-    for (const w of [...this.wakers]) w();
+  /** Fetch now (a job was announced): on these queues, or on all. */
+  wake(queues?: string[]): void {
+    for (const [w, q] of [...this.wakers]) if (!queues || queues.includes(q)) w();
   }
 
   get busy(): number {
@@ -69,19 +69,20 @@ export class JobWorker {
           if (this.running) this.o.log(`worker: fetch from ${queue} failed: ${(e as Error).message}`);
         }
       }
-      if (got === 0 || room <= got) await this.idle();
+      if (got === 0 || room <= got) await this.idle(queue);
     }
   }
 
-  private idle(): Promise<void> {
+  private idle(queue: string): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.wakers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, this.o.pollMs);
-      this.wakers.add(done);
+      // timers come due without an announcement: their queue is polled twice a second
+      const timer = setTimeout(done, queue === TIMER_QUEUE ? Math.min(500, this.o.pollMs) : this.o.pollMs);
+      this.wakers.set(done, queue);
     });
   }
 

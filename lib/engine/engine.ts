@@ -78,6 +78,8 @@ export interface EffectJob {
 export interface Dispatcher {
   effect(job: EffectJob): Promise<void>;
   timer(t: TimerRow): Promise<void>;
+  /** withdraw a queued timer that was cleared (firing it would find nothing to do) */
+  cancelTimer(t: TimerRow): Promise<void>;
 }
 
 interface Live {
@@ -661,7 +663,12 @@ export class Engine {
     live.reviews = draft.reviews;
     for (const c of item.reviewsClose) this.reviewIndex.delete(c.id);
     for (const r of item.reviewsOpen) this.reviewIndex.set(r.id, live);
-    for (const id of item.timersClear) this.disarm(live, id);
+    for (const id of item.timersClear) {
+      // cluster mode: a cleared timer's job is withdrawn (it would only find the timer gone)
+      const queued = this.opts.dispatch ? live.timers.get(id) : undefined;
+      if (queued) this.track(this.opts.dispatch!.cancelTimer(queued.row), `withdraw timer ${id}`);
+      this.disarm(live, id);
+    }
     for (const t of item.timersSet) this.arm(live, t);
     const view = runView(live.row, [...live.reviews.values()][0]?.id ?? null);
     const transitions = item.transitions.map((t) => transitionView(t, true));
