@@ -5,6 +5,7 @@
 // the workers (bench/cluster-worker.ts: the real worker with instant effects) do every step in
 // between. Everything shares this machine's cores with PostgreSQL.
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import type { RunView } from "../lib/engine/views";
@@ -30,13 +31,30 @@ interface Stats {
   startLatencyMs: number[];
 }
 
+/** CPU seconds (user + system) used so far by every PostgreSQL server process on this machine (Linux /proc). */
+function postgresCpu(): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!comm.startsWith("postgres")) continue;
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
 const pct = (xs: number[], p: number) => {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 
-async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ tps: number; transitions: number; seconds: number; p50: number; p95: number; stats: Stats[] }> {
+async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ tps: number; transitions: number; seconds: number; p50: number; p95: number; stats: Stats[]; pgCpu: number }> {
   const scratch = await scratchSchema(PG, "sy_bench_cluster");
   const env = { ...process.env, DATABASE_URL: `${PG}?schema=${scratch.schema}`, SWITCHYARD_QUEUE_SCHEMA: scratch.schema, SWITCHYARD_ALERT_INTERVAL_MS: "0" };
   let web: Runtime | null = null;
@@ -86,9 +104,11 @@ async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ t
     };
     const inReview = (r: RunView) => r.state[0] === "HUMAN_REVIEW" && !!r.reviewId;
     const started = performance.now();
+    const pg0 = postgresCpu();
     await Promise.all(
       Array.from({ length: RUNS }, async (_, i) => {
-        let { run } = await engine.start("swiss-army", { request: `bench request ${i}: write a retry helper` });
+        // timeouts out of the way: an overloaded queue must not turn the workload into timeout paths
+        let { run } = await engine.start("swiss-army", { request: `bench request ${i}: write a retry helper`, config: { parseTimeoutMs: 60_000, searchTimeoutMs: 60_000, updateTimeoutMs: 600_000 } });
         for (let c = 0; c < CYCLES; c++) {
           run = await until(run.id, inReview, run);
           run = (await engine.decide(run.reviewId!, { decision: c % 4 === 3 ? "reject" : "approve" })).run;
@@ -97,6 +117,7 @@ async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ t
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const pgCpu = postgresCpu() - pg0;
     const transitions = Number((await web.pg!.query(`SELECT COUNT(*) AS n FROM "Transition"`)).rows[0].n);
     const stats: Stats[] = [];
     for (const p of procs) p.kill("SIGTERM");
@@ -106,7 +127,7 @@ async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ t
       if (line) stats.push(JSON.parse(line.slice(6)));
     }
     const lat = stats.flatMap((s) => s.startLatencyMs);
-    return { tps: transitions / seconds, transitions, seconds, p50: pct(lat, 50), p95: pct(lat, 95), stats };
+    return { tps: transitions / seconds, transitions, seconds, p50: pct(lat, 50), p95: pct(lat, 95), stats, pgCpu };
   } finally {
     for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL");
     await web?.close();
@@ -120,7 +141,7 @@ const two = await phase(2, RUNS, CYCLES);
 // the queue's own latency, without a backlog: one run at a time, 25 cycles
 const rest = await phase(2, 1, 25);
 const row = (n: number, r: typeof one) =>
-  `  ${n} worker${n > 1 ? "s" : " "}  ${r.tps.toFixed(0).padStart(6)} transitions/s  (${r.transitions} in ${r.seconds.toFixed(1)} s)  queue latency p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms  effects ${r.stats.map((s) => s.effects).join("+")}, stale ${r.stats.reduce((a, s) => a + s.stale, 0)}, failed ${r.stats.reduce((a, s) => a + s.failed, 0)}`;
+  `  ${n} worker${n > 1 ? "s" : " "}  ${r.tps.toFixed(0).padStart(6)} transitions/s  (${r.transitions} in ${r.seconds.toFixed(1)} s)  queue latency p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms  effects ${r.stats.map((s) => s.effects).join("+")}, stale ${r.stats.reduce((a, s) => a + s.stale, 0)}, failed ${r.stats.reduce((a, s) => a + s.failed, 0)}; PostgreSQL CPU ${((r.pgCpu / r.transitions) * 1000).toFixed(2)} ms per transition (one core's worth: ${(r.transitions / r.pgCpu).toFixed(0)} transitions/s)`;
 console.log(row(1, one));
 console.log(row(2, two));
 console.log(`  ratio two/one: ${(two.tps / one.tps).toFixed(2)}×`);

@@ -304,6 +304,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   });
   engineRef = engine;
   webhooks.attach(engine.hooks);
+  const outboxInterval = opts.outboxIntervalMs ?? 10_000;
   let cluster: Cluster | null = null;
   let chores: ReturnType<typeof setInterval> | null = null;
   if (queue) {
@@ -318,6 +319,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         chores: async (chore) => {
           if (chore === "alerts") return alerts.evaluateOnce();
           if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock }, keep) : null;
+          if (chore === "outbox") return cm.flushOutbox();
           return engine.sweep();
         },
       });
@@ -344,6 +346,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         void dispatcher.chore("sweep", 60).catch((e) => log(`queue: ${(e as Error).message}`));
         if (alertInterval > 0 && opts.alerts?.start !== false) void dispatcher.chore("alerts", alertInterval / 1000).catch(() => {});
         if (keep) void dispatcher.chore("retention", keep.intervalMs / 1000).catch(() => {});
+        if (outboxInterval > 0) void dispatcher.chore("outbox", outboxInterval / 1000).catch(() => {});
       };
       propose();
       chores = setInterval(propose, 5_000);
@@ -352,8 +355,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   }
   if (startWebhooks && role !== "web") webhooks.start();
   if (!cluster && opts.alerts?.start !== false && alertInterval > 0) alerts.start();
-  const interval = opts.outboxIntervalMs ?? 10_000;
-  const outbox = interval > 0 ? setInterval(() => void cm.flushOutbox().catch(() => {}), interval) : null;
+  // the Context Manager's outbox: flushed on an interval here; in cluster mode by one worker per window
+  const outbox = outboxInterval > 0 && !cluster ? setInterval(() => void cm.flushOutbox().catch(() => {}), outboxInterval) : null;
   outbox?.unref?.();
   if (!cluster) retention?.start();
   if (opts.resume !== false) await engine.resume();

@@ -24,7 +24,7 @@ export interface TimerJob {
 }
 
 export interface ChoreJob {
-  chore: "alerts" | "retention" | "sweep";
+  chore: "alerts" | "retention" | "sweep" | "outbox";
 }
 
 export interface QueueSettings {
@@ -60,8 +60,13 @@ export function jobId(name: string): string {
 const timerJobId = (t: TimerRow) => jobId(`timer:${t.runId}:${t.id}:${t.dueAt}`);
 
 export async function startQueue(connectionString: string, s: QueueSettings, opts: { supervise: boolean; log: (m: string) => void }): Promise<PgBoss> {
+  // The queue's own writes skip the WAL flush (synchronous_commit=off): the run tables are the
+  // durable truth. A job insert lost in a crash is queued again by the sweep; a completion lost
+  // is a job run again, which finds its effect already committed ("stale") and does nothing.
+  const u = new URL(connectionString);
+  u.searchParams.set("options", `${u.searchParams.get("options") ?? ""} -c synchronous_commit=off`.trim());
   const boss = new PgBoss({
-    connectionString,
+    connectionString: u.toString(),
     schema: s.schema,
     supervise: opts.supervise,
     schedule: false,
