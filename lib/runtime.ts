@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import { prismaOnSqlite, type Db } from "./db/client";
-import { pendingOnPostgres, pgTarget, prismaOnPostgres } from "./db/postgres";
+import { pendingOnPostgres, pgTarget, poolMaxFromEnv, prismaOnPostgres } from "./db/postgres";
 import { CommitListener, channelsFor } from "./cluster/listen";
 import { QueueDispatcher, queueSettingsFromEnv, startQueue, type QueueSettings } from "./cluster/queue";
 import { JobWorker } from "./cluster/worker";
@@ -231,10 +231,11 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     const target = pgTarget(url);
     const origin = randomUUID();
     const channels = channelsFor(target.schema);
-    const pgStore = new PostgresRunStore(target.connectionString, { options: target.options, notify: { channel: channels.commits, origin } });
+    const max = poolMaxFromEnv(env);
+    const pgStore = new PostgresRunStore(target.connectionString, { options: target.options, max, notify: { channel: channels.commits, origin } });
     store = pgStore;
     pgPool = pgStore.pool;
-    db = prismaOnPostgres(target);
+    db = prismaOnPostgres(target, max);
     const settings = { ...queueSettingsFromEnv(env), ...opts.queue };
     const boss = await startQueue(target.connectionString, settings, { supervise: role !== "web", log });
     // jobs queued in one turn share one wake-up notice to the workers

@@ -23,8 +23,17 @@ export function pgTarget(url: string): PgTarget {
   return { connectionString: u.toString(), schema, options: schema ? `-c search_path=${schema}` : undefined };
 }
 
-export function prismaOnPostgres(t: PgTarget): Db {
-  const adapter = new PrismaPg({ connectionString: t.connectionString, options: t.options, max: 10 }, t.schema ? { schema: t.schema } : undefined);
+/** SWITCHYARD_PG_POOL_MAX: connections per pool (the run store's and Prisma's; default 10). */
+export function poolMaxFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = env.SWITCHYARD_PG_POOL_MAX?.trim();
+  if (!v) return 10;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000) throw new Error(`SWITCHYARD_PG_POOL_MAX must be a whole number from 1 to 1000; got "${v}"`);
+  return n;
+}
+
+export function prismaOnPostgres(t: PgTarget, max = 10): Db {
+  const adapter = new PrismaPg({ connectionString: t.connectionString, options: t.options, max }, t.schema ? { schema: t.schema } : undefined);
   return new PrismaClient({ adapter }) as unknown as Db;
 }
 
