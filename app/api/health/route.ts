@@ -3,6 +3,12 @@ import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
+function workerSummary(s: { effects: number; timers: number; chores: number; stale: number; failed: number; startLatencyMs: number[] }) {
+  const sorted = [...s.startLatencyMs].sort((a, b) => a - b);
+  const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null);
+  return { effects: s.effects, timers: s.timers, chores: s.chores, stale: s.stale, failed: s.failed, queueLatencyMs: { p50: at(0.5), p95: at(0.95) } };
+}
+
 export const GET = handler(async () => {
   const rt = await getRuntime();
   const started = performance.now();
@@ -12,6 +18,8 @@ export const GET = handler(async () => {
     status: "ok",
     database: { provider: rt.provider, latencyMs: Math.round((performance.now() - started) * 100) / 100 },
     engine: { liveRuns: rt.engine.size, committed: rt.engine.committer.stats },
+    // PostgreSQL cluster mode: this process's role and, when it runs jobs, what it did
+    cluster: rt.cluster ? { role: rt.role, process: rt.cluster.origin.slice(0, 8), worker: rt.cluster.worker ? workerSummary(rt.cluster.worker.stats) : null } : null,
     runs: counts,
     contextManager: cm,
     model: rt.model.name,
