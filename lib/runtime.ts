@@ -308,6 +308,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const outboxInterval = opts.outboxIntervalMs ?? 10_000;
   let cluster: Cluster | null = null;
   let chores: ReturnType<typeof setInterval> | null = null;
+  let forget: ReturnType<typeof setInterval> | null = null;
   if (queue) {
     const { boss, dispatcher, settings, origin, target } = queue;
     if (role !== "web") {
@@ -353,6 +354,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       chores = setInterval(propose, 5_000);
       chores.unref?.();
     }
+    // runs held in memory that nobody stepped for 10 minutes are forgotten (read again when needed)
+    forget = setInterval(() => engine.forgetIdle(600_000), 60_000);
+    forget.unref?.();
   }
   if (startWebhooks && role !== "web") webhooks.start();
   if (!cluster && opts.alerts?.start !== false && alertInterval > 0) alerts.start();
@@ -373,6 +377,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   };
   async function shutdown() {
     if (chores) clearInterval(chores);
+    if (forget) clearInterval(forget);
     await worker?.stop();
     await retention?.stop();
     await alerts.stop();

@@ -127,5 +127,10 @@ describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
     expect(solo.cluster!.worker!.stats.effects).toBeGreaterThanOrEqual(3);
     await solo.engine.decide(r.reviewId!, { decision: "approve" });
     await solo.engine.waitFor(run.id, (x) => x.status === "waiting" && x.state.includes("IDLE"), 30_000);
+    // an idle run is forgotten in memory and read again on its next step
+    expect(solo.engine.forgetIdle(0)).toBeGreaterThanOrEqual(1);
+    expect(solo.engine.size).toBe(0);
+    await solo.engine.send(run.id, { type: "REQUEST", request: "And now the changelog of the next release, please" });
+    await solo.engine.waitFor(run.id, (x) => x.state.includes("HUMAN_REVIEW"), 30_000);
   }, 60_000);
 });

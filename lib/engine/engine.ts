@@ -94,6 +94,9 @@ interface Live {
   gone: boolean;
   /** cluster mode: effect keys already handed to the queue (by this process, or by the one that committed them) */
   dispatched: Set<string>;
+  /** steps queued and not finished, and when the last one was queued (cluster mode forgets idle runs) */
+  pending?: number;
+  touched?: number;
 }
 
 export interface StepOutcome {
@@ -516,7 +519,31 @@ export class Engine {
     const body = this.opts.dispatch ? () => this.fresh(live, fn) : fn;
     const run = live.tail.then(body, body);
     live.tail = run.catch(() => undefined);
+    if (this.opts.dispatch) {
+      live.pending = (live.pending ?? 0) + 1;
+      live.touched = Date.now();
+      void live.tail.then(() => (live.pending! -= 1));
+    }
     return run;
+  }
+
+  /**
+   * Cluster mode: forget runs this process has not stepped for `idleMs`, with no effect running
+   * here and nobody watching (the database has them; they are read again when needed). Returns
+   * how many were forgotten.
+   */
+  forgetIdle(idleMs: number): number {
+    if (!this.opts.dispatch) return 0;
+    const before = Date.now() - idleMs;
+    let n = 0;
+    for (const [id, live] of this.live) {
+      if ((live.pending ?? 0) > 0 || live.effects.size > 0 || (live.touched ?? 0) > before || this.bus.watched(id)) continue;
+      // not retired: a caller holding it still steps it correctly (each step re-reads the run)
+      for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
+      this.live.delete(id);
+      n++;
+    }
+    return n;
   }
 
   /** Cluster mode: re-read the run before the step; when another process committed first, re-read and try again. */
