@@ -1,7 +1,14 @@
-// Start the engine with the server: migrate, resume unfinished runs, re-arm their timers.
+// Start the engine with the server: migrate, resume unfinished runs, re-arm their timers. A
+// server that cannot start its runtime (database unreachable, bad settings) exits instead of
+// answering 500 forever, so that a supervisor sees it and restarts it.
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { getRuntime } = await import("./lib/runtime");
-    await getRuntime();
+    try {
+      await getRuntime();
+    } catch (e) {
+      console.error(`[switchyard] could not start: ${e instanceof Error ? e.message : String(e)}`);
+      process.exit(1);
+    }
   }
 }

@@ -2,9 +2,21 @@ import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.E2E_PORT ?? 3123);
 const baseURL = `http://127.0.0.1:${port}`;
-// a fresh database per test run, created by `npm start` (which migrates first)
-const database = process.env.E2E_DATABASE_URL ?? `file:./data/e2e/run-${process.env.E2E_STAMP ?? Date.now()}.db`;
-process.env.E2E_STAMP ??= String(Date.now());
+// one stamp per test run (set here, inherited by Playwright's worker processes, which load this file again)
+const stamp = (process.env.E2E_STAMP ??= String(Date.now()));
+// E2E_POSTGRES=1 (or E2E_DATABASE_URL=postgresql://…): the suite runs against a PostgreSQL
+// deployment, a web-only server and two workers (`npm run cluster`), on a fresh schema
+// sy_e2e_<stamp> of POSTGRES_URL. Otherwise a fresh SQLite file. Either way the server migrates
+// it first (`npm start`), which creates it.
+const postgres = process.env.E2E_POSTGRES === "1" || /^postgres(ql)?:\/\//i.test(process.env.E2E_DATABASE_URL ?? "");
+const pgBase = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const database =
+  process.env.E2E_DATABASE_URL ?? (postgres ? `${pgBase}${pgBase.includes("?") ? "&" : "?"}schema=sy_e2e_${stamp}` : `file:./data/e2e/run-${stamp}.db`);
+// the queue (pg-boss) in the same schema as the tables, so one DROP SCHEMA removes a run's all
+const schema = postgres ? (new URL(database).searchParams.get("schema") ?? undefined) : undefined;
+// for the specs (auth.spec.ts starts a server of its own) and e2e/global-setup.ts
+process.env.E2E_DB = postgres ? "postgres" : "sqlite";
+process.env.E2E_DB_URL = database;
 
 export default defineConfig({
   testDir: "e2e",
@@ -16,6 +28,7 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: [["list"]],
   outputDir: "test-results/e2e",
+  globalSetup: "./e2e/global-setup.ts",
   use: {
     baseURL,
     trace: "retain-on-failure",
@@ -27,12 +40,21 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node scripts/start.mjs",
+    command: postgres ? "node scripts/cluster.mjs --workers 2" : "node scripts/start.mjs",
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: "ignore",
     stderr: "pipe",
-    env: { PORT: String(port), DATABASE_URL: database, NEXT_TELEMETRY_DISABLED: "1", HOSTNAME: "127.0.0.1", SWITCHYARD_ALERT_INTERVAL_MS: "1000" },
+    // the cluster: SIGTERM lets the workers hand their jobs back and close their connections
+    ...(postgres ? { gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 } } : {}),
+    env: {
+      PORT: String(port),
+      DATABASE_URL: database,
+      NEXT_TELEMETRY_DISABLED: "1",
+      HOSTNAME: "127.0.0.1",
+      SWITCHYARD_ALERT_INTERVAL_MS: "1000",
+      ...(schema && !process.env.SWITCHYARD_QUEUE_SCHEMA ? { SWITCHYARD_QUEUE_SCHEMA: schema.toLowerCase() } : {}),
+    },
   },
 });

@@ -86,7 +86,8 @@ let server: ChildProcess | null = null;
 const workers: (ChildProcess | null)[] = [null, null];
 async function up(): Promise<void> {
   if (POSTGRES) {
-    for (let i = 0; i < workers.length; i++) if (!workers[i]) workers[i] = launch(["--import", "tsx", "scripts/worker.ts"], {}, `worker-${i}.log`);
+    // a worker that is gone (killed here, or died on its own) is started again
+    for (let i = 0; i < workers.length; i++) if (!workers[i] || workers[i]!.exitCode !== null || workers[i]!.signalCode !== null) workers[i] = launch(["--import", "tsx", "scripts/worker.ts"], {}, `worker-${i}.log`);
     if (server) return;
   }
   server = launch(["scripts/start.mjs"], POSTGRES ? { SWITCHYARD_ROLE: "web" } : {}, "server.log");

@@ -3,6 +3,21 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
+
+/** null when PostgreSQL answers at `url`, else why not */
+async function pgReachable(url) {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_500 });
+  try {
+    await c.connect();
+    await c.query("SELECT 1");
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
 
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const bin = (pkg, file) => path.join("node_modules", pkg, file);
@@ -31,4 +46,10 @@ if (!process.env.SWITCHYARD_SKIP_BUILD) step("production build (next build)", [b
 step("crash survival, small (npm run chaos with 5 kills)", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
 step("crash survival on PostgreSQL, small (a web server, two workers, 5 worker kills; skipped when PostgreSQL is not reachable)", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
 step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
+// the same browser tests against a PostgreSQL deployment (a web server and two workers), on the
+// specs that cross processes most: live updates from workers, child runs, alerts, sign-in
+const pgUrl = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const why = await pgReachable(pgUrl);
+if (why) console.log(`\n▶ end-to-end tests on PostgreSQL skipped: PostgreSQL is not reachable at ${pgUrl} (${why})`);
+else step("end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth)", [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
 console.log("\nall tests passed");

@@ -77,9 +77,17 @@ export async function startQueue(connectionString: string, s: QueueSettings, opt
   boss.on("error", (e) => opts.log(`queue: ${e.message}`));
   await boss.start();
   for (const name of [EFFECT_QUEUE, TIMER_QUEUE, CHORE_QUEUE]) {
-    if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, policy: "standard" }).catch((e) => {
-      if (!/already exists|duplicate/i.test(String(e?.message))) throw e;
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, policy: "standard" });
+        break;
+      } catch (e) {
+        if (/already exists|duplicate/i.test(String((e as Error)?.message))) break;
+        // pg-boss's create_queue takes no lock: processes starting together on a fresh schema can deadlock
+        if ((e as { code?: string })?.code !== "40P01" || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 100));
+      }
+    }
   }
   return boss;
 }
