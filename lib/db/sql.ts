@@ -121,15 +121,23 @@ async function transaction(ports: SqlPorts, mode: "read" | "write", stmts: Stmt[
     return mutex.runExclusive(() => (mode === "write" ? tx.immediate() : tx.deferred()));
   }
   if (!ports.pg) dialectOf(ports);
-  const c = await ports.pg!.connect();
-  try {
-    await c.query(mode === "read" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
+  return pgTransaction(ports.pg!, mode === "read" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", async (c) => {
     const out: SqlResult[] = [];
     for (const s of stmts) {
       const r = await runPg(c, s);
       s.check?.(r);
       out.push(r);
     }
+    return out;
+  });
+}
+
+/** `fn` on one pooled client inside BEGIN … COMMIT (ROLLBACK when it throws). */
+export async function pgTransaction<T>(pool: pg.Pool, begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query(begin);
+    const out = await fn(c);
     await c.query("COMMIT");
     return out;
   } catch (e) {

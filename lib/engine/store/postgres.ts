@@ -18,6 +18,8 @@ import type {
   TimerRow,
   TransitionRow,
 } from "./types";
+import { pgTransaction } from "../../db/sql";
+import { json, parse, rowReaders, RUN_COLS, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -31,75 +33,15 @@ export interface CommitNotice {
   runs: [string, number, number, number][];
 }
 
-const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
-type Row = Record<string, unknown>;
-
 /** TIMESTAMP(3) columns hold UTC (as Prisma writes them): read them as UTC epoch ms. */
 const types = {
   getTypeParser: ((oid: number, format?: string) => (oid === 1114 ? (s: string) => Date.parse(`${s.replace(" ", "T")}Z`) : pg.types.getTypeParser(oid, format as never))) as typeof pg.types.getTypeParser,
 };
 
 const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
-const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-export function pgRunFromRow(r: Row): RunRow {
-  return {
-    id: r.id as string,
-    workflow: r.workflow as string,
-    status: r.status as RunStatus,
-    state: parse(r.state),
-    snapshot: parse(r.snapshot),
-    context: parse(r.context),
-    input: parse(r.input),
-    output: parse(r.output),
-    error: parse(r.error),
-    entered: parse(r.entered),
-    version: Number(r.version),
-    seq: Number(r.seq),
-    parentId: (r.parentId as string | null) ?? null,
-    forkOf: (r.forkOf as string | null) ?? null,
-    forkSeq: n(r.forkSeq),
-    retries: Number(r.retries ?? 0),
-    waitingSince: n(r.waitingSince),
-    failedStates: (r.failedStates as string | null) ?? null,
-    createdAt: Number(r.createdAt),
-    updatedAt: Number(r.updatedAt),
-    finishedAt: n(r.finishedAt),
-  };
-}
-
-const transitionFromRow = (r: Row): TransitionRow => ({
-  runId: r.runId as string,
-  seq: Number(r.seq),
-  from: parse(r.from),
-  to: parse(r.to),
-  event: r.event as string,
-  reason: r.reason as string,
-  at: Number(r.at),
-  durationMs: Number(r.durationMs),
-  payload: parse(r.payload),
-});
-
-const reviewFromRow = (r: Row): ReviewRow => ({
-  id: r.id as string,
-  runId: r.runId as string,
-  workflow: r.workflow as string,
-  state: r.state as string,
-  kind: r.kind as string,
-  prompt: r.prompt as string,
-  payload: parse(r.payload),
-  status: r.status as ReviewRow["status"],
-  decision: (r.decision as string | null) ?? null,
-  feedback: (r.feedback as string | null) ?? null,
-  reviewer: (r.reviewer as string | null) ?? null,
-  createdAt: Number(r.createdAt),
-  decidedAt: n(r.decidedAt),
-  seq: Number(r.seq),
-});
-
-const timerFromRow = (r: Row): TimerRow => ({ runId: r.runId as string, id: r.id as string, dueAt: Number(r.dueAt), event: parse(r.event), seq: Number(r.seq) });
+/** PostgreSQL reads dates back as epoch ms already (the pool's type parser) */
+const read = rowReaders(Number);
 
 /** WHERE for run queries; `$n` placeholders numbered from `start`. */
 function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string; args: unknown[] } {
@@ -162,10 +104,8 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  private async commitOnce(items: CommitItem[]): Promise<CommitOutcome[]> {
-    const c = await this.pool.connect();
-    try {
-      await c.query("BEGIN");
+  private commitOnce(items: CommitItem[]): Promise<CommitOutcome[]> {
+    return pgTransaction(this.pool, "BEGIN", async (c) => {
       const out: CommitOutcome[] = [];
       for (const item of items) {
         // a refused insert or version update writes nothing; only an item that also closes
@@ -177,14 +117,8 @@ export class PostgresRunStore implements RunStore {
         out.push(ok ? "ok" : "conflict");
       }
       if (this.notify) await this.announce(c, items, out);
-      await c.query("COMMIT");
       return out;
-    } catch (e) {
-      await c.query("ROLLBACK").catch(() => {});
-      throw e;
-    } finally {
-      c.release();
-    }
+    });
   }
 
   private async apply(c: pg.PoolClient, item: CommitItem): Promise<boolean> {
@@ -263,7 +197,7 @@ export class PostgresRunStore implements RunStore {
 
   async getRun(id: string): Promise<RunRow | null> {
     const [r] = await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=$1`, [id]);
-    return r ? pgRunFromRow(r) : null;
+    return r ? read.run(r) : null;
   }
 
   async runVersion(id: string): Promise<number | null> {
@@ -274,7 +208,7 @@ export class PostgresRunStore implements RunStore {
   async listRuns(q: RunQuery): Promise<RunRow[]> {
     const w = where(q);
     const k = w.args.length;
-    return (await this.rows(`SELECT ${RUN_COLS} FROM "Run" ${w.sql} ORDER BY "createdAt" DESC, "id" DESC LIMIT $${k + 1} OFFSET $${k + 2}`, [...w.args, q.limit ?? 50, q.offset ?? 0])).map(pgRunFromRow);
+    return (await this.rows(`SELECT ${RUN_COLS} FROM "Run" ${w.sql} ORDER BY "createdAt" DESC, "id" DESC LIMIT $${k + 1} OFFSET $${k + 2}`, [...w.args, q.limit ?? 50, q.offset ?? 0])).map(read.run);
   }
 
   async countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number> {
@@ -290,17 +224,17 @@ export class PostgresRunStore implements RunStore {
   }
 
   async transitions(runId: string, afterSeq = 0, limit = 10_000): Promise<TransitionRow[]> {
-    return (await this.rows(`SELECT * FROM "Transition" WHERE "runId"=$1 AND "seq">$2 ORDER BY "seq" LIMIT $3`, [runId, afterSeq, limit])).map(transitionFromRow);
+    return (await this.rows(`SELECT * FROM "Transition" WHERE "runId"=$1 AND "seq">$2 ORDER BY "seq" LIMIT $3`, [runId, afterSeq, limit])).map(read.transition);
   }
 
   async transitionsLeaving(workflow: string, state: string, limit: number, since = 0): Promise<TransitionRow[]> {
     const rows = await this.rows(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=$1 AND t."from" LIKE $2 AND t."at" > $3 ORDER BY t."at" DESC LIMIT $4`, [workflow, `%${JSON.stringify(state)}%`, ts(since), limit]);
-    return rows.map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
+    return rows.map(read.transition).filter((t) => t.from.includes(state) && !t.to.includes(state));
   }
 
   async getReview(id: string): Promise<ReviewRow | null> {
     const [r] = await this.rows(`SELECT * FROM "Review" WHERE "id"=$1`, [id]);
-    return r ? reviewFromRow(r) : null;
+    return r ? read.review(r) : null;
   }
 
   async listReviews(q: ReviewQuery): Promise<ReviewRow[]> {
@@ -310,11 +244,11 @@ export class PostgresRunStore implements RunStore {
     if (q.runId) parts.push(`"runId" = $${args.push(q.runId)}`);
     if (q.runIds) parts.push(`"runId" = ANY($${args.push(q.runIds)})`);
     const rows = await this.rows(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT $${args.length + 1}`, [...args, q.limit ?? 200]);
-    return rows.map(reviewFromRow);
+    return rows.map(read.review);
   }
 
   async timers(runId: string): Promise<TimerRow[]> {
-    return (await this.rows(`SELECT * FROM "Timer" WHERE "runId"=$1 ORDER BY "dueAt"`, [runId])).map(timerFromRow);
+    return (await this.rows(`SELECT * FROM "Timer" WHERE "runId"=$1 ORDER BY "dueAt"`, [runId])).map(read.timer);
   }
 
   async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {
@@ -334,9 +268,9 @@ export class PostgresRunStore implements RunStore {
   }
 
   async resumable(): Promise<ResumableRun[]> {
-    const runs = (await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`)).map(pgRunFromRow);
-    const timers = (await this.rows(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`)).map(timerFromRow);
-    const reviews = (await this.rows(`SELECT * FROM "Review" WHERE "status" = 'pending'`)).map(reviewFromRow);
+    const runs = (await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`)).map(read.run);
+    const timers = (await this.rows(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`)).map(read.timer);
+    const reviews = (await this.rows(`SELECT * FROM "Review" WHERE "status" = 'pending'`)).map(read.review);
     const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
     for (const t of timers) byRun.get(t.runId)?.timers.push(t);
     for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);

@@ -4,6 +4,7 @@
 import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { ensureRunText, textFilter, textMatches } from "./sqlite-text";
+import { json, parse, rowReaders, RUN_COLS, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -23,76 +24,8 @@ import type {
   TransitionRow,
 } from "./types";
 
-const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
-
-type Row = Record<string, unknown>;
-
-const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
-
-export function runFromRow(r: Row): RunRow {
-  return {
-    id: r.id as string,
-    workflow: r.workflow as string,
-    status: r.status as RunStatus,
-    state: parse(r.state),
-    snapshot: parse(r.snapshot),
-    context: parse(r.context),
-    input: parse(r.input),
-    output: parse(r.output),
-    error: parse(r.error),
-    entered: parse(r.entered),
-    version: num(r.version),
-    seq: num(r.seq),
-    parentId: (r.parentId as string | null) ?? null,
-    forkOf: (r.forkOf as string | null) ?? null,
-    forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
-    retries: num(r.retries ?? 0),
-    waitingSince: r.waitingSince === null || r.waitingSince === undefined ? null : fromSqliteDate(r.waitingSince),
-    failedStates: (r.failedStates as string | null) ?? null,
-    createdAt: fromSqliteDate(r.createdAt),
-    updatedAt: fromSqliteDate(r.updatedAt),
-    finishedAt: r.finishedAt === null || r.finishedAt === undefined ? null : fromSqliteDate(r.finishedAt),
-  };
-}
-
-function transitionFromRow(r: Row): TransitionRow {
-  return {
-    runId: r.runId as string,
-    seq: num(r.seq),
-    from: parse(r.from),
-    to: parse(r.to),
-    event: r.event as string,
-    reason: r.reason as string,
-    at: fromSqliteDate(r.at),
-    durationMs: num(r.durationMs),
-    payload: parse(r.payload),
-  };
-}
-
-export function reviewFromRow(r: Row): ReviewRow {
-  return {
-    id: r.id as string,
-    runId: r.runId as string,
-    workflow: r.workflow as string,
-    state: r.state as string,
-    kind: r.kind as string,
-    prompt: r.prompt as string,
-    payload: parse(r.payload),
-    status: r.status as ReviewRow["status"],
-    decision: (r.decision as string | null) ?? null,
-    feedback: (r.feedback as string | null) ?? null,
-    reviewer: (r.reviewer as string | null) ?? null,
-    createdAt: fromSqliteDate(r.createdAt),
-    decidedAt: r.decidedAt === null || r.decidedAt === undefined ? null : fromSqliteDate(r.decidedAt),
-    seq: num(r.seq),
-  };
-}
-
-function timerFromRow(r: Row): TimerRow {
-  return { runId: r.runId as string, id: r.id as string, dueAt: fromSqliteDate(r.dueAt), event: parse(r.event), seq: num(r.seq) };
-}
+const read = rowReaders(fromSqliteDate);
 
 function runArgs(run: RunRow, insert: boolean): unknown[] {
   return [
@@ -274,7 +207,7 @@ export class SqliteRunStore implements RunStore {
 
   async getRun(id: string): Promise<RunRow | null> {
     const r = this.s.getRun.get(id) as Row | undefined;
-    return r ? runFromRow(r) : null;
+    return r ? read.run(r) : null;
   }
 
   async runVersion(id: string): Promise<number | null> {
@@ -296,7 +229,7 @@ export class SqliteRunStore implements RunStore {
       .prepare(`SELECT ${RUN_COLS} FROM "Run" WHERE "Run".rowid IN (SELECT "Run".rowid FROM "Run"${this.pageIndex(q, dense)} ${w.sql} ${order} LIMIT ? OFFSET ?) ${order}`)
       .safeIntegers(false)
       .all(...w.args, q.limit ?? 50, q.offset ?? 0) as Row[];
-    return rows.map(runFromRow);
+    return rows.map(read.run);
   }
 
   private denseText(text: string | undefined): boolean {
@@ -338,16 +271,16 @@ export class SqliteRunStore implements RunStore {
   }
 
   async transitions(runId: string, afterSeq = 0, limit = 10_000): Promise<TransitionRow[]> {
-    return (this.s.transitions.all(runId, afterSeq, limit) as Row[]).map(transitionFromRow);
+    return (this.s.transitions.all(runId, afterSeq, limit) as Row[]).map(read.transition);
   }
 
   async transitionsLeaving(workflow: string, state: string, limit: number, since = 0): Promise<TransitionRow[]> {
-    return (this.s.leaving.all(workflow, `%${JSON.stringify(state)}%`, sqliteDate(since), limit) as Row[]).map(transitionFromRow).filter((t) => t.from.includes(state) && !t.to.includes(state));
+    return (this.s.leaving.all(workflow, `%${JSON.stringify(state)}%`, sqliteDate(since), limit) as Row[]).map(read.transition).filter((t) => t.from.includes(state) && !t.to.includes(state));
   }
 
   async getReview(id: string): Promise<ReviewRow | null> {
     const r = this.s.getReview.get(id) as Row | undefined;
-    return r ? reviewFromRow(r) : null;
+    return r ? read.review(r) : null;
   }
 
   async listReviews(q: ReviewQuery): Promise<ReviewRow[]> {
@@ -369,11 +302,11 @@ export class SqliteRunStore implements RunStore {
       .prepare(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT ?`)
       .safeIntegers(false)
       .all(...args, q.limit ?? 200) as Row[];
-    return rows.map(reviewFromRow);
+    return rows.map(read.review);
   }
 
   async timers(runId: string): Promise<TimerRow[]> {
-    return (this.s.timers.all(runId) as Row[]).map(timerFromRow);
+    return (this.s.timers.all(runId) as Row[]).map(read.timer);
   }
 
   async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {
@@ -394,9 +327,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   async resumable(): Promise<ResumableRun[]> {
-    const runs = (this.db.prepare(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(runFromRow);
-    const timers = (this.db.prepare(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(timerFromRow);
-    const reviews = (this.db.prepare(`SELECT * FROM "Review" WHERE "status" = 'pending'`).safeIntegers(false).all() as Row[]).map(reviewFromRow);
+    const runs = (this.db.prepare(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.run);
+    const timers = (this.db.prepare(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.timer);
+    const reviews = (this.db.prepare(`SELECT * FROM "Review" WHERE "status" = 'pending'`).safeIntegers(false).all() as Row[]).map(read.review);
     const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
     for (const t of timers) byRun.get(t.runId)?.timers.push(t);
     for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);

@@ -1,0 +1,77 @@
+// Database rows → the store's types, shared by both stores. They differ only in how a date
+// column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
+// and in integers arriving as BigInt from SQLite.
+import type { ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+
+export type Row = Record<string, unknown>;
+
+export const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
+
+export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+export const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+const num = (v: unknown) => Number(v);
+
+export interface RowReaders {
+  run(r: Row): RunRow;
+  transition(r: Row): TransitionRow;
+  review(r: Row): ReviewRow;
+  timer(r: Row): TimerRow;
+}
+
+/** The row readers of a database whose date columns read back through `date`. */
+export function rowReaders(date: (v: unknown) => number): RowReaders {
+  const maybeDate = (v: unknown) => (v === null || v === undefined ? null : date(v));
+  return {
+    run: (r) => ({
+      id: r.id as string,
+      workflow: r.workflow as string,
+      status: r.status as RunStatus,
+      state: parse(r.state),
+      snapshot: parse(r.snapshot),
+      context: parse(r.context),
+      input: parse(r.input),
+      output: parse(r.output),
+      error: parse(r.error),
+      entered: parse(r.entered),
+      version: num(r.version),
+      seq: num(r.seq),
+      parentId: (r.parentId as string | null) ?? null,
+      forkOf: (r.forkOf as string | null) ?? null,
+      forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
+      retries: num(r.retries ?? 0),
+      waitingSince: maybeDate(r.waitingSince),
+      failedStates: (r.failedStates as string | null) ?? null,
+      createdAt: date(r.createdAt),
+      updatedAt: date(r.updatedAt),
+      finishedAt: maybeDate(r.finishedAt),
+    }),
+    transition: (r) => ({
+      runId: r.runId as string,
+      seq: num(r.seq),
+      from: parse(r.from),
+      to: parse(r.to),
+      event: r.event as string,
+      reason: r.reason as string,
+      at: date(r.at),
+      durationMs: num(r.durationMs),
+      payload: parse(r.payload),
+    }),
+    review: (r) => ({
+      id: r.id as string,
+      runId: r.runId as string,
+      workflow: r.workflow as string,
+      state: r.state as string,
+      kind: r.kind as string,
+      prompt: r.prompt as string,
+      payload: parse(r.payload),
+      status: r.status as ReviewRow["status"],
+      decision: (r.decision as string | null) ?? null,
+      feedback: (r.feedback as string | null) ?? null,
+      reviewer: (r.reviewer as string | null) ?? null,
+      createdAt: date(r.createdAt),
+      decidedAt: maybeDate(r.decidedAt),
+      seq: num(r.seq),
+    }),
+    timer: (r) => ({ runId: r.runId as string, id: r.id as string, dueAt: date(r.dueAt), event: parse(r.event), seq: num(r.seq) }),
+  };
+}
