@@ -8,9 +8,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
-import type { RunView } from "../lib/engine/views";
 import { createRuntime, type Runtime } from "../lib/runtime";
 import { instantEffects } from "./instant-effects";
+import { swissCycles } from "./workload";
 
 const PG = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -81,41 +81,10 @@ async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ t
       });
       p.stdout!.on("data", () => (outputs[i] = out));
     }
-    const engine = web.engine;
-    const waiters = new Map<string, { test: (r: RunView) => boolean; resolve: (r: RunView) => void }>();
-    engine.bus.subscribe("*", (msg) => {
-      if (msg.type !== "run") return;
-      const w = waiters.get(msg.run.id);
-      if (w && w.test(msg.run)) {
-        waiters.delete(msg.run.id);
-        w.resolve(msg.run);
-      }
-    });
-    const until = async (id: string, test: (r: RunView) => boolean, current: RunView) => {
-      if (test(current)) return current;
-      const p = new Promise<RunView>((resolve) => waiters.set(id, { test, resolve }));
-      // the notice may have come before the waiter: look once more
-      const now = await engine.getRun(id);
-      if (test(now)) {
-        waiters.delete(id);
-        return now;
-      }
-      return p;
-    };
-    const inReview = (r: RunView) => r.state[0] === "HUMAN_REVIEW" && !!r.reviewId;
     const started = performance.now();
     const pg0 = postgresCpu();
-    await Promise.all(
-      Array.from({ length: RUNS }, async (_, i) => {
-        // timeouts out of the way: an overloaded queue must not turn the workload into timeout paths
-        let { run } = await engine.start("swiss-army", { request: `bench request ${i}: write a retry helper`, config: { parseTimeoutMs: 60_000, searchTimeoutMs: 60_000, updateTimeoutMs: 600_000 } });
-        for (let c = 0; c < CYCLES; c++) {
-          run = await until(run.id, inReview, run);
-          run = (await engine.decide(run.reviewId!, { decision: c % 4 === 3 ? "reject" : "approve" })).run;
-          if (c + 1 < CYCLES) run = (await engine.send(run.id, { type: "REQUEST", request: `bench request ${i}.${c + 1}` })).run;
-        }
-      }),
-    );
+    // timeouts out of the way: an overloaded queue must not turn the workload into timeout paths
+    await swissCycles(web.engine, { runs: RUNS, cycles: CYCLES, remote: true, config: { parseTimeoutMs: 60_000, searchTimeoutMs: 60_000, updateTimeoutMs: 600_000 } });
     const seconds = (performance.now() - started) / 1000;
     const pgCpu = postgresCpu() - pg0;
     const transitions = Number((await web.pg!.query(`SELECT COUNT(*) AS n FROM "Transition"`)).rows[0].n);

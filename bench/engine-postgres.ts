@@ -6,10 +6,10 @@ import { Engine } from "../lib/engine/engine";
 import { ManualClock } from "../lib/engine/clock";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import type { CommitItem } from "../lib/engine/store/types";
-import type { RunView } from "../lib/engine/views";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { findWorkflow } from "../lib/machines/registry";
 import { instantEffects } from "./instant-effects";
+import { swissCycles } from "./workload";
 
 const URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
@@ -34,30 +34,10 @@ store.commit = async (items: CommitItem[]) => {
   }
 };
 const engine = new Engine({ store, clock: new ManualClock(Date.UTC(2026, 10, 23)), workflows: findWorkflow, effects: () => instantEffects(), log: () => {} });
-const waiters = new Map<string, { test: (r: RunView) => boolean; resolve: (r: RunView) => void }>();
-engine.bus.subscribe("*", (msg) => {
-  if (msg.type !== "run") return;
-  const w = waiters.get(msg.run.id);
-  if (w && w.test(msg.run)) {
-    waiters.delete(msg.run.id);
-    w.resolve(msg.run);
-  }
-});
-const until = (id: string, test: (r: RunView) => boolean, current: RunView) => (test(current) ? Promise.resolve(current) : new Promise<RunView>((resolve) => waiters.set(id, { test, resolve })));
-const inReview = (r: RunView) => r.state[0] === "HUMAN_REVIEW" && !!r.reviewId;
 
 try {
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: RUNS }, async (_, i) => {
-      let { run } = await engine.start("swiss-army", { request: `bench request ${i}: write a retry helper` });
-      for (let c = 0; c < CYCLES; c++) {
-        run = await until(run.id, inReview, run);
-        run = (await engine.decide(run.reviewId!, { decision: c % 4 === 3 ? "reject" : "approve" })).run;
-        if (c + 1 < CYCLES) run = (await engine.send(run.id, { type: "REQUEST", request: `bench request ${i}.${c + 1}` })).run;
-      }
-    }),
-  );
+  await swissCycles(engine, { runs: RUNS, cycles: CYCLES });
   const seconds = (performance.now() - started) / 1000;
   const transitions = Number((await store.pool.query(`SELECT COUNT(*) AS n FROM "Transition"`)).rows[0].n);
   latencies.sort((a, b) => a - b);

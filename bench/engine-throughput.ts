@@ -14,9 +14,9 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
 import { ensureRunText } from "../lib/engine/store/sqlite-text";
 import type { CommitItem } from "../lib/engine/store/types";
-import type { RunView } from "../lib/engine/views";
 import { createRuntime } from "../lib/runtime";
 import { instantEffects } from "./instant-effects";
+import { swissCycles } from "./workload";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 8);
@@ -34,32 +34,9 @@ async function engineRun() {
   const batches: CommitItem[][] = [];
   rt.engine.committer.onBatch = (items) => batches.push(items);
 
-  const waiters = new Map<string, { test: (r: RunView) => boolean; resolve: (r: RunView) => void }>();
-  rt.engine.bus.subscribe("*", (msg) => {
-    if (msg.type !== "run") return;
-    const w = waiters.get(msg.run.id);
-    if (w && w.test(msg.run)) {
-      waiters.delete(msg.run.id);
-      w.resolve(msg.run);
-    }
-  });
-  const until = (id: string, test: (r: RunView) => boolean, current: RunView) =>
-    test(current) ? Promise.resolve(current) : new Promise<RunView>((resolve) => waiters.set(id, { test, resolve }));
-
-  const inReview = (r: RunView) => r.state[0] === "HUMAN_REVIEW" && !!r.reviewId;
   const cpu0 = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: RUNS }, async (_, i) => {
-      let { run } = await rt.engine.start("swiss-army", { request: `bench request ${i}: write a retry helper` });
-      for (let c = 0; c < CYCLES; c++) {
-        run = await until(run.id, inReview, run);
-        const out = await rt.engine.decide(run.reviewId!, { decision: c % 4 === 3 ? "reject" : "approve" });
-        run = out.run;
-        if (c + 1 < CYCLES) run = (await rt.engine.send(run.id, { type: "REQUEST", request: `bench request ${i}.${c + 1}` })).run;
-      }
-    }),
-  );
+  await swissCycles(rt.engine, { runs: RUNS, cycles: CYCLES });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   if (process.env.BENCH_DEBUG) console.log("cpu s", (cpu.user + cpu.system) / 1e6, "wall s", seconds);
