@@ -13,9 +13,10 @@ import { Engine } from "../lib/engine/engine";
 import { instantEffects } from "../bench/instant-effects";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
-import type { CommitItem, ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
+import type { ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
 import { findWorkflow } from "../lib/machines/registry";
 import { tempDbUrl } from "./helpers";
+import { commitItem, runRow } from "./support/databases";
 
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -48,39 +49,11 @@ async function postgresHarness(): Promise<Harness> {
 
 const T0 = Date.UTC(2026, 10, 1, 9, 0, 0, 123);
 
-function run(id: string, over: Partial<RunRow> = {}): RunRow {
-  return {
-    id,
-    workflow: "swiss-army",
-    status: "running",
-    state: ["EXECUTING"],
-    snapshot: { value: "EXECUTING", status: "active" },
-    context: { n: 1, text: "ünïcødé ✓" },
-    input: { request: `input of ${id}` },
-    output: null,
-    error: null,
-    entered: { EXECUTING: T0 },
-    version: 1,
-    seq: 1,
-    parentId: null,
-    forkOf: null,
-    forkSeq: null,
-    retries: 0,
-    waitingSince: null,
-    failedStates: null,
-    createdAt: T0,
-    updatedAt: T0,
-    finishedAt: null,
-    ...over,
-  };
-}
+const run = (id: string, over: Partial<RunRow> = {}): RunRow => runRow(id, T0, { seq: 1, ...over });
+const item = commitItem;
 
 function tr(runId: string, seq: number, over: Partial<TransitionRow> = {}): TransitionRow {
   return { runId, seq, from: ["A"], to: ["B"], event: "GO", reason: "because", at: T0 + seq, durationMs: seq, payload: { seq }, ...over };
-}
-
-function item(r: RunRow, expectVersion: number | null, over: Partial<CommitItem> = {}): CommitItem {
-  return { run: r, expectVersion, transitions: [], timersSet: [], timersClear: [], reviewsOpen: [], reviewsClose: [], artifacts: [], timers: [], ...over };
 }
 
 function review(id: string, runId: string, over: Partial<ReviewRow> = {}): ReviewRow {
