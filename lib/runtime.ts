@@ -334,7 +334,6 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       engine,
       store,
       bus: engine.bus,
-      relayAll: role !== "worker",
       onJobs: (queues) => worker?.wake(queues),
       log,
     });

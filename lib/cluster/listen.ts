@@ -38,8 +38,6 @@ export interface ListenerOptions {
   engine: Engine;
   store: RunStore;
   bus: RunBus;
-  /** relay every run's commits to this process's bus (web processes serve the all-runs stream); else only watched runs */
-  relayAll: boolean;
   /** jobs were queued somewhere, on these queues (all: undefined); workers fetch */
   onJobs?: (queues?: string[]) => void;
   log: (message: string) => void;
@@ -66,7 +64,7 @@ export class CommitListener {
       if (msg.type !== "progress" || msg.remote) return;
       const notice: ProgressNotice = { o: this.o.origin, r: msg.runId, s: msg.state, m: msg.message.slice(0, 2_000) };
       void this.sender.query("SELECT pg_notify($1, $2)", [this.o.channels.progress, JSON.stringify(notice)]).catch(() => {});
-    });
+    }, { passive: true });
   }
 
   /** Tell the workers that jobs were queued on these queues. */
@@ -127,7 +125,8 @@ export class CommitListener {
   private async onCommit(runId: string, version: number, first: number, last: number) {
     try {
       await this.o.engine.refreshRun(runId, version);
-      if (!this.o.relayAll && !this.o.bus.watched(runId)) return;
+      // read the details only for someone watching here (a browser's stream, an effect waiting on a child run)
+      if (!this.o.bus.watched(runId) && !this.o.bus.watched("*")) return;
       const after = Math.max(first - 1, this.relayed.get(runId) ?? 0);
       if (last <= after && last !== 0) return;
       const [run, rows] = await Promise.all([this.o.engine.getRun(runId), last > after ? this.o.store.transitions(runId, after, last - after) : Promise.resolve([])]);

@@ -14,13 +14,18 @@ type Listener = (msg: BusMessage) => void;
 export class RunBus {
   private listeners = new Map<string, Set<Listener>>();
 
+  /** listeners that only react to what this process does (hooks, relays): they do not count as watching */
+  private passive = new Set<Listener>();
+
   /** Listen to one run's messages, or to every run with "*". Returns the unsubscribe. */
-  subscribe(key: string, fn: Listener): () => void {
+  subscribe(key: string, fn: Listener, opts: { passive?: boolean } = {}): () => void {
     let set = this.listeners.get(key);
     if (!set) this.listeners.set(key, (set = new Set()));
     set.add(fn);
+    if (opts.passive) this.passive.add(fn);
     return () => {
       set!.delete(fn);
+      this.passive.delete(fn);
       if (set!.size === 0) this.listeners.delete(key);
     };
   }
@@ -39,9 +44,10 @@ export class RunBus {
     }
   }
 
-  /** Someone listens to this run (not counting "*" listeners). */
+  /** Someone (not a passive listener) listens to this run in particular ("*": to every run). */
   watched(runId: string): boolean {
-    return (this.listeners.get(runId)?.size ?? 0) > 0;
+    for (const fn of this.listeners.get(runId) ?? []) if (!this.passive.has(fn)) return true;
+    return false;
   }
 
   get size(): number {

@@ -85,7 +85,7 @@ export class StateHooks {
           if (!msg.remote) this.fire(e); // a remote commit's hooks fired in the process that made it
         }
       }
-    });
+    }, { passive: true });
     this.detach = off;
     return off;
   }
