@@ -28,6 +28,9 @@ test("new run → diagram moves → review in the queue → approve → back in 
   await expect(page.getByTestId("last-outcome")).toHaveAttribute("data-outcome", "approved");
   await expect(page.getByTestId("timeline").locator("tbody tr").first()).toContainText("User approves");
   await shot(page, "run-approved-idle");
+  // on SQLite, the production server wrote those commits on its writer thread
+  const health = await (await request.get("/api/health")).json();
+  if (health.database.provider === "sqlite") expect(health.database.writer).toMatchObject({ mode: "thread", busy: expect.any(Number) });
 });
 
 test("modify starts a new cycle at REQUEST_RECEIVED with the feedback", async ({ page }) => {

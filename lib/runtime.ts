@@ -15,6 +15,7 @@ import { RetentionJob, retentionFromEnv } from "./retention/prune";
 import { Accounts } from "./auth/accounts";
 import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
+import { writerFromEnv } from "./db/sqlite-writer";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
 import { deepResearchEffects } from "./effects/deep-research";
 import { domainAgentEffects } from "./effects/domain-agent";
@@ -226,7 +227,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     const durability = opts.durability ?? (env.SWITCHYARD_DURABILITY === "full" ? "full" : "normal");
     sqlite = openSqlite(sqlitePath(url), durability);
     db = await prismaOnSqlite(sqlite);
-    store = new SqliteRunStore(sqlite);
+    store = new SqliteRunStore(sqlite, { writer: writerFromEnv(env) });
   } else {
     const target = pgTarget(url);
     const origin = randomUUID();
@@ -389,8 +390,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     await webhooks.idle(); // hook events of the last commits are recorded (pending, sent after a restart)
     await cm.idle();
     await db.$disconnect();
+    await store.close();
     if (sqlite) sqlite.db.close();
-    else await store.close();
   }
 }
 

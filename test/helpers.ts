@@ -5,6 +5,7 @@ import { ManualClock } from "../lib/engine/clock";
 import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
 import { migrateDatabase } from "../lib/db/migrations";
+import { writersIdle } from "../lib/db/sqlite-writer";
 import { createRuntime, defaultEffects, type Runtime, type RuntimeOptions } from "../lib/runtime";
 
 export function tempDbUrl(name = "t"): string {
@@ -66,8 +67,12 @@ export function fail(message: string): (input: never, ctx: EffectContext) => Pro
 export const inState = (state: string) => (r: RunView) => r.state.includes(state);
 
 /** Let pending promise callbacks and setImmediate-scheduled commits run. */
+/** Lets pending steps run: `times` turns of the event loop, each also waiting for batches on SQLite writer threads. */
 export async function flush(times = 5): Promise<void> {
-  for (let i = 0; i < times; i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < times; i++) {
+    await new Promise((r) => setImmediate(r));
+    await writersIdle();
+  }
 }
 
 /** deep-research tests: the shipped guide is the corpus, and the clock starts on 2026-11-23. */

@@ -29,7 +29,11 @@ async function sqliteHarness(): Promise<Harness> {
   const url = tempDbUrl("conformance");
   await migrateDatabase(url);
   const handle = openSqlite(sqlitePath(url));
-  return { store: new SqliteRunStore(handle), close: async () => {
+  const store = new SqliteRunStore(handle);
+  return {
+    store,
+    close: async () => {
+      await store.close();
       handle.db.close();
     },
   };

@@ -7,9 +7,50 @@ import { Mutex } from "async-mutex";
 
 export interface SqliteHandle {
   db: Database.Database;
-  /** held for the whole of any transaction on `db` (engine batch or Prisma transaction) */
-  mutex: Mutex;
+  /** held for the whole of any transaction on `db` (Prisma, retention, sql.ts); see SqliteLock */
+  mutex: SqliteLock;
   file: string;
+}
+
+/**
+ * Orders the process's writes to one database file. Transactions on the shared connection hold
+ * it exclusively (acquire / runExclusive), after every background batch (the run store's writer
+ * thread, sqlite-writer.ts) has committed. Background batches only `begin`: they wait for no
+ * exclusive holder, then may overlap one another (they are applied in order by one thread).
+ * So the two connections never wait on each other's file lock.
+ */
+export class SqliteLock {
+  private mutex = new Mutex();
+  private inflight = 0;
+  private drained: (() => void)[] = [];
+
+  async acquire(): Promise<() => void> {
+    const release = await this.mutex.acquire();
+    if (this.inflight > 0) await new Promise<void>((r) => this.drained.push(r));
+    return release;
+  }
+
+  async runExclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** Starts a background batch; call the returned function when it has committed or failed. */
+  async begin(): Promise<() => void> {
+    const release = await this.mutex.acquire();
+    this.inflight++;
+    release();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.inflight === 0) for (const r of this.drained.splice(0)) r();
+    };
+  }
 }
 
 export type Durability = "normal" | "full";
@@ -23,7 +64,7 @@ export function openSqlite(file: string, durability: Durability = "normal"): Sql
   db.pragma(`synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
-  return { db, mutex: new Mutex(), file };
+  return { db, mutex: new SqliteLock(), file };
 }
 
 let lastMs = NaN;

@@ -1,6 +1,8 @@
 // Group commit: the steps of all runs that are ready in the same turn of the event loop share
 // one database transaction. Each run still waits for its own commit before it acts, so every
 // transition is durable before the side effects it starts; many runs pay for one fsync.
+// A store that writes on another thread takes several smaller batches in flight at once, so
+// the runs of one batch step (on this thread) while the next batch is written (on that one).
 import type { CommitItem, CommitOutcome, RunStore } from "./store/types";
 
 interface Pending {
@@ -17,16 +19,21 @@ export interface BatchStats {
 
 export class Committer {
   private queue: Pending[] = [];
-  private flushing = false;
+  private inflight = 0;
   private scheduled = false;
+  private maxBatch: number;
+  private depth: number;
   readonly stats: BatchStats = { batches: 0, items: 0, largest: 0 };
   /** observers of committed batches (benchmarks replay them) */
   onBatch?: (items: CommitItem[]) => void;
 
   constructor(
     private store: RunStore,
-    private maxBatch = 1000,
-  ) {}
+    maxBatch?: number,
+  ) {
+    this.maxBatch = maxBatch ?? store.pipeline?.batch ?? 1000;
+    this.depth = store.pipeline?.depth ?? 1;
+  }
 
   commit(item: CommitItem): Promise<CommitOutcome> {
     return new Promise((resolve, reject) => {
@@ -37,11 +44,11 @@ export class Committer {
 
   /** Resolves when everything queued so far has been committed or rejected. */
   async drain(): Promise<void> {
-    while (this.queue.length || this.flushing) await new Promise((r) => setImmediate(r));
+    while (this.queue.length || this.inflight) await new Promise((r) => setImmediate(r));
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing) return;
+    if (this.scheduled || this.inflight >= this.depth) return;
     this.scheduled = true;
     // setImmediate: let every run whose step is ready in this turn join the batch
     setImmediate(() => {
@@ -51,9 +58,10 @@ export class Committer {
   }
 
   private async flush(): Promise<void> {
-    if (this.flushing || this.queue.length === 0) return;
-    this.flushing = true;
+    if (this.inflight >= this.depth || this.queue.length === 0) return;
+    this.inflight++;
     const batch = this.queue.splice(0, this.maxBatch);
+    if (this.queue.length) this.schedule(); // the rest goes in the next batch, already in flight if depth allows
     try {
       const outcomes = await this.store.commit(batch.map((p) => p.item));
       this.stats.batches++;
@@ -64,7 +72,7 @@ export class Committer {
     } catch (e) {
       batch.forEach((p) => p.reject(e));
     } finally {
-      this.flushing = false;
+      this.inflight--;
       if (this.queue.length) this.schedule();
     }
   }

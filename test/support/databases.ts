@@ -48,7 +48,9 @@ export async function sqliteDb(name = "t"): Promise<TestDb> {
   const url = tempDbUrl(name);
   await migrateDatabase(url);
   const handle = openSqlite(sqlitePath(url));
-  return testDb("sqlite", { sqlite: handle, pg: null }, new SqliteRunStore(handle), async () => {
+  const store = new SqliteRunStore(handle);
+  return testDb("sqlite", { sqlite: handle, pg: null }, store, async () => {
+    await store.close();
     handle.db.close();
   });
 }

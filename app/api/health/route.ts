@@ -1,4 +1,5 @@
 import { handler, json } from "@/lib/api/http";
+import type { SqliteRunStore } from "@/lib/engine/store/sqlite";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
@@ -9,6 +10,12 @@ function workerSummary(s: { effects: number; timers: number; chores: number; sta
   return { effects: s.effects, timers: s.timers, chores: s.chores, stale: s.stale, failed: s.failed, queueLatencyMs: { p50: at(0.5), p95: at(0.95) } };
 }
 
+// SQLite: where the run store's batches are written, and how busy that thread has been
+function writerSummary(store: SqliteRunStore) {
+  const u = store.writerUtilization();
+  return { mode: store.writerMode, busy: u && u.activeMs + u.idleMs > 0 ? Math.round((u.activeMs / (u.activeMs + u.idleMs)) * 1000) / 1000 : null };
+}
+
 export const GET = handler(async () => {
   const rt = await getRuntime();
   const started = performance.now();
@@ -16,7 +23,7 @@ export const GET = handler(async () => {
   const cm = await rt.cm.status();
   return json({
     status: "ok",
-    database: { provider: rt.provider, latencyMs: Math.round((performance.now() - started) * 100) / 100 },
+    database: { provider: rt.provider, latencyMs: Math.round((performance.now() - started) * 100) / 100, ...(rt.store.dialect === "sqlite" ? { writer: writerSummary(rt.store as SqliteRunStore) } : {}) },
     engine: { liveRuns: rt.engine.size, committed: rt.engine.committer.stats },
     // PostgreSQL cluster mode: this process's role and, when it runs jobs, what it did
     cluster: rt.cluster ? { role: rt.role, process: rt.cluster.origin.slice(0, 8), worker: rt.cluster.worker ? workerSummary(rt.cluster.worker.stats) : null } : null,

@@ -3,6 +3,7 @@
 // each review's pending status.
 import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
+import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { ensureRunText, textFilter, textMatches } from "./sqlite-text";
 import { json, parse, rowReaders, RUN_COLS, type Row } from "./rows";
 
@@ -23,6 +24,21 @@ import type {
   TimerRow,
   TransitionRow,
 } from "./types";
+
+/** The statements a commit writes with (run by the writer, sqlite-writer.ts), and their indexes. */
+const WRITES = {
+  insertRun: `INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+  updateRun: `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
+  closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
+  insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
+  insertSnapshot: `INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`,
+  clearTimer: `DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`,
+  setTimer: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
+  openReview: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+  putArtifact: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
+  appendArtifact: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`,
+};
+const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
 const read = rowReaders(fromSqliteDate);
@@ -101,38 +117,24 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
 
 export class SqliteRunStore implements RunStore {
   readonly dialect = "sqlite" as const;
+  /** on the writer thread, batches of 100 with up to 4 in flight overlap writing and stepping */
+  readonly pipeline: { batch: number; depth: number } | undefined;
   private db: Database.Database;
   private s: Record<string, Database.Statement>;
+  private writer: SqliteWriter;
 
-  constructor(private handle: SqliteHandle) {
+  /** `writer`: where commits are written (default: a worker thread for a file, inline for :memory:) */
+  constructor(
+    private handle: SqliteHandle,
+    opts: { writer?: "thread" | "inline" } = {},
+  ) {
     this.db = handle.db;
+    this.writer = new SqliteWriter(handle, Object.values(WRITES), opts.writer);
+    this.pipeline = this.writer.mode === "thread" ? { batch: 100, depth: 4 } : undefined;
     ensureRunText(this.db);
     const p = (sql: string) => this.db.prepare(sql).safeIntegers(false);
     this.s = {
-      insertRun: p(`INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
-      updateRun: p(
-        `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
-      ),
-      insertTransition: p(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`),
-      setTimer: p(
-        `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
-      ),
-      savepoint: p(`SAVEPOINT item`),
-      release: p(`RELEASE item`),
-      rollbackTo: p(`ROLLBACK TO item`),
-      insertSnapshot: p(`INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`),
       snapshotAt: p(`SELECT * FROM "Snapshot" WHERE "runId"=? AND "seq">=? AND "first"<=? ORDER BY "seq" LIMIT 1`),
-      clearTimer: p(`DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`),
-      openReview: p(
-        `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ),
-      closeReview: p(`UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`),
-      putArtifact: p(
-        `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
-      ),
-      appendArtifact: p(
-        `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`,
-      ),
       listArtifacts: p(`SELECT "name","size","updatedAt" FROM "Artifact" WHERE "runId"=? ORDER BY "name"`),
       getArtifact: p(`SELECT "content" FROM "Artifact" WHERE "runId"=? AND "name"=?`),
       getRun: p(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=?`),
@@ -144,65 +146,35 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  private apply(item: CommitItem): CommitOutcome {
+  /** One item's writes, serialised for the writer (which may be another thread). */
+  private ops(item: CommitItem): WriteItem {
     const { run } = item;
-    const guarded = item.reviewsClose.length > 0;
-    if (guarded) this.s.savepoint.run();
-    try {
-      const a = runArgs(run, item.expectVersion === null);
-      if (item.expectVersion === null) {
-        try {
-          this.s.insertRun.run(...a);
-        } catch (e) {
-          if ((e as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT")) return this.undo(guarded);
-          throw e;
-        }
-      } else {
-        const r = this.s.updateRun.run(a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[15], a[16], a[17], a[19], a[20], run.id, item.expectVersion);
-        if (r.changes === 0) return this.undo(guarded);
-      }
-      for (const c of item.reviewsClose) {
-        const r = this.s.closeReview.run(c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id);
-        if (r.changes === 0) return this.undo(guarded);
-      }
-      for (const t of item.transitions) {
-        this.s.insertTransition.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload));
-      }
-      if (item.transitions.length) {
-        this.s.insertSnapshot.run(run.id, run.seq, item.snapshotFirst ?? item.transitions[0].seq, a[4], a[5], JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))), sqliteDate(run.updatedAt));
-      }
-      for (const id of item.timersClear) this.s.clearTimer.run(run.id, id);
-      for (const t of item.timersSet) this.s.setTimer.run(t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq);
-      for (const r of item.reviewsOpen) {
-        this.s.openReview.run(r.id, r.runId, r.workflow, r.state, r.kind, r.prompt, JSON.stringify(r.payload), r.status, r.decision, r.feedback, r.reviewer, sqliteDate(r.createdAt), r.decidedAt === null ? null : sqliteDate(r.decidedAt), r.seq);
-      }
-      for (const a of item.artifacts) {
-        (a.mode === "append" ? this.s.appendArtifact : this.s.putArtifact).run(run.id, a.name, a.content, Buffer.byteLength(a.content), sqliteDate(run.updatedAt));
-      }
-      if (guarded) this.s.release.run();
-      return "ok";
-    } catch (e) {
-      if (guarded) this.rollback();
-      throw e;
+    const ops: WriteOp[] = [];
+    const a = runArgs(run, item.expectVersion === null);
+    if (item.expectVersion === null) ops.push([W.insertRun, a, 2]);
+    else ops.push([W.updateRun, [a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[15], a[16], a[17], a[19], a[20], run.id, item.expectVersion], 1]);
+    for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id], 1]);
+    for (const t of item.transitions) {
+      ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
     }
-  }
-
-  private rollback(): void {
-    this.s.rollbackTo.run();
-    this.s.release.run();
-  }
-
-  private undo(guarded: boolean): CommitOutcome {
-    if (guarded) this.rollback();
-    return "conflict";
+    if (item.transitions.length) {
+      const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
+      ops.push([W.insertSnapshot, [run.id, run.seq, item.snapshotFirst ?? item.transitions[0].seq, a[4], a[5], timers, sqliteDate(run.updatedAt)], 0]);
+    }
+    for (const id of item.timersClear) ops.push([W.clearTimer, [run.id, id], 0]);
+    for (const t of item.timersSet) ops.push([W.setTimer, [t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq], 0]);
+    for (const r of item.reviewsOpen) {
+      ops.push([W.openReview, [r.id, r.runId, r.workflow, r.state, r.kind, r.prompt, JSON.stringify(r.payload), r.status, r.decision, r.feedback, r.reviewer, sqliteDate(r.createdAt), r.decidedAt === null ? null : sqliteDate(r.decidedAt), r.seq], 0]);
+    }
+    for (const f of item.artifacts) {
+      ops.push([f.mode === "append" ? W.appendArtifact : W.putArtifact, [run.id, f.name, f.content, Buffer.byteLength(f.content), sqliteDate(run.updatedAt)], 0]);
+    }
+    return { guarded: item.reviewsClose.length > 0, ops };
   }
 
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
-    return this.handle.mutex.runExclusive(() => {
-      const tx = this.db.transaction((batch: CommitItem[]) => batch.map((i) => this.apply(i)));
-      return tx.immediate(items);
-    });
+    return this.writer.write(items.map((i) => this.ops(i)));
   }
 
   async getRun(id: string): Promise<RunRow | null> {
@@ -336,7 +308,18 @@ export class SqliteRunStore implements RunStore {
     return [...byRun.values()];
   }
 
+  /** how the writer runs: "thread" (its own connection on a worker thread) or "inline" */
+  get writerMode(): "thread" | "inline" {
+    return this.writer.mode;
+  }
+
+  /** the writer thread's busy and idle time (null when it writes inline) */
+  writerUtilization(): { activeMs: number; idleMs: number } | null {
+    return this.writer.utilization();
+  }
+
   async close(): Promise<void> {
-    // the connection belongs to the caller (it is shared with Prisma)
+    // ends the writer thread; the shared connection belongs to the caller (Prisma uses it too)
+    await this.writer.close();
   }
 }

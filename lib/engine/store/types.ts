@@ -164,6 +164,12 @@ export interface ResumableRun {
 
 export interface RunStore {
   readonly dialect: "sqlite" | "postgres";
+  /**
+   * How the committer feeds the store: at most `batch` items per commit, at most `depth` commits
+   * in flight (a store that applies batches in order on another thread overlaps them with the
+   * engine's work). Default: one batch of up to 1000 at a time.
+   */
+  readonly pipeline?: { batch: number; depth: number };
   commit(items: CommitItem[]): Promise<CommitOutcome[]>;
   getRun(id: string): Promise<RunRow | null>;
   /** the run's version alone (null: no such run); cluster mode checks it before each step */

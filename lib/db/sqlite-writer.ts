@@ -1,0 +1,222 @@
+// Batches of SQLite writes, run on a worker thread with a connection of its own, so the event
+// loop keeps stepping runs (XState, serialisation, HTTP) while the previous batch is written:
+// the engine's CPU work and SQLite's b-tree and WAL work overlap on two cores instead of taking
+// turns on one. Each batch is still one transaction, and each caller still waits for its own
+// batch to commit before it goes on.
+//
+// What crosses the thread boundary is plain data: the statements' SQL once, then per batch a
+// list of items, each a list of [statement, arguments, check] (serialised on the caller's side).
+// One executor (EXECUTOR below) applies them, on the worker or, for an in-memory database that
+// a second connection cannot open, inline on the caller's connection.
+//
+// Writes on the caller's connection (Prisma transactions, retention, sql.ts) take the handle's
+// lock, which waits until no batch is in flight; a batch waits until no such transaction is open
+// (see SqliteLock in sqlite.ts). The two connections therefore never contend for the write lock.
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { SqliteHandle } from "./sqlite";
+
+/** [statement index, arguments, check]: check 1 = must change a row, 2 = a constraint violation is a conflict */
+export type WriteOp = [number, unknown[], 0 | 1 | 2];
+/** One item's writes; `guarded` items run in a savepoint, so a failed check undoes only them. */
+export interface WriteItem {
+  guarded: boolean;
+  ops: WriteOp[];
+}
+export type WriteOutcome = "ok" | "conflict";
+
+// Plain JavaScript (it is evaluated on the worker as is): prepares the statements on `db` and
+// returns a function that applies a batch of items in one IMMEDIATE transaction.
+const EXECUTOR = String.raw`(function (db, sqls) {
+  var stmts = sqls.map(function (s) { return db.prepare(s); });
+  var save = db.prepare("SAVEPOINT item"), release = db.prepare("RELEASE item"), back = db.prepare("ROLLBACK TO item");
+  function undo(item) { if (item.guarded) { back.run(); release.run(); } return "conflict"; }
+  function one(item) {
+    if (item.guarded) save.run();
+    try {
+      for (var k = 0; k < item.ops.length; k++) {
+        var op = item.ops[k], st = stmts[op[0]], r;
+        try { r = st.run.apply(st, op[1]); }
+        catch (e) {
+          if (op[2] === 2 && e && typeof e.code === "string" && e.code.indexOf("SQLITE_CONSTRAINT") === 0) return undo(item);
+          throw e;
+        }
+        if (op[2] === 1 && Number(r.changes) === 0) return undo(item);
+      }
+      if (item.guarded) release.run();
+      return "ok";
+    } catch (e) {
+      if (item.guarded) { back.run(); release.run(); }
+      throw e;
+    }
+  }
+  var tx = db.transaction(function (items) { return items.map(one); });
+  return function (items) { return tx.immediate(items); };
+})`;
+
+const WORKER = String.raw`
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma("journal_mode = WAL");
+db.pragma("synchronous = " + workerData.synchronous);
+db.pragma("busy_timeout = 5000");
+const run = (${EXECUTOR})(db, workerData.sqls);
+parentPort.on("message", (m) => {
+  if (m.close) {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    parentPort.postMessage({ id: m.id, outcomes: run(m.items) });
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, error: { message: String((e && e.message) || e), code: e && e.code } });
+  }
+});`;
+
+// batches in flight on every writer of this process (tests wait for them: writersIdle)
+let inflightAll = 0;
+let idleWaiters: (() => void)[] = [];
+function settled(): void {
+  if (--inflightAll === 0) for (const r of idleWaiters.splice(0)) r();
+}
+
+/** Resolves once no writer of this process has a batch in flight. */
+export function writersIdle(): Promise<void> {
+  return inflightAll === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r));
+}
+
+type Executor = (items: WriteItem[]) => WriteOutcome[];
+type Mode = "thread" | "inline";
+
+interface Waiting {
+  resolve: (o: WriteOutcome[]) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Where better-sqlite3 lives, for the worker's require (bundled servers included). */
+function driverPath(): string {
+  try {
+    return createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3");
+  } catch {
+    return "better-sqlite3";
+  }
+}
+
+/** SWITCHYARD_SQLITE_WRITER: "inline" writes on the caller's connection; anything else, a thread. */
+export function writerFromEnv(env: NodeJS.ProcessEnv): Mode {
+  return env.SWITCHYARD_SQLITE_WRITER?.trim() === "inline" ? "inline" : "thread";
+}
+
+/** An in-memory database cannot be opened by a second connection: it is always written inline. */
+function writerMode(file: string, wanted: Mode = "thread"): Mode {
+  return file === ":memory:" || file.startsWith("file::memory:") ? "inline" : wanted;
+}
+
+export class SqliteWriter {
+  readonly mode: Mode;
+  private worker: Worker | null = null;
+  private inline: Executor | null = null;
+  private waiting = new Map<number, Waiting>();
+  private next = 1;
+  private closed = false;
+
+  constructor(
+    private handle: SqliteHandle,
+    private sqls: string[],
+    mode?: Mode,
+  ) {
+    this.mode = writerMode(handle.file, mode);
+  }
+
+  /** Applies one batch in one transaction; resolves with each item's outcome once it is committed. */
+  async write(items: WriteItem[]): Promise<WriteOutcome[]> {
+    if (this.closed) throw new Error("the SQLite writer is closed");
+    const done = await this.handle.mutex.begin();
+    try {
+      if (this.mode === "inline") return this.executor()(items);
+      return await this.post(items);
+    } finally {
+      done();
+    }
+  }
+
+  private executor(): Executor {
+    this.inline ??= (new Function(`return ${EXECUTOR}`)() as (db: unknown, sqls: string[]) => Executor)(this.handle.db, this.sqls);
+    return this.inline;
+  }
+
+  private post(items: WriteItem[]): Promise<WriteOutcome[]> {
+    const worker = this.thread();
+    const id = this.next++;
+    return new Promise<WriteOutcome[]>((resolve, reject) => {
+      inflightAll++;
+      let done = false;
+      const once = () => {
+        if (!done) {
+          done = true;
+          settled();
+        }
+      };
+      this.waiting.set(id, {
+        resolve: (o) => {
+          once();
+          resolve(o);
+        },
+        reject: (e) => {
+          once();
+          reject(e);
+        },
+      });
+      worker.ref(); // a batch in flight keeps the process alive
+      worker.postMessage({ id, items });
+    });
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const synchronous = String(this.handle.db.pragma("synchronous", { simple: true })) === "2" ? "FULL" : "NORMAL";
+    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, sqls: this.sqls } });
+    worker.unref();
+    worker.on("message", (m: { id: number; outcomes?: WriteOutcome[]; error?: { message: string; code?: string } }) => {
+      const w = this.waiting.get(m.id);
+      if (!w) return;
+      this.waiting.delete(m.id);
+      if (this.waiting.size === 0) worker.unref();
+      if (m.error) w.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+      else w.resolve(m.outcomes!);
+    });
+    const fail = (e: unknown) => {
+      // the thread is gone: what it had not answered is rejected (not committed, or not known to be)
+      if (this.worker === worker) this.worker = null;
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    };
+    worker.on("error", fail);
+    worker.on("exit", (code) => fail(new Error(`the SQLite writer thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** How busy the writer thread has been since it started (ms spent writing, ms idle); null without one. */
+  utilization(): { activeMs: number; idleMs: number } | null {
+    if (!this.worker) return null;
+    const u = this.worker.performance.eventLoopUtilization();
+    return { activeMs: u.active, idleMs: u.idle };
+  }
+
+  /** Waits for batches in flight, then closes the worker's connection and ends the thread. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    await this.handle.mutex.runExclusive(async () => {}); // every batch in flight has been answered
+    this.worker = null;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    worker.postMessage({ close: true });
+    await exited;
+  }
+}

@@ -1,0 +1,116 @@
+// The SQLite writer: batches applied on a worker thread (its own connection) or inline, with the
+// same outcomes: one transaction per batch, per-item conflicts undone in a savepoint, a failing
+// statement rolling back its whole batch, and the handle's lock keeping the two connections
+// from ever writing at the same time.
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqlite, type SqliteHandle } from "../lib/db/sqlite";
+import { SqliteWriter, writersIdle, type WriteItem } from "../lib/db/sqlite-writer";
+import { tempDbUrl } from "./helpers";
+
+const SQL = [
+  `INSERT INTO "Doc" ("id","v") VALUES (?,?)`, // 0: a duplicate id is a conflict (check 2)
+  `UPDATE "Doc" SET "v"=? WHERE "id"=? AND "v"=?`, // 1: compare-and-set (check 1)
+  `INSERT INTO "Log" ("line") VALUES (?)`, // 2: NOT NULL: a null line fails the batch
+];
+
+let opened: { handle: SqliteHandle; writer: SqliteWriter }[] = [];
+afterEach(async () => {
+  for (const o of opened) {
+    await o.writer.close();
+    o.handle.db.close();
+  }
+  opened = [];
+});
+
+function open(mode: "thread" | "inline") {
+  const file = tempDbUrl("writer").replace(/^file:/, "");
+  const handle = openSqlite(file);
+  handle.db.exec(`CREATE TABLE "Doc" ("id" TEXT PRIMARY KEY, "v" INTEGER NOT NULL); CREATE TABLE "Log" ("line" TEXT NOT NULL)`);
+  const writer = new SqliteWriter(handle, SQL, mode);
+  opened.push({ handle, writer });
+  return { handle, writer, docs: () => handle.db.prepare(`SELECT "id","v" FROM "Doc" ORDER BY "id"`).safeIntegers(false).all(), log: () => handle.db.prepare(`SELECT "line" FROM "Log"`).pluck().all() };
+}
+
+const insert = (id: string, v: number, line: string | null = `insert ${id}`): WriteItem => ({ guarded: false, ops: [[0, [id, v], 2], [2, [line], 0]] });
+const bump = (id: string, from: number, to: number, guarded = true): WriteItem => ({ guarded, ops: [[2, [`bump ${id} ${from}→${to}`], 0], [1, [to, id, from], 1]] });
+
+describe.each(["thread", "inline"] as const)("SQLite writer (%s)", (mode) => {
+  it("applies a batch in order; a conflicting item is undone alone, the others commit", async () => {
+    const w = open(mode);
+    expect(w.writer.mode).toBe(mode);
+    expect(await w.writer.write([insert("a", 1), insert("b", 1), insert("a", 9)])).toEqual(["ok", "ok", "conflict"]);
+    // the second bump of "a" expects 1 but the first already made it 2: its log line is rolled back with it
+    expect(await w.writer.write([bump("a", 1, 2), bump("a", 1, 3), bump("b", 1, 5)])).toEqual(["ok", "conflict", "ok"]);
+    expect(w.docs()).toEqual([
+      { id: "a", v: 2 },
+      { id: "b", v: 5 },
+    ]);
+    expect(w.log()).toEqual(["insert a", "insert b", "bump a 1→2", "bump b 1→5"]);
+  });
+
+  it("a statement that fails rolls back its whole batch and rejects it; the writer goes on", async () => {
+    const w = open(mode);
+    await expect(w.writer.write([insert("a", 1), insert("b", 1, null)])).rejects.toThrow(/NOT NULL/);
+    expect(w.docs()).toEqual([]);
+    expect(await w.writer.write([insert("c", 1)])).toEqual(["ok"]);
+    expect(w.docs()).toEqual([{ id: "c", v: 1 }]);
+  });
+
+  it("a transaction on the shared connection and a batch never overlap", async () => {
+    const w = open(mode);
+    const order: string[] = [];
+    let leave: () => void = () => {};
+    const held = w.handle.mutex.runExclusive(async () => {
+      order.push("exclusive in");
+      await new Promise<void>((r) => (leave = r));
+      order.push("exclusive out");
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    const batch = w.writer.write([insert("a", 1)]).then(() => order.push("batch committed"));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(order).toEqual(["exclusive in"]); // the batch waits for the transaction
+    leave();
+    await Promise.all([held, batch]);
+    expect(order).toEqual(["exclusive in", "exclusive out", "batch committed"]);
+    // …and a transaction waits for batches in flight
+    const many = Array.from({ length: 20 }, (_, i) => w.writer.write([insert(`k${i}`, i)]));
+    const counted = await w.handle.mutex.runExclusive(() => (w.handle.db.prepare(`SELECT COUNT(*) AS n FROM "Doc"`).safeIntegers(false).get() as { n: number }).n);
+    expect(counted).toBe(21);
+    await Promise.all(many);
+    await writersIdle();
+  });
+});
+
+describe("SQLite writer thread", () => {
+  it("writes on its own connection, visible to the shared one as soon as the batch resolves", async () => {
+    const w = open("thread");
+    await w.writer.write([insert("a", 1)]);
+    expect(w.docs()).toEqual([{ id: "a", v: 1 }]);
+    expect(w.writer.utilization()?.activeMs).toBeGreaterThan(0);
+  });
+
+  it("a thread that dies rejects what it had not answered, and the next batch starts a new one", async () => {
+    const w = open("thread");
+    await w.writer.write([insert("a", 1)]);
+    const worker = (w.writer as unknown as { worker: { terminate(): Promise<number> } }).worker;
+    const cut = w.writer.write([insert("b", 1)]).then(
+      () => "committed",
+      (e: Error) => e.message,
+    );
+    await worker.terminate();
+    // the batch either committed before the thread went, or is rejected: never left hanging
+    const outcome = await cut;
+    const ids = () => w.docs().map((d) => (d as { id: string }).id);
+    if (outcome === "committed") expect(ids()).toContain("b");
+    else expect(outcome).toMatch(/exited/);
+    expect(await w.writer.write([insert("c", 1)])).toEqual(["ok"]);
+    expect(ids()).toContain("c");
+  });
+
+  it("a closed writer refuses batches", async () => {
+    const w = open("thread");
+    await w.writer.write([insert("a", 1)]);
+    await w.writer.close();
+    await expect(w.writer.write([insert("b", 1)])).rejects.toThrow(/closed/);
+  });
+});
