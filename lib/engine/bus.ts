@@ -31,15 +31,17 @@ export class RunBus {
   }
 
   publish(runId: string, msg: BusMessage): void {
-    for (const key of [runId, "*"]) {
-      const set = this.listeners.get(key);
-      if (!set) continue;
-      for (const fn of set) {
-        try {
-          fn(msg);
-        } catch {
-          // a broken listener must not stop the engine
-        }
+    this.deliver(this.listeners.get(runId), msg);
+    this.deliver(this.listeners.get("*"), msg);
+  }
+
+  private deliver(set: Set<Listener> | undefined, msg: BusMessage): void {
+    if (!set) return;
+    for (const fn of set) {
+      try {
+        fn(msg);
+      } catch {
+        // a broken listener must not stop the engine
       }
     }
   }

@@ -235,7 +235,7 @@ export class WebhookDispatcher {
   readonly timeoutMs: number;
   readonly pollMs: number;
   private readonly logFn: NonNullable<WebhookDispatcherOptions["log"]>;
-  private cache: { until: number; list: Promise<(Webhook & { patterns: string[] })[]> } | null = null;
+  private cache: { until: number; list: Promise<(Webhook & { patterns: string[] })[]>; known?: (Webhook & { patterns: string[] })[] } | null = null;
   private detachHooks: (() => void) | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private running = false;
@@ -330,12 +330,15 @@ export class WebhookDispatcher {
   // ---------------------------------------------------------------- hook events → deliveries
 
   private onHook(e: AnyHookEvent): Promise<void> {
-    const what = e.hook === "on_alert" ? `alert ${e.alertId} (${e.status})` : `run ${e.runId} (${e.hook})`;
+    // most events match no webhook: when the (fresh) cached list says so, nothing is written or awaited
+    const known = this.cache && this.cache.until > performance.now() ? this.cache.known : undefined;
+    if (known && !known.some((w) => this.wants(w, e))) return Promise.resolve();
+    const what = () => (e.hook === "on_alert" ? `alert ${e.alertId} (${e.status})` : `run ${e.runId} (${e.hook})`);
     const p: Promise<void> = this.record(e)
       .then((ids) => {
         if (this.running) for (const id of ids) this.attempt(id);
       })
-      .catch((err) => this.logFn("error", `could not record webhook deliveries for ${what}`, errorText(err)))
+      .catch((err) => this.logFn("error", `could not record webhook deliveries for ${what()}`, errorText(err)))
       .finally(() => this.writes.delete(p));
     this.writes.add(p);
     return p;
@@ -351,7 +354,7 @@ export class WebhookDispatcher {
   }
 
   private async record(e: AnyHookEvent): Promise<string[]> {
-    const hooks = (await this.activeWebhooks()).filter((w) => (w.workflow === "*" || w.workflow === e.workflow) && matchesEvent(w.patterns, e));
+    const hooks = (await this.activeWebhooks()).filter((w) => this.wants(w, e));
     if (hooks.length === 0) return [];
     const now = new Date(this.clock.now());
     const rows = hooks.map((w) => {
@@ -380,13 +383,18 @@ export class WebhookDispatcher {
     return rows.map((r) => r.id);
   }
 
+  private wants(w: { workflow: string; patterns: string[] }, e: AnyHookEvent): boolean {
+    return (w.workflow === "*" || w.workflow === e.workflow) && matchesEvent(w.patterns, e);
+  }
+
   /** Active webhooks, read at most every few seconds (and at once after a change made here). */
   private activeWebhooks(): Promise<(Webhook & { patterns: string[] })[]> {
     const now = performance.now();
     if (this.cache && this.cache.until > now) return this.cache.list;
     const list = this.db.webhook.findMany({ where: { active: true } }).then((ws) => ws.map((w) => ({ ...w, patterns: parseEvents(w.events) })));
-    const entry = { until: now + CACHE_MS, list };
+    const entry: NonNullable<typeof this.cache> = { until: now + CACHE_MS, list };
     this.cache = entry;
+    list.then((ws) => (entry.known = ws), () => {});
     list.catch(() => {
       if (this.cache === entry) this.cache = null;
     });
