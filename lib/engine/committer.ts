@@ -24,8 +24,6 @@ export class Committer {
   private maxBatch: number;
   private depth: number;
   readonly stats: BatchStats = { batches: 0, items: 0, largest: 0 };
-  /** observers of committed batches (benchmarks replay them) */
-  onBatch?: (items: CommitItem[]) => void;
 
   constructor(
     private store: RunStore,
@@ -67,7 +65,6 @@ export class Committer {
       this.stats.batches++;
       this.stats.items += batch.length;
       this.stats.largest = Math.max(this.stats.largest, batch.length);
-      this.onBatch?.(batch.map((p) => p.item));
       batch.forEach((p, i) => p.resolve(outcomes[i]));
     } catch (e) {
       batch.forEach((p) => p.reject(e));

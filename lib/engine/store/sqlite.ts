@@ -26,7 +26,7 @@ import type {
 } from "./types";
 
 /** The statements a commit writes with (run by the writer, sqlite-writer.ts), and their indexes. */
-const WRITES = {
+export const WRITES = {
   insertRun: `INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
   updateRun: `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
@@ -38,7 +38,7 @@ const WRITES = {
   putArtifact: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
   appendArtifact: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`,
 };
-const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
+export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
 const read = rowReaders(fromSqliteDate);
@@ -172,9 +172,14 @@ export class SqliteRunStore implements RunStore {
     return { guarded: item.reviewsClose.length > 0, ops };
   }
 
+  /** observer of each batch as written (the benchmark replays them with raw better-sqlite3) */
+  onWrite?: (batch: WriteItem[]) => void;
+
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
-    return this.writer.write(items.map((i) => this.ops(i)));
+    const batch = items.map((i) => this.ops(i));
+    this.onWrite?.(batch);
+    return this.writer.write(batch);
   }
 
   async getRun(id: string): Promise<RunRow | null> {
