@@ -264,6 +264,35 @@ describe("import into another instance", () => {
     await expectError(await eventsRoute.POST(post(`/api/runs/${body.id}/events`, { type: "SUBMIT_REQUEST" }), params({ id: body.id })), 409, /read-only/);
     await expectError(await importDoc(docDecided, "?as=copy"), 422, /as/);
   });
+
+  it("an imported run answers the runs list's filters as the original did: waiting since, retrying, failed in", async () => {
+    const ids = async (q: Parameters<Runtime["store"]["listRuns"]>[0]) => (await b.store.listRuns(q)).map((r) => r.id);
+    const imported = async (doc: RunExport) => {
+      const res = await importDoc(doc, "?as=new");
+      expect(res.status).toBe(201);
+      return (await res.json()).id as string;
+    };
+    // waiting for a person: since its pending review opened
+    const waiting = await imported(docPending);
+    const [orig, copy] = await Promise.all([a.store.getRun(pendingId), b.store.getRun(waiting)]);
+    expect(orig!.waitingSince).not.toBeNull();
+    expect(copy!.waitingSince).toBe(orig!.waitingSince);
+    expect(await ids({ waitingSince: orig!.waitingSince! })).toContain(waiting);
+    // a transition whose reason is a retry: counted, so the run is "retrying" while it waits
+    const retried = clone(docPending);
+    retried.transitions[1] = { ...retried.transitions[1], reason: "retry 1 of 3 after a timeout" };
+    const retrying = await imported(retried);
+    expect((await b.store.getRun(retrying))!.retries).toBe(1);
+    expect(await ids({ retrying: true })).toContain(retrying);
+    expect(await ids({ retrying: true })).not.toContain(waiting);
+    // failed: where, from the error's state and the states it ended in
+    const failed = clone(docDecided);
+    failed.run.status = "failed";
+    failed.run.error = { message: "the model timed out", category: "critical", state: "EXECUTING" };
+    const failedId = await imported(failed);
+    expect((await b.store.getRun(failedId))!.failedStates).toBe(`|EXECUTING|${failed.run.state.join("|")}|`);
+    expect(await ids({ failedIn: "EXECUTING" })).toEqual([failedId]);
+  });
 });
 
 describe("a bad document is a 4xx with a message and leaves B unchanged", () => {

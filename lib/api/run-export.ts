@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { byteOrder, dbBool, dbDate, dialectOf, isConstraintError, msOf, readAll, writeAll, type Dialect, type SqlPorts, type Stmt } from "../db/sql";
 import type { Clock } from "../engine/clock";
+import { failureStates, isRetry } from "../engine/draft";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
 import { HttpError, parseJsonBody } from "./http";
@@ -424,6 +425,21 @@ function artifactValue(d: Dialect, a: ParsedExport["artifacts"][number], i: numb
   throw new InvalidError(`invalid run export: artifacts.${i}.content: ${message} (artifact ${JSON.stringify(a.name)})`, [{ path: `artifacts.${i}.content`, message }]);
 }
 
+/**
+ * The columns the engine keeps as it commits, derived from the document the same way, so that an
+ * imported run answers the runs list's filters (retrying, waiting longer than, failed in) as the
+ * original did.
+ */
+function derivedColumns(doc: ParsedExport): { retries: number; waitingSince: string | null; failedStates: string | null } {
+  const retries = doc.transitions.filter((t) => isRetry(t.event, t.reason)).length;
+  const open = doc.run.status === "running" || doc.run.status === "waiting"; // a finished run waits for no one
+  const pending = open ? doc.reviews.filter((v) => v.status === "pending").map((v) => v.createdAt) : [];
+  const waitingSince = pending.length ? pending.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : null;
+  const last = doc.transitions.reduce<ParsedExport["transitions"][number] | null>((a, t) => (a && a.seq > t.seq ? a : t), null);
+  const failedStates = doc.run.status === "failed" ? failureStates(doc.run.error, last?.from ?? [], doc.run.state) : null;
+  return { retries, waitingSince, failedStates };
+}
+
 /** PostgreSQL refuses NUL characters (and bytes that are no UTF-8) in text. */
 const isUnstorableText = (e: unknown) => ["22021", "22P05"].includes(String((e as { code?: unknown })?.code));
 
@@ -442,6 +458,7 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
   const date = (isoDate: string) => dbDate(d, Date.parse(isoDate));
   const dateOrNull = (isoDate: string | null) => (isoDate === null ? null : date(isoDate));
   const r = doc.run;
+  const derived = derivedColumns(doc);
   const stmts: Stmt[] = [
     {
       sql: `SELECT 1 AS "x" FROM "Run" WHERE "id" = ?`,
@@ -451,7 +468,7 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
       },
     },
     {
-      sql: `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      sql: `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
       args: [
         newId,
         r.workflow,
@@ -468,6 +485,9 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
         r.parentId === null ? null : importedId(r.parentId),
         r.forkOf === null ? null : importedId(r.forkOf),
         r.forkSeq,
+        derived.retries,
+        dateOrNull(derived.waitingSince),
+        derived.failedStates,
         date(r.createdAt),
         date(r.updatedAt),
         dateOrNull(r.finishedAt),
