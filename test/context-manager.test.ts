@@ -1,6 +1,7 @@
 // The Context Manager: ranked retrieval, pattern confidence that follows decisions, and
 // degraded mode (search skipped with a warning, writes queued and flushed when it returns).
 import { afterEach, describe, expect, it } from "vitest";
+import { ContextManager } from "../lib/knowledge/context-manager";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
 import type { Runtime } from "../lib/runtime";
 import { inState, swissRuntime } from "./helpers";
@@ -73,5 +74,26 @@ describe("Context Manager", () => {
     await rt.db.cmOutbox.create({ data: { id: "dup", key: "result:again", kind: "result", payload: (await rt.db.cmResult.findFirst())!.id === ctx.request!.id ? JSON.stringify({ runId: run.id, requestId: ctx.request!.id, content: "x", requestType: "code", output: "y", success: true, partial: false, execution: null, hits: [], tokens: 0, executionMs: 0, patterns_discovered: [], context_links: [], context_relevance: 0 }) : "{}", createdAt: new Date() } });
     await rt.cm.flushOutbox();
     expect(await rt.db.cmResult.count()).toBe(1);
+  });
+
+  it("a queued decision is applied once, however many flushes (processes) take the outbox at the same time", async () => {
+    rt = await swissRuntime();
+    const name = "Retry with exponential backoff";
+    const before = (await rt.cm.patterns()).find((p) => p.name === name)!;
+    const { run } = await rt.engine.start("swiss-army", { request: "Write a function that retries a fetch with exponential backoff and jitter" });
+    const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    await rt.cm.setMaintenance("index rebuild");
+    await rt.engine.decide(r.reviewId!, { decision: "approve" });
+    await rt.engine.stop(); // the decision is written (queued) after the commit
+    expect(await rt.db.cmOutbox.count()).toBe(1);
+    await rt.cm.setMaintenance(null);
+    // three flushers on the same database: this one and two other "processes"
+    const others = [new ContextManager(rt.db, rt.clock), new ContextManager(rt.db, rt.clock)];
+    const results = await Promise.all([rt.cm.flushOutbox(), ...others.map((cm) => cm.flushOutbox())]);
+    expect(results.reduce((n, x) => n + x.flushed, 0)).toBe(1);
+    const after = (await rt.cm.patterns()).find((p) => p.name === name)!;
+    expect(after.approvals).toBe(before.approvals + 1);
+    expect(after.confidence).toBeCloseTo(Math.min(0.99, before.confidence + (1 - before.confidence) * 0.2), 9);
+    expect(await rt.db.cmOutbox.count()).toBe(0);
   });
 });

@@ -6,6 +6,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import MiniSearch from "minisearch";
 import type { Db } from "../db/client";
+
+/** A Prisma client inside an interactive transaction. */
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 import type { Clock } from "../engine/clock";
 import type { SearchHit } from "../machines/swiss-army.types";
 import { SEED_PATTERNS } from "./seed-patterns";
@@ -282,22 +285,27 @@ export class ContextManager {
   private async flush(): Promise<{ flushed: number; left: number }> {
     if (!(await this.available())) return { flushed: 0, left: this.queued };
     let flushed = 0;
-    {
-      const rows = await this.db.cmOutbox.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
-      for (const row of rows) {
-        try {
-          await this.apply(row.kind as OutboxKind, JSON.parse(row.payload));
-          await this.db.cmOutbox.delete({ where: { id: row.id } });
+    const rows = await this.db.cmOutbox.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
+    for (const row of rows) {
+      try {
+        // the row is claimed (deleted) in the transaction that applies it: applied exactly once,
+        // even when another process (or a recovery path here) flushes the same outbox meanwhile
+        const docs = await this.db.$transaction(async (tx) => {
+          const { count } = await tx.cmOutbox.deleteMany({ where: { id: row.id } });
+          return count === 0 ? null : this.apply(tx, row.kind as OutboxKind, JSON.parse(row.payload));
+        });
+        if (docs) {
+          this.reindex(docs);
           flushed++;
-        } catch (e) {
-          await this.db.cmOutbox.update({ where: { id: row.id }, data: { attempts: { increment: 1 }, lastError: e instanceof Error ? e.message : String(e) } });
-          this.trip(e);
-          break;
         }
+      } catch (e) {
+        await this.db.cmOutbox.updateMany({ where: { id: row.id }, data: { attempts: { increment: 1 }, lastError: e instanceof Error ? e.message : String(e) } });
+        this.trip(e);
+        break;
       }
-      this.queued = await this.db.cmOutbox.count();
-      return { flushed, left: this.queued };
     }
+    this.queued = await this.db.cmOutbox.count();
+    return { flushed, left: this.queued };
   }
 
   // ------------------------------------------------------------ internals
@@ -314,7 +322,7 @@ export class ContextManager {
     await this.refreshMaintenance();
     if (this.unavailableReason() === null) {
       try {
-        await this.apply(kind, payload);
+        this.reindex(await this.db.$transaction((tx) => this.apply(tx, kind, payload)));
         return "stored";
       } catch (e) {
         this.trip(e);
@@ -329,24 +337,29 @@ export class ContextManager {
     return "queued";
   }
 
-  private async apply(kind: OutboxKind, p: Record<string, unknown>): Promise<void> {
+  /** Index documents to refresh once the transaction has committed. */
+  private reindex(docs: IndexDoc[]): void {
+    if (this.index) for (const d of docs) this.put(this.index, d);
+  }
+
+  /** One Context Manager write, in the caller's transaction; returns what the search index must refresh. */
+  private async apply(tx: Tx, kind: OutboxKind, p: Record<string, unknown>): Promise<IndexDoc[]> {
     const now = new Date(this.clock.now());
     if (kind === "request") {
       const id = String(p.request_id);
-      await this.db.cmRequest.upsert({
+      await tx.cmRequest.upsert({
         where: { id },
         create: { id, runId: String(p.runId), content: String(p.content), metadata: JSON.stringify(p.metadata ?? {}), createdAt: now },
         update: {},
       });
-      return;
+      return [];
     }
     if (kind === "result") {
       const input = p as unknown as StoreResultInput & StoredResult;
-      const existing = await this.db.cmResult.findUnique({ where: { id: input.requestId } });
-      if (existing) return; // already stored: the write is idempotent on the request id
+      const existing = await tx.cmResult.findUnique({ where: { id: input.requestId } });
+      if (existing) return []; // already stored: the write is idempotent on the request id
       const patternHits = input.hits.filter((h) => h.kind === "pattern").map((h) => h.id.replace(/^pattern:/, ""));
-      await this.db.$transaction([
-        this.db.cmResult.create({
+      const stored = await tx.cmResult.create({
           data: {
             id: input.requestId,
             requestId: input.requestId,
@@ -360,38 +373,32 @@ export class ContextManager {
             storageStatus: "success",
             createdAt: now,
           },
-        }),
-        ...patternHits.map((id) => this.db.cmPattern.updateMany({ where: { id }, data: { uses: { increment: 1 }, updatedAt: now } })),
-        ...input.patterns_discovered.map((name) =>
-          this.db.cmPattern.upsert({
-            where: { name },
-            create: { id: idFromKey(`pattern:${name}`), name, description: `Learned from: ${input.content.slice(0, 300)}`, keywords: keyTerms(input.content, 10).join(" "), requestType: input.requestType, confidence: 0.5, uses: 1, createdAt: now, updatedAt: now },
-            update: { uses: { increment: 1 }, updatedAt: now },
-          }),
-        ),
-      ]);
-      if (this.index) {
-        const stored = await this.db.cmResult.findUnique({ where: { id: input.requestId } });
-        if (stored) this.put(this.index, resultDoc(stored));
-        for (const name of input.patterns_discovered) {
-          const pat = await this.db.cmPattern.findUnique({ where: { name } });
-          if (pat) this.put(this.index, patternDoc(pat));
-        }
+        });
+      for (const id of patternHits) await tx.cmPattern.updateMany({ where: { id }, data: { uses: { increment: 1 }, updatedAt: now } });
+      const docs = [resultDoc(stored)];
+      for (const name of input.patterns_discovered) {
+        const pat = await tx.cmPattern.upsert({
+          where: { name },
+          create: { id: idFromKey(`pattern:${name}`), name, description: `Learned from: ${input.content.slice(0, 300)}`, keywords: keyTerms(input.content, 10).join(" "), requestType: input.requestType, confidence: 0.5, uses: 1, createdAt: now, updatedAt: now },
+          update: { uses: { increment: 1 }, updatedAt: now },
+        });
+        docs.push(patternDoc(pat));
       }
-      return;
+      return docs;
     }
     // decision
     const requestId = String(p.requestId);
     const decision = String(p.decision);
     const patterns = (p.patterns as string[]) ?? [];
-    await this.db.cmResult.updateMany({ where: { id: requestId }, data: { decision, feedback: String(p.feedback ?? ""), decidedAt: now } });
+    await tx.cmResult.updateMany({ where: { id: requestId }, data: { decision, feedback: String(p.feedback ?? ""), decidedAt: now } });
+    const docs: IndexDoc[] = [];
     const ids = patterns.map((x) => x.replace(/^pattern:/, ""));
     for (const id of ids) {
-      const pat = await this.db.cmPattern.findUnique({ where: { id } });
+      const pat = await tx.cmPattern.findUnique({ where: { id } });
       if (!pat) continue;
       const confidence =
         decision === "approved" ? Math.min(0.99, pat.confidence + (1 - pat.confidence) * 0.2) : decision === "rejected" ? Math.max(0.05, pat.confidence * 0.75) : pat.confidence;
-      const updated = await this.db.cmPattern.update({
+      const updated = await tx.cmPattern.update({
         where: { id },
         data: {
           confidence,
@@ -400,12 +407,11 @@ export class ContextManager {
           updatedAt: now,
         },
       });
-      if (this.index) this.put(this.index, patternDoc(updated));
+      docs.push(patternDoc(updated));
     }
-    if (this.index) {
-      const stored = await this.db.cmResult.findUnique({ where: { id: requestId } });
-      if (stored) this.put(this.index, resultDoc(stored));
-    }
+    const stored = await tx.cmResult.findUnique({ where: { id: requestId } });
+    if (stored) docs.push(resultDoc(stored));
+    return docs;
   }
 }
 
