@@ -5,6 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Accounts } from "../lib/auth/accounts";
+import { ManualClock } from "../lib/engine/clock";
 import { migrateDatabase } from "../lib/db/migrations";
 import { requiredRole, sameSitePath } from "../lib/auth/roles";
 import { inState, tempDbUrl } from "./helpers";
@@ -170,6 +172,25 @@ describe("accounts on", () => {
     const logout = routes.find((r) => r.path === "/api/auth/logout")!;
     expect((await call(logout, "POST", { cookie: adminCookie })).status).toBe(200);
     expect((await call(me, "GET", { cookie: adminCookie })).status).toBe(401);
+  });
+
+  it("a token's last use is recorded to the minute: many calls within a minute write it once", async () => {
+    const { getRuntime } = await import("../lib/runtime");
+    const rt = await getRuntime();
+    const clock = new ManualClock(Date.parse("2026-11-24T10:00:00Z"));
+    const accounts = new Accounts(rt.db, clock);
+    const { id, token } = await accounts.createToken("operator-user", "last-used", "operator");
+    const lastUsed = async () => (await rt.db.apiToken.findUnique({ where: { id } }))!.lastUsedAt?.getTime() ?? null;
+    expect(await lastUsed()).toBeNull();
+    expect(await accounts.fromToken(token)).toMatchObject({ name: "operator-user", via: "token" });
+    const first = await lastUsed();
+    expect(first).toBe(clock.now());
+    clock.advance(30_000);
+    expect(await accounts.fromToken(token)).not.toBeNull();
+    expect(await lastUsed()).toBe(first); // within the minute: not written again
+    clock.advance(30_000);
+    expect(await accounts.fromToken(token)).not.toBeNull();
+    expect(await lastUsed()).toBe(clock.now());
   });
 
   it("after sign-in, only a path on this site is followed (no open redirect)", () => {
