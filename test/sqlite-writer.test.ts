@@ -22,11 +22,11 @@ afterEach(async () => {
   opened = [];
 });
 
-function open(mode: "thread" | "inline") {
+function open(mode: "thread" | "inline", upkeep?: { sqls: string[]; afterMs: number }) {
   const file = tempDbUrl("writer").replace(/^file:/, "");
   const handle = openSqlite(file);
   handle.db.exec(`CREATE TABLE "Doc" ("id" TEXT PRIMARY KEY, "v" INTEGER NOT NULL); CREATE TABLE "Log" ("line" TEXT NOT NULL)`);
-  const writer = new SqliteWriter(handle, SQL, mode);
+  const writer = new SqliteWriter(handle, SQL, mode, upkeep);
   opened.push({ handle, writer });
   return { handle, writer, docs: () => handle.db.prepare(`SELECT "id","v" FROM "Doc" ORDER BY "id"`).safeIntegers(false).all(), log: () => handle.db.prepare(`SELECT "line" FROM "Log"`).pluck().all() };
 }
@@ -54,6 +54,17 @@ describe.each(["thread", "inline"] as const)("SQLite writer (%s)", (mode) => {
     expect(w.docs()).toEqual([]);
     expect(await w.writer.write([insert("c", 1)])).toEqual(["ok"]);
     expect(w.docs()).toEqual([{ id: "c", v: 1 }]);
+  });
+
+  it("upkeep runs once, a moment after a burst of batches, in a transaction of its own (and on close if owed)", async () => {
+    const w = open(mode, { sqls: [`INSERT INTO "Log" ("line") VALUES ('tidied')`], afterMs: 30 });
+    await Promise.all([w.writer.write([insert("a", 1)]), w.writer.write([insert("b", 1)])]);
+    expect(w.log()).not.toContain("tidied");
+    await new Promise((r) => setTimeout(r, 150));
+    expect(w.log().filter((l) => l === "tidied")).toHaveLength(1);
+    await w.writer.write([insert("c", 1)]);
+    await w.writer.close(); // owed: runs before the writer closes
+    expect(w.log().filter((l) => l === "tidied")).toHaveLength(2);
   });
 
   it("a transaction on the shared connection and a batch never overlap", async () => {

@@ -27,8 +27,9 @@ export interface WriteItem {
 export type WriteOutcome = "ok" | "conflict";
 
 // Plain JavaScript (it is evaluated on the worker as is): prepares the statements on `db` and
-// returns a function that applies a batch of items in one IMMEDIATE transaction.
-const EXECUTOR = String.raw`(function (db, sqls) {
+// returns { write: apply a batch of items in one IMMEDIATE transaction, tidy: run the `after`
+// statements (deferred upkeep such as re-indexing) in one transaction of their own }.
+const EXECUTOR = String.raw`(function (db, sqls, after) {
   var stmts = sqls.map(function (s) { return db.prepare(s); });
   var save = db.prepare("SAVEPOINT item"), release = db.prepare("RELEASE item"), back = db.prepare("ROLLBACK TO item");
   function undo(item) { if (item.guarded) { back.run(); release.run(); } return "conflict"; }
@@ -52,7 +53,9 @@ const EXECUTOR = String.raw`(function (db, sqls) {
     }
   }
   var tx = db.transaction(function (items) { return items.map(one); });
-  return function (items) { return tx.immediate(items); };
+  var upkeep = (after || []).map(function (s) { return db.prepare(s); });
+  var tidy = db.transaction(function () { upkeep.forEach(function (st) { st.run(); }); });
+  return { write: function (items) { return tx.immediate(items); }, tidy: function () { tidy.immediate(); return []; } };
 })`;
 
 const WORKER = String.raw`
@@ -62,7 +65,7 @@ const db = new Database(workerData.file);
 db.pragma("journal_mode = WAL");
 db.pragma("synchronous = " + workerData.synchronous);
 db.pragma("busy_timeout = 5000");
-const run = (${EXECUTOR})(db, workerData.sqls);
+const exec = (${EXECUTOR})(db, workerData.sqls, workerData.after);
 parentPort.on("message", (m) => {
   if (m.close) {
     db.close();
@@ -70,7 +73,7 @@ parentPort.on("message", (m) => {
     return;
   }
   try {
-    parentPort.postMessage({ id: m.id, outcomes: run(m.items) });
+    parentPort.postMessage({ id: m.id, outcomes: m.tidy ? exec.tidy() : exec.write(m.items) });
   } catch (e) {
     parentPort.postMessage({ id: m.id, error: { message: String((e && e.message) || e), code: e && e.code } });
   }
@@ -88,7 +91,17 @@ export function writersIdle(): Promise<void> {
   return inflightAll === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r));
 }
 
-type Executor = (items: WriteItem[]) => WriteOutcome[];
+interface Executor {
+  write(items: WriteItem[]): WriteOutcome[];
+  tidy(): WriteOutcome[];
+}
+
+/** Upkeep the writer runs a moment after writing (e.g. re-indexing what the batches marked stale). */
+export interface WriterUpkeep {
+  sqls: string[];
+  /** how long after a batch (at most once per this period) */
+  afterMs: number;
+}
 type Mode = "thread" | "inline";
 
 interface Waiting {
@@ -122,11 +135,18 @@ export class SqliteWriter {
   private waiting = new Map<number, Waiting>();
   private next = 1;
   private closed = false;
+  private upkeepTimer: ReturnType<typeof setTimeout> | null = null;
+  private upkeepRun: Promise<void> | null = null;
+  /** observer of each upkeep run (the benchmark replays them in order with the batches) */
+  onTidy?: () => void;
+  /** batches written since the last upkeep */
+  private owed = false;
 
   constructor(
     private handle: SqliteHandle,
     private sqls: string[],
     mode?: Mode,
+    private upkeep?: WriterUpkeep,
   ) {
     this.mode = writerMode(handle.file, mode);
   }
@@ -136,19 +156,47 @@ export class SqliteWriter {
     if (this.closed) throw new Error("the SQLite writer is closed");
     const done = await this.handle.mutex.begin();
     try {
-      if (this.mode === "inline") return this.executor()(items);
-      return await this.post(items);
+      const out = this.mode === "inline" ? this.executor().write(items) : await this.post({ items });
+      this.owed = true;
+      this.scheduleUpkeep();
+      return out;
+    } finally {
+      done();
+    }
+  }
+
+  private scheduleUpkeep(): void {
+    if (!this.upkeep || this.upkeepTimer || this.closed) return;
+    this.upkeepTimer = setTimeout(() => {
+      this.upkeepTimer = null;
+      this.upkeepRun = this.tidy().finally(() => (this.upkeepRun = null));
+    }, this.upkeep.afterMs);
+    this.upkeepTimer.unref?.();
+  }
+
+  /** Runs the upkeep now, as a batch of its own (same lock, same thread). Failures are left for the next time. */
+  async tidy(): Promise<void> {
+    if (!this.upkeep || this.closed || !this.owed) return;
+    this.owed = false;
+    const done = await this.handle.mutex.begin();
+    this.onTidy?.();
+    try {
+      if (this.mode === "inline") this.executor().tidy();
+      else await this.post({ tidy: true });
+    } catch {
+      // a busy or failing upkeep is tried again after the next batch (searches re-index for themselves)
+      this.owed = true;
     } finally {
       done();
     }
   }
 
   private executor(): Executor {
-    this.inline ??= (new Function(`return ${EXECUTOR}`)() as (db: unknown, sqls: string[]) => Executor)(this.handle.db, this.sqls);
+    this.inline ??= (new Function(`return ${EXECUTOR}`)() as (db: unknown, sqls: string[], after?: string[]) => Executor)(this.handle.db, this.sqls, this.upkeep?.sqls);
     return this.inline;
   }
 
-  private post(items: WriteItem[]): Promise<WriteOutcome[]> {
+  private post(message: { items: WriteItem[] } | { tidy: true }): Promise<WriteOutcome[]> {
     const worker = this.thread();
     const id = this.next++;
     return new Promise<WriteOutcome[]>((resolve, reject) => {
@@ -171,14 +219,14 @@ export class SqliteWriter {
         },
       });
       worker.ref(); // a batch in flight keeps the process alive
-      worker.postMessage({ id, items });
+      worker.postMessage({ id, ...message });
     });
   }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
     const synchronous = String(this.handle.db.pragma("synchronous", { simple: true })) === "2" ? "FULL" : "NORMAL";
-    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, sqls: this.sqls } });
+    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, sqls: this.sqls, after: this.upkeep?.sqls ?? [] } });
     worker.unref();
     worker.on("message", (m: { id: number; outcomes?: WriteOutcome[]; error?: { message: string; code?: string } }) => {
       const w = this.waiting.get(m.id);
@@ -210,6 +258,10 @@ export class SqliteWriter {
   /** Waits for batches in flight, then closes the worker's connection and ends the thread. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.upkeepTimer) clearTimeout(this.upkeepTimer);
+    this.upkeepTimer = null;
+    await this.upkeepRun; // (and the upkeep still owed runs once more, below)
+    if (this.upkeep) await this.tidy();
     this.closed = true;
     const worker = this.worker;
     if (!worker) return;

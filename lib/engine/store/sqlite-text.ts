@@ -1,6 +1,14 @@
 // Free-text search over runs on SQLite: an FTS5 table with the trigram tokenizer over each run's
-// id, input and output, kept current by triggers on "Run". A substring of three or more
-// characters is answered from the index (case-insensitive), not by scanning every run.
+// id, input and output. A substring of three or more characters is answered from the index
+// (case-insensitive), not by scanning every run.
+//
+// A new run is indexed by a trigger as it is inserted. A run whose output changes is only marked
+// stale (one row in "RunTextStale", written in the same transaction): re-tokenising its text on
+// every commit would cost the commit path a third of its time, and a run's output often changes
+// several times a minute. Stale runs are re-indexed together, in a transaction of their own,
+// by the writer a moment after the commits (STALE_REINDEX_MS) and by any search before it reads
+// the index (freshen), so a search never sees an old output. A crash leaves the marks, which the
+// next start re-indexes.
 //
 // The table and its triggers are an index the store owns, created when the store opens (Prisma's
 // schema language has no virtual tables, and the migrations diff would try to drop them). Its
@@ -8,22 +16,47 @@
 // written before the index existed, or copied in), it is rebuilt.
 import type Database from "better-sqlite3";
 
-const TEXT = `coalesce(NEW."id", '') || ' ' || coalesce(NEW."input", '') || ' ' || coalesce(NEW."output", '')`;
+const text = (r: string) => `coalesce(${r}."id", '') || ' ' || coalesce(${r}."input", '') || ' ' || coalesce(${r}."output", '')`;
+
+/** how long after a commit marks runs stale the writer re-indexes them (a search does it at once) */
+export const STALE_REINDEX_MS = 1_000;
 
 const DDL = [
   `CREATE VIRTUAL TABLE IF NOT EXISTS "RunText" USING fts5("text", tokenize = 'trigram')`,
-  `CREATE TRIGGER IF NOT EXISTS "RunText_insert" AFTER INSERT ON "Run" BEGIN INSERT INTO "RunText" (rowid, "text") VALUES (NEW.rowid, ${TEXT}); END`,
-  `CREATE TRIGGER IF NOT EXISTS "RunText_output" AFTER UPDATE OF "output" ON "Run" WHEN NEW."output" IS NOT OLD."output" BEGIN
-     DELETE FROM "RunText" WHERE rowid = OLD.rowid;
-     INSERT INTO "RunText" (rowid, "text") VALUES (NEW.rowid, ${TEXT});
+  `CREATE TABLE IF NOT EXISTS "RunTextStale" ("runRowid" INTEGER PRIMARY KEY)`,
+  `CREATE TRIGGER IF NOT EXISTS "RunText_insert" AFTER INSERT ON "Run" BEGIN INSERT INTO "RunText" (rowid, "text") VALUES (NEW.rowid, ${text("NEW")}); END`,
+  // (databases written before the stale marks had a trigger that re-indexed on every change)
+  `DROP TRIGGER IF EXISTS "RunText_output"`,
+  `CREATE TRIGGER IF NOT EXISTS "RunText_stale" AFTER UPDATE OF "output" ON "Run" WHEN NEW."output" IS NOT OLD."output" BEGIN
+     INSERT OR IGNORE INTO "RunTextStale" ("runRowid") VALUES (NEW.rowid);
    END`,
   `CREATE TRIGGER IF NOT EXISTS "RunText_delete" AFTER DELETE ON "Run" BEGIN DELETE FROM "RunText" WHERE rowid = OLD.rowid; END`,
 ];
+
+/** Re-index the runs marked stale, and clear the marks (run these in one transaction). */
+export const REINDEX_STALE = [
+  `DELETE FROM "RunText" WHERE rowid IN (SELECT "runRowid" FROM "RunTextStale")`,
+  `INSERT INTO "RunText" (rowid, "text") SELECT r.rowid, ${text("r")} FROM "Run" r WHERE r.rowid IN (SELECT "runRowid" FROM "RunTextStale")`,
+  `DELETE FROM "RunTextStale"`,
+];
+
+/** Runs marked stale since the last re-index? */
+export function hasStaleText(db: Database.Database): boolean {
+  return !!db.prepare(`SELECT EXISTS (SELECT 1 FROM "RunTextStale") AS x`).pluck().safeIntegers(false).get();
+}
+
+/** Re-index the stale runs now, on `db` (the caller holds the write lock). */
+export function reindexStale(db: Database.Database): void {
+  db.transaction(() => {
+    for (const sql of REINDEX_STALE) db.prepare(sql).run();
+  }).immediate();
+}
 
 /** Create the index when missing; rebuild it when it does not cover every run. */
 export function ensureRunText(db: Database.Database): void {
   db.transaction(() => {
     for (const sql of DDL) db.exec(sql);
+    for (const sql of REINDEX_STALE) db.exec(sql); // marks a crash left behind
     const runs = (db.prepare(`SELECT COUNT(*) AS n FROM "Run"`).get() as { n: number }).n;
     const indexed = (db.prepare(`SELECT COUNT(*) AS n FROM "RunText"`).get() as { n: number }).n;
     if (runs !== indexed) {

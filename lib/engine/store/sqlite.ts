@@ -4,7 +4,7 @@
 import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
-import { ensureRunText, textFilter, textMatches } from "./sqlite-text";
+import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { json, parse, rowReaders, RUN_COLS, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
@@ -129,7 +129,9 @@ export class SqliteRunStore implements RunStore {
     opts: { writer?: "thread" | "inline" } = {},
   ) {
     this.db = handle.db;
-    this.writer = new SqliteWriter(handle, Object.values(WRITES), opts.writer);
+    // runs whose output changed are re-indexed for search a moment later, off the commit path
+    this.writer = new SqliteWriter(handle, Object.values(WRITES), opts.writer, { sqls: REINDEX_STALE, afterMs: STALE_REINDEX_MS });
+    this.writer.onTidy = () => this.onWrite?.(null);
     this.pipeline = this.writer.mode === "thread" ? { batch: 100, depth: 4 } : undefined;
     ensureRunText(this.db);
     const p = (sql: string) => this.db.prepare(sql).safeIntegers(false);
@@ -172,8 +174,8 @@ export class SqliteRunStore implements RunStore {
     return { guarded: item.reviewsClose.length > 0, ops };
   }
 
-  /** observer of each batch as written (the benchmark replays them with raw better-sqlite3) */
-  onWrite?: (batch: WriteItem[]) => void;
+  /** observer of each batch as written, and of each upkeep (null) (the benchmark replays them with raw better-sqlite3) */
+  onWrite?: (batch: WriteItem[] | null) => void;
 
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
@@ -199,6 +201,7 @@ export class SqliteRunStore implements RunStore {
    * early), waiting and retrying read their own (waitingSince|retries, …, createdAt) index.
    */
   async listRuns(q: RunQuery): Promise<RunRow[]> {
+    await this.freshText(q.text);
     const dense = this.denseText(q.text);
     const w = where(q, dense);
     const order = `ORDER BY "createdAt" DESC, "Run".rowid DESC`;
@@ -207,6 +210,14 @@ export class SqliteRunStore implements RunStore {
       .safeIntegers(false)
       .all(...w.args, q.limit ?? 50, q.offset ?? 0) as Row[];
     return rows.map(read.run);
+  }
+
+  /** Before the text index answers: re-index the runs whose output changed since it last did. */
+  private async freshText(text: string | undefined): Promise<void> {
+    if (!text || !hasStaleText(this.db)) return;
+    await this.handle.mutex.runExclusive(() => {
+      if (hasStaleText(this.db)) reindexStale(this.db);
+    });
   }
 
   private denseText(text: string | undefined): boolean {
@@ -222,6 +233,7 @@ export class SqliteRunStore implements RunStore {
 
   async countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number> {
     const { text, ...rest } = q;
+    await this.freshText(text);
     // free text alone: the index's own count
     if (text && Object.values(rest).every((v) => v === undefined || v === false)) {
       const n = textMatches(this.db, text);
