@@ -67,17 +67,27 @@ export function openSqlite(file: string, durability: Durability = "normal"): Sql
   return { db, mutex: new SqliteLock(), file };
 }
 
-let lastMs = NaN;
-let lastText = "";
+// a batch stamps many rows with the same instant, and each run row also carries its creation
+// time: the last two instants are formatted once each
+const recent: { ms: number; text: string }[] = [
+  { ms: NaN, text: "" },
+  { ms: NaN, text: "" },
+];
+let older = 0;
 
 /** Prisma's DateTime text format in SQLite (adapter-better-sqlite3, iso8601). */
 export function sqliteDate(ms: number): string {
-  // a batch stamps many rows with the same instant: format it once
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastText = new Date(ms).toISOString().replace("Z", "+00:00");
+  for (let i = 0; i < 2; i++) {
+    if (recent[i].ms === ms) {
+      older = 1 - i; // the other one is now the least recently used
+      return recent[i].text;
+    }
   }
-  return lastText;
+  const slot = recent[older];
+  older = 1 - older;
+  slot.ms = ms;
+  slot.text = new Date(ms).toISOString().replace("Z", "+00:00");
+  return slot.text;
 }
 
 export function fromSqliteDate(v: unknown): number {
