@@ -31,7 +31,9 @@ export const WRITES = {
   updateRun: `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
-  insertSnapshot: `INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`,
+  // the snapshot and context just written to the run row, read back in the same transaction
+  // (so the largest value of a step is serialised and sent to the writer once)
+  insertSnapshot: `INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") SELECT "id", ?, ?, "snapshot", "context", ?, ? FROM "Run" WHERE "id" = ?`,
   clearTimer: `DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`,
   setTimer: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
   openReview: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -161,7 +163,7 @@ export class SqliteRunStore implements RunStore {
     }
     if (item.transitions.length) {
       const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
-      ops.push([W.insertSnapshot, [run.id, run.seq, item.snapshotFirst ?? item.transitions[0].seq, a[4], a[5], timers, sqliteDate(run.updatedAt)], 0]);
+      ops.push([W.insertSnapshot, [run.seq, item.snapshotFirst ?? item.transitions[0].seq, timers, sqliteDate(run.updatedAt), run.id], 0]);
     }
     for (const id of item.timersClear) ops.push([W.clearTimer, [run.id, id], 0]);
     for (const t of item.timersSet) ops.push([W.setTimer, [t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq], 0]);
