@@ -72,4 +72,20 @@ describe("StateHooks", () => {
     expect(fired).toEqual(["on_transition", "on_enter:IDLE"]);
     expect(published).toEqual(["on_transition", "on_enter:IDLE"]);
   });
+
+  it("relays hook events to the run's own watchers only: the all-runs stream carries summaries", async () => {
+    const bus = new RunBus();
+    new StateHooks(() => {}).attach(bus);
+    const all: string[] = [];
+    const own: string[] = [];
+    bus.subscribe("*", (m) => void all.push(m.type));
+    const transition = { seq: 1, from: "", to: "IDLE", event: "xstate.init", reason: "run started", at: "2026-01-01T00:00:00.000Z", durationMs: 0 };
+    const run = (id: string) => ({ type: "run" as const, run: { id, workflow: "wf" } as never, transitions: [transition] });
+    bus.publish("run-1", run("run-1"));
+    const off = bus.subscribe("run-2", (m) => void own.push(m.type));
+    bus.publish("run-2", run("run-2"));
+    off();
+    expect(all).toEqual(["run", "run"]);
+    expect(own).toEqual(["run", "hook", "hook"]);
+  });
 });

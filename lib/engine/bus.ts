@@ -30,9 +30,10 @@ export class RunBus {
     };
   }
 
-  publish(runId: string, msg: BusMessage): void {
+  /** To the run's listeners and those of every run ("*"), or (`only`) to the run's alone. */
+  publish(runId: string, msg: BusMessage, opts: { only?: boolean } = {}): void {
     this.deliver(this.listeners.get(runId), msg);
-    this.deliver(this.listeners.get("*"), msg);
+    if (!opts.only) this.deliver(this.listeners.get("*"), msg);
   }
 
   private deliver(set: Set<Listener> | undefined, msg: BusMessage): void {

@@ -36,8 +36,7 @@ export function newDraft(
   now: number,
   isNew: boolean,
 ): Draft {
-  const { effects, ...rest } = row.snapshot as { effects?: Record<string, number> };
-  void rest;
+  const effects = (row.snapshot as { effects?: Record<string, number> }).effects;
   return {
     def,
     row: { ...row, entered: { ...row.entered } },
@@ -244,7 +243,7 @@ export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<Time
     ...d.row,
     status: s,
     state: activeLeaves(d.snapshot),
-    snapshot: { ...persist(def.machine, d.snapshot), effects: d.effects },
+    snapshot: persist(def.machine, d.snapshot, { effects: d.effects }),
     context: d.snapshot.context,
     output: output ?? null,
     error: d.snapshot.status === "error" ? serializeError(d.snapshot.error) : s === "failed" ? d.row.error : s === "aborted" ? d.row.error : null,

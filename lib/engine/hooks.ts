@@ -79,13 +79,14 @@ export class StateHooks {
     this.detach?.();
     const off = bus.subscribe("*", (msg: BusMessage) => {
       if (msg.type !== "run") return;
-      // only derived when someone is there: a watcher of the run (its stream) or a handler here
-      const relay = bus.watched(msg.run.id) || bus.watched("*");
+      // only derived when someone is there: a watcher of the run (its stream) or a handler here;
+      // the all-runs stream carries summaries, not hook events
+      const relay = bus.watched(msg.run.id);
       const fire = !msg.remote && this.handlers.length > 0; // a remote commit's hooks fired in the process that made it
       if (!relay && !fire) return;
       for (const t of msg.transitions) {
         for (const e of hookEvents(msg.run, t)) {
-          if (relay) bus.publish(e.runId, { type: "hook", ...e });
+          if (relay) bus.publish(e.runId, { type: "hook", ...e }, { only: true });
           if (fire) this.fire(e);
         }
       }

@@ -182,12 +182,11 @@ export function initialStep(machine: AnyStateMachine, input: unknown): StepResul
   };
 }
 
-/** Persisted snapshot (JSON-safe) without its context, which is stored on its own. */
-export function persist(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): Record<string, unknown> {
+/** Persisted snapshot (JSON-safe) without its context, which is stored on its own; `extra` keys are added to it. */
+export function persist(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, extra: Record<string, unknown> = {}): Record<string, unknown> {
   // the context is stored in its own column: skip XState's deep walk over it
-  const p = machine.getPersistedSnapshot({ ...snapshot, context: {} } as AnyMachineSnapshot) as Record<string, unknown>;
-  const { context: _context, ...rest } = p;
-  return rest;
+  const { context: _context, ...rest } = machine.getPersistedSnapshot({ ...snapshot, context: null } as AnyMachineSnapshot) as Record<string, unknown>;
+  return Object.assign(rest, extra);
 }
 
 export function restore(machine: AnyStateMachine, persisted: Record<string, unknown>, context: unknown): AnyMachineSnapshot {

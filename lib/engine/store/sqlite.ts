@@ -45,7 +45,29 @@ export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) a
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
 const read = rowReaders(fromSqliteDate);
 
-function runArgs(run: RunRow, insert: boolean): unknown[] {
+/** WRITES.updateRun's arguments: what a step changes, guarded by the version it read */
+function updateArgs(run: RunRow, expectVersion: number): unknown[] {
+  return [
+    run.status,
+    JSON.stringify(run.state),
+    JSON.stringify(run.snapshot),
+    JSON.stringify(run.context ?? null),
+    json(run.output),
+    json(run.error),
+    JSON.stringify(run.entered),
+    run.version,
+    run.seq,
+    run.retries,
+    run.waitingSince === null ? null : sqliteDate(run.waitingSince),
+    run.failedStates,
+    sqliteDate(run.updatedAt),
+    run.finishedAt === null ? null : sqliteDate(run.finishedAt),
+    run.id,
+    expectVersion,
+  ];
+}
+
+function runArgs(run: RunRow): unknown[] {
   return [
     run.id,
     run.workflow,
@@ -53,7 +75,7 @@ function runArgs(run: RunRow, insert: boolean): unknown[] {
     JSON.stringify(run.state),
     JSON.stringify(run.snapshot),
     JSON.stringify(run.context ?? null),
-    insert ? JSON.stringify(run.input ?? null) : null,
+    JSON.stringify(run.input ?? null),
     json(run.output),
     json(run.error),
     JSON.stringify(run.entered),
@@ -154,9 +176,8 @@ export class SqliteRunStore implements RunStore {
   private ops(item: CommitItem): WriteItem {
     const { run } = item;
     const ops: WriteOp[] = [];
-    const a = runArgs(run, item.expectVersion === null);
-    if (item.expectVersion === null) ops.push([W.insertRun, a, 2]);
-    else ops.push([W.updateRun, [a[2], a[3], a[4], a[5], a[7], a[8], a[9], a[10], a[11], a[15], a[16], a[17], a[19], a[20], run.id, item.expectVersion], 1]);
+    if (item.expectVersion === null) ops.push([W.insertRun, runArgs(run), 2]);
+    else ops.push([W.updateRun, updateArgs(run, item.expectVersion), 1]);
     for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id], 1]);
     for (const t of item.transitions) {
       ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
