@@ -103,6 +103,7 @@ describe("conversation workflow", () => {
     expect((await last(id)).reason).toBe("Need at least 3 tool calls before COMPLETION (1 so far)");
     await send(id, { type: "TOOL", name: "shell" });
     await send(id, { type: "TOOL", name: "git_commit" });
+    expect((await rt!.engine.getRun(id)).status).toBe("waiting"); // for the next message, move or tool call
     await send(id, { type: "TRANSITION", to: "COMPLETION" });
     const run = await rt!.engine.getRun(id);
     expect(run.state).toEqual(["COMPLETION"]);

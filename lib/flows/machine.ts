@@ -72,7 +72,11 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     if (kids.length === 0) {
       // a final stage keeps its place in context.active: the run ends there
       if (next.length === 0 && (ends.has(stage) || !c.parents?.[stage])) config.type = "final";
-      else config.exit = { type: "left", params: { stage } };
+      else {
+        config.exit = { type: "left", params: { stage } };
+        // nothing runs inside a stage: the run waits for its next message, move or tool call
+        config.tags = [...(config.tags as string[]), "waiting"];
+      }
       return config;
     }
     config.exit = { type: "left", params: { stage } };
