@@ -113,6 +113,8 @@ export interface KnowledgeStoreOptions {
    * import CLI while the server runs) and rebuilds the index if so; 0 = never. Default 10 s.
    */
   staleCheckMs?: number;
+  /** the database under `db`: PostgreSQL compares text case-sensitively unless asked not to (SQLite's LIKE does not) */
+  dialect?: "sqlite" | "postgres";
 }
 
 
@@ -387,7 +389,9 @@ export class KnowledgeStore {
     const limit = Math.max(1, Math.min(500, q.limit ?? 50));
     const offset = Math.max(0, q.offset ?? 0);
     const filter = q.q?.trim();
-    const where = filter ? { OR: [{ title: { contains: filter } }, { source: { contains: filter } }] } : {};
+    // "Runbook" finds "On-call runbook" on either database (the SQLite client's types know no `mode`)
+    const match = (this.opts.dialect === "postgres" ? { contains: filter, mode: "insensitive" } : { contains: filter }) as { contains: string };
+    const where = filter ? { OR: [{ title: match }, { source: match }] } : {};
     const [rows, total] = await Promise.all([
       this.db.knowledgeDocument.findMany({ where, orderBy: [{ importedAt: "desc" }, { id: "asc" }], take: limit, skip: offset, include: { _count: { select: { chunks: true } } } }),
       this.db.knowledgeDocument.count({ where }),

@@ -7,12 +7,12 @@ import type { ModelPort } from "../llm/types";
 
 /** A knowledge store on a database, embedding with the model port when it can embed (the offline
  *  engine cannot: searches are then BM25 only). */
-export function knowledgeStoreFor(rt: { db: Db; model: ModelPort }, env: NodeJS.ProcessEnv = process.env): KnowledgeStore {
+export function knowledgeStoreFor(rt: { db: Db; model: ModelPort; dialect?: "sqlite" | "postgres" }, env: NodeJS.ProcessEnv = process.env): KnowledgeStore {
   const model = rt.model;
   const embed = model.embed ? async (texts: string[]) => (await model.embed!(texts)).vectors : undefined;
   // vectors are only compared with vectors of the same model: name it as precisely as we can
   const embedModel = env.SWITCHYARD_EMBEDDINGS_MODEL?.trim() || model.name;
-  return new KnowledgeStore(rt.db, embed ? { embed, embedModel } : {});
+  return new KnowledgeStore(rt.db, { dialect: rt.dialect, ...(embed ? { embed, embedModel } : {}) });
 }
 
 /**
