@@ -23,7 +23,7 @@ async function onSqlite(): Promise<Opened> {
   await migrateDatabase(url);
   const handle = openSqlite(sqlitePath(url));
   const db = await prismaOnSqlite(handle);
-  return { store: new KnowledgeStore(db, { dialect: "sqlite", staleCheckMs: 0 }), close: async () => handle.db.close() };
+  return { store: new KnowledgeStore(db, { dialect: "sqlite", staleCheckMs: 0 }), close: async () => void handle.db.close() };
 }
 
 async function onPostgres(): Promise<Opened> {
