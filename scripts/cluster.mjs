@@ -9,6 +9,7 @@
 // the first worker starts alone (it creates the job queues), then the web server and the others.
 import "dotenv/config";
 import { spawn, spawnSync } from "node:child_process";
+import { serverNodeOptions } from "./node-options.mjs";
 import readline from "node:readline";
 
 const args = process.argv.slice(2);
@@ -35,7 +36,7 @@ if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 /** a child whose stdout/stderr lines are forwarded with a prefix (and shown to `onLine`) */
 function launch(name, argv, extra = {}, onLine = () => {}) {
-  const child = spawn(process.execPath, argv, { env: { ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, argv, { env: { ...env, NODE_OPTIONS: serverNodeOptions(env), ...extra }, stdio: ["ignore", "pipe", "pipe"] });
   for (const [from, to] of [
     [child.stdout, process.stdout],
     [child.stderr, process.stderr],

@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import { serverNodeOptions } from "./node-options.mjs";
 
 const require = createRequire(import.meta.url);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -14,6 +15,6 @@ if (!fs.existsSync(".next/BUILD_ID")) {
   process.exit(1);
 }
 const port = process.env.PORT || "3000";
-const child = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], { stdio: "inherit", env });
+const child = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], { stdio: "inherit", env: { ...env, NODE_OPTIONS: serverNodeOptions(env) } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

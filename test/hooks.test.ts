@@ -73,6 +73,22 @@ describe("StateHooks", () => {
     expect(published).toEqual(["on_transition", "on_enter:IDLE"]);
   });
 
+  it("a handler that wants nothing of a workflow is not called, and its runs' hook events are not derived", async () => {
+    const bus = new RunBus();
+    const hooks = new StateHooks(() => {});
+    hooks.attach(bus);
+    const fired: string[] = [];
+    const asked: string[] = [];
+    hooks.onAny((e) => void fired.push(`${e.workflow} ${label(e)}`), { wants: (wf) => (asked.push(wf), wf === "wanted") });
+    const transition = { seq: 1, from: "", to: "IDLE", event: "xstate.init", reason: "run started", at: "2026-01-01T00:00:00.000Z", durationMs: 0 };
+    bus.publish("run-1", { type: "run", run: { id: "run-1", workflow: "other" } as never, transitions: [transition] });
+    expect(fired).toEqual([]);
+    expect(new Set(asked)).toEqual(new Set(["other"]));
+    expect(asked.length).toBeLessThanOrEqual(3); // per commit and handler, not per hook event
+    bus.publish("run-2", { type: "run", run: { id: "run-2", workflow: "wanted" } as never, transitions: [transition] });
+    expect(fired).toEqual(["wanted on_transition", "wanted on_enter:IDLE"]);
+  });
+
   it("relays hook events to the run's own watchers only: the all-runs stream carries summaries", async () => {
     const bus = new RunBus();
     new StateHooks(() => {}).attach(bus);

@@ -24,6 +24,9 @@ export interface HookEvent {
 
 type Handler = (e: HookEvent) => void | Promise<void>;
 
+/** `wants`: whether the handler may care about a workflow's events at all (false: they are not even derived for it) */
+type HandlerOptions = { wants?: (workflow: string) => boolean };
+
 const split = (s: string) => (s ? s.split(",") : []);
 
 /** The hook events of one committed transition, in firing order: exits, the transition, entries. */
@@ -42,7 +45,7 @@ export function hookEvents(run: { id: string; workflow: string }, t: { seq: numb
 }
 
 export class StateHooks {
-  private handlers: { hook: HookName; stage: string | null; fn: Handler }[] = [];
+  private handlers: { hook: HookName; stage: string | null; fn: Handler; wants?: (workflow: string) => boolean }[] = [];
   private detach: (() => void) | null = null;
 
   constructor(private log: (message: string, error: unknown) => void = (m, e) => console.error(`[hooks] ${m}`, e)) {}
@@ -61,13 +64,13 @@ export class StateHooks {
   }
 
   /** Every hook event, whatever its kind (webhooks, the SSE stream). */
-  onAny(fn: Handler): () => void {
-    const subs = [this.add("on_transition", null, fn), this.add("on_enter", null, fn), this.add("on_exit", null, fn)];
+  onAny(fn: Handler, opts: HandlerOptions = {}): () => void {
+    const subs = [this.add("on_transition", null, fn, opts), this.add("on_enter", null, fn, opts), this.add("on_exit", null, fn, opts)];
     return () => subs.forEach((u) => u());
   }
 
-  private add(hook: HookName, stage: string | null, fn: Handler): () => void {
-    const h = { hook, stage, fn };
+  private add(hook: HookName, stage: string | null, fn: Handler, opts: HandlerOptions = {}): () => void {
+    const h = { hook, stage, fn, wants: opts.wants };
     this.handlers.push(h);
     return () => {
       this.handlers = this.handlers.filter((x) => x !== h);
@@ -82,7 +85,8 @@ export class StateHooks {
       // only derived when someone is there: a watcher of the run (its stream) or a handler here;
       // the all-runs stream carries summaries, not hook events
       const relay = bus.watched(msg.run.id);
-      const fire = !msg.remote && this.handlers.length > 0; // a remote commit's hooks fired in the process that made it
+      // a remote commit's hooks fired in the process that made it
+      const fire = !msg.remote && this.handlers.some((h) => !h.wants || h.wants(msg.run.workflow));
       if (!relay && !fire) return;
       for (const t of msg.transitions) {
         for (const e of hookEvents(msg.run, t)) {
@@ -97,7 +101,7 @@ export class StateHooks {
 
   fire(e: HookEvent): void {
     for (const h of this.handlers) {
-      if (h.hook !== e.hook) continue;
+      if (h.hook !== e.hook || (h.wants && !h.wants(e.workflow))) continue;
       if (h.stage !== null && e.stage !== h.stage && e.stage?.split(".").pop() !== h.stage) continue;
       try {
         const out = h.fn(e);

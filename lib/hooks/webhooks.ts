@@ -260,9 +260,12 @@ export class WebhookDispatcher {
   /** Turn every hook event into deliveries. Before start() and after stop() they are only recorded (pending). */
   attach(hooks: StateHooks): () => void {
     this.detachHooks?.();
-    const off = hooks.onAny((e) => {
-      void this.onHook(e);
-    });
+    const off = hooks.onAny(
+      (e) => {
+        void this.onHook(e);
+      },
+      { wants: (workflow) => this.mayWant(workflow) },
+    );
     this.detachHooks = off;
     return off;
   }
@@ -381,6 +384,12 @@ export class WebhookDispatcher {
     });
     await this.db.webhookDelivery.createMany({ data: rows });
     return rows.map((r) => r.id);
+  }
+
+  /** False only when the fresh cached list has no active webhook for the workflow (then its runs' hook events are not even derived). */
+  private mayWant(workflow: string): boolean {
+    const known = this.cache && this.cache.until > performance.now() ? this.cache.known : undefined;
+    return !known || known.some((w) => w.workflow === "*" || w.workflow === workflow);
   }
 
   private wants(w: { workflow: string; patterns: string[] }, e: AnyHookEvent): boolean {
