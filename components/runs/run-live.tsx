@@ -245,7 +245,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 px-4 py-2 text-[11px] text-slate-500">
               <span className="font-medium text-slate-700">State machine</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
-              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-600" /> waiting for a person</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-600" /> waiting for input</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full border-2 border-slate-400" /> visited</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
