@@ -313,6 +313,29 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     expect(rep.resolved.find((a) => a.ruleId === rule.id)!.message).toMatch(/^no longer watched/);
   });
 
+  it("a rule deleted while an evaluation runs opens no alert (none is left open, none is sent)", async () => {
+    const r = await alertRuntime({ actors: { searchContext: hang() } });
+    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 1_000 });
+    const { run } = await r.engine.start("swiss-army", { request: REQUEST });
+    await r.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
+    r.clock.advance(5_000);
+    await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const sent: string[] = [];
+    const monitor = new AlertMonitor({ db: r.db, store: r.store, clock: r.clock, notify: async (a) => void sent.push(`${a.ruleId} ${a.status}`) });
+    // the rule is deleted after the evaluation read the rules and before it opens the breach's alert
+    const m = monitor as unknown as { ruleTargets(now: number): Promise<unknown[]> };
+    const read = m.ruleTargets.bind(monitor);
+    m.ruleTargets = async (now) => {
+      const targets = await read(now);
+      await monitor.deleteRule(rule.id);
+      return targets;
+    };
+    const rep = await monitor.evaluateOnce();
+    expect(rep.opened.map((a) => a.ruleId)).not.toContain(rule.id);
+    expect((await monitor.listAlerts({})).map((a) => a.ruleId)).not.toContain(rule.id);
+    expect(sent.filter((x) => x.startsWith(rule.id))).toEqual([]);
+  });
+
   it("start() evaluates on the injected clock's interval; stop() ends it", async () => {
     rt = await swissRuntime({ actors: { searchContext: hang() } });
     const r = rt;

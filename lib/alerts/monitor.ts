@@ -17,7 +17,7 @@ import { evaluateRule, evaluateSeedMetric, failureStatesOf, type Evaluation, typ
 import { exitsByState } from "../metrics/state-metrics";
 
 const logError = (m: string, d?: unknown) => console.error(`[alerts] error: ${m}`, d ?? "");
-import { AlertRuleInput, alertsByState, alertView, ruleView, seedRuleId, type AlertRuleView, type AlertStatus, type AlertView } from "./rules";
+import { AlertRuleInput, alertsByState, alertView, ruleView, SEED_RULE_PREFIX, seedRuleId, type AlertRuleView, type AlertStatus, type AlertView } from "./rules";
 
 export const DEFAULT_ALERT_INTERVAL_MS = 15_000;
 /** transitions read per state for a rule: the newest within its window, at most this many */
@@ -205,6 +205,9 @@ export class AlertMonitor {
     const row = await this.db.$transaction(async (tx) => {
       const existing = await tx.alert.findFirst({ where: { ruleId: t.ruleId, status: "open" }, select: { id: true } });
       if (existing) return null;
+      // a rule deleted or disabled since this evaluation read it opens nothing (else an alert would
+      // open, and be sent, after deleteRule had resolved the rule's alerts)
+      if (!t.ruleId.startsWith(SEED_RULE_PREFIX) && !(await tx.alertRule.findFirst({ where: { id: t.ruleId, enabled: true }, select: { id: true } }))) return null;
       return tx.alert.create({
         data: {
           id: randomUUID(),
