@@ -57,7 +57,9 @@ test("create a workflow from Mermaid in the editor, run it, move it through its 
     await page.getByTestId("next-stages").getByRole("button", { name: `→ ${to}` }).click();
     await expect(runPage(page)).toHaveAttribute("data-state", state);
   }
-  await expect(page.locator(`[data-testid=diagram] [data-state="RESOLVED"]`)).toHaveAttribute("data-status", "active");
+  // the run waits in its stage for the next move: lit as waiting, and listed as waiting
+  await expect(page.locator(`[data-testid=diagram] [data-state="RESOLVED"]`)).toHaveAttribute("data-status", "waiting");
+  await expect(runPage(page)).toHaveAttribute("data-status", "waiting");
   await shot(page, "flows-run");
   await page.getByTestId("next-stages").getByRole("button", { name: "→ CLOSED" }).click();
   await expect(runPage(page)).toHaveAttribute("data-status", "completed");
