@@ -15,6 +15,7 @@ import path from "node:path";
 import { performance, PerformanceObserver } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { migrateDatabase } from "../lib/db/migrations";
+import { WAL_CHECKPOINT_PAGES } from "../lib/db/sqlite";
 import { ensureRunText, REINDEX_STALE } from "../lib/engine/store/sqlite-text";
 import type { WriteItem } from "../lib/db/sqlite-writer";
 import { W, WRITES, type SqliteRunStore } from "../lib/engine/store/sqlite";
@@ -73,6 +74,7 @@ async function rawReplay(batches: (WriteItem[] | null)[], url: string, file: str
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
+  db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`); // as the store's connections checkpoint
   ensureRunText(db); // the free-text index, its triggers and stale marks, as the store keeps them
   const stmts = Object.values(WRITES).map((sql) => db.prepare(sql));
   const upkeep = REINDEX_STALE.map((sql) => db.prepare(sql));
@@ -111,7 +113,7 @@ const rawRate = engine.transitions / rawSeconds;
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const semi = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? "")?.[1];
-console.log(`Switchyard engine throughput (SQLite, WAL, synchronous=NORMAL, Node ${process.version}, young generation ${semi ? `${semi} MB semi-spaces, as npm start runs` : "V8's default"})`);
+console.log(`Switchyard engine throughput (SQLite, WAL, synchronous=NORMAL, checkpoints every ${WAL_CHECKPOINT_PAGES.toLocaleString("en-US")} pages, Node ${process.version}, young generation ${semi ? `${semi} MB semi-spaces, as npm start runs` : "V8's default"})`);
 console.log(`  workload        ${RUNS} concurrent swiss-army runs × ${CYCLES} request cycles (review decided each cycle)`);
 console.log(`  transitions     ${fmt(engine.transitions)} committed in ${fmt(engine.items)} run steps, ${fmt(engine.stats.batches)} group commits (avg ${(engine.items / engine.stats.batches).toFixed(1)} steps, largest ${engine.stats.largest})`);
 console.log(`  engine          ${fmt(engineRate)} transitions/s  (${engine.seconds.toFixed(2)} s, every step committed before its effects started)`);

@@ -2,8 +2,9 @@
 // same outcomes: one transaction per batch, per-item conflicts undone in a savepoint, a failing
 // statement rolling back its whole batch, and the handle's lock keeping the two connections
 // from ever writing at the same time.
+import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite, type SqliteHandle } from "../lib/db/sqlite";
+import { openSqlite, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "../lib/db/sqlite";
 import { SqliteWriter, writersIdle, type WriteItem } from "../lib/db/sqlite-writer";
 import { tempDbUrl } from "./helpers";
 
@@ -98,6 +99,16 @@ describe("SQLite writer thread", () => {
     await w.writer.write([insert("a", 1)]);
     expect(w.docs()).toEqual([{ id: "a", v: 1 }]);
     expect(w.writer.utilization()?.activeMs).toBeGreaterThan(0);
+  });
+
+  it("both connections checkpoint the WAL every WAL_CHECKPOINT_PAGES pages, not at SQLite's 1,000", async () => {
+    const w = open("thread");
+    expect(w.handle.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_CHECKPOINT_PAGES);
+    // ~6 MB through the writer thread: past 1,000 pages (4 MB) a default connection would have
+    // checkpointed and started the WAL over; at 8,000 pages it is still growing
+    const big = "x".repeat(10_000);
+    for (let b = 0; b < 6; b++) await w.writer.write(Array.from({ length: 100 }, (_, i) => insert(`${b}-${i}`, i, big)));
+    expect(fs.statSync(`${w.handle.file}-wal`).size).toBeGreaterThan(5_500_000);
   });
 
   it("a thread that dies rejects what it had not answered, and the next batch starts a new one", async () => {

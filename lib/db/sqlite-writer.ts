@@ -15,7 +15,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { SqliteHandle } from "./sqlite";
+import { WAL_CHECKPOINT_PAGES, type SqliteHandle } from "./sqlite";
 
 /** [statement index, arguments, check]: check 1 = must change a row, 2 = a constraint violation is a conflict */
 export type WriteOp = [number, unknown[], 0 | 1 | 2];
@@ -65,6 +65,7 @@ const db = new Database(workerData.file);
 db.pragma("journal_mode = WAL");
 db.pragma("synchronous = " + workerData.synchronous);
 db.pragma("busy_timeout = 5000");
+db.pragma("wal_autocheckpoint = " + workerData.checkpointPages);
 const exec = (${EXECUTOR})(db, workerData.sqls, workerData.after);
 parentPort.on("message", (m) => {
   if (m.close) {
@@ -226,7 +227,7 @@ export class SqliteWriter {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const synchronous = String(this.handle.db.pragma("synchronous", { simple: true })) === "2" ? "FULL" : "NORMAL";
-    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, sqls: this.sqls, after: this.upkeep?.sqls ?? [] } });
+    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, checkpointPages: WAL_CHECKPOINT_PAGES, sqls: this.sqls, after: this.upkeep?.sqls ?? [] } });
     worker.unref();
     worker.on("message", (m: { id: number; outcomes?: WriteOutcome[]; error?: { message: string; code?: string } }) => {
       const w = this.waiting.get(m.id);

@@ -55,6 +55,15 @@ export class SqliteLock {
 
 export type Durability = "normal" | "full";
 
+/**
+ * WAL pages between automatic checkpoints (SQLite's default: 1,000 = 4 MB). A checkpoint
+ * copies the WAL's pages into the database file and syncs both; the same hot pages (run rows,
+ * index pages) are rewritten by commit after commit, so checkpointing every 32 MB instead of
+ * every 4 MB copies each of them far fewer times. npm run bench: the writer thread's time per
+ * step down about a quarter on this repository's development disk (raw replay +40–70%).
+ */
+export const WAL_CHECKPOINT_PAGES = 8_000;
+
 export function openSqlite(file: string, durability: Durability = "normal"): SqliteHandle {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
@@ -64,6 +73,7 @@ export function openSqlite(file: string, durability: Durability = "normal"): Sql
   db.pragma(`synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
+  db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   return { db, mutex: new SqliteLock(), file };
 }
 
