@@ -59,6 +59,15 @@ afterAll(async () => {
 
 const seqsOf = (t: { seq: number }[]) => t.map((x) => x.seq);
 
+/** Resolves once `test` holds (polled), or fails after `ms`. */
+async function until(test: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
   it("a web process and two workers run swiss-army runs to review and back to IDLE", async (ctx) => {
     if (skip) return ctx.skip();
@@ -67,8 +76,10 @@ describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
     const b = await node("worker");
     expect(web.cluster?.worker).toBeNull();
     const seen: string[] = [];
+    const reviews = new Map<string, string>();
     web.engine.bus.subscribe("*", (m) => {
       if (m.type === "run" && m.remote) seen.push(m.run.id);
+      if (m.type === "review") reviews.set(m.review.runId, m.review.id);
     });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await web.engine.start("swiss-army", { request: `Summarise the release notes, part ${i + 1}` })).run.id);
@@ -79,6 +90,8 @@ describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
     expect(b.cluster!.worker!.stats.effects).toBeGreaterThan(0);
     for (const id of ids) expect(seen).toContain(id);
     for (const r of atReview) expect(r.reviewId).toBeTruthy();
+    // the reviews the workers opened reached the web process's bus too (the review queue listens)
+    await until(() => atReview.every((r) => reviews.get(r.id) === r.reviewId));
     // decide on the web process
     for (const r of atReview) await web.engine.decide(r.reviewId!, { decision: "approve", reviewer: "ana" });
     const done = await Promise.all(ids.map((id) => web.engine.waitFor(id, (r: RunView) => r.status === "waiting" && r.state.includes("IDLE"), 30_000)));

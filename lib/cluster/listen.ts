@@ -8,7 +8,7 @@ import type { RunBus } from "../engine/bus";
 import type { Engine } from "../engine/engine";
 import type { CommitNotice } from "../engine/store/postgres";
 import type { RunStore } from "../engine/store/types";
-import { transitionView } from "../engine/views";
+import { reviewView, transitionView } from "../engine/views";
 
 export interface Channels {
   commits: string;
@@ -49,6 +49,8 @@ export class CommitListener {
   private retryMs = 500;
   /** run id → the last seq relayed to the bus */
   private relayed = new Map<string, number>();
+  /** run id → the last pending review relayed for it */
+  private reviewed = new Map<string, string>();
   private detachProgress: (() => void) | null = null;
   private sender: pg.Pool;
   private reconnecting: ReturnType<typeof setTimeout> | null = null;
@@ -133,6 +135,13 @@ export class CommitListener {
       if (rows.length) this.relayed.set(runId, rows[rows.length - 1].seq);
       if (this.relayed.size > 50_000) this.relayed.clear();
       this.o.bus.publish(runId, { type: "run", run, transitions: rows.map((t) => transitionView(t, true)), remote: true });
+      // a review the other process opened: as the engine that opened it publishes it (the review queue, the pending count)
+      if (run.reviewId && this.reviewed.get(runId) !== run.reviewId) {
+        this.reviewed.set(runId, run.reviewId);
+        if (this.reviewed.size > 50_000) this.reviewed.clear();
+        const review = await this.o.store.getReview(run.reviewId);
+        if (review?.status === "pending") this.o.bus.publish(runId, { type: "review", review: reviewView(review) });
+      }
     } catch (e) {
       this.o.log(`listener: run ${runId}: ${(e as Error).message}`);
     }
