@@ -1,12 +1,14 @@
 // Outgoing webhooks (lib/hooks/webhooks.ts): swiss-army runs on SQLite with a simulated clock
 // post their hook events to a local receiver. Signatures, event filters, retries with backoff
 // (durable across a restart), permanent failures, and the /api/webhooks routes' validation.
+import dns from "node:dns";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
 import { ManualClock } from "../lib/engine/clock";
 import { hookEvents } from "../lib/engine/hooks";
+import { blockedAddress, guardedLookup } from "../lib/hooks/egress";
 import { matchesEvent, signBody, verifySignature, type DeliveryView, type WebhookPayload } from "../lib/hooks/webhooks";
 import { createRuntime, type Runtime } from "../lib/runtime";
 import { inState, tempDbUrl } from "./helpers";
@@ -376,6 +378,42 @@ describe("management", () => {
     await expect(bad({ events: ["on_start"] })).rejects.toMatchObject({ status: 422, message: /"on_start" is not a hook event/ });
     await expect(bad({ events: ["on_transition:IDLE"] })).rejects.toMatchObject({ status: 422 });
     await expect(bad({ workflow: "../etc" })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it("refuses link-local and metadata hosts: at creation (422), and at delivery at once, without retrying", async () => {
+    const rt = await hookRuntime();
+    const bad = (url: string) => rt.webhooks.createWebhook({ workflow: "swiss-army", url, secret: SECRET, events: ["on_enter"] });
+    await expect(bad("http://169.254.169.254/latest/meta-data/")).rejects.toMatchObject({ status: 422, message: /url must not point at a link-local address/ });
+    await expect(bad("http://[fe80::1]/x")).rejects.toMatchObject({ status: 422, message: /link-local/ });
+    await expect(bad("http://[::ffff:169.254.169.254]/x")).rejects.toMatchObject({ status: 422 });
+    await expect(bad("http://metadata.google.internal/computeMetadata/v1/")).rejects.toMatchObject({ status: 422, message: /metadata/ });
+    await expect(bad("http://0.0.0.0:3000/")).rejects.toMatchObject({ status: 422 });
+    // a webhook stored before the rule (or written around the API) is refused when it would be sent
+    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: "http://example.test/x", secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    await rt.db.webhook.update({ where: { id: hook.id }, data: { url: "http://169.254.169.254/latest/meta-data/" } });
+    await runToReview(rt);
+    const [d] = await rt.webhooks.deliveries(hook.id, 10);
+    expect(d).toMatchObject({ status: "failed", attempts: 1, lastStatus: null, nextAt: null });
+    expect(d!.lastError).toMatch(/169\.254\.169\.254: webhooks may not reach a link-local address/);
+  });
+
+  it("delivers to private and loopback receivers by name: each address a name resolves to is checked when connecting", async () => {
+    const rx = await receiver();
+    const rt = await hookRuntime();
+    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url.replace("127.0.0.1", "localhost"), secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    await runToReview(rt);
+    expect((await rt.webhooks.deliveries(hook.id, 10))[0]).toMatchObject({ status: "delivered", lastStatus: 200 });
+    // a name that resolves to link-local addresses only is refused; mixed answers keep the allowed ones
+    const answer = (addresses: dns.LookupAddress[]) => vi.spyOn(dns, "lookup").mockImplementation(((_h: string, _o: unknown, cb: (e: null, a: dns.LookupAddress[]) => void) => cb(null, addresses)) as never);
+    const look = (all: boolean) => new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) => guardedLookup("receiver.test", { all }, (err, address) => resolve({ err, address })));
+    answer([{ address: "169.254.169.254", family: 4 }]);
+    expect((await look(false)).err).toMatchObject({ code: "EBLOCKED", message: "receiver.test resolves to 169.254.169.254: webhooks may not reach a link-local address (cloud metadata services live there)" });
+    answer([{ address: "fe80::1", family: 6 }, { address: "10.1.2.3", family: 4 }]);
+    expect(await look(false)).toEqual({ err: null, address: "10.1.2.3" });
+    expect(await look(true)).toEqual({ err: null, address: [{ address: "10.1.2.3", family: 4 }] });
+    vi.restoreAllMocks();
+    expect(["10.0.0.1", "192.168.1.1", "127.0.0.1", "::1", "2001:db8::1", "fd12::1"].map(blockedAddress)).toEqual([null, null, null, null, null, null]);
+    expect(["169.254.0.1", "0.0.0.0", "fe80::1", "febf::1", "fd00:ec2::254", "::", "::ffff:169.254.1.1", "::ffff:a9fe:a9fe", "0:0:0:0:0:ffff:a9fe:101"].every((a) => blockedAddress(a) !== null)).toBe(true);
   });
 
   it("deleting a webhook drops its pending deliveries", async () => {

@@ -18,6 +18,7 @@ import type { Webhook, WebhookDelivery } from "../db/generated/sqlite/client";
 import type { Clock } from "../engine/clock";
 import { ConflictError, InvalidError, NotFoundError } from "../engine/errors";
 import type { HookEvent, StateHooks } from "../engine/hooks";
+import { blockedUrl, egressFetch } from "./egress";
 
 export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -78,7 +79,11 @@ export const WebhookFields = {
       } catch {
         return false;
       }
-    }, "url must be an absolute http:// or https:// URL"),
+    }, "url must be an absolute http:// or https:// URL")
+    .superRefine((u, ctx) => {
+      const why = blockedUrl(u);
+      if (why) ctx.addIssue({ code: "custom", message: `url must not point at ${why}` });
+    }),
   secret: z.string({ error: "secret is required (16 characters or more)" }).min(16, "secret must be at least 16 characters").max(500, "secret is longer than 500 characters"),
   events: z
     .array(z.string().trim().regex(EVENT_FORM, { error: (i) => `${JSON.stringify(i.input)} is not a hook event: ${EVENT_HELP}` }), { error: `events must be a list of hook events (${EVENT_HELP})` })
@@ -248,7 +253,7 @@ export class WebhookDispatcher {
   constructor(opts: WebhookDispatcherOptions) {
     this.db = opts.db;
     this.clock = opts.clock;
-    this.fetchFn = opts.fetch ?? ((...args) => fetch(...args));
+    this.fetchFn = opts.fetch ?? egressFetch;
     this.backoffMs = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
@@ -459,7 +464,8 @@ export class WebhookDispatcher {
       // request itself (bad signature, unknown route, gone): the same signed body would be
       // refused again, so it is not retried and fails at once. Everything else — 5xx, 3xx
       // (redirects are not followed), network errors, timeouts — is retried with backoff.
-      const permanent = outcome.status !== null && outcome.status >= 400 && outcome.status < 500 && outcome.status !== 408 && outcome.status !== 429;
+      // a host webhooks may not reach (egress.ts) is refused again on retry: fails at once too
+      const permanent = outcome.blocked === true || (outcome.status !== null && outcome.status >= 400 && outcome.status < 500 && outcome.status !== 408 && outcome.status !== 429);
       const wait = permanent ? undefined : this.backoffMs[attempts - 1];
       data =
         wait === undefined
@@ -471,7 +477,7 @@ export class WebhookDispatcher {
     if (saved.count === 0) this.logFn("warn", `webhook delivery ${id} changed while it was being attempted; outcome not recorded`);
   }
 
-  private async post(hook: Webhook, row: WebhookDelivery): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+  private async post(hook: Webhook, row: WebhookDelivery): Promise<{ ok: boolean; status: number | null; error: string | null; blocked?: boolean }> {
     const timestamp = String(this.clock.now());
     const headers = {
       "content-type": "application/json",
@@ -492,7 +498,7 @@ export class WebhookDispatcher {
       return { ok: false, status: res.status, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}` };
     } catch (e) {
       if (signal.aborted) return { ok: false, status: null, error: `timed out after ${this.timeoutMs} ms` };
-      return { ok: false, status: null, error: errorText(e) };
+      return { ok: false, status: null, error: errorText(e), blocked: isBlocked(e) };
     }
   }
 
@@ -585,9 +591,16 @@ async function readSnippet(res: Response): Promise<string> {
   }
 }
 
+/** The delivery was refused before any connection: its host is one webhooks may not reach. */
+function isBlocked(e: unknown): boolean {
+  const code = (x: unknown) => (x as { code?: string } | null)?.code;
+  return code(e) === "EBLOCKED" || code((e as { cause?: unknown } | null)?.cause) === "EBLOCKED";
+}
+
 function errorText(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const cause = (e as { cause?: unknown }).cause;
+  if (cause instanceof Error && (cause as { code?: string }).code === "EBLOCKED") return cause.message;
   const detail = cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : undefined;
   return detail ? `${e.message} (${detail})` : e.message;
 }
