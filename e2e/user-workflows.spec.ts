@@ -91,6 +91,11 @@ test("conversation: messages are scored, moves follow the stage rules, refusals 
 test("webhooks: add one on a workflow's page, see its deliveries with their answers", async ({ page, request, baseURL }) => {
   await page.goto("/workflows/conversation");
   const panel = page.getByTestId("webhooks-panel");
+  // a cloud metadata address is refused with the reason, in the form
+  await panel.getByLabel("webhook URL").fill("http://169.254.169.254/latest/meta-data/");
+  await panel.getByLabel("webhook secret").fill("a-shared-secret-of-enough-length");
+  await panel.getByRole("button", { name: "Add webhook" }).click();
+  await expect(panel.getByRole("alert")).toContainText("must not point at a link-local address");
   // the app's own health check answers POST with 405: a delivery that fails and is not retried
   await panel.getByLabel("webhook URL").fill(`${baseURL}/api/health`);
   await panel.getByLabel("webhook secret").fill("short");
