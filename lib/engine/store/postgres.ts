@@ -19,7 +19,7 @@ import type {
   TransitionRow,
 } from "./types";
 import { pgTransaction } from "../../db/sql";
-import { json, parse, rowReaders, RUN_COLS, type Row } from "./rows";
+import { json, parse, rowReaders, RUN_COLS, RUN_UPDATED, runWriters, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -39,6 +39,8 @@ const types = {
 };
 
 const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const write = runWriters(ts);
+const UPDATE_RUN = `UPDATE "Run" SET ${RUN_UPDATED.map((c, i) => `"${c}"=$${i + 1}`).join(",")} WHERE "id"=$${RUN_UPDATED.length + 1} AND "version"=$${RUN_UPDATED.length + 2}`;
 
 /** PostgreSQL reads dates back as epoch ms already (the pool's type parser) */
 const read = rowReaders(Number);
@@ -123,19 +125,11 @@ export class PostgresRunStore implements RunStore {
 
   private async apply(c: pg.PoolClient, item: CommitItem): Promise<boolean> {
     const r = item.run;
-    const snapshot = JSON.stringify(r.snapshot);
-    const context = JSON.stringify(r.context ?? null);
     if (item.expectVersion === null) {
-      const res = await c.query(
-        `INSERT INTO "Run" (${RUN_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21) ON CONFLICT ("id") DO NOTHING`,
-        [r.id, r.workflow, r.status, JSON.stringify(r.state), snapshot, context, JSON.stringify(r.input ?? null), json(r.output), json(r.error), JSON.stringify(r.entered), r.version, r.seq, r.parentId, r.forkOf, r.forkSeq, r.retries, ts(r.waitingSince), r.failedStates, ts(r.createdAt), ts(r.updatedAt), ts(r.finishedAt)],
-      );
+      const res = await c.query(`INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map((_, i) => `$${i + 1}`).join(",")}) ON CONFLICT ("id") DO NOTHING`, write.insert(r));
       if (res.rowCount === 0) return false;
     } else {
-      const res = await c.query(
-        `UPDATE "Run" SET "status"=$1,"state"=$2,"snapshot"=$3,"context"=$4,"output"=$5,"error"=$6,"entered"=$7,"version"=$8,"seq"=$9,"retries"=$10,"waitingSince"=$11,"failedStates"=$12,"updatedAt"=$13,"finishedAt"=$14 WHERE "id"=$15 AND "version"=$16`,
-        [r.status, JSON.stringify(r.state), snapshot, context, json(r.output), json(r.error), JSON.stringify(r.entered), r.version, r.seq, r.retries, ts(r.waitingSince), r.failedStates, ts(r.updatedAt), ts(r.finishedAt), r.id, item.expectVersion],
-      );
+      const res = await c.query(UPDATE_RUN, write.update(r, item.expectVersion));
       if (res.rowCount === 0) return false;
     }
     for (const v of item.reviewsClose) {
@@ -147,9 +141,10 @@ export class PostgresRunStore implements RunStore {
     }
     if (item.transitions.length) {
       const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
+      // the snapshot and context just written to the run row, copied in the same transaction (sent once)
       await c.query(
-        `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=excluded."first","snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
-        [r.id, r.seq, item.snapshotFirst ?? item.transitions[0].seq, snapshot, context, timers, ts(r.updatedAt)],
+        `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") SELECT "id", $1, $2, "snapshot", "context", $3, $4 FROM "Run" WHERE "id" = $5 ON CONFLICT ("runId","seq") DO UPDATE SET "first"=excluded."first","snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
+        [r.seq, item.snapshotFirst ?? item.transitions[0].seq, timers, ts(r.updatedAt), r.id],
       );
     }
     for (const id of item.timersClear) await c.query(`DELETE FROM "Timer" WHERE "runId"=$1 AND "id"=$2`, [r.id, id]);

@@ -7,7 +7,44 @@ export type Row = Record<string, unknown>;
 
 export const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
 
+/** The Run columns a step rewrites, in WRITES.updateRun's order (the others are written once, with the run). */
+export const RUN_UPDATED = ["status", "state", "snapshot", "context", "output", "error", "entered", "version", "seq", "retries", "waitingSince", "failedStates", "updatedAt", "finishedAt"] as const;
+
+const RUN_NAMES = RUN_COLS.split(",").map((c) => c.slice(1, -1)) as (keyof RunRow)[];
+
 export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** A run row's column values for the insert (RUN_COLS order) and the update (RUN_UPDATED, then id and the version read), on a database whose date columns take `date(ms)`. */
+export function runWriters(date: (ms: number) => unknown) {
+  const maybe = (ms: number | null) => (ms === null ? null : date(ms));
+  const value: Record<keyof RunRow, (r: RunRow) => unknown> = {
+    id: (r) => r.id,
+    workflow: (r) => r.workflow,
+    status: (r) => r.status,
+    state: (r) => JSON.stringify(r.state),
+    snapshot: (r) => JSON.stringify(r.snapshot),
+    context: (r) => JSON.stringify(r.context ?? null),
+    input: (r) => JSON.stringify(r.input ?? null),
+    output: (r) => json(r.output),
+    error: (r) => json(r.error),
+    entered: (r) => JSON.stringify(r.entered),
+    version: (r) => r.version,
+    seq: (r) => r.seq,
+    parentId: (r) => r.parentId,
+    forkOf: (r) => r.forkOf,
+    forkSeq: (r) => r.forkSeq,
+    retries: (r) => r.retries,
+    waitingSince: (r) => maybe(r.waitingSince),
+    failedStates: (r) => r.failedStates,
+    createdAt: (r) => date(r.createdAt),
+    updatedAt: (r) => date(r.updatedAt),
+    finishedAt: (r) => maybe(r.finishedAt),
+  };
+  return {
+    insert: (r: RunRow): unknown[] => RUN_NAMES.map((c) => value[c](r)),
+    update: (r: RunRow, expectVersion: number): unknown[] => [...RUN_UPDATED.map((c) => value[c](r)), r.id, expectVersion],
+  };
+}
 export const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
 const num = (v: unknown) => Number(v);
 

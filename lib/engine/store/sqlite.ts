@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { json, parse, rowReaders, RUN_COLS, type Row } from "./rows";
+import { json, parse, rowReaders, RUN_COLS, RUN_UPDATED, runWriters, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -28,7 +28,7 @@ import type {
 /** The statements a commit writes with (run by the writer, sqlite-writer.ts), and their indexes. */
 export const WRITES = {
   insertRun: `INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-  updateRun: `UPDATE "Run" SET "status"=?,"state"=?,"snapshot"=?,"context"=?,"output"=?,"error"=?,"entered"=?,"version"=?,"seq"=?,"retries"=?,"waitingSince"=?,"failedStates"=?,"updatedAt"=?,"finishedAt"=? WHERE "id"=? AND "version"=?`,
+  updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
   // the snapshot and context just written to the run row, read back in the same transaction
@@ -45,53 +45,7 @@ export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) a
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
 const read = rowReaders(fromSqliteDate);
 
-/** WRITES.updateRun's arguments: what a step changes, guarded by the version it read */
-function updateArgs(run: RunRow, expectVersion: number): unknown[] {
-  return [
-    run.status,
-    JSON.stringify(run.state),
-    JSON.stringify(run.snapshot),
-    JSON.stringify(run.context ?? null),
-    json(run.output),
-    json(run.error),
-    JSON.stringify(run.entered),
-    run.version,
-    run.seq,
-    run.retries,
-    run.waitingSince === null ? null : sqliteDate(run.waitingSince),
-    run.failedStates,
-    sqliteDate(run.updatedAt),
-    run.finishedAt === null ? null : sqliteDate(run.finishedAt),
-    run.id,
-    expectVersion,
-  ];
-}
-
-function runArgs(run: RunRow): unknown[] {
-  return [
-    run.id,
-    run.workflow,
-    run.status,
-    JSON.stringify(run.state),
-    JSON.stringify(run.snapshot),
-    JSON.stringify(run.context ?? null),
-    JSON.stringify(run.input ?? null),
-    json(run.output),
-    json(run.error),
-    JSON.stringify(run.entered),
-    run.version,
-    run.seq,
-    run.parentId,
-    run.forkOf,
-    run.forkSeq,
-    run.retries,
-    run.waitingSince === null ? null : sqliteDate(run.waitingSince),
-    run.failedStates,
-    sqliteDate(run.createdAt),
-    sqliteDate(run.updatedAt),
-    run.finishedAt === null ? null : sqliteDate(run.finishedAt),
-  ];
-}
+const write = runWriters(sqliteDate);
 
 function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql: string; args: unknown[] } {
   const parts: string[] = [];
@@ -176,8 +130,8 @@ export class SqliteRunStore implements RunStore {
   private ops(item: CommitItem): WriteItem {
     const { run } = item;
     const ops: WriteOp[] = [];
-    if (item.expectVersion === null) ops.push([W.insertRun, runArgs(run), 2]);
-    else ops.push([W.updateRun, updateArgs(run, item.expectVersion), 1]);
+    if (item.expectVersion === null) ops.push([W.insertRun, write.insert(run), 2]);
+    else ops.push([W.updateRun, write.update(run, item.expectVersion), 1]);
     for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id], 1]);
     for (const t of item.transitions) {
       ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
