@@ -259,7 +259,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   await loadUserWorkflows(db);
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
   const model = new RecordingModel(selected.model, db, clock);
-  const knowledge = knowledgeStoreFor({ db, model, dialect: pgPool ? "postgres" : "sqlite" }, env);
+  const knowledge = knowledgeStoreFor({ db, model, dialect: provider }, env);
   const knowledgeReady = seededOnFirstUse(knowledge, opts.seedGuide ?? env.SWITCHYARD_SEED_GUIDE !== "0");
   let engineRef: Engine | null = null;
   const { start: startWebhooks = true, ...webhookOpts } = opts.webhooks ?? {};

@@ -8,6 +8,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import MiniSearch, { type SearchResult } from "minisearch";
 import type { Db } from "../db/client";
+import type { Provider } from "../db/url";
 import { EngineError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { EXTENSION_TYPES, isType, MAX_DOCUMENT_BYTES, prepareDocument, resolveType, type DocType, type ImportInput } from "./prepare";
 
@@ -114,7 +115,7 @@ export interface KnowledgeStoreOptions {
    */
   staleCheckMs?: number;
   /** the database under `db`: PostgreSQL compares text case-sensitively unless asked not to (SQLite's LIKE does not) */
-  dialect?: "sqlite" | "postgres";
+  dialect?: Provider;
 }
 
 

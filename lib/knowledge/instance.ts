@@ -3,11 +3,12 @@
 import { KnowledgeStore } from "./documents";
 import { seedCorpus } from "./seed-corpus";
 import type { Db } from "../db/client";
+import type { Provider } from "../db/url";
 import type { ModelPort } from "../llm/types";
 
 /** A knowledge store on a database, embedding with the model port when it can embed (the offline
  *  engine cannot: searches are then BM25 only). */
-export function knowledgeStoreFor(rt: { db: Db; model: ModelPort; dialect?: "sqlite" | "postgres" }, env: NodeJS.ProcessEnv = process.env): KnowledgeStore {
+export function knowledgeStoreFor(rt: { db: Db; model: ModelPort; dialect?: Provider }, env: NodeJS.ProcessEnv = process.env): KnowledgeStore {
   const model = rt.model;
   const embed = model.embed ? async (texts: string[]) => (await model.embed!(texts)).vectors : undefined;
   // vectors are only compared with vectors of the same model: name it as precisely as we can

@@ -18,6 +18,8 @@ export const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0
 
 export interface TestDb {
   dialect: Dialect;
+  /** its DATABASE_URL (for clients that open it themselves, e.g. Prisma) */
+  url: string;
   /** what a Runtime passes: exactly one handle set */
   ports: Required<SqlPorts>;
   store: RunStore;
@@ -30,10 +32,11 @@ export interface TestDb {
   close(): Promise<void>;
 }
 
-function testDb(dialect: Dialect, ports: Required<SqlPorts>, store: RunStore, close: () => Promise<void>): TestDb {
+function testDb(dialect: Dialect, url: string, ports: Required<SqlPorts>, store: RunStore, close: () => Promise<void>): TestDb {
   const sql = (text: string, args: unknown[] = []) => query(ports, text, args);
   return {
     dialect,
+    url,
     ports,
     store,
     sql,
@@ -44,12 +47,14 @@ function testDb(dialect: Dialect, ports: Required<SqlPorts>, store: RunStore, cl
   };
 }
 
+const withSchema = (url: string, schema: string) => `${url}${url.includes("?") ? "&" : "?"}schema=${schema}`;
+
 export async function sqliteDb(name = "t"): Promise<TestDb> {
   const url = tempDbUrl(name);
   await migrateDatabase(url);
   const handle = openSqlite(sqlitePath(url));
   const store = new SqliteRunStore(handle);
-  return testDb("sqlite", { sqlite: handle, pg: null }, store, async () => {
+  return testDb("sqlite", url, { sqlite: handle, pg: null }, store, async () => {
     await store.close();
     handle.db.close();
   });
@@ -58,7 +63,7 @@ export async function sqliteDb(name = "t"): Promise<TestDb> {
 export async function postgresDb(prefix = "sy_test"): Promise<TestDb> {
   const scratch = await scratchSchema(PG_URL, prefix);
   const store = new PostgresRunStore(PG_URL, { options: scratch.options, max: 4 });
-  return testDb("postgres", { sqlite: null, pg: store.pool }, store, async () => {
+  return testDb("postgres", withSchema(PG_URL, scratch.schema), { sqlite: null, pg: store.pool }, store, async () => {
     await store.close();
     await scratch.drop();
   });
@@ -82,7 +87,7 @@ export async function postgresLinguisticDb(prefix = "sy_test"): Promise<TestDb> 
     url.pathname = `/${name}`;
     const scratch = await scratchSchema(url.toString(), prefix);
     const store = new PostgresRunStore(url.toString(), { options: scratch.options, max: 4 });
-    return testDb("postgres", { sqlite: null, pg: store.pool }, store, async () => {
+    return testDb("postgres", withSchema(url.toString(), scratch.schema), { sqlite: null, pg: store.pool }, store, async () => {
       await store.close();
       await scratch.drop();
       await dropDb();
