@@ -300,13 +300,19 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     await expect(r.alerts.deleteRule(rule.id)).rejects.toMatchObject({ status: 404 });
   });
 
-  it("an alert whose rule disappeared without the API (disabled, or deleted by another process) resolves on the next evaluation", async () => {
+  /** A 1 s dwell rule on CONTEXT_SEARCH, and a run whose search timed out there after 5 s (a breach). */
+  async function slowSearchBreach() {
     const r = await alertRuntime({ actors: { searchContext: hang() } });
     const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 1_000 });
     const { run } = await r.engine.start("swiss-army", { request: REQUEST });
     await r.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
     r.clock.advance(5_000);
     await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    return { r, rule };
+  }
+
+  it("an alert whose rule disappeared without the API (disabled, or deleted by another process) resolves on the next evaluation", async () => {
+    const { r, rule } = await slowSearchBreach();
     expect((await r.alerts.evaluateOnce()).opened.map((a) => a.ruleId)).toContain(rule.id);
     await r.db.alertRule.update({ where: { id: rule.id }, data: { enabled: false } });
     const rep = await r.alerts.evaluateOnce();
@@ -314,12 +320,7 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
   });
 
   it("a rule deleted while an evaluation runs opens no alert (none is left open, none is sent)", async () => {
-    const r = await alertRuntime({ actors: { searchContext: hang() } });
-    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 1_000 });
-    const { run } = await r.engine.start("swiss-army", { request: REQUEST });
-    await r.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
-    r.clock.advance(5_000);
-    await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const { r, rule } = await slowSearchBreach();
     const sent: string[] = [];
     const monitor = new AlertMonitor({ db: r.db, store: r.store, clock: r.clock, notify: async (a) => void sent.push(`${a.ruleId} ${a.status}`) });
     // the rule is deleted after the evaluation read the rules and before it opens the breach's alert

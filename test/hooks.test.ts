@@ -1,7 +1,7 @@
 // State hooks (lib/engine/hooks.ts): the hook events one committed transition yields, and how
 // StateHooks dispatches them (order, stage matching, a throwing handler).
 import { describe, expect, it } from "vitest";
-import { RunBus } from "../lib/engine/bus";
+import { RunBus, type BusMessage } from "../lib/engine/bus";
 import { hookEvents, StateHooks, type HookEvent } from "../lib/engine/hooks";
 
 const run = { id: "run-1", workflow: "wf" };
@@ -21,6 +21,21 @@ describe("hookEvents", () => {
     expect(hookEvents(run, t(1, "", "IDLE")).map(label)).toEqual(["on_transition", "on_enter:IDLE"]);
     expect(hookEvents(run, t(2, "EXECUTING", "EXECUTING"))).toEqual([]);
   });
+});
+
+/** A bus with the state hooks attached to it. */
+function attached() {
+  const bus = new RunBus();
+  const hooks = new StateHooks(() => {});
+  hooks.attach(bus);
+  return { bus, hooks };
+}
+
+/** The bus message of a run's first commit (its xstate.init into IDLE). */
+const started = (id: string, workflow: string): BusMessage => ({
+  type: "run",
+  run: { id, workflow } as never,
+  transitions: [{ seq: 1, from: "", to: "IDLE", event: "xstate.init", reason: "run started", at: "2026-01-01T00:00:00.000Z", durationMs: 0 }],
 });
 
 describe("StateHooks", () => {
@@ -59,47 +74,38 @@ describe("StateHooks", () => {
   });
 
   it("derives hook events from the bus's committed transitions and republishes them", async () => {
-    const bus = new RunBus();
-    const hooks = new StateHooks(() => {});
-    hooks.attach(bus);
+    const { bus, hooks } = attached();
     const fired: string[] = [];
     const published: string[] = [];
     hooks.onAny((e) => void fired.push(label(e)));
     bus.subscribe("run-1", (m) => void (m.type === "hook" && published.push(`${m.hook}${m.stage ? `:${m.stage}` : ""}`)));
-    const transition = { seq: 1, from: "", to: "IDLE", event: "xstate.init", reason: "run started", at: "2026-01-01T00:00:00.000Z", durationMs: 0 };
-    bus.publish("run-1", { type: "run", run: { id: "run-1", workflow: "wf" } as never, transitions: [transition] });
+    bus.publish("run-1", started("run-1", "wf"));
     await Promise.resolve();
     expect(fired).toEqual(["on_transition", "on_enter:IDLE"]);
     expect(published).toEqual(["on_transition", "on_enter:IDLE"]);
   });
 
   it("a handler that wants nothing of a workflow is not called, and its runs' hook events are not derived", async () => {
-    const bus = new RunBus();
-    const hooks = new StateHooks(() => {});
-    hooks.attach(bus);
+    const { bus, hooks } = attached();
     const fired: string[] = [];
     const asked: string[] = [];
     hooks.onAny((e) => void fired.push(`${e.workflow} ${label(e)}`), { wants: (wf) => (asked.push(wf), wf === "wanted") });
-    const transition = { seq: 1, from: "", to: "IDLE", event: "xstate.init", reason: "run started", at: "2026-01-01T00:00:00.000Z", durationMs: 0 };
-    bus.publish("run-1", { type: "run", run: { id: "run-1", workflow: "other" } as never, transitions: [transition] });
+    bus.publish("run-1", started("run-1", "other"));
     expect(fired).toEqual([]);
     expect(new Set(asked)).toEqual(new Set(["other"]));
     expect(asked.length).toBeLessThanOrEqual(3); // per commit and handler, not per hook event
-    bus.publish("run-2", { type: "run", run: { id: "run-2", workflow: "wanted" } as never, transitions: [transition] });
+    bus.publish("run-2", started("run-2", "wanted"));
     expect(fired).toEqual(["wanted on_transition", "wanted on_enter:IDLE"]);
   });
 
   it("relays hook events to the run's own watchers only: the all-runs stream carries summaries", async () => {
-    const bus = new RunBus();
-    new StateHooks(() => {}).attach(bus);
+    const { bus } = attached();
     const all: string[] = [];
     const own: string[] = [];
     bus.subscribe("*", (m) => void all.push(m.type));
-    const transition = { seq: 1, from: "", to: "IDLE", event: "xstate.init", reason: "run started", at: "2026-01-01T00:00:00.000Z", durationMs: 0 };
-    const run = (id: string) => ({ type: "run" as const, run: { id, workflow: "wf" } as never, transitions: [transition] });
-    bus.publish("run-1", run("run-1"));
+    bus.publish("run-1", started("run-1", "wf"));
     const off = bus.subscribe("run-2", (m) => void own.push(m.type));
-    bus.publish("run-2", run("run-2"));
+    bus.publish("run-2", started("run-2", "wf"));
     off();
     expect(all).toEqual(["run", "run"]);
     expect(own).toEqual(["run", "hook", "hook"]);
