@@ -1,14 +1,11 @@
 // node scripts/launch.mjs FILE.ts [args…] — run a TypeScript entry point (tsx) in a child Node
 // with the server's NODE_OPTIONS (scripts/node-options.mjs): npm run worker, and npm run bench
 // so that it measures the engine as the server runs it. Signals pass through; the exit code too.
-import { spawn } from "node:child_process";
-import { serverNodeOptions } from "./node-options.mjs";
+import { runWithServerOptions } from "./node-options.mjs";
 
 const [file, ...args] = process.argv.slice(2);
 if (!file) {
   console.error("usage: node scripts/launch.mjs FILE.ts [args…]");
   process.exit(2);
 }
-const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { stdio: "inherit", env: { ...process.env, NODE_OPTIONS: serverNodeOptions() } });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+runWithServerOptions(["--import", "tsx", file, ...args]);

@@ -1,8 +1,8 @@
 // npm start — apply pending migrations to DATABASE_URL, then serve the production build on PORT.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import { serverNodeOptions } from "./node-options.mjs";
+import { runWithServerOptions } from "./node-options.mjs";
 
 const require = createRequire(import.meta.url);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -15,6 +15,4 @@ if (!fs.existsSync(".next/BUILD_ID")) {
   process.exit(1);
 }
 const port = process.env.PORT || "3000";
-const child = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], { stdio: "inherit", env: { ...env, NODE_OPTIONS: serverNodeOptions(env) } });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+runWithServerOptions([require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], env);
