@@ -55,6 +55,9 @@ export function blockedUrl(url: string): string | null {
   return net.isIP(host) ? blockedAddress(host) : null;
 }
 
+/** The error a blocked host fails with (code EBLOCKED: the delivery is not retried). */
+const refused = (subject: string, why: string) => Object.assign(new Error(`${subject}: webhooks may not reach ${why}`), { code: "EBLOCKED" });
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /** dns.lookup that never answers with a blocked address (used for every connection a webhook makes). */
@@ -64,7 +67,7 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
     const allowed = addresses.filter((a) => blockedAddress(a.address) === null);
     if (allowed.length === 0) {
       const why = blockedAddress(addresses[0]?.address ?? "") ?? "no address";
-      return callback(Object.assign(new Error(`${hostname} resolves to ${addresses.map((a) => a.address).join(", ")}: webhooks may not reach ${why}`), { code: "EBLOCKED" }), []);
+      return callback(refused(`${hostname} resolves to ${addresses.map((a) => a.address).join(", ")}`, why), []);
     }
     if (options.all) callback(null, allowed);
     else callback(null, allowed[0]!.address, allowed[0]!.family);
@@ -77,7 +80,7 @@ let agent: Agent | null = null;
 export const egressFetch: typeof globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
   const why = blockedUrl(url);
-  if (why) throw Object.assign(new Error(`${new URL(url).hostname}: webhooks may not reach ${why}`), { code: "EBLOCKED" });
+  if (why) throw refused(new URL(url).hostname, why);
   agent ??= new Agent({ connect: { lookup: guardedLookup as never } });
   return (await undiciFetch(url, { ...(init as object), dispatcher: agent } as never)) as unknown as Response;
 }) as typeof globalThis.fetch;

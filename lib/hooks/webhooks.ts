@@ -498,7 +498,8 @@ export class WebhookDispatcher {
       return { ok: false, status: res.status, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}` };
     } catch (e) {
       if (signal.aborted) return { ok: false, status: null, error: `timed out after ${this.timeoutMs} ms` };
-      return { ok: false, status: null, error: errorText(e), blocked: isBlocked(e) };
+      const refused = refusal(e);
+      return { ok: false, status: null, error: refused?.message ?? errorText(e), blocked: refused !== null };
     }
   }
 
@@ -591,16 +592,15 @@ async function readSnippet(res: Response): Promise<string> {
   }
 }
 
-/** The delivery was refused before any connection: its host is one webhooks may not reach. */
-function isBlocked(e: unknown): boolean {
-  const code = (x: unknown) => (x as { code?: string } | null)?.code;
-  return code(e) === "EBLOCKED" || code((e as { cause?: unknown } | null)?.cause) === "EBLOCKED";
+/** The refusal behind a failed delivery (egress.ts: its host is one webhooks may not reach), thrown directly or as fetch's cause. */
+function refusal(e: unknown): Error | null {
+  for (const x of [e, (e as { cause?: unknown } | null)?.cause]) if (x instanceof Error && (x as { code?: string }).code === "EBLOCKED") return x;
+  return null;
 }
 
 function errorText(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const cause = (e as { cause?: unknown }).cause;
-  if (cause instanceof Error && (cause as { code?: string }).code === "EBLOCKED") return cause.message;
   const detail = cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : undefined;
   return detail ? `${e.message} (${detail})` : e.message;
 }
