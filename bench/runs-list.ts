@@ -38,8 +38,9 @@ async function main() {
   const db = rt.sqlite!.db;
   const t0 = performance.now();
   const insertRun = db.prepare(
-    `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    `INSERT INTO "Run" ("id","workflow","status","state","input","output","error","entered","version","seq","parentId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
   );
+  const insertSnapshot = db.prepare(`INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,4,4,'{}','{}','[]',?)`);
   const insertT = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`);
   const insertReview = db.prepare(
     `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -58,7 +59,8 @@ async function main() {
       // retries, waitingSince and failedStates as the engine keeps them (lib/engine/draft.ts)
       const retried = rand() < 0.05;
       const waitingSince = status === "waiting" ? sqliteDate(created + 4_000) : null;
-      insertRun.run(id, workflow, status, JSON.stringify([state]), "{}", "{}", input, null, error, "{}", 4, 4, null, retried ? 1 : 0, waitingSince, status === "failed" ? `|${state}|` : null, sqliteDate(created), sqliteDate(created + 60_000), finished);
+      insertRun.run(id, workflow, status, JSON.stringify([state]), input, null, error, "{}", 4, 4, null, retried ? 1 : 0, waitingSince, status === "failed" ? `|${state}|` : null, sqliteDate(created), sqliteDate(created + 60_000), finished);
+      insertSnapshot.run(id, sqliteDate(created + 60_000));
       for (let s = 1; s <= 4; s++) {
         const reason = s === 3 && retried ? "retry 1 of 2 after a network error" : "done";
         insertT.run(id, s, '["A"]', s === 4 ? JSON.stringify([state]) : '["B"]', "EV", reason, sqliteDate(created + s * 1_000), 1_000, "{}");

@@ -41,8 +41,9 @@ async function seed(file: string) {
       state = to;
     }
     db.prepare(
-      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(id, "conversation", "completed", JSON.stringify([state]), "{}", "{}", "{}", null, null, "{}", N, N, null, sqliteDate(t0), sqliteDate(t0 + N * 1_000), sqliteDate(t0 + N * 1_000));
+      `INSERT INTO "Run" ("id","workflow","status","state","input","output","error","entered","version","seq","parentId","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    ).run(id, "conversation", "completed", JSON.stringify([state]), "{}", null, null, "{}", N, N, null, sqliteDate(t0), sqliteDate(t0 + N * 1_000), sqliteDate(t0 + N * 1_000));
+    db.prepare(`INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,'{}','{}','[]',?)`).run(id, N, N, sqliteDate(t0 + N * 1_000));
   })();
   db.close();
   return id;

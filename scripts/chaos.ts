@@ -19,6 +19,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
+import { RUN_FROM } from "../lib/engine/store/rows";
 import { TERMINAL, type RunStatus } from "../lib/engine/store/types";
 import { deriveGraph } from "../lib/graph/derive";
 import { listWorkflows } from "../lib/machines/registry";
@@ -205,7 +206,7 @@ const moving = async (id: string, snapshot: string) =>
   (await db.all(`SELECT 1 FROM "Timer" WHERE "runId" = ?`, id)).length > 0;
 const stillMoving = async () => {
   const out: string[] = [];
-  for (const r of await db.all<{ id: string; snapshot: string }>(`SELECT "id","snapshot" FROM "Run" WHERE "status" = 'running'`)) if (await moving(r.id, r.snapshot)) out.push(r.id);
+  for (const r of await db.all<{ id: string; snapshot: string }>(`SELECT r."id",s."snapshot" FROM ${RUN_FROM} WHERE r."status" = 'running'`)) if (await moving(r.id, r.snapshot)) out.push(r.id);
   return out;
 };
 for (let round = 0; round < 120 && (round === 0 || (await stillMoving()).length); round++) {
@@ -216,7 +217,7 @@ killAll();
 
 // ---------------------------------------------------------------- invariants, on the file itself
 const violations: string[] = [];
-const runs = (await db.all<{ id: string; workflow: string; status: string; state: string; seq: number; snapshot: string }>(`SELECT "id","workflow","status","state","seq","snapshot" FROM "Run"`)).map((r) => ({ ...r, seq: Number(r.seq) }));
+const runs = (await db.all<{ id: string; workflow: string; status: string; state: string; seq: number; snapshot: string }>(`SELECT r."id",r."workflow",r."status",r."state",r."seq",s."snapshot" FROM ${RUN_FROM}`)).map((r) => ({ ...r, seq: Number(r.seq) }));
 const seqs = async (id: string) => (await db.all<{ seq: number }>(`SELECT "seq" FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`, id)).map((x) => Number(x.seq));
 const pending = (id: string) => db.all<{ id: string; state: string }>(`SELECT "id","state" FROM "Review" WHERE "runId" = ? AND "status" = 'pending'`, id);
 let transitions = 0;

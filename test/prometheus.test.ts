@@ -311,7 +311,7 @@ describe("GET /api/metrics", () => {
     rt = await getRuntime();
     const db = rt.sqlite!.db;
     const run = db.prepare(
-      `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","entered","version","seq","createdAt","updatedAt") VALUES (?,?,?,'[]','{}','null','null','{}',1,1,?,?)`,
+      `INSERT INTO "Run" ("id","workflow","status","state","input","entered","version","seq","createdAt","updatedAt") VALUES (?,?,?,'[]','null','{}',1,1,?,?)`,
     );
     run.run("r1", WEIRD, "completed", sqliteDate(T0), sqliteDate(T0));
     run.run("r2", "flow-b", "failed", sqliteDate(T0), sqliteDate(T0));

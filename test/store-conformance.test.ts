@@ -157,6 +157,21 @@ for (const [name, make, reachable] of suites) {
       expect(await s.snapshotAt("sn-1", 5)).toBeNull();
     });
 
+    test("the run's state is its snapshot at its seq: a commit without transitions rewrites that one, and what it answers for stays", async (s) => {
+      const r = run("st-1", { seq: 2, snapshot: { value: "A", status: "active" }, context: { n: 1 } });
+      await s.commit([item(r, null, { transitions: [1, 2].map((q) => tr("st-1", q)) })]);
+      const later = { ...r, version: 2, snapshot: { value: "A", status: "active", effects: { "A:1": 1 } }, context: { n: 1, note: "journalled" }, updatedAt: T0 + 50 };
+      const t = { runId: "st-1", id: "xstate.after.5000.A", dueAt: T0 + 5_000, event: { type: "xstate.after.5000.A" }, seq: 2 };
+      expect(await s.commit([item(later, 1, { timersSet: [t], timers: [t] })])).toEqual(["ok"]);
+      expect(await s.getRun("st-1")).toEqual(later);
+      const at = await s.snapshotAt("st-1", 1);
+      expect(at).toMatchObject({ seq: 2, first: 1, snapshot: later.snapshot, context: later.context, at: T0 + 50 });
+      expect(at!.timers).toEqual([t]);
+      // the listing and the resume read the same row
+      expect((await s.listRuns({ text: undefined })).find((x) => x.id === "st-1")).toEqual(later);
+      expect((await s.resumable()).find((x) => x.run.id === "st-1")?.run).toEqual(later);
+    });
+
     test("runs-list filters and counts", async (s) => {
       const day = 86_400_000;
       const rows = [

@@ -11,6 +11,7 @@ import type { Clock } from "../engine/clock";
 import { failureStates, isRetry } from "../engine/draft";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
+import { RUN_COLS, RUN_FROM, RUN_SELECT, SNAPSHOT_COLS } from "../engine/store/rows";
 import { HttpError, parseJsonBody } from "./http";
 
 export const EXPORT_FORMAT = "switchyard-run";
@@ -237,7 +238,7 @@ function exportQueries(d: Dialect, runIdValue: string): Stmt[] {
   const c = byteOrder(d);
   const args = [runIdValue];
   return [
-    `SELECT * FROM "Run" WHERE "id" = ?`,
+    `SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id" = ?`,
     `SELECT * FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`,
     `SELECT * FROM "Review" WHERE "runId" = ? ORDER BY "seq", "createdAt", "id"${c}`,
     `SELECT * FROM "Snapshot" WHERE "runId" = ? ORDER BY "seq"`,
@@ -468,14 +469,12 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
       },
     },
     {
-      sql: `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      sql: `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`,
       args: [
         newId,
         r.workflow,
         r.status,
         JSON.stringify(r.state),
-        JSON.stringify(r.snapshot),
-        JSON.stringify(r.context ?? null),
         JSON.stringify(r.input ?? null),
         dbJson(r.output),
         dbJson(r.error),
@@ -504,6 +503,12 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
     {
       sql: `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`,
       each: doc.snapshots.map((x) => [newId, x.seq, x.first, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), date(x.at)]),
+    },
+    {
+      // the run's current state is its Snapshot row at its seq: the run's own snapshot and context
+      // (an export from before snapshots were kept has none at that seq)
+      sql: `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT ("runId","seq") DO UPDATE SET "snapshot"=excluded."snapshot","context"=excluded."context"`,
+      args: [newId, r.seq, r.seq, JSON.stringify(r.snapshot), JSON.stringify(r.context ?? null), JSON.stringify(doc.timers.map((t) => ({ id: t.id, dueAt: Date.parse(t.dueAt), event: t.event, seq: t.seq }))), date(r.updatedAt)],
     },
     {
       sql: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`,

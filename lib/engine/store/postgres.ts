@@ -19,7 +19,7 @@ import type {
   TransitionRow,
 } from "./types";
 import { pgTransaction } from "../../db/sql";
-import { json, parse, rowReaders, RUN_COLS, RUN_UPDATED, runWriters, type Row } from "./rows";
+import { json, parse, rowReaders, RUN_COLS, RUN_FROM, RUN_SELECT, RUN_UPDATED, runWriters, SNAPSHOT_COLS, snapshotFirst, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -40,6 +40,7 @@ const types = {
 
 const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const write = runWriters(ts);
+const PUT_SNAPSHOT = `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=least("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`;
 const UPDATE_RUN = `UPDATE "Run" SET ${RUN_UPDATED.map((c, i) => `"${c}"=$${i + 1}`).join(",")} WHERE "id"=$${RUN_UPDATED.length + 1} AND "version"=$${RUN_UPDATED.length + 2}`;
 
 /** PostgreSQL reads dates back as epoch ms already (the pool's type parser) */
@@ -139,14 +140,8 @@ export class PostgresRunStore implements RunStore {
     for (const t of item.transitions) {
       await c.query(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, ts(t.at), t.durationMs, json(t.payload)]);
     }
-    if (item.transitions.length) {
-      const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
-      // the snapshot and context just written to the run row, copied in the same transaction (sent once)
-      await c.query(
-        `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") SELECT "id", $1, $2, "snapshot", "context", $3, $4 FROM "Run" WHERE "id" = $5 ON CONFLICT ("runId","seq") DO UPDATE SET "first"=excluded."first","snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
-        [r.seq, item.snapshotFirst ?? item.transitions[0].seq, timers, ts(r.updatedAt), r.id],
-      );
-    }
+    // the run's state after the commit, at its seq (a commit without transitions rewrites the row)
+    await c.query(PUT_SNAPSHOT, write.snapshot(r, snapshotFirst(item), item.timers));
     for (const id of item.timersClear) await c.query(`DELETE FROM "Timer" WHERE "runId"=$1 AND "id"=$2`, [r.id, id]);
     for (const t of item.timersSet) {
       await c.query(
@@ -191,7 +186,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async getRun(id: string): Promise<RunRow | null> {
-    const [r] = await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=$1`, [id]);
+    const [r] = await this.rows(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id"=$1`, [id]);
     return r ? read.run(r) : null;
   }
 
@@ -203,7 +198,8 @@ export class PostgresRunStore implements RunStore {
   async listRuns(q: RunQuery): Promise<RunRow[]> {
     const w = where(q);
     const k = w.args.length;
-    return (await this.rows(`SELECT ${RUN_COLS} FROM "Run" ${w.sql} ORDER BY "createdAt" DESC, "id" DESC LIMIT $${k + 1} OFFSET $${k + 2}`, [...w.args, q.limit ?? 50, q.offset ?? 0])).map(read.run);
+    const page = `SELECT "id" FROM "Run" ${w.sql} ORDER BY "createdAt" DESC, "id" DESC LIMIT $${k + 1} OFFSET $${k + 2}`;
+    return (await this.rows(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id" IN (${page}) ORDER BY r."createdAt" DESC, r."id" DESC`, [...w.args, q.limit ?? 50, q.offset ?? 0])).map(read.run);
   }
 
   async countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number> {
@@ -263,7 +259,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async resumable(): Promise<ResumableRun[]> {
-    const runs = (await this.rows(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`)).map(read.run);
+    const runs = (await this.rows(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."status" IN ('running','waiting')`)).map(read.run);
     const timers = (await this.rows(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`)).map(read.timer);
     const reviews = (await this.rows(`SELECT * FROM "Review" WHERE "status" = 'pending'`)).map(read.review);
     const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));

@@ -1,14 +1,28 @@
 // Database rows → the store's types, shared by both stores. They differ only in how a date
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
-import type { ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+import type { CommitItem, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
 
-export const RUN_COLS = `"id","workflow","status","state","snapshot","context","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
+/** The Run table's columns (a run's snapshot and context are in its Snapshot row at the run's seq). */
+export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
+
+/**
+ * A whole run row as the readers take it: the Run columns and the snapshot and context of its
+ * Snapshot row at the run's seq. `FROM ${RUN_FROM}` names the run table `r`.
+ */
+export const RUN_SELECT = `${RUN_COLS.split(",").map((c) => `r.${c}`).join(",")},s."snapshot",s."context"`;
+export const RUN_FROM = `"Run" r LEFT JOIN "Snapshot" s ON s."runId" = r."id" AND s."seq" = r."seq"`;
 
 /** The Run columns a step rewrites, in WRITES.updateRun's order (the others are written once, with the run). */
-export const RUN_UPDATED = ["status", "state", "snapshot", "context", "output", "error", "entered", "version", "seq", "retries", "waitingSince", "failedStates", "updatedAt", "finishedAt"] as const;
+export const RUN_UPDATED = ["status", "state", "output", "error", "entered", "version", "seq", "retries", "waitingSince", "failedStates", "updatedAt", "finishedAt"] as const;
+
+/** The Snapshot row a commit writes at its run's seq, in WRITES.putSnapshot's order. */
+export const SNAPSHOT_COLS = `"runId","seq","first","snapshot","context","timers","at"`;
+
+/** The first transition a commit's Snapshot row answers for (its run's seq when it made none). */
+export const snapshotFirst = (item: CommitItem): number => item.snapshotFirst ?? item.transitions[0]?.seq ?? item.run.seq;
 
 const RUN_NAMES = RUN_COLS.split(",").map((c) => c.slice(1, -1)) as (keyof RunRow)[];
 
@@ -43,6 +57,16 @@ export function runWriters(date: (ms: number) => unknown) {
   return {
     insert: (r: RunRow): unknown[] => RUN_NAMES.map((c) => value[c](r)),
     update: (r: RunRow, expectVersion: number): unknown[] => [...RUN_UPDATED.map((c) => value[c](r)), r.id, expectVersion],
+    /** the run's Snapshot row (SNAPSHOT_COLS) after a commit whose own transitions start at `first` */
+    snapshot: (r: RunRow, first: number, timers: readonly TimerRow[]): unknown[] => [
+      r.id,
+      r.seq,
+      first,
+      value.snapshot(r),
+      value.context(r),
+      JSON.stringify(timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))),
+      date(r.updatedAt),
+    ],
   };
 }
 export const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));

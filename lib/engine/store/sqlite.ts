@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { json, parse, rowReaders, RUN_COLS, RUN_UPDATED, runWriters, type Row } from "./rows";
+import { json, parse, rowReaders, RUN_COLS, RUN_FROM, RUN_SELECT, RUN_UPDATED, runWriters, SNAPSHOT_COLS, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -27,13 +27,13 @@ import type {
 
 /** The statements a commit writes with (run by the writer, sqlite-writer.ts), and their indexes. */
 export const WRITES = {
-  insertRun: `INSERT INTO "Run" (${RUN_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+  insertRun: `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`,
   updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
-  // the snapshot and context just written to the run row, read back in the same transaction
-  // (so the largest value of a step is serialised and sent to the writer once)
-  insertSnapshot: `INSERT OR REPLACE INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") SELECT "id", ?, ?, "snapshot", "context", ?, ? FROM "Run" WHERE "id" = ?`,
+  // the run's state after the commit, at its seq: a new row after transitions, the same row
+  // rewritten by a commit that made none (which keeps the transitions it answers for)
+  putSnapshot: `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT("runId","seq") DO UPDATE SET "first"=min("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
   clearTimer: `DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`,
   setTimer: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
   openReview: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -117,7 +117,7 @@ export class SqliteRunStore implements RunStore {
       snapshotAt: p(`SELECT * FROM "Snapshot" WHERE "runId"=? AND "seq">=? AND "first"<=? ORDER BY "seq" LIMIT 1`),
       listArtifacts: p(`SELECT "name","size","updatedAt" FROM "Artifact" WHERE "runId"=? ORDER BY "name"`),
       getArtifact: p(`SELECT "content" FROM "Artifact" WHERE "runId"=? AND "name"=?`),
-      getRun: p(`SELECT ${RUN_COLS} FROM "Run" WHERE "id"=?`),
+      getRun: p(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id"=?`),
       runVersion: p(`SELECT "version" FROM "Run" WHERE "id"=?`),
       transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
       leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
@@ -136,10 +136,7 @@ export class SqliteRunStore implements RunStore {
     for (const t of item.transitions) {
       ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
     }
-    if (item.transitions.length) {
-      const timers = JSON.stringify(item.timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
-      ops.push([W.insertSnapshot, [run.seq, item.snapshotFirst ?? item.transitions[0].seq, timers, sqliteDate(run.updatedAt), run.id], 0]);
-    }
+    ops.push([W.putSnapshot, write.snapshot(run, snapshotFirst(item), item.timers), 0]);
     for (const id of item.timersClear) ops.push([W.clearTimer, [run.id, id], 0]);
     for (const t of item.timersSet) ops.push([W.setTimer, [t.runId, t.id, sqliteDate(t.dueAt), JSON.stringify(t.event), t.seq], 0]);
     for (const r of item.reviewsOpen) {
@@ -181,9 +178,9 @@ export class SqliteRunStore implements RunStore {
     await this.freshText(q.text);
     const dense = this.denseText(q.text);
     const w = where(q, dense);
-    const order = `ORDER BY "createdAt" DESC, "Run".rowid DESC`;
+    const order = (t: string) => `ORDER BY ${t}."createdAt" DESC, ${t}.rowid DESC`;
     const rows = this.db
-      .prepare(`SELECT ${RUN_COLS} FROM "Run" WHERE "Run".rowid IN (SELECT "Run".rowid FROM "Run"${this.pageIndex(q, dense)} ${w.sql} ${order} LIMIT ? OFFSET ?) ${order}`)
+      .prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r.rowid IN (SELECT "Run".rowid FROM "Run"${this.pageIndex(q, dense)} ${w.sql} ${order(`"Run"`)} LIMIT ? OFFSET ?) ${order("r")}`)
       .safeIntegers(false)
       .all(...w.args, q.limit ?? 50, q.offset ?? 0) as Row[];
     return rows.map(read.run);
@@ -293,7 +290,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async resumable(): Promise<ResumableRun[]> {
-    const runs = (this.db.prepare(`SELECT ${RUN_COLS} FROM "Run" WHERE "status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.run);
+    const runs = (this.db.prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.run);
     const timers = (this.db.prepare(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.timer);
     const reviews = (this.db.prepare(`SELECT * FROM "Review" WHERE "status" = 'pending'`).safeIntegers(false).all() as Row[]).map(read.review);
     const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
