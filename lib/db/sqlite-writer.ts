@@ -15,7 +15,8 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { WAL_CHECKPOINT_PAGES, type SqliteHandle } from "./sqlite";
+import { Checkpointer } from "./sqlite-checkpointer";
+import { WAL_CHECKPOINT_CAP_PAGES, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "./sqlite";
 
 /** [statement index, arguments, check]: check 1 = must change a row, 2 = a constraint violation is a conflict */
 export type WriteOp = [number, unknown[], 0 | 1 | 2];
@@ -138,6 +139,7 @@ export class SqliteWriter {
   private closed = false;
   private upkeepTimer: ReturnType<typeof setTimeout> | null = null;
   private upkeepRun: Promise<void> | null = null;
+  private checkpointer: Checkpointer | null = null;
   /** observer of each upkeep run (the benchmark replays them in order with the batches) */
   onTidy?: () => void;
   /** batches written since the last upkeep */
@@ -227,7 +229,10 @@ export class SqliteWriter {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const synchronous = String(this.handle.db.pragma("synchronous", { simple: true })) === "2" ? "FULL" : "NORMAL";
-    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, checkpointPages: WAL_CHECKPOINT_PAGES, sqls: this.sqls, after: this.upkeep?.sqls ?? [] } });
+    // checkpoints run on a thread of their own (sqlite-checkpointer.ts); the connections' own are the backstop
+    this.checkpointer ??= new Checkpointer({ driver: driverPath(), file: this.handle.file, synchronous, pages: WAL_CHECKPOINT_PAGES });
+    this.handle.db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_CAP_PAGES}`);
+    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath(), file: this.handle.file, synchronous, checkpointPages: WAL_CHECKPOINT_CAP_PAGES, sqls: this.sqls, after: this.upkeep?.sqls ?? [] } });
     worker.unref();
     worker.on("message", (m: { id: number; outcomes?: WriteOutcome[]; error?: { message: string; code?: string } }) => {
       const w = this.waiting.get(m.id);
@@ -271,5 +276,14 @@ export class SqliteWriter {
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     worker.postMessage({ close: true });
     await exited;
+    await this.checkpointer?.close();
+    this.checkpointer = null;
+    // the caller's connection (still open for Prisma) checkpoints for itself again
+    if (this.handle.db.open) this.handle.db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+  }
+
+  /** The checkpoint thread's count of checkpoints and frames copied (null before the writer thread starts). */
+  checkpoints(): Promise<{ runs: number; frames: number }> | null {
+    return this.checkpointer?.stats() ?? null;
   }
 }

@@ -63,6 +63,8 @@ export type Durability = "normal" | "full";
  * step down about a quarter on this repository's development disk (raw replay +40–70%).
  */
 export const WAL_CHECKPOINT_PAGES = 8_000;
+/** The connections' own automatic checkpoint while a checkpoint thread runs (sqlite-checkpointer.ts): only a backstop. */
+export const WAL_CHECKPOINT_CAP_PAGES = 4 * WAL_CHECKPOINT_PAGES;
 
 export function openSqlite(file: string, durability: Durability = "normal"): SqliteHandle {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
