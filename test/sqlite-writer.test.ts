@@ -4,7 +4,7 @@
 // from ever writing at the same time.
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqlite, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "../lib/db/sqlite";
+import { openSqlite, WAL_CHECKPOINT_CAP_PAGES, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "../lib/db/sqlite";
 import { SqliteWriter, writersIdle, type WriteItem } from "../lib/db/sqlite-writer";
 import { tempDbUrl } from "./helpers";
 
@@ -109,6 +109,41 @@ describe("SQLite writer thread", () => {
     const big = "x".repeat(10_000);
     for (let b = 0; b < 6; b++) await w.writer.write(Array.from({ length: 100 }, (_, i) => insert(`${b}-${i}`, i, big)));
     expect(fs.statSync(`${w.handle.file}-wal`).size).toBeGreaterThan(5_500_000);
+  });
+
+  it("checkpoints run on a thread of their own once WAL_CHECKPOINT_PAGES frames wait; the connections' own are only a backstop", async () => {
+    const w = open("thread");
+    const big = "x".repeat(10_000);
+    await w.writer.write([insert("first", 0)]);
+    expect(w.handle.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_CHECKPOINT_CAP_PAGES);
+    // ~36 MB through the writer: past 8,000 frames. A writer connection checkpointing at 8,000
+    // itself would leave the checkpoint thread fewer than that to copy.
+    for (let b = 0; b < 36; b++) await w.writer.write(Array.from({ length: 100 }, (_, i) => insert(`${b}-${i}`, i, big)));
+    let stats = { runs: 0, frames: 0 };
+    for (let i = 0; i < 100 && stats.frames < WAL_CHECKPOINT_PAGES; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      stats = (await w.writer.checkpoints())!;
+    }
+    expect(stats.runs).toBeGreaterThan(0);
+    expect(stats.frames).toBeGreaterThanOrEqual(WAL_CHECKPOINT_PAGES);
+    // every frame was copied back: a new write starts the WAL over from its beginning
+    expect(w.docs()).toHaveLength(3_601);
+    await w.writer.close();
+    // with the thread gone, the shared connection checkpoints for itself again
+    expect(w.handle.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_CHECKPOINT_PAGES);
+  });
+
+  it("a small WAL is checkpointed a second after the last write", async () => {
+    const w = open("thread");
+    await w.writer.write(Array.from({ length: 20 }, (_, i) => insert(`s-${i}`, i)));
+    let stats = { runs: 0, frames: 0 };
+    for (let i = 0; i < 60 && stats.runs === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      stats = (await w.writer.checkpoints())!;
+    }
+    expect(stats.runs).toBe(1);
+    expect(stats.frames).toBeGreaterThan(0);
+    expect(stats.frames).toBeLessThan(100);
   });
 
   it("a thread that dies rejects what it had not answered, and the next batch starts a new one", async () => {
