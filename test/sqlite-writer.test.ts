@@ -3,8 +3,9 @@
 // statement rolling back its whole batch, and the handle's lock keeping the two connections
 // from ever writing at the same time.
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqlite, WAL_CHECKPOINT_CAP_PAGES, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "../lib/db/sqlite";
+import { Checkpointer } from "../lib/db/sqlite-checkpointer";
 import { SqliteWriter, writersIdle, type WriteItem } from "../lib/db/sqlite-writer";
 import { tempDbUrl } from "./helpers";
 
@@ -144,6 +145,19 @@ describe("SQLite writer thread", () => {
     expect(stats.runs).toBe(1);
     expect(stats.frames).toBeGreaterThan(0);
     expect(stats.frames).toBeLessThan(100);
+  });
+
+  it("a checkpoint thread that cannot open its database says so once and closes cleanly", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const c = new Checkpointer({ driver: "better-sqlite3", file: "/nonexistent/dir/x.db", synchronous: "NORMAL", pages: 10 });
+      await c.close();
+      expect(await c.stats()).toEqual({ runs: 0, frames: 0 });
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/checkpoint thread stopped/);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("a thread that dies rejects what it had not answered, and the next batch starts a new one", async () => {

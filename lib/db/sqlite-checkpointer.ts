@@ -72,14 +72,23 @@ export interface CheckpointerOptions {
 
 export class Checkpointer {
   private worker: Worker;
+  private exited: Promise<void>;
+  private gone = false;
 
   constructor(o: CheckpointerOptions) {
     this.worker = new Worker(THREAD, { eval: true, workerData: { ...o, pollMs: CHECKPOINT_POLL_MS, idleMs: CHECKPOINT_IDLE_MS } });
     this.worker.unref(); // never what keeps a process alive
+    this.exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve())).then(() => {
+      this.gone = true;
+    });
+    // a thread that fails (the file gone, a driver error) leaves the connections' own checkpoint
+    // at WAL_CHECKPOINT_CAP_PAGES to bound the WAL; said once, never thrown at the process
+    this.worker.on("error", (e) => console.warn(`[sqlite] the checkpoint thread stopped: ${e instanceof Error ? e.message : String(e)}; the connections checkpoint for themselves`));
   }
 
-  /** How many checkpoints this thread has run, and the frames they copied. */
+  /** How many checkpoints this thread has run, and the frames they copied (zeros once it has stopped). */
   stats(): Promise<{ runs: number; frames: number }> {
+    if (this.gone) return Promise.resolve({ runs: 0, frames: 0 });
     return new Promise((resolve) => {
       const on = (m: { stats?: { runs: number; frames: number } }) => {
         if (!m.stats) return;
@@ -92,8 +101,7 @@ export class Checkpointer {
   }
 
   async close(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
-    this.worker.postMessage({ close: true });
-    await exited;
+    if (!this.gone) this.worker.postMessage({ close: true });
+    await this.exited;
   }
 }
