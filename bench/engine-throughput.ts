@@ -101,10 +101,13 @@ async function rawReplay(batches: (WriteItem[] | null)[], url: string, file: str
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`); // as the store's connections checkpoint
   ensureRunText(db); // the free-text index, its triggers and stale marks, as the store keeps them
   const stmts = Object.values(WRITES).map((sql) => db.prepare(sql));
+  // statements built per write (an UPDATE of the columns a step changed), prepared once as the writer does
+  const built = new Map<string, Database.Statement>();
+  const statement = (s: number | string) => (typeof s === "number" ? stmts[s] : built.get(s) ?? built.set(s, db.prepare(s)).get(s)!);
   const upkeep = REINDEX_STALE.map((sql) => db.prepare(sql));
   const tx = db.transaction((batch: WriteItem[] | null) => {
     if (batch === null) for (const st of upkeep) st.run();
-    else for (const item of batch) for (const [i, args] of item.ops) stmts[i].run(...args);
+    else for (const item of batch) for (const [i, args] of item.ops) statement(i).run(...args);
   });
   const started = performance.now();
   for (const batch of batches) tx.immediate(batch);

@@ -157,6 +157,30 @@ for (const [name, make, reachable] of suites) {
       expect(await s.snapshotAt("sn-1", 5)).toBeNull();
     });
 
+    test("step after step the row holds exactly the last commit's values, columns set, changed back to null, or left alone", async (s) => {
+      let r = run("up-1", { status: "running" });
+      let v = 1;
+      expect(await s.commit([item(r, null)])).toEqual(["ok"]);
+      const step = async (over: Partial<RunRow>, expect = v) => {
+        const next = { ...r, ...over, version: v + 1 };
+        const out = await s.commit([item(next, expect)]);
+        if (out[0] === "ok") {
+          r = next;
+          v++;
+        }
+        return out[0];
+      };
+      expect(await step({ state: ["B"], waitingSince: T0 + 1, status: "waiting", updatedAt: T0 + 1 })).toBe("ok");
+      expect(await s.getRun("up-1")).toEqual(r);
+      expect(await step({ output: { a: 1 }, retries: 1, updatedAt: T0 + 2 })).toBe("ok");
+      expect(await step({ waitingSince: null, status: "running", updatedAt: T0 + 3 })).toBe("ok");
+      expect(await s.getRun("up-1")).toEqual(r);
+      // a stale version conflicts and changes nothing; the next step still writes what it must
+      expect(await step({ status: "failed", error: { message: "no" } }, v - 1)).toBe("conflict");
+      expect(await step({ failedStates: "|B|", status: "failed", error: { message: "m" }, updatedAt: T0 + 4 })).toBe("ok");
+      expect(await s.getRun("up-1")).toEqual(r);
+    });
+
     test("the run's state is its snapshot at its seq: a commit without transitions rewrites that one, and what it answers for stays", async (s) => {
       const r = run("st-1", { seq: 2, snapshot: { value: "A", status: "active" }, context: { n: 1 } });
       await s.commit([item(r, null, { transitions: [1, 2].map((q) => tr("st-1", q)) })]);
@@ -218,3 +242,32 @@ for (const [name, make, reachable] of suites) {
     });
   });
 }
+
+describe("SQLite: a second writer on the same database", () => {
+  it("a store whose last write was overtaken writes every column again, so nothing of the other writer's row survives", async () => {
+    const url = tempDbUrl("two-writers");
+    await migrateDatabase(url);
+    const handle = openSqlite(sqlitePath(url));
+    const a = new SqliteRunStore(handle);
+    const b = new SqliteRunStore(handle);
+    try {
+      const r1 = run("tw-1", { status: "running" });
+      expect(await a.commit([item(r1, null)])).toEqual(["ok"]);
+      // b moves the row on (a remembers version 1)
+      const r2 = { ...r1, version: 2, status: "waiting" as const, waitingSince: T0 + 7, output: { by: "b" }, updatedAt: T0 + 7 };
+      expect(await b.commit([item(r2, 1)])).toEqual(["ok"]);
+      // a's own step to version 2 loses (what it tried must not count as written)
+      const lost = { ...r1, version: 2, status: "completed" as const, output: { by: "a" }, updatedAt: T0 + 8 };
+      expect(await a.commit([item(lost, 1)])).toEqual(["conflict"]);
+      // a, having reloaded the run at version 2, writes a row that differs from b's in status,
+      // waitingSince and output: they must all be set, not diffed against version 1 or the lost step
+      const r3 = { ...r1, version: 3, state: ["C"], status: "completed" as const, output: { by: "a" }, updatedAt: T0 + 9 };
+      expect(await a.commit([item(r3, 2)])).toEqual(["ok"]);
+      expect(await a.getRun("tw-1")).toEqual(r3);
+    } finally {
+      await a.close();
+      await b.close();
+      handle.db.close();
+    }
+  });
+});

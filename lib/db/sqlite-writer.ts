@@ -18,8 +18,12 @@ import { Worker } from "node:worker_threads";
 import { Checkpointer } from "./sqlite-checkpointer";
 import { WAL_CHECKPOINT_CAP_PAGES, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "./sqlite";
 
-/** [statement index, arguments, check]: check 1 = must change a row, 2 = a constraint violation is a conflict */
-export type WriteOp = [number, unknown[], 0 | 1 | 2];
+/**
+ * [statement, arguments, check]: the statement is an index into the writer's statements or, for
+ * statements built per write (an UPDATE of the columns that changed), its SQL, prepared once and
+ * kept; check 1 = must change a row, 2 = a constraint violation is a conflict.
+ */
+export type WriteOp = [number | string, unknown[], 0 | 1 | 2];
 /** One item's writes; `guarded` items run in a savepoint, so a failed check undoes only them. */
 export interface WriteItem {
   guarded: boolean;
@@ -32,13 +36,20 @@ export type WriteOutcome = "ok" | "conflict";
 // statements (deferred upkeep such as re-indexing) in one transaction of their own }.
 const EXECUTOR = String.raw`(function (db, sqls, after) {
   var stmts = sqls.map(function (s) { return db.prepare(s); });
+  var built = new Map();
+  function statement(s) {
+    if (typeof s === "number") return stmts[s];
+    var st = built.get(s);
+    if (!st) { st = db.prepare(s); built.set(s, st); }
+    return st;
+  }
   var save = db.prepare("SAVEPOINT item"), release = db.prepare("RELEASE item"), back = db.prepare("ROLLBACK TO item");
   function undo(item) { if (item.guarded) { back.run(); release.run(); } return "conflict"; }
   function one(item) {
     if (item.guarded) save.run();
     try {
       for (var k = 0; k < item.ops.length; k++) {
-        var op = item.ops[k], st = stmts[op[0]], r;
+        var op = item.ops[k], st = statement(op[0]), r;
         try { r = st.run.apply(st, op[1]); }
         catch (e) {
           if (op[2] === 2 && e && typeof e.code === "string" && e.code.indexOf("SQLITE_CONSTRAINT") === 0) return undo(item);

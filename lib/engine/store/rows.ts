@@ -57,6 +57,8 @@ export function runWriters(date: (ms: number) => unknown) {
   return {
     insert: (r: RunRow): unknown[] => RUN_NAMES.map((c) => value[c](r)),
     update: (r: RunRow, expectVersion: number): unknown[] => [...RUN_UPDATED.map((c) => value[c](r)), r.id, expectVersion],
+    /** the RUN_UPDATED columns' values alone */
+    updated: (r: RunRow): unknown[] => RUN_UPDATED.map((c) => value[c](r)),
     /** the run's Snapshot row (SNAPSHOT_COLS) after a commit whose own transitions start at `first` */
     snapshot: (r: RunRow, first: number, timers: readonly TimerRow[]): unknown[] => [
       r.id,

@@ -47,6 +47,28 @@ const read = rowReaders(fromSqliteDate);
 
 const write = runWriters(sqliteDate);
 
+/** UPDATE statements by the set of RUN_UPDATED columns they write (a bit per column) */
+const updates = new Map<number, string>();
+
+/** The UPDATE of the run columns whose values differ from `last` (the version always does), with its arguments. */
+function changedUpdate(now: unknown[], last: unknown[], id: string, expectVersion: number): [string, unknown[]] {
+  let mask = 0;
+  const args: unknown[] = [];
+  for (let j = 0; j < now.length; j++) {
+    if (now[j] !== last[j] || RUN_UPDATED[j] === "version") {
+      mask |= 1 << j;
+      args.push(now[j]);
+    }
+  }
+  let sql = updates.get(mask);
+  if (!sql) {
+    sql = `UPDATE "Run" SET ${RUN_UPDATED.filter((_, j) => mask & (1 << j)).map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`;
+    updates.set(mask, sql);
+  }
+  args.push(id, expectVersion);
+  return [sql, args];
+}
+
 function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql: string; args: unknown[] } {
   const parts: string[] = [];
   const args: unknown[] = [];
@@ -126,12 +148,26 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
+  /**
+   * Per live run, the values its last committed write left in the RUN_UPDATED columns and the
+   * version it left: the next step updates only the columns whose values changed (SQLite
+   * rewrites the index entries of every column in an UPDATE's SET list, changed or not, and 5
+   * of the run indexes hold a column a step may rewrite). Entries are confirmed by the commit's
+   * outcome and dropped on a conflict, a failure or when the run finishes; a step whose expected
+   * version is not the one remembered writes every column.
+   */
+  private written = new Map<string, { version: number; values: unknown[] }>();
+
   /** One item's writes, serialised for the writer (which may be another thread). */
-  private ops(item: CommitItem): WriteItem {
+  private ops(item: CommitItem, values: unknown[]): WriteItem {
     const { run } = item;
     const ops: WriteOp[] = [];
     if (item.expectVersion === null) ops.push([W.insertRun, write.insert(run), 2]);
-    else ops.push([W.updateRun, write.update(run, item.expectVersion), 1]);
+    else {
+      const last = this.written.get(run.id);
+      if (last?.version === item.expectVersion) ops.push([...changedUpdate(values, last.values, run.id, item.expectVersion), 1]);
+      else ops.push([W.updateRun, [...values, run.id, item.expectVersion], 1]);
+    }
     for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id], 1]);
     for (const t of item.transitions) {
       ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
@@ -153,9 +189,21 @@ export class SqliteRunStore implements RunStore {
 
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
-    const batch = items.map((i) => this.ops(i));
+    const values = items.map((i) => write.updated(i.run));
+    const batch = items.map((item, i) => this.ops(item, values[i]));
     this.onWrite?.(batch);
-    return this.writer.write(batch);
+    let out: CommitOutcome[];
+    try {
+      out = await this.writer.write(batch);
+    } catch (e) {
+      for (const item of items) this.written.delete(item.run.id);
+      throw e;
+    }
+    items.forEach(({ run }, i) => {
+      if (out[i] === "ok" && run.finishedAt === null) this.written.set(run.id, { version: run.version, values: values[i] });
+      else this.written.delete(run.id);
+    });
+    return out;
   }
 
   async getRun(id: string): Promise<RunRow | null> {
