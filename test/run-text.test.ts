@@ -100,4 +100,24 @@ describe("free-text index off the commit path (SQLite)", () => {
     expect(again.indexed("lima")).toBe(1);
     expect(again.indexed("kilo")).toBe(0);
   });
+
+  it("a run table rebuilt with its rowids renumbered is re-indexed when the store opens", async () => {
+    const s = await open();
+    await runWithOutputs(s, "run-gone", ["mike"]);
+    await runWithOutputs(s, "run-b", ["november"]);
+    await runWithOutputs(s, "run-c", ["oscar"]);
+    await s.store.close();
+    const db = s.handle.db;
+    db.exec(`DELETE FROM "Run" WHERE "id" = 'run-gone'`);
+    // what redefining the table does: the same rows, copied, numbered from 1 again
+    db.exec(`DROP TRIGGER "RunText_insert"; DROP TRIGGER "RunText_delete"; DROP TRIGGER "RunText_stale";
+      CREATE TABLE "RunCopy" AS SELECT * FROM "Run" ORDER BY rowid; DELETE FROM "Run";
+      INSERT INTO "Run" SELECT * FROM "RunCopy"; DROP TABLE "RunCopy";`);
+    expect(db.prepare(`SELECT rowid FROM "Run" WHERE "id" = 'run-c'`).pluck().get()).not.toBe(3);
+    await s.close();
+    const again = await open(s.url);
+    expect(await again.found("oscar")).toEqual(["run-c"]);
+    expect(await again.found("november")).toEqual(["run-b"]);
+    expect(await again.found("mike")).toEqual([]);
+  });
 });

@@ -12,8 +12,9 @@
 //
 // The table and its triggers are an index the store owns, created when the store opens (Prisma's
 // schema language has no virtual tables, and the migrations diff would try to drop them). Its
-// rows are keyed by the run's rowid; if the counts disagree when the store opens (a database
-// written before the index existed, or copied in), it is rebuilt.
+// rows are keyed by the run's rowid; if the counts or the first and last rowids disagree when the
+// store opens (a database written before the index existed, copied in, or whose run table was
+// rebuilt), it is rebuilt.
 import type Database from "better-sqlite3";
 
 const text = (r: string) => `coalesce(${r}."id", '') || ' ' || coalesce(${r}."input", '') || ' ' || coalesce(${r}."output", '')`;
@@ -57,9 +58,15 @@ export function ensureRunText(db: Database.Database): void {
   db.transaction(() => {
     for (const sql of DDL) db.exec(sql);
     for (const sql of REINDEX_STALE) db.exec(sql); // marks a crash left behind
-    const runs = (db.prepare(`SELECT COUNT(*) AS n FROM "Run"`).get() as { n: number }).n;
-    const indexed = (db.prepare(`SELECT COUNT(*) AS n FROM "RunText"`).get() as { n: number }).n;
-    if (runs !== indexed) {
+    // the same count and the same first and last rowid: a table rebuilt with its rowids renumbered
+    // (a copy, a migration that redefines "Run") shows at one end or the other unless none were missing
+    const span = (t: string) => {
+      const n = Number(db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get());
+      const lo = Number(db.prepare(`SELECT rowid FROM "${t}" ORDER BY rowid LIMIT 1`).pluck().get() ?? 0);
+      const hi = Number(db.prepare(`SELECT rowid FROM "${t}" ORDER BY rowid DESC LIMIT 1`).pluck().get() ?? 0);
+      return `${n}:${lo}:${hi}`;
+    };
+    if (span("Run") !== span("RunText")) {
       db.exec(`DELETE FROM "RunText"`);
       db.exec(`INSERT INTO "RunText" (rowid, "text") SELECT rowid, coalesce("id", '') || ' ' || coalesce("input", '') || ' ' || coalesce("output", '') FROM "Run"`);
     }
