@@ -95,12 +95,17 @@ test("webhooks: add one on a workflow's page, see its deliveries with their answ
   await panel.getByLabel("webhook URL").fill("http://169.254.169.254/latest/meta-data/");
   await panel.getByLabel("webhook secret").fill("a-shared-secret-of-enough-length");
   await panel.getByRole("button", { name: "Add webhook" }).click();
+  // …next to the URL field, said once (not "url: url must…")
   await expect(panel.getByRole("alert")).toContainText("must not point at a link-local address");
+  await expect(panel.locator("#webhook-url-error")).toHaveText(/^url must not point at a link-local address/);
+  await expect(panel.getByLabel("webhook URL")).toHaveAttribute("aria-invalid", "true");
   // the app's own health check answers POST with 405: a delivery that fails and is not retried
   await panel.getByLabel("webhook URL").fill(`${baseURL}/api/health`);
   await panel.getByLabel("webhook secret").fill("short");
   await panel.getByRole("button", { name: "Add webhook" }).click();
-  await expect(panel.getByRole("alert")).toContainText("secret");
+  await expect(panel.getByRole("alert")).toHaveText("secret must be at least 16 characters");
+  await expect(panel.locator("#webhook-url-error")).toHaveCount(0);
+  await expect(panel.getByLabel("webhook secret")).toHaveAttribute("aria-invalid", "true");
   await panel.getByLabel("webhook secret").fill("a-shared-secret-of-enough-length");
   await panel.getByRole("button", { name: "Add webhook" }).click();
   await expect(panel.locator("li")).toContainText("/api/health");

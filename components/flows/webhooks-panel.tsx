@@ -7,17 +7,37 @@ import type { DeliveryView, WebhookView } from "@/lib/hooks/webhooks";
 
 const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert"] as const;
 
+/** An API refusal, with the fields it names (a 422's `issues`). */
+class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly issues: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
 async function call<T>(url: string, init?: RequestInit): Promise<T> {
   const res = await fetch(url, init);
   if (res.status === 204) return undefined as T;
-  const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error((body as { error?: string }).error ?? `HTTP ${res.status}`);
+  const body = (await res.json().catch(() => ({}))) as { error?: string; issues?: { path: string; message: string }[] };
+  if (!res.ok) throw new ApiError(body.error ?? `HTTP ${res.status}`, body.issues);
   return body as T;
+}
+
+/** The form's fields by the path the API names them with; anything else is said above the form's button. */
+const FIELDS = ["url", "secret", "events"] as const;
+type Field = (typeof FIELDS)[number];
+
+function fieldOf(path: string): Field | null {
+  const head = path.split(".")[0];
+  return (FIELDS as readonly string[]).includes(head) ? (head as Field) : null;
 }
 
 export function WebhooksPanel({ workflow }: { workflow: string }) {
   const [hooks, setHooks] = useState<WebhookView[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Partial<Record<Field, string>>>({});
   const [url, setUrl] = useState("");
   const [secret, setSecret] = useState("");
   const [events, setEvents] = useState<string[]>(["on_transition"]);
@@ -34,6 +54,7 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
   const add = async (e: React.FormEvent) => {
     e.preventDefault();
     setError(null);
+    setFieldErrors({});
     const chosen = events.map((h) => (stage.trim() && h !== "on_transition" ? `${h}:${stage.trim()}` : h));
     try {
       await call("/api/webhooks", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workflow, url, secret, events: chosen }) });
@@ -41,9 +62,25 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
       setSecret("");
       load();
     } catch (err) {
-      setError((err as Error).message);
+      // each field's own message next to it (the messages name their field); the rest above
+      const byField: Partial<Record<Field, string>> = {};
+      const other: string[] = [];
+      for (const i of err instanceof ApiError ? err.issues : []) {
+        const f = fieldOf(i.path);
+        if (f) byField[f] ??= i.message;
+        else other.push(i.message);
+      }
+      setFieldErrors(byField);
+      if (Object.keys(byField).length === 0) setError((err as Error).message);
+      else if (other.length) setError(other.join("; "));
     }
   };
+  const fieldError = (f: Field) =>
+    fieldErrors[f] ? (
+      <p id={`webhook-${f}-error`} className="text-xs text-red-700" role="alert">
+        {fieldErrors[f]}
+      </p>
+    ) : null;
 
   return (
     <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="webhooks-panel">
@@ -67,8 +104,14 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
         </ul>
       )}
       <form onSubmit={add} className="mt-3 grid gap-2 text-sm md:grid-cols-[2fr_1fr]">
-        <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.org/hooks/switchyard" aria-label="webhook URL" className="rounded-md border border-slate-300 px-2 py-1" />
-        <input value={secret} onChange={(e) => setSecret(e.target.value)} type="password" placeholder="shared secret (16+ characters)" aria-label="webhook secret" className="rounded-md border border-slate-300 px-2 py-1" />
+        <div className="grid gap-1">
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.org/hooks/switchyard" aria-label="webhook URL" aria-invalid={!!fieldErrors.url} aria-describedby={fieldErrors.url ? "webhook-url-error" : undefined} className={`rounded-md border px-2 py-1 ${fieldErrors.url ? "border-red-500" : "border-slate-300"}`} />
+          {fieldError("url")}
+        </div>
+        <div className="grid gap-1">
+          <input value={secret} onChange={(e) => setSecret(e.target.value)} type="password" placeholder="shared secret (16+ characters)" aria-label="webhook secret" aria-invalid={!!fieldErrors.secret} aria-describedby={fieldErrors.secret ? "webhook-secret-error" : undefined} className={`rounded-md border px-2 py-1 ${fieldErrors.secret ? "border-red-500" : "border-slate-300"}`} />
+          {fieldError("secret")}
+        </div>
         <div className="flex flex-wrap items-center gap-3 text-xs text-slate-600">
           {HOOKS.map((h) => (
             <label key={h} className="flex items-center gap-1">
@@ -77,6 +120,7 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
             </label>
           ))}
           <input value={stage} onChange={(e) => setStage(e.target.value)} placeholder="only this stage (enter/exit/alert)" aria-label="stage filter" className="w-48 rounded border border-slate-300 px-2 py-0.5" />
+          {fieldError("events")}
         </div>
         <button className="justify-self-start rounded-md bg-slate-900 px-3 py-1 text-sm text-white hover:bg-slate-700">Add webhook</button>
       </form>
