@@ -34,10 +34,26 @@ export function keyTerms(text: string, max = 12): string[] {
 
 export function sentences(text: string): string[] {
   return text
-    .replace(/\s+/g, " ")
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9"'(`])/)
+    .split(MARKDOWN_BLOCK)
+    .map((block) => block.replace(BLOCK_MARKER, "").replace(/\s+/g, " "))
+    .flatMap((block) => block.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(`*_])/))
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/** Where a Markdown text breaks regardless of punctuation: blank lines, list items, headings, quotes. */
+const MARKDOWN_BLOCK = /\n\s*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)]|#{1,6}|>)[ \t])|(?<=^[ \t]*#{1,6}[ \t][^\n]*)\n/m;
+const BLOCK_MARKER = /^\s*(?:[-*+]|\d+[.)]|#{1,6}|>)[ \t]+/;
+
+/**
+ * A sentence as plain text to quote inside other Markdown: bold and italic markers removed, and
+ * code ticks too when a cut left them unbalanced. Null when the sentence was itself cut short
+ * (it ends in an ellipsis), since a quote that stops mid-word reads as a fault.
+ */
+export function quotable(sentence: string): string | null {
+  if (/(…|\.\.\.)$/.test(sentence)) return null;
+  const plain = sentence.replace(/\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])/g, "");
+  return (plain.match(/`/g)?.length ?? 0) % 2 ? plain.replace(/`/g, "") : plain;
 }
 
 /** The Porter stem of a word ("resumes", "resuming" → "resum"), to match word forms. */

@@ -2,7 +2,7 @@
 // extractive synthesis: it quotes the passages it was given that best cover the request's
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
 // output, every time.
-import { coverage, estimateTokens, isProse, keyTerms, sentences, tokens } from "../knowledge/text";
+import { coverage, estimateTokens, isProse, keyTerms, quotable, sentences, tokens } from "../knowledge/text";
 import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage } from "./types";
 
 export const OFFLINE_ADAPTER = "offline engine";
@@ -14,13 +14,32 @@ interface Quote {
   score: number;
 }
 
+const NOTE_CHAT = "_Written by the offline engine: it has no language model to hold a conversation, so it answers with what the stored documents say about your message._";
+const NOTE_ANSWER = "_Written by the offline engine: no model endpoint is configured, so this answer is assembled from stored context and quotes its sources._";
+/** The lines this engine adds around its quotes: its notes, headings, source list and coverage line. */
+const OWN_LINES = new RegExp(
+  [NOTE_CHAT, NOTE_ANSWER].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") +
+    "|^\\*\\*(Request|Question|Approach[^*]*|What the sources say|Sources|Coverage):\\*\\*.*$|^- \\[\\d+\\] .*$",
+  "gm",
+);
+
+/**
+ * A passage without the scaffolding of an earlier offline answer (stored results come back as
+ * context): quoting "Written by the offline engine…" or a source list would only echo itself.
+ */
+export function withoutOwnScaffolding(text: string): string {
+  // a quoted line's "[n]" cites the earlier answer's sources, not this one's
+  return text.replace(OWN_LINES, "").replace(/(?: \[\d+\])+$/gm, "");
+}
+
 function bestQuotes(terms: string[], passages: Passage[], max: number): Quote[] {
   const termSet = new Set(terms);
   const quotes: Quote[] = [];
   passages.forEach((passage, index) => {
     let best: Quote | null = null;
-    for (const sentence of sentences(passage.text)) {
-      if (sentence.length < 20 || !isProse(sentence)) continue;
+    for (const raw of sentences(withoutOwnScaffolding(passage.text))) {
+      const sentence = quotable(raw);
+      if (!sentence || sentence.length < 20 || !isProse(sentence)) continue;
       const words = new Set(tokens(sentence));
       let overlap = 0;
       for (const t of termSet) if (words.has(t)) overlap++;
@@ -49,11 +68,7 @@ export function synthesize(req: GenerateRequest): { text: string; citations: str
   const lines: string[] = [];
   // a task (swiss-army's execute) gets an approach; a question (chat, answer) gets what the sources say
   const task = req.purpose === "execute";
-  lines.push(
-    req.purpose === "chat"
-      ? "_Written by the offline engine: it has no language model to hold a conversation, so it answers with what the stored documents say about your message._"
-      : "_Written by the offline engine: no model endpoint is configured, so this answer is assembled from stored context and quotes its sources._",
-  );
+  lines.push(req.purpose === "chat" ? NOTE_CHAT : NOTE_ANSWER);
   lines.push("");
   lines.push(`**${task ? "Request" : "Question"}:** ${sentences(req.prompt)[0] ?? req.prompt}`);
   lines.push("");
