@@ -54,11 +54,11 @@ export function NavLinks({ pending: initial }: { pending: number }) {
   const path = usePathname();
   const pending = usePendingCount(initial);
   return (
-    <nav className="flex items-center gap-1 overflow-x-auto text-sm">
+    <nav className="-mx-2 flex w-full flex-wrap items-center gap-1 text-sm sm:mx-0 sm:w-auto sm:flex-nowrap sm:overflow-x-auto">
       {links.map((l) => {
         const active = l.href === "/" ? path === "/" || path.startsWith("/runs") : path === l.href || path.startsWith(`${l.href}/`);
         return (
-          <Link key={l.href} href={l.href} className={`flex items-center gap-1.5 whitespace-nowrap rounded-md px-3 py-1.5 ${active ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`}>
+          <Link key={l.href} href={l.href} className={`flex items-center gap-1.5 whitespace-nowrap rounded-md px-2 py-1.5 sm:px-3 ${active ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`}>
             {l.label}
             {l.href === "/review" && pending > 0 && (
               <span data-testid="pending-count" className={`rounded-full px-1.5 text-[11px] font-semibold ${active ? "bg-emerald-400 text-slate-900" : "bg-emerald-600 text-white"}`}>

@@ -25,6 +25,9 @@ export function toneOf(t: GraphTransition): Tone {
 const stroke: Record<Tone, string> = { error: "#dc2626", abort: "#94a3b8", timer: "#d97706", human: "#059669", normal: "#475569" };
 const dash: Record<Tone, string | undefined> = { error: "5 4", abort: "2 4", timer: "6 3", human: undefined, normal: undefined };
 
+/** Labels sit above every edge, the raised taken and last edges included (their zIndex is at most 10). */
+const LABEL_Z = 11;
+
 /** A polyline through ELK's route with rounded corners. */
 function roundedPath(points: { x: number; y: number }[], r = 10): string {
   if (points.length < 2) return "";
@@ -61,7 +64,7 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
           <div
             data-edge={id}
             className={`nodrag nopan pointer-events-auto absolute rounded-md border px-1.5 py-0.5 text-[10px] leading-[15px] shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900" : "border-slate-200 bg-white/95 text-slate-600"}`}
-            style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width + 4 }}
+            style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width + 4, zIndex: LABEL_Z }}
           >
             {[...new Map(d.transitions.map((t) => [labelLine(t), t])).entries()]
               .filter(([line]) => line !== "")

@@ -43,11 +43,11 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
       onDone?.(r);
     });
   return (
-    <div className="space-y-3" data-testid="decision-panel" data-review={review.id} data-kind={review.kind}>
+    <div className="@container space-y-3" data-testid="decision-panel" data-review={review.id} data-kind={review.kind}>
       <p className="text-sm font-medium text-slate-900">{review.prompt}</p>
       <ReviewPayload review={review} compact={compact} onEdit={setData} />
       {result?.fieldErrors?.data && <p className="text-xs text-red-600">{result.fieldErrors.data}</p>}
-      <div className="grid gap-2 sm:grid-cols-[1fr_160px]">
+      <div className="grid gap-2 @lg:grid-cols-[1fr_180px]">
         <textarea
           value={feedback}
           onChange={(e) => setFeedback(e.target.value)}

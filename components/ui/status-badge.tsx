@@ -11,7 +11,7 @@ const styles: Record<string, string> = {
 
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <span data-status={status} className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${styles[status] ?? styles.completed}`}>
+    <span data-status={status} className={`inline-flex items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${styles[status] ?? styles.completed}`}>
       {status === "running" && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-blue-600" />}
       {status}
     </span>
@@ -19,5 +19,5 @@ export function StatusBadge({ status }: { status: string }) {
 }
 
 export function WaitingBadge() {
-  return <span className="inline-flex items-center rounded-full bg-emerald-600 px-2 py-0.5 text-[11px] font-semibold text-white">waiting for you</span>;
+  return <span className="inline-flex items-center whitespace-nowrap rounded-full bg-emerald-600 px-2 py-0.5 text-[11px] font-semibold text-white">waiting for you</span>;
 }
