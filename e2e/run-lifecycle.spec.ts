@@ -105,6 +105,11 @@ test("pages read well on a narrow screen", async ({ page }) => {
   await page.goto("/");
   await expect(page.getByTestId("runs-table")).toContainText(id.slice(0, 8));
   await shot(page, "dashboard-narrow");
+  // every section stays reachable: the nav wraps rather than scrolling links off-screen
+  for (const label of [/^Runs$/, /^Review queue/, /^Workflows$/, /^Log$/, /^Knowledge$/, /^Settings$/]) {
+    const box = await page.locator("header nav").getByRole("link", { name: label }).boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390, `${label} is on screen`).toBe(true);
+  }
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto("/workflows/swiss-army");
   await expect(page.getByTestId("metrics")).toBeVisible();
