@@ -29,8 +29,11 @@ function statusOf(id: string, s: DiagramStatus): NodeStatus {
   return "idle";
 }
 
+/** The smallest zoom at which a state's name and description can still be read. */
+const READABLE_ZOOM = 0.7;
+
 /**
- * Keeps the active state in view at a readable zoom (the whole width of the machine fits),
+ * Keeps the active state in view at a readable zoom (the whole machine when it fits at that zoom),
  * panning smoothly as the run moves; a user who pans or zooms takes over for a while.
  */
 function Follow({ layout, active }: { layout: Layout; active: string[] }) {
@@ -59,8 +62,8 @@ function Follow({ layout, active }: { layout: Layout; active: string[] }) {
       abs.set(n.id, { x: (p?.x ?? 0) + n.x, y: (p?.y ?? 0) + n.y, w: n.width, h: n.height });
     }
     const boxes = active.map((a) => abs.get(a)).filter((b): b is NonNullable<typeof b> => !!b);
-    const zoom = Math.max(0.45, Math.min(1, (width - 32) / (layout.width || 1)));
-    if (layout.height * zoom <= height - 32 || boxes.length === 0) {
+    const zoom = Math.max(READABLE_ZOOM, Math.min(1, (width - 32) / (layout.width || 1)));
+    if ((layout.height * zoom <= height - 32 && layout.width * zoom <= width - 32) || boxes.length === 0) {
       void flow.fitView({ padding: 0.06, duration: first.current ? 0 : 300 });
     } else {
       const cx = boxes.reduce((s, b) => s + b.x + b.w / 2, 0) / boxes.length;

@@ -216,7 +216,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </span>
           </h1>
           <p className="mt-0.5 text-xs text-slate-500">
-            started {formatTime(run.createdAt)} · running for <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
+            started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
             <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 hover:underline" data-testid="timeline-link">timeline and replay</Link>
             {run.parentId && (
               <>
