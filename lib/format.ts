@@ -31,3 +31,17 @@ export function humanize(name: string): string {
   const s = name.replace(/[_.-]+/g, " ").toLowerCase().trim();
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+/**
+ * A transition's state paths split at what they share: "A.B.C" → "A.B.D" reads as the scope
+ * "A.B." and the move "C" → "D". Parallel lists (comma-joined) and moves without a shared parent
+ * keep their whole paths (scope "").
+ */
+export function transitionParts(from: string, to: string): { scope: string; from: string; to: string } {
+  if (!from || from.includes(",") || to.includes(",")) return { scope: "", from, to };
+  const a = from.split(".");
+  const b = to.split(".");
+  let n = 0;
+  while (n < a.length - 1 && n < b.length - 1 && a[n] === b[n]) n++;
+  return n ? { scope: `${a.slice(0, n).join(".")}.`, from: a.slice(n).join("."), to: b.slice(n).join(".") } : { scope: "", from, to };
+}

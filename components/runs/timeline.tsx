@@ -2,7 +2,7 @@
 import { Fragment, useState } from "react";
 import type { TransitionView } from "@/lib/engine/views";
 import { eventLabel } from "@/lib/graph/derive";
-import { clockTime, formatDuration } from "@/lib/format";
+import { clockTime, formatDuration, transitionParts } from "@/lib/format";
 
 function tone(t: TransitionView): string {
   if (t.event.startsWith("xstate.error.") || /^critical|failed/i.test(t.reason)) return "bg-red-500";
@@ -30,17 +30,20 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
-          {rows.map((t) => (
+          {rows.map((t) => {
+            const parts = transitionParts(t.from, t.to);
+            return (
             <Fragment key={t.seq}>
               <tr className="cursor-pointer align-top hover:bg-slate-50" onClick={() => setOpen(open === t.seq ? null : t.seq)} data-seq={t.seq}>
                 <td className="py-1.5 pr-2 font-mono text-slate-400">{t.seq}</td>
                 <td className="whitespace-nowrap py-1.5 pr-2 font-mono text-slate-500">{clockTime(t.at)}</td>
                 <td className="py-1.5 pr-2 font-mono">
-                  <span className="inline-flex items-center gap-1.5">
+                  <span className="inline-flex flex-wrap items-center gap-x-1.5" title={`${t.from || "∗"} → ${t.to}`}>
                     <span className={`h-2 w-2 shrink-0 rounded-full ${tone(t)}`} />
-                    <span className="text-slate-500">{t.from || "∗"}</span>
+                    {parts.scope && <span className="text-[10px] text-slate-400">{parts.scope}</span>}
+                    <span className="text-slate-500">{parts.from || "∗"}</span>
                     <span className="text-slate-400">→</span>
-                    <span className="font-semibold text-slate-900">{t.to}</span>
+                    <span className="font-semibold text-slate-900">{parts.to}</span>
                   </span>
                 </td>
                 <td className="py-1.5 pr-2 text-slate-700">{t.reason}</td>
@@ -55,7 +58,8 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
                 </tr>
               )}
             </Fragment>
-          ))}
+            );
+          })}
         </tbody>
       </table>
     </div>
