@@ -26,7 +26,7 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
             <th className="py-1.5 pr-2 font-medium">Transition</th>
             <th className="py-1.5 pr-2 font-medium">Reason</th>
             <th className="py-1.5 pr-2 font-medium">Event</th>
-            <th className="py-1.5 text-right font-medium">In state</th>
+            <th className="whitespace-nowrap py-1.5 text-right font-medium">In state</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -37,7 +37,7 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
               <tr className="cursor-pointer align-top hover:bg-slate-50" onClick={() => setOpen(open === t.seq ? null : t.seq)} data-seq={t.seq}>
                 <td className="py-1.5 pr-2 font-mono text-slate-400">{t.seq}</td>
                 <td className="whitespace-nowrap py-1.5 pr-2 font-mono text-slate-500">{clockTime(t.at)}</td>
-                <td className="py-1.5 pr-2 font-mono">
+                <td className="py-1.5 pr-2 font-mono wrap-anywhere">
                   <span className="inline-flex flex-wrap items-center gap-x-1.5" title={`${t.from || "∗"} → ${t.to}`}>
                     <span className={`h-2 w-2 shrink-0 rounded-full ${tone(t)}`} />
                     {parts.scope && <span className="text-[10px] text-slate-400">{parts.scope}</span>}
@@ -46,7 +46,7 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
                     <span className="font-semibold text-slate-900">{parts.to}</span>
                   </span>
                 </td>
-                <td className="py-1.5 pr-2 text-slate-700">{t.reason}</td>
+                <td className="py-1.5 pr-2 text-slate-700 wrap-anywhere">{t.reason}</td>
                 <td className="py-1.5 pr-2 font-mono text-[11px] text-slate-500">{eventLabel(t.event)}</td>
                 <td className="whitespace-nowrap py-1.5 text-right font-mono text-slate-500">{t.from ? formatDuration(t.durationMs) : ""}</td>
               </tr>

@@ -125,6 +125,10 @@ export function describeEvent(event: EventObject): string {
     const err = (event as { error?: { message?: string } }).error;
     return `${type.slice(19)} failed${err?.message ? `: ${err.message}` : ""}`;
   }
+  if (type.startsWith("xstate.done.state.")) {
+    // "xstate.done.state.<machine id>.<state path>": the compound state that reached its final state
+    return `${type.split(".").at(-1)} done`;
+  }
   if (type === "xstate.init") return "run started";
   return type;
 }
