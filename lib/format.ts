@@ -2,14 +2,27 @@
 
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return "—";
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
   const s = ms / 1_000;
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.round(s % 60)} s`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ${m % 60} min`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
+  if (s < 9.95) return `${s.toFixed(1)} s`;
+  // round the whole first, then split it: 8 min 59.7 s reads "9 min 0 s", never "8 min 60 s"
+  const secs = Math.round(s);
+  if (secs < 60) return `${secs} s`;
+  const two = (big: number, bigUnit: string, small: number, smallUnit: string) => `${big} ${bigUnit}${small ? ` ${small} ${smallUnit}` : ""}`;
+  if (secs < 3_600) return two(Math.floor(secs / 60), "min", secs % 60, "s");
+  const mins = Math.round(s / 60);
+  if (mins < 48 * 60) return two(Math.floor(mins / 60), "h", mins % 60, "min");
+  const hours = Math.round(s / 3_600);
+  return two(Math.floor(hours / 24), "d", hours % 24, "h");
+}
+
+const TICK_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 10e3, 15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 900e3, 1_800e3, 3_600e3, 7_200e3, 10_800e3, 21_600e3, 43_200e3, 86_400e3];
+
+/** Round offsets (0, 5 min, 10 min, …) for an axis `spanMs` long, at most `max` + 1 of them. */
+export function durationTicks(spanMs: number, max = 6): number[] {
+  if (!(spanMs > 0)) return [0];
+  const step = TICK_STEPS.find((t) => spanMs / t <= max) ?? Math.ceil(spanMs / max / 86_400e3) * 86_400e3;
+  return Array.from({ length: Math.floor(spanMs / step) + 1 }, (_, i) => i * step);
 }
 
 export function shortId(id: string): string {

@@ -226,7 +226,7 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     r.clock.advance(1);
     const opened = ours(await r.alerts.evaluateOnce());
     expect(opened).toEqual([expect.objectContaining({ state: "HUMAN_REVIEW", metric: "waiting", value: 10 * MIN + 1, threshold: 10 * MIN, status: "open" })]);
-    expect(opened[0]!.message).toBe(`HUMAN_REVIEW: run ${run.id.slice(0, 8)} has waited 10 min 0 s for a review (above 10 min)`);
+    expect(opened[0]!.message).toBe(`HUMAN_REVIEW: run ${run.id.slice(0, 8)} has waited 10 min for a review (above 10 min)`);
     // the value follows the wait while the alert is open
     r.clock.advance(5 * MIN);
     await r.alerts.evaluateOnce();
@@ -251,7 +251,7 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
       status: "open",
       resolvedAt: null,
     });
-    expect(bodies[0]!.message).toContain("has waited 10 min 0 s for a review");
+    expect(bodies[0]!.message).toContain("has waited 10 min for a review");
     expect(bodies[1]).toMatchObject({ status: "resolved", value: 0, resolvedAt: expect.any(String) });
     expect(bodies[1]!.message).toMatch(/^cleared: HUMAN_REVIEW: no run is waiting for a review$/);
     for (const k of ["workflow", "state", "metric", "value", "threshold", "message", "status"]) expect(bodies[0]).toHaveProperty(k);

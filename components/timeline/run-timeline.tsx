@@ -8,7 +8,7 @@ import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
 import { eventLabel } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
-import { clockTime, formatDuration } from "@/lib/format";
+import { clockTime, durationTicks, formatDuration } from "@/lib/format";
 import { lanesOf, replayIndex, visitsOf, type Visit } from "@/lib/timeline/replay";
 import { FORK_EVENT } from "@/lib/engine/views";
 import { CursorContext } from "./cursor-context";
@@ -219,15 +219,20 @@ const GanttLayer = memo(function GanttLayer({ lanes, transitions, calls, start, 
 }) {
   const x = (ms: number) => LABEL_W + ((ms - start) / (end - start)) * plotW;
   const laneOf = new Map(lanes.map((l, i) => [l.state, i]));
-  const ticks = 6;
+  // round offsets; a label too close to the right edge to be centred on its line is left out
+  const ticks = durationTicks(end - start);
   return (
     <g>
-      {Array.from({ length: ticks + 1 }, (_, i) => {
-        const ms = start + ((end - start) * i) / ticks;
+      {ticks.map((offset, i) => {
+        const ms = start + offset;
+        const label = `+${offset === 0 ? "0" : formatDuration(offset)}`;
+        const room = LABEL_W + plotW - x(ms);
         return (
           <g key={i}>
             <line x1={x(ms)} x2={x(ms)} y1={14} y2={height} className="stroke-slate-100" />
-            <text x={x(ms)} y={10} textAnchor={i === 0 ? "start" : i === ticks ? "end" : "middle"} className="fill-slate-400 text-[10px]">+{formatDuration(ms - start)}</text>
+            {(i === 0 || room >= label.length * 3) && (
+              <text x={x(ms)} y={10} textAnchor={i === 0 ? "start" : "middle"} className="fill-slate-400 text-[10px]">{label}</text>
+            )}
           </g>
         );
       })}

@@ -77,8 +77,8 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
       )}
 
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
-        <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
-          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} className="h-[620px] w-full" />
+        <div className="self-start overflow-hidden rounded-xl border border-slate-200 bg-white xl:sticky xl:top-20">
+          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
         </div>
         <div className="space-y-4">
           <AlertsPanel
