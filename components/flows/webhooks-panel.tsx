@@ -3,6 +3,7 @@
 // which hooks), see each delivery with its attempts and last answer, redeliver, remove.
 import { useCallback, useEffect, useState } from "react";
 import { formatTime } from "@/lib/format";
+import { issuesByField } from "@/lib/field-errors";
 import type { DeliveryView, WebhookView } from "@/lib/hooks/webhooks";
 
 const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert"] as const;
@@ -28,11 +29,7 @@ async function call<T>(url: string, init?: RequestInit): Promise<T> {
 /** The form's fields by the path the API names them with; anything else is said above the form's button. */
 const FIELDS = ["url", "secret", "events"] as const;
 type Field = (typeof FIELDS)[number];
-
-function fieldOf(path: string): Field | null {
-  const head = path.split(".")[0];
-  return (FIELDS as readonly string[]).includes(head) ? (head as Field) : null;
-}
+const fieldOf = (head: string): Field | null => ((FIELDS as readonly string[]).includes(head) ? (head as Field) : null);
 
 export function WebhooksPanel({ workflow }: { workflow: string }) {
   const [hooks, setHooks] = useState<WebhookView[]>([]);
@@ -63,13 +60,7 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
       load();
     } catch (err) {
       // each field's own message next to it (the messages name their field); the rest above
-      const byField: Partial<Record<Field, string>> = {};
-      const other: string[] = [];
-      for (const i of err instanceof ApiError ? err.issues : []) {
-        const f = fieldOf(i.path);
-        if (f) byField[f] ??= i.message;
-        else other.push(i.message);
-      }
+      const { fields: byField, other } = issuesByField(err instanceof ApiError ? err.issues : [], fieldOf);
       setFieldErrors(byField);
       if (Object.keys(byField).length === 0) setError((err as Error).message);
       else if (other.length) setError(other.join("; "));

@@ -6,6 +6,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { ALERT_METRICS } from "@/lib/alerts/rules";
 import { isEngineError } from "@/lib/engine/errors";
+import { issuesByField, type Issue } from "@/lib/field-errors";
 import { getRuntime } from "@/lib/runtime";
 
 export type RuleField = "state" | "metric" | "threshold" | "windowMinutes";
@@ -40,16 +41,9 @@ const RuleForm = z
 
 const FIELD_OF: Record<string, RuleField> = { state: "state", metric: "metric", threshold: "threshold", windowMs: "windowMinutes", windowMinutes: "windowMinutes" };
 
-function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[]): RuleFormResult {
-  const out: RuleFormResult = { ok: false, fieldErrors: {} };
-  const other: string[] = [];
-  for (const i of issues) {
-    const f = FIELD_OF[String(i.path[0] ?? "")];
-    if (f) out.fieldErrors![f] ??= i.message;
-    else other.push(i.message);
-  }
-  if (other.length) out.error = other.join("; ");
-  return out;
+function fieldErrors(issues: readonly Issue[]): RuleFormResult {
+  const { fields, other } = issuesByField(issues, (head) => (Object.hasOwn(FIELD_OF, head) ? FIELD_OF[head] : null));
+  return { ok: false, fieldErrors: fields, ...(other.length ? { error: other.join("; ") } : {}) };
 }
 
 /** Add a rule: threshold in seconds (dwell, waiting) or percent (failure rate), window in minutes. Evaluated at once. */
