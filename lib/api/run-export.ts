@@ -11,7 +11,7 @@ import type { Clock } from "../engine/clock";
 import { failureStates, isRetry } from "../engine/draft";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
-import { RUN_COLS, RUN_FROM, RUN_SELECT, SNAPSHOT_COLS } from "../engine/store/rows";
+import { RUN_FROM, RUN_INSERT, RUN_SELECT, SNAPSHOT_COLS, timersJson } from "../engine/store/rows";
 import { HttpError, parseJsonBody } from "./http";
 
 export const EXPORT_FORMAT = "switchyard-run";
@@ -469,7 +469,7 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
       },
     },
     {
-      sql: `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`,
+      sql: RUN_INSERT,
       args: [
         newId,
         r.workflow,
@@ -508,7 +508,7 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
       // the run's current state is its Snapshot row at its seq: the run's own snapshot and context
       // (an export from before snapshots were kept has none at that seq)
       sql: `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT ("runId","seq") DO UPDATE SET "snapshot"=excluded."snapshot","context"=excluded."context"`,
-      args: [newId, r.seq, r.seq, JSON.stringify(r.snapshot), JSON.stringify(r.context ?? null), JSON.stringify(doc.timers.map((t) => ({ id: t.id, dueAt: Date.parse(t.dueAt), event: t.event, seq: t.seq }))), date(r.updatedAt)],
+      args: [newId, r.seq, r.seq, JSON.stringify(r.snapshot), JSON.stringify(r.context ?? null), timersJson(doc.timers.map((t) => ({ ...t, dueAt: Date.parse(t.dueAt) }))), date(r.updatedAt)],
     },
     {
       sql: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`,

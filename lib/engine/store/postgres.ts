@@ -19,7 +19,7 @@ import type {
   TransitionRow,
 } from "./types";
 import { pgTransaction } from "../../db/sql";
-import { json, parse, rowReaders, RUN_COLS, RUN_FROM, RUN_SELECT, RUN_UPDATED, runWriters, SNAPSHOT_COLS, snapshotFirst, type Row } from "./rows";
+import { json, parse, putSnapshotSql, rowReaders, RUN_COLS, RUN_FROM, RUN_SELECT, RUN_UPDATED, runWriters, snapshotFirst, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -40,7 +40,7 @@ const types = {
 
 const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const write = runWriters(ts);
-const PUT_SNAPSHOT = `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=least("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`;
+const PUT_SNAPSHOT = putSnapshotSql("$1,$2,$3,$4,$5,$6,$7", "least");
 const UPDATE_RUN = `UPDATE "Run" SET ${RUN_UPDATED.map((c, i) => `"${c}"=$${i + 1}`).join(",")} WHERE "id"=$${RUN_UPDATED.length + 1} AND "version"=$${RUN_UPDATED.length + 2}`;
 
 /** PostgreSQL reads dates back as epoch ms already (the pool's type parser) */

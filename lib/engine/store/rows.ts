@@ -21,6 +21,20 @@ export const RUN_UPDATED = ["status", "state", "output", "error", "entered", "ve
 /** The Snapshot row a commit writes at its run's seq, in WRITES.putSnapshot's order. */
 export const SNAPSHOT_COLS = `"runId","seq","first","snapshot","context","timers","at"`;
 
+/** The INSERT of a whole Run row, `?` placeholders in RUN_COLS order. */
+export const RUN_INSERT = `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`;
+
+/**
+ * The upsert of a commit's Snapshot row (SNAPSHOT_COLS from `values`): a commit without
+ * transitions rewrites its run's row at the same seq and keeps the first transition it answers
+ * for. `least` is the dialect's two-argument minimum (SQLite `min`, PostgreSQL `least`).
+ */
+export const putSnapshotSql = (values: string, least: "min" | "least") =>
+  `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (${values}) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=${least}("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`;
+
+/** A Snapshot row's timers column: the run's pending timers, due times in epoch ms. */
+export const timersJson = (timers: readonly Pick<TimerRow, "id" | "dueAt" | "event" | "seq">[]) => JSON.stringify(timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
+
 /** The first transition a commit's Snapshot row answers for (its run's seq when it made none). */
 export const snapshotFirst = (item: CommitItem): number => item.snapshotFirst ?? item.transitions[0]?.seq ?? item.run.seq;
 
@@ -66,7 +80,7 @@ export function runWriters(date: (ms: number) => unknown) {
       first,
       value.snapshot(r),
       value.context(r),
-      JSON.stringify(timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq }))),
+      timersJson(timers),
       date(r.updatedAt),
     ],
   };

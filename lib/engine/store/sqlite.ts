@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { json, parse, rowReaders, RUN_COLS, RUN_FROM, RUN_SELECT, RUN_UPDATED, runWriters, SNAPSHOT_COLS, snapshotFirst, type Row } from "./rows";
+import { json, parse, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -27,13 +27,13 @@ import type {
 
 /** The statements a commit writes with (run by the writer, sqlite-writer.ts), and their indexes. */
 export const WRITES = {
-  insertRun: `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`,
+  insertRun: RUN_INSERT,
   updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
   // the run's state after the commit, at its seq: a new row after transitions, the same row
   // rewritten by a commit that made none (which keeps the transitions it answers for)
-  putSnapshot: `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT("runId","seq") DO UPDATE SET "first"=min("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`,
+  putSnapshot: putSnapshotSql("?,?,?,?,?,?,?", "min"),
   clearTimer: `DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`,
   setTimer: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
   openReview: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
