@@ -25,8 +25,9 @@ export function toneOf(t: GraphTransition): Tone {
 const stroke: Record<Tone, string> = { error: "#dc2626", abort: "#94a3b8", timer: "#d97706", human: "#059669", normal: "#475569" };
 const dash: Record<Tone, string | undefined> = { error: "5 4", abort: "2 4", timer: "6 3", human: undefined, normal: undefined };
 
-/** Labels sit above every edge, the raised taken and last edges included (their zIndex is at most 10). */
-const LABEL_Z = 11;
+/** Edges' stacking: the last edge taken over the others taken, those over the rest; labels above them all. */
+export const EDGE_Z = { last: 10, taken: 5, rest: 0 } as const;
+const LABEL_Z = EDGE_Z.last + 1;
 
 /** A polyline through ELK's route with rounded corners. */
 function roundedPath(points: { x: number; y: number }[], r = 10): string {

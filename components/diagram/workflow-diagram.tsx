@@ -4,7 +4,7 @@ import "@xyflow/react/dist/style.css";
 import { useEffect, useMemo, useRef } from "react";
 import type { Layout } from "@/lib/graph/layout";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
-import { TransitionEdge } from "./transition-edge";
+import { EDGE_Z, TransitionEdge } from "./transition-edge";
 
 const nodeTypes = { state: StateNode, group: GroupNode };
 const edgeTypes = { transition: TransitionEdge };
@@ -123,7 +123,7 @@ export function WorkflowDiagram({
         type: "transition",
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: e.id === s.last ? "#2563eb" : s.taken?.includes(e.id) ? "#1e40af" : "#64748b" },
         data: { points: e.points, label: e.label, transitions: e.transitions, taken: !!s.taken?.includes(e.id), last: e.id === s.last },
-        zIndex: e.id === s.last ? 10 : s.taken?.includes(e.id) ? 5 : 0,
+        zIndex: e.id === s.last ? EDGE_Z.last : s.taken?.includes(e.id) ? EDGE_Z.taken : EDGE_Z.rest,
       })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [layout, key],
