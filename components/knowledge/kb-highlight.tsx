@@ -1,7 +1,7 @@
 // A passage with the matched terms marked. No hooks: renders on the server and in the browser.
 import { Fragment } from "react";
+import { escapeRegExp as escape } from "@/lib/regexp";
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * A stored passage made readable: hard-wrapped lines of a paragraph joined (list items, table

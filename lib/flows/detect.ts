@@ -1,6 +1,7 @@
 // Keyword stage detection (seed 003's StageDetectorProtocol with STAGE_KEYWORDS): each stage
 // scores the keywords of its list found in a message (whole words or phrases, any case); the
 // confidence of the best stage is its share of all hits, lowered when it rests on one keyword.
+import { escapeRegExp as escape } from "../regexp";
 
 export interface StageScore {
   stage: string;
@@ -18,7 +19,6 @@ export interface Detection {
   confidence: number;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const patterns = new Map<string, RegExp>();
 
 function pattern(keyword: string): RegExp {

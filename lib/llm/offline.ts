@@ -3,6 +3,7 @@
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
 // output, every time.
 import { coverage, estimateTokens, isProse, keyTerms, quotable, sentences, tokens } from "../knowledge/text";
+import { escapeRegExp } from "../regexp";
 import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage } from "./types";
 
 export const OFFLINE_ADAPTER = "offline engine";
@@ -16,10 +17,21 @@ interface Quote {
 
 const NOTE_CHAT = "_Written by the offline engine: it has no language model to hold a conversation, so it answers with what the stored documents say about your message._";
 const NOTE_ANSWER = "_Written by the offline engine: no model endpoint is configured, so this answer is assembled from stored context and quotes its sources._";
-/** The lines this engine adds around its quotes: its notes, headings, source list and coverage line. */
+/** The answer's headings, each written bold at the start of its line ("**Sources:**"). */
+const HEADING = {
+  request: "Request",
+  question: "Question",
+  approach: "Approach, from what worked before",
+  planned: "Approach (no stored context matched, so this plan is built from the request's own terms)",
+  sourcesSay: "What the sources say",
+  sources: "Sources",
+  coverage: "Coverage",
+} as const;
+const heading = (h: keyof typeof HEADING) => `**${HEADING[h]}:**`;
+
+/** The lines this engine adds around its quotes: its notes, the lines its headings start, its source list. */
 const OWN_LINES = new RegExp(
-  [NOTE_CHAT, NOTE_ANSWER].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") +
-    "|^\\*\\*(Request|Question|Approach[^*]*|What the sources say|Sources|Coverage):\\*\\*.*$|^- \\[\\d+\\] .*$",
+  `${[NOTE_CHAT, NOTE_ANSWER].map(escapeRegExp).join("|")}|^(?:${(Object.keys(HEADING) as (keyof typeof HEADING)[]).map((h) => escapeRegExp(heading(h))).join("|")}).*$|^- \\[\\d+\\] .*$`,
   "gm",
 );
 
@@ -70,21 +82,21 @@ export function synthesize(req: GenerateRequest): { text: string; citations: str
   const task = req.purpose === "execute";
   lines.push(req.purpose === "chat" ? NOTE_CHAT : NOTE_ANSWER);
   lines.push("");
-  lines.push(`**${task ? "Request" : "Question"}:** ${sentences(req.prompt)[0] ?? req.prompt}`);
+  lines.push(`${heading(task ? "request" : "question")} ${sentences(req.prompt)[0] ?? req.prompt}`);
   lines.push("");
   if (quotes.length) {
-    lines.push(task ? "**Approach, from what worked before:**" : "**What the sources say:**");
+    lines.push(heading(task ? "approach" : "sourcesSay"));
     quotes.forEach((q, i) => lines.push(`${i + 1}. ${q.sentence} [${q.index + 1}]`));
   } else if (!task) {
     lines.push("No stored document speaks to this, and without a model the offline engine has nothing more to add. Configure a model endpoint in Settings for a written answer.");
   } else {
-    lines.push("**Approach (no stored context matched, so this plan is built from the request's own terms):**");
+    lines.push(heading("planned"));
     plan(terms).forEach((s, i) => lines.push(`${i + 1}. ${s}`));
   }
   const cited = [...new Set(quotes.map((q) => q.index))].sort((a, b) => a - b);
   if (cited.length) {
     lines.push("");
-    lines.push("**Sources:**");
+    lines.push(heading("sources"));
     for (const i of cited) {
       const p = passages[i];
       lines.push(`- [${i + 1}] ${p.title}${p.score !== undefined ? ` (relevance ${p.score.toFixed(2)})` : ""}`);
@@ -95,7 +107,7 @@ export function synthesize(req: GenerateRequest): { text: string; citations: str
   const missing = terms.filter((t) => !covered.includes(t));
   lines.push("");
   lines.push(
-    `**Coverage:** ${covered.length} of ${terms.length} key terms of the request are addressed${missing.length ? `; not covered: ${missing.join(", ")}` : ""}.`,
+    `${heading("coverage")} ${covered.length} of ${terms.length} key terms of the request are addressed${missing.length ? `; not covered: ${missing.join(", ")}` : ""}.`,
   );
   return { text: lines.join("\n"), citations: cited.map((i) => passages[i].id) };
 }
