@@ -12,6 +12,7 @@
 //
 // BENCH_ROUNDS (3) rounds of engine-then-raw are measured and their medians printed, with each
 // round's figures: on shared machines the speed drifts by a quarter from minute to minute.
+// BENCH_WARMUP (3) unmeasured passes of the whole workload come first (the JIT's warm-up).
 // BENCH_RUNS (400) and BENCH_CYCLES (8) set the workload; BENCH_PROFILE=file.cpuprofile keeps a
 // CPU profile of the last round's engine pass.
 import fs from "node:fs";
@@ -32,6 +33,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 8);
 /** measured rounds, each an engine pass and the raw replay of its writes; the medians are printed */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+/** unmeasured passes of the whole workload before the rounds (JIT warm-up) */
+const WARMUP = Math.max(0, Number(process.env.BENCH_WARMUP ?? 3));
 
 /** the databases this benchmark made (about 130 MB each with the WAL), removed when it ends */
 const made: string[] = [];
@@ -131,9 +134,11 @@ async function profiled<T>(fn: () => Promise<T>): Promise<T> {
   return out;
 }
 
-// a short unmeasured pass first, so that the measured one runs on optimised code (as a server
-// does after its first minutes), not on the JIT compiling XState and the engine
-await engineRun({ runs: Math.ceil(RUNS / 4), cycles: 2, capture: false });
+// unmeasured passes of the whole workload first, so that the measured ones run on optimised code
+// (as a server does after its first minutes), not on the JIT compiling XState and the engine:
+// V8 keeps optimising for longer than one pass (its compiler threads are busy through the first,
+// and the engine's rate still rises through the third)
+for (let i = 0; i < WARMUP; i++) await engineRun({ runs: RUNS, cycles: CYCLES, capture: false });
 // Rounds: the machine's speed drifts (shared cores, the disk), so each round measures the engine,
 // then runs the same workload once more keeping its batches, and replays those with raw SQLite
 // right after; the ratio is per round, and the medians of the rounds are what is printed.
@@ -159,7 +164,7 @@ const { engine } = mid;
 
 const semi = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? "")?.[1];
 console.log(`Switchyard engine throughput (SQLite, WAL, synchronous=NORMAL, checkpoints at ${WAL_CHECKPOINT_PAGES.toLocaleString("en-US")} pages (the engine's on a thread of their own, raw's inline), Node ${process.version}, young generation ${semi ? `${semi} MB semi-spaces, as npm start runs` : "V8's default"})`);
-console.log(`  workload        ${RUNS} concurrent swiss-army runs × ${CYCLES} request cycles (review decided each cycle), ${ROUNDS} measured round(s), medians printed`);
+console.log(`  workload        ${RUNS} concurrent swiss-army runs × ${CYCLES} request cycles (review decided each cycle), ${ROUNDS} measured round(s), medians printed, after ${WARMUP} unmeasured warm-up pass(es)`);
 console.log(`  transitions     ${fmt(engine.transitions)} committed in ${fmt(engine.items)} run steps, ${fmt(engine.stats.batches)} group commits (avg ${(engine.items / engine.stats.batches).toFixed(1)} steps, largest ${engine.stats.largest})`);
 console.log(`  engine          ${fmt(median(rates))} transitions/s  (${engine.seconds.toFixed(2)} s, every step committed before its effects started)${spread(rates, fmt)}`);
 console.log(`  threads         event loop busy ${engine.threads.main.toFixed(2)} s (GC pauses ${engine.threads.gc.toFixed(2)} s), writer thread busy ${engine.threads.writer.toFixed(2)} s, process CPU ${engine.threads.cpu.toFixed(2)} s`);
