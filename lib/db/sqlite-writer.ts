@@ -170,7 +170,9 @@ export class SqliteWriter {
     if (this.closed) throw new Error("the SQLite writer is closed");
     const done = await this.handle.mutex.begin();
     try {
-      const out = this.mode === "inline" ? this.executor().write(items) : await this.post({ items });
+      const sent = this.mode === "inline" ? this.executor().write(items) : this.post({ items });
+      items = []; // not kept alive (with every row it serialised) while the commit is awaited
+      const out = await sent;
       this.owed = true;
       this.scheduleUpkeep();
       return out;
@@ -213,6 +215,17 @@ export class SqliteWriter {
   private post(message: { items: WriteItem[] } | { tidy: true }): Promise<WriteOutcome[]> {
     const worker = this.thread();
     const id = this.next++;
+    const answer = this.answer(id);
+    worker.ref(); // a batch in flight keeps the process alive
+    // sent from here, not from a closure: nothing that waits for the answer holds on to the
+    // batch (its serialised rows would otherwise stay reachable, and be copied by every young-
+    // generation collection, until the commit is answered)
+    worker.postMessage({ id, ...message });
+    return answer;
+  }
+
+  /** The promise of batch `id`'s answer (settled by the worker's message, or its failure). */
+  private answer(id: number): Promise<WriteOutcome[]> {
     return new Promise<WriteOutcome[]>((resolve, reject) => {
       inflightAll++;
       let done = false;
@@ -232,8 +245,6 @@ export class SqliteWriter {
           reject(e);
         },
       });
-      worker.ref(); // a batch in flight keeps the process alive
-      worker.postMessage({ id, ...message });
     });
   }
 
