@@ -50,6 +50,19 @@ describe.each(["thread", "inline"] as const)("SQLite writer (%s)", (mode) => {
     expect(w.log()).toEqual(["insert a", "insert b", "bump a 1→2", "bump b 1→5"]);
   });
 
+  it("takes statements given as SQL (prepared once) and statements without arguments, between items with many", async () => {
+    const w = open(mode);
+    const literal = `INSERT INTO "Log" ("line") VALUES ('literal')`;
+    const items: WriteItem[] = [insert("a", 1), { guarded: false, ops: [[literal, [], 0], [`UPDATE "Doc" SET "v"=? WHERE "id"=?`, [7, "a"], 1]] }, bump("a", 7, 8), { guarded: false, ops: [] }];
+    expect(await w.writer.write(items)).toEqual(["ok", "ok", "ok", "ok"]);
+    expect(await w.writer.write([{ guarded: true, ops: [[literal, [], 0], [`UPDATE "Doc" SET "v"=? WHERE "id"=?`, [9, "missing"], 1]] }, insert("b", 2)])).toEqual(["conflict", "ok"]);
+    expect(w.docs()).toEqual([
+      { id: "a", v: 8 },
+      { id: "b", v: 2 },
+    ]);
+    expect(w.log()).toEqual(["insert a", "literal", "bump a 7→8", "insert b"]);
+  });
+
   it("a statement that fails rolls back its whole batch and rejects it; the writer goes on", async () => {
     const w = open(mode);
     await expect(w.writer.write([insert("a", 1), insert("b", 1, null)])).rejects.toThrow(/NOT NULL/);

@@ -5,7 +5,8 @@
 // batch to commit before it goes on.
 //
 // What crosses the thread boundary is plain data: the statements' SQL once, then per batch a
-// list of items, each a list of [statement, arguments, check] (serialised on the caller's side).
+// list of items, each a list of [statement, arguments, check] (serialised on the caller's side),
+// flattened into one array (encodeBatch).
 // One executor (EXECUTOR below) applies them, on the worker or, for an in-memory database that
 // a second connection cannot open, inline on the caller's connection.
 //
@@ -31,9 +32,31 @@ export interface WriteItem {
 }
 export type WriteOutcome = "ok" | "conflict";
 
+/**
+ * A batch as it crosses to the writer: one flat array of plain values, no object per item or
+ * statement. Structured cloning pays per object (each is tracked for back-references on both
+ * sides); flat, a batch of 100 steps posts in about two thirds of the time.
+ *
+ * Layout: per item, `guarded` (0|1) and the number of slots that follow for it; then per
+ * statement, the statement, its check and its argument count, then the arguments.
+ */
+export function encodeBatch(items: WriteItem[]): unknown[] {
+  const flat: unknown[] = [];
+  for (const item of items) {
+    flat.push(item.guarded ? 1 : 0, 0);
+    const size = flat.length - 1;
+    for (const [statement, args, check] of item.ops) {
+      flat.push(statement, check, args.length);
+      for (let i = 0; i < args.length; i++) flat.push(args[i]);
+    }
+    flat[size] = flat.length - size - 1;
+  }
+  return flat;
+}
+
 // Plain JavaScript (it is evaluated on the worker as is): prepares the statements on `db` and
-// returns { write: apply a batch of items in one IMMEDIATE transaction, tidy: run the `after`
-// statements (deferred upkeep such as re-indexing) in one transaction of their own }.
+// returns { write: apply an encoded batch (encodeBatch) in one IMMEDIATE transaction, tidy: run
+// the `after` statements (deferred upkeep such as re-indexing) in one transaction of their own }.
 const EXECUTOR = String.raw`(function (db, sqls, after) {
   var stmts = sqls.map(function (s) { return db.prepare(s); });
   var built = new Map();
@@ -44,30 +67,41 @@ const EXECUTOR = String.raw`(function (db, sqls, after) {
     return st;
   }
   var save = db.prepare("SAVEPOINT item"), release = db.prepare("RELEASE item"), back = db.prepare("ROLLBACK TO item");
-  function undo(item) { if (item.guarded) { back.run(); release.run(); } return "conflict"; }
-  function one(item) {
-    if (item.guarded) save.run();
+  function undo(guarded) { if (guarded) { back.run(); release.run(); } return "conflict"; }
+  // the item whose slots are flat[from, end)
+  function one(flat, guarded, from, end) {
+    if (guarded) save.run();
     try {
-      for (var k = 0; k < item.ops.length; k++) {
-        var op = item.ops[k], st = statement(op[0]), r;
-        try { r = st.run.apply(st, op[1]); }
+      for (var p = from; p < end; ) {
+        var st = statement(flat[p]), check = flat[p + 1], n = flat[p + 2], r;
+        var args = flat.slice(p + 3, p + 3 + n);
+        p += 3 + n;
+        try { r = st.run.apply(st, args); }
         catch (e) {
-          if (op[2] === 2 && e && typeof e.code === "string" && e.code.indexOf("SQLITE_CONSTRAINT") === 0) return undo(item);
+          if (check === 2 && e && typeof e.code === "string" && e.code.indexOf("SQLITE_CONSTRAINT") === 0) return undo(guarded);
           throw e;
         }
-        if (op[2] === 1 && Number(r.changes) === 0) return undo(item);
+        if (check === 1 && Number(r.changes) === 0) return undo(guarded);
       }
-      if (item.guarded) release.run();
+      if (guarded) release.run();
       return "ok";
     } catch (e) {
-      if (item.guarded) { back.run(); release.run(); }
+      if (guarded) { back.run(); release.run(); }
       throw e;
     }
   }
-  var tx = db.transaction(function (items) { return items.map(one); });
+  var tx = db.transaction(function (flat) {
+    var out = [];
+    for (var p = 0; p < flat.length; ) {
+      var guarded = flat[p] === 1, size = flat[p + 1];
+      out.push(one(flat, guarded, p + 2, p + 2 + size));
+      p += 2 + size;
+    }
+    return out;
+  });
   var upkeep = (after || []).map(function (s) { return db.prepare(s); });
   var tidy = db.transaction(function () { upkeep.forEach(function (st) { st.run(); }); });
-  return { write: function (items) { return tx.immediate(items); }, tidy: function () { tidy.immediate(); return []; } };
+  return { write: function (flat) { return tx.immediate(flat); }, tidy: function () { tidy.immediate(); return []; } };
 })`;
 
 const WORKER = String.raw`
@@ -86,7 +120,7 @@ parentPort.on("message", (m) => {
     return;
   }
   try {
-    parentPort.postMessage({ id: m.id, outcomes: m.tidy ? exec.tidy() : exec.write(m.items) });
+    parentPort.postMessage({ id: m.id, outcomes: m.tidy ? exec.tidy() : exec.write(m.batch) });
   } catch (e) {
     parentPort.postMessage({ id: m.id, error: { message: String((e && e.message) || e), code: e && e.code } });
   }
@@ -105,7 +139,8 @@ export function writersIdle(): Promise<void> {
 }
 
 interface Executor {
-  write(items: WriteItem[]): WriteOutcome[];
+  /** an encoded batch (encodeBatch) */
+  write(batch: unknown[]): WriteOutcome[];
   tidy(): WriteOutcome[];
 }
 
@@ -170,7 +205,7 @@ export class SqliteWriter {
     if (this.closed) throw new Error("the SQLite writer is closed");
     const done = await this.handle.mutex.begin();
     try {
-      const sent = this.mode === "inline" ? this.executor().write(items) : this.post({ items });
+      const sent = this.send(items);
       items = []; // not kept alive (with every row it serialised) while the commit is awaited
       const out = await sent;
       this.owed = true;
@@ -179,6 +214,12 @@ export class SqliteWriter {
     } finally {
       done();
     }
+  }
+
+  /** Encodes the batch and applies it inline, or posts it to the thread. */
+  private send(items: WriteItem[]): WriteOutcome[] | Promise<WriteOutcome[]> {
+    const batch = encodeBatch(items);
+    return this.mode === "inline" ? this.executor().write(batch) : this.post({ batch });
   }
 
   private scheduleUpkeep(): void {
@@ -212,7 +253,7 @@ export class SqliteWriter {
     return this.inline;
   }
 
-  private post(message: { items: WriteItem[] } | { tidy: true }): Promise<WriteOutcome[]> {
+  private post(message: { batch: unknown[] } | { tidy: true }): Promise<WriteOutcome[]> {
     const worker = this.thread();
     const id = this.next++;
     const answer = this.answer(id);
