@@ -10,7 +10,7 @@
 // its batches on the store's writer thread (as the app does), so stepping and writing overlap;
 // the raw replay writes on one thread, one batch after another.
 //
-// BENCH_ROUNDS (3) rounds of engine-then-raw are measured and their medians printed, with each
+// BENCH_ROUNDS (5) rounds of engine-then-raw are measured and their medians printed, with each
 // round's figures: on shared machines the speed drifts by a quarter from minute to minute.
 // BENCH_WARMUP (3) unmeasured passes of the whole workload come first (the JIT's warm-up).
 // BENCH_RUNS (400) and BENCH_CYCLES (8) set the workload; BENCH_PROFILE=file.cpuprofile keeps a
@@ -32,7 +32,7 @@ import { swissCycles } from "./workload";
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 8);
 /** measured rounds, each an engine pass and the raw replay of its writes; the medians are printed */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 /** unmeasured passes of the whole workload before the rounds (JIT warm-up) */
 const WARMUP = Math.max(0, Number(process.env.BENCH_WARMUP ?? 3));
 
