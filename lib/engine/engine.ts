@@ -671,7 +671,9 @@ export class Engine {
   }
 
   private async commitDraft(live: Live, draft: Draft, status?: RunRow["status"]): Promise<StepOutcome> {
-    const item = finishDraft(draft, status, [...live.timers.values()].map((t) => t.row));
+    const armed: TimerRow[] = [];
+    for (const t of live.timers.values()) armed.push(t.row);
+    const item = finishDraft(draft, status, armed);
     let outcome;
     try {
       outcome = await this.committer.commit(item);
@@ -697,7 +699,7 @@ export class Engine {
       this.disarm(live, id);
     }
     for (const t of item.timersSet) this.arm(live, t);
-    const view = runView(live.row, [...live.reviews.values()][0]?.id ?? null);
+    const view = runView(live.row, live.reviews.values().next().value?.id ?? null);
     const transitions = item.transitions.map((t) => transitionView(t, true));
     if (TERMINAL.includes(live.row.status)) {
       this.retire(live);

@@ -88,9 +88,14 @@ function scoped(machine: AnyStateMachine): Scoped {
   return s;
 }
 
+/** state nodes are fixed per machine: each one's id is joined once (activeLeaves runs several times a step) */
+const ids = new WeakMap<AnyStateNode, string>();
+
 /** "swiss-army.CONTEXT_SEARCH" → "CONTEXT_SEARCH"; the root → "". */
 export function stateId(node: AnyStateNode): string {
-  return node.path.join(".");
+  let id = ids.get(node);
+  if (id === undefined) ids.set(node, (id = node.path.join(".")));
+  return id;
 }
 
 export function activeLeaves(snapshot: AnyMachineSnapshot): string[] {

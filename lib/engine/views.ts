@@ -73,7 +73,12 @@ function iso(ms: number): string {
 }
 
 export function runView(row: RunRow, reviewId?: string | null): RunView {
-  const since = row.state.map((s) => row.entered[s]).filter((x): x is number => typeof x === "number");
+  // when the current state(s) were entered: the earliest
+  let since = Infinity;
+  for (const s of row.state) {
+    const at = row.entered[s];
+    if (typeof at === "number" && at < since) since = at;
+  }
   return {
     id: row.id,
     workflow: row.workflow,
@@ -91,7 +96,7 @@ export function runView(row: RunRow, reviewId?: string | null): RunView {
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),
-    since: since.length ? iso(Math.min(...since)) : null,
+    since: since === Infinity ? null : iso(since),
     ...(reviewId !== undefined ? { reviewId } : {}),
   };
 }
