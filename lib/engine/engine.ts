@@ -17,6 +17,7 @@ export { StorageError };
 class WriterConflict extends ConflictError {}
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
+import { Cancel } from "./cancel";
 import { isImportedRun } from "./imported";
 import type { ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
@@ -87,7 +88,7 @@ interface Live {
   row: RunRow;
   snapshot: AnyMachineSnapshot;
   tail: Promise<unknown>;
-  effects: Map<string, { key: string; controller: AbortController; finished?: Promise<void> }>;
+  effects: Map<string, { key: string; cancel: Cancel; finished?: Promise<void> }>;
   /** handle null in cluster mode (the timer is a queued job) */
   timers: Map<string, { handle: unknown; dueAt: number; row: TimerRow }>;
   reviews: Map<string, ReviewRow>;
@@ -739,7 +740,7 @@ export class Engine {
     for (const [id, running] of live.effects) {
       const seq = persisted.effects?.[id];
       if (!(id in children) || `${live.row.id}:${id}:${seq}` !== running.key) {
-        running.controller.abort();
+        running.cancel.abort();
         live.effects.delete(id);
       }
     }
@@ -761,18 +762,19 @@ export class Engine {
   private startEffect(live: Live, id: string, src: string, input: unknown, key: string): Promise<void> {
     let finish!: (e?: unknown) => void;
     const finished = new Promise<void>((resolve, reject) => (finish = (e) => (e === undefined ? resolve() : reject(e))));
-    const controller = new AbortController();
-    controller.signal.addEventListener("abort", () => finish(), { once: true });
-    live.effects.set(id, { key, controller, finished });
+    const cancel = new Cancel(() => finish());
+    live.effects.set(id, { key, cancel, finished });
     const runId = live.row.id;
-    const current = () => !live.gone && live.effects.get(id)?.key === key && !controller.signal.aborted;
+    const current = () => !live.gone && live.effects.get(id)?.key === key && !cancel.aborted;
     // an invoke without an explicit id is named "<n>.<machine>.<state path>" by XState: that path is the invoking state
     const invoker = /^\d+\.[^.]+\.(.+)$/.exec(id)?.[1];
     const ctx: EffectContext = {
       runId,
       state: invoker && live.row.state.some((s) => s === invoker || s.startsWith(`${invoker}.`)) ? invoker : live.row.state.join(","),
       key,
-      signal: controller.signal,
+      get signal() {
+        return cancel.signal;
+      },
       clock: this.clock,
       emit: (event) => {
         if (!current()) return;
@@ -805,7 +807,7 @@ export class Engine {
           this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${(e as Error).message}); the queue retries the effect`);
           return finish(e);
         }
-        if (e instanceof StorageError && !live.gone && !controller.signal.aborted) {
+        if (e instanceof StorageError && !live.gone && !cancel.aborted) {
           // the result is kept and committed once the database answers again (nothing was written)
           if (!live.effects.has(id)) live.effects.set(id, entry);
           this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${e.message}); retrying`);
@@ -868,7 +870,7 @@ export class Engine {
     live.gone = true;
     for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
     for (const id of [...live.timers.keys()]) this.disarm(live, id);
-    for (const e of live.effects.values()) e.controller.abort();
+    for (const e of live.effects.values()) e.cancel.abort();
     live.effects.clear();
   }
 }
