@@ -126,6 +126,30 @@ for (const [name, make, reachable] of suites) {
       expect(await s.listReviews({ runId: "rv-1", status: "pending" })).toEqual([]);
     });
 
+    test("in one batch, an item whose review was decided elsewhere conflicts alone: the items beside it keep their run, review and transitions", async (s) => {
+      const a = run("rv-3", { state: ["HUMAN_REVIEW"], status: "waiting" });
+      const b = run("rv-4", { state: ["HUMAN_REVIEW"], status: "waiting" });
+      const c = run("rv-5", { state: ["HUMAN_REVIEW"], status: "waiting" });
+      await s.commit([item(a, null, { reviewsOpen: [review("rv-3-a", "rv-3")] }), item(b, null, { reviewsOpen: [review("rv-4-a", "rv-4")] }), item(c, null, { reviewsOpen: [review("rv-5-a", "rv-5")] })]);
+      const decide = (id: string, reviewer: string) => ({ id, status: "decided" as const, decision: "approve", feedback: null, reviewer, decidedAt: T0 + 5 });
+      // rv-4's review is decided by someone else first
+      expect(await s.commit([item({ ...b, version: 2, seq: 2, status: "running" }, 1, { reviewsClose: [decide("rv-4-a", "first")], transitions: [tr("rv-4", 2)] })])).toEqual(["ok"]);
+      const outcomes = await s.commit([
+        item({ ...a, version: 2, seq: 2, status: "running" }, 1, { reviewsClose: [decide("rv-3-a", "ana")], transitions: [tr("rv-3", 2)] }),
+        item({ ...b, version: 3, seq: 3, status: "running" }, 2, { reviewsClose: [decide("rv-4-a", "late")], transitions: [tr("rv-4", 3)] }),
+        item({ ...c, version: 2, seq: 2, status: "running" }, 1, { reviewsClose: [decide("rv-5-a", "bo")], transitions: [tr("rv-5", 2)] }),
+      ]);
+      expect(outcomes).toEqual(["ok", "conflict", "ok"]);
+      for (const [id, reviewer] of [["rv-3", "ana"], ["rv-5", "bo"]] as const) {
+        expect((await s.getRun(id))!.version).toBe(2);
+        expect((await s.transitions(id)).map((t) => t.seq)).toEqual([2]);
+        expect(await s.getReview(`${id}-a`)).toMatchObject({ status: "decided", reviewer });
+      }
+      expect((await s.getRun("rv-4"))!.version).toBe(2);
+      expect((await s.transitions("rv-4")).map((t) => t.seq)).toEqual([2]);
+      expect(await s.getReview("rv-4-a")).toMatchObject({ status: "decided", reviewer: "first" });
+    });
+
     test("transitions: order, after, limit, payloads; transitionsLeaving", async (s) => {
       const r = run("tr-1", { seq: 4 });
       await s.commit([item(r, null, { transitions: [1, 2, 3, 4].map((q) => tr("tr-1", q, { from: q === 3 ? ["EXECUTING"] : ["A"] })) })]);

@@ -19,7 +19,8 @@ import type {
   TransitionRow,
 } from "./types";
 import { pgTransaction } from "../../db/sql";
-import { json, parse, putSnapshotSql, rowReaders, RUN_COLS, RUN_FROM, RUN_SELECT, RUN_UPDATED, runWriters, snapshotFirst, type Row } from "./rows";
+import { commitItems, ts } from "./postgres-commit";
+import { parse, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -38,10 +39,6 @@ const types = {
   getTypeParser: ((oid: number, format?: string) => (oid === 1114 ? (s: string) => Date.parse(`${s.replace(" ", "T")}Z`) : pg.types.getTypeParser(oid, format as never))) as typeof pg.types.getTypeParser,
 };
 
-const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const write = runWriters(ts);
-const PUT_SNAPSHOT = putSnapshotSql("$1,$2,$3,$4,$5,$6,$7", "least");
-const UPDATE_RUN = `UPDATE "Run" SET ${RUN_UPDATED.map((c, i) => `"${c}"=$${i + 1}`).join(",")} WHERE "id"=$${RUN_UPDATED.length + 1} AND "version"=$${RUN_UPDATED.length + 2}`;
 
 /** PostgreSQL reads dates back as epoch ms already (the pool's type parser) */
 const read = rowReaders(Number);
@@ -109,62 +106,10 @@ export class PostgresRunStore implements RunStore {
 
   private commitOnce(items: CommitItem[]): Promise<CommitOutcome[]> {
     return pgTransaction(this.pool, "BEGIN", async (c) => {
-      const out: CommitOutcome[] = [];
-      for (const item of items) {
-        // a refused insert or version update writes nothing; only an item that also closes
-        // reviews can fail after writing, and needs its savepoint
-        const guarded = item.reviewsClose.length > 0;
-        if (guarded) await c.query("SAVEPOINT item");
-        const ok = await this.apply(c, item);
-        if (guarded) await c.query(ok ? "RELEASE SAVEPOINT item" : "ROLLBACK TO SAVEPOINT item");
-        out.push(ok ? "ok" : "conflict");
-      }
+      const out = await commitItems(c, items);
       if (this.notify) await this.announce(c, items, out);
       return out;
     });
-  }
-
-  private async apply(c: pg.PoolClient, item: CommitItem): Promise<boolean> {
-    const r = item.run;
-    if (item.expectVersion === null) {
-      const res = await c.query(`INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map((_, i) => `$${i + 1}`).join(",")}) ON CONFLICT ("id") DO NOTHING`, write.insert(r));
-      if (res.rowCount === 0) return false;
-    } else {
-      const res = await c.query(UPDATE_RUN, write.update(r, item.expectVersion));
-      if (res.rowCount === 0) return false;
-    }
-    for (const v of item.reviewsClose) {
-      const res = await c.query(`UPDATE "Review" SET "status"=$1,"decision"=$2,"feedback"=$3,"reviewer"=$4,"decidedAt"=$5 WHERE "id"=$6 AND "status"='pending'`, [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.id]);
-      if (res.rowCount === 0) return false;
-    }
-    for (const t of item.transitions) {
-      await c.query(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, ts(t.at), t.durationMs, json(t.payload)]);
-    }
-    // the run's state after the commit, at its seq (a commit without transitions rewrites the row)
-    await c.query(PUT_SNAPSHOT, write.snapshot(r, snapshotFirst(item), item.timers));
-    for (const id of item.timersClear) await c.query(`DELETE FROM "Timer" WHERE "runId"=$1 AND "id"=$2`, [r.id, id]);
-    for (const t of item.timersSet) {
-      await c.query(
-        `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
-        [t.runId, t.id, ts(t.dueAt), JSON.stringify(t.event), t.seq],
-      );
-    }
-    for (const v of item.reviewsOpen) {
-      await c.query(
-        `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
-        [v.id, v.runId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload), v.status, v.decision, v.feedback, v.reviewer, ts(v.createdAt), ts(v.decidedAt), v.seq],
-      );
-    }
-    for (const a of item.artifacts) {
-      const size = Buffer.byteLength(a.content);
-      await c.query(
-        a.mode === "append"
-          ? `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`
-          : `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
-        [r.id, a.name, a.content, size, ts(r.updatedAt)],
-      );
-    }
-    return true;
   }
 
   /** NOTIFY the committed runs inside the transaction (delivered at COMMIT, never for a rollback). */

@@ -25,12 +25,13 @@ export const SNAPSHOT_COLS = `"runId","seq","first","snapshot","context","timers
 export const RUN_INSERT = `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`;
 
 /**
- * The upsert of a commit's Snapshot row (SNAPSHOT_COLS from `values`): a commit without
- * transitions rewrites its run's row at the same seq and keeps the first transition it answers
- * for. `least` is the dialect's two-argument minimum (SQLite `min`, PostgreSQL `least`).
+ * The upsert of commits' Snapshot rows (SNAPSHOT_COLS from `source`: `VALUES (…)`, or a SELECT
+ * of many rows): a commit without transitions rewrites its run's row at the same seq and keeps
+ * the first transition it answers for. `least` is the dialect's two-argument minimum (SQLite
+ * `min`, PostgreSQL `least`).
  */
-export const putSnapshotSql = (values: string, least: "min" | "least") =>
-  `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (${values}) ON CONFLICT ("runId","seq") DO UPDATE SET "first"=${least}("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`;
+export const putSnapshotSql = (source: string, least: "min" | "least") =>
+  `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) ${source} ON CONFLICT ("runId","seq") DO UPDATE SET "first"=${least}("Snapshot"."first",excluded."first"),"snapshot"=excluded."snapshot","context"=excluded."context","timers"=excluded."timers","at"=excluded."at"`;
 
 /** A Snapshot row's timers column: the run's pending timers, due times in epoch ms. */
 export const timersJson = (timers: readonly Pick<TimerRow, "id" | "dueAt" | "event" | "seq">[]) => JSON.stringify(timers.map((t) => ({ id: t.id, dueAt: t.dueAt, event: t.event, seq: t.seq })));
@@ -38,7 +39,8 @@ export const timersJson = (timers: readonly Pick<TimerRow, "id" | "dueAt" | "eve
 /** The first transition a commit's Snapshot row answers for (its run's seq when it made none). */
 export const snapshotFirst = (item: CommitItem): number => item.snapshotFirst ?? item.transitions[0]?.seq ?? item.run.seq;
 
-const RUN_NAMES = RUN_COLS.split(",").map((c) => c.slice(1, -1)) as (keyof RunRow)[];
+/** RUN_COLS' names, unquoted */
+export const RUN_NAMES = RUN_COLS.split(",").map((c) => c.slice(1, -1)) as (keyof RunRow)[];
 
 export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 

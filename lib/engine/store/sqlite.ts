@@ -33,7 +33,7 @@ export const WRITES = {
   insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
   // the run's state after the commit, at its seq: a new row after transitions, the same row
   // rewritten by a commit that made none (which keeps the transitions it answers for)
-  putSnapshot: putSnapshotSql("?,?,?,?,?,?,?", "min"),
+  putSnapshot: putSnapshotSql("VALUES (?,?,?,?,?,?,?)", "min"),
   clearTimer: `DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`,
   setTimer: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
   openReview: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,

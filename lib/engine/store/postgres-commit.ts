@@ -1,0 +1,154 @@
+// One group commit on PostgreSQL: the batch's rows written by a few statements that each take
+// a column of values (unnest), not one statement per row. node-postgres sends a statement only
+// once the previous one has answered, so a 400-step batch of ~2,400 single-row statements spent
+// nearly all its time on round trips (npm run bench:postgres: ~500 ms per commit).
+//
+// Semantics are the per-item ones of the SQLite store: an item whose run is not at the version
+// it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
+// conflict and writes nothing; the other items of the batch commit.
+import type pg from "pg";
+import { json, putSnapshotSql, RUN_COLS, RUN_NAMES, RUN_UPDATED, runWriters, snapshotFirst } from "./rows";
+import type { CommitItem, CommitOutcome, RunRow } from "./types";
+
+/** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
+export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+export const write = runWriters(ts);
+
+type PgType = "text" | "int" | "timestamp(3)";
+
+const RUN_TYPES: Record<keyof Omit<RunRow, "snapshot" | "context">, PgType> = {
+  id: "text",
+  workflow: "text",
+  status: "text",
+  state: "text",
+  input: "text",
+  output: "text",
+  error: "text",
+  entered: "text",
+  version: "int",
+  seq: "int",
+  parentId: "text",
+  forkOf: "text",
+  forkSeq: "int",
+  retries: "int",
+  waitingSince: "timestamp(3)",
+  failedStates: "text",
+  createdAt: "timestamp(3)",
+  updatedAt: "timestamp(3)",
+  finishedAt: "timestamp(3)",
+};
+const runType = (c: string) => RUN_TYPES[c as keyof typeof RUN_TYPES];
+
+/** `unnest($1::type[], …)`: one row per index of the arrays passed for the placeholders */
+const unnest = (types: PgType[]) => `unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(",")})`;
+const quoted = (names: readonly string[]) => names.map((c) => `"${c}"`).join(",");
+
+const INSERT_RUNS = `INSERT INTO "Run" (${RUN_COLS}) SELECT * FROM ${unnest(RUN_NAMES.map(runType))} ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
+const UPDATE_RUNS = `UPDATE "Run" AS r SET ${RUN_UPDATED.map((c) => `"${c}"=v."${c}"`).join(",")} FROM ${unnest([...RUN_UPDATED.map(runType), "text", "int"])} AS v(${quoted([...RUN_UPDATED, "id", "expect"])}) WHERE r."id"=v."id" AND r."version"=v."expect" RETURNING r."id"`;
+const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
+const INSERT_TRANSITIONS = `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") SELECT * FROM ${unnest(["text", "int", "text", "text", "text", "text", "timestamp(3)", "int", "text"])}`;
+const PUT_SNAPSHOTS = putSnapshotSql(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "text", "timestamp(3)"])}`, "least");
+const CLEAR_TIMERS = `DELETE FROM "Timer" AS t USING ${unnest(["text", "text"])} AS v("runId","id") WHERE t."runId"=v."runId" AND t."id"=v."id"`;
+const SET_TIMERS = `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") SELECT * FROM ${unnest(["text", "text", "timestamp(3)", "text", "int"])} ON CONFLICT ("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`;
+const OPEN_REVIEWS = `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "timestamp(3)", "timestamp(3)", "int"])}`;
+const PUT_ARTIFACT = `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`;
+const APPEND_ARTIFACT = `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`;
+
+/** Rows of `width` values → one array per column (the statements' unnest parameters). */
+function columns(rows: unknown[][], width: number): unknown[][] {
+  const out: unknown[][] = Array.from({ length: width }, () => []);
+  for (const row of rows) for (let j = 0; j < width; j++) out[j].push(row[j]);
+  return out;
+}
+
+/** Runs `sql` with the rows as columns, unless there are none; the rows it returned. */
+async function bulk(c: pg.PoolClient, sql: string, rows: unknown[][], width: number): Promise<{ id: string }[]> {
+  if (rows.length === 0) return [];
+  return (await c.query(sql, columns(rows, width))).rows as { id: string }[];
+}
+
+/**
+ * Writes the batch in this transaction; each item's outcome. A run with several items in the
+ * batch has them written in rounds (its second item in the second round, and so on): each
+ * round touches a run once, which its statements need.
+ */
+export async function commitItems(c: pg.PoolClient, items: CommitItem[]): Promise<CommitOutcome[]> {
+  const out: CommitOutcome[] = items.map(() => "ok");
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const k = seen.get(item.run.id) ?? 0;
+    seen.set(item.run.id, k + 1);
+    (rounds[k] ??= []).push(i);
+  });
+  for (const round of rounds) {
+    const won = await compareAndSet(c, items, round, out);
+    if (won.length) await writeRows(c, items, won);
+  }
+  return out;
+}
+
+/**
+ * The compare-and-set of a round: run rows (inserted, or updated at the version expected), then
+ * the reviews the items close. The items that lose either are marked conflicts; when a review
+ * was lost after its run row was written, the round's writes so far are rolled back (to a
+ * savepoint) and done again without that item. Returns the items that won.
+ */
+async function compareAndSet(c: pg.PoolClient, items: CommitItem[], round: number[], out: CommitOutcome[]): Promise<number[]> {
+  const closes = round.some((i) => items[i].reviewsClose.length > 0);
+  let live = round;
+  for (;;) {
+    if (closes) await c.query("SAVEPOINT cas");
+    const won = await writeRuns(c, items, live);
+    for (const i of live) if (!won.has(i)) out[i] = "conflict";
+    live = live.filter((i) => won.has(i));
+    const lost = closes ? await closeReviews(c, items, live) : new Set<number>();
+    if (lost.size === 0) {
+      if (closes) await c.query("RELEASE SAVEPOINT cas");
+      return live;
+    }
+    await c.query("ROLLBACK TO SAVEPOINT cas");
+    await c.query("RELEASE SAVEPOINT cas");
+    for (const i of lost) out[i] = "conflict";
+    live = live.filter((i) => !lost.has(i));
+  }
+}
+
+/** Inserts the new runs and updates the others where their version is the one expected; the items whose row was written. */
+async function writeRuns(c: pg.PoolClient, items: CommitItem[], idx: number[]): Promise<Set<number>> {
+  const byId = new Map(idx.map((i) => [items[i].run.id, i]));
+  const fresh = idx.filter((i) => items[i].expectVersion === null);
+  const moved = idx.filter((i) => items[i].expectVersion !== null);
+  const written = [
+    ...(await bulk(c, INSERT_RUNS, fresh.map((i) => write.insert(items[i].run)), RUN_NAMES.length)),
+    ...(await bulk(c, UPDATE_RUNS, moved.map((i) => write.update(items[i].run, items[i].expectVersion!)), RUN_UPDATED.length + 2)),
+  ];
+  return new Set(written.map((r) => byId.get(r.id)!));
+}
+
+/** Closes the items' reviews that are still pending; the items that found one of theirs no longer pending. */
+async function closeReviews(c: pg.PoolClient, items: CommitItem[], idx: number[]): Promise<Set<number>> {
+  const wanted = idx.flatMap((i) => items[i].reviewsClose.map((v) => ({ i, v })));
+  const closed = new Set((await bulk(c, CLOSE_REVIEWS, wanted.map(({ v }) => [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.id]), 6)).map((r) => r.id));
+  return new Set(wanted.filter(({ v }) => !closed.has(v.id)).map(({ i }) => i));
+}
+
+/** Everything else the won items write: transitions, snapshots, timers, opened reviews, artifacts. */
+async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): Promise<void> {
+  const its = idx.map((i) => items[i]);
+  await bulk(c, INSERT_TRANSITIONS, its.flatMap((it) => it.transitions.map((t) => [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, ts(t.at), t.durationMs, json(t.payload)])), 9);
+  // each run's state after the commit, at its seq (a commit without transitions rewrites the row)
+  await bulk(c, PUT_SNAPSHOTS, its.map((it) => write.snapshot(it.run, snapshotFirst(it), it.timers)), 7);
+  await bulk(c, CLEAR_TIMERS, its.flatMap((it) => it.timersClear.map((id) => [it.run.id, id])), 2);
+  await bulk(c, SET_TIMERS, its.flatMap((it) => it.timersSet.map((t) => [t.runId, t.id, ts(t.dueAt), JSON.stringify(t.event), t.seq])), 5);
+  await bulk(
+    c,
+    OPEN_REVIEWS,
+    its.flatMap((it) => it.reviewsOpen.map((v) => [v.id, v.runId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload), v.status, v.decision, v.feedback, v.reviewer, ts(v.createdAt), ts(v.decidedAt), v.seq])),
+    14,
+  );
+  // artifacts are rare (a few workflows, a few per run): one statement each, in order
+  for (const it of its) {
+    for (const a of it.artifacts) await c.query(a.mode === "append" ? APPEND_ARTIFACT : PUT_ARTIFACT, [it.run.id, a.name, a.content, Buffer.byteLength(a.content), ts(it.run.updatedAt)]);
+  }
+}
