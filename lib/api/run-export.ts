@@ -11,7 +11,7 @@ import type { Clock } from "../engine/clock";
 import { failureStates, isRetry } from "../engine/draft";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
-import { RUN_FROM, RUN_INSERT, RUN_SELECT, SNAPSHOT_COLS, timersJson } from "../engine/store/rows";
+import { ARTIFACT_COLS, insertTransitionsSql, openReviewsSql, RUN_FROM, RUN_INSERT, RUN_SELECT, SNAPSHOT_COLS, TIMER_COLS, timersJson } from "../engine/store/rows";
 import { HttpError, parseJsonBody } from "./http";
 
 export const EXPORT_FORMAT = "switchyard-run";
@@ -493,11 +493,11 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
       ],
     },
     {
-      sql: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
+      sql: insertTransitionsSql("VALUES (?,?,?,?,?,?,?,?,?)"),
       each: doc.transitions.map((t) => [newId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, date(t.at), t.durationMs, dbJson(t.payload)]),
     },
     {
-      sql: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      sql: openReviewsSql("VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
       each: doc.reviews.map((v, i) => [`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, date(v.createdAt), dateOrNull(v.decidedAt), v.seq]),
     },
     {
@@ -511,12 +511,12 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
       args: [newId, r.seq, r.seq, JSON.stringify(r.snapshot), JSON.stringify(r.context ?? null), timersJson(doc.timers.map((t) => ({ ...t, dueAt: Date.parse(t.dueAt) }))), date(r.updatedAt)],
     },
     {
-      sql: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?)`,
+      sql: `INSERT INTO "Timer" (${TIMER_COLS}) VALUES (?,?,?,?,?)`,
       each: doc.timers.map((t) => [newId, t.id, date(t.dueAt), JSON.stringify(t.event), t.seq]),
     },
     {
       // binary content goes back in as the bytes it was (a BLOB), text as text; size is recomputed
-      sql: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?)`,
+      sql: `INSERT INTO "Artifact" (${ARTIFACT_COLS}) VALUES (?,?,?,?,?)`,
       each: doc.artifacts.map((a, i) => {
         const content = artifactValue(d, a, i);
         return [newId, a.name, content, typeof content === "string" ? Buffer.byteLength(content) : content.length, date(a.updatedAt)];

@@ -7,12 +7,12 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
-import { json, putSnapshotSql, RUN_COLS, RUN_NAMES, RUN_UPDATED, runWriters, snapshotFirst } from "./rows";
+import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_COLS, RUN_NAMES, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
 export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-export const write = runWriters(ts);
+const write = runWriters(ts);
 
 type PgType = "text" | "int" | "timestamp(3)";
 
@@ -46,13 +46,13 @@ const quoted = (names: readonly string[]) => names.map((c) => `"${c}"`).join(","
 const INSERT_RUNS = `INSERT INTO "Run" (${RUN_COLS}) SELECT * FROM ${unnest(RUN_NAMES.map(runType))} ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
 const UPDATE_RUNS = `UPDATE "Run" AS r SET ${RUN_UPDATED.map((c) => `"${c}"=v."${c}"`).join(",")} FROM ${unnest([...RUN_UPDATED.map(runType), "text", "int"])} AS v(${quoted([...RUN_UPDATED, "id", "expect"])}) WHERE r."id"=v."id" AND r."version"=v."expect" RETURNING r."id"`;
 const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
-const INSERT_TRANSITIONS = `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") SELECT * FROM ${unnest(["text", "int", "text", "text", "text", "text", "timestamp(3)", "int", "text"])}`;
+const INSERT_TRANSITIONS = insertTransitionsSql(`SELECT * FROM ${unnest(["text", "int", "text", "text", "text", "text", "timestamp(3)", "int", "text"])}`);
 const PUT_SNAPSHOTS = putSnapshotSql(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "text", "timestamp(3)"])}`, "least");
 const CLEAR_TIMERS = `DELETE FROM "Timer" AS t USING ${unnest(["text", "text"])} AS v("runId","id") WHERE t."runId"=v."runId" AND t."id"=v."id"`;
-const SET_TIMERS = `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") SELECT * FROM ${unnest(["text", "text", "timestamp(3)", "text", "int"])} ON CONFLICT ("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`;
-const OPEN_REVIEWS = `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "timestamp(3)", "timestamp(3)", "int"])}`;
-const PUT_ARTIFACT = `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`;
-const APPEND_ARTIFACT = `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES ($1,$2,$3,$4,$5) ON CONFLICT ("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`;
+const SET_TIMERS = setTimersSql(`SELECT * FROM ${unnest(["text", "text", "timestamp(3)", "text", "int"])}`);
+const OPEN_REVIEWS = openReviewsSql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "timestamp(3)", "timestamp(3)", "int"])}`);
+const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
+const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
 /** Rows of `width` values → one array per column (the statements' unnest parameters). */
 function columns(rows: unknown[][], width: number): unknown[][] {

@@ -21,6 +21,24 @@ export const RUN_UPDATED = ["status", "state", "output", "error", "entered", "ve
 /** The Snapshot row a commit writes at its run's seq, in WRITES.putSnapshot's order. */
 export const SNAPSHOT_COLS = `"runId","seq","first","snapshot","context","timers","at"`;
 
+/** The other tables a commit writes: their columns, in the order both stores pass values. */
+export const TRANSITION_COLS = `"runId","seq","from","to","event","reason","at","durationMs","payload"`;
+export const TIMER_COLS = `"runId","id","dueAt","event","seq"`;
+export const REVIEW_COLS = `"id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq"`;
+export const ARTIFACT_COLS = `"runId","name","content","size","updatedAt"`;
+
+/** Inserts of commit rows from `source` (`VALUES (…)`, or a SELECT of many rows), the same statements on both stores. */
+export const insertTransitionsSql = (source: string) => `INSERT INTO "Transition" (${TRANSITION_COLS}) ${source}`;
+export const openReviewsSql = (source: string) => `INSERT INTO "Review" (${REVIEW_COLS}) ${source}`;
+/** A timer armed again replaces the one with its id. */
+export const setTimersSql = (source: string) =>
+  `INSERT INTO "Timer" (${TIMER_COLS}) ${source} ON CONFLICT ("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`;
+/** An artifact written whole replaces the stored one; an appended one adds to its content and size. */
+export const putArtifactSql = (values: string, mode: "put" | "append") =>
+  `INSERT INTO "Artifact" (${ARTIFACT_COLS}) VALUES (${values}) ON CONFLICT ("runId","name") DO UPDATE SET ${
+    mode === "append" ? `"content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size"` : `"content"=excluded."content","size"=excluded."size"`
+  },"updatedAt"=excluded."updatedAt"`;
+
 /** The INSERT of a whole Run row, `?` placeholders in RUN_COLS order. */
 export const RUN_INSERT = `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`;
 

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { json, parse, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, snapshotFirst, type Row } from "./rows";
+import { insertTransitionsSql, json, openReviewsSql, parse, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -30,15 +30,15 @@ export const WRITES = {
   insertRun: RUN_INSERT,
   updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
-  insertTransition: `INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`,
+  insertTransition: insertTransitionsSql("VALUES (?,?,?,?,?,?,?,?,?)"),
   // the run's state after the commit, at its seq: a new row after transitions, the same row
   // rewritten by a commit that made none (which keeps the transitions it answers for)
   putSnapshot: putSnapshotSql("VALUES (?,?,?,?,?,?,?)", "min"),
   clearTimer: `DELETE FROM "Timer" WHERE "runId"=? AND "id"=?`,
-  setTimer: `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (?,?,?,?,?) ON CONFLICT("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`,
-  openReview: `INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-  putArtifact: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"=excluded."content","size"=excluded."size","updatedAt"=excluded."updatedAt"`,
-  appendArtifact: `INSERT INTO "Artifact" ("runId","name","content","size","updatedAt") VALUES (?,?,?,?,?) ON CONFLICT("runId","name") DO UPDATE SET "content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size","updatedAt"=excluded."updatedAt"`,
+  setTimer: setTimersSql("VALUES (?,?,?,?,?)"),
+  openReview: openReviewsSql("VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+  putArtifact: putArtifactSql("?,?,?,?,?", "put"),
+  appendArtifact: putArtifactSql("?,?,?,?,?", "append"),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
