@@ -2,7 +2,6 @@
 import { Fragment } from "react";
 import { escapeRegExp as escape } from "@/lib/regexp";
 
-
 /**
  * A stored passage made readable: hard-wrapped lines of a paragraph joined (list items, table
  * rows and code keep their lines), and Markdown emphasis and code ticks dropped.
