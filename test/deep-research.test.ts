@@ -185,6 +185,21 @@ describe("deep-research (seed 002) on the offline engine", () => {
     expect((await reasons(first.id))[2]).toBe("PLANNING.approval>PLANNING.generating: User modifies the plan (re-plan)");
   });
 
+  it("APPROVE with an edited plan runs the edited plan, not the proposed one", async () => {
+    rt = await researchRuntime({ actors: { researchTask: scripted() as never } });
+    const first = await startToApproval();
+    const edited = smallPlan(TOPIC);
+    await rt.engine.decide(first.reviewId!, { decision: "approve", data: { plan: edited } });
+    const done = await rt.engine.waitFor(first.id, settled);
+    expect(done.state).toEqual(["COMPLETED"]);
+    const c = ctxOf(done);
+    expect(c.plan!.dimensions).toEqual(["Mechanisms", "Limits"]);
+    expect(c.planVersion).toBe(2);
+    expect(c.revisions.at(-1)!.diff).toContain("+ dimension: Mechanisms");
+    expect(c.tasks.map((t) => t.id).slice(0, 5)).toEqual(["P1", "S1", "S2", "R1", "R2"]);
+    await expect(startToApproval().then((r) => rt!.engine.decide(r.reviewId!, { decision: "approve", data: { plan: { topic: "x", dimensions: [], tasks: [], estimatedIterations: 0 } } }))).rejects.toThrow(/invalid approve decision: plan\.dimensions/);
+  });
+
   it("rejects a modified plan that breaks the schema, with a clear message", async () => {
     rt = await researchRuntime();
     const r = await startToApproval();

@@ -34,11 +34,13 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
   const [pending, start] = useTransition();
   const decide = (decision: string) =>
     start(async () => {
-      if (decision === "modify" && data.error) {
+      // an edit goes with approve as well as with "request changes": what the reviewer approves is what runs
+      const carriesEdit = decision === "modify" || decision === "approve";
+      if (carriesEdit && data.error) {
         setResult({ ok: false, status: 422, error: data.error, fieldErrors: { data: data.error } });
         return;
       }
-      const r = await decideAction({ reviewId: review.id, decision, feedback, reviewer, data: decision === "modify" && data.value ? data.value : undefined });
+      const r = await decideAction({ reviewId: review.id, decision, feedback, reviewer, data: carriesEdit && data.value ? data.value : undefined });
       setResult(r);
       onDone?.(r);
     });

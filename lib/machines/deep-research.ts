@@ -46,7 +46,7 @@ export const PlanSchema = z
 type Stamp = { at?: number };
 type Review = Stamp & { feedback?: string; reviewer?: string };
 export type ResearchEvent =
-  | (Review & { type: "APPROVE" })
+  | (Review & { type: "APPROVE"; plan?: Plan })
   | (Review & { type: "MODIFY"; plan?: Plan })
   | (Stamp & { type: "ABORT"; reason?: string })
   | (Review & { type: "CONTINUE" })
@@ -290,9 +290,12 @@ export const deepResearchMachine = setup({
             APPROVE: {
               target: "#deep-research.RESEARCHING",
               description: "User approves plan",
-              actions: assign(({ context }) => {
-                const tasks = refresh((context.plan?.tasks ?? []).map((t) => ({ ...t, status: "BLOCKED" as const, attempts: 0 })));
-                return { tasks, checkpoint: { iteration: 0, tasks } };
+              // what the reviewer approves is what runs: an edited plan sent with the approval replaces the proposed one
+              actions: assign(({ context, event }) => {
+                const plan = event.plan ? { ...event.plan, topic: context.plan?.topic ?? event.plan.topic } : context.plan;
+                const tasks = refresh((plan?.tasks ?? []).map((t) => ({ ...t, status: "BLOCKED" as const, attempts: 0 })));
+                const edited = event.plan ? { plan, planVersion: context.planVersion + 1, revisions: [...context.revisions, { version: context.planVersion, feedback: event.feedback ?? "edited on approval", diff: planDiff(context.plan, event.plan) }] } : {};
+                return { ...edited, tasks, checkpoint: { iteration: 0, tasks } };
               }),
             },
             MODIFY: {
@@ -471,7 +474,7 @@ export const deepResearch: WorkflowDefinition = {
     })
     .strict(),
   events: {
-    APPROVE: z.object({ type: z.literal("APPROVE"), ...reviewFields }).strict(),
+    APPROVE: z.object({ type: z.literal("APPROVE"), ...reviewFields, plan: PlanSchema.optional() }).strict(),
     MODIFY: z.object({ type: z.literal("MODIFY"), ...reviewFields, plan: PlanSchema.optional() }).strict(),
     ABORT: z.object({ type: z.literal("ABORT"), reason: z.string().max(2_000).optional(), ...reviewFields }).strict(),
     CONTINUE: z.object({ type: z.literal("CONTINUE"), ...reviewFields }).strict(),
