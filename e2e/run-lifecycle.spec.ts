@@ -75,11 +75,21 @@ test("a second request to the same run, and live updates without a reload", asyn
   expect(res.status()).toBe(200);
   await expectState(page, "IDLE");
   await expect(page.getByTestId("last-outcome")).toHaveAttribute("data-outcome", "rejected");
+  await expect(page.getByTestId("last-outcome")).toContainText("Last request (#1)");
 
   await page.getByLabel("Next request").fill("Refactor the payment module: extract only the VAT calculation");
   await page.getByRole("button", { name: "Send" }).click();
   await expectState(page, "HUMAN_REVIEW", "waiting");
   await expect(page.getByTestId("decision-panel")).toContainText("request 2");
+  // the outcome shown is the one of the cycle that ended, named by its own number
+  await expect(page.getByTestId("last-outcome")).toContainText("Previous request (#1)");
+  await expect(page.getByTestId("last-outcome")).toContainText("rejected");
+  // the decided cycle's output stays readable, with its decision
+  await page.getByRole("button", { name: /^Cycles/ }).click();
+  const cycle1 = page.getByTestId("cycle-history").locator('[data-cycle="1"]');
+  await expect(cycle1).toContainText("rejected");
+  await expect(cycle1).toContainText("not what I meant");
+  await expect(cycle1).toContainText("Refactor the payment module to extract the tax calculation");
   const again = await request.post(`/api/reviews/${reviewId}/decision`, { data: { decision: "approve" } });
   expect(again.status()).toBe(409);
 });

@@ -186,7 +186,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const ctx = run.context as {
     error?: { category?: string; message?: string; suggestions?: string[]; partial?: string } | null;
     warnings?: string[];
-    last?: { outcome?: string; content?: string; feedback?: string } | null;
+    last?: { outcome?: string; content?: string; feedback?: string; cycle?: number } | null;
     cycle?: number;
   } | null;
   const outcomeStyle: Record<string, string> = {
@@ -280,7 +280,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </p>
             {ctx?.last?.outcome && (
               <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>
-                <span className="text-slate-500">Last request{ctx.cycle ? ` (#${ctx.cycle})` : ""}:</span>
+                <span className="text-slate-500">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
                 <span className={`rounded-full px-2 py-0.5 font-semibold ${outcomeStyle[ctx.last.outcome] ?? "bg-slate-100"}`}>{ctx.last.outcome}</span>
                 {ctx.last.feedback && <span className="text-slate-500">“{ctx.last.feedback}”</span>}
               </div>
@@ -356,4 +356,10 @@ function HistoryPanel({ transitions, states, layout, live, runId }: { transition
       {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked runId={runId} />}
     </div>
   );
+}
+
+/** The finished cycle the outcome belongs to: its own number, and "previous" while a later one is under way. */
+function lastRequestLabel(ended: number | undefined, current: number | undefined): string {
+  if (ended === undefined) return "Last request";
+  return current !== undefined && current !== ended ? `Previous request (#${ended})` : `Last request (#${ended})`;
 }

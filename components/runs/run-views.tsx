@@ -8,6 +8,8 @@ import type { ModesContext } from "@/lib/machines/processing-modes.types";
 import { KnowledgeGraph, SourceRegistry } from "@/components/research/knowledge-graph";
 import { TaskDag } from "@/components/research/task-dag";
 import { Markdown } from "@/components/ui/markdown";
+import { CycleHistory } from "@/components/swiss/cycle-history";
+import type { SwissContext } from "@/lib/machines/swiss-army.types";
 import { ArtifactsPanel } from "./artifacts-panel";
 
 /** Views of a run's own domain, by workflow (the research DAG, knowledge graph, sources, files). */
@@ -21,7 +23,10 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
         ? [...(a.answer || a.inputType !== "LOG" ? ["Answer"] : []), "Reasoning", ...(a.parsed?.length || a.inputType !== "QUERY" ? ["Entries"] : []), "Observer"]
         : workflow === "processing-modes"
           ? ["Result", "Routing & metrics", "What the mode did"]
-          : [];
+          : workflow === "swiss-army"
+            ? ["Cycles", "Files"]
+            : [];
+  const s = context as SwissContext;
   // the report opens first once there is one; a tab the user picked stays picked
   const [picked, setTab] = useState<string | null>(null);
   if (tabs.length === 0) return null;
@@ -32,7 +37,7 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
         {tabs.map((t) => (
           <button key={t} onClick={() => setTab(t)} className={`rounded-t-md px-3 py-1.5 text-sm ${tab === t ? "border border-b-white border-slate-200 bg-white font-semibold" : "text-slate-500 hover:text-slate-800"}`}>
             {t}
-            {t === "Knowledge graph" ? ` (${c.facts?.length ?? 0})` : t === "Sources" ? ` (${c.sources?.length ?? 0})` : t === "Entries" ? ` (${a.parsed?.length ?? 0})` : ""}
+            {t === "Cycles" ? ` (${s.history?.length ?? 0})` : t === "Knowledge graph" ? ` (${c.facts?.length ?? 0})` : t === "Sources" ? ` (${c.sources?.length ?? 0})` : t === "Entries" ? ` (${a.parsed?.length ?? 0})` : ""}
           </button>
         ))}
       </div>
@@ -48,6 +53,7 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
             <Markdown text={c.report} />
           </div>
         )}
+        {tab === "Cycles" && <CycleHistory runId={runId} history={s.history ?? []} />}
         {tab === "Task DAG" && <TaskDag tasks={c.tasks ?? []} />}
         {tab === "Knowledge graph" && <KnowledgeGraph facts={c.facts ?? []} sources={c.sources ?? []} />}
         {tab === "Sources" && <SourceRegistry sources={c.sources ?? []} />}

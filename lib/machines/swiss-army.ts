@@ -2,6 +2,7 @@
 // IDLE → REQUEST_RECEIVED → CONTEXT_SEARCH → EXECUTING → CONTEXT_UPDATE → HUMAN_REVIEW → IDLE,
 // with the seed's error paths, hard timeouts and global abort. Every transition carries the
 // seed's condition as its description, which the engine records as the transition's reason.
+import { swissArtifacts } from "./swiss-army.artifacts";
 import { assign, setup } from "xstate";
 import { z } from "zod";
 import { effect } from "./effect";
@@ -42,9 +43,10 @@ export interface SwissInput {
 
 const HISTORY = 20;
 
-function finish(context: SwissContext, outcome: Omit<CycleOutcome, "request_id" | "content">): Partial<SwissContext> {
+function finish(context: SwissContext, outcome: Omit<CycleOutcome, "request_id" | "content" | "cycle">): Partial<SwissContext> {
   const last: CycleOutcome = {
     request_id: context.request?.id ?? "",
+    cycle: context.cycle,
     content: context.request?.content ?? "",
     ...outcome,
   };
@@ -524,6 +526,7 @@ export const swissArmy: WorkflowDefinition = {
   description:
     "A request loop around a Context Manager: validate the request, search for patterns, execute, store what was learned, and ask a human to approve, reject or modify.",
   machine: swissArmyMachine,
+  artifacts: swissArtifacts,
   input: z
     .object({
       request: requestText.optional(),

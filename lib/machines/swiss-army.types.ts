@@ -91,6 +91,8 @@ export interface SwissError {
 
 export interface CycleOutcome {
   request_id: string;
+  /** the cycle's number (1, 2, …); absent in runs recorded before it was kept */
+  cycle?: number;
   content: string;
   /** how the cycle ended */
   outcome: "approved" | "rejected" | "invalid" | "failed" | "aborted";
