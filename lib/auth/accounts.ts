@@ -58,32 +58,54 @@ export class Accounts {
     return this.db.user.count();
   }
 
-  /** failed sign-ins per name in this process: [count, first failure (ms)] */
-  private failures = new Map<string, [number, number]>();
-
   /**
    * A new session for name + password, or null (unknown, disabled, or wrong password: one answer
    * for all). After MAX_FAILURES failures for a name within FAILURE_WINDOW_MS, further attempts
-   * are refused (429) until the window has passed, right password or not.
+   * are refused (429) until the window has passed, right password or not. The attempt is counted
+   * before the password is checked (takeAttempt), so parallel requests cannot check more.
    */
   async signIn(name: string, password: string): Promise<{ token: string; principal: Principal; expiresAt: Date } | null> {
-    const now = this.clock.now();
-    const [count, since] = this.failures.get(name) ?? [0, now];
-    if (now - since >= FAILURE_WINDOW_MS) this.failures.delete(name);
-    else if (count >= MAX_FAILURES) throw new TooManyAttempts(Math.ceil((since + FAILURE_WINDOW_MS - now) / 60_000));
+    await this.takeAttempt(name);
     const user = await this.db.user.findUnique({ where: { name } });
     // an unknown name costs the same scrypt as a known one (no timing answer to "does it exist")
     const ok = (await verifyPassword(password, user?.passwordHash ?? (await dummyHash()))) && !!user && !user.disabled;
-    if (!user || !ok) {
-      const [c, first] = this.failures.get(name) ?? [0, now];
-      this.failures.set(name, [c + 1, first]);
-      return null;
-    }
-    this.failures.delete(name);
+    if (!user || !ok) return null; // the attempt stays counted
+    await this.db.signInAttempt.deleteMany({ where: { name } });
     const t = token();
     const expiresAt = new Date(this.clock.now() + SESSION_DAYS * 86_400_000);
     await this.db.session.create({ data: { id: sha256(t), userId: user.id, createdAt: new Date(this.clock.now()), expiresAt } });
     return { token: t, expiresAt, principal: { userId: user.id, name: user.name, role: user.role as Role, via: "session" } };
+  }
+
+  /**
+   * Count a sign-in attempt for `name`, or throw TooManyAttempts when MAX_FAILURES are already
+   * counted in the current window. One statement, so it holds across parallel requests and
+   * processes (SQLite and PostgreSQL): the row is inserted, or its window restarted when it has
+   * passed, or its count raised while below the limit; no row back means the limit is reached.
+   */
+  private pruned = 0;
+
+  private async takeAttempt(name: string): Promise<void> {
+    const now = this.clock.now();
+    const expired = now - FAILURE_WINDOW_MS;
+    const taken = await this.db.$queryRaw<{ count: unknown }[]>`
+      INSERT INTO "SignInAttempt" ("name", "count", "windowStart") VALUES (${name}, 1, ${now})
+      ON CONFLICT ("name") DO UPDATE SET
+        "count" = CASE WHEN "SignInAttempt"."windowStart" <= ${expired} THEN 1 ELSE "SignInAttempt"."count" + 1 END,
+        "windowStart" = CASE WHEN "SignInAttempt"."windowStart" <= ${expired} THEN excluded."windowStart" ELSE "SignInAttempt"."windowStart" END
+      WHERE "SignInAttempt"."windowStart" <= ${expired} OR "SignInAttempt"."count" < ${MAX_FAILURES}
+      RETURNING "count"`;
+    if (taken.length > 0) {
+      // rows of windows long past (names tried once, never again) are cleared now and then
+      if (now - this.pruned >= FAILURE_WINDOW_MS) {
+        this.pruned = now;
+        await this.db.signInAttempt.deleteMany({ where: { windowStart: { lte: BigInt(expired) } } });
+      }
+      return;
+    }
+    const row = await this.db.signInAttempt.findUnique({ where: { name } });
+    const since = row ? Number(row.windowStart) : now;
+    throw new TooManyAttempts(Math.max(1, Math.ceil((since + FAILURE_WINDOW_MS - now) / 60_000)));
   }
 
   async signOut(sessionToken: string): Promise<void> {

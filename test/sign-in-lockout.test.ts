@@ -1,0 +1,72 @@
+// The sign-in lockout (5 failures per name per 15 min) holds under a burst of parallel attempts,
+// on SQLite and on PostgreSQL: each attempt takes its slot in the database before its password
+// is checked, so at most 5 passwords are checked and the right one afterwards is refused.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Accounts, FAILURE_WINDOW_MS, MAX_FAILURES, TooManyAttempts } from "../lib/auth/accounts";
+import { prismaOnSqlite, type Db } from "../lib/db/client";
+import { pgTarget, prismaOnPostgres } from "../lib/db/postgres";
+import { ManualClock } from "../lib/engine/clock";
+import { DATABASES, opened } from "./support/databases";
+
+const T0 = Date.parse("2026-11-26T09:00:00Z");
+
+for (const database of DATABASES.slice(0, 2)) {
+  describe(`sign-in lockout: ${database.name}`, () => {
+    const h = opened(database, "sign-in lockout");
+    let db: Db | null = null;
+    let skipped = false;
+
+    beforeAll(async () => {
+      const t = await h.open();
+      if (!t) {
+        skipped = true;
+        return;
+      }
+      db = t.dialect === "sqlite" ? await prismaOnSqlite(t.ports.sqlite!) : prismaOnPostgres(pgTarget(t.url), 8);
+    }, 60_000);
+    afterAll(async () => {
+      await db?.$disconnect();
+      await h.close();
+    });
+
+    /** 30 parallel attempts (wrong passwords), then the right one */
+    async function burst(accounts: Accounts, name: string) {
+      const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => accounts.signIn(name, `wrong-password-${i}`)));
+      const checked = results.filter((r) => r.status === "fulfilled");
+      const refused = results.filter((r) => r.status === "rejected");
+      for (const r of refused) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(TooManyAttempts);
+      for (const r of checked) expect((r as PromiseFulfilledResult<unknown>).value).toBeNull();
+      return { checked: checked.length, refused: refused.length };
+    }
+
+    it("30 parallel wrong passwords: at most 5 are checked, and the right one afterwards is refused", async ({ skip }) => {
+      if (skipped) skip();
+      const clock = new ManualClock(T0);
+      const accounts = new Accounts(db!, clock);
+      await accounts.createUser({ name: "burst-user", password: "right-password-123", role: "viewer" });
+      const { checked, refused } = await burst(accounts, "burst-user");
+      expect(checked).toBe(MAX_FAILURES);
+      expect(refused).toBe(30 - MAX_FAILURES);
+      await expect(accounts.signIn("burst-user", "right-password-123")).rejects.toThrow(/too many failed sign-ins.*15 min/);
+      // an unknown name is limited the same way
+      expect((await burst(accounts, "nobody-here")).checked).toBe(MAX_FAILURES);
+      // after the window the right password works again, and a success clears the count
+      clock.advance(FAILURE_WINDOW_MS);
+      expect(await accounts.signIn("burst-user", "right-password-123")).not.toBeNull();
+      for (let i = 0; i < MAX_FAILURES - 1; i++) expect(await accounts.signIn("burst-user", "wrong-again-123")).toBeNull();
+      expect(await accounts.signIn("burst-user", "right-password-123")).not.toBeNull();
+      expect(await db!.signInAttempt.count({ where: { name: "burst-user" } })).toBe(0);
+    });
+
+    it("two processes (two Accounts on one database) share the count", async ({ skip }) => {
+      if (skipped) skip();
+      const clock = new ManualClock(T0 + 10 * FAILURE_WINDOW_MS);
+      const a = new Accounts(db!, clock);
+      const b = new Accounts(db!, clock);
+      await a.createUser({ name: "shared-user", password: "right-password-123", role: "viewer" });
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).signIn("shared-user", `wrong-password-${i}`)));
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES);
+      await expect(b.signIn("shared-user", "right-password-123")).rejects.toBeInstanceOf(TooManyAttempts);
+    });
+  });
+}
