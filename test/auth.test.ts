@@ -195,7 +195,17 @@ describe("accounts on", () => {
 
   it("after sign-in, only a path on this site is followed (no open redirect)", () => {
     expect(sameSitePath("/runs/abc?tab=1")).toBe("/runs/abc?tab=1");
-    for (const evil of ["//evil.example", "/\\evil.example", "https://evil.example/x", undefined, ["/a"]]) expect(sameSitePath(evil)).toBe("/");
+    expect(sameSitePath("/runs?q=a%20b&from=http://x#top")).toBe("/runs?q=a%20b&from=http://x#top");
+    expect(sameSitePath("/runs/./abc/../def")).toBe("/runs/def");
+    const evil = [
+      "//evil.example", "/\\evil.example", "https://evil.example/x", "http:evil.example", "javascript:alert(1)", "evil.example/x", "",
+      "/.//evil.example/x", "/./\\evil.example", "/..//evil.example", "/a/..//evil.example", "/../../evil.example/..//evil",
+      "/%2F%2Fevil.example", "/%2f/evil.example", "/%5Cevil.example", "/%5c%5cevil.example", "/%252F%252Fevil.example", "/.%2F%2Fevil",
+      "/\tevil", "/\t/evil.example", "/\n/evil.example", "/\r//evil.example", "/%09/evil.example", "/%0a/evil.example", "/\u0000/x", "/\u007f/x", "/\u0085/x",
+      "/\\/evil.example", "\\/evil.example", "/%E0%A4%A", "/x".padEnd(3000, "x"),
+      undefined, null, 42, ["/a"],
+    ];
+    for (const value of evil) expect(sameSitePath(value), JSON.stringify(value)).toBe("/");
   });
 
   it("every page checks the session itself (a layout is not re-rendered when the app navigates)", () => {

@@ -25,13 +25,43 @@ export function authEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.SWITCHYARD_AUTH?.trim().toLowerCase() === "on";
 }
 
-/** `next` as a path on this site, or "/" (no open redirect: "//evil", "/\\evil", "https://evil" resolve elsewhere) */
-export function sameSitePath(next: unknown): string {
-  if (typeof next !== "string") return "/";
+const HERE = "http://switchyard.invalid";
+// control characters (the URL parser drops tabs and newlines: "/\t/evil" becomes "//evil"), DEL,
+// C1 controls, and backslashes (browsers read "\" as "/")
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\\]/;
+
+/** `s` percent-decoded until it stops changing (a few rounds); null when its encoding is malformed. */
+function decoded(s: string): string | null {
   try {
-    const u = new URL(next, "http://x");
-    return u.host === "x" ? u.pathname + u.search : "/";
+    for (let i = 0; i < 3; i++) {
+      const d = decodeURIComponent(s);
+      if (d === s) break;
+      s = d;
+    }
+    return s;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `next` as a path on this site, or "/": no open redirect. It must start with one "/", resolve to
+ * this origin, and neither it nor its path, raw or percent-decoded, may hold control characters,
+ * backslashes or "//" ("//evil", "/\\evil", "/.//evil" resolving to "//evil", "/%2F%2Fevil").
+ */
+export function sameSitePath(next: unknown): string {
+  if (typeof next !== "string" || !next.startsWith("/") || next.length > 2048) return "/";
+  const plain = decoded(next);
+  if (plain === null || UNSAFE.test(next) || UNSAFE.test(plain)) return "/";
+  let u: URL;
+  try {
+    u = new URL(next, HERE);
   } catch {
     return "/";
   }
+  if (u.origin !== HERE) return "/";
+  const path = decoded(u.pathname);
+  if (path === null || path.includes("//") || UNSAFE.test(path)) return "/";
+  const out = u.pathname + u.search + u.hash;
+  return new URL(out, HERE).origin === HERE ? out : "/";
 }
