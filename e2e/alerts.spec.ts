@@ -1,6 +1,6 @@
 // Per-state alerts: a rule set on a workflow's page, breached by a run, shows as the banner on
 // every page and as a badge on the diagram node; deleting the rule resolves it.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 test("a dwell rule breached by a run: banner, workflow panel, node badge; deleting it resolves", async ({ page, request }) => {

@@ -1,6 +1,6 @@
 // Degraded mode from the operator's side: take the Context Manager offline, watch a run skip
 // its search with a warning and queue its writes, bring it back and see the writes stored.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectState, shot, startFromUi } from "./helpers";
 
 test("Context Manager offline → degraded run with warnings → back online flushes the queue", async ({ page }) => {

@@ -1,6 +1,6 @@
 // A research mission in the browser, on the offline engine over the shipped guide: topic → plan
 // in the review queue → approve → the DAG runs → check-in → report.md rendered with its sources.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 const TOPIC = "How does Switchyard resume runs after a restart and keep timers durable?";

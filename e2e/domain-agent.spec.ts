@@ -1,7 +1,8 @@
 // The domain agent in the browser, on the offline engine: a LOG of two weeks, a QUERY that
 // needs a clarification (answered in the decision panel), and a BOTH input whose log and query
 // branches run as parallel regions — then the Log page with its filters and global context.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 /** A screenshot with the run's own views (answer, reasoning …) in sight. */

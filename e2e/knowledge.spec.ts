@@ -1,6 +1,6 @@
 // The knowledge store in the browser, offline: the shipped guide is there on first start; paste a
 // document, find it with scores and passages, see a bad import refused, delete it.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 test("guide seeded → paste a document → ranked search with passages → bad input refused → delete", async ({ page }) => {

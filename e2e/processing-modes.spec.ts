@@ -1,6 +1,7 @@
 // Each processing mode from the UI, on the offline engine: the mode chosen in the New run form
 // (or routed), the nested diagram of the mode's states, the result, routing, cache and metrics.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 async function start(page: Page, query: string, mode: string): Promise<string> {

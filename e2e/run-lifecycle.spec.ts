@@ -1,6 +1,6 @@
 // A reviewer's whole loop in the browser: start a run, watch the diagram move, find the review
 // in the queue, decide it, and see the run return to IDLE; plus modify, abort and a second request.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectState, pendingReviewFor, shot, startFromUi } from "./helpers";
 
 test("new run → diagram moves → review in the queue → approve → back in IDLE, approved", async ({ page, request }) => {

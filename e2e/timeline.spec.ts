@@ -1,6 +1,6 @@
 // The mission timeline viewer: Gantt lanes, scrubbing with keys, slider and bars, the diagram
 // replayed to the cursor.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 test("scrub a run's history: the diagram and the cursor follow", async ({ page, request }) => {

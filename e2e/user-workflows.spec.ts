@@ -1,6 +1,7 @@
 // Seed 003 in the browser: define a workflow from Mermaid in the editor (live validation and
 // preview), run it and move it through its states; the conversation workflow's stage panel.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
 
 const runPage = (page: Page) => page.getByTestId("run-page");
