@@ -1,8 +1,9 @@
 // Review use-cases: the queue (oldest first, with age) and decisions.
 import type { Runtime } from "../runtime";
 import { reviewView } from "../engine/views";
-import type { ReviewStatus } from "../engine/store/types";
-import { runResource } from "./runs";
+import type { IdempotencyClaim, IdempotencyRow, ReviewStatus } from "../engine/store/types";
+import { NotFoundError } from "../engine/errors";
+import { rebuiltStep, runResource } from "./runs";
 
 export async function listReviews(rt: Runtime, q: { status?: ReviewStatus; runId?: string; limit?: number }) {
   const now = rt.clock.now();
@@ -11,7 +12,20 @@ export async function listReviews(rt: Runtime, q: { status?: ReviewStatus; runId
 }
 
 /** Decide a review. `by`: the signed-in person (accounts on), who is recorded whatever the body says. */
-export async function decideReview(rt: Runtime, id: string, body: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> }, by?: { name: string } | null) {
-  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body);
+export async function decideReview(
+  rt: Runtime,
+  id: string,
+  body: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> },
+  by?: { name: string } | null,
+  idempotency?: IdempotencyClaim,
+) {
+  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body, { idempotency });
   return { review: out.review, run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), transitions: out.transitions };
+}
+
+/** A keyed decision's answer rebuilt (its first answer was not stored): the review as decided, the run now, the commit's transitions. */
+export async function rebuiltDecision(rt: Runtime, reviewId: string, row: IdempotencyRow) {
+  const review = await rt.store.getReview(reviewId);
+  if (!review) throw new NotFoundError(`review ${reviewId} not found`);
+  return { review: reviewView(review), ...(await rebuiltStep(rt, row)) };
 }

@@ -3,7 +3,7 @@ import type { Runtime } from "../runtime";
 import type { RunView } from "../engine/views";
 import { transitionView } from "../engine/views";
 import { runView } from "../engine/views";
-import type { RunStatus } from "../engine/store/types";
+import type { IdempotencyClaim, IdempotencyRow, RunStatus } from "../engine/store/types";
 import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
@@ -16,7 +16,8 @@ export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
   return { ...run, state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
 }
 
-export async function startRun(rt: Runtime, workflow: string, input: unknown) {
+/** `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts). */
+export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
   const defaults = rt.defaults[workflow];
   let merged = input;
@@ -29,7 +30,7 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown) {
       (merged as Record<string, unknown>)[k] = g && typeof g === "object" && v && typeof v === "object" ? { ...v, ...g } : (g ?? v);
     }
   }
-  const out = await rt.engine.start(workflow, merged ?? {});
+  const out = await rt.engine.start(workflow, merged ?? {}, { idempotency });
   return runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) });
 }
 
@@ -81,15 +82,31 @@ export async function getRun(rt: Runtime, id: string) {
   return runResource(run, { accepted: await rt.engine.acceptedNow(id) });
 }
 
+/** The one run whose id starts with `prefix` (at least 4 hex digits), or null when none or several do. */
+export async function runIdByPrefix(rt: Runtime, prefix: string): Promise<string | null> {
+  if (!/^[0-9a-f-]{4,36}$/.test(prefix)) return null;
+  const rows = await rt.store.listRuns({ idPrefix: prefix, limit: 2 });
+  return rows.length === 1 ? rows[0]!.id : null;
+}
+
 export async function runTransitions(rt: Runtime, id: string, after = 0, limit = 10_000, withPayload = false) {
   await rt.engine.getRun(id); // 404 for an unknown run
   return (await rt.store.transitions(id, after, limit)).map((t) => transitionView(t, withPayload));
 }
 
 /** Send an event. `by`: the signed-in sender, recorded as the reviewer when the event decides a review. */
-export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: { name: string } | null) {
-  const out = await rt.engine.send(id, event, by ? { reviewer: by.name } : {});
+export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: { name: string } | null, idempotency?: IdempotencyClaim) {
+  const out = await rt.engine.send(id, event, { ...(by ? { reviewer: by.name } : {}), idempotency });
   return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(id) }), transitions: out.transitions };
+}
+
+/**
+ * The answer to a keyed request whose first answer was not stored (the process died between the
+ * commit and storing it): the run as it is now, and the transitions that request's commit wrote.
+ */
+export async function rebuiltStep(rt: Runtime, row: IdempotencyRow) {
+  const transitions = row.toSeq >= row.fromSeq ? await rt.store.transitions(row.runId, row.fromSeq - 1, row.toSeq - row.fromSeq + 1) : [];
+  return { run: await getRun(rt, row.runId), transitions: transitions.map((t) => transitionView(t, true)) };
 }
 
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */

@@ -4,7 +4,7 @@
 import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { activeLeaves, persist, stateId, type ExecutableAction, type StepResult } from "./step";
-import type { CommitItem, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
+import type { CommitItem, IdempotencyClaim, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
 
 export interface Draft {
   def: WorkflowDefinition;
@@ -26,6 +26,8 @@ export interface Draft {
   now: number;
   /** the first transition of this commit that is its own (see CommitItem.snapshotFirst) */
   snapshotFirst?: number;
+  /** the Idempotency-Key of the request that made this commit (written with it) */
+  idempotency?: IdempotencyClaim;
 }
 
 export function newDraft(
@@ -273,5 +275,6 @@ export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<Time
     timers: [...[...pending].filter((t) => !d.timersClear.has(t.id) && !d.timersSet.has(t.id)), ...d.timersSet.values()],
     reviewsOpen: d.reviewsOpen,
     reviewsClose: d.reviewsClose,
+    ...(d.idempotency ? { idempotency: { ...d.idempotency, runId: d.row.id, fromSeq: d.transitions[0]?.seq ?? d.row.seq + 1, toSeq: d.row.seq } } : {}),
   };
 }

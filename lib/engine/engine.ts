@@ -19,7 +19,7 @@ import { activeLeaves, describeEvent, initialStep, restore, step } from "./step"
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { Cancel } from "./cancel";
 import { isImportedRun } from "./imported";
-import type { ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
+import type { IdempotencyClaim, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 
@@ -150,7 +150,8 @@ export class Engine {
 
   // ---------------------------------------------------------------- commands
 
-  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string } = {}): Promise<StepOutcome> {
+  /** `idempotency`: the request's key, written in the run's first commit (a key already there: ConflictError, nothing written) */
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const def = this.workflow(workflowId);
     const parsed = def.input.safeParse(input ?? {});
@@ -183,6 +184,7 @@ export class Engine {
     };
     const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set() };
     const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
+    draft.idempotency = opts.idempotency;
     addStep(draft, init, { type: "xstate.init", input: parsed.data } as EventObject, { newId: randomUUID });
     for (const ev of def.startEvents?.(parsed.data) ?? []) {
       const stamped = { ...ev, at: now };
@@ -227,7 +229,7 @@ export class Engine {
   }
 
   /** Send an event from outside (API / UI). Validated against the workflow's event schemas. */
-  async send(runId: string, event: unknown, opts: { reviewer?: string } = {}): Promise<StepOutcome> {
+  async send(runId: string, event: unknown, opts: { reviewer?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const live = await this.require(runId);
     const type = (event as { type?: unknown })?.type;
@@ -249,16 +251,17 @@ export class Engine {
         const { type: _t, feedback, reviewer, modifications, ...data } = ev as EventObject & { feedback?: string; reviewer?: string; modifications?: string[] };
         void _t;
         // a signed-in sender decides under their own name
-        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data });
+        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data }, { idempotency: opts.idempotency });
         return { run: r.run, transitions: r.transitions };
       }
     }
-    return this.enqueue(live, () => this.applyEvent(live, ev));
+    return this.enqueue(live, () => this.applyEvent(live, ev, { idempotency: opts.idempotency }));
   }
 
   async decide(
     reviewId: string,
     input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> },
+    opts: { idempotency?: IdempotencyClaim } = {},
   ): Promise<StepOutcome & { review: ReviewView }> {
     this.assertRunning();
     const stored = this.liveReview(reviewId) ?? (await this.opts.store.getReview(reviewId));
@@ -286,7 +289,7 @@ export class Engine {
       }
       const now = this.clock.now();
       const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: input.reviewer ?? null, decidedAt: now };
-      const out = await this.applyEvent(live, event, { decided: close });
+      const out = await this.applyEvent(live, event, { decided: close, idempotency: opts.idempotency });
       const review = reviewView({ ...open, ...close });
       this.bus.publish(live.row.id, { type: "review", review });
       return { ...out, review };
@@ -650,7 +653,7 @@ export class Engine {
   private async applyEvent(
     live: Live,
     event: EventObject,
-    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string } = {},
+    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string; idempotency?: IdempotencyClaim } = {},
   ): Promise<StepOutcome> {
     if (live.gone) throw new ConflictError(`run ${live.row.id} has already finished`);
     const now = this.clock.now();
@@ -668,6 +671,7 @@ export class Engine {
       throw new ConflictError(`${event.type} is not accepted in state ${state}`, { state: live.row.state, accepted: this.acceptedEvents(live.row.id) });
     }
     addStep(draft, res, ev, { decided: opts.decided, newId: randomUUID });
+    draft.idempotency = opts.idempotency;
     return this.commitDraft(live, draft);
   }
 

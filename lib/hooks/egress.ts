@@ -1,45 +1,69 @@
 // Where outgoing webhooks may not go: link-local addresses (169.254.0.0/16, fe80::/10: the
 // cloud metadata services that hand out instance credentials live there), "this network"
-// (0.0.0.0/8, ::) and their IPv4-mapped IPv6 forms. Private networks and localhost stay
-// allowed: a self-hosted Switchyard's receivers often live there. The check runs on every
-// address a host name resolves to, at connect time (so a name that later resolves elsewhere —
-// DNS rebinding — is caught too), and on literal addresses, which skip the resolver.
+// (0.0.0.0/8, ::), AWS's IPv6 metadata address, and every IPv6 form that carries one of those
+// IPv4 addresses inside it (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, SIIT
+// ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32).
+// Private networks and localhost stay allowed: a self-hosted Switchyard's receivers often live
+// there. The check runs on every address a host name resolves to, at connect time (so a name
+// that later resolves elsewhere — DNS rebinding — is caught too), and on literal addresses,
+// which skip the resolver. Addresses are parsed by ipaddr.js, not by hand.
 import dns from "node:dns";
-import net from "node:net";
+import ipaddr from "ipaddr.js";
 import { Agent, fetch as undiciFetch } from "undici";
 
-/** An IPv6 address as its eight 16-bit groups (dotted IPv4 tails and "::" expanded); null when not IPv6. */
-function groups6(address: string): number[] | null {
-  if (!net.isIPv6(address)) return null;
-  let text = address.toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
-  const h = head ? head.split(":") : [];
-  const t = tail ? tail.split(":") : [];
-  const fill = tail === undefined ? [] : Array.from({ length: 8 - h.length - t.length }, () => "0");
-  return [...h, ...fill, ...t].map((g) => parseInt(g, 16));
+const METADATA_V6 = ipaddr.IPv6.parse("fd00:ec2::254");
+const METADATA_NAMES = new Set(["metadata.google.internal", "metadata"]);
+
+/** Why an IPv4 address may not be reached, or null. */
+function blocked4(v4: ipaddr.IPv4): string | null {
+  const [a, b] = v4.octets;
+  if (a === 169 && b === 254) return "a link-local address (cloud metadata services live there)";
+  if (a === 0) return `an address of "this network" (0.0.0.0/8)`;
+  return null;
 }
 
-const METADATA_V6 = groups6("fd00:ec2::254")!.join(":");
+const v4At = (bytes: number[], at: number) => new ipaddr.IPv4(bytes.slice(at, at + 4));
 
-/** Why `address` may not be reached, or null when it may. */
-export function blockedAddress(address: string): string | null {
-  const g = groups6(address);
-  // IPv4, or IPv4 mapped into IPv6 (::ffff:a.b.c.d)
-  const v4 = net.isIPv4(address) ? address.split(".").map(Number) : g && g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff ? [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255] : null;
-  if (v4) {
-    if (v4[0] === 169 && v4[1] === 254) return "a link-local address (cloud metadata services live there)";
-    if (v4[0] === 0) return `an address of "this network" (0.0.0.0/8)`;
-    return null;
+/** The IPv4 addresses an IPv6 address carries, by the range it is in (none for a plain IPv6 address). */
+function embedded4(v6: ipaddr.IPv6): ipaddr.IPv4[] {
+  const p = v6.parts;
+  const bytes = v6.toByteArray();
+  const range = v6.range();
+  const tail = v4At(bytes, 12);
+  switch (range) {
+    case "ipv4Mapped": // ::ffff:a.b.c.d
+    case "rfc6145": // ::ffff:0:a.b.c.d
+      return [tail];
+    case "rfc6052": {
+      // 64:ff9b::/96 carries it in the last 32 bits; the local-use 64:ff9b:1::/48 may use any RFC
+      // 6052 prefix length from /48 to /96, each with the address at its own place (bits 64–71 skipped)
+      if (p[2] === 0) return [tail];
+      const at = (offsets: number[]) => new ipaddr.IPv4(offsets.map((o) => bytes[o]!));
+      return [at([6, 7, 9, 10]), at([7, 9, 10, 11]), at([9, 10, 11, 12]), tail];
+    }
+    case "6to4": // 2002:AABB:CCDD::/48
+      return [v4At(bytes, 2)];
+    case "teredo": // 2001:0:server(32 bits):flags:port:client (32 bits, inverted)
+      return [v4At(bytes, 4), new ipaddr.IPv4(bytes.slice(12, 16).map((b) => b ^ 0xff))];
+    default:
+      // IPv4-compatible ::a.b.c.d (deprecated, still routed by some stacks); :: and ::1 excepted
+      return p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1) ? [tail] : [];
   }
-  if (!g) return null;
-  if ((g[0]! & 0xffc0) === 0xfe80) return "a link-local address (fe80::/10)";
-  if (g.join(":") === METADATA_V6) return "the cloud metadata service's IPv6 address (fd00:ec2::254)";
-  if (g.every((x) => x === 0)) return "the unspecified address (::)";
+}
+
+/** Why `address` (IPv4 or IPv6, as resolved or as written in a URL) may not be reached, or null when it may. */
+export function blockedAddress(address: string): string | null {
+  const text = address.replace(/^\[|\]$/g, "");
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return blocked4(ipaddr.IPv4.parse(text));
+  if (!ipaddr.IPv6.isValid(text)) return null;
+  const v6 = ipaddr.IPv6.parse(text);
+  if (v6.range() === "linkLocal") return "a link-local address (fe80::/10)";
+  if (v6.range() === "unspecified") return "the unspecified address (::)";
+  if (v6.toNormalizedString() === METADATA_V6.toNormalizedString()) return "the cloud metadata service's IPv6 address (fd00:ec2::254)";
+  for (const v4 of embedded4(v6)) {
+    const why = blocked4(v4);
+    if (why) return `${why}, inside the IPv6 address ${v6.toString()} (${v4.toString()})`;
+  }
   return null;
 }
 
@@ -51,8 +75,9 @@ export function blockedUrl(url: string): string | null {
   } catch {
     return null;
   }
-  if (host === "metadata.google.internal" || host === "metadata") return "a cloud metadata service";
-  return net.isIP(host) ? blockedAddress(host) : null;
+  // "metadata.google.internal." (a fully qualified name) is the same host as without the dot
+  if (METADATA_NAMES.has(host.replace(/\.+$/, ""))) return "a cloud metadata service";
+  return blockedAddress(host);
 }
 
 /** The error a blocked host fails with (code EBLOCKED: the delivery is not retried). */

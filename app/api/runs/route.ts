@@ -1,15 +1,19 @@
-import { handler, json, parse, query, readJson } from "@/lib/api/http";
-import { listRuns, startRun } from "@/lib/api/runs";
+import { handler, json, parse, principalOf, query, readJson } from "@/lib/api/http";
+import { idempotent, keyedRequest, replayHeaders } from "@/lib/api/idempotency";
+import { getRun, listRuns, startRun } from "@/lib/api/runs";
 import { RunListQuery, StartRunBody } from "@/lib/api/schemas";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
 export const POST = handler(async (req: Request) => {
-  const body = parse(StartRunBody, await readJson(req));
+  const raw = await readJson(req);
+  const keyed = keyedRequest(req, raw, principalOf(req));
+  const body = parse(StartRunBody, raw);
   const rt = await getRuntime();
-  const run = await startRun(rt, body.workflow, body.input ?? {});
-  return json(run, 201, { location: `/api/runs/${run.id}` });
+  // with an Idempotency-Key, a repeat answers with the run the first request started
+  const a = await idempotent(rt, keyed, 201, (claim) => startRun(rt, body.workflow, body.input ?? {}, claim), (row) => getRun(rt, row.runId));
+  return json(a.body, a.status, replayHeaders(a, { location: `/api/runs/${a.body.id}` }));
 });
 
 export const GET = handler(async (req: Request) => {

@@ -7,6 +7,7 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
+import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_COLS, RUN_NAMES, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
 
@@ -51,6 +52,8 @@ const PUT_SNAPSHOTS = putSnapshotSql(`SELECT * FROM ${unnest(["text", "int", "in
 const CLEAR_TIMERS = `DELETE FROM "Timer" AS t USING ${unnest(["text", "text"])} AS v("runId","id") WHERE t."runId"=v."runId" AND t."id"=v."id"`;
 const SET_TIMERS = setTimersSql(`SELECT * FROM ${unnest(["text", "text", "timestamp(3)", "text", "int"])}`);
 const OPEN_REVIEWS = openReviewsSql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "timestamp(3)", "timestamp(3)", "int"])}`);
+/** keys claimed: the rows returned are the keys this statement inserted (scope and key joined by a newline) */
+const CLAIM_KEYS = insertIdempotencySql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "int", "int", "int", "timestamp(3)"])}`, ` ON CONFLICT ("scope","key") DO NOTHING RETURNING "scope" || chr(10) || "key" AS "id"`);
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
 const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
@@ -95,7 +98,7 @@ export async function commitItems(c: pg.PoolClient, items: CommitItem[]): Promis
  * savepoint) and done again without that item. Returns the items that won.
  */
 async function compareAndSet(c: pg.PoolClient, items: CommitItem[], round: number[], out: CommitOutcome[]): Promise<number[]> {
-  const closes = round.some((i) => items[i].reviewsClose.length > 0);
+  const closes = round.some((i) => items[i].reviewsClose.length > 0 || items[i].idempotency !== undefined);
   let live = round;
   for (;;) {
     if (closes) await c.query("SAVEPOINT cas");
@@ -103,6 +106,7 @@ async function compareAndSet(c: pg.PoolClient, items: CommitItem[], round: numbe
     for (const i of live) if (!won.has(i)) out[i] = "conflict";
     live = live.filter((i) => won.has(i));
     const lost = closes ? await closeReviews(c, items, live) : new Set<number>();
+    if (closes) for (const i of await claimKeys(c, items, live.filter((i) => !lost.has(i)))) lost.add(i);
     if (lost.size === 0) {
       if (closes) await c.query("RELEASE SAVEPOINT cas");
       return live;
@@ -131,6 +135,20 @@ async function closeReviews(c: pg.PoolClient, items: CommitItem[], idx: number[]
   const wanted = idx.flatMap((i) => items[i].reviewsClose.map((v) => ({ i, v })));
   const closed = new Set((await bulk(c, CLOSE_REVIEWS, wanted.map(({ v }) => [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.id]), 6)).map((r) => r.id));
   return new Set(wanted.filter(({ v }) => !closed.has(v.id)).map(({ i }) => i));
+}
+
+/** Writes the items' Idempotency-Keys; the items whose key was already there (or taken by an earlier item of the batch). */
+async function claimKeys(c: pg.PoolClient, items: CommitItem[], idx: number[]): Promise<Set<number>> {
+  const keyed = idx.filter((i) => items[i].idempotency);
+  const won = new Set((await bulk(c, CLAIM_KEYS, keyed.map((i) => idempotencyValues(items[i].idempotency!, ts)), 8)).map((r) => r.id));
+  const lost = new Set<number>();
+  for (const i of keyed) {
+    const k = items[i].idempotency!;
+    const id = `${k.scope}\n${k.key}`;
+    if (won.has(id)) won.delete(id); // the first item with this key has it
+    else lost.add(i);
+  }
+  return lost;
 }
 
 /** Everything else the won items write: transitions, snapshots, timers, opened reviews, artifacts. */

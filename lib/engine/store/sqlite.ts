@@ -4,6 +4,7 @@
 import type Database from "better-sqlite3";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
+import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { insertTransitionsSql, json, openReviewsSql, parse, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
@@ -39,6 +40,8 @@ export const WRITES = {
   openReview: openReviewsSql("VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
   putArtifact: putArtifactSql("?,?,?,?,?", "put"),
   appendArtifact: putArtifactSql("?,?,?,?,?", "append"),
+  // a request's Idempotency-Key (a key already there: constraint violation = this item's conflict)
+  insertIdempotency: insertIdempotencySql("VALUES (?,?,?,?,?,?,?,?)"),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
@@ -181,7 +184,8 @@ export class SqliteRunStore implements RunStore {
     for (const f of item.artifacts) {
       ops.push([f.mode === "append" ? W.appendArtifact : W.putArtifact, [run.id, f.name, f.content, Buffer.byteLength(f.content), sqliteDate(run.updatedAt)], 0]);
     }
-    return { guarded: item.reviewsClose.length > 0, ops };
+    if (item.idempotency) ops.push([W.insertIdempotency, idempotencyValues(item.idempotency, sqliteDate), 2]);
+    return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
   /** observer of each batch as written, and of each upkeep (null) (the benchmark replays them with raw better-sqlite3) */

@@ -112,6 +112,27 @@ export interface CommitItem {
   timers: TimerRow[];
   /** the first transition this commit made itself (a fork's first commit also carries copied history); default transitions[0] */
   snapshotFirst?: number;
+  /** the request's Idempotency-Key, written with the commit; a key already there makes the item a conflict */
+  idempotency?: IdempotencyRow;
+}
+
+/** What a keyed request hands the engine: the commit it makes fills in the run and its transitions. */
+export type IdempotencyClaim = Omit<IdempotencyRow, "runId" | "fromSeq" | "toSeq">;
+
+/** An Idempotency-Key and the commit its first request made (table IdempotencyKey, lib/api/idempotency.ts). */
+export interface IdempotencyRow {
+  /** "<userId or -> <METHOD> <path>" */
+  scope: string;
+  key: string;
+  /** hash of the request: a repeat with another body is refused */
+  fingerprint: string;
+  runId: string;
+  /** the status of the first answer */
+  status: number;
+  /** the transitions the commit wrote (fromSeq > toSeq: none) */
+  fromSeq: number;
+  toSeq: number;
+  createdAt: number;
 }
 
 /** The run as it stood after one commit (seq = the commit's last transition). */
