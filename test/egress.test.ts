@@ -1,6 +1,7 @@
 // Where webhooks may not go (lib/hooks/egress.ts): the metadata address in every spelling a URL
 // or a resolver can give it — IPv4-embedding IPv6 forms included — and metadata names with a
 // trailing dot; private networks, localhost and ordinary public addresses stay reachable.
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { blockedAddress, blockedUrl, egressFetch } from "../lib/hooks/egress";
 
@@ -77,5 +78,17 @@ describe("webhook egress check", () => {
   it("egressFetch refuses a blocked literal before connecting", async () => {
     await expect(egressFetch("http://[64:ff9b::a9fe:a9fe]/x")).rejects.toMatchObject({ code: "EBLOCKED" });
     await expect(egressFetch("http://metadata.google.internal./computeMetadata/v1/")).rejects.toMatchObject({ code: "EBLOCKED" });
+  });
+
+  it("SECURITY.md and README say the same about which webhook URLs are allowed", () => {
+    const security = fs.readFileSync("SECURITY.md", "utf8").replace(/\s+/g, " ");
+    const readme = fs.readFileSync("README.md", "utf8").replace(/\s+/g, " ");
+    expect(security).not.toMatch(/webhook URLs are not restricted/i);
+    for (const doc of [security, readme]) {
+      expect(doc).toMatch(/link-local (addresses|ones) \(169\.254\.0\.0\/16, fe80::\/10/);
+      expect(doc).toMatch(/refused when (the webhook is )?added \(422\)/);
+      expect(doc).toMatch(/checked again when connecting/);
+      expect(doc).toMatch(/private networks stay reachable|Private networks and localhost stay reachable/i);
+    }
   });
 });
