@@ -1,42 +1,81 @@
-// Sandbox worker: one code execution in a WebAssembly engine, inside a worker_threads Worker.
+// Sandbox child: one code execution in a WebAssembly engine, inside its own Node.js process.
 //
 // Plain ESM (not TypeScript) so that it runs unchanged under vitest/tsx and behind `next start`; the parent
-// (lib/sandbox/index.ts) spawns it by file path. Protocol (parentPort messages):
-//   worker → parent  { t: "ready", engine, bootMs, bootKind } | { t: "boot_error", message }
-//                    python only: { t: "snapshot", image: SharedArrayBuffer } | { t: "snapshot_failed", message }
-//   parent → worker  { t: "run", code, timeoutMs, memoryMb, maxOutputBytes }
-//   worker → parent  { t: "out", fd: 1 | 2, text } (already capped) | { t: "truncated" }
-//                    { t: "result", exitCode, kind, message, returnJson, durationMs }
-// The parent may also stop a run through the shared control block (workerData.ctl, an Int32Array):
-//   ctl[0] = 2 asks CPython for a KeyboardInterrupt (pyodide's interrupt buffer),
-//   ctl[1] = why the run is being stopped (1 timeout, 2 output limit); QuickJS's interrupt handler polls it.
-// and kills the worker outright (worker.terminate()) when the soft stop does not work in time.
+// (lib/sandbox/index.ts) starts it with `node --experimental-permission` (fs reads of the engine's files only; no
+// fs writes, child processes, workers or addons), a small V8 heap and an empty environment: the worst a guest can
+// do to the host is end this process. argv[2] is a JSON config { language, snapshotBytes, makeSnapshot, audit }.
+// Protocol:
+//   parent → child, stdin: python with snapshotBytes > 0: that many bytes of CPython's memory image first;
+//                          then one line of JSON { t: "run", code, timeoutMs, memoryMb, maxOutputBytes }
+//   child → parent, stdout: one JSON object a line —
+//                          { t: "ready", engine, bootMs, bootKind } | { t: "boot_error", message } | { t: "audit", findings }
+//                          python with makeSnapshot: { t: "snapshot", bytes } followed by that many raw bytes
+//                          (before any guest code exists), or { t: "snapshot_failed", message }
+//                          { t: "out", fd: 1 | 2, text } (already capped) | { t: "truncated" }
+//                          { t: "result", exitCode, kind, message, returnJson, durationMs, truncated }
+// The parent reads stdout with limits of its own (line length, output budget) and kills the process on a timeout.
+// The child stops itself first: QuickJS's interrupt handler and CPython's interrupt buffer (read through a getter)
+// both watch the deadline and the output budget.
 //
 // Containment, in layers:
 //  1. the engine: QuickJS gets no host object but a `console` whose only capability is to append to the
 //     capped output; CPython lives in pyodide's in-memory file system, with `js`/`pyodide_js`/ctypes & co.
-//     unimportable and os.system/subprocess refused;
+//     made unimportable and os.system/subprocess refused (a guest can undo this part: the layers below hold);
 //  2. memory: the engine's wasm memory cannot grow past the limit (QuickJS: a bounded WebAssembly.Memory
 //     plus runtime.setMemoryLimit; CPython: WebAssembly.Memory.prototype.grow refuses → MemoryError);
-//     the worker's own JS heap is bounded by resourceLimits (set by the parent);
-//  3. lockdown of this thread once the engine is loaded (see lockdown()): no code generation from strings
+//     this process's own JS heap is bounded by --max-old-space-size (set by the parent);
+//  3. lockdown of this process once the engine is loaded (see lockdown()): no code generation from strings
 //     (eval / Function constructors), no module loading, the dangerous node builtins (fs, child_process,
 //     net, http, worker_threads, ...) replaced by throwing stubs, no fetch/WebSocket, no process.binding,
 //     so that even a guest that reached a JavaScript object of pyodide's finds nothing to use;
-//  4. the parent: empty env, wall-clock timeout, output cap, worker.terminate().
-import { parentPort, workerData } from "node:worker_threads";
+//  4. Node's permission model (flags set by the parent): even with the JavaScript realm in hand, no file can be
+//     written or read outside the engine's files, no process or thread started, no addon loaded;
+//  5. the parent: empty env, wall-clock timeout (SIGKILL), output cap on what it reads, one process per run.
+import fs from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const require = createRequire(import.meta.url);
 const syncBuiltinESMExports = nodeModule.syncBuiltinESMExports;
-const { language } = workerData;
-const ctl = new Int32Array(workerData.ctl);
+const opts = JSON.parse(process.argv[2] ?? "{}");
+const { language } = opts;
+const writeSync = fs.writeSync;
+const readSync = fs.readSync;
+// [0] CPython's interrupt flag (2 = SIGINT), [1] why the run is being stopped (1 timeout, 2 output limit)
+const ctl = new Int32Array(2);
+let deadline = Infinity;
 const MiB = 1024 * 1024;
 const STOP_TIMEOUT = 1;
 const STOP_OUTPUT = 2;
+/** error messages (and the like) sent to the parent are cut here; the parent cuts again */
+const MESSAGE_CAP = 4096;
 
-// ---------- memory: a ceiling on every wasm memory of this thread ----------
+// console output of the engines' own code must not mix with the protocol on stdout
+for (const k of ["log", "info", "debug", "warn", "error", "trace", "dir"]) console[k] = () => {};
+
+/** One protocol line on stdout, written synchronously (the event loop may be blocked by the engine). */
+function sendBytes(buf) {
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(1, buf, off, buf.length - off);
+    } catch (e) {
+      if (e?.code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+}
+function send(msg) {
+  sendBytes(Buffer.from(JSON.stringify(msg) + "\n", "utf8"));
+}
+
+function capMessage(text) {
+  const s = String(text ?? "");
+  return s.length > MESSAGE_CAP ? `${s.slice(0, MESSAGE_CAP)}… (${s.length - MESSAGE_CAP} more characters)` : s;
+}
+
+// ---------- memory: a ceiling on every wasm memory of this process ----------
 let memoryCapBytes = Infinity;
 let memoryRefused = false;
 const realGrow = WebAssembly.Memory.prototype.grow;
@@ -60,8 +99,8 @@ let truncated = false;
 const encoder = new TextEncoder();
 
 function requestStop(reason) {
-  Atomics.compareExchange(ctl, 1, 0, reason);
-  Atomics.store(ctl, 0, 2); // SIGINT for CPython; QuickJS polls ctl[1]
+  if (ctl[1] === 0) ctl[1] = reason;
+  ctl[0] = 2;
 }
 
 /** Append UTF-8 bytes to fd 1/2; returns false once the budget is spent (the run is then being stopped). */
@@ -72,26 +111,31 @@ function emitBytes(fd, bytes) {
   if (bytes.length <= room) {
     outputBytes += bytes.length;
     const text = decoders[fd].decode(bytes, { stream: true });
-    if (text) parentPort.postMessage({ t: "out", fd, text });
+    if (text) send({ t: "out", fd, text });
     return true;
   }
   outputBytes = maxOutputBytes;
   truncated = true;
   const text = decoders[fd].decode(bytes.subarray(0, Math.max(0, room))).replace(/\uFFFD+$/, "");
-  if (text) parentPort.postMessage({ t: "out", fd, text });
-  parentPort.postMessage({ t: "truncated" });
+  if (text) send({ t: "out", fd, text });
+  send({ t: "truncated" });
   requestStop(STOP_OUTPUT);
   return false;
 }
+/** Text from the guest: only the part that can still fit is encoded (a 30 MB string costs no 30 MB copy). */
 function emitText(fd, text) {
-  return emitBytes(fd, encoder.encode(text));
+  const room = maxOutputBytes - outputBytes;
+  // every UTF-16 unit takes at least one UTF-8 byte, so room + 1 units are enough to overflow the budget
+  const s = text.length > room + 1 ? text.slice(0, room + 1) : text;
+  return emitBytes(fd, encoder.encode(s));
 }
 
 function stopReason() {
-  return Atomics.load(ctl, 1);
+  if (ctl[1] === 0 && Date.now() > deadline) requestStop(STOP_TIMEOUT);
+  return ctl[1];
 }
 
-// ---------- lockdown of this thread ----------
+// ---------- lockdown of this process ----------
 function deny(what) {
   return function denied() {
     throw new Error(`${what} is not available in the sandbox`);
@@ -168,7 +212,7 @@ function lockdown() {
   }
 
   // 3. the dangerous builtins (already loaded ones, e.g. pyodide's captured fs/child_process/net/ws) become
-  //    throwing stubs: module objects are per-thread, so this touches nothing outside this worker.
+  //    throwing stubs: this process runs nothing else.
   const seal = (mod, name, depth = 0) => {
     if (!mod || (typeof mod !== "object" && typeof mod !== "function") || depth > 1) return;
     for (const key of Object.getOwnPropertyNames(mod)) {
@@ -186,17 +230,6 @@ function lockdown() {
     }
   };
   for (const [name, mod] of loaded) {
-    // keep our own line to the parent
-    if (name === "worker_threads") {
-      for (const key of ["Worker", "MessageChannel", "BroadcastChannel", "receiveMessageOnPort", "moveMessagePortToContext", "markAsUntransferable", "setEnvironmentData", "getEnvironmentData"]) {
-        try {
-          Object.defineProperty(mod, key, { value: deny(`worker_threads.${key}`), writable: false, configurable: false });
-        } catch {
-          /* frozen */
-        }
-      }
-      continue;
-    }
     seal(mod, name);
   }
   if (ws) seal(ws, "ws");
@@ -322,8 +355,13 @@ function audit(roots, originals) {
 
 // ---------- QuickJS ----------
 async function bootJavascript() {
-  const qjs = await import("quickjs-emscripten");
+  // quickjs-emscripten's index imports all four build variants: load the core and the one variant used instead,
+  // so that the permission model's read list names only those packages
   const pkg = require("quickjs-emscripten/package.json");
+  const fromQjs = createRequire(require.resolve("quickjs-emscripten/package.json"));
+  const core = await import(pathToFileURL(fromQjs.resolve("quickjs-emscripten-core")).href);
+  const variant = await import(pathToFileURL(fromQjs.resolve("@jitl/quickjs-wasmfile-release-sync")).href);
+  const qjs = { newVariant: core.newVariant, newQuickJSWASMModuleFromVariant: core.newQuickJSWASMModuleFromVariant, RELEASE_SYNC: variant.default ?? variant };
   // a bounded memory: QuickJS's malloc fails (→ "out of memory") when it cannot grow past this
   const maximumPages = 256 * 16; // 256 MiB: the schema's maximum; per-run caps are enforced by memoryCapBytes
   const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: maximumPages });
@@ -331,6 +369,8 @@ async function bootJavascript() {
   return { qjs, mod, wasmMemory, engine: `quickjs-emscripten ${pkg.version} (wasm)` };
 }
 
+// Everything copied out of QuickJS is cut inside the guest first (under its own memory limit and deadline): a guest
+// string of any size costs this process at most the output budget, MESSAGE_CAP or the return-value cap.
 const CONSOLE_SHIM = `(function (write) {
   "use strict";
   const fmt = (v) => {
@@ -339,31 +379,53 @@ const CONSOLE_SHIM = `(function (write) {
     if (v instanceof Error) return (v.name || "Error") + ": " + v.message;
     try { const s = JSON.stringify(v); return s === undefined ? String(v) : s; } catch (e) { try { return String(v); } catch (e2) { return "[object]"; } }
   };
-  const line = (args) => args.map(fmt).join(" ") + "\\n";
-  const out = (...a) => { write(1, line(a)); };
-  const err = (...a) => { write(2, line(a)); };
+  // piece by piece: no joined copy of a large argument
+  const line = (fd, args) => { args.forEach((a, i) => { if (i) write(fd, " "); write(fd, fmt(a)); }); write(fd, "\\n"); };
+  const out = (...a) => { line(1, a); };
+  const err = (...a) => { line(2, a); };
   const c = { log: out, info: out, debug: out, trace: err, warn: err, error: err };
   Object.defineProperty(globalThis, "console", { value: Object.freeze(c), writable: false, enumerable: false, configurable: false });
 })`;
 
-const SERIALIZE = `(function (v) {
+const SLICE = `(function (s, n) { return String(s).slice(0, n); })`;
+
+const SERIALIZE = `(function (v, n) {
   if (v === undefined) return undefined;
-  try { const s = JSON.stringify(v); if (s !== undefined) return s; } catch (e) {}
-  try { return JSON.stringify(String(v)); } catch (e) { return JSON.stringify("[unserializable]"); }
+  let s;
+  try { s = JSON.stringify(v); } catch (e) {}
+  if (s === undefined) { try { s = JSON.stringify(String(v)); } catch (e) { s = JSON.stringify("[unserializable]"); } }
+  return s.length > n ? s.slice(0, n) : s;
+})`;
+
+/** name, message (cut to n characters, with its full length) and at most 21 stack lines of a thrown value */
+const DESCRIBE = `(function (e, n) {
+  const cut = (s, m) => { s = String(s); return [s.length > m ? s.slice(0, m) : s, s.length]; };
+  if (e !== null && (typeof e === "object" || typeof e === "function")) {
+    let name = "Error", message = "", stack = "";
+    try { name = String(e.name ?? "Error").slice(0, 200); } catch (x) {}
+    try { message = e.message ?? ""; } catch (x) {}
+    try { stack = typeof e.stack === "string" ? e.stack.slice(0, 20000) : ""; } catch (x) {}
+    const [m, len] = cut(message, n);
+    return { error: true, name, message: m, length: len, stack };
+  }
+  let text = "";
+  try { text = String(e); } catch (x) { text = typeof e; }
+  const [m, len] = cut(text, n);
+  return { error: false, message: m, length: len, stack: "" };
 })`;
 
 function runJavascript(js, req) {
   const { mod } = js;
   const started = performance.now();
-  const deadline = Date.now() + req.timeoutMs;
+  deadline = Date.now() + req.timeoutMs;
   // QuickJS's baseline sits in the first 16 MiB (the memory's initial size); the cap is the request's limit
   memoryCapBytes = Math.max(req.memoryMb * MiB, js.wasmMemory.buffer.byteLength);
   const rt = mod.newRuntime();
   rt.setMemoryLimit(req.memoryMb * MiB);
   rt.setMaxStackSize(256 * 1024);
-  rt.setInterruptHandler(() => stopReason() !== 0 || Date.now() > deadline);
+  rt.setInterruptHandler(() => stopReason() !== 0);
   const ctx = rt.newContext();
-  // no dispose: the worker (and its wasm memory) is thrown away after the run
+  // no dispose: the process (and its wasm memory) is thrown away after the run
   const finish = (r) => ({ ...r, durationMs: performance.now() - started });
   const classify = (errorText) => {
     const reason = stopReason();
@@ -372,17 +434,53 @@ function runJavascript(js, req) {
     if (/out of memory|memory limit/i.test(errorText) || memoryRefused) return { exitCode: 137, kind: "memory", message: `memory limit of ${req.memoryMb} MB exceeded` };
     return null;
   };
+  const fn = (src) => ctx.unwrapResult(ctx.evalCode(src, "<sandbox>"));
+  const slice = fn(SLICE);
+  /** a guest string, copied out in at most n characters (the cut happens in the guest) */
+  const copyString = (h, n) => {
+    const lenH = ctx.getProp(h, "length");
+    const len = ctx.typeof(lenH) === "number" ? ctx.getNumber(lenH) : 0;
+    lenH.dispose();
+    if (len <= n) return { text: ctx.getString(h), length: len };
+    const nH = ctx.newNumber(n);
+    const r = ctx.callFunction(slice, ctx.undefined, h, nH);
+    nH.dispose();
+    if (r.error) {
+      r.error.dispose();
+      return { text: "", length: len };
+    }
+    const text = ctx.getString(r.value);
+    r.value.dispose();
+    return { text, length: len };
+  };
+  /** what was thrown, described inside the guest and copied out bounded */
+  const describe = (errH) => {
+    const nH = ctx.newNumber(MESSAGE_CAP);
+    const d = ctx.callFunction(describeFn, ctx.undefined, errH, nH);
+    nH.dispose();
+    if (d.error) {
+      d.error.dispose();
+      return null;
+    }
+    const v = ctx.dump(d.value);
+    d.value.dispose();
+    return v && typeof v === "object" ? v : null;
+  };
+  const describeFn = fn(DESCRIBE);
   try {
     // console: the guest's only capability, an append to the capped output
     const write = ctx.newFunction("write", (fdH, textH) => {
       const fd = ctx.getNumber(fdH) === 2 ? 2 : 1;
-      emitText(fd, ctx.getString(textH));
+      if (truncated) return;
+      const { text, length } = copyString(textH, maxOutputBytes - outputBytes + 1);
+      // a string that could not be copied (the guest's memory is full): the output is cut here
+      emitText(fd, text.length === 0 && length > 0 ? "\uFFFD".repeat(maxOutputBytes + 1) : text);
     });
-    const shim = ctx.unwrapResult(ctx.evalCode(CONSOLE_SHIM, "<sandbox>"));
+    const shim = fn(CONSOLE_SHIM);
     ctx.unwrapResult(ctx.callFunction(shim, ctx.undefined, write)).dispose();
     shim.dispose();
     write.dispose();
-    const ser = ctx.unwrapResult(ctx.evalCode(SERIALIZE, "<sandbox>"));
+    const ser = fn(SERIALIZE);
 
     let result = ctx.evalCode(req.code, "main.js");
     // settle promises (async IIFEs): there are no timers, so pending jobs are all there is
@@ -408,42 +506,40 @@ function runJavascript(js, req) {
       }
     }
     if (result.error) {
-      let dumped;
-      try {
-        dumped = ctx.dump(result.error);
-      } catch {
-        dumped = "error";
-      }
+      const d = describe(result.error);
       result.error.dispose();
-      const text = typeof dumped === "object" && dumped ? `${dumped.name ?? "Error"}: ${dumped.message ?? ""}` : `Uncaught ${String(dumped)}`;
+      const messageCut = !!d && d.length > String(d.message).length;
+      const message = d ? `${String(d.message)}${messageCut ? `… (${d.length - String(d.message).length} more characters)` : ""}` : "";
+      const text = !d ? "Uncaught error" : d.error ? `${d.name}: ${message}` : `Uncaught ${message}`;
       const special = classify(text);
       if (special) return finish(special);
-      const stackLines = typeof dumped === "object" && dumped && typeof dumped.stack === "string" ? dumped.stack.split("\n").filter(Boolean) : [];
+      const stackLines = d && typeof d.stack === "string" ? d.stack.split("\n").filter(Boolean) : [];
       const stack = stackLines.length > 20 ? [...stackLines.slice(0, 20), `    ... ${stackLines.length - 20} more frames`].join("\n") : stackLines.join("\n");
       emitText(2, `${text}\n${stack}`.replace(/\n*$/, "\n"));
-      return finish({ exitCode: 1, kind: "runtime", message: text });
+      return finish({ exitCode: 1, kind: "runtime", message: text, messageCut });
     }
     // the return value, JSON-serialised inside the guest (under the same deadline and memory limit)
-    const sr = ctx.callFunction(ser, ctx.undefined, result.value);
+    const capH = ctx.newNumber(req.maxOutputBytes + 1);
+    const sr = ctx.callFunction(ser, ctx.undefined, result.value, capH);
+    capH.dispose();
     result.value.dispose();
     ser.dispose();
     let returnJson = null;
     if (sr.error) {
-      const text = String(ctx.dump(sr.error)?.message ?? "");
+      const d = describe(sr.error);
       sr.error.dispose();
-      const special = classify(text);
+      const special = classify(d ? String(d.message) : "");
       if (special) return finish(special);
     } else {
-      const s = ctx.typeof(sr.value) === "string" ? ctx.getString(sr.value) : undefined;
+      returnJson = ctx.typeof(sr.value) === "string" ? copyString(sr.value, req.maxOutputBytes + 1).text : null;
       sr.value.dispose();
-      returnJson = s === undefined ? null : s.length > req.maxOutputBytes ? s.slice(0, req.maxOutputBytes + 1) : s;
     }
     const special = classify("");
     if (special && special.kind === "output_limit") return finish(special);
     return finish({ exitCode: 0, kind: null, message: null, returnJson });
   } catch (e) {
     // a host-side throw out of the engine (native stack overflow, wasm abort)
-    const text = String(e?.message ?? e);
+    const text = capMessage(String(e?.message ?? e));
     const special = classify(text);
     if (special) return finish(special);
     if (/call stack/i.test(text)) {
@@ -567,6 +663,9 @@ def _run(src, max_json):
                 text = f"{type(e).__name__}: {e}\n"
             sys.stderr.write(text)
             line = traceback.format_exception_only(type(e), e)[-1].strip()
+            if len(line) > 4096:  # only a bounded message leaves the interpreter
+                line = f"{line[:4096]}… ({len(line) - 4096} more characters)"
+                out["cut"] = True
             out.update(status="error", type=type(e).__name__, message=line)
     finally:
         g.clear()
@@ -580,6 +679,16 @@ def _run(src, max_json):
 
 async function bootPython() {
   const dir = path.dirname(require.resolve("pyodide/package.json"));
+  // pyodide's NODEFS reads the fs flag constants through process.binding, which the permission model refuses:
+  // hand it the same numbers from the public fs module (lockdown() replaces this again)
+  Object.defineProperty(process, "binding", {
+    value: (name) => {
+      if (name === "constants") return { fs: { ...fs.constants }, os: {} };
+      throw new Error(`process.binding(${JSON.stringify(String(name))}) is not available in the sandbox`);
+    },
+    writable: true,
+    configurable: true,
+  });
   const { loadPyodide, version } = await import("pyodide");
   const pkg = require("pyodide/package.json");
   const jsglobals = Object.freeze(Object.create(null));
@@ -597,32 +706,40 @@ async function bootPython() {
   // loadPyodide() — before any harness or guest code ran — and kept by the parent for the next workers.
   let py = null;
   let bootKind = "full";
-  if (workerData.snapshot) {
+  const image = opts.snapshotBytes > 0 ? readExactly(opts.snapshotBytes) : null;
+  if (image) {
     try {
-      py = await loadPyodide({ ...config, _loadSnapshot: new Uint8Array(workerData.snapshot) });
+      py = await loadPyodide({ ...config, _loadSnapshot: image });
       bootKind = "snapshot";
     } catch (e) {
-      parentPort.postMessage({ t: "snapshot_failed", message: String(e?.message ?? e).slice(0, 300) });
+      send({ t: "snapshot_failed", message: String(e?.message ?? e).slice(0, 300) });
       py = null;
     }
   }
   if (!py) {
-    py = await loadPyodide({ ...config, _makeSnapshot: !!workerData.makeSnapshot });
-    if (workerData.makeSnapshot) {
+    py = await loadPyodide({ ...config, _makeSnapshot: !!opts.makeSnapshot });
+    if (opts.makeSnapshot) {
+      // no guest code exists in this process yet: the image is the interpreter's state right after boot
       try {
-        const image = py.makeMemorySnapshot();
-        const shared = new SharedArrayBuffer(image.byteLength);
-        new Uint8Array(shared).set(image);
-        parentPort.postMessage({ t: "snapshot", image: shared });
+        const made = py.makeMemorySnapshot();
+        send({ t: "snapshot", bytes: made.byteLength });
+        sendBytes(made);
       } catch (e) {
-        parentPort.postMessage({ t: "snapshot_failed", message: String(e?.message ?? e).slice(0, 300) });
+        send({ t: "snapshot_failed", message: String(e?.message ?? e).slice(0, 300) });
       }
     }
   }
   py.setStdin({ stdin: () => null });
   py.setStdout({ write: (buf) => (emitBytes(1, buf), buf.length) });
   py.setStderr({ write: (buf) => (emitBytes(2, buf), buf.length) });
-  py.setInterruptBuffer(ctl);
+  // CPython reads [0] every few thousand bytecodes: a getter lets it see the deadline with no second thread
+  const interrupt = Object.freeze(
+    Object.defineProperty({}, "0", {
+      get: () => (stopReason() !== 0 ? 2 : 0),
+      set: () => {},
+    }),
+  );
+  py.setInterruptBuffer(interrupt);
   const ns = py.toPy({});
   py.runPython(PY_HARNESS, { globals: ns, filename: "<sandbox>" });
   const run = ns.get("_run");
@@ -657,11 +774,14 @@ function runPython(p, req) {
     const reason = stopReason();
     if (reason === STOP_OUTPUT || truncated) return { exitCode: 125, kind: "output_limit", message: `output exceeded ${req.maxOutputBytes} bytes`, durationMs };
     if (reason === STOP_TIMEOUT) return { exitCode: 124, kind: "timeout", message: `timed out after ${req.timeoutMs} ms`, durationMs };
-    if (memoryRefused || /memory/i.test(text)) return { exitCode: 137, kind: "memory", message: `memory limit of ${req.memoryMb} MB exceeded`, durationMs };
-    if (/call stack/i.test(text)) {
-      emitText(2, `RecursionError: ${text}\n`);
-      return { exitCode: 1, kind: "runtime", message: `RecursionError: ${text}`, durationMs };
+    // a stack overflow first: deep recursion past the recursion limit exhausts the native stack (and on the way
+    // down pyodide's fatal-error path may ask for memory too), and it is not a memory error
+    if (/call stack|stack overflow/i.test(text)) {
+      const message = `RecursionError: stack overflow (${text.slice(0, 200)}): the recursion went deeper than the interpreter's stack allows`;
+      emitText(2, `${message}\n`);
+      return { exitCode: 1, kind: "runtime", message, durationMs };
     }
+    if (memoryRefused || /memory/i.test(text)) return { exitCode: 137, kind: "memory", message: `memory limit of ${req.memoryMb} MB exceeded`, durationMs };
     return { exitCode: 125, kind: "crash", message: `python interpreter failed: ${text.split("\n").slice(-3).join(" ").trim()}`, durationMs };
   }
   const durationMs = performance.now() - started;
@@ -672,10 +792,53 @@ function runPython(p, req) {
   if (r.type === "KeyboardInterrupt" && reason === STOP_TIMEOUT) return { exitCode: 124, kind: "timeout", message: `timed out after ${req.timeoutMs} ms`, durationMs };
   if (r.type === "MemoryError") return { exitCode: 137, kind: "memory", message: `MemoryError: memory limit of ${req.memoryMb} MB exceeded`, durationMs };
   if (r.type === "KeyboardInterrupt") emitText(2, "KeyboardInterrupt\n");
-  return { exitCode: 1, kind: "runtime", message: r.message, durationMs };
+  return { exitCode: 1, kind: "runtime", message: r.message, messageCut: !!r.cut, durationMs };
 }
 
 // ---------- main ----------
+/** Read exactly n bytes from stdin (blocking: the parent writes them right after the start). */
+function readExactly(n) {
+  const buf = Buffer.allocUnsafe(n);
+  let off = 0;
+  while (off < n) {
+    let got;
+    try {
+      got = readSync(0, buf, off, n - off, null);
+    } catch (e) {
+      if (e?.code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      continue;
+    }
+    if (got === 0) throw new Error("stdin closed early");
+    off += got;
+  }
+  return buf;
+}
+
+/** The run request: one line of JSON on stdin, at most 4 MiB (the code itself is at most 100 KiB). */
+function readRequest() {
+  const chunks = [];
+  let size = 0;
+  const one = Buffer.allocUnsafe(65536);
+  for (;;) {
+    let got;
+    try {
+      got = readSync(0, one, 0, one.length, null);
+    } catch (e) {
+      if (e?.code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      continue;
+    }
+    if (got === 0) return null;
+    const nl = one.subarray(0, got).indexOf(10);
+    chunks.push(Buffer.from(one.subarray(0, nl === -1 ? got : nl)));
+    size += got;
+    if (nl !== -1) break;
+    if (size > 4 * MiB) return null;
+  }
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
 async function main() {
   const t0 = performance.now();
   let engine;
@@ -683,21 +846,23 @@ async function main() {
   try {
     engine = language === "python" ? await bootPython() : await bootJavascript();
     bootMs = performance.now() - t0;
-    const originals = workerData.audit ? collectOriginals() : null;
+    const originals = opts.audit ? collectOriginals() : null;
     lockdown();
-    if (originals) parentPort.postMessage({ t: "audit", findings: audit(engine.roots ?? [], originals) });
+    if (originals) send({ t: "audit", findings: audit(engine.roots ?? [], originals) });
   } catch (e) {
-    parentPort.postMessage({ t: "boot_error", message: String(e?.stack ?? e).split("\n").slice(0, 4).join(" | ") });
+    send({ t: "boot_error", message: `${String(e?.stack ?? e).split("\n").slice(0, 4).join(" | ")}${e?.resource ? ` (${e.permission ?? "access"}: ${e.resource})` : ""}` });
+    process.exitCode = 1;
     return;
   }
-  parentPort.postMessage({ t: "ready", engine: engine.engine, bootMs, bootKind: engine.bootKind ?? "full" });
-  parentPort.once("message", (msg) => {
-    if (!msg || msg.t !== "run") return;
-    maxOutputBytes = msg.maxOutputBytes;
-    const result = language === "python" ? runPython(engine, msg) : runJavascript(engine, msg);
-    parentPort.postMessage({ t: "result", ...result, truncated });
-    parentPort.close();
-  });
+  send({ t: "ready", engine: engine.engine, bootMs, bootKind: engine.bootKind ?? "full" });
+  const msg = readRequest();
+  if (!msg || msg.t !== "run") return;
+  maxOutputBytes = msg.maxOutputBytes;
+  const result = language === "python" ? runPython(engine, msg) : runJavascript(engine, msg);
+  const message = result.message == null ? null : capMessage(result.message);
+  send({ t: "result", ...result, message, messageCut: !!result.messageCut || (message !== null && message.length !== result.message.length), truncated });
+  // the engine may have left work queued (pyodide's timers): this process has done its one run
+  process.exit(0);
 }
 
 main();

@@ -1,17 +1,19 @@
 // Isolated code execution for the CODE processing mode (seed 004 §5: ExecuteInSandbox → FormatSuccess | FormatError).
 //
-// No containers here: the code runs in a WebAssembly engine inside a worker_threads Worker, one worker per run.
+// No containers here: the code runs in a WebAssembly engine inside a child process of its own (node, started
+// under Node's permission model), one process per run, so the worst a guest can do is end that process.
 //   javascript — QuickJS (quickjs-emscripten, wasm); the guest sees no host object but a `console`.
 //   python     — CPython (pyodide, wasm), loaded from node_modules/pyodide only; its file system is in memory.
-// Limits: the engine's own (QuickJS memory/stack/interrupt, a wasm memory that cannot grow past memoryMb),
-// the worker's resourceLimits, a wall-clock timeout enforced here (soft stop, then worker.terminate()), and an
-// output cap on stdout+stderr. See lib/sandbox/worker.mjs for the containment layers.
+// Limits: the engine's own (QuickJS memory/stack/interrupt, a wasm memory that cannot grow past memoryMb), the
+// child's V8 heap (--max-old-space-size), a wall-clock timeout (the child stops itself, then SIGKILL from here),
+// and an output cap on stdout+stderr counted on both sides. Everything read back from the child is bounded
+// (line length, output bytes, message length). See lib/sandbox/child.mjs for the containment layers.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { spawn, type ChildProcess } from "node:child_process";
 import { z } from "zod";
 
 export type Language = "javascript" | "python";
@@ -109,41 +111,61 @@ export function codeBlock(text: string): { language: Language; code: string } | 
   }
 }
 
-// ---------------------------------------------------------------- worker plumbing
+// ---------------------------------------------------------------- child processes
 
 const MiB = 1024 * 1024;
 const BOOT_TIMEOUT_MS: Record<Language, number> = { javascript: 15_000, python: 90_000 };
-/** after a soft stop (interrupt) the worker gets this long to report before it is terminated */
+/** after the deadline (or the output cap) the child gets this long to report before it is killed */
 const GRACE_MS = 400;
-/** the worker's own V8 heap (the guest's memory is the engine's wasm memory, capped separately) */
-const RESOURCE_LIMITS: Record<Language, { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number }> = {
-  javascript: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-  python: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-};
+/** the child's own V8 heap (the guest's memory is the engine's wasm memory, capped separately) */
+const HEAP_MB: Record<Language, number> = { javascript: 64, python: 128 };
+const SEMI_SPACE_MB = 8;
+/** V8's stack for the child's main thread, in KiB: below the usual 8 MiB ulimit (wasm frames of CPython live here) */
+const STACK_KB = 3800;
+/** error messages from the child are cut here (the child cuts first) */
+const MESSAGE_CAP = 4096;
+/** one protocol line from the child; output text is at most 1 MiB of UTF-8, JSON-escaped at most 6× */
+const LINE_CAP = 8 * MiB;
+/** CPython's memory image, sent once by the first Python child before any guest code exists */
+const SNAPSHOT_CAP = 256 * MiB;
+const TAIL_CHARS = 4000;
 const SPARE_IDLE_MS = 10 * 60_000;
 
-function resolveWorkerPath(): string {
+function resolveChildPath(): string {
   const candidates: string[] = [];
   try {
     // the source location under vitest/tsx; in a bundle this may point elsewhere (or not be a file: URL)
-    candidates.push(fileURLToPath(new URL("./worker.mjs", import.meta.url)));
+    candidates.push(fileURLToPath(new URL("./child.mjs", import.meta.url)));
   } catch {
     /* not a file URL */
   }
   // `next start` (and every script) runs from the repository root
-  candidates.push(path.join(process.cwd(), "lib", "sandbox", "worker.mjs"));
+  candidates.push(path.join(process.cwd(), "lib", "sandbox", "child.mjs"));
   return candidates.find((p) => fs.existsSync(p)) ?? candidates[candidates.length - 1];
 }
 
-let workerPathCache: string | null = null;
-function workerPath(): string {
-  return (workerPathCache ??= resolveWorkerPath());
+let childPathCache: string | null = null;
+function childPath(): string {
+  return (childPathCache ??= resolveChildPath());
+}
+
+/** A package's directory as resolved from `from` (through its main entry: not every package exports package.json). */
+function packageDir(name: string, from: string = childPath()): string {
+  const req = createRequire(from);
+  try {
+    return path.dirname(req.resolve(`${name}/package.json`));
+  } catch {
+    const entry = req.resolve(name);
+    const marker = `${path.sep}node_modules${path.sep}${name.split("/").join(path.sep)}${path.sep}`;
+    const i = entry.lastIndexOf(marker);
+    if (i === -1) throw new Error(`cannot find the directory of ${name}`);
+    return entry.slice(0, i + marker.length - 1);
+  }
 }
 
 function packageVersion(name: string): string | null {
   try {
-    const req = createRequire(workerPath());
-    const file = req.resolve(`${name}/package.json`);
+    const file = path.join(packageDir(name), "package.json");
     return (JSON.parse(fs.readFileSync(/*turbopackIgnore: true*/ file, "utf8")) as { version?: string }).version ?? null;
   } catch {
     return null;
@@ -152,8 +174,7 @@ function packageVersion(name: string): string | null {
 
 function pythonFilesReason(): string | null {
   try {
-    const req = createRequire(workerPath());
-    const dir = path.dirname(req.resolve("pyodide/package.json"));
+    const dir = packageDir("pyodide");
     for (const f of ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]) {
       if (!fs.existsSync(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ dir, f))) return `pyodide is installed without ${f}`;
     }
@@ -163,11 +184,48 @@ function pythonFilesReason(): string | null {
   }
 }
 
-type WorkerMsg =
+/** The only paths a child may read: its own script and its engine's packages (each a directory, read recursively). */
+export function sandboxReadPaths(language: Language): string[] {
+  const script = childPath();
+  if (language === "python") return [script, `${packageDir("pyodide")}${path.sep}`];
+  const qjs = packageDir("quickjs-emscripten");
+  const fromQjs = path.join(qjs, "package.json");
+  return [
+    script,
+    `${qjs}${path.sep}`,
+    `${packageDir("quickjs-emscripten-core", fromQjs)}${path.sep}`,
+    `${packageDir("@jitl/quickjs-wasmfile-release-sync", fromQjs)}${path.sep}`,
+    `${packageDir("@jitl/quickjs-ffi-types", path.join(packageDir("quickjs-emscripten-core", fromQjs), "package.json"))}${path.sep}`,
+  ];
+}
+
+const permissionFlag = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+
+/**
+ * The child's command line. Node's permission model: with the flag on, everything not granted is refused —
+ * fs reads outside sandboxReadPaths, every fs write, child processes, worker threads, addons, WASI.
+ * (Node 20's permission model does not cover the network: see SECURITY.md.)
+ */
+export function sandboxNodeArgs(language: Language): string[] {
+  const flags = process.allowedNodeEnvironmentFlags;
+  return [
+    permissionFlag,
+    ...sandboxReadPaths(language).map((p) => `--allow-fs-read=${p}`),
+    "--no-addons",
+    ...(flags.has("--no-experimental-fetch") ? ["--no-experimental-fetch"] : []),
+    ...(flags.has("--disable-warning") ? ["--disable-warning=ExperimentalWarning"] : []),
+    `--max-old-space-size=${HEAP_MB[language]}`,
+    `--max-semi-space-size=${SEMI_SPACE_MB}`,
+    `--stack-size=${STACK_KB}`,
+  ];
+}
+
+type ChildMsg =
   | { t: "ready"; engine: string; bootMs: number; bootKind: "full" | "snapshot" }
-  | { t: "snapshot"; image: SharedArrayBuffer }
+  | { t: "snapshot"; bytes: number }
   | { t: "snapshot_failed"; message: string }
   | { t: "boot_error"; message: string }
+  | { t: "audit"; findings: { visited: number; findings: string[] } }
   | { t: "out"; fd: 1 | 2; text: string }
   | { t: "truncated" }
   | {
@@ -178,6 +236,8 @@ type WorkerMsg =
       returnJson?: string | null;
       durationMs: number;
       truncated: boolean;
+      /** the error message was cut (to MESSAGE_CAP characters) */
+      messageCut?: boolean;
     };
 
 interface Booted {
@@ -186,113 +246,199 @@ interface Booted {
   bootKind: "full" | "snapshot";
 }
 
-/** CPython's memory image right after boot (made once by the first Python worker; ~30 MB, shared with workers). */
-const pySnapshot: { image: SharedArrayBuffer | null; requested: boolean; disabled: string | null } = {
+interface Gone {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** the parent killed it (timeout, output cap, shutdown, a protocol violation) */
+  killed: string | null;
+}
+
+/** CPython's memory image right after boot (made once by the first Python child; ~30 MB, written to each child's stdin). */
+const pySnapshot: { image: Buffer | null; requested: boolean; disabled: string | null } = {
   image: null,
   requested: false,
   disabled: null,
 };
 
-/** One worker thread, booted (engine loaded, thread locked down) and waiting for its single run. */
-class SandboxWorker {
-  readonly worker: Worker;
-  readonly ctl = new Int32Array(new SharedArrayBuffer(16));
+function capText(s: string, cap: number): { text: string; cut: boolean } {
+  return s.length > cap ? { text: `${s.slice(0, cap)}… (${s.length - cap} more characters)`, cut: true } : { text: s, cut: false };
+}
+
+/** One child process, booted (engine loaded, process locked down) and waiting for its single run. */
+class SandboxChild {
+  readonly proc: ChildProcess;
   readonly ready: Promise<Booted>;
-  private listener: ((m: WorkerMsg) => void) | null = null;
-  private onGone: ((why: { error?: Error; code?: number }) => void) | null = null;
-  gone: { error?: Error; code?: number } | null = null;
-  workerStderr = "";
+  private listener: ((m: ChildMsg) => void) | null = null;
+  private onGone: ((why: Gone) => void) | null = null;
+  private auditSink: ((f: { visited: number; findings: string[] }) => void) | null = null;
+  gone: Gone | null = null;
+  private killedFor: string | null = null;
+  stderrTail = "";
+  /** bytes of stdout read since the run was sent */
+  private received = 0;
+  private receiveCap = Infinity;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private binary: { need: number; chunks: Buffer[]; got: number } | null = null;
   private bootTimer: NodeJS.Timeout | null = null;
   private readonly makesSnapshot: boolean;
 
-  constructor(readonly language: Language) {
+  constructor(
+    readonly language: Language,
+    opts: { audit?: boolean; onAudit?: (f: { visited: number; findings: string[] }) => void } = {},
+  ) {
     let makeSnapshot = false;
-    let snapshot: SharedArrayBuffer | null = null;
+    let snapshot: Buffer | null = null;
     if (language === "python" && settings.pythonSnapshot && !pySnapshot.disabled) {
       if (pySnapshot.image) snapshot = pySnapshot.image;
-      else if (!pySnapshot.requested) makeSnapshot = pySnapshot.requested = true;
+      else if (!pySnapshot.requested && !opts.audit) makeSnapshot = pySnapshot.requested = true;
     }
     this.makesSnapshot = makeSnapshot;
-    this.worker = new Worker(workerPath(), {
-      workerData: { language, ctl: this.ctl.buffer, snapshot, makeSnapshot },
-      resourceLimits: RESOURCE_LIMITS[language],
-      env: {},
-      execArgv: [],
-      stdin: false,
-      stdout: true,
-      stderr: true,
-      name: `sandbox-${language}`,
+    this.auditSink = opts.onAudit ?? null;
+    const config = { language, snapshotBytes: snapshot?.length ?? 0, makeSnapshot, audit: !!opts.audit };
+    this.proc = spawn(process.execPath, [...sandboxNodeArgs(language), childPath(), JSON.stringify(config)], {
+      env: {} as NodeJS.ProcessEnv, // nothing of the server's environment (secrets, DATABASE_URL) reaches the child
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
     });
     live.add(this);
-    this.worker.stdout.resume();
-    this.worker.stderr.on("data", (b: Buffer) => {
-      this.workerStderr = (this.workerStderr + b.toString("utf8")).slice(-2000);
+    this.proc.stdin!.on("error", () => {}); // EPIPE when the child is already gone
+    if (snapshot) this.proc.stdin!.write(snapshot);
+    this.proc.stderr!.on("data", (b: Buffer) => {
+      this.stderrTail = (this.stderrTail + b.toString("utf8")).slice(-TAIL_CHARS);
     });
     this.ready = new Promise<Booted>((resolve, reject) => {
       this.bootTimer = setTimeout(() => {
         reject(new Error(`the ${language} engine did not start within ${BOOT_TIMEOUT_MS[language]} ms`));
-        void this.kill();
+        this.kill("boot timeout");
       }, BOOT_TIMEOUT_MS[language]);
       this.bootTimer.unref?.();
-      this.worker.on("message", (m: WorkerMsg) => {
-        if (m.t === "snapshot") {
-          pySnapshot.image = m.image;
-        } else if (m.t === "snapshot_failed") {
+      const onMessage = (m: ChildMsg) => {
+        if (m.t === "snapshot_failed") {
           pySnapshot.image = null;
-          pySnapshot.disabled = m.message;
+          pySnapshot.disabled = String(m.message).slice(0, 300);
         } else if (m.t === "ready") {
           clearTimeout(this.bootTimer!);
-          resolve({ engine: m.engine, bootMs: m.bootMs, bootKind: m.bootKind });
+          resolve({ engine: String(m.engine), bootMs: Number(m.bootMs), bootKind: m.bootKind === "snapshot" ? "snapshot" : "full" });
         } else if (m.t === "boot_error") {
           clearTimeout(this.bootTimer!);
-          reject(new Error(m.message));
-          void this.kill();
+          reject(new Error(String(m.message).slice(0, 2000)));
+          this.kill("boot error");
+        } else if (m.t === "audit") {
+          this.auditSink?.(m.findings);
         } else this.listener?.(m);
+      };
+      this.proc.stdout!.on("data", (chunk: Buffer) => this.read(chunk, onMessage));
+      this.proc.on("error", (error) => {
+        clearTimeout(this.bootTimer!);
+        reject(error);
       });
-      const gone = (why: { error?: Error; code?: number }) => {
+      this.proc.on("exit", (code, signal) => {
         if (this.gone) return;
-        this.gone = why;
+        this.gone = { code, signal, killed: this.killedFor };
         live.delete(this);
         if (this.makesSnapshot && !pySnapshot.image) pySnapshot.requested = false;
         clearTimeout(this.bootTimer!);
-        reject(why.error ?? new Error(`the sandbox worker exited (code ${why.code}) ${this.workerStderr.trim()}`.trim()));
-        this.onGone?.(why);
-      };
-      this.worker.on("error", (error) => gone({ error }));
-      this.worker.on("exit", (code) => gone({ code }));
+        reject(new Error(`the sandbox process exited (${signal ?? `code ${code}`}) ${this.stderrTail.trim().split("\n").slice(-2).join(" ")}`.trim()));
+        this.onGone?.(this.gone);
+      });
     });
     this.ready.catch(() => {});
   }
 
-  /** Start the worker's single run; its messages go to sink, an unexpected exit to onGone. */
-  run(req: Normalized, sink: (m: WorkerMsg) => void, onGone: (why: { error?: Error; code?: number }) => void): void {
+  /** Parse stdout: JSON lines (each at most LINE_CAP), or the raw bytes of the memory image after its header. */
+  private read(chunk: Buffer, onMessage: (m: ChildMsg) => void): void {
+    this.received += chunk.length;
+    if (this.received > this.receiveCap) {
+      this.kill(`the sandbox process sent more than ${this.receiveCap} bytes`);
+      return;
+    }
+    while (chunk.length) {
+      if (this.binary) {
+        const take = chunk.subarray(0, this.binary.need - this.binary.got);
+        this.binary.chunks.push(Buffer.from(take));
+        this.binary.got += take.length;
+        chunk = chunk.subarray(take.length);
+        if (this.binary.got === this.binary.need) {
+          pySnapshot.image = Buffer.concat(this.binary.chunks);
+          this.binary = null;
+        }
+        continue;
+      }
+      const nl = chunk.indexOf(10);
+      if (nl === -1) {
+        this.pending.push(chunk);
+        this.pendingBytes += chunk.length;
+        if (this.pendingBytes > LINE_CAP) this.kill(`the sandbox process sent a line longer than ${LINE_CAP} bytes`);
+        return;
+      }
+      const line = Buffer.concat([...this.pending, chunk.subarray(0, nl)]);
+      this.pending = [];
+      this.pendingBytes = 0;
+      chunk = chunk.subarray(nl + 1);
+      if (line.length > LINE_CAP) {
+        this.kill(`the sandbox process sent a line longer than ${LINE_CAP} bytes`);
+        return;
+      }
+      let m: ChildMsg;
+      try {
+        m = JSON.parse(line.toString("utf8")) as ChildMsg;
+      } catch {
+        continue; // not protocol (the child silences console, but a stray line must not break the run)
+      }
+      if (!m || typeof m !== "object") continue;
+      if (m.t === "snapshot") {
+        // only the child asked for it, only before the run (no guest code has existed in it), bounded
+        const bytes = Number(m.bytes);
+        if (!this.makesSnapshot || this.listener || !(bytes > 0 && bytes <= SNAPSHOT_CAP)) {
+          this.kill("unexpected memory image from the sandbox process");
+          return;
+        }
+        this.binary = { need: bytes, chunks: [], got: 0 };
+        continue;
+      }
+      onMessage(m);
+    }
+  }
+
+  /** Start the child's single run; its messages go to sink, an exit without a result to onGone. */
+  run(req: Normalized, sink: (m: ChildMsg) => void, onGone: (why: Gone) => void): void {
     this.listener = sink;
     this.onGone = onGone;
     if (this.gone) {
       onGone(this.gone);
       return;
     }
-    this.worker.postMessage({ t: "run", code: req.code, timeoutMs: req.timeoutMs, memoryMb: req.memoryMb, maxOutputBytes: req.maxOutputBytes });
+    // everything a well-behaved child can send for one run, with room for JSON escapes; more ends the process
+    this.received = 0;
+    this.receiveCap = 8 * req.maxOutputBytes + 8 * MiB;
+    this.proc.stdin!.end(
+      JSON.stringify({ t: "run", code: req.code, timeoutMs: req.timeoutMs, memoryMb: req.memoryMb, maxOutputBytes: req.maxOutputBytes }) + "\n",
+    );
   }
 
-  /** Soft stop: QuickJS's interrupt handler and CPython's interrupt buffer both watch this block. */
-  stop(reason: 1 | 2): void {
-    Atomics.compareExchange(this.ctl, 1, 0, reason);
-    Atomics.store(this.ctl, 0, 2);
-  }
-
-  async kill(): Promise<void> {
+  kill(why: string): void {
     live.delete(this);
+    if (this.gone) return;
+    this.killedFor ??= why;
     try {
-      await this.worker.terminate();
+      this.proc.kill("SIGKILL");
     } catch {
       /* already gone */
     }
   }
+
+  /** A spare must not keep the host process alive. */
+  setRef(on: boolean): void {
+    for (const h of [this.proc, this.proc.stdin, this.proc.stdout, this.proc.stderr] as Array<{ ref?: () => void; unref?: () => void } | null>) {
+      if (on) h?.ref?.();
+      else h?.unref?.();
+    }
+  }
 }
 
-const live = new Set<SandboxWorker>();
-const spares = new Map<Language, { w: SandboxWorker; timer: NodeJS.Timeout }>();
+const live = new Set<SandboxChild>();
+const spares = new Map<Language, { w: SandboxChild; timer: NodeJS.Timeout }>();
 const lastBoot: Record<Language, { ms: number; engine: string; kind: "full" | "snapshot" } | null> = { javascript: null, python: null };
 /** the latest start-up times by kind: a full boot (python: without a memory image) and one restored from the image */
 const bootTimes: Record<Language, { full: number | null; snapshot: number | null }> = {
@@ -311,14 +457,20 @@ const settings = {
   maxConcurrent: Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length)),
   maxQueued: 64,
   prewarmPython: true,
+  prewarmJavascript: true,
   pythonSnapshot: true,
 };
 
-/** Tuning (mostly for tests): how many runs at once, whether a booted Python worker is kept ready. */
+/** Tuning (mostly for tests): how many runs at once, whether a booted child is kept ready per language. */
 export function configureSandbox(opts: Partial<typeof settings>): void {
   Object.assign(settings, opts);
   if (!settings.prewarmPython) dropSpare("python");
+  if (!settings.prewarmJavascript) dropSpare("javascript");
   if (!settings.pythonSnapshot) pySnapshot.image = null;
+}
+
+function prewarm(language: Language): boolean {
+  return language === "python" ? settings.prewarmPython : settings.prewarmJavascript;
 }
 
 function dropSpare(language: Language): void {
@@ -326,17 +478,17 @@ function dropSpare(language: Language): void {
   if (!s) return;
   spares.delete(language);
   clearTimeout(s.timer);
-  void s.w.kill();
+  s.w.kill("spare dropped");
 }
 
 function makeSpare(language: Language): void {
   if (spares.has(language)) return;
-  const w = new SandboxWorker(language);
-  w.worker.unref(); // a spare never keeps the process alive
+  const w = new SandboxChild(language);
+  w.setRef(false); // a spare never keeps the process alive
   const timer = setTimeout(() => dropSpare(language), SPARE_IDLE_MS);
   timer.unref?.();
   spares.set(language, { w, timer });
-  w.worker.once("exit", () => {
+  w.proc.once("exit", () => {
     if (spares.get(language)?.w === w) {
       spares.delete(language);
       clearTimeout(timer);
@@ -354,15 +506,15 @@ function makeSpare(language: Language): void {
   );
 }
 
-function takeWorker(language: Language): SandboxWorker {
+function takeChild(language: Language): SandboxChild {
   const s = spares.get(language);
   if (s && !s.w.gone) {
     spares.delete(language);
     clearTimeout(s.timer);
-    s.w.worker.ref();
+    s.w.setRef(true);
     return s.w;
   }
-  return new SandboxWorker(language);
+  return new SandboxChild(language);
 }
 
 async function acquire(): Promise<boolean> {
@@ -421,17 +573,24 @@ export async function runInSandbox(input: SandboxRequest): Promise<SandboxResult
     return failure(req.language, "crash", `sandbox failure: ${(e as Error)?.message ?? String(e)}`);
   } finally {
     release();
-    if (req.language === "python" && settings.prewarmPython && !bootFailure.python) makeSpare("python");
+    if (prewarm(req.language) && !bootFailure[req.language]) makeSpare(req.language);
   }
 }
 
+/** The child died without a result and the parent did not kill it: V8's heap limit (abort) or the kernel. */
+function diedOfMemory(why: Gone, stderrTail: string): boolean {
+  if (why.killed) return false;
+  if (/heap out of memory|Reached heap limit|Allocation failed|out of memory/i.test(stderrTail)) return true;
+  return why.signal === "SIGABRT" || why.signal === "SIGKILL" || why.signal === "SIGTRAP" || why.code === 134 || why.code === 137;
+}
+
 async function execute(req: Normalized): Promise<SandboxResult> {
-  const w = takeWorker(req.language);
+  const w = takeChild(req.language);
   let booted: Booted;
   try {
     booted = await w.ready;
   } catch (e) {
-    void w.kill();
+    w.kill("boot failed");
     const message = (e as Error).message;
     bootFailure[req.language] = message;
     const prefix = req.language === "python" ? "python is not available" : "javascript is not available";
@@ -442,6 +601,7 @@ async function execute(req: Normalized): Promise<SandboxResult> {
   return await new Promise<SandboxResult>((resolve) => {
     let stdout = "";
     let stderr = "";
+    let outBytes = 0;
     let truncated = false;
     let settled = false;
     const started = performance.now();
@@ -450,10 +610,11 @@ async function execute(req: Normalized): Promise<SandboxResult> {
       if (settled) return;
       settled = true;
       for (const t of timers) clearTimeout(t);
-      void w.kill();
+      w.kill("run finished");
       resolve({ ...r, stdout, stderr, truncated: truncated || !!r.truncated, engine: booted.engine });
     };
     const hardStop = (kind: "timeout" | "output_limit") => {
+      w.kill(kind);
       if (kind === "timeout") {
         done({
           ok: false,
@@ -473,19 +634,31 @@ async function execute(req: Normalized): Promise<SandboxResult> {
         });
       }
     };
-    timers.push(
-      setTimeout(() => w.stop(1), req.timeoutMs),
-      setTimeout(() => hardStop("timeout"), req.timeoutMs + GRACE_MS),
-    );
+    const cutOutput = () => {
+      if (truncated) return;
+      truncated = true;
+      timers.push(setTimeout(() => hardStop("output_limit"), GRACE_MS));
+    };
+    timers.push(setTimeout(() => hardStop("timeout"), req.timeoutMs + GRACE_MS));
     w.run(
       req,
       (m) => {
         if (m.t === "out") {
-          if (m.fd === 2) stderr += m.text;
-          else stdout += m.text;
+          // the parent counts too: never more than maxOutputBytes, whatever the child sends
+          if (truncated || typeof m.text !== "string") return;
+          let text = m.text;
+          const room = req.maxOutputBytes - outBytes;
+          let bytes = Buffer.byteLength(text, "utf8");
+          if (bytes > room) {
+            text = Buffer.from(text, "utf8").subarray(0, room).toString("utf8").replace(/\uFFFD+$/, "");
+            bytes = Buffer.byteLength(text, "utf8");
+            cutOutput();
+          }
+          outBytes += bytes;
+          if (m.fd === 2) stderr += text;
+          else stdout += text;
         } else if (m.t === "truncated") {
-          truncated = true;
-          timers.push(setTimeout(() => hardStop("output_limit"), GRACE_MS));
+          cutOutput();
         } else if (m.t === "result") {
           let returnValue: unknown = null;
           let cut = false;
@@ -501,26 +674,40 @@ async function execute(req: Normalized): Promise<SandboxResult> {
               }
             }
           }
+          const kind = m.kind ?? null;
+          const message = capText(String(m.message ?? kind ?? ""), MESSAGE_CAP + 64);
+          const messageCut = message.cut || m.messageCut === true;
+          const exitCode = Number.isInteger(m.exitCode) ? m.exitCode : EXIT.sandboxFailure;
           done({
-            ok: m.exitCode === 0,
-            exitCode: m.exitCode,
+            ok: exitCode === 0 && !kind,
+            exitCode,
             returnValue,
-            // a soft-stopped timeout is reported by the worker; the wall clock seen here is the honest figure
-            durationMs: Math.round((m.kind === "timeout" ? Math.max(m.durationMs, performance.now() - started) : m.durationMs) * 100) / 100,
-            truncated: m.truncated || cut,
-            error: m.kind ? { kind: m.kind, message: m.message ?? m.kind } : null,
+            // a soft-stopped timeout is reported by the child; the wall clock seen here is the honest figure
+            durationMs: Math.round((kind === "timeout" ? Math.max(Number(m.durationMs) || 0, performance.now() - started) : Number(m.durationMs) || 0) * 100) / 100,
+            truncated: !!m.truncated || cut || messageCut,
+            error: kind ? { kind, message: message.text } : null,
           });
         }
       },
       (why) => {
-        // the worker died without a result
-        const oom = (why.error as NodeJS.ErrnoException | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+        // the child died without a result
         const durationMs = performance.now() - started;
-        if (oom) {
-          done({ ok: false, exitCode: EXIT.memory, returnValue: null, durationMs, error: { kind: "memory", message: `the sandbox worker ran out of memory (${why.error?.message})` } });
+        if (why.killed && why.killed.startsWith("the sandbox process sent")) {
+          done({ ok: false, exitCode: EXIT.sandboxFailure, returnValue: null, durationMs, truncated: true, error: { kind: "crash", message: why.killed } });
+        } else if (diedOfMemory(why, w.stderrTail)) {
+          done({
+            ok: false,
+            exitCode: EXIT.memory,
+            returnValue: null,
+            durationMs,
+            error: {
+              kind: "memory",
+              message: `guest code ran out of memory (limit ${req.memoryMb} MB): the sandbox process went past its own ${HEAP_MB[req.language]} MB heap and was ended (${why.signal ?? `exit code ${why.code}`})`,
+            },
+          });
         } else {
-          const detail = why.error?.message ?? `exit code ${why.code}${w.workerStderr ? `: ${w.workerStderr.trim().split("\n").slice(-2).join(" ")}` : ""}`;
-          done({ ok: false, exitCode: EXIT.sandboxFailure, returnValue: null, durationMs, error: { kind: "crash", message: `the sandbox worker stopped unexpectedly (${detail})` } });
+          const detail = `${why.signal ?? `exit code ${why.code}`}${w.stderrTail ? `: ${w.stderrTail.trim().split("\n").slice(-2).join(" ").slice(0, 500)}` : ""}`;
+          done({ ok: false, exitCode: EXIT.sandboxFailure, returnValue: null, durationMs, error: { kind: "crash", message: `the sandbox process stopped unexpectedly (${detail})` } });
         }
       },
     );
@@ -538,7 +725,7 @@ export async function sandboxInfo(): Promise<{ javascript: string | null; python
   return { javascript: js, python: pyReason ? null : staticEngine("python"), ...(reasons.length ? { reason: reasons.join("; ") } : {}) };
 }
 
-/** Live worker threads, runs in flight and the last cold starts (for tests and diagnostics). */
+/** Live sandbox processes (`workers`, the name kept from the thread days), runs in flight, the last cold starts. */
 export function sandboxStats(): {
   workers: number;
   spares: number;
@@ -557,50 +744,48 @@ export function sandboxStats(): {
   };
 }
 
-/** Terminate every worker (spares included) and drop the Python memory image; runs in flight end as crashes. */
+/** Kill every child (spares included) and drop the Python memory image; runs in flight end as crashes. */
 export async function shutdownSandbox(): Promise<void> {
   for (const l of [...spares.keys()]) dropSpare(l);
   pySnapshot.image = null;
   pySnapshot.requested = false;
-  await Promise.all([...live].map((w) => w.kill()));
+  const all = [...live];
+  await Promise.all(
+    all.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          if (w.gone || w.proc.exitCode !== null || w.proc.signalCode !== null) return resolve();
+          w.proc.once("exit", () => resolve());
+          w.kill("shutdown");
+        }),
+    ),
+  );
 }
 
-
 /**
- * Diagnostics (tests): boot a worker in audit mode. Right after its lockdown it walks everything reachable from
+ * Diagnostics (tests): boot a child in audit mode. Right after its lockdown it walks everything reachable from
  * the engine's JavaScript objects (pyodide's API object, its emscripten module, internal API, `js` globals) and
  * reports which host capabilities captured before the lockdown (globalThis, process, Function, require, functions
  * of fs / child_process / net / http / ...) can still be reached. QuickJS hands the guest no host object at all.
  */
-export async function auditSandboxWorker(language: Language): Promise<{ visited: number; findings: string[] }> {
-  const worker = new Worker(workerPath(), {
-    workerData: { language, ctl: new SharedArrayBuffer(16), audit: true, snapshot: language === "python" ? pySnapshot.image : null },
-    resourceLimits: RESOURCE_LIMITS[language],
-    env: {},
-    execArgv: [],
-    stdout: true,
-    stderr: true,
-  });
-  worker.stdout.resume();
-  worker.stderr.resume();
+export async function auditSandboxChild(language: Language): Promise<{ visited: number; findings: string[] }> {
+  let w: SandboxChild | null = null;
   try {
     return await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("audit timed out")), BOOT_TIMEOUT_MS[language] * 2);
-      worker.on("message", (m: { t: string; findings?: { visited: number; findings: string[] }; message?: string }) => {
-        if (m.t === "audit" && m.findings) {
+      w = new SandboxChild(language, {
+        audit: true,
+        onAudit: (f) => {
           clearTimeout(timer);
-          resolve(m.findings);
-        } else if (m.t === "boot_error") {
-          clearTimeout(timer);
-          reject(new Error(m.message));
-        }
+          resolve(f);
+        },
       });
-      worker.on("error", (e) => {
+      w.ready.catch((e: Error) => {
         clearTimeout(timer);
         reject(e);
       });
     });
   } finally {
-    await worker.terminate();
+    (w as SandboxChild | null)?.kill("audit done");
   }
 }
