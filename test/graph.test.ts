@@ -4,7 +4,10 @@
 import { setup } from "xstate";
 import { describe, expect, it } from "vitest";
 import { deriveGraph } from "../lib/graph/derive";
-import { labelLine, layoutGraph } from "../lib/graph/layout";
+import { groupsOf, labelLine, layoutGraph, MIN_FONT, READABLE_ZOOM, visibleIdOf } from "../lib/graph/layout";
+import { absoluteBoxes, chooseView, focusOf } from "../lib/graph/view";
+import { deepResearchMachine } from "../lib/machines/deep-research";
+import { BUILT_IN } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
 import { domainAgentMachine } from "../lib/machines/domain-agent";
 import { swissArmyMachine } from "../lib/machines/swiss-army";
@@ -109,5 +112,83 @@ describe("diagram derivation", () => {
     expect(h.taken).toContain("IDLE->REQUEST_RECEIVED");
     expect(h.last).toBe("CONTEXT_SEARCH->IDLE");
     expect(h.failed).toEqual(["CONTEXT_SEARCH"]);
+  });
+});
+
+describe("a readable diagram", () => {
+  type Rect = { x: number; y: number; w: number; h: number; name: string };
+  const hit = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const boxesOf = (l: Awaited<ReturnType<typeof layoutGraph>>) => {
+    const abs = absoluteBoxes(l);
+    const nodes: Rect[] = l.nodes.map((n) => {
+      const b = abs.get(n.id)!;
+      // a group: only its header holds text, its children are checked on their own
+      const group = l.nodes.some((c) => c.parent === n.id);
+      return { ...b, h: group ? 36 : b.h, name: `node ${n.id}` };
+    });
+    const labels: Rect[] = l.edges.filter((e) => e.label).map((e) => ({ x: e.label!.x, y: e.label!.y, w: e.label!.width, h: e.label!.height, name: `label ${e.id}` }));
+    return { nodes, labels };
+  };
+
+  for (const wf of BUILT_IN) {
+    it(`${wf.id}: ELK places every edge label clear of the other labels and of the states, whole or with groups collapsed`, async () => {
+      const g = deriveGraph(wf.machine);
+      for (const collapsed of [[], groupsOf(g).filter((s) => !s.parent).map((s) => s.id)]) {
+        const l = await layoutGraph(g, { collapsed });
+        const { nodes, labels } = boxesOf(l);
+        const bad: string[] = [];
+        for (let i = 0; i < labels.length; i++) {
+          for (let j = i + 1; j < labels.length; j++) if (hit(labels[i], labels[j])) bad.push(`${labels[i].name} × ${labels[j].name}`);
+          for (const n of nodes) if (hit(labels[i], n)) bad.push(`${labels[i].name} × ${n.name}`);
+        }
+        expect(bad, `collapsed: ${collapsed.join()}`).toEqual([]);
+        // each label row fits its box (12 px monospace, 0.6 em a character)
+        for (const e of l.edges) if (e.label) for (const r of e.label.rows) expect(r.text.length * 7.2 + 16).toBeLessThanOrEqual(e.label.width);
+      }
+    });
+  }
+
+  it("a collapsed group is one node with the count of its states; edges into its insides end on it", async () => {
+    const g = deriveGraph(deepResearchMachine);
+    const inside = g.states.filter((s) => s.id.startsWith("RESEARCHING.")).length;
+    expect(inside).toBeGreaterThan(2);
+    const l = await layoutGraph(g, { collapsed: ["RESEARCHING"] });
+    const node = l.nodes.find((n) => n.id === "RESEARCHING")!;
+    expect(node.hidden).toBe(inside);
+    expect(l.nodes.filter((n) => n.id.startsWith("RESEARCHING."))).toEqual([]);
+    const ids = new Set(l.nodes.map((n) => n.id));
+    for (const e of l.edges) expect(ids.has(e.source) && ids.has(e.target), e.id).toBe(true);
+    expect(l.edges.some((e) => e.target === "RESEARCHING")).toBe(true);
+    expect(l.edges.some((e) => e.source === "RESEARCHING")).toBe(true);
+    const shown = visibleIdOf(g, ["RESEARCHING"]);
+    expect(shown(g.states.find((s) => s.id.startsWith("RESEARCHING."))!.id)).toBe("RESEARCHING");
+    expect(shown("PLANNING")).toBe("PLANNING");
+  });
+
+  it("the view it picks by itself never draws 12 px text under 11 px, and shows the start or the active state", async () => {
+    expect(MIN_FONT * READABLE_ZOOM).toBeGreaterThanOrEqual(11);
+    for (const wf of BUILT_IN) {
+      const l = await layoutGraph(deriveGraph(wf.machine));
+      const abs = absoluteBoxes(l);
+      for (const [w, h] of [[900, 760], [1400, 900], [360, 480]]) {
+        // its top left corner in view, and all of it when it is smaller than the view
+        const inView = (id: string, v: { x: number; y: number; zoom: number }) => {
+          const b = abs.get(id)!;
+          const [x, y] = [b.x * v.zoom + v.x, b.y * v.zoom + v.y];
+          return x >= -1 && y >= -1 && x + Math.min(b.w * v.zoom, w - 16) <= w + 1 && y + Math.min(b.h * v.zoom, h - 16) <= h + 1;
+        };
+        const start = focusOf(l, { active: [] });
+        const v = chooseView(l, w, h, start.focus, start.must);
+        expect(v.zoom, `${wf.id} ${w}×${h}`).toBeGreaterThanOrEqual(READABLE_ZOOM);
+        const first = l.nodes.find((n) => !n.parent && n.state.initial)!;
+        expect(inView(first.id, v), `${wf.id} ${w}×${h}: the start is in view`).toBe(true);
+        // a run in its last atomic state: that state is in view
+        const last = [...l.nodes].reverse().find((n) => n.state.type === "atomic")!;
+        const f = focusOf(l, { active: [last.id] });
+        const r = chooseView(l, w, h, f.focus, f.must);
+        expect(r.zoom).toBeGreaterThanOrEqual(READABLE_ZOOM);
+        expect(inView(last.id, r), `${wf.id} ${w}×${h}: ${last.id} is in view`).toBe(true);
+      }
+    }
   });
 });

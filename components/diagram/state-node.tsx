@@ -16,6 +16,10 @@ export interface StateNodeData extends Record<string, unknown> {
   abortTaken: boolean;
   /** the messages of the state's open alerts (lib/alerts), one a line; absent when none is open */
   alert?: string | null;
+  /** a collapsed group: how many states it holds */
+  hidden?: number;
+  /** opens (a collapsed group) or closes (an open group) the group; absent when it cannot */
+  onToggle?: (id: string) => void;
 }
 
 const frame: Record<NodeStatus, string> = {
@@ -28,35 +32,46 @@ const frame: Record<NodeStatus, string> = {
 
 const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
+// Every text in the diagram is at least 12 px (MIN_FONT in lib/graph/layout.ts): the diagram
+// never zooms out so far that any of it is drawn under 11 px.
 function StateNodeView({ data }: NodeProps) {
-  const { state, internal, aborts, errors = [], status, abortTaken, alert } = data as StateNodeData;
+  const { state, internal, aborts, errors = [], status, abortTaken, alert, hidden: count, onToggle } = data as StateNodeData;
   const live = status === "active" || status === "waiting";
+  const collapsed = count !== undefined;
   return (
-    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}>
+    <div
+      data-state={state.id}
+      data-status={status}
+      data-collapsed={collapsed ? count : undefined}
+      data-alert={alert ? "open" : undefined}
+      title={collapsed ? `${state.name}: ${count} states inside. Click to open.` : undefined}
+      onClick={collapsed && onToggle ? () => onToggle(state.id) : undefined}
+      className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50" : ""} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}
+    >
       {alert && <AlertBadge message={alert} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
-      <div className="flex items-center gap-2">
+      <div className="flex min-w-0 items-center gap-2">
         {live && (
-          <span className="relative flex h-2.5 w-2.5">
+          <span className="relative flex h-2.5 w-2.5 shrink-0">
             <span className={`absolute inline-flex h-full w-full animate-ping rounded-full opacity-75 ${status === "waiting" ? "bg-emerald-400" : "bg-blue-400"}`} />
             <span className={`relative inline-flex h-2.5 w-2.5 rounded-full ${status === "waiting" ? "bg-emerald-600" : "bg-blue-600"}`} />
           </span>
         )}
-        {status === "failed" && <span className="h-2.5 w-2.5 rounded-full bg-red-500" />}
-        <span className="truncate font-mono text-[13px] font-semibold text-slate-900">{state.name}</span>
+        {status === "failed" && <span className="h-2.5 w-2.5 shrink-0 rounded-full bg-red-500" />}
+        <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900">{state.name}</span>
       </div>
-      <div className="mt-0.5 flex flex-wrap items-center gap-1 text-[10.5px] text-slate-500">
-        {state.summary && <span className="truncate">{state.summary}</span>}
+      <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500">
+        {collapsed ? <span className="truncate font-medium text-slate-600">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
       </div>
-      <div className="mt-auto flex flex-wrap gap-1">
-        {state.human && <span className="rounded bg-emerald-100 px-1.5 text-[10px] font-medium text-emerald-800">human review</span>}
-        {state.timeout && <span className="rounded bg-amber-100 px-1.5 text-[10px] font-medium text-amber-800">max {state.timeout}</span>}
+      <div className="mt-auto flex min-w-0 gap-1 overflow-hidden">
+        {state.human && <span className="shrink-0 whitespace-nowrap rounded bg-emerald-100 px-1.5 text-[12px] font-medium leading-4 text-emerald-800">human review</span>}
+        {state.timeout && <span className="shrink-0 whitespace-nowrap rounded bg-amber-100 px-1.5 text-[12px] font-medium leading-4 text-amber-800">max {state.timeout}</span>}
         {state.invokes.map((i) => (
-          <span key={i} className="rounded bg-slate-100 px-1.5 font-mono text-[10px] text-slate-600">{i}()</span>
+          <span key={i} className="min-w-0 truncate rounded bg-slate-100 px-1.5 font-mono text-[12px] leading-4 text-slate-600">{i}()</span>
         ))}
       </div>
       {(internal.length > 0 || aborts.length > 0 || errors.length > 0) && (
-        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[10px] leading-[15px] text-slate-500">
+        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500">
           {internal.map((t) => (
             <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
           ))}
@@ -80,20 +95,26 @@ function StateNodeView({ data }: NodeProps) {
 /** A red "⚠ alert" tag on the node's top right corner; the alert messages are its tooltip. */
 function AlertBadge({ message }: { message: string }) {
   return (
-    <span title={message} data-testid="node-alert" className="absolute -right-2 -top-2.5 z-10 cursor-help rounded-full bg-red-600 px-1.5 py-px text-[10px] font-semibold text-white shadow-sm ring-2 ring-white">
+    <span title={message} data-testid="node-alert" className="absolute -right-2 -top-3 z-10 cursor-help rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white">
       ⚠ alert
     </span>
   );
 }
 
 function GroupNodeView({ data }: NodeProps) {
-  const { state, status, alert } = data as StateNodeData;
+  const { state, status, alert, onToggle } = data as StateNodeData;
   return (
     <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40" : "border-slate-300 bg-slate-50/60"}`}>
       {alert && <AlertBadge message={alert} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
-      <div className="px-3 py-1.5 font-mono text-xs font-semibold text-slate-700">
-        {state.name} <span className="font-sans font-normal text-slate-400">{state.type === "parallel" ? "parallel regions" : ""}</span>
+      <div className="flex items-center gap-2 px-3 py-1.5">
+        <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700">{state.name}</span>
+        {state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400">parallel regions</span>}
+        {onToggle && (
+          <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100">
+            ▾ collapse
+          </button>
+        )}
       </div>
       <Handle type="source" position={Position.Bottom} className={hidden} isConnectable={false} />
     </div>

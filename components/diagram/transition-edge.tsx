@@ -2,14 +2,17 @@
 import { BaseEdge, EdgeLabelRenderer, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 import type { GraphTransition } from "@/lib/graph/derive";
-import { labelLine } from "@/lib/graph/layout";
+import type { LaidEdge } from "@/lib/graph/layout";
 
 export interface TransitionEdgeData extends Record<string, unknown> {
   points: { x: number; y: number }[];
-  label: { x: number; y: number; width: number; height: number } | null;
+  /** the box ELK placed the label in (absolute) and its rows */
+  label: LaidEdge["label"];
   transitions: GraphTransition[];
   taken: boolean;
   last: boolean;
+  /** leaves an active state: a move the run can make next */
+  next?: boolean;
 }
 
 type Tone = "error" | "abort" | "timer" | "human" | "normal";
@@ -51,6 +54,7 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
   const tone = toneOf(d.transitions[0]);
   const points = d.points.length >= 2 ? d.points : [{ x: sourceX, y: sourceY }, { x: targetX, y: targetY }];
   const color = d.last ? "#2563eb" : d.taken ? "#1e40af" : stroke[tone];
+  const byId = new Map(d.transitions.map((t) => [t.id, t]));
   return (
     <>
       <BaseEdge
@@ -58,22 +62,24 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
         path={roundedPath(points)}
         markerEnd={markerEnd}
         className={d.last ? "edge-last" : undefined}
-        style={{ stroke: color, strokeWidth: d.last ? 3 : d.taken ? 2.25 : 1.25, strokeDasharray: d.last ? "8 6" : dash[tone], opacity: d.taken || tone === "normal" || tone === "human" ? 1 : 0.75 }}
+        style={{ stroke: color, strokeWidth: d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : 1.25, strokeDasharray: d.last ? "8 6" : dash[tone], opacity: d.taken || tone === "normal" || tone === "human" ? 1 : 0.75 }}
       />
       {d.label && (
         <EdgeLabelRenderer>
           <div
             data-edge={id}
-            className={`nodrag nopan pointer-events-auto absolute rounded-md border px-1.5 py-0.5 text-[10px] leading-[15px] shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900" : "border-slate-200 bg-white/95 text-slate-600"}`}
-            style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width + 4, zIndex: LABEL_Z }}
+            data-next={d.next ? "" : undefined}
+            className={`nodrag nopan pointer-events-auto absolute overflow-hidden whitespace-nowrap rounded-md border px-[7px] py-0.5 font-mono text-[12px] leading-4 shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900" : d.next ? "border-blue-400 bg-white text-slate-700" : "border-slate-200 bg-white/95 text-slate-600"}`}
+            style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width, height: d.label.height, zIndex: LABEL_Z }}
           >
-            {[...new Map(d.transitions.map((t) => [labelLine(t), t])).entries()]
-              .filter(([line]) => line !== "")
-              .map(([line, t]) => (
-                <div key={t.id} className="truncate" title={`${t.event}${t.guard ? ` [${t.guard}]` : ""}`} style={{ color: d.taken ? undefined : stroke[toneOf(t)] }}>
-                  {line}
+            {d.label.rows.map((row, i) => {
+              const t = byId.get(row.transition);
+              return (
+                <div key={i} title={t ? `${t.event}${t.guard ? ` [${t.guard}]` : ""}` : undefined} style={{ color: d.taken || !t ? undefined : stroke[toneOf(t)] }}>
+                  {row.text}
                 </div>
-              ))}
+              );
+            })}
           </div>
         </EdgeLabelRenderer>
       )}

@@ -196,7 +196,7 @@ export function FlowEditor({ from }: { from: string | null }) {
       </div>
       <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
         <div className="border-b border-slate-100 px-4 py-2 text-[11px] font-medium text-slate-600">Preview{check.issues.length ? " (last valid version)" : ""}</div>
-        {check.layout ? <WorkflowDiagram layout={check.layout} className="h-[560px] w-full" /> : <p className="p-4 text-sm text-slate-500">The diagram appears once the definition is valid.</p>}
+        {check.layout ? <WorkflowDiagram layout={check.layout} autoCollapse={false} className="h-[560px] w-full" /> : <p className="p-4 text-sm text-slate-500">The diagram appears once the definition is valid.</p>}
       </div>
     </div>
   );

@@ -1,7 +1,10 @@
 // Layout of a workflow graph with ELK (layered, hierarchical): node positions relative to
-// their parent (as React Flow wants them) and edge routes with label positions in absolute
-// coordinates. Parallel transitions between the same two states become one edge with one
-// label line each; targetless transitions are listed on their state instead of as loops.
+// their parent (as React Flow wants them) and edge routes in absolute coordinates. ELK places
+// the edge labels too (each is a box of known size it keeps clear of nodes and other labels).
+// Parallel transitions between the same two states become one edge with one label line each;
+// targetless transitions are listed on their state instead of as loops. Groups named in
+// `collapsed` are drawn as one node with a count of the states inside; edges to and from their
+// insides end on that node.
 import ELK from "elkjs/lib/elk.bundled.js";
 import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
 import { eventLabel, type GraphState, type GraphTransition, type WorkflowGraph } from "./derive";
@@ -20,6 +23,15 @@ export interface LaidNode {
   aborts: GraphTransition[];
   /** error transitions into a shared failure state, listed on the node instead of drawn */
   errors: GraphTransition[];
+  /** a collapsed group: how many states it holds (drawn as one node) */
+  hidden?: number;
+}
+
+/** One drawn line of an edge label: a transition's label line, or a wrapped piece of it. */
+export interface LabelRow {
+  text: string;
+  /** the transition it belongs to (its colour and tooltip) */
+  transition: string;
 }
 
 export interface LaidEdge {
@@ -29,7 +41,8 @@ export interface LaidEdge {
   transitions: GraphTransition[];
   /** absolute route: start, bend points, end */
   points: { x: number; y: number }[];
-  label: { x: number; y: number; width: number; height: number } | null;
+  /** absolute box ELK placed the label in, and its rows */
+  label: { x: number; y: number; width: number; height: number; rows: LabelRow[] } | null;
 }
 
 export interface Layout {
@@ -37,12 +50,24 @@ export interface Layout {
   edges: LaidEdge[];
   width: number;
   height: number;
+  /** the graph it was laid out from (so a client can lay it out again with groups collapsed) */
+  graph: WorkflowGraph;
+  /** the groups drawn collapsed */
+  collapsed: string[];
 }
 
 export const NODE_W = 210;
-export const NODE_H = 68;
-const LINE_H = 15;
-const CHAR_W = 6.2;
+export const NODE_H = 72;
+/** Diagram text is never smaller than this (px at zoom 1); the diagram never picks a zoom that draws it under 11 px. */
+export const MIN_FONT = 12;
+/** The smallest zoom the diagram picks by itself: MIN_FONT × zoom ≥ 11 px. */
+export const READABLE_ZOOM = 11.04 / MIN_FONT;
+/** Line height of node lists and edge labels (px). */
+export const LINE_H = 16;
+/** Edge labels are set in a 12 px monospace font: every character is 0.6 em wide. */
+const CHAR_W = 7.3;
+/** a label line longer than this wraps at a word boundary */
+const MAX_CHARS = 28;
 
 /** One label line per transition: its condition, then [guard] and the timer's delay; the event name is in the tooltip. */
 export function labelLine(t: GraphTransition): string {
@@ -54,32 +79,87 @@ export function labelLine(t: GraphTransition): string {
   return extra.length ? `${text} ${extra.join(" ")}` : text;
 }
 
-const elk = new ELK();
-
-/** Centre the label on the route's longest segment, so it sits on its own edge. */
-function onLongestSegment(points: { x: number; y: number }[], width: number, height: number) {
-  let best = -1;
-  let mid = points[0] ?? { x: 0, y: 0 };
-  for (let i = 1; i < points.length; i++) {
-    const a = points[i - 1];
-    const b = points[i];
-    const len = Math.hypot(b.x - a.x, b.y - a.y);
-    if (len > best) {
-      best = len;
-      mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+/** A line cut at word boundaries into pieces of at most `max` characters (a longer word is cut). */
+export function wrapLine(line: string, max = MAX_CHARS): string[] {
+  const out: string[] = [];
+  let cur = "";
+  for (const word of line.split(/\s+/).filter(Boolean)) {
+    let w = word;
+    while (w.length > max) {
+      if (cur) out.push(cur);
+      out.push(w.slice(0, max));
+      w = w.slice(max);
+      cur = "";
+    }
+    if (!cur) cur = w;
+    else if (cur.length + 1 + w.length <= max) cur += ` ${w}`;
+    else {
+      out.push(cur);
+      cur = w;
     }
   }
-  return { x: mid.x - width / 2, y: mid.y - height / 2, width, height };
+  if (cur) out.push(cur);
+  return out;
 }
 
-export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIGHT" = "DOWN"): Promise<Layout> {
+/** The groups (compound and parallel states) of a graph, outermost first. */
+export function groupsOf(graph: WorkflowGraph): GraphState[] {
+  const depth = (s: GraphState) => s.id.split(".").length;
+  return graph.states.filter((s) => s.type === "compound" || s.type === "parallel").sort((a, b) => depth(a) - depth(b));
+}
+
+/** state id → the id it is drawn as: itself, or the outermost collapsed group holding it. */
+export function visibleIdOf(graph: WorkflowGraph, collapsed: Iterable<string>): (id: string) => string {
+  const set = new Set(collapsed);
+  const parent = new Map(graph.states.map((s) => [s.id, s.parent]));
+  const memo = new Map<string, string>();
+  return (id: string) => {
+    const hit = memo.get(id);
+    if (hit !== undefined) return hit;
+    let shown = id;
+    for (let p = parent.get(id) ?? null; p; p = parent.get(p) ?? null) if (set.has(p)) shown = p;
+    memo.set(id, shown);
+    return shown;
+  };
+}
+
+/** The graph as drawn with `collapsed` groups: their insides gone, transitions re-pointed at the group. */
+function collapse(graph: WorkflowGraph, collapsed: string[]): { graph: WorkflowGraph; hidden: Map<string, number> } {
+  if (collapsed.length === 0) return { graph, hidden: new Map() };
+  const shown = visibleIdOf(graph, collapsed);
+  const hidden = new Map<string, number>();
+  const states: GraphState[] = [];
+  for (const s of graph.states) {
+    const v = shown(s.id);
+    if (v === s.id) states.push(collapsed.includes(s.id) ? { ...s, type: "atomic" } : s);
+    else hidden.set(v, (hidden.get(v) ?? 0) + 1);
+  }
+  const transitions: GraphTransition[] = [];
+  for (const t of graph.transitions) {
+    const source = shown(t.source);
+    const target = shown(t.target);
+    // moves inside a collapsed group, and its states' own targetless transitions, are not drawn
+    if (source !== t.source && (t.internal || source === target)) continue;
+    if (source === target && !t.internal && t.source !== t.target) continue;
+    transitions.push(source === t.source && target === t.target ? t : { ...t, source, target });
+  }
+  return { graph: { states, transitions }, hidden };
+}
+
+const elk = new ELK();
+
+export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN" | "RIGHT"; collapsed?: string[] } = {}): Promise<Layout> {
+  const direction = opts.direction ?? "DOWN";
+  const collapsed = [...new Set(opts.collapsed ?? [])].filter((id) => full.states.some((s) => s.id === id && (s.type === "compound" || s.type === "parallel")));
+  const { graph, hidden } = collapse(full, collapsed);
   const byId = new Map(graph.states.map((s) => [s.id, s]));
   const internal = new Map<string, GraphTransition[]>();
   const aborts = new Map<string, GraphTransition[]>();
   const grouped = new Map<string, GraphTransition[]>();
   // a state that many states fail into (FAILED, ERROR) would draw an edge from each of them
+  // (counted on the whole graph, so collapsing a group does not change how failures are drawn)
   const errorSources = new Map<string, Set<string>>();
-  for (const t of graph.transitions) if (t.kind === "error" && !t.internal) errorSources.set(t.target, (errorSources.get(t.target) ?? new Set()).add(t.source));
+  for (const t of full.transitions) if (t.kind === "error" && !t.internal) errorSources.set(t.target, (errorSources.get(t.target) ?? new Set()).add(t.source));
   const sinks = new Set([...errorSources].filter(([, from]) => from.size >= 3).map(([target]) => target));
   const errors = new Map<string, GraphTransition[]>();
   for (const t of graph.transitions) {
@@ -93,7 +173,8 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
     }
     if (t.event === "ABORT") {
       // "abort from any state" would draw an edge from every state: list it on the state instead
-      aborts.set(t.source, [...(aborts.get(t.source) ?? []), t]);
+      const mine = aborts.get(t.source) ?? [];
+      if (!mine.some((a) => a.target === t.target)) aborts.set(t.source, [...mine, t]);
       continue;
     }
     const key = `${t.source}->${t.target}`;
@@ -107,12 +188,19 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
       "elk.algorithm": "layered",
       "elk.direction": direction,
       "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "36",
-      "elk.spacing.nodeNode": "36",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "40",
+      "elk.layered.spacing.edgeNodeBetweenLayers": "16",
+      "elk.spacing.nodeNode": "40",
       "elk.spacing.edgeNode": "24",
       "elk.spacing.edgeEdge": "14",
-      "elk.spacing.edgeLabel": "4",
+      "elk.spacing.edgeLabel": "6",
+      "elk.spacing.labelLabel": "8",
       "elk.edgeRouting": "ORTHOGONAL",
+      // ELK places each label in the middle of its edge, beside it, clear of nodes and other labels
+      "elk.edgeLabels.placement": "CENTER",
+      "elk.edgeLabels.inline": "false",
+      "elk.layered.edgeLabels.sideSelection": "SMART_DOWN",
+      "elk.layered.edgeLabels.centerLabelPlacementStrategy": "SPACE_EFFICIENT_LAYER",
       "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
       "elk.layered.nodePlacement.bk.fixedAlignment": "BALANCED",
       // keep the seed's order: the first-declared states lead, back edges (errors, aborts) go up
@@ -132,26 +220,35 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
       delete node.width;
       delete node.height;
       node.layoutOptions = {
-        "elk.padding": `[top=${36 + lines * LINE_H},left=16,bottom=16,right=16]`,
+        "elk.padding": `[top=${40 + (lines ? 8 + lines * LINE_H : 0)},left=16,bottom=16,right=16]`,
         "elk.direction": s.type === "parallel" ? "RIGHT" : direction,
       };
     }
     elkNodes.set(s.id, node);
   }
   for (const s of graph.states) {
-    const parent = s.parent ? elkNodes.get(s.parent)! : root;
+    const parent = s.parent && elkNodes.has(s.parent) ? elkNodes.get(s.parent)! : root;
     parent.children!.push(elkNodes.get(s.id)!);
   }
+  const rowsOf = new Map<string, LabelRow[]>();
   for (const [key, ts] of grouped) {
     // unlabelled transitions (a stage machine's plain moves) get no label box
-    const lines = [...new Set(ts.map(labelLine))].filter((l) => l !== "");
-    const width = Math.min(260, Math.max(...lines.map((l) => l.length)) * CHAR_W + 12);
-    const height = lines.length * LINE_H + 6;
+    const rows: LabelRow[] = [];
+    const seen = new Set<string>();
+    for (const t of ts) {
+      const line = labelLine(t);
+      if (line === "" || seen.has(line)) continue;
+      seen.add(line);
+      for (const text of wrapLine(line)) rows.push({ text, transition: t.id });
+    }
+    rowsOf.set(key, rows);
+    const width = Math.ceil(Math.max(0, ...rows.map((r) => r.text.length)) * CHAR_W + 16);
+    const height = rows.length * LINE_H + 6;
     const edge: ElkExtendedEdge = {
       id: key,
       sources: [ts[0].source],
       targets: [ts[0].target],
-      labels: lines.length ? [{ id: `${key}#label`, text: lines.join("\n"), width, height }] : [],
+      labels: rows.length ? [{ id: `${key}#label`, text: rows.map((r) => r.text).join("\n"), width, height }] : [],
     };
     root.edges!.push(edge);
   }
@@ -162,7 +259,9 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
   const visit = (n: ElkNode, parent: string | null) => {
     for (const c of n.children ?? []) {
       const state = byId.get(c.id)!;
-      nodes.push({ id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [], aborts: aborts.get(c.id) ?? [], errors: errors.get(c.id) ?? [] });
+      const node: LaidNode = { id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [], aborts: aborts.get(c.id) ?? [], errors: errors.get(c.id) ?? [] };
+      if (hidden.has(c.id)) node.hidden = hidden.get(c.id);
+      nodes.push(node);
       visit(c, c.id);
     }
   };
@@ -182,8 +281,8 @@ export async function layoutGraph(graph: WorkflowGraph, direction: "DOWN" | "RIG
       target: ts[0].target,
       transitions: ts,
       points,
-      label: l ? onLongestSegment(points, l.width ?? 0, l.height ?? 0) : null,
+      label: l ? { x: l.x ?? 0, y: l.y ?? 0, width: l.width ?? 0, height: l.height ?? 0, rows: rowsOf.get(e.id) ?? [] } : null,
     });
   }
-  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0 };
+  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0, graph: full, collapsed };
 }
