@@ -12,6 +12,7 @@ import { ManualClock } from "../lib/engine/clock";
 import { IDEMPOTENCY_TTL_MS, idempotent, keyedRequest } from "../lib/api/idempotency";
 import { startRun } from "../lib/api/runs";
 import { createRuntime, defaultEffects, type Runtime } from "../lib/runtime";
+import { pruneRuns } from "../lib/retention/prune";
 import { DATABASES, commitItem, opened, runRow } from "./support/databases";
 import { inState, swissRuntime, tempDbUrl } from "./helpers";
 
@@ -288,6 +289,14 @@ for (const database of DATABASES.slice(0, 2)) {
       const [e] = await db.store.commit([commitItem(runRow("idem-a", T0, { version: 2 }), 7, { idempotency: key("idem-a", "k2") })]);
       expect(e).toBe("conflict");
       expect(await db.count("IdempotencyKey")).toBe(1);
+    });
+
+    h.it("retention removes keys older than 24 hours and keeps younger ones", async (db) => {
+      const [ok] = await db.store.commit([commitItem(runRow("idem-young", T0), null, { idempotency: { ...key("idem-young", "young"), createdAt: T0 + IDEMPOTENCY_TTL_MS } })]);
+      expect(ok).toBe("ok");
+      const result = await pruneRuns({ ...db.ports, clock: new ManualClock(T0 + IDEMPOTENCY_TTL_MS + 1000) }, { olderThanMs: 365 * IDEMPOTENCY_TTL_MS });
+      expect(result.rows.IdempotencyKey).toBe(1);
+      expect((await db.sql(`SELECT "key" FROM "IdempotencyKey"`)).rows).toEqual([{ key: "young" }]);
     });
   });
 }

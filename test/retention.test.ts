@@ -175,7 +175,7 @@ for (const database of DATABASES) {
         // recent-done's first snapshot, and the first two of each live run
         snapshots: 5,
         // three runs of 3, 2 and 1 commits: a transition, a snapshot and a timer per commit
-        rows: { Run: 3, Transition: 6, Snapshot: 6 + 5, Timer: 6, Review: 3, Artifact: 3, ModelCall: 3, WebhookDelivery: 3 },
+        rows: { Run: 3, Transition: 6, Snapshot: 6 + 5, Timer: 6, Review: 3, Artifact: 3, ModelCall: 3, WebhookDelivery: 3, IdempotencyKey: 0 },
         cutoff: new Date(NOW - 30 * DAY).toISOString(),
       });
       const left = await leftRows(db);

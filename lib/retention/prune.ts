@@ -9,6 +9,7 @@ import { dbDate, dialectOf, query, writeAll, type SqlPorts } from "../db/sql";
 import type { SqliteHandle } from "../db/sqlite";
 import type { Clock } from "../engine/clock";
 import { exportRun, exportText } from "../api/run-export";
+import { IDEMPOTENCY_TTL_MS } from "../api/idempotency";
 
 export interface PruneOptions {
   /** finished runs whose finishedAt is older than this many ms are removed */
@@ -121,6 +122,8 @@ export async function pruneRuns(rt: RetentionPorts, opts: PruneOptions): Promise
   const thinned = await pruner.thin(cutoff);
   result.snapshots = thinned;
   rows.Snapshot += thinned;
+  // Idempotency-Keys past their 24 hours (lib/api/idempotency.ts), whatever the runs' age
+  rows.IdempotencyKey = (await query(rt, `DELETE FROM "IdempotencyKey" WHERE "createdAt" <= ?`, [dbDate(d, rt.clock.now() - IDEMPOTENCY_TTL_MS)])).changes;
   return result;
 }
 
