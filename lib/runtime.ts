@@ -24,6 +24,7 @@ import { swissArmyEffects } from "./effects/swiss-army";
 import { RunBus } from "./engine/bus";
 import { systemClock, type Clock } from "./engine/clock";
 import { Engine, type WorkflowEffects } from "./engine/engine";
+import { crashHook } from "./engine/poison";
 import { SqliteRunStore } from "./engine/store/sqlite";
 import type { RunStore } from "./engine/store/types";
 import { WebhookDispatcher, type WebhookDispatcherOptions } from "./hooks/webhooks";
@@ -295,12 +296,13 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     defaults: { "swiss-army": { config: swissConfigFromEnv(env) }, "processing-modes": { config: modesConfigFromEnv(env) } },
   };
   const effects = opts.effects?.(base) ?? defaultEffects(base, env);
+  const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({
     store,
     clock,
     bus: new RunBus(),
     workflows: findWorkflow,
-    effects: (id) => effects[id] ?? { actors: {} },
+    effects: crash ? (id) => crash(effects[id] ?? { actors: {} }) : (id) => effects[id] ?? { actors: {} },
     dispatch: queue?.dispatcher,
     log: opts.log || env.SWITCHYARD_LOG === "debug" ? (level, m, d) => (level !== "info" || env.SWITCHYARD_LOG === "debug") && log(`[engine] ${level} ${m}${d === undefined ? "" : ` ${JSON.stringify(d)}`}`) : undefined,
   });

@@ -1,7 +1,7 @@
 // Cross-site requests: a state-changing API call another site's page makes through a user's
 // browser is refused (403) and changes nothing; same-origin pages, scripts and reads work.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertSameOrigin } from "../lib/api/csrf";
+import { assertSameOrigin, crossSiteReason, trustProxy } from "../lib/api/csrf";
 import { migrateDatabase } from "../lib/db/migrations";
 import { tempDbUrl } from "./helpers";
 
@@ -46,9 +46,31 @@ describe("cross-site requests", () => {
 
   it("accepts the app's own pages, proxies that name the host, and scripts without browser headers", async () => {
     expect((await runs.POST(post({ origin: "http://localhost:3000", "sec-fetch-site": "same-origin" }), ctx)).status).toBe(201);
-    expect((await runs.POST(post({ origin: "https://switchyard.example.com", "x-forwarded-host": "switchyard.example.com" }), ctx)).status).toBe(201);
+    process.env.SWITCHYARD_TRUST_PROXY = "1";
+    try {
+      expect((await runs.POST(post({ origin: "https://switchyard.example.com", "x-forwarded-host": "switchyard.example.com, proxy.internal" }), ctx)).status).toBe(201);
+    } finally {
+      delete process.env.SWITCHYARD_TRUST_PROXY;
+    }
     expect((await runs.POST(post({}), ctx)).status).toBe(201);
     // reads are never refused
     expect(() => assertSameOrigin(new Request("http://localhost:3000/api/runs", { headers: { origin: "https://evil.example" } }))).not.toThrow();
+  });
+
+  it("believes X-Forwarded-Host only behind a declared proxy (SWITCHYARD_TRUST_PROXY)", async () => {
+    const before = await total();
+    // any client can send the header: on its own it is no proof of where the request comes from
+    const spoofed = post({ origin: "https://evil.example", "x-forwarded-host": "evil.example" });
+    const res = await runs.POST(spoofed, ctx);
+    expect(res.status).toBe(403);
+    expect((await res.json()).error).toMatch(/cross-site request refused: https:\/\/evil\.example/);
+    expect(await total()).toBe(before);
+    expect(crossSiteReason("POST", new Headers({ origin: "https://evil.example", "x-forwarded-host": "evil.example", host: "localhost:3000" }), "http://localhost:3000/x", {})).toBe("https://evil.example");
+    // behind a declared proxy the header names the public host
+    const env = { SWITCHYARD_TRUST_PROXY: "true" };
+    expect(trustProxy(env)).toBe(true);
+    expect(trustProxy({ SWITCHYARD_TRUST_PROXY: "0" })).toBe(false);
+    expect(crossSiteReason("POST", new Headers({ origin: "https://sy.example", "x-forwarded-host": "sy.example", host: "10.0.0.2:3000" }), "http://10.0.0.2:3000/x", env)).toBeNull();
+    expect(crossSiteReason("POST", new Headers({ origin: "https://evil.example", "x-forwarded-host": "sy.example", host: "10.0.0.2:3000" }), "http://10.0.0.2:3000/x", env)).toBe("https://evil.example");
   });
 });

@@ -25,7 +25,10 @@ export interface JobWorkerOptions {
   log: (message: string) => void;
 }
 
-type Job = { id: string; name: string; data: unknown };
+type Job = { id: string; name: string; data: unknown; output?: unknown };
+
+/** pg-boss's mark on a job whose attempt expired (its worker died or hung mid-step) */
+const EXPIRED = "job failed by timeout in active state";
 
 export class JobWorker {
   readonly stats: WorkerStats = { effects: 0, timers: 0, chores: 0, stale: 0, failed: 0, startLatencyMs: [] };
@@ -57,7 +60,8 @@ export class JobWorker {
       let got = 0;
       if (room > 0) {
         try {
-          const jobs = (await this.o.boss.fetch(queue, { batchSize: Math.min(room, 50) })) as Job[];
+          // effect jobs with their last outcome: one that expired was in flight when its worker died (poison pills)
+          const jobs = (await this.o.boss.fetch(queue, { batchSize: Math.min(room, 50), ...(queue === EFFECT_QUEUE ? { includeMetadata: true } : {}) })) as Job[];
           got = jobs.length;
           if (!this.running) {
             // taken while stopping: hand them straight back (another worker retries them)
@@ -112,7 +116,8 @@ export class JobWorker {
         l.push(Date.now() - data.queuedAt);
         if (l.length > 10_000) l.splice(0, l.length - 10_000);
       }
-      const out = await this.o.engine.runEffect(data);
+      const lost = JSON.stringify(job.output ?? null).includes(EXPIRED);
+      const out = await this.o.engine.runEffect({ runId: data.runId, child: data.child, key: data.key }, { lost });
       // stopped mid-effect (shutdown aborted it): fail the job so that another worker runs it
       if (!this.running) throw new Error("the worker stopped before the effect finished");
       if (out === "stale") this.stats.stale++;

@@ -3,6 +3,7 @@
 // savepoint for items that close reviews), and the same rows, columns and semantics as the
 // SQLite store.
 import pg from "pg";
+import { PostgresCrashLedger, type CrashLedger } from "../poison";
 import type {
   ArtifactInfo,
   CommitItem,
@@ -217,3 +218,27 @@ export class PostgresRunStore implements RunStore {
     await this.pool.end();
   }
 }
+  async outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]> {
+    const due = q.dueBy === undefined ? "" : ` AND "dueAt" <= $3`;
+    const rows = await this.rows(`SELECT * FROM "ActionOutbox" WHERE "attempts" < $1${due} ORDER BY "createdAt", "key" LIMIT $2`, [q.maxAttempts, q.limit, ...(q.dueBy === undefined ? [] : [ts(q.dueBy)])]);
+    return rows.map(read.outbox);
+  }
+
+  async claimOutbox(key: string, attempts: number, until: number, now?: number): Promise<boolean> {
+    const sql = OUTBOX_CLAIM((i) => `$${i}`) + (now === undefined ? "" : ` AND "dueAt" <= $4`);
+    const r = await this.pool.query(sql, [ts(until), key, attempts, ...(now === undefined ? [] : [ts(now)])]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async outboxDone(keys: string[]): Promise<void> {
+    if (keys.length) await this.pool.query(`DELETE FROM "ActionOutbox" WHERE "key" = ANY($1::text[])`, [keys]);
+  }
+
+  async outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void> {
+    await this.pool.query(OUTBOX_FAILED((i) => `$${i}`), [error, ts(dueAt), attempts, key]);
+  }
+
+  crashLedger(): CrashLedger {
+    return new PostgresCrashLedger(this.pool);
+  }
+

@@ -2,6 +2,7 @@
 // synchronous transaction per batch (group commit), compare-and-set on the run version and on
 // each review's pending status.
 import type Database from "better-sqlite3";
+import { SqliteCrashLedger, type CrashLedger } from "../poison";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
@@ -366,3 +367,28 @@ export class SqliteRunStore implements RunStore {
     await this.writer.close();
   }
 }
+  async outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]> {
+    const due = q.dueBy === undefined ? "" : ` AND "dueAt" <= ?`;
+    const args: unknown[] = [q.maxAttempts, ...(q.dueBy === undefined ? [] : [sqliteDate(q.dueBy)]), q.limit];
+    const rows = this.db.prepare(`SELECT * FROM "ActionOutbox" WHERE "attempts" < ?${due} ORDER BY "createdAt", "key" LIMIT ?`).safeIntegers(false).all(...args) as Row[];
+    return rows.map(read.outbox);
+  }
+
+  async claimOutbox(key: string, attempts: number, until: number, now?: number): Promise<boolean> {
+    const op: WriteOp = now === undefined ? [W.claimOutbox, [sqliteDate(until), key, attempts], 1] : [W.claimDueOutbox, [sqliteDate(until), key, attempts, sqliteDate(now)], 1];
+    const [out] = await this.writer.write([{ guarded: false, ops: [op] }]);
+    return out === "ok";
+  }
+
+  async outboxDone(keys: string[]): Promise<void> {
+    if (keys.length) await this.writer.write([{ guarded: false, ops: keys.map((k): WriteOp => [W.outboxDone, [k], 0]) }]);
+  }
+
+  async outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void> {
+    await this.writer.write([{ guarded: false, ops: [[W.outboxFailed, [error, sqliteDate(dueAt), attempts, key], 0]] }]);
+  }
+
+  crashLedger(): CrashLedger {
+    return new SqliteCrashLedger(this.db);
+  }
+

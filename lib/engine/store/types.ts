@@ -1,5 +1,6 @@
 // The run store: rows the engine commits and reads back. One interface, one conformance
 // suite (test/store.*.test.ts), one implementation per database.
+import type { CrashLedger } from "../poison";
 
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
 export const TERMINAL: readonly RunStatus[] = ["completed", "failed", "aborted"];
@@ -211,3 +212,13 @@ export interface RunStore {
   resumable(): Promise<ResumableRun[]>;
   close(): Promise<void>;
 }
+  /** outbox rows (oldest first) with fewer than `maxAttempts` attempts; `dueBy`: only those due by then */
+  outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]>;
+  /** take a row for one attempt: true when its attempts were still `attempts` (and it was due by `now`, if given); it is then due again at `until` */
+  claimOutbox(key: string, attempts: number, until: number, now?: number): Promise<boolean>;
+  /** rows whose actions have run */
+  outboxDone(keys: string[]): Promise<void>;
+  /** an attempt failed: `attempts` made so far, the error, due again at `dueAt` */
+  outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void>;
+  /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
+  crashLedger?(): CrashLedger;
