@@ -19,6 +19,8 @@ import { activeLeaves, describeEvent, initialStep, restore, step } from "./step"
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { Cancel } from "./cancel";
 import { isImportedRun } from "./imported";
+import { haltDraft, inFlightEffects, invokingState, stuckReason, STUCK_CATEGORY, type InFlightEffect } from "./invariant";
+import { POISON_CRASHES, poisonError, type CrashLedger } from "./poison";
 import type { IdempotencyClaim, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
@@ -95,6 +97,8 @@ interface Live {
   gone: boolean;
   /** cluster mode: effect keys already handed to the queue (by this process, or by the one that committed them) */
   dispatched: Set<string>;
+  /** invocation keys in flight during too many crashes: never started here (its run is being failed) */
+  poisoned?: Set<string>;
   /** steps queued and not finished, and when the last one was queued (cluster mode forgets idle runs) */
   pending?: number;
   touched?: number;
@@ -124,6 +128,10 @@ export class Engine {
   private inflight = new Set<Promise<unknown>>();
   /** pending review id → its live run */
   private reviewIndex = new Map<string, Live>();
+  /** poison pills: crashes in a row each in-flight effect was in flight for (lib/engine/poison.ts) */
+  private ledger: CrashLedger | null;
+  /** this process marked itself running in the ledger (a clean stop unmarks it) */
+  private booted = false;
 
   constructor(private opts: EngineOptions) {
     this.bus = opts.bus ?? new RunBus();
@@ -131,6 +139,7 @@ export class Engine {
     this.hooks.attach(this.bus);
     this.clock = opts.clock ?? systemClock;
     this.committer = new Committer(opts.store);
+    this.ledger = opts.store.crashLedger?.() ?? null;
   }
 
   get store(): RunStore {
@@ -307,25 +316,8 @@ export class Engine {
       if (live.gone) throw new ConflictError(`run ${runId} has already finished`);
       const ev = { type: "ABORT", reason };
       if (live.snapshot.can(ev)) return this.applyEvent(live, ev);
-      const now = this.clock.now();
-      const draft = newDraft(live.def, live.row, live.snapshot, live.reviews, now, false);
-      const leaves = activeLeaves(live.snapshot);
-      const since = leaves.map((s) => live.row.entered[s]).filter((x): x is number => typeof x === "number");
-      draft.transitions.push({
-        runId,
-        seq: ++draft.row.seq,
-        from: leaves,
-        to: leaves,
-        event: "ABORT",
-        reason: `Run aborted: ${reason}`,
-        at: now,
-        durationMs: since.length ? now - Math.min(...since) : 0,
-        payload: { reason },
-      });
-      for (const id of live.timers.keys()) draft.timersClear.add(id);
-      for (const r of live.reviews.values()) draft.reviewsClose.push({ id: r.id, status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: now });
-      draft.reviews.clear();
-      draft.row.error = { name: "Aborted", message: reason, state: leaves.join(",") };
+      const state = activeLeaves(live.snapshot).join(",");
+      const draft = haltDraft(this.halting(live), this.clock.now(), "ABORT", `Run aborted: ${reason}`, { reason }, { name: "Aborted", message: reason, state });
       return this.commitDraft(live, draft, "aborted");
     });
   }
@@ -385,13 +377,29 @@ export class Engine {
   async resume(): Promise<number> {
     if (this.opts.dispatch) return 0; // cluster mode: workers pick the work up from the queue (see sweep)
     const list = await this.opts.store.resumable();
+    const poisoned = await this.countCrashes(list);
     let n = 0;
     for (const r of list) {
       if (this.live.has(r.run.id)) continue;
       if (isImportedRun(r.run.id)) continue; // imported runs are read-only: never resumed
-      if (this.activate(r)) n++;
+      if (this.activate(r, poisoned)) n++;
     }
     return n;
+  }
+
+  /** Boot: count a crash for every effect about to be started again (when the last process crashed); the keys in flight too often. */
+  private async countCrashes(list: ResumableRun[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (!this.ledger) return out;
+    const inflight = list.filter((r) => !isImportedRun(r.run.id)).flatMap((r) => inFlightEffects(r.run).map((f) => ({ key: f.key, runId: r.run.id })));
+    try {
+      const counts = await this.ledger.boot(inflight, this.clock.now());
+      this.booted = true;
+      for (const [key, crashes] of counts) if (crashes >= POISON_CRASHES) out.set(key, crashes);
+    } catch (e) {
+      this.log("error", "poison-pill ledger unavailable: effects in flight start again without their crashes counted", serializeError(e));
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- cluster mode (workers)
@@ -400,7 +408,7 @@ export class Engine {
    * Run one queued effect here: if the run still has that invocation in flight, run it and commit
    * its outcome. "stale" when the run has moved on (or finished) since it was queued.
    */
-  async runEffect(job: EffectJob): Promise<"done" | "stale"> {
+  async runEffect(job: EffectJob, opts: { lost?: boolean } = {}): Promise<"done" | "stale"> {
     this.assertRunning();
     const live = await this.loadLive(job.runId).catch((e) => (e instanceof EngineError ? null : Promise.reject(e)));
     if (!live) return "stale";
@@ -413,6 +421,14 @@ export class Engine {
       return { src: child.src, input: child.snapshot?.input };
     });
     if (!found) return "stale";
+    if (opts.lost && this.ledger) {
+      // its last attempt expired on a worker that died: one crash more in a row for this invocation
+      const crashes = await this.ledger.bump({ key: job.key, runId: job.runId }, this.clock.now());
+      if (crashes >= POISON_CRASHES) {
+        await this.failPoisoned(live, { child: job.child, src: found.src, input: found.input, key: job.key }, crashes);
+        return "done";
+      }
+    }
     const running = live.effects.get(job.child);
     if (running?.key === job.key) {
       await running.finished; // already running here (a repeated delivery)
@@ -494,6 +510,8 @@ export class Engine {
     this.live.clear();
     await this.committer.drain();
     await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 5_000))]);
+    // a clean stop: the next boot starts the effects in flight again without counting a crash
+    if (this.booted && this.ledger && !this.opts.dispatch) await this.ledger.clean().catch((e) => this.log("warn", "poison-pill ledger: the clean stop was not recorded", serializeError(e)));
   }
 
   get size(): number {
@@ -617,7 +635,7 @@ export class Engine {
     return p;
   }
 
-  private activate(r: ResumableRun): Live | null {
+  private activate(r: ResumableRun, poisoned?: Map<string, number>): Live | null {
     const def = this.opts.workflows(r.run.workflow, r.run.input);
     if (!def) {
       this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
@@ -646,8 +664,52 @@ export class Engine {
     this.live.set(r.run.id, live);
     for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
     for (const t of r.timers) this.arm(live, t, 0, true);
+    const poison = poisoned?.size ? inFlightEffects(r.run).filter((f) => poisoned.has(f.key)) : [];
+    if (poison.length) live.poisoned = new Set(poison.map((f) => f.key));
     this.reconcileEffects(live, true);
+    for (const f of poison) void this.failPoisoned(live, f, poisoned!.get(f.key)!).catch(() => undefined);
+    this.checkStuck(live);
     return live;
+  }
+
+  /** A run's in-memory parts haltDraft reads. */
+  private halting(live: Live) {
+    return { def: live.def, row: live.row, snapshot: live.snapshot, reviews: live.reviews, timers: live.timers.keys() };
+  }
+
+  /**
+   * Fail the run where it stands, behind its queued steps: `make` gives the error, or null when
+   * the reason has gone by then (the run moved on).
+   */
+  private failRun(live: Live, event: string, make: () => (Record<string, unknown> & { message: string }) | null): Promise<StepOutcome | null> {
+    return this.enqueue(live, async () => {
+      const error = live.gone ? null : make();
+      if (!error) return null;
+      this.log("error", `run ${live.row.id} (${live.def.id}) failed: ${error.message}`);
+      return this.commitDraft(live, haltDraft(this.halting(live), this.clock.now(), event, error.message, { error }, error), "failed");
+    }).catch((e) => {
+      this.log("error", `run ${live.row.id}: could not record its failure (${event})`, serializeError(e));
+      throw e;
+    });
+  }
+
+  /** An effect in flight during POISON_CRASHES crashes in a row: not started again; its run fails (retry: a fork at the step that invoked it). */
+  private failPoisoned(live: Live, f: InFlightEffect, crashes: number): Promise<StepOutcome | null> {
+    return this.failRun(live, "POISON_PILL", () =>
+      inFlightEffects(live.row).some((x) => x.key === f.key) ? (poisonError(invokingState(f.child, live.row.state), f.src, f.key, crashes, live.row.seq) as Record<string, unknown> & { message: string }) : null,
+    );
+  }
+
+  /** The invariant: a running run waits for something (an effect, a timer, a review, an event it accepts); one that does not is failed, not left stuck. */
+  private checkStuck(live: Live): void {
+    if (live.row.status !== "running" || live.gone) return;
+    if (!stuckReason(live.def, live.row, live.snapshot, live.timers.size, live.reviews.size)) return;
+    const version = live.row.version;
+    void this.failRun(live, "STUCK", () => {
+      if (live.row.version !== version) return null;
+      const why = stuckReason(live.def, live.row, live.snapshot, live.timers.size, live.reviews.size);
+      return why ? { name: "StuckRunError", category: STUCK_CATEGORY, state: live.row.state.join(","), message: why } : null;
+    }).catch(() => undefined);
   }
 
   private async applyEvent(
@@ -711,6 +773,7 @@ export class Engine {
       this.live.delete(live.row.id);
     } else {
       this.reconcileEffects(live);
+      this.checkStuck(live);
     }
     this.runActions(live, draft);
     this.bus.publish(live.row.id, { type: "run", run: view, transitions });
@@ -751,6 +814,7 @@ export class Engine {
     for (const [id, child] of Object.entries(children)) {
       if (live.effects.has(id) || child.snapshot?.status !== "active" || typeof child.src !== "string") continue;
       const key = `${live.row.id}:${id}:${persisted.effects?.[id] ?? 0}`;
+      if (live.poisoned?.has(key)) continue;
       const dispatch = this.opts.dispatch;
       if (dispatch) {
         if (live.dispatched.has(key)) continue;
