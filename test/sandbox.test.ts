@@ -1,12 +1,14 @@
 // lib/sandbox: the CODE mode's ExecuteInSandbox. Every hostile case is followed by a trivial run in the same
-// language (the host stays usable) and by a check that no worker thread is left behind and the host heap is fine.
+// language (the host stays usable) and by a check that no sandbox process is left behind and the host heap is fine.
+// The child-process specifics (permission model, the guest that ends its own process, escapes) are in
+// test/sandbox-escape.test.ts.
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  auditSandboxWorker,
+  auditSandboxChild,
   codeBlock,
   configureSandbox,
   runInSandbox,
@@ -18,7 +20,7 @@ import {
 } from "../lib/sandbox";
 
 const MiB = 1024 * 1024;
-const workerHandles = () => process.getActiveResourcesInfo().filter((r) => r === "MessagePort" || r === "Worker").length;
+const workerHandles = () => process.getActiveResourcesInfo().filter((r) => r === "ProcessWrap").length;
 let baseHandles = 0;
 let baseHeap = 0;
 const info = await sandboxInfo();
@@ -32,7 +34,7 @@ async function waitFor(check: () => boolean, ms = 3000): Promise<boolean> {
   return true;
 }
 
-/** The host is fine: a trivial program runs, no worker is left running, the test process's heap did not balloon. */
+/** The host is fine: a trivial program runs, no sandbox process is left running, the test process's heap did not balloon. */
 async function expectHealthy(language: Language): Promise<void> {
   const code = language === "python" ? "print('ok')\n6 * 7" : "console.log('ok'); 6 * 7";
   const r = await runInSandbox({ language, code });
@@ -47,7 +49,7 @@ function outputBytes(r: SandboxResult): number {
 }
 
 beforeAll(() => {
-  configureSandbox({ prewarmPython: false });
+  configureSandbox({ prewarmPython: false, prewarmJavascript: false });
   baseHandles = workerHandles();
   baseHeap = process.memoryUsage().heapUsed;
 });
@@ -353,7 +355,7 @@ describe.runIf(info.python)("sandbox: python (CPython in wasm via pyodide)", () 
   });
 
   it("static audit: no host capability is reachable from pyodide's JavaScript objects after lockdown", async () => {
-    const audit = await auditSandboxWorker("python");
+    const audit = await auditSandboxChild("python");
     expect(audit.visited).toBeGreaterThan(1000);
     expect(audit.findings).toEqual([]);
   });

@@ -3,7 +3,7 @@
 // Plain ESM (not TypeScript) so that it runs unchanged under vitest/tsx and behind `next start`; the parent
 // (lib/sandbox/index.ts) starts it with `node --experimental-permission` (fs reads of the engine's files only; no
 // fs writes, child processes, workers or addons), a small V8 heap and an empty environment: the worst a guest can
-// do to the host is end this process. argv[2] is a JSON config { language, snapshotBytes, makeSnapshot, audit }.
+// do to the host is end this process. argv[2] is a JSON config { language, snapshotBytes, makeSnapshot, audit, lockdown }.
 // Protocol:
 //   parent → child, stdin: python with snapshotBytes > 0: that many bytes of CPython's memory image first;
 //                          then one line of JSON { t: "run", code, timeoutMs, memoryMb, maxOutputBytes }
@@ -847,7 +847,8 @@ async function main() {
     engine = language === "python" ? await bootPython() : await bootJavascript();
     bootMs = performance.now() - t0;
     const originals = opts.audit ? collectOriginals() : null;
-    lockdown();
+    // tests only (configureSandbox): show that the permission model holds on its own, without this layer
+    if (opts.lockdown !== false) lockdown();
     if (originals) send({ t: "audit", findings: audit(engine.roots ?? [], originals) });
   } catch (e) {
     send({ t: "boot_error", message: `${String(e?.stack ?? e).split("\n").slice(0, 4).join(" | ")}${e?.resource ? ` (${e.permission ?? "access"}: ${e.resource})` : ""}` });

@@ -295,7 +295,7 @@ class SandboxChild {
     }
     this.makesSnapshot = makeSnapshot;
     this.auditSink = opts.onAudit ?? null;
-    const config = { language, snapshotBytes: snapshot?.length ?? 0, makeSnapshot, audit: !!opts.audit };
+    const config = { language, snapshotBytes: snapshot?.length ?? 0, makeSnapshot, audit: !!opts.audit, lockdown: !settings.unsafeSkipLockdownForTests };
     this.proc = spawn(process.execPath, [...sandboxNodeArgs(language), childPath(), JSON.stringify(config)], {
       env: {} as NodeJS.ProcessEnv, // nothing of the server's environment (secrets, DATABASE_URL) reaches the child
       stdio: ["pipe", "pipe", "pipe"],
@@ -459,6 +459,8 @@ const settings = {
   prewarmPython: true,
   prewarmJavascript: true,
   pythonSnapshot: true,
+  /** tests only: start children without lockdown() so that the permission model is tested on its own */
+  unsafeSkipLockdownForTests: false,
 };
 
 /** Tuning (mostly for tests): how many runs at once, whether a booted child is kept ready per language. */
