@@ -10,7 +10,8 @@ import { z } from "zod";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { detectStage } from "./detect";
 import { activeLeaves, allowedTools, DEFAULTS, HISTORY_CAP, moveVeto, ruleVeto, validNext, type Decision, type FlowContext } from "./rules";
-import { edgeKey, type FlowConfig } from "./types";
+import { forkPlan } from "./forks";
+import { END, edgeKey, own, type FlowConfig } from "./types";
 import { childrenOf } from "./validate";
 
 type Stamp = { at?: number };
@@ -29,78 +30,140 @@ export interface FlowInput {
 const cap = <T>(list: T[], item: T) => [...list.slice(-(HISTORY_CAP - 1)), item];
 const at = (e: Stamp, c: FlowContext) => e.at ?? c.lastTransitionAt ?? c.startedAt;
 
+/**
+ * XState keys and ids for stages: the name itself, unless it holds a character XState reads
+ * (`.` paths, `#` ids) or `%`, which are then written as %XX. Pseudo-states (END, X_end, X_r1,
+ * X_b1) keep their names unless a stage already has it, then get a "_" more.
+ */
+function stageKeys(c: FlowConfig) {
+  const key = new Map(c.stages.map((s) => [s, /[.#\\%]/.test(s) ? s.replace(/[.#\\%]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`) : s]));
+  const taken = new Set(key.values());
+  const pseudo = (name: string) => {
+    let n = name;
+    while (taken.has(n)) n += "_";
+    taken.add(n);
+    return n;
+  };
+  return { key: (s: string) => key.get(s) ?? s, pseudo };
+}
+
 export function flowMachine(c: FlowConfig): AnyStateMachine {
   const children = childrenOf(c);
   const ends = new Set(c.ends ?? []);
+  const { key, pseudo } = stageKeys(c);
+  const next = (s: string) => own(c.transitions, s) ?? [];
+  const { forks } = forkPlan(c);
+  // a fork's branches live inside it: stage → [fork, branch index]
+  const inFork = new Map<string, [string, number]>();
+  const branchKeys = new Map<string, { branch: string; joined: string }[]>();
+  for (const f of forks.values()) {
+    f.branches.forEach((members, i) => members.forEach((m) => inFork.set(m, [f.fork, i])));
+    branchKeys.set(f.fork, f.branches.map((_, i) => ({ branch: pseudo(`${key(f.fork)}_b${i + 1}`), joined: pseudo(`${key(f.fork)}_b${i + 1}_joined`) })));
+  }
   // the children of a parallel composite live in regions: stage → its region's key
   const region = new Map<string, string>();
   const regions = new Map<string, string[][]>();
   for (const [composite, kids] of children) {
-    const starts = c.initials?.[composite] ?? [];
+    const starts = own(c.initials, composite) ?? [];
     if (starts.length < 2) continue;
     const parts = regionsOf(c, kids, starts);
+    const keys = parts.map((_, i) => pseudo(`${key(composite)}_r${i + 1}`));
     regions.set(composite, parts);
-    parts.forEach((members, i) => members.forEach((m) => region.set(m, `${composite}_r${i + 1}`)));
+    parts.forEach((members, i) => members.forEach((m) => region.set(m, keys[i]!)));
   }
-  const scopeOf = (stage: string) => region.get(stage) ?? c.parents?.[stage] ?? "";
-  const endKey = (scope: string) => (scope ? `${scope}_end` : "END");
-  const endState = (scope: string, members: string[]) =>
-    members.some((k) => ends.has(k) && (c.transitions[k] ?? []).length > 0) ? { [endKey(scope)]: { id: endKey(scope), type: "final" } } : {};
+  const scopeOf = (stage: string) => region.get(stage) ?? (own(c.parents, stage) !== undefined ? key(own(c.parents, stage)!) : "");
+  const endKeys = new Map<string, string>();
+  const endKey = (scope: string) => endKeys.get(scope) ?? endKeys.set(scope, pseudo(scope ? `${scope}_end` : "END")).get(scope)!;
+  /** scopes that need an end state: some stage there may end or move on, or a composite there ends its scope when done */
+  const needEnd = new Set<string>();
+  const endState = (scope: string) => (needEnd.has(scope) ? { [endKey(scope)]: { id: endKey(scope), type: "final" } } : {});
+  /** a stage's composites (the forks around it included) have a TRANSITION of their own: the run can leave from here */
+  const canLeave = (stage: string): boolean => {
+    for (let p = own(c.parents, stage); p !== undefined; p = own(c.parents, p)) if (next(p).length) return true;
+    return false;
+  };
+  /** a composite with several ways out, once done, waits in its final children for the move that picks one */
+  const waitInFinals = (states: Record<string, Record<string, unknown>>, waiting: boolean) => {
+    if (waiting) for (const n of Object.values(states)) if (n.type === "final") n.tags = [...((n.tags as string[] | undefined) ?? []), "waiting"];
+    return states;
+  };
+  const moved = (from: string, to: string, auto = false) => ({ type: "moved", params: { from, to, ...(auto ? { auto: true } : {}) } });
 
   const node = (stage: string): Record<string, unknown> => {
-    const kids = children.get(stage) ?? [];
-    const next = c.transitions[stage] ?? [];
-    const tools = c.stage_tools?.[stage] ?? [];
-    const meta: StateMeta = { summary: c.notes?.[stage] ?? (c.choices?.includes(stage) ? "◇ choice" : tools.length ? `tools: ${tools.join(", ")}` : undefined) };
-    const config: Record<string, unknown> = {
-      id: stage,
-      meta,
-      entry: { type: "entered", params: { stage } },
-      tags: c.choices?.includes(stage) ? ["choice"] : [],
-    };
-    const edges = next.map((to) => ({
-      target: `#${to}`,
-      guard: { type: "stageRules", params: { from: stage, to } },
-      actions: { type: "moved", params: { from: stage, to } },
-      description: c.labels?.[edgeKey(stage, to)] ?? "",
-    }));
-    if (ends.has(stage) && next.length > 0) {
+    const kids = (children.get(stage) ?? []).filter((k) => !inFork.has(k));
+    const out = next(stage);
+    const tools = own(c.stage_tools, stage) ?? [];
+    const kind = c.choices?.includes(stage) ? "choice" : c.joins?.includes(stage) ? "join" : c.forks?.includes(stage) ? "fork" : null;
+    const meta: StateMeta = { ...(key(stage) !== stage ? { name: stage } : {}), summary: own(c.notes, stage) ?? (kind ? `◇ ${kind}` : tools.length ? `tools: ${tools.join(", ")}` : undefined) };
+    const config: Record<string, unknown> = { id: key(stage), meta, tags: kind === "choice" ? ["choice"] : [] };
+    const fork = forks.get(stage);
+    if (fork) {
+      // a parallel split: every branch at once; done when each has moved into the join
+      config.type = "parallel";
+      config.states = Object.fromEntries(
+        fork.branches.map((members, i) => {
+          const k = branchKeys.get(stage)![i]!;
+          return [k.branch, { initial: key(members[0]!), states: { ...Object.fromEntries(members.map((m) => [key(m), node(m)])), [k.joined]: { id: k.joined, type: "final" } } }];
+        }),
+      );
+      config.onDone = { target: `#${key(fork.join)}`, actions: moved(stage, fork.join, true), description: "every branch joined" };
+      return config;
+    }
+    config.entry = { type: "entered", params: { stage } };
+    // every stage leaves context.active when it exits, finals inside composites too; a top-level final keeps its place: the run ends there
+    const topLevel = scopeOf(stage) === "" && !inFork.has(stage);
+    if (!(topLevel && kids.length === 0 && out.length === 0)) config.exit = { type: "left", params: { stage } };
+    const joinedAt = inFork.get(stage);
+    const edges = out.map((to) => {
+      // a branch moving into its fork's join waits there for the other branches
+      const joined = joinedAt && forks.get(joinedAt[0])!.join === to ? branchKeys.get(joinedAt[0])![joinedAt[1]]!.joined : null;
+      const target = `#${joined ?? key(to)}`;
+      return { target, guard: { type: "stageRules", params: { from: stage, to } }, actions: moved(stage, to), description: own(c.labels, edgeKey(stage, to)) ?? "" };
+    });
+    if (ends.has(stage) && out.length > 0) {
       // may end here, or move on: an explicit end state next to it
-      edges.push({ target: `#${endKey(scopeOf(stage))}`, guard: { type: "stageRules", params: { from: stage, to: "[*]" } }, actions: { type: "moved", params: { from: stage, to: "[*]" } }, description: c.labels?.[edgeKey(stage, "[*]")] ?? "end" });
+      needEnd.add(scopeOf(stage));
+      edges.push({ target: `#${endKey(scopeOf(stage))}`, guard: { type: "stageRules", params: { from: stage, to: END } }, actions: moved(stage, END), description: own(c.labels, edgeKey(stage, END)) ?? "end" });
     }
     if (edges.length) config.on = { TRANSITION: edges };
     if (kids.length === 0) {
-      // a final stage keeps its place in context.active: the run ends there
-      if (next.length === 0 && (ends.has(stage) || !c.parents?.[stage])) config.type = "final";
-      else {
-        config.exit = { type: "left", params: { stage } };
-        // nothing runs inside a stage: the run waits for its next message, move or tool call
-        config.tags = [...(config.tags as string[]), "waiting"];
-      }
+      // a stage with no way out ends its scope (the run, at the top): final. Inside a composite that
+      // has moves of its own it waits for one of them, unless it is drawn as an end (`X --> [*]`).
+      if (out.length === 0 && (ends.has(stage) || !canLeave(stage))) config.type = "final";
+      else config.tags = [...(config.tags as string[]), "waiting"]; // nothing runs inside a stage: the run waits for a message, move or tool call
       return config;
     }
-    config.exit = { type: "left", params: { stage } };
-    const starts = c.initials?.[stage] ?? [kids[0]!];
-    const sub = (members: string[]) => Object.fromEntries(members.map((k) => [k, node(k)]));
+    const starts = own(c.initials, stage) ?? [kids[0]!];
+    const sub = (members: string[]) => Object.fromEntries(members.map((k) => [key(k), node(k)]));
     const parts = regions.get(stage);
     if (parts) {
-      // parallel regions: each start and what it reaches inside the composite
       config.type = "parallel";
-      config.states = Object.fromEntries(parts.map((members, i) => {
-        const key = `${stage}_r${i + 1}`;
-        return [key, { initial: starts[i], states: { ...sub(members), ...endState(key, members) } }];
-      }));
+      config.states = Object.fromEntries(
+        parts.map((members, i) => {
+          const k = region.get(members[0]!) ?? pseudo(`${key(stage)}_r${i + 1}`);
+          const states = sub(members);
+          return [k, { initial: key(starts[i]!), states: waitInFinals({ ...states, ...endState(k) }, out.length > 1) }];
+        }),
+      );
     } else {
-      config.initial = starts[0];
-      config.states = { ...sub(kids), ...endState(stage, kids) };
+      config.initial = key(starts[0]!);
+      const states = sub(kids);
+      config.states = waitInFinals({ ...states, ...endState(key(stage)) }, out.length > 1);
     }
-    // a finished composite takes its only way out by itself
-    if (next.length === 1) config.onDone = { target: `#${next[0]}`, actions: { type: "moved", params: { from: stage, to: next[0], auto: true } }, description: c.labels?.[edgeKey(stage, next[0]!)] ?? "done" };
+    // a finished composite takes its only way out by itself, ends its own scope when it has none,
+    // and with several waits (in its final child, tagged "waiting") for the move that picks one
+    if (out.length === 1) config.onDone = { target: `#${key(out[0]!)}`, actions: moved(stage, out[0]!, true), description: own(c.labels, edgeKey(stage, out[0]!)) ?? "done" };
+    else if (out.length === 0) {
+      const scope = scopeOf(stage);
+      needEnd.add(scope);
+      config.onDone = { target: `#${endKey(scope)}`, actions: moved(stage, END, true), description: "done" };
+    }
     return config;
   };
 
-  const top = c.stages.filter((s) => !c.parents?.[s]);
-  const states = { ...Object.fromEntries(top.map((s) => [s, node(s)])), ...endState("", top) };
+  const top = c.stages.filter((s) => own(c.parents, s) === undefined && !inFork.has(s));
+  const built = Object.fromEntries(top.map((s) => [key(s), node(s)]));
+  const states = { ...built, ...endState("") };
 
   const decide = (ctx: FlowContext, d: Omit<Decision, "from">): Decision[] => cap(ctx.decisions, { ...d, from: activeLeaves(c, ctx.active) });
 
@@ -117,7 +180,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
       entered: assign(({ context, event }, p: { stage: string }) => ({
         active: context.active.includes(p.stage) ? context.active : [...context.active, p.stage],
         enteredAt: { ...context.enteredAt, [p.stage]: at(event as Stamp, context) },
-        visits: { ...context.visits, [p.stage]: (context.visits[p.stage] ?? 0) + 1 },
+        visits: { ...context.visits, [p.stage]: (own(context.visits, p.stage) ?? 0) + 1 },
       })),
       left: assign(({ context }, p: { stage: string }) => ({ active: context.active.filter((s) => s !== p.stage) })),
       moved: assign(({ context, event }, p: { from: string; to: string; auto?: boolean }) => {
@@ -164,7 +227,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     },
   }).createMachine({
     id: c.id,
-    initial: c.initial_stage,
+    initial: key(c.initial_stage),
     context: ({ input }) => ({
       task: input?.task ?? null,
       startedAt: 0,
@@ -197,7 +260,7 @@ function regionsOf(c: FlowConfig, kids: string[], starts: string[]): string[][] 
       const k = todo.pop()!;
       if (owner.has(k) || !kids.includes(k)) continue;
       owner.set(k, i);
-      todo.push(...(c.transitions[k] ?? []));
+      todo.push(...(own(c.transitions, k) ?? []));
     }
   });
   return starts.map((_, i) => kids.filter((k) => (owner.get(k) ?? 0) === i));

@@ -1,204 +1,40 @@
-// Mermaid `stateDiagram-v2` ⇄ FlowConfig, and a built-in workflow's derived graph → FlowConfig.
-//
-// A hand-written line parser: there is no maintained npm parser for stateDiagram that runs in
-// Node without a DOM (mermaid's own parser ships inside the browser renderer), and the subset a
-// FlowConfig can hold is small. It reads: an optional ```mermaid fence and `---` front matter
-// (title), the `stateDiagram-v2` / `stateDiagram` header, `%%` comments, `A --> B : label`,
-// `[*]` starts and ends, `state X { … }` composites (nested; `--` region separators are skipped,
-// each region's `[*] --> Y` is one more entry in initials[X]), `state X <<choice>>`, notes on
-// states (`X : text`, `state X : text`, `state "text" as X`), `accDescr: text` (description).
-// Styling (`direction`, `classDef`, `class`, `style`, `:::cls`) and `note … of X` are skipped.
-// Limits: state names must be plain identifiers ([A-Za-z_][A-Za-z0-9_]*) both ways, and the
-// writer also refuses Mermaid keywords (state, note, end, …); a state belongs to the composite in
-// which it is first mentioned; fork/join are reported as issues; without a top-level `[*] -->`
-// the first top-level state is the initial one.
+// FlowConfig → Mermaid `stateDiagram-v2`, and a built-in workflow's derived graph → FlowConfig.
+// Reading Mermaid is in mermaid-read.ts (Mermaid's own parser); the writer writes what that
+// parser reads back the same: any state name (keywords, `1st`, `a.b`, spaces, `;` …) and any
+// label or description, with the characters Mermaid would read differently written as its entity
+// codes (`#59;` for `;`, `#35;` for `#`, `#10;` for a line break, `#115;tate` for a state named
+// `state`). test/mermaid-real.test.ts checks every export with the real `mermaid` package.
 import { eventLabel, type GraphState, type WorkflowGraph } from "../graph/derive";
-import { END, edgeKey, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
+import { END, edgeKey, type FlowConfig } from "./types";
 
-const ID = String.raw`[A-Za-z_][A-Za-z0-9_]*`;
-const NAME = String.raw`(${ID})(?::::[\w-]+)?`; // a state name with an optional :::class suffix
-const SIDE = String.raw`(\[\*\]|${ID})(?::::[\w-]+)?`;
-const RE = {
-  arrow: new RegExp(`^${SIDE}\\s*-->\\s*${SIDE}\\s*(?::(.*))?$`),
-  skipped: /^(direction\s+\w+$|classDef\s|class\s|style\s|scale\s|hide empty description$|accTitle\s*:)/,
-  descr: /^accDescr\s*:(.*)$/,
-  noteLine: new RegExp(`^note\\s+(?:left|right)\\s+of\\s+${NAME}\\s*:`),
-  noteBlock: new RegExp(`^note\\s+(?:left|right)\\s+of\\s+${NAME}$`),
-  stateAs: new RegExp(`^state\\s+"([^"]*)"\\s+as\\s+${NAME}\\s*(\\{)?$`),
-  stateKind: new RegExp(`^state\\s+${NAME}\\s*<<(\\w+)>>$`),
-  stateOpen: new RegExp(`^state\\s+${NAME}\\s*\\{$`),
-  decl: new RegExp(`^(?:state\\s+)?${NAME}$`),
-  note: new RegExp(`^(?:state\\s+)?${NAME}\\s*:(.*)$`),
-};
-const PLAIN = new RegExp(`^${ID}$`);
-/** words the parser (or Mermaid) reads as keywords, so not usable as state names */
-const RESERVED = new Set(["state", "note", "end", "direction", "class", "classDef", "style", "scale", "accTitle", "accDescr", "stateDiagram", "__proto__"]);
+export { parseMermaid, decodeEntities } from "./mermaid-read";
+
+/** words Mermaid's lexer reads as keywords where a state id starts (case-insensitive): written with an entity code */
+const KEYWORDS = /^(as\s|click\b|href\b|default\b|state\s|note\s|class\s|classdef\s|style\s|scale\s|statediagram(-v2)?\s|hide empty description\b|acctitle\s*:|accdescr\s*[:{]|direction\s)/i;
 
 const has = (rec: object, key: string) => Object.hasOwn(rec, key);
 /** rec[key] when rec has it as its own (a state may be called "constructor") */
 const own = <T>(rec: Record<string, T> | undefined, key: string): T | undefined => (rec && has(rec, key) ? rec[key] : undefined);
-const slug = (s?: string) => s?.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || undefined;
-function unquote(v: string): string {
-  v = v.trim();
-  try {
-    if (/^".*"$/.test(v)) return String(JSON.parse(v));
-  } catch {} // not JSON: just strip the quotes
-  return /^(["']).*\1$/.test(v) ? v.slice(1, -1) : v;
+const code = (ch: string) => `#${ch.codePointAt(0)};`;
+/** text Mermaid would read differently (comments, `;`, `:`, line breaks, entities, HTML, keywords), as entity codes */
+function escapeText(s: string, extra: RegExp): string {
+  let out = [...s].map((ch) => (extra.test(ch) || (/[#;%:<>&\p{C}\p{Z}]/u.test(ch) && ch !== " ") ? code(ch) : ch)).join("");
+  // Mermaid trims leading and trailing spaces
+  out = out.replace(/^ +| +$/g, (m) => m.replace(/ /g, "#32;"));
+  // its lexer takes any line with "direction" + spaces + TB/BT/RL/LR for a direction statement, and
+  // its preprocessing drops the last ";" of a line with "style" or "classDef", ":" and "#"
+  out = out.replace(/direction/gi, (w) => code(w[0]!) + w.slice(1));
+  return out.replace(/style|classDef/g, (w) => code(w[0]!) + w.slice(1));
 }
-const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ").trim();
-
-export function parseMermaid(source: string, opts: { id?: string } = {}): ParsedFlow {
-  const rows = source.split(/\r?\n/);
-  const issues: FlowIssue[] = [];
-  const lines: Record<string, number> = {};
-  const seen = new Set<string>();
-  const stages: string[] = [];
-  const transitions: Record<string, string[]> = {};
-  const parents: Record<string, string> = {};
-  const initials: Record<string, string[]> = {};
-  const ends: string[] = [];
-  const choices: string[] = [];
-  const labelParts = new Map<string, string[]>();
-  const notes: Record<string, string> = {};
-  const scopes: { name: string; line: number }[] = [];
-  let initial = "";
-  let title: string | undefined;
-  let description: string | undefined;
-  let arrows = 0;
-  let inNote = 0; // the line of an open `note … of X` block
-  const issue = (line: number, message: string) => void issues.push({ message: `line ${line}: ${message}`, line });
-
-  const mention = (name: string, line: number) => {
-    if (seen.has(name)) return;
-    seen.add(name);
-    stages.push(name);
-    transitions[name] = [];
-    lines[name] = line;
-    const scope = scopes.at(-1);
-    if (scope) parents[name] = scope.name;
-  };
-  const addNote = (name: string, text: string) => {
-    text = text.trim();
-    if (text && seen.has(name)) notes[name] = has(notes, name) ? `${notes[name]}\n${text}` : text;
-  };
-  const arrow = (a: string, b: string, label: string, line: number) => {
-    arrows++;
-    const scope = scopes.at(-1)?.name;
-    if (a === END && b === END) return issue(line, `"[*] --> [*]" connects nothing`);
-    if (a === END) {
-      mention(b, line);
-      const starts = scope ? (initials[scope] = own(initials, scope) ?? []) : [];
-      if (scope) starts.includes(b) || starts.push(b);
-      else if (!initial) initial = b;
-      else if (initial !== b) return issue(line, `a second top-level start "[*] --> ${b}" (the first is "[*] --> ${initial}")`);
-    } else if (b === END) {
-      mention(a, line);
-      if (!ends.includes(a)) ends.push(a);
-    } else {
-      mention(a, line);
-      mention(b, line);
-      if (!transitions[a]!.includes(b)) transitions[a]!.push(b);
-    }
-    const key = edgeKey(a, b);
-    if (!has(lines, key)) lines[key] = line;
-    const parts = labelParts.get(key) ?? [];
-    if (label && !parts.includes(label)) labelParts.set(key, [...parts, label]);
-  };
-
-  const statement = (text: string, line: number) => {
-    let m: RegExpExecArray | null;
-    if (/\b__proto__\b/.test(text)) return issue(line, `"__proto__" cannot be a state name`);
-    if (text === "}") return void (scopes.pop() ?? issue(line, `"}" without a matching "state … {"`));
-    if (text === "--") return void (scopes.length || issue(line, `"--" (region separator) outside a composite state`));
-    if ((m = RE.arrow.exec(text))) return arrow(m[1]!, m[2]!, (m[3] ?? "").trim(), line);
-    if (RE.skipped.test(text) || RE.noteLine.test(text)) return;
-    if ((m = RE.descr.exec(text))) return void (description = m[1]!.trim() || undefined);
-    if (RE.noteBlock.test(text)) return void (inNote = line);
-    if ((m = RE.stateAs.exec(text))) {
-      mention(m[2]!, line);
-      addNote(m[2]!, m[1]!);
-      return void (m[3] && scopes.push({ name: m[2]!, line }));
-    }
-    if ((m = RE.stateKind.exec(text))) {
-      if (m[2] === "fork" || m[2] === "join") return issue(line, "fork/join are not supported; use a composite state with two `[*] -->` starts for parallel regions");
-      if (m[2] !== "choice") return issue(line, `<<${m[2]}>> is not supported`);
-      mention(m[1]!, line);
-      return void (choices.includes(m[1]!) || choices.push(m[1]!));
-    }
-    if ((m = RE.stateOpen.exec(text))) {
-      mention(m[1]!, line);
-      return void scopes.push({ name: m[1]!, line });
-    }
-    // declarations before notes: `A:::cls` must not read as a note "::cls" on A
-    if ((m = RE.decl.exec(text))) return mention(m[1]!, line);
-    if ((m = RE.note.exec(text))) {
-      mention(m[1]!, line);
-      return addNote(m[1]!, m[2]!);
-    }
-    issue(line, `cannot read "${text}"${text.includes("-->") ? " (state names are letters, digits and _)" : ""}`);
-  };
-
-  // prelude: an opening fence and/or front matter, in either order
-  let i = 0;
-  let fenced = false;
-  let front = false;
-  for (; i < rows.length; i++) {
-    const t = rows[i]!.trim();
-    if (t === "") continue;
-    if (!fenced && /^```\s*mermaid$/i.test(t)) fenced = true;
-    else if (!front && t === "---") {
-      front = true;
-      let j = i + 1;
-      for (; j < rows.length && rows[j]!.trim() !== "---"; j++) {
-        const m = /^title\s*:(.*)$/.exec(rows[j]!);
-        if (m) title = unquote(m[1]!) || undefined;
-      }
-      if (j >= rows.length) issue(i + 1, "the front matter is never closed with ---");
-      i = j;
-    } else break;
-  }
-  let header = false;
-  for (; i < rows.length; i++) {
-    const raw = rows[i]!;
-    if (fenced && /^\s*```\s*$/.test(raw)) break;
-    const text = raw.replace(/%%.*$/, "").trim();
-    if (!text) continue;
-    if (inNote) {
-      if (/^end\s+note$/.test(text)) inNote = 0;
-      continue;
-    }
-    if (!header) {
-      header = true;
-      if (/^stateDiagram(-v2)?$/.test(text)) continue;
-      issue(i + 1, `a diagram must start with "stateDiagram-v2", not "${text}"`);
-    }
-    statement(text, i + 1);
-  }
-  if (inNote) issue(inNote, `the note is never closed with "end note"`);
-  for (const s of scopes) issue(s.line, `"state ${s.name} {" is never closed with "}"`);
-  if (!header) issues.push({ message: `the diagram is empty: expected "stateDiagram-v2"` });
-  else if (!stages.length) issues.push({ message: "the diagram has no states" });
-
-  const labels: Record<string, string> = {};
-  for (const [key, parts] of labelParts) labels[key] = parts.join(" / ");
-  const config: FlowConfig = {
-    id: opts.id ?? slug(title) ?? "imported-workflow",
-    ...(title ? { title } : {}),
-    ...(description ? { description } : {}),
-    stages,
-    // without a top-level `[*] -->`, the first top-level state
-    initial_stage: initial || (stages.find((s) => !has(parents, s)) ?? ""),
-    transitions,
-  };
-  if (Object.keys(parents).length) config.parents = parents;
-  if (Object.keys(initials).length) config.initials = initials;
-  if (ends.length) config.ends = ends;
-  if (choices.length) config.choices = choices;
-  if (Object.keys(labels).length) config.labels = labels;
-  if (Object.keys(notes).length) config.notes = notes;
-  return { config, lines, issues, arrows };
+/** a state id as Mermaid reads it back: no spaces, dashes, quotes, brackets, braces or keywords first */
+export function mermaidId(name: string): string {
+  const out = escapeText(name, /[\s\-"{}[\]]/);
+  // a keyword first, or Mermaid's own name for a start or end ("root_start", "X_end")
+  const safe = KEYWORDS.test(name + " ") && !out.startsWith("#") ? code(name[0]!) + out.slice(1) : out;
+  return safe.replace(/_(?=(start|end)$)/, "#95;");
 }
-
+/** a transition label or description line */
+const mermaidText = (s: string) => escapeText(s, /[\n\r]/);
 type Kind = "choice" | "start" | "edge" | "note" | "end";
 interface Stmt {
   scope: string | null;
@@ -227,11 +63,13 @@ export function flowToMermaid(c: FlowConfig): string {
     ...Object.entries(initials).flat(2),
     ...(c.ends ?? []),
     ...(c.choices ?? []),
+    ...(c.forks ?? []),
+    ...(c.joins ?? []),
     ...Object.keys(notes),
   ]);
   if (c.initial_stage) names.add(c.initial_stage);
-  const bad = [...names].filter((s) => !PLAIN.test(s) || RESERVED.has(s));
-  if (bad.length) throw new Error(`Mermaid state names must be plain identifiers ([A-Za-z_][A-Za-z0-9_]*, not a keyword): ${bad.map((s) => JSON.stringify(s)).join(", ")}`);
+  const id = new Map([...names].map((s) => [s, mermaidId(s)]));
+  const w = (s: string) => id.get(s) ?? mermaidId(s);
 
   const known = new Set(c.stages);
   const parentOf = (s: string): string | null => {
@@ -254,7 +92,7 @@ export function flowToMermaid(c: FlowConfig): string {
     return chain(parentOf(a)).find((x) => up.includes(x)) ?? null;
   };
   const isComposite = (s: string) => c.stages.some((x) => parentOf(x) === s) || (own(initials, s)?.length ?? 0) > 0;
-  const label = (key: string) => (own(labels, key) ? ` : ${oneLine(labels[key]!)}` : "");
+  const label = (key: string) => (own(labels, key) ? ` : ${mermaidText(labels[key]!)}` : "");
 
   // `after` keeps the order of each list within a scope (a stage's transitions, the ends, the
   // choices, a composite's starts); across scopes it cannot be kept, as a composite's block is whole
@@ -266,14 +104,17 @@ export function flowToMermaid(c: FlowConfig): string {
     if (list) last.set(key, st);
     stmts.push(st);
   };
-  if (c.initial_stage) add(null, "start", [c.initial_stage], `[*] --> ${c.initial_stage}${label(edgeKey(END, c.initial_stage))}`);
-  for (const [comp, xs] of Object.entries(initials)) for (const x of xs) add(comp, "start", [x], `[*] --> ${x}${label(edgeKey(END, x))}`, "starts");
-  for (const s of c.choices ?? []) add(parentOf(s), "choice", [s], `state ${s} <<choice>>`, "choices");
+  if (c.initial_stage && !c.implicit_start) add(null, "start", [c.initial_stage], `[*] --> ${w(c.initial_stage)}${label(edgeKey(END, c.initial_stage))}`);
+  for (const [comp, xs] of Object.entries(initials)) for (const x of xs) add(comp, "start", [x], `[*] --> ${w(x)}${label(edgeKey(END, x))}`, "starts");
+  for (const kind of ["choice", "fork", "join"] as const) for (const s of c[`${kind}s`] ?? []) add(parentOf(s), "choice", [s], `state ${w(s)} <<${kind}>>`, "choices");
   for (const s of c.stages) {
-    for (const line of own(notes, s)?.split("\n") ?? []) if (line.trim()) add(parentOf(s), "note", [s], `${s} : ${line.trim()}`);
-    for (const t of own(c.transitions, s) ?? []) add(lca(s, t), "edge", [s, t], `${s} --> ${t}${label(edgeKey(s, t))}`, `edges of ${s}`);
+    // one description per line, as Mermaid lists them; a note with an empty line goes as one, with its line breaks as codes
+    const note = own(notes, s);
+    const parts = note === undefined ? [] : note.split("\n").some((l) => !l.trim()) ? [note] : note.split("\n");
+    for (const line of parts) add(parentOf(s), "note", [s], `${w(s)} : ${mermaidText(line)}`);
+    for (const t of own(c.transitions, s) ?? []) add(lca(s, t), "edge", [s, t], `${w(s)} --> ${w(t)}${label(edgeKey(s, t))}`, `edges of ${s}`);
   }
-  for (const s of c.ends ?? []) add(parentOf(s), "end", [s], `${s} --> [*]${label(edgeKey(s, END))}`, "ends");
+  for (const s of c.ends ?? []) add(parentOf(s), "end", [s], `${w(s)} --> [*]${label(edgeKey(s, END))}`, "ends");
 
   /** parallel composites (2+ starts): each child goes to the region of the first start it connects to */
   const regionsOf = (scope: string | null) => {
@@ -332,7 +173,7 @@ export function flowToMermaid(c: FlowConfig): string {
       const block = (s: string) => {
         blocks.add(s);
         introduced.add(s);
-        out.push(`${ind}state ${s} {`);
+        out.push(`${ind}state ${w(s)} {`);
         emitScope(s, depth + 1);
         out.push(`${ind}}`);
       };
@@ -347,7 +188,7 @@ export function flowToMermaid(c: FlowConfig): string {
         }
         if (isComposite(s) && bestRank > 5) return block(s);
         if (best) return write(best);
-        out.push(ind + s);
+        out.push(ind + w(s));
         introduced.add(s);
       };
       for (const s of members) {
@@ -364,7 +205,7 @@ export function flowToMermaid(c: FlowConfig): string {
   const head: string[] = [];
   if (c.title) head.push("---", `title: ${/^[\w][\w .,()/-]*$/.test(c.title) ? c.title : JSON.stringify(c.title)}`, "---");
   head.push("stateDiagram-v2");
-  if (c.description) head.push(`    accDescr: ${oneLine(c.description)}`);
+  if (c.description) head.push(`    accDescr: ${mermaidText(c.description)}`);
   emitScope(null, 1);
   return [...head, ...out].join("\n") + "\n";
 }
@@ -388,7 +229,7 @@ export function graphToFlow(graph: WorkflowGraph, meta: { id: string; title?: st
   const used = new Set<string>();
   for (const s of kept) {
     let n = counts.get(last(s)) === 1 ? last(s) : clean(s.id.replace(/\./g, "_"));
-    while (used.has(n) || RESERVED.has(n)) n += "_";
+    while (used.has(n) || n === "__proto__") n += "_";
     used.add(n);
     name.set(s.id, n);
   }

@@ -2,7 +2,7 @@
 // an active stage, the cooldown has passed, a backward move clears the backward threshold, and
 // every validator agrees. Pure functions over the config and the run's context.
 import type { Detection } from "./detect";
-import { END, type FlowConfig, type ValidatorSpec } from "./types";
+import { END, own, type FlowConfig, type ValidatorSpec } from "./types";
 
 export interface Decision {
   at: number;
@@ -45,26 +45,26 @@ export const DEFAULTS = { cooldown_seconds: 0, backward_threshold: 0, detection_
 /** A stage and the composites around it, innermost first. */
 export function lineage(c: FlowConfig, stage: string): string[] {
   const out = [stage];
-  for (let p = c.parents?.[stage]; p; p = c.parents?.[p]) out.push(p);
+  for (let p = own(c.parents, stage); p !== undefined; p = own(c.parents, p)) out.push(p);
   return out;
 }
 
 /** The active stages that are leaves (what the run is "in"). */
 export function activeLeaves(c: FlowConfig, active: string[]): string[] {
-  return active.filter((s) => !active.some((o) => o !== s && c.parents?.[o] === s));
+  return active.filter((s) => !active.some((o) => o !== s && own(c.parents, o) === s));
 }
 
 /** Valid next stages from the active ones (a stage also follows its composites' transitions). */
 export function validNext(c: FlowConfig, active: string[]): string[] {
   const out = new Set<string>();
-  for (const s of active) for (const t of c.transitions[s] ?? []) out.add(t);
+  for (const s of active) for (const t of own(c.transitions, s) ?? []) out.add(t);
   return [...out];
 }
 
 /** Tools allowed now: those of every active stage (a composite's tools apply inside it). */
 export function allowedTools(c: FlowConfig, active: string[]): string[] {
   const out = new Set<string>();
-  for (const s of active) for (const t of c.stage_tools?.[s] ?? []) out.add(t);
+  for (const s of active) for (const t of own(c.stage_tools, s) ?? []) out.add(t);
   return [...out].sort();
 }
 
@@ -75,12 +75,12 @@ function validatorVeto(c: FlowConfig, ctx: FlowContext, to: string, at: number, 
     case "min_tool_calls":
       return to === v.target && ctx.toolCalls < v.min ? `Need at least ${v.min} tool calls before ${v.target} (${ctx.toolCalls} so far)` : null;
     case "require_visited":
-      return to === v.target && !ctx.visits[v.stage] ? `${v.target} needs ${v.stage} to have been visited first` : null;
+      return to === v.target && !own(ctx.visits, v.stage) ? `${v.target} needs ${v.stage} to have been visited first` : null;
     case "max_visits":
-      return to === v.target && (ctx.visits[v.target] ?? 0) >= v.max ? `${v.target} may be entered at most ${v.max} time(s)` : null;
+      return to === v.target && (own(ctx.visits, v.target) ?? 0) >= v.max ? `${v.target} may be entered at most ${v.max} time(s)` : null;
     case "min_dwell": {
       if (!ctx.active.includes(v.stage) || inside(c, to, v.stage)) return null;
-      const since = ctx.enteredAt[v.stage] ?? at;
+      const since = own(ctx.enteredAt, v.stage) ?? at;
       const waited = (at - since) / 1000;
       return waited < v.seconds ? `stay at least ${v.seconds} s in ${v.stage} (${waited.toFixed(1)} s so far)` : null;
     }
@@ -113,7 +113,7 @@ export function moveVeto(c: FlowConfig, ctx: FlowContext, to: string, confidence
   const ending = to === END;
   if (!ending && !c.stages.includes(to)) return `unknown stage ${to}`;
   if (activeLeaves(c, ctx.active).includes(to)) return `already in ${to}`;
-  const sources = ctx.active.filter((s) => (ending ? (c.ends ?? []).includes(s) && (c.transitions[s] ?? []).length > 0 : (c.transitions[s] ?? []).includes(to)));
+  const sources = ctx.active.filter((s) => (ending ? (c.ends ?? []).includes(s) && (own(c.transitions, s) ?? []).length > 0 : (own(c.transitions, s) ?? []).includes(to)));
   if (sources.length === 0) {
     const next = validNext(c, ctx.active);
     return `${to} is not a valid next stage from ${activeLeaves(c, ctx.active).join(", ")} (valid: ${next.join(", ") || "none"})`;

@@ -23,6 +23,8 @@ export interface FlowConfig {
   stages: string[];
   /** the top-level initial stage */
   initial_stage: string;
+  /** true when the diagram draws no top-level `[*] -->`: the run starts in its first top-level state */
+  implicit_start?: boolean;
   /** stage → the stages that may follow it (a stage with none, and no children, is terminal) */
   transitions: Record<string, string[]>;
   /** stage → the tools allowed while in it */
@@ -44,6 +46,10 @@ export interface FlowConfig {
   ends?: string[];
   /** Mermaid `<<choice>>` pseudo-states (drawn as decisions; a run passes through them like any stage) */
   choices?: string[];
+  /** Mermaid `<<fork>>` / `[[fork]]`: entering it enters every stage it leads to at once (parallel branches) */
+  forks?: string[];
+  /** Mermaid `<<join>>` / `[[join]]`: entered when every branch leading into it has arrived */
+  joins?: string[];
   /** "A -> B" → the transition's label ("[*] -> A" for a start, "A -> [*]" for an end) */
   labels?: Record<string, string>;
   /** stage → its description (Mermaid `A: text`) */
@@ -69,3 +75,6 @@ export interface ParsedFlow {
 
 export const END = "[*]";
 export const edgeKey = (from: string, to: string) => `${from} -> ${to}`;
+
+/** rec[key] when rec has it as its own property: a stage may be called "constructor" or "toString" */
+export const own = <T>(rec: Record<string, T> | undefined, key: string): T | undefined => (rec && Object.hasOwn(rec, key) ? rec[key] : undefined);

@@ -4,14 +4,19 @@
 // initial stage, composites without a start, unreachable stages, validators naming nothing.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
-import { parseMermaid } from "./mermaid";
-import { edgeKey, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
+import { forkPlan } from "./forks";
+import { parseMermaid } from "./mermaid-read";
+import { edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
 export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
 export type FlowFormat = (typeof FLOW_FORMATS)[number];
 
-const STAGE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const Name = z.string().regex(STAGE, "must be a plain name: letters, digits and _ (not starting with a digit)").max(80);
+/** a stage name: any text Mermaid can carry as a state id (written with entity codes where needed) */
+const Name = z
+  .string()
+  .min(1, "a stage name cannot be empty")
+  .max(80)
+  .refine((s) => s.trim() === s && s !== "__proto__" && s !== "[*]" && !/[\p{Cc}]/u.test(s), "must be a stage name: no leading or trailing spaces, no control characters, not [*] or __proto__");
 const Tool = z.string().min(1).max(80);
 const Seconds = z.number().min(0).max(86_400);
 
@@ -32,6 +37,7 @@ export const FlowConfigSchema = z
     description: z.string().max(5_000).optional(),
     stages: z.array(Name).min(1, "needs at least one stage").max(MAX_STAGES),
     initial_stage: z.string({ error: "is missing: name the stage a run starts in" }),
+    implicit_start: z.boolean().optional(),
     transitions: z.record(z.string(), z.array(Name).max(500)),
     stage_tools: z.record(z.string(), z.array(Tool).max(100)).optional(),
     keywords: z.record(z.string(), z.array(z.string().min(1).max(80)).max(200)).optional(),
@@ -43,12 +49,15 @@ export const FlowConfigSchema = z
     initials: z.record(z.string(), z.array(Name).min(1).max(50)).optional(),
     ends: z.array(Name).max(500).optional(),
     choices: z.array(Name).max(500).optional(),
+    forks: z.array(Name).max(500).optional(),
+    joins: z.array(Name).max(500).optional(),
     labels: z.record(z.string(), z.string().max(500)).optional(),
     notes: z.record(z.string(), z.string().max(5_000)).optional(),
   })
   .strict();
 
-export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
+/** warnings: what is kept but worth knowing (in Mermaid, stages no run can reach) */
+export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat; warnings: FlowIssue[] } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
 
 /** Parse and check a definition written in `format`. */
 export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string } = {}): FlowResult {
@@ -56,8 +65,11 @@ export function checkFlowSource(format: FlowFormat, source: string, opts: { id?:
   if (parsed.issues.length) return { ok: false, issues: sortIssues(parsed.issues), format };
   // JSON and YAML meet the cap in FlowConfigSchema; a Mermaid diagram's stages are counted here
   if (parsed.config.stages.length > MAX_STAGES) return { ok: false, issues: [{ message: `too many stages: ${parsed.config.stages.length} (at most ${MAX_STAGES})`, line: 1 }], format };
-  const issues = checkFlow(parsed.config, parsed.lines);
-  return issues.length ? { ok: false, issues: sortIssues(issues), format } : { ok: true, config: parsed.config, format };
+  const issues = checkFlow(parsed.config, parsed.lines, { unreachable: format !== "mermaid" });
+  if (issues.length) return { ok: false, issues: sortIssues(issues), format };
+  // Mermaid draws disconnected parts; a stage no run reaches is kept, with a warning
+  const warnings = format === "mermaid" ? unreachableIssues(parsed.config, parsed.lines) : [];
+  return { ok: true, config: parsed.config, format, warnings: sortIssues(warnings) };
 }
 
 function sortIssues(issues: FlowIssue[]): FlowIssue[] {
@@ -132,9 +144,9 @@ function nodeLines(doc: Document, lineOf: (o: number | undefined) => number | un
 }
 
 /** The meaning of a well-shaped config: every name known, a start, everything reachable. */
-export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}): FlowIssue[] {
+export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opts: { unreachable?: boolean } = {}): FlowIssue[] {
   const issues: FlowIssue[] = [];
-  const at = (key: string) => lines[key];
+  const at = (key: string) => own(lines, key);
   const known = new Set(c.stages);
   const seen = new Set<string>();
   for (const s of c.stages) {
@@ -154,11 +166,12 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}): Fl
     for (const key of Object.keys(rec ?? {})) unknown(key, field, at(key));
   }
   const parents = c.parents ?? {};
+  const parentOf = (s: string) => own(parents, s);
   for (const [child, parent] of Object.entries(parents)) {
     unknown(child, "parents", at(child));
     unknown(parent, `parent of ${child}`, at(child));
     const chain = new Set([child]);
-    for (let p: string | undefined = parent; p; p = parents[p]) {
+    for (let p: string | undefined = parent; p !== undefined; p = parentOf(p)) {
       if (chain.has(p)) {
         issues.push({ message: `stage ${child} is inside itself (parents form a cycle)`, line: at(child) });
         break;
@@ -166,44 +179,51 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}): Fl
       chain.add(p);
     }
   }
-  if (c.initial_stage && parents[c.initial_stage]) issues.push({ message: `initial_stage ${c.initial_stage} is inside ${parents[c.initial_stage]}; start at a top-level stage`, line: at("initial_stage") });
+  if (c.initial_stage && parentOf(c.initial_stage) !== undefined) issues.push({ message: `initial_stage ${c.initial_stage} is inside ${parentOf(c.initial_stage)}; start at a top-level stage`, line: at("initial_stage") });
   const children = childrenOf(c);
   for (const [composite, kids] of children) {
-    const starts = c.initials?.[composite] ?? [];
-    if (starts.length === 0) issues.push({ message: `composite stage ${composite} has no start: add \`[*] --> ${kids[0]}\` inside it (initials.${composite})`, line: at(composite) });
-    for (const s of starts) if (known.has(s) && parents[s] !== composite) issues.push({ message: `initials.${composite}: ${s} is not inside ${composite}`, line: at(s) });
+    // without a start, a composite enters its first child (as Mermaid draws it)
+    const starts = own(c.initials, composite) ?? [];
+    for (const s of starts) if (known.has(s) && parentOf(s) !== composite) issues.push({ message: `initials.${composite}: ${s} is not inside ${composite}`, line: at(s) });
   }
   for (const [composite] of Object.entries(c.initials ?? {})) if (!children.has(composite) && known.has(composite)) issues.push({ message: `initials.${composite}: ${composite} has no stages inside it`, line: at(composite) });
-  for (const s of [...(c.ends ?? []), ...(c.choices ?? [])]) unknown(s, "ends/choices", at(s));
+  for (const s of [...(c.ends ?? []), ...(c.choices ?? []), ...(c.forks ?? []), ...(c.joins ?? [])]) unknown(s, "ends/choices/forks/joins", at(s));
+  if (!issues.length) for (const p of forkPlan(c).problems) issues.push({ message: p.message, line: at(p.stage) });
   for (const v of c.validators ?? []) {
     if ("target" in v) unknown(v.target, `validator ${v.type}`);
     if ("stage" in v) unknown(v.stage, `validator ${v.type}`);
   }
-  if (issues.length) return issues;
+  if (issues.length || opts.unreachable === false) return issues;
+  return unreachableIssues(c, lines);
+}
+
+function unreachableIssues(c: FlowConfig, lines: Record<string, number>): FlowIssue[] {
   const reached = reachable(c);
-  for (const s of c.stages) if (!reached.has(s)) issues.push({ message: `stage ${s} is unreachable from ${c.initial_stage}`, line: at(s) });
-  return issues;
+  return c.stages.filter((s) => !reached.has(s)).map((s) => ({ message: `stage ${s} is unreachable from ${c.initial_stage}`, line: own(lines, s) }));
 }
 
 export function childrenOf(c: FlowConfig): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const s of c.stages) {
-    const p = c.parents?.[s];
+    const p = own(c.parents, s);
     if (p) out.set(p, [...(out.get(p) ?? []), s]);
   }
   return out;
 }
 
-/** Stages a run can reach: through transitions, into a composite's starts, and out through a parent's transitions. */
+/** Stages a run can reach: through transitions, into a composite's starts (or first child), and out through a parent's transitions. */
 export function reachable(c: FlowConfig): Set<string> {
   const seen = new Set<string>();
+  const kids = childrenOf(c);
   const todo = [c.initial_stage];
   while (todo.length) {
     const s = todo.pop()!;
     if (seen.has(s)) continue;
     seen.add(s);
-    todo.push(...(c.transitions[s] ?? []), ...(c.initials?.[s] ?? []));
-    if (c.parents?.[s]) todo.push(c.parents[s]);
+    // a composite without a start enters its first child
+    todo.push(...(own(c.transitions, s) ?? []), ...(own(c.initials, s) ?? kids.get(s)?.slice(0, 1) ?? []));
+    const p = own(c.parents, s);
+    if (p !== undefined) todo.push(p);
   }
   return seen;
 }
