@@ -5,6 +5,8 @@ const config: NextConfig = {
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "pg-boss", "elkjs"],
   poweredByHeader: false,
   typescript: { tsconfigPath: "tsconfig.json" },
+  // forbidden() and unauthorized() (app/session.ts): a refused server action answers 403 / 401
+  experimental: { authInterrupts: true },
 };
 
 export default config;

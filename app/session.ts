@@ -1,7 +1,7 @@
 // Who is signed in, for pages and server actions (SWITCHYARD_AUTH=on; otherwise everyone is the
 // one local user and every check passes). API routes check the same roles in lib/api/http.ts.
 import { cookies } from "next/headers";
-import { redirect } from "next/navigation";
+import { forbidden, redirect, unauthorized } from "next/navigation";
 import { cache } from "react";
 import { SESSION_COOKIE, type Principal } from "@/lib/auth/accounts";
 import { atLeast, authEnabled, type Role } from "@/lib/auth/roles";
@@ -25,11 +25,16 @@ export async function requireViewer(): Promise<Principal | null> {
   return who;
 }
 
-/** For server actions: throws unless the signed-in person has `need` (always passes with accounts off). */
+/**
+ * For server actions: refuses unless the signed-in person has `need` (always passes with accounts
+ * off). A refusal is Next.js's 401 (`unauthorized()`: no session) or 403 (`forbidden()`: too low
+ * a role), shown by app/unauthorized.tsx and app/forbidden.tsx; not an error (500, a logged
+ * stack trace).
+ */
 export async function requireRole(need: Role): Promise<Principal | null> {
   if (!authEnabled()) return null;
   const who = await currentUser();
-  if (!who) throw new Error("sign in first: your session has ended");
-  if (!atLeast(who.role, need)) throw new Error(`this needs the ${need} role; ${who.name} is ${who.role}`);
+  if (!who) unauthorized();
+  if (!atLeast(who.role, need)) forbidden();
   return who;
 }

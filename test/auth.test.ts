@@ -4,12 +4,16 @@
 // server action checks the role.
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Accounts } from "../lib/auth/accounts";
 import { ManualClock } from "../lib/engine/clock";
 import { migrateDatabase } from "../lib/db/migrations";
 import { requiredRole, sameSitePath } from "../lib/auth/roles";
 import { inState, tempDbUrl } from "./helpers";
+
+// server actions read the session cookie through next/headers: here, the cookie a test sets
+const jar = vi.hoisted(() => ({ session: null as string | null }));
+vi.mock("next/headers", () => ({ cookies: async () => ({ get: (name: string) => (name === "sy_session" && jar.session ? { name, value: jar.session } : undefined) }) }));
 
 const url = tempDbUrl("auth");
 const saved = { url: process.env.DATABASE_URL, auth: process.env.SWITCHYARD_AUTH };
@@ -227,5 +231,35 @@ describe("accounts on", () => {
       expect(fns.length, f).toBeGreaterThan(0);
       for (const [, name, first] of fns) expect(first, `${f}: ${name}`).toMatch(/await requireRole\("(viewer|reviewer|operator|admin)"\)/);
     }
+  });
+
+  it("a refused server action answers 401 / 403 (Next.js's unauthorized() / forbidden()), not an error (500 and a stack trace)", async () => {
+    const nextConfig = (await import("../next.config")).default;
+    expect(nextConfig.experimental?.authInterrupts).toBe(true); // without it forbidden() is a plain Error
+    process.env.__NEXT_EXPERIMENTAL_AUTH_INTERRUPTS = "true"; // what Next.js sets from that option
+    const { isHTTPAccessFallbackError, getAccessFallbackHTTPStatus } = await import("next/dist/client/components/http-access-fallback/http-access-fallback");
+    const { requireRole } = await import("../app/session");
+    const status = async (need: "viewer" | "admin") => {
+      try {
+        await requireRole(need);
+        return 200;
+      } catch (e) {
+        expect(isHTTPAccessFallbackError(e), String(e)).toBe(true);
+        return getAccessFallbackHTTPStatus(e as never);
+      }
+    };
+    jar.session = null;
+    expect(await status("viewer")).toBe(401);
+    const login = routes.find((r) => r.path === "/api/auth/login")!;
+    const res = await call(login, "POST", {}, { name: "operator-user", password: "operator-password-123" });
+    expect(res.status).toBe(200);
+    jar.session = res.headers.get("set-cookie")!.split(";")[0].split("=")[1];
+    expect(await status("viewer")).toBe(200);
+    expect(await status("admin")).toBe(403);
+    // a server action refused that way: the settings page's (admin) by an operator
+    const { testConnectionAction } = await import("../app/settings/actions");
+    await expect(testConnectionAction("default")).rejects.toSatisfy((e: unknown) => isHTTPAccessFallbackError(e) && getAccessFallbackHTTPStatus(e) === 403);
+    jar.session = "not-a-session";
+    expect(await status("viewer")).toBe(401);
   });
 });
