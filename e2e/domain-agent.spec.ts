@@ -80,7 +80,8 @@ test("QUERY needing a clarification: the question waits in the decision panel, t
 
   const answer = page.getByTestId("agent-answer");
   await expect(answer).toContainText("g per kg of body weight (74 kg)");
-  await expect(answer).toContainText("evaluation PASS");
+  await expect(answer).toContainText("data checks passed (offline, no model read it)");
+  await expect(answer).not.toContainText("evaluation PASS");
   await viewsShot(page, "agent-clarified-answer");
   await page.getByTestId("run-views").getByRole("button", { name: "Observer" }).click();
   await expect(page.getByTestId("agent-observer")).toContainText("user_correction");

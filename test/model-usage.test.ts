@@ -59,7 +59,7 @@ for (const database of DATABASES) {
       ]);
       expect(await workflowUsage(prisma!, "nope")).toEqual([]);
       const run = await runUsage(prisma!, "u1");
-      expect(run.total).toEqual({ calls: 7, promptTokens: 163, completionTokens: 56, latencyMs: 77, estimated: false });
+      expect(run.total).toEqual({ calls: 7, offline: 0, promptTokens: 163, completionTokens: 56, latencyMs: 77, estimated: false });
       expect(run.calls.map((c) => c.id)).toEqual(["c1", "c2", "c3", "c4", "c5", "c6", "c7"]);
       expect(run.calls[2]).toMatchObject({ ok: false, errorCategory: "TIMEOUT", at: new Date(T0 + 3).toISOString() });
       results.set(database.name, { rows, run });

@@ -39,7 +39,12 @@ export function AgentAnswer({ c }: { c: AgentContext }) {
     <div className="space-y-2" data-testid="agent-answer">
       <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
         <span>written by {c.answer.adapter}</span>
-        {e && <Pill tone={e.verdict === "PASS" ? "emerald" : "amber"}>evaluation {e.verdict} ({e.score.toFixed(2)})</Pill>}
+        {/* the offline engine checks the data the answer rests on, not its quality: it says so, with no score */}
+        {e && e.adapter === "offline engine" ? (
+          <Pill tone={e.verdict === "PASS" ? "emerald" : "amber"}>{e.verdict === "PASS" ? "data checks passed (offline, no model read it)" : "data checks failed (offline)"}</Pill>
+        ) : (
+          e && <Pill tone={e.verdict === "PASS" ? "emerald" : "amber"}>evaluation {e.verdict} ({e.score.toFixed(2)})</Pill>
+        )}
         {c.partial && <Pill tone="amber">partial</Pill>}
         {c.retryCount > 0 && <Pill>{c.retryCount} retr{c.retryCount === 1 ? "y" : "ies"}</Pill>}
       </div>

@@ -4,7 +4,7 @@ import { formatDuration } from "@/lib/format";
 import { TableHead } from "@/components/ui/table-head";
 
 interface Usage {
-  total: { calls: number; promptTokens: number; completionTokens: number; latencyMs: number; estimated: boolean };
+  total: { calls: number; offline?: number; promptTokens: number; completionTokens: number; latencyMs: number; estimated: boolean };
   calls: { id: string; state: string | null; purpose: string; adapter: string; promptTokens: number; completionTokens: number; estimated: boolean; latencyMs: number; attempts: number; ok: boolean; errorCategory: string | null; error: string | null }[];
 }
 
@@ -20,13 +20,14 @@ export function UsagePanel({ runId, version }: { runId: string; version: number 
     }, 150);
     return () => clearTimeout(t);
   }, [runId, version]);
-  if (!usage || usage.total.calls === 0) return null;
+  if (!usage || usage.calls.length === 0) return null;
   const adapters = [...new Set(usage.calls.map((c) => c.adapter))];
   return (
     <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="usage-panel">
       <h2 className="mb-1 text-sm font-semibold">Model usage</h2>
       <p className="mb-2 text-xs text-slate-500">
-        {usage.total.calls} call{usage.total.calls === 1 ? "" : "s"} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
+        {usage.total.calls} model call{usage.total.calls === 1 ? "" : "s"}
+        {usage.total.offline ? ` · ${usage.total.offline} step${usage.total.offline === 1 ? "" : "s"} by the offline engine (no model, no tokens)` : ""} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
         <span className="font-medium text-slate-700" data-testid="adapters">{adapters.join(", ")}</span>
       </p>
       <table className="w-full table-fixed text-[11px]">

@@ -2,8 +2,9 @@
 // extractive synthesis: it quotes the passages it was given that best cover the request's
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
 // output, every time.
-import { coverage, estimateTokens, isProse, keyTerms, quotable, sentences, tokens } from "../knowledge/text";
+import { isProse, keyTerms, quotable, sentences, tokens } from "../knowledge/text";
 import { escapeRegExp } from "../regexp";
+import { isProseSentence, withoutCode } from "./prose";
 import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage } from "./types";
 
 export const OFFLINE_ADAPTER = "offline engine";
@@ -25,7 +26,7 @@ const HEADING = {
   planned: "Approach (no stored context matched, so this plan is built from the request's own terms)",
   sourcesSay: "What the sources say",
   sources: "Sources",
-  coverage: "Coverage",
+  method: "How this was made",
 } as const;
 const heading = (h: keyof typeof HEADING) => `**${HEADING[h]}:**`;
 
@@ -49,14 +50,17 @@ function bestQuotes(terms: string[], passages: Passage[], max: number): Quote[] 
   const quotes: Quote[] = [];
   passages.forEach((passage, index) => {
     let best: Quote | null = null;
-    for (const raw of sentences(withoutOwnScaffolding(passage.text))) {
+    for (const raw of sentences(withoutCode(withoutOwnScaffolding(passage.text)))) {
       const sentence = quotable(raw);
-      if (!sentence || sentence.length < 20 || !isProse(sentence)) continue;
+      // findings are prose: never a shell command, a code line or a table row
+      if (!sentence || sentence.length < 20 || !isProse(sentence) || !isProseSentence(sentence)) continue;
       const words = new Set(tokens(sentence));
       let overlap = 0;
       for (const t of termSet) if (words.has(t)) overlap++;
       // rank by how much of the request a sentence covers, then by the passage's own rank
       const score = overlap + (passage.score ?? 0) * 0.5 - index * 0.01;
+      // a sentence sharing no word with the request is not a finding about it
+      if (overlap === 0 && termSet.size > 0) continue;
       if (!best || score > best.score) best = { passage, index, sentence, score };
     }
     if (best) quotes.push(best);
@@ -73,7 +77,21 @@ function plan(terms: string[]): string[] {
   ];
 }
 
+const SMALL_TALK = /^(?:hi|hello|hey|hiya|yo|howdy|thanks|thank you|thx|cheers|good (?:morning|afternoon|evening)|how are you|what'?s up|ok|okay|bye)\b[\s!?.,:)]*(?:there|again|all|you|everyone|switchyard)?[\s!?.,:)]*$/i;
+
+/** A greeting or thanks: nothing the stored documents could answer. */
+export function isSmallTalk(text: string): boolean {
+  const t = text.trim();
+  return t.length <= 40 && SMALL_TALK.test(t);
+}
+
+/** The offline engine's reply to small talk: what it is, and how to connect a model. */
+export const SMALL_TALK_REPLY =
+  "Hi! No language model is configured, so I can't hold a conversation: the offline engine only quotes stored documents. " +
+  "To connect a model, open Settings, or set OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL (any OpenAI-compatible server, e.g. Ollama) and restart.";
+
 export function synthesize(req: GenerateRequest): { text: string; citations: string[] } {
+  if (req.purpose === "chat" && isSmallTalk(req.prompt)) return { text: SMALL_TALK_REPLY, citations: [] };
   const terms = keyTerms(req.prompt, 16);
   const passages = req.passages ?? [];
   const quotes = bestQuotes(terms, passages, 5);
@@ -99,18 +117,21 @@ export function synthesize(req: GenerateRequest): { text: string; citations: str
     lines.push(heading("sources"));
     for (const i of cited) {
       const p = passages[i];
-      lines.push(`- [${i + 1}] ${p.title}${p.score !== undefined ? ` (relevance ${p.score.toFixed(2)})` : ""}`);
+      lines.push(`- [${i + 1}] ${p.title}${p.score !== undefined ? ` (search rank score ${p.score.toFixed(2)})` : ""}`);
     }
   }
-  const body = lines.join("\n");
-  const covered = terms.filter((t) => coverage([t], body) === 1);
-  const missing = terms.filter((t) => !covered.includes(t));
   lines.push("");
+  // say what was done, not how good it is: no model judged whether these quotes answer the request
   lines.push(
-    `${heading("coverage")} ${covered.length} of ${terms.length} key terms of the request are addressed${missing.length ? `; not covered: ${missing.join(", ")}` : ""}.`,
+    cited.length
+      ? `${heading("method")} quoted from ${cited.length === 1 ? "1 passage that shares" : `${cited.length} passages that share`} words with the ${task ? "request" : "question"}; no model read ${cited.length === 1 ? "it" : "them"} or checked that the quotes answer it.`
+      : `${heading("method")} ${task ? "a generic outline built from the request's own words" : "nothing was quoted"}; no model was involved.`,
   );
   return { text: lines.join("\n"), citations: cited.map((i) => passages[i].id) };
 }
+
+/** The offline engine's work costs no model tokens: usage records say so. */
+export const NO_TOKENS = { promptTokens: 0, completionTokens: 0, estimated: false } as const;
 
 export class OfflineModel implements ModelPort {
   readonly name = OFFLINE_ADAPTER;
@@ -126,7 +147,7 @@ export class OfflineModel implements ModelPort {
       object,
       text,
       adapter: OFFLINE_ADAPTER,
-      usage: { promptTokens: estimateTokens(req.prompt), completionTokens: estimateTokens(text), estimated: true },
+      usage: { ...NO_TOKENS },
       latencyMs: Math.round(performance.now() - started),
       citations: [],
     };
@@ -137,11 +158,10 @@ export class OfflineModel implements ModelPort {
     if (req.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
     const { text, citations } = synthesize(req);
     if (req.onText) for (const line of text.split(/(?<=\n)/)) req.onText(line);
-    const promptText = [req.system ?? "", req.prompt, ...(req.passages ?? []).map((p) => p.text)].join("\n");
     return {
       text,
       adapter: OFFLINE_ADAPTER,
-      usage: { promptTokens: estimateTokens(promptText), completionTokens: estimateTokens(text), estimated: true },
+      usage: { ...NO_TOKENS },
       latencyMs: Math.round(performance.now() - started),
       citations,
     };

@@ -165,7 +165,7 @@ export const deepResearchMachine = setup({
   actors: {
     plan: effect<PlanOutput, { topic: string; feedback?: string; previous?: Plan | null; edited?: Plan | null; createdAt: number }>("plan"),
     researchTask: effect<TaskResult, { task: Task; topic: string; attempt: number }>("researchTask"),
-    reflect: effect<Reflection, { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number }>("reflect"),
+    reflect: effect<Reflection, { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number; known: string[] }>("reflect"),
     synthesize: effect<{ report: string; adapter: string; tokens: number }, { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; missionId: string }>("synthesize"),
   },
   guards: {
@@ -380,7 +380,8 @@ export const deepResearchMachine = setup({
       invoke: {
         id: "reflector",
         src: "reflect",
-        input: ({ context }) => ({ topic: context.topic, plan: context.plan!, facts: context.facts, sources: context.sources, round: context.reflections.length + 1 }),
+        // the conflicts earlier rounds raised (their C tasks exist): not raised again
+        input: ({ context }) => ({ topic: context.topic, plan: context.plan!, facts: context.facts, sources: context.sources, round: context.reflections.length + 1, known: context.reflections.flatMap((r) => r.conflicts.map((k) => k.subject)) }),
         onDone: [
           {
             guard: "gapsFound",

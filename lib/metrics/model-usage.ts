@@ -1,5 +1,6 @@
 // Model usage (calls, tokens, latency, errors) per run and per state, from the ModelCall records.
 import type { Db } from "../db/client";
+import { OFFLINE_ADAPTER } from "../llm/offline";
 
 export interface UsageRow {
   state: string;
@@ -43,9 +44,12 @@ export async function runUsage(db: Db, runId: string) {
     if (!c.ok) row.errors++;
     byState.set(key, row);
   }
+  // the offline engine's steps are recorded too (what ran where), but they are not model calls
+  const modelCalls = calls.filter((c) => c.adapter !== OFFLINE_ADAPTER);
   return {
     total: {
-      calls: calls.length,
+      calls: modelCalls.length,
+      offline: calls.length - modelCalls.length,
       promptTokens: calls.reduce((s, c) => s + c.promptTokens, 0),
       completionTokens: calls.reduce((s, c) => s + c.completionTokens, 0),
       latencyMs: calls.reduce((s, c) => s + c.latencyMs, 0),
@@ -57,6 +61,7 @@ export async function runUsage(db: Db, runId: string) {
       state: c.state,
       purpose: c.purpose,
       adapter: c.adapter,
+      offline: c.adapter === OFFLINE_ADAPTER,
       promptTokens: c.promptTokens,
       completionTokens: c.completionTokens,
       estimated: c.estimated,

@@ -4,9 +4,10 @@
 import { z } from "zod";
 import type { EffectContext, WorkflowEffects } from "../../engine/engine";
 import { keyTerms } from "../../knowledge/text";
+import { OFFLINE_ADAPTER } from "../../llm/offline";
 import type { ModelPort } from "../../llm/types";
 import { PlanSchema, type PlanOutput } from "../../machines/deep-research";
-import type { Reflection, TaskResult } from "../../machines/deep-research.types";
+import type { FoundFact, FoundSource, Reflection, TaskResult } from "../../machines/deep-research.types";
 import type { Fact, Plan, Source, Task } from "../../research/types";
 import type { SearchPort, SearchResult } from "../../search/types";
 import { extractFacts, offlinePlan, offlineReflection, offlineReport } from "./offline";
@@ -27,6 +28,24 @@ const ReflectionSchema = z.object({
   conflicts: z.array(z.object({ subject: z.string(), facts: z.array(z.string()), detail: z.string() })),
   notes: z.string(),
 });
+
+const QueriesSchema = z.object({ queries: z.array(z.string().min(2).max(300)).min(1).max(3) });
+const FactsSchema = z.object({
+  facts: z.array(z.object({ statement: z.string().min(10).max(400), source: z.number().int().min(1), confidence: z.enum(["High", "Medium", "Low"]) })).max(8),
+});
+const VerdictSchema = z.object({
+  resolution: z.string().min(10).max(400),
+  source: z.number().int().min(1),
+  confidence: z.enum(["High", "Medium", "Low"]),
+  reasoning: z.string().max(1_000),
+});
+
+const used = (u: { promptTokens: number; completionTokens: number }) => u.promptTokens + u.completionTokens;
+const numbered = (results: SearchResult[]) => results.map((r, i) => `[${i + 1}] ${r.title} (${r.url})\n${r.text.slice(0, 1_500)}`).join("\n\n");
+/** The model's facts, each pointing at one of the numbered results (out-of-range numbers dropped). */
+const factsFrom = (facts: { statement: string; source: number; confidence: FoundFact["confidence"] }[], n: number): FoundFact[] =>
+  facts.filter((f) => f.source >= 1 && f.source <= n).map((f) => ({ statement: f.statement.trim(), source: f.source - 1, confidence: f.confidence }));
+const sourcesOf = (results: SearchResult[]): FoundSource[] => results.map((r) => ({ url: r.url, title: r.title, type: r.type, raw: r.text }));
 
 export function deepResearchEffects(ports: ResearchPorts): WorkflowEffects {
   const plan = async (input: { topic: string; feedback?: string; previous?: Plan | null; edited?: Plan | null; createdAt: number }, ctx: EffectContext): Promise<PlanOutput> => {
@@ -62,55 +81,97 @@ export function deepResearchEffects(ports: ResearchPorts): WorkflowEffects {
     const primary = ports.web ?? ports.knowledge;
     const secondary = ports.web ? ports.knowledge : null;
     const base = task.query ?? task.description;
-    const query = attempt === 1 ? base : `${keyTerms(`${base} ${topic}`, 8).join(" ")}`;
+    const model = ports.model();
+    const where = { runId: ctx.runId, state: ctx.state, key: `${ctx.key}:${task.id}.${attempt}`, signal: ctx.signal };
+    let tokens = 0;
+    // a search sub-agent with a model formulates its own queries from the task
+    let queries = [attempt === 1 ? base : `${keyTerms(`${base} ${topic}`, 8).join(" ")}`];
+    if (!model.offline && task.type === "Search") {
+      const out = await model.generateObject({
+        purpose: "search-queries",
+        schemaName: "search_queries",
+        schema: QueriesSchema,
+        system: "You are a research sub-agent. Write 1-3 precise search queries that find sources for the task. Attempt 2 means the first queries found nothing useful: try a different angle.",
+        prompt: `Topic: ${topic}\nTask ${task.id}: ${task.description}\nDimension: ${task.dimension ?? "general"}\nPlanned query: ${base}\nAttempt: ${attempt}`,
+        offline: () => ({ queries }),
+        ...where,
+      });
+      queries = out.object.queries;
+      tokens += used(out.usage);
+    }
     const source = attempt === 1 || !secondary ? primary : secondary;
+    const query = queries.join(" | ");
     ctx.progress(`${task.id}: searching ${source.name} for "${query}"`);
-    let results: SearchResult[] = await source.search(query, { limit: 6, signal: ctx.signal });
-    let toolsUsed = 1;
+    let results = await searchAll(source, queries, ctx.signal);
+    let toolsUsed = queries.length;
     if (results.length === 0 && source !== ports.knowledge && attempt === 1) {
-      results = await ports.knowledge.search(query, { limit: 6, signal: ctx.signal });
-      toolsUsed++;
+      results = await searchAll(ports.knowledge, queries, ctx.signal);
+      toolsUsed += queries.length;
     }
     if (results.length === 0) throw new Error(`no results for "${query}" from ${source.name}`);
-    const { sources, facts } = extractFacts(`${query} ${task.dimension ?? ""}`, results);
-    if (facts.length === 0 && task.type !== "Search") throw new Error(`nothing extractable for "${query}"`);
-    return {
-      taskId: task.id,
-      attempt,
-      approach: attempt === 1 ? `${source.name}: task query` : `${source.name}: alternative query`,
-      query,
-      sources,
-      facts,
-      notes: `${results.length} result(s) via ${source.name}`,
-      tokens: 0,
-      toolsUsed,
-    };
+    const approach = `${source.name}: ${attempt === 1 ? "task query" : "alternative query"}`;
+    if (model.offline) {
+      const { sources, facts } = extractFacts(`${query} ${task.dimension ?? ""}`, results);
+      if (facts.length === 0 && task.type !== "Search") throw new Error(`nothing extractable for "${query}"`);
+      return { taskId: task.id, attempt, approach, query, sources, facts, notes: `${results.length} result(s) via ${source.name}; facts quoted by the offline engine`, tokens: 0, toolsUsed };
+    }
+    if (task.type === "Search") {
+      // finding sources is the search sub-agent's job; read sub-agents turn them into facts
+      return { taskId: task.id, attempt, approach: `${approach} (queries by ${model.name})`, query, sources: sourcesOf(results), facts: [], notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
+    }
+    if (task.type === "Conflict") {
+      const out = await model.generateObject({
+        purpose: "judge-conflict",
+        schemaName: "conflict_verdict",
+        schema: VerdictSchema,
+        system: "You are a research sub-agent resolving a conflict between facts. Read the numbered sources, decide which claim they support, and state the resolution as one fact citing the source number that settles it.",
+        prompt: `Topic: ${topic}\nConflict: ${task.description}\nSources:\n${numbered(results)}`,
+        offline: () => ({ resolution: task.description, source: 1, confidence: "Low" as const, reasoning: "" }),
+        ...where,
+      });
+      tokens += used(out.usage);
+      const facts = factsFrom([{ statement: out.object.resolution, source: out.object.source, confidence: out.object.confidence }], results.length);
+      return { taskId: task.id, attempt, approach: `${approach} (judged by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: out.object.reasoning || "conflict judged", tokens, toolsUsed };
+    }
+    const out = await model.generateObject({
+      purpose: "read",
+      schemaName: "facts",
+      schema: FactsSchema,
+      system:
+        "You are a research sub-agent. Read the numbered sources and extract up to 8 facts relevant to the task: each a self-contained statement, the number of the source it comes from, and a confidence (High only when several sources agree, Medium for one reliable source, Low otherwise). Never invent facts the sources do not state.",
+      prompt: `Topic: ${topic}\nTask ${task.id}: ${task.description}\nDimension: ${task.dimension ?? "general"}\nSources:\n${numbered(results)}`,
+      offline: () => ({ facts: [] }),
+      ...where,
+    });
+    tokens += used(out.usage);
+    const facts = factsFrom(out.object.facts, results.length);
+    if (facts.length === 0) throw new Error(`${out.adapter} found nothing to extract for "${query}"`);
+    return { taskId: task.id, attempt, approach: `${approach} (read by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
   };
 
-  const reflect = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number }, ctx: EffectContext): Promise<Reflection> => {
-    const existing = input.facts.length ? [] : [];
+  const reflect = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number; known?: string[] }, ctx: EffectContext): Promise<Reflection> => {
+    // conflicts earlier rounds already turned into C tasks are not raised again
+    const known = input.known ?? [];
     const out = await ports.model().generateObject({
       purpose: "reflect",
       schemaName: "reflection",
       schema: ReflectionSchema,
       system: "You review research coverage. List dimensions with fewer than two facts as gaps (with a search query) and pairs of facts that contradict each other as conflicts.",
-      prompt: `Topic: ${input.topic}\nDimensions: ${input.plan.dimensions.join("; ")}\nFacts:\n${input.facts.map((f) => `${f.id} [${f.dimension}] ${f.statement}`).join("\n")}\nRound: ${input.round}`,
-      offline: () => offlineReflection(input.plan, input.facts, input.round, existing),
+      prompt: `Topic: ${input.topic}\nDimensions: ${input.plan.dimensions.join("; ")}\nFacts:\n${input.facts.map((f) => `${f.id} [${f.dimension}] ${f.statement}`).join("\n")}\nRound: ${input.round}${known.length ? `\nConflicts already being resolved (do not list again): ${known.join("; ")}` : ""}`,
+      offline: () => offlineReflection(input.plan, input.facts, input.round, known),
       runId: ctx.runId,
       state: ctx.state,
       key: ctx.key,
       signal: ctx.signal,
     });
-    return { ...out.object, round: input.round };
+    const conflicts = out.object.conflicts.filter((c) => !known.some((k) => k === c.subject || k.includes(c.subject) || c.subject.includes(k)));
+    return { ...out.object, conflicts, round: input.round };
   };
 
   const synthesize = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; missionId: string }, ctx: EffectContext) => {
     const model = ports.model();
-    if (model.offline) {
-      const report = offlineReport(input.topic, input.missionId, input.plan, input.facts, input.sources);
-      const out = await model.generate({ purpose: "synthesize", prompt: input.topic, passages: [], runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
-      return { report, adapter: out.adapter, tokens: out.usage.promptTokens + out.usage.completionTokens };
-    }
+    // offline, the report is assembled from the facts: no model call, no tokens
+    if (model.offline) return { report: offlineReport(input.topic, input.missionId, input.plan, input.facts, input.sources), adapter: OFFLINE_ADAPTER, tokens: 0 };
     const out = await model.generate({
       purpose: "synthesize",
       system: "Write a research report in Markdown. Cite every claim with its source id in brackets, e.g. [S01]. End with a Sources section listing the ids you cited.",
@@ -125,4 +186,21 @@ export function deepResearchEffects(ports: ResearchPorts): WorkflowEffects {
   };
 
   return { actors: { plan: plan as never, researchTask: researchTask as never, reflect: reflect as never, synthesize: synthesize as never } };
+}
+
+/** Every query's results, best first, without repeats (one search failing does not sink the others). */
+async function searchAll(port: SearchPort, queries: string[], signal: AbortSignal): Promise<SearchResult[]> {
+  const settled = await Promise.allSettled(queries.map((q) => port.search(q, { limit: 6, signal })));
+  if (settled.every((r) => r.status === "rejected")) throw (settled[0] as PromiseRejectedResult).reason;
+  const seen = new Set<string>();
+  return settled
+    .flatMap((r) => (r.status === "fulfilled" ? r.value : []))
+    .sort((a, b) => b.score - a.score)
+    .filter((r) => {
+      const k = `${r.url}#${r.text.slice(0, 80)}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .slice(0, 6);
 }

@@ -2,6 +2,7 @@
 // a plan from the topic's own terms, fact extraction from retrieved passages, reflection by
 // coverage and numeric conflicts, and an extractive report with citations.
 import { coverage, isProse, keyTerms, sentences, stem, stems, tokens } from "../../knowledge/text";
+import { isProseSentence, withoutCode } from "../../llm/prose";
 import type { FoundFact, FoundSource, Reflection } from "../../machines/deep-research.types";
 import type { Fact, Plan, Source, Task } from "../../research/types";
 import type { SearchResult } from "../../search/types";
@@ -37,8 +38,9 @@ export function extractFacts(query: string, results: SearchResult[]): { sources:
   const sources: FoundSource[] = results.map((r) => ({ url: r.url, title: r.title, type: r.type, raw: r.text }));
   const candidates: { statement: string; source: number; score: number }[] = [];
   results.forEach((r, i) => {
-    for (const s of sentences(r.text)) {
-      if (s.length < 40 || s.length > 400 || !isProse(s)) continue;
+    // prose only: a command or a code block is not a fact
+    for (const s of sentences(withoutCode(r.text))) {
+      if (s.length < 40 || s.length > 400 || !isProse(s) || !isProseSentence(s)) continue;
       const words = stems(s);
       const hits = terms.filter((t) => words.has(t)).length;
       const numeric = /\d/.test(s) ? 0.5 : 0;
@@ -51,10 +53,11 @@ export function extractFacts(query: string, results: SearchResult[]): { sources:
   const perSource = new Map<number, number>();
   for (const c of candidates) {
     if ((perSource.get(c.source) ?? 0) >= 3 || facts.length >= 8) continue;
-    // High: confirmed by another source; Medium: a single well-matched source; Low: otherwise
+    // a quote from one passage is never High: nobody judged it. Medium when another source (a
+    // different address) carries its key terms too, Low otherwise.
     const key = keyTerms(c.statement, 5);
-    const confirmations = results.filter((r, i) => i !== c.source && coverage(key, r.text) >= 0.8).length;
-    const confidence = confirmations > 0 ? "High" : results[c.source].score >= 0.5 ? "Medium" : "Low";
+    const confirmations = results.filter((r, i) => i !== c.source && r.url !== results[c.source].url && coverage(key, r.text) >= 0.8).length;
+    const confidence = confirmations > 0 ? "Medium" : "Low";
     facts.push({ statement: c.statement, source: c.source, confidence });
     perSource.set(c.source, (perSource.get(c.source) ?? 0) + 1);
   }
@@ -94,18 +97,29 @@ export function offlineReflection(plan: Plan, facts: Fact[], round: number, exis
 
 const CONF_ORDER = { High: 0, Medium: 1, Low: 2 } as const;
 
+/** What a fact rests on, in plain words (offline facts are quotes, not judgements). */
+function basis(f: Fact): string {
+  return f.confidence === "Low" ? "quoted from one passage" : f.confidence === "Medium" ? "quoted; another source uses the same key terms" : "High confidence";
+}
+
 /** report.md assembled from the facts, each cited to its source. */
 export function offlineReport(topic: string, missionId: string, plan: Plan, facts: Fact[], sources: Source[]): string {
-  const lines: string[] = [`# ${topic}`, "", `_Mission ${missionId}. Written by the offline engine: the findings below are quoted from the sources, not composed by a model._`, ""];
-  const best = [...facts].sort((a, b) => CONF_ORDER[a.confidence] - CONF_ORDER[b.confidence]).slice(0, 3);
-  lines.push("## Summary", "");
+  const cited = new Set(facts.map((f) => f.source)).size;
+  const lines: string[] = [
+    `# ${topic}`,
+    "",
+    `_Mission ${missionId}. Written by the offline engine: ${facts.length} sentence${facts.length === 1 ? "" : "s"} quoted from ${cited} source${cited === 1 ? "" : "s"} that share words with the topic. No model read them, judged them or wrote this report; connect a model in Settings for a written one._`,
+    "",
+  ];
+  const best = [...facts].filter((f) => isProseSentence(f.statement)).sort((a, b) => CONF_ORDER[a.confidence] - CONF_ORDER[b.confidence]).slice(0, 3);
+  lines.push("## Summary", "", "The quotes that share most words with the topic:", "");
   for (const f of best) lines.push(`- ${f.statement} [${f.source}]`);
   lines.push("");
   for (const d of plan.dimensions) {
     const here = facts.filter((f) => f.dimension === d);
     lines.push(`## ${d}`, "");
     if (!here.length) lines.push("_No facts were found for this dimension._");
-    for (const f of here) lines.push(`- ${f.statement} [${f.source}] _(${f.confidence} confidence, ${f.id})_`);
+    for (const f of here) lines.push(`- ${f.statement} [${f.source}] _(${f.id}, ${basis(f)})_`);
     lines.push("");
   }
   const other = facts.filter((f) => !f.dimension || !plan.dimensions.includes(f.dimension));

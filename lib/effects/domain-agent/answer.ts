@@ -108,20 +108,26 @@ export function offlineAnswer(input: {
   return { text: lines.join("\n"), citations: cites };
 }
 
+/**
+ * EVALUATE, offline: no model reads the answer, so this checks the data the answer was written
+ * from (never the wording of its own template) and says so: does it rest on cited entries, on a
+ * sufficient analysis, on findings for each domain asked about, and (for a why-question with a
+ * worse metric) on at least one likely contributor? The score is the share of checks passed.
+ */
 export function offlineEvaluation(input: { query: string; answer: { text: string; citations: string[] }; analysis: Analysis | null; plan: QueryPlan | null; partial: boolean }): Omit<Evaluation, "adapter"> {
   const { answer, analysis, plan } = input;
   const reasons: string[] = [];
   const fromProfile = plan?.decision === "SYNTHESIZE";
+  const findings = analysis?.findings ?? [];
+  const focus = plan?.focus ?? [];
+  const checks = fromProfile ? 0 : 3 + (plan?.causal ? 1 : 0);
   if (!fromProfile && answer.citations.length === 0) reasons.push("cites no log entry");
   if (!fromProfile && analysis?.verdict === "INSUFFICIENT") reasons.push(`rests on an insufficient analysis (${analysis.reason})`);
-  const focus = plan?.focus ?? [];
-  const text = answer.text.toLowerCase();
-  const missing = focus.filter((d) => {
-    const m = DOMAINS.find((x) => x.id === d);
-    return m && !text.includes(m.title.toLowerCase().split(" ")[0]!) && !m.metrics.some((x) => text.includes(x.label.toLowerCase()));
-  });
-  if (!fromProfile && missing.length) reasons.push(`does not address ${missing.join(", ")}`);
-  if (plan?.causal && !fromProfile && /is worse over/.test(answer.text) && !/Likely contributors:/.test(answer.text)) reasons.push("asked why, but names no likely contributor");
-  const score = Math.max(0, Math.round((1 - reasons.length * 0.3) * 100) / 100);
-  return { verdict: reasons.length ? "FAIL" : "PASS", score, reasons: reasons.length ? reasons : ["cites its entries, addresses the question"] };
+  const missing = focus.filter((d) => !findings.some((f) => f.domain === d));
+  if (!fromProfile && missing.length) reasons.push(`the log has no findings for ${missing.join(", ")}`);
+  const worse = findings.some((f) => focus.includes(f.domain) && f.concern);
+  if (plan?.causal && !fromProfile && worse && !findings.some((f) => !focus.includes(f.domain) && f.concern)) reasons.push("asked why, but no finding points to a likely contributor");
+  const score = checks === 0 ? 1 : Math.round(((checks - reasons.length) / checks) * 100) / 100;
+  const did = fromProfile ? "answered from the global context" : `cites ${answer.citations.length} entr${answer.citations.length === 1 ? "y" : "ies"}; findings for ${focus.join(", ") || "the question"}`;
+  return { verdict: reasons.length ? "FAIL" : "PASS", score, reasons: reasons.length ? reasons : [`offline check of the data, not of the wording (no model read the answer): ${did}`] };
 }

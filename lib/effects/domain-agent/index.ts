@@ -11,6 +11,7 @@ import { parseLog } from "../../domains/parse";
 import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../../domains/store";
 import type { ActiveDomainContext, ParsedEntry } from "../../domains/types";
 import type { EffectContext, WorkflowEffects } from "../../engine/engine";
+import { OFFLINE_ADAPTER } from "../../llm/offline";
 import type { ModelPort } from "../../llm/types";
 import type { PlanInput } from "../../machines/domain-agent";
 import type { AgentContext, Analysis, Answer, Clarification, Evaluation, ObserveResult, QueryPlan, RetrievedEntry, RouteResult, StoredLog, Trigger } from "../../machines/domain-agent.types";
@@ -47,6 +48,7 @@ const VerdictSchema = z.object({
   gap: z.object({ outside_current_expertise: z.boolean(), suspected_domain: Domain.nullable(), description: z.string() }).nullable(),
   reason: z.string(),
 });
+const ClarifySchema = z.object({ question: z.string().min(5).max(500), why: z.string().max(500) });
 const EvaluationSchema = z.object({ verdict: z.enum(["PASS", "FAIL"]), score: z.number().min(0).max(1), reasons: z.array(z.string()) });
 const ObserveSchema = z.object({
   decision: z.enum(["update", "skip"]),
@@ -129,18 +131,28 @@ export function domainAgentEffects(ports: AgentPorts): WorkflowEffects {
   };
 
   const clarify = async (input: { query: string; plan: QueryPlan; context: ActiveDomainContext }, ctx: EffectContext): Promise<Clarification> => {
-    const question = input.plan.gap?.question ?? `What should I know to answer “${input.query}”?`;
-    await ports.model().generate({ purpose: "clarify", prompt: question, passages: [], ...where(ctx) });
-    return { question, need: input.plan.gap?.need ?? null, why: input.plan.reason };
+    const planned = input.plan.gap?.question ?? `What should I know to answer “${input.query}”?`;
+    const need = input.plan.gap?.need ?? null;
+    const model = ports.model();
+    // offline, PLAN's own question is asked: no model call
+    if (model.offline) return { question: planned, need, why: input.plan.reason };
+    const out = await model.generateObject({
+      purpose: "clarify",
+      schemaName: "clarification",
+      schema: ClarifySchema,
+      system: "You ask the person one short question that only they can answer (a fact about themselves missing from their log and profile), so that their question can be answered. Say briefly why you ask.",
+      prompt: `Their question: ${input.query}\nWhat is missing: ${need ?? "unknown"} (${input.plan.reason})\nA draft question: ${planned}\n${contextLines(input.context)}`,
+      offline: () => ({ question: planned, why: input.plan.reason }),
+      ...where(ctx),
+    });
+    return { question: out.object.question, need, why: out.object.why || input.plan.reason };
   };
 
   const synthesize = async (input: Parameters<typeof offlineAnswer>[0], ctx: EffectContext): Promise<Answer> => {
     const model = ports.model();
     const draft = offlineAnswer(input);
-    if (model.offline) {
-      const out = await model.generate({ purpose: "synthesize", prompt: input.query, passages: [], ...where(ctx) });
-      return { ...draft, adapter: out.adapter, tokens: out.usage.promptTokens + out.usage.completionTokens };
-    }
+    // offline, the answer is the draft written from the findings: no model call, no tokens
+    if (model.offline) return { ...draft, adapter: OFFLINE_ADAPTER, tokens: 0 };
     const out = await model.generate({
       purpose: "synthesize",
       system: "Answer the person's question about their own log from the findings. Cite entries as [n] by their number in the list. Say plainly when data is missing. Be brief.",

@@ -8,6 +8,7 @@ import type { Engine } from "../../engine/engine";
 import type { EffectContext, WorkflowEffects } from "../../engine/engine";
 import type { RunView } from "../../engine/views";
 import { clip, keyTerms } from "../../knowledge/text";
+import { isSmallTalk, OFFLINE_ADAPTER } from "../../llm/offline";
 import type { ModelPort } from "../../llm/types";
 import type { ResearchContext } from "../../machines/deep-research.types";
 import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../../machines/processing-modes.types";
@@ -81,7 +82,7 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
   const chat = async (input: { prompt: string; query: string }, ctx: EffectContext): Promise<ModeResult> => {
     const model = ports.model();
     // the offline engine cannot converse: it answers with what the stored documents say
-    const passages = model.offline ? toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal })) : [];
+    const passages = model.offline && !isSmallTalk(input.query) ? toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal })) : [];
     const out = await model.generate({ purpose: "chat", system: input.prompt.split("\nUser:")[0]!.replace(/^System: /, ""), prompt: input.query, passages, onText: (c) => ctx.progress(c), ...where(ctx) });
     return { text: out.text, adapter: out.adapter, citations: cite(passages, out.citations), cached: false };
   };
@@ -176,9 +177,8 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
     const model = ports.model();
     if (model.offline) {
       const passages = toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }));
-      const text = offlineStage(input.stage, input.query, input.previous, passages);
-      const out = await model.generate({ purpose: `thinking:${input.stage}`, prompt: input.query, passages: [], ...where(ctx) });
-      return { stage: input.stage, text, adapter: out.adapter };
+      // the offline stage is built from the request and the store: no model call, no usage row
+      return { stage: input.stage, text: offlineStage(input.stage, input.query, input.previous, passages), adapter: OFFLINE_ADAPTER };
     }
     const out = await model.generate({
       purpose: `thinking:${input.stage}`,
@@ -238,7 +238,8 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
     const c = input.context;
     const mode = c.routing?.mode ?? c.requested ?? "CHAT";
     const child = c.workflow?.childRunId;
-    const llmCalls = await ports.db.modelCall.count({ where: { runId: { in: child ? [ctx.runId, child] : [ctx.runId] }, purpose: { not: "route" } } });
+    // model work whose result was used: completed calls to a model (the offline engine's steps are not LLM calls)
+    const llmCalls = await ports.db.modelCall.count({ where: { runId: { in: child ? [ctx.runId, child] : [ctx.runId] }, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
     const metrics: ModeMetrics = {
       mode,
       latencyMs: Math.max(0, ctx.clock.now() - (c.routing?.startedAt ?? ctx.clock.now())),
