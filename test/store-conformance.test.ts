@@ -13,7 +13,8 @@ import { Engine } from "../lib/engine/engine";
 import { instantEffects } from "../bench/instant-effects";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
-import type { ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
+import type { DeliveryRow, OutboxRow, ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
+import type { WorkflowEffects } from "../lib/engine/engine";
 import { findWorkflow } from "../lib/machines/registry";
 import { tempDbUrl } from "./helpers";
 import { commitItem, runRow } from "./support/databases";
@@ -22,6 +23,8 @@ const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432
 
 interface Harness {
   store: RunStore;
+  /** rows of a plain SELECT (no parameters) */
+  select(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -32,6 +35,7 @@ async function sqliteHarness(): Promise<Harness> {
   const store = new SqliteRunStore(handle);
   return {
     store,
+    select: async (sql) => handle.db.prepare(sql).safeIntegers(false).all() as Record<string, unknown>[],
     close: async () => {
       await store.close();
       handle.db.close();
@@ -44,6 +48,7 @@ async function postgresHarness(): Promise<Harness> {
   const store = new PostgresRunStore(PG_URL, { options: scratch.options, max: 4 });
   return {
     store,
+    select: async (sql) => (await store.pool.query(sql)).rows as Record<string, unknown>[],
     close: async () => {
       await store.close();
       await scratch.drop();
@@ -81,10 +86,10 @@ for (const [name, make, reachable] of suites) {
     afterAll(async () => {
       await h?.close();
     });
-    const test = (title: string, fn: (s: RunStore) => Promise<void>) =>
+    const test = (title: string, fn: (s: RunStore, h: Harness) => Promise<void>) =>
       it(title, async (ctx) => {
         if (skip || !h) return ctx.skip();
-        await fn(h.store);
+        await fn(h.store, h);
       });
 
     test("a run row round-trips every field", async (s) => {
@@ -246,6 +251,65 @@ for (const [name, make, reachable] of suites) {
       expect(await s.countRuns({ from: T0 + 10 * day, to: T0 + 12 * day })).toBe(2);
       const counts = await s.countByStatus("deep-research");
       expect(counts).toMatchObject({ waiting: 1, running: 0, failed: 0 });
+    });
+
+    test("outbox: actions and webhook deliveries commit with their step (not with a conflicting one); claim, failure, done", async (s, h) => {
+      const ob = (key: string, over: Partial<OutboxRow> = {}): OutboxRow => ({ key, runId: "ob-1", seq: 1, workflow: "swiss-army", name: "logDecision", payload: { context: { n: 1 }, event: { type: "APPROVE" } }, attempts: 0, lastError: null, dueAt: T0 + 60_000, createdAt: T0, ...over });
+      const dv = (id: string): DeliveryRow => ({ id, webhookId: "w-1", runId: "ob-1", hook: "on_transition", body: `{"id":"${id}"}`, createdAt: T0 });
+      const r = run("ob-1");
+      expect(await s.commit([item(r, null, { transitions: [tr("ob-1", 1)], outbox: [ob("ob-1:1:logDecision")], deliveries: [dv("d-1")] })])).toEqual(["ok"]);
+      // a conflicting item (stale version) writes neither
+      expect(await s.commit([item({ ...r, version: 2, seq: 2 }, 7, { transitions: [tr("ob-1", 2)], outbox: [ob("ob-1:2:logDecision", { seq: 2 })], deliveries: [dv("d-2")] })])).toEqual(["conflict"]);
+      expect(await s.outbox({ limit: 10, maxAttempts: 5 })).toEqual([ob("ob-1:1:logDecision")]);
+      const ds = await h.select(`SELECT "id","status","attempts","runId","body" FROM "WebhookDelivery" WHERE "runId"='ob-1'`);
+      expect(ds).toEqual([{ id: "d-1", status: "pending", attempts: 0, runId: "ob-1", body: '{"id":"d-1"}' }]);
+      // leased until T0+60s: not due before, due after
+      expect(await s.outbox({ limit: 10, maxAttempts: 5, dueBy: T0 + 1_000 })).toEqual([]);
+      expect(await s.claimOutbox("ob-1:1:logDecision", 0, T0 + 70_000, T0 + 1_000)).toBe(false);
+      expect((await s.outbox({ limit: 10, maxAttempts: 5, dueBy: T0 + 60_000 })).map((o) => o.key)).toEqual(["ob-1:1:logDecision"]);
+      // a claim counts the attempt; a second claim with the old count loses
+      expect(await s.claimOutbox("ob-1:1:logDecision", 0, T0 + 70_000, T0 + 60_000)).toBe(true);
+      expect(await s.claimOutbox("ob-1:1:logDecision", 0, T0 + 70_000, T0 + 60_000)).toBe(false);
+      await s.outboxFailed("ob-1:1:logDecision", 1, "boom", T0 + 75_000);
+      expect(await s.outbox({ limit: 10, maxAttempts: 5 })).toEqual([ob("ob-1:1:logDecision", { attempts: 1, lastError: "boom", dueAt: T0 + 75_000 })]);
+      expect(await s.outbox({ limit: 10, maxAttempts: 1 })).toEqual([]);
+      await s.outboxDone(["ob-1:1:logDecision", "not-there"]);
+      expect(await s.outbox({ limit: 10, maxAttempts: 5 })).toEqual([]);
+    });
+
+    test("a post-commit action whose process died before it ran runs exactly once, on the next engine", async (s) => {
+      const clock = new ManualClock(T0);
+      let ranA = 0;
+      const ranB: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      // engine A "dies" between the commit and the action: its action never gets to do anything
+      const effects = (action: (args: { key: string }) => Promise<void> | void) => (): WorkflowEffects => ({ ...instantEffects(), actions: { logDecision: action } });
+      const base = { store: s, clock, workflows: findWorkflow, log: () => {} };
+      const a = new Engine({ ...base, effects: effects(() => gate.then(() => void ranA++).then(() => Promise.reject(new Error("killed")))) });
+      const { run: started } = await a.start("swiss-army", { request: "Write a retry helper" });
+      const waiting = await a.waitFor(started.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId);
+      await a.decide(waiting.reviewId!, { decision: "approve", reviewer: "ana" });
+      const rows = await s.outbox({ limit: 10, maxAttempts: 5 });
+      expect(rows.map((o) => [o.runId, o.name, o.attempts])).toEqual([[started.id, "logDecision", 0]]);
+      expect(rows[0].key).toMatch(new RegExp(`^${started.id}:\\d+:logDecision$`));
+      expect((rows[0].payload.event as { type: string }).type).toBe("APPROVE");
+      // a new engine on the same database (the process restarted) runs it at start, with the same key
+      const b = new Engine({ ...base, effects: effects(({ key }) => void ranB.push(key)) });
+      await b.resume();
+      await b.outbox.idle();
+      expect(ranB).toEqual([rows[0].key]);
+      expect(await s.outbox({ limit: 10, maxAttempts: 5 })).toEqual([]);
+      // and never again
+      const c = new Engine({ ...base, effects: effects(({ key }) => void ranB.push(key)) });
+      await c.resume();
+      await c.outbox.idle();
+      expect(ranB).toHaveLength(1);
+      release();
+      await a.stop();
+      expect(ranA).toBe(1); // A's attempt "happened" only in the test's gate, after the restart
+      await b.stop();
+      await c.stop();
     });
 
     test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {

@@ -23,6 +23,8 @@ export interface Draft {
   reviewsOpen: ReviewRow[];
   reviewsClose: ReviewClose[];
   actions: ExecutableAction[];
+  /** per action, the seq of the transition that took it (part of its outbox key) */
+  actionSeqs: number[];
   now: number;
   /** the first transition of this commit that is its own (see CommitItem.snapshotFirst) */
   snapshotFirst?: number;
@@ -53,6 +55,7 @@ export function newDraft(
     reviewsOpen: [],
     reviewsClose: [],
     actions: [],
+    actionSeqs: [],
     now,
   };
 }
@@ -165,6 +168,7 @@ export function addStep(
       if (id) d.effects[id] = d.row.seq;
     }
     d.actions.push(a);
+    d.actionSeqs.push(d.row.seq);
   }
   d.snapshot = res.snapshot;
   const children = d.snapshot.children as Record<string, unknown>;

@@ -18,6 +18,7 @@ class WriterConflict extends ConflictError {}
 import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { Cancel } from "./cancel";
+import { ActionOutbox, outboxRows } from "./outbox";
 import { isImportedRun } from "./imported";
 import { haltDraft, inFlightEffects, invokingState, stuckReason, STUCK_CATEGORY, type InFlightEffect } from "./invariant";
 import { POISON_CRASHES, poisonError, type CrashLedger } from "./poison";
@@ -126,6 +127,8 @@ export class Engine {
   private stopped = false;
   /** post-commit actions still running (awaited by stop) */
   private inflight = new Set<Promise<unknown>>();
+  /** post-commit actions: written with their step, run after it, run again after a crash */
+  readonly outbox: ActionOutbox;
   /** pending review id → its live run */
   private reviewIndex = new Map<string, Live>();
   /** poison pills: crashes in a row each in-flight effect was in flight for (lib/engine/poison.ts) */
@@ -140,6 +143,7 @@ export class Engine {
     this.clock = opts.clock ?? systemClock;
     this.committer = new Committer(opts.store);
     this.ledger = opts.store.crashLedger?.() ?? null;
+    this.outbox = new ActionOutbox({ store: opts.store, clock: this.clock, action: (wf, name) => this.opts.effects(wf).actions?.[name], log: (l, m, d) => this.log(l, m, d) });
   }
 
   get store(): RunStore {
@@ -376,6 +380,8 @@ export class Engine {
   /** Load every unfinished run, re-arm its timers at their original due time, restart in-flight effects. */
   async resume(): Promise<number> {
     if (this.opts.dispatch) return 0; // cluster mode: workers pick the work up from the queue (see sweep)
+    // actions a stopped process committed and had not finished (this process owns every row now)
+    await this.outbox.replay({ due: false }).catch((e) => this.log("error", "outbox replay failed", serializeError(e)));
     const list = await this.opts.store.resumable();
     const poisoned = await this.countCrashes(list);
     let n = 0;
@@ -453,10 +459,11 @@ export class Engine {
   }
 
   /** Queue again every in-flight effect and pending timer of unfinished runs (a process that committed them may have died before queueing). */
-  async sweep(): Promise<{ runs: number; effects: number; timers: number }> {
+  async sweep(): Promise<{ runs: number; effects: number; timers: number; actions: number }> {
     const dispatch = this.opts.dispatch;
-    if (!dispatch) return { runs: 0, effects: 0, timers: 0 };
-    const out = { runs: 0, effects: 0, timers: 0 };
+    if (!dispatch) return { runs: 0, effects: 0, timers: 0, actions: 0 };
+    // post-commit actions whose committing process let their lease pass (it died, most likely)
+    const out = { runs: 0, effects: 0, timers: 0, actions: await this.outbox.replay({ due: true }) };
     for (const r of await this.opts.store.resumable()) {
       if (isImportedRun(r.run.id)) continue;
       out.runs++;
@@ -512,6 +519,7 @@ export class Engine {
     await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 5_000))]);
     // a clean stop: the next boot starts the effects in flight again without counting a crash
     if (this.booted && this.ledger && !this.opts.dispatch) await this.ledger.clean().catch((e) => this.log("warn", "poison-pill ledger: the clean stop was not recorded", serializeError(e)));
+    await this.outbox.stop();
   }
 
   get size(): number {
@@ -741,8 +749,13 @@ export class Engine {
     const armed: TimerRow[] = [];
     for (const t of live.timers.values()) armed.push(t.row);
     const item = finishDraft(draft, status, armed);
+    // post-commit actions and webhook deliveries go in the commit (an outbox): a crash after it loses neither
+    const actions = draft.actions.length ? this.opts.effects(live.def.id).actions : undefined;
+    if (actions) item.outbox = outboxRows(draft, (name) => Object.hasOwn(actions, name));
     let outcome;
     try {
+      const deliveries = this.hooks.deliveries(item.run, item.transitions);
+      item.deliveries = Array.isArray(deliveries) ? deliveries : await deliveries;
       outcome = await this.committer.commit(item);
     } catch (e) {
       // the database refusing is retried (effects, timers) or answered 503; anything else is a bug, not retried
@@ -775,26 +788,11 @@ export class Engine {
       this.reconcileEffects(live);
       this.checkStuck(live);
     }
-    this.runActions(live, draft);
+    if (item.outbox?.length) this.outbox.run(item.outbox);
+    if (item.deliveries?.length) this.hooks.committed(item.deliveries);
     this.bus.publish(live.row.id, { type: "run", run: view, transitions });
     for (const r of item.reviewsOpen) this.bus.publish(live.row.id, { type: "review", review: reviewView(r) });
     return { run: view, transitions };
-  }
-
-  private runActions(live: Live, draft: Draft) {
-    const impl = this.opts.effects(live.def.id).actions ?? {};
-    for (const a of draft.actions) {
-      if (a.type.startsWith("xstate.")) continue;
-      const fn = impl[a.type];
-      if (!fn) continue;
-      const info = (a.info ?? {}) as { context?: unknown; event?: EventObject };
-      const args: ActionArgs = { runId: live.row.id, key: `${live.row.id}:${live.row.seq}:${a.type}`, context: info.context, event: info.event ?? { type: "" }, clock: this.clock };
-      const p: Promise<unknown> = Promise.resolve()
-        .then(() => fn(args))
-        .catch((e) => this.log("warn", `run ${live.row.id}: action ${a.type} failed`, serializeError(e)))
-        .finally(() => this.inflight.delete(p));
-      this.inflight.add(p);
-    }
   }
 
   /**

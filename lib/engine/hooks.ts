@@ -3,6 +3,18 @@
 // throwing handler is logged and does not stop the others. Each hook event is also published
 // on the run bus as { type: "hook" }, so the run's SSE stream carries it.
 import type { BusMessage, RunBus } from "./bus";
+import type { DeliveryRow, TransitionRow } from "./store/types";
+
+/**
+ * Plans the webhook deliveries of a commit's hook events, which the engine writes in the commit
+ * itself (so a crash cannot lose them between the commit and a separate write), and learns of
+ * them once they are committed. lib/hooks/webhooks.ts is the one planner.
+ */
+export interface DeliveryPlanner {
+  /** a Promise only when it must read something first (its list of webhooks is not fresh) */
+  plan(run: { id: string; workflow: string }, transitions: TransitionRow[]): DeliveryRow[] | Promise<DeliveryRow[]>;
+  committed(rows: DeliveryRow[]): void;
+}
 
 export type HookName = "on_transition" | "on_enter" | "on_exit";
 
@@ -44,7 +56,13 @@ export function hookEvents(run: { id: string; workflow: string }, t: { seq: numb
   ];
 }
 
+/** The hook events of one transition as the store keeps it. */
+export function hookEventsOf(run: { id: string; workflow: string }, t: TransitionRow): HookEvent[] {
+  return hookEvents(run, { seq: t.seq, from: t.from.join(","), to: t.to.join(","), event: t.event, reason: t.reason, at: new Date(t.at).toISOString() });
+}
+
 export class StateHooks {
+  private planner: DeliveryPlanner | null = null;
   private handlers: { hook: HookName; stage: string | null; fn: Handler; wants?: (workflow: string) => boolean }[] = [];
   private detach: (() => void) | null = null;
 
@@ -67,6 +85,21 @@ export class StateHooks {
   onAny(fn: Handler, opts: HandlerOptions = {}): () => void {
     const subs = [this.add("on_transition", null, fn, opts), this.add("on_enter", null, fn, opts), this.add("on_exit", null, fn, opts)];
     return () => subs.forEach((u) => u());
+  }
+
+  /** Set (or clear) the planner of webhook deliveries written with each commit. */
+  plan(planner: DeliveryPlanner | null): void {
+    this.planner = planner;
+  }
+
+  /** The webhook deliveries to write with a commit of these transitions (none without a planner). */
+  deliveries(run: { id: string; workflow: string }, transitions: TransitionRow[]): DeliveryRow[] | Promise<DeliveryRow[]> {
+    return this.planner && transitions.length ? this.planner.plan(run, transitions) : [];
+  }
+
+  /** Deliveries just committed (the planner sends them). */
+  committed(rows: DeliveryRow[]): void {
+    if (rows.length) this.planner?.committed(rows);
   }
 
   private add(hook: HookName, stage: string | null, fn: Handler, opts: HandlerOptions = {}): () => void {

@@ -1,8 +1,13 @@
-// Outgoing webhooks (seed 003's hooks, user-configurable): every hook event the engine fires
-// (lib/engine/hooks.ts) is matched against the active webhooks, written to WebhookDelivery as a
-// pending delivery, then POSTed, signed with the webhook's secret. Failed attempts are retried
-// with backoff from the database, so a delivery pending when the process stopped goes out
-// after a restart. No Next.js here; the API reaches it as getRuntime().webhooks.
+// Outgoing webhooks (seed 003's hooks, user-configurable): the hook events of every commit the
+// engine makes (lib/engine/hooks.ts) are matched against the active webhooks, and one pending
+// WebhookDelivery row per match is written IN THE COMMIT ITSELF (the engine asks plan() before
+// it commits), so no crash can fall between a transition and its deliveries. After the commit
+// each delivery is POSTed, signed with the webhook's secret. Failed attempts are retried with
+// backoff from the database, so a delivery pending when the process stopped goes out after a
+// restart. No Next.js here; the API reaches it as getRuntime().webhooks.
+//
+// The webhooks a commit is matched against are the active ones as this process last read them
+// (at most 5 seconds old; a webhook created or deleted here is seen by the next commit).
 //
 // Alerts (lib/alerts) go out the same way: a webhook subscribed to "on_alert" (or
 // "on_alert:STATE") receives each alert of its workflow when it opens and when it resolves.
@@ -11,13 +16,14 @@
 // x-switchyard-timestamp, rawBody): the signature is HMAC-SHA256 over `${timestamp}.${body}`.
 // Delivery is at-least-once and unordered: a receiver dedupes on x-switchyard-delivery (the
 // same id on every retry and redelivery) and orders by the body's seq.
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Webhook, WebhookDelivery } from "../db/generated/sqlite/client";
 import type { Clock } from "../engine/clock";
 import { ConflictError, InvalidError, NotFoundError } from "../engine/errors";
-import type { HookEvent, StateHooks } from "../engine/hooks";
+import { hookEventsOf, type HookEvent, type StateHooks } from "../engine/hooks";
+import type { DeliveryRow, TransitionRow } from "../engine/store/types";
 import { blockedUrl, egressFetch } from "./egress";
 
 export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
@@ -262,15 +268,19 @@ export class WebhookDispatcher {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Turn every hook event into deliveries. Before start() and after stop() they are only recorded (pending). */
+  /**
+   * Plan the deliveries of every commit's hook events (written in the commit), and send them once
+   * committed. Before start() and after stop() they are only recorded (pending).
+   */
   attach(hooks: StateHooks): () => void {
     this.detachHooks?.();
-    const off = hooks.onAny(
-      (e) => {
-        void this.onHook(e);
+    hooks.plan({
+      plan: (run, transitions) => this.plan(run, transitions),
+      committed: (rows) => {
+        if (this.running) for (const r of rows) this.attempt(r.id);
       },
-      { wants: (workflow) => this.mayWant(workflow) },
-    );
+    });
+    const off = () => hooks.plan(null);
     this.detachHooks = off;
     return off;
   }
@@ -391,10 +401,33 @@ export class WebhookDispatcher {
     return rows.map((r) => r.id);
   }
 
-  /** False only when the fresh cached list has no active webhook for the workflow (then its runs' hook events are not even derived). */
-  private mayWant(workflow: string): boolean {
+  /**
+   * The deliveries of one commit's transitions: one per active webhook and hook event it selects.
+   * A Promise only when the list of webhooks must be read first (once per few seconds).
+   */
+  private plan(run: { id: string; workflow: string }, transitions: TransitionRow[]): DeliveryRow[] | Promise<DeliveryRow[]> {
     const known = this.cache && this.cache.until > performance.now() ? this.cache.known : undefined;
-    return !known || known.some((w) => w.workflow === "*" || w.workflow === workflow);
+    if (known) return this.deliveriesFor(known, run, transitions);
+    return this.activeWebhooks().then((list) => this.deliveriesFor(list, run, transitions));
+  }
+
+  private deliveriesFor(all: (Webhook & { patterns: string[] })[], run: { id: string; workflow: string }, transitions: TransitionRow[]): DeliveryRow[] {
+    const hooks = all.filter((w) => w.workflow === "*" || w.workflow === run.workflow);
+    if (hooks.length === 0) return [];
+    const now = this.clock.now();
+    const rows: DeliveryRow[] = [];
+    for (const t of transitions) {
+      for (const e of hookEventsOf(run, t)) {
+        for (const w of hooks) {
+          if (!matchesEvent(w.patterns, e)) continue;
+          // the same commit planned again (after a failed write) makes the same rows
+          const id = deliveryId(`${e.runId}:${e.seq}:${w.id}:${e.hook}:${e.stage ?? ""}`);
+          const payload: WebhookPayload = { hook: e.hook, deliveryId: id, webhookId: w.id, runId: e.runId, workflow: e.workflow, seq: e.seq, stage: e.stage, from: e.from, to: e.to, event: e.event, reason: e.reason, at: e.at };
+          rows.push({ id, webhookId: w.id, runId: e.runId, hook: e.hook, body: JSON.stringify(payload), createdAt: now });
+        }
+      }
+    }
+    return rows;
   }
 
   private wants(w: { workflow: string; patterns: string[] }, e: AnyHookEvent): boolean {
@@ -570,6 +603,12 @@ export class WebhookDispatcher {
     if (this.running) this.attempt(deliveryId);
     return deliveryView({ ...row, status: "pending", attempts: 0, nextAt: now, deliveredAt: null });
   }
+}
+
+/** A UUID-shaped delivery id derived from its idempotency key (run, seq, webhook, hook event). */
+function deliveryId(key: string): string {
+  const h = createHash("sha256").update(key).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 async function readSnippet(res: Response): Promise<string> {

@@ -242,9 +242,13 @@ export class ContextManager {
     return { ...derived, storage };
   }
 
-  /** HUMAN_REVIEW → CM: log the decision; approvals raise and rejections lower the confidence of the patterns used. */
-  async logDecision(requestId: string, decision: string, feedback: string, patterns: string[]): Promise<"stored" | "queued"> {
-    return this.writeOrQueue("decision", `decision:${requestId}:${decision}`, { requestId, decision, feedback, patterns });
+  /**
+   * HUMAN_REVIEW → CM: log the decision; approvals raise and rejections lower the confidence of
+   * the patterns used. `key` (the engine action's idempotency key): a decision logged again with
+   * the same key (an action replayed after a crash) is applied once (table CmDecision).
+   */
+  async logDecision(requestId: string, decision: string, feedback: string, patterns: string[], key?: string): Promise<"stored" | "queued"> {
+    return this.writeOrQueue("decision", key ? `decision:${key}` : `decision:${requestId}:${decision}`, { requestId, decision, feedback, patterns, ...(key ? { key } : {}) });
   }
 
   /** The idle-time pattern analysis: recompute confidences from the recorded decisions. */
@@ -389,6 +393,11 @@ export class ContextManager {
     // decision
     const requestId = String(p.requestId);
     const decision = String(p.decision);
+    if (typeof p.key === "string") {
+      // applied once per key: the marker is written in this transaction with the decision's effects
+      if (await tx.cmDecision.findUnique({ where: { key: p.key }, select: { key: true } })) return [];
+      await tx.cmDecision.create({ data: { key: p.key, requestId, decision, createdAt: now } });
+    }
     const patterns = (p.patterns as string[]) ?? [];
     await tx.cmResult.updateMany({ where: { id: requestId }, data: { decision, feedback: String(p.feedback ?? ""), decidedAt: now } });
     const docs: IndexDoc[] = [];

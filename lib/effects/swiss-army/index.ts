@@ -188,16 +188,17 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
     }
   };
 
-  const logDecision: ActionFn = async ({ context }) => {
+  // post-commit actions: run again after a crash (the engine's outbox), so their writes are keyed
+  const logDecision: ActionFn = async ({ context, key }) => {
     const c = context as SwissContext;
     const review = c.records.review_result;
     if (!review || !c.request) return;
     const patterns = c.hits.filter((h) => h.kind === "pattern").map((h) => h.id);
-    await ports.cm.logDecision(review.request_id, review.decision, review.feedback, patterns);
+    await ports.cm.logDecision(review.request_id, review.decision, review.feedback, patterns, key);
   };
 
   // the seed's global abort: "store partial results if valuable"
-  const recordAbort: ActionFn = async ({ context, runId }) => {
+  const recordAbort: ActionFn = async ({ context, runId, key }) => {
     const c = context as SwissContext;
     if (!c.request?.id || !c.output || !c.records.request) return; // nothing valuable to keep
     await ports.cm.storeResult({
@@ -213,7 +214,8 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
       tokens: c.tokens,
       executionMs: c.records.execution?.execution_duration_ms ?? 0,
     });
-    await ports.cm.logDecision(c.request.id, "aborted", c.error?.message ?? "aborted by user", []);
+    // storeResult is idempotent on the request id; the decision on the action's key
+    await ports.cm.logDecision(c.request.id, "aborted", c.error?.message ?? "aborted by user", [], key);
   };
 
   const analyzePatterns: ActionFn = async () => {

@@ -7,6 +7,7 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
+import { deliveryValues, insertDeliveriesSql, insertOutboxSql, outboxValues } from "./rows";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_COLS, RUN_NAMES, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
@@ -52,6 +53,8 @@ const PUT_SNAPSHOTS = putSnapshotSql(`SELECT * FROM ${unnest(["text", "int", "in
 const CLEAR_TIMERS = `DELETE FROM "Timer" AS t USING ${unnest(["text", "text"])} AS v("runId","id") WHERE t."runId"=v."runId" AND t."id"=v."id"`;
 const SET_TIMERS = setTimersSql(`SELECT * FROM ${unnest(["text", "text", "timestamp(3)", "text", "int"])}`);
 const OPEN_REVIEWS = openReviewsSql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "timestamp(3)", "timestamp(3)", "int"])}`);
+const INSERT_OUTBOX = insertOutboxSql(`SELECT * FROM ${unnest(["text", "text", "int", "text", "text", "text", "timestamp(3)", "timestamp(3)"])}`);
+const INSERT_DELIVERIES = insertDeliveriesSql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "int", "timestamp(3)", "timestamp(3)"])}`);
 /** keys claimed: the rows returned are the keys this statement inserted (scope and key joined by a newline) */
 const CLAIM_KEYS = insertIdempotencySql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "int", "int", "int", "timestamp(3)"])}`, ` ON CONFLICT ("scope","key") DO NOTHING RETURNING "scope" || chr(10) || "key" AS "id"`);
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
@@ -165,6 +168,9 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
     its.flatMap((it) => it.reviewsOpen.map((v) => [v.id, v.runId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload), v.status, v.decision, v.feedback, v.reviewer, ts(v.createdAt), ts(v.decidedAt), v.seq])),
     14,
   );
+  // post-commit actions and webhook deliveries: statements only when a commit has some
+  await bulk(c, INSERT_OUTBOX, its.flatMap((it) => (it.outbox ?? []).map((o) => outboxValues(o, ts))), 8);
+  await bulk(c, INSERT_DELIVERIES, its.flatMap((it) => (it.deliveries ?? []).map((d) => deliveryValues(d, ts))), 9);
   // artifacts are rare (a few workflows, a few per run): one statement each, in order
   for (const it of its) {
     for (const a of it.artifacts) await c.query(a.mode === "append" ? APPEND_ARTIFACT : PUT_ARTIFACT, [it.run.id, a.name, a.content, Buffer.byteLength(a.content), ts(it.run.updatedAt)]);

@@ -8,6 +8,7 @@ import type {
   ArtifactInfo,
   CommitItem,
   CommitOutcome,
+  OutboxRow,
   ResumableRun,
   ReviewQuery,
   ReviewRow,
@@ -21,6 +22,7 @@ import type {
 } from "./types";
 import { pgTransaction } from "../../db/sql";
 import { commitItems, ts } from "./postgres-commit";
+import { OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
 import { parse, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
@@ -67,6 +69,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string;
     const lit = q.failedIn.replace(/[\\%_]/g, (c) => `\\${c}`);
     parts.push(`"status" = 'failed' AND ("failedStates" LIKE ${p(`%|${lit}|%`)} OR "failedStates" LIKE ${p(`%.${lit}|%`)})`);
   }
+  if (q.idPrefix !== undefined) parts.push(`left("id", ${p(q.idPrefix.length)}) = ${p(q.idPrefix)}`);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 
@@ -214,10 +217,6 @@ export class PostgresRunStore implements RunStore {
     return [...byRun.values()];
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
-  }
-}
   async outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]> {
     const due = q.dueBy === undefined ? "" : ` AND "dueAt" <= $3`;
     const rows = await this.rows(`SELECT * FROM "ActionOutbox" WHERE "attempts" < $1${due} ORDER BY "createdAt", "key" LIMIT $2`, [q.maxAttempts, q.limit, ...(q.dueBy === undefined ? [] : [ts(q.dueBy)])]);
@@ -242,3 +241,7 @@ export class PostgresRunStore implements RunStore {
     return new PostgresCrashLedger(this.pool);
   }
 
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,7 +1,7 @@
 // Database rows → the store's types, shared by both stores. They differ only in how a date
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
-import type { CommitItem, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+import type { CommitItem, DeliveryRow, OutboxRow, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -26,10 +26,24 @@ export const TRANSITION_COLS = `"runId","seq","from","to","event","reason","at",
 export const TIMER_COLS = `"runId","id","dueAt","event","seq"`;
 export const REVIEW_COLS = `"id","runId","workflow","state","kind","prompt","payload","status","decision","feedback","reviewer","createdAt","decidedAt","seq"`;
 export const ARTIFACT_COLS = `"runId","name","content","size","updatedAt"`;
+/** The engine's outbox of post-commit actions, and webhook deliveries due for a commit (both written with it). */
+export const OUTBOX_COLS = `"key","runId","seq","workflow","name","payload","dueAt","createdAt"`;
+export const DELIVERY_COLS = `"id","webhookId","runId","hook","body","status","attempts","nextAt","createdAt"`;
 
 /** Inserts of commit rows from `source` (`VALUES (…)`, or a SELECT of many rows), the same statements on both stores. */
 export const insertTransitionsSql = (source: string) => `INSERT INTO "Transition" (${TRANSITION_COLS}) ${source}`;
 export const openReviewsSql = (source: string) => `INSERT INTO "Review" (${REVIEW_COLS}) ${source}`;
+/** An action's row written again (the same step committed again after a failed write) stays one row. */
+export const insertOutboxSql = (source: string) => `INSERT INTO "ActionOutbox" (${OUTBOX_COLS}) ${source} ON CONFLICT ("key") DO NOTHING`;
+/** Deliveries are pending and due at once (status, attempts and nextAt are given as 'pending', 0 and createdAt). */
+export const insertDeliveriesSql = (source: string) => `INSERT INTO "WebhookDelivery" (${DELIVERY_COLS}) ${source} ON CONFLICT ("id") DO NOTHING`;
+export const OUTBOX_CLAIM = (p: (i: number) => string) => `UPDATE "ActionOutbox" SET "dueAt"=${p(1)},"attempts"="attempts"+1 WHERE "key"=${p(2)} AND "attempts"=${p(3)}`;
+export const OUTBOX_FAILED = (p: (i: number) => string) => `UPDATE "ActionOutbox" SET "lastError"=${p(1)},"dueAt"=${p(2)},"attempts"=${p(3)} WHERE "key"=${p(4)}`;
+/** An outbox row's column values for the insert (OUTBOX_COLS order). */
+export const outboxValues = (o: OutboxRow, date: (ms: number) => unknown): unknown[] => [o.key, o.runId, o.seq, o.workflow, o.name, JSON.stringify(o.payload), date(o.dueAt), date(o.createdAt)];
+/** A delivery's column values for the insert (DELIVERY_COLS order). */
+export const deliveryValues = (d: DeliveryRow, date: (ms: number) => unknown): unknown[] => [d.id, d.webhookId, d.runId, d.hook, d.body, "pending", 0, date(d.createdAt), date(d.createdAt)];
+
 /** A timer armed again replaces the one with its id. */
 export const setTimersSql = (source: string) =>
   `INSERT INTO "Timer" (${TIMER_COLS}) ${source} ON CONFLICT ("runId","id") DO UPDATE SET "dueAt"=excluded."dueAt","event"=excluded."event","seq"=excluded."seq"`;
@@ -109,6 +123,7 @@ export const parse = (v: unknown) => (v === null || v === undefined ? null : JSO
 const num = (v: unknown) => Number(v);
 
 export interface RowReaders {
+  outbox(r: Row): OutboxRow;
   run(r: Row): RunRow;
   transition(r: Row): TransitionRow;
   review(r: Row): ReviewRow;
@@ -119,6 +134,18 @@ export interface RowReaders {
 export function rowReaders(date: (v: unknown) => number): RowReaders {
   const maybeDate = (v: unknown) => (v === null || v === undefined ? null : date(v));
   return {
+    outbox: (r) => ({
+      key: r.key as string,
+      runId: r.runId as string,
+      seq: num(r.seq),
+      workflow: r.workflow as string,
+      name: r.name as string,
+      payload: parse(r.payload),
+      attempts: num(r.attempts),
+      lastError: (r.lastError as string | null) ?? null,
+      dueAt: date(r.dueAt),
+      createdAt: date(r.createdAt),
+    }),
     run: (r) => ({
       id: r.id as string,
       workflow: r.workflow as string,

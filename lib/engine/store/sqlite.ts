@@ -7,6 +7,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
+import { deliveryValues, insertDeliveriesSql, insertOutboxSql, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues } from "./rows";
 import { insertTransitionsSql, json, openReviewsSql, parse, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
@@ -15,6 +16,7 @@ import type {
   ArtifactInfo,
   CommitItem,
   CommitOutcome,
+  OutboxRow,
   ResumableRun,
   ReviewQuery,
   ReviewRow,
@@ -41,6 +43,13 @@ export const WRITES = {
   openReview: openReviewsSql("VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
   putArtifact: putArtifactSql("?,?,?,?,?", "put"),
   appendArtifact: putArtifactSql("?,?,?,?,?", "append"),
+  // the engine's outbox (post-commit actions) and the webhook deliveries a commit makes
+  insertOutbox: insertOutboxSql("VALUES (?,?,?,?,?,?,?,?)"),
+  insertDelivery: insertDeliveriesSql("VALUES (?,?,?,?,?,?,?,?,?)"),
+  claimOutbox: OUTBOX_CLAIM(() => "?"),
+  claimDueOutbox: `${OUTBOX_CLAIM(() => "?")} AND "dueAt"<=?`,
+  outboxDone: `DELETE FROM "ActionOutbox" WHERE "key"=?`,
+  outboxFailed: OUTBOX_FAILED(() => "?"),
   // a request's Idempotency-Key (a key already there: constraint violation = this item's conflict)
   insertIdempotency: insertIdempotencySql("VALUES (?,?,?,?,?,?,?,?)"),
 };
@@ -116,6 +125,11 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     const lit = q.failedIn.replace(/[\\%_]/g, (c) => `\\${c}`);
     args.push(`%|${lit}|%`, `%.${lit}|%`);
   }
+  if (q.idPrefix !== undefined) {
+    // a range on the primary key (SQLite compares text bytewise)
+    parts.push(`"id" >= ? AND "id" < ?`);
+    args.push(q.idPrefix, `${q.idPrefix}\uffff`);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 
@@ -185,6 +199,8 @@ export class SqliteRunStore implements RunStore {
     for (const f of item.artifacts) {
       ops.push([f.mode === "append" ? W.appendArtifact : W.putArtifact, [run.id, f.name, f.content, Buffer.byteLength(f.content), sqliteDate(run.updatedAt)], 0]);
     }
+    if (item.outbox) for (const o of item.outbox) ops.push([W.insertOutbox, outboxValues(o, sqliteDate), 0]);
+    if (item.deliveries) for (const d of item.deliveries) ops.push([W.insertDelivery, deliveryValues(d, sqliteDate), 0]);
     if (item.idempotency) ops.push([W.insertIdempotency, idempotencyValues(item.idempotency, sqliteDate), 2]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
@@ -352,21 +368,6 @@ export class SqliteRunStore implements RunStore {
     return [...byRun.values()];
   }
 
-  /** how the writer runs: "thread" (its own connection on a worker thread) or "inline" */
-  get writerMode(): "thread" | "inline" {
-    return this.writer.mode;
-  }
-
-  /** the writer thread's busy and idle time (null when it writes inline) */
-  writerUtilization(): { activeMs: number; idleMs: number } | null {
-    return this.writer.utilization();
-  }
-
-  async close(): Promise<void> {
-    // ends the writer thread; the shared connection belongs to the caller (Prisma uses it too)
-    await this.writer.close();
-  }
-}
   async outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]> {
     const due = q.dueBy === undefined ? "" : ` AND "dueAt" <= ?`;
     const args: unknown[] = [q.maxAttempts, ...(q.dueBy === undefined ? [] : [sqliteDate(q.dueBy)]), q.limit];
@@ -392,3 +393,18 @@ export class SqliteRunStore implements RunStore {
     return new SqliteCrashLedger(this.db);
   }
 
+  /** how the writer runs: "thread" (its own connection on a worker thread) or "inline" */
+  get writerMode(): "thread" | "inline" {
+    return this.writer.mode;
+  }
+
+  /** the writer thread's busy and idle time (null when it writes inline) */
+  writerUtilization(): { activeMs: number; idleMs: number } | null {
+    return this.writer.utilization();
+  }
+
+  async close(): Promise<void> {
+    // ends the writer thread; the shared connection belongs to the caller (Prisma uses it too)
+    await this.writer.close();
+  }
+}

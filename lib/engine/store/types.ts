@@ -113,6 +113,10 @@ export interface CommitItem {
   timers: TimerRow[];
   /** the first transition this commit made itself (a fork's first commit also carries copied history); default transitions[0] */
   snapshotFirst?: number;
+  /** post-commit actions to keep in the outbox until they have run */
+  outbox?: OutboxRow[];
+  /** webhook deliveries for this commit's hook events (pending, due now) */
+  deliveries?: DeliveryRow[];
   /** the request's Idempotency-Key, written with the commit; a key already there makes the item a conflict */
   idempotency?: IdempotencyRow;
 }
@@ -133,6 +137,39 @@ export interface IdempotencyRow {
   /** the transitions the commit wrote (fromSeq > toSeq: none) */
   fromSeq: number;
   toSeq: number;
+  createdAt: number;
+}
+
+/**
+ * A post-commit action in the engine's outbox (table ActionOutbox): written in the transaction of
+ * the step that took it, deleted once it has run, run again after a crash (lib/engine/outbox.ts).
+ */
+export interface OutboxRow {
+  /** the action's idempotency key: runId:seq:name (":2", ":3" … for a repeat in the same transition) */
+  key: string;
+  runId: string;
+  /** the transition that took the action */
+  seq: number;
+  workflow: string;
+  /** the action's name (WorkflowEffects.actions) */
+  name: string;
+  /** what the action is called with */
+  payload: { context: unknown; event: unknown };
+  attempts: number;
+  lastError: string | null;
+  /** before this instant only the committing process runs it (its lease); after it, anyone may */
+  dueAt: number;
+  createdAt: number;
+}
+
+/** A webhook delivery due for a commit's hook events, written in the commit (lib/hooks/webhooks.ts sends it). */
+export interface DeliveryRow {
+  id: string;
+  webhookId: string;
+  runId: string;
+  hook: string;
+  /** the JSON body sent */
+  body: string;
   createdAt: number;
 }
 
@@ -166,6 +203,8 @@ export interface RunQuery {
   retrying?: boolean;
   /** failed runs that failed in this state (the error's state, or the state they ended in) */
   failedIn?: string;
+  /** runs whose id starts with this (lower-case hex digits and dashes only) */
+  idPrefix?: string;
   limit?: number;
   offset?: number;
 }
@@ -210,8 +249,6 @@ export interface RunStore {
   artifacts(runId: string): Promise<ArtifactInfo[]>;
   artifact(runId: string, name: string): Promise<string | null>;
   resumable(): Promise<ResumableRun[]>;
-  close(): Promise<void>;
-}
   /** outbox rows (oldest first) with fewer than `maxAttempts` attempts; `dueBy`: only those due by then */
   outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]>;
   /** take a row for one attempt: true when its attempts were still `attempts` (and it was due by `now`, if given); it is then due again at `until` */
@@ -222,3 +259,5 @@ export interface RunStore {
   outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void>;
   /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
   crashLedger?(): CrashLedger;
+  close(): Promise<void>;
+}
