@@ -262,4 +262,15 @@ describe("accounts on", () => {
     jar.session = "not-a-session";
     expect(await status("viewer")).toBe(401);
   });
+
+  it("GET /api/health: anonymous callers get { status } only; signed-in ones (any role) the details", async () => {
+    const health = routes.find((r) => r.path === "/api/health")!;
+    const anonymous = await call(health, "GET");
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({ status: "ok" });
+    const bad = await call(health, "GET", { authorization: "Bearer sy_not-a-token" });
+    expect(await bad.json()).toEqual({ status: "ok" });
+    const viewer = await (await call(health, "GET", bearer("reviewer"))).json();
+    expect(viewer).toMatchObject({ status: "ok", runs: expect.any(Object), model: expect.any(String), contextManager: expect.any(Object), database: expect.any(Object) });
+  });
 });

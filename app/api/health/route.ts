@@ -1,4 +1,5 @@
 import { handler, json } from "@/lib/api/http";
+import { authEnabled } from "@/lib/auth/roles";
 import type { SqliteRunStore } from "@/lib/engine/store/sqlite";
 import { getRuntime } from "@/lib/runtime";
 
@@ -16,10 +17,16 @@ function writerSummary(store: SqliteRunStore) {
   return { mode: store.writerMode, busy: u && u.activeMs + u.idleMs > 0 ? Math.round((u.activeMs / (u.activeMs + u.idleMs)) * 1000) / 1000 : null };
 }
 
-export const GET = handler(async () => {
+/**
+ * Anyone may ask whether the server is up. With accounts on, a caller without a session or token
+ * gets `{ status }` only; run counts, the model, the Context Manager and the database are for
+ * signed-in people (any role).
+ */
+export const GET = handler(async (req: Request) => {
   const rt = await getRuntime();
   const started = performance.now();
-  const counts = await rt.store.countByStatus();
+  const counts = await rt.store.countByStatus(); // also: the database answers
+  if (authEnabled() && !(await rt.accounts.fromRequest(req.headers))) return json({ status: "ok" });
   const cm = await rt.cm.status();
   return json({
     status: "ok",
