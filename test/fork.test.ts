@@ -10,7 +10,13 @@ import { activeLeaves, restore } from "../lib/engine/step";
 import { findWorkflow } from "../lib/machines/registry";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
 import type { Runtime } from "../lib/runtime";
+import { fromPromise, setup } from "xstate";
+import { z } from "zod";
+import { Engine } from "../lib/engine/engine";
+import { STUCK_CATEGORY } from "../lib/engine/invariant";
+import type { WorkflowDefinition } from "../lib/machines/types";
 import { hang, inState, swissRuntime, tempDbUrl, workflowRuntime } from "./helpers";
+import { sqliteDb } from "./support/databases";
 
 const REQUEST = "Write a function that retries a fetch with exponential backoff";
 let rts: Runtime[] = [];
@@ -179,5 +185,89 @@ describe("fork", () => {
     expect(finished.output).toMatchObject({ cache: "hit" });
     const events = (await rt.store.transitions(fork.run.id)).map((t) => t.event);
     expect(events.slice(0, 2)).toEqual(["xstate.init", FORK_EVENT]);
+  });
+});
+
+describe("fork validation", () => {
+  it("refuses context edits that change a member's kind or null one the machine reads; the run is never created", async () => {
+    const rt = await runtime();
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const parent = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const before = await rt.store.countRuns({});
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { config: null } })).rejects.toThrow(/context\.config held an object; null would break the machine/);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { config: {} } })).rejects.toThrow(/context\.config\.\w+ held a/);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { cycle: "7" } })).rejects.toThrow(/context\.cycle held a number; a string/);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { hits: ["x"] } })).rejects.toThrow(/context\.hits\[0\] held an object; a string/);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { nonsense: 1 } })).rejects.toThrow(/context\.nonsense is not a member/);
+    await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { config: null } })).rejects.toBeInstanceOf(InvalidError);
+    expect(await rt.store.countRuns({})).toBe(before);
+    // a member that was null takes any value; a same-kind edit goes through and the fork runs on
+    const cfg = (parent.context as SwissContext).config;
+    const ok = await rt.engine.fork(run.id, { seq: parent.seq, context: { config: { ...cfg }, patternAnalysisAt: 5 } });
+    const decided = await rt.engine.decide(ok.run.reviewId!, { decision: "approve" });
+    expect(decided.run.status).not.toBe("failed");
+  });
+
+  it("refuses a crafted snapshot: a state the machine lacks, an invoking state without its effect", async () => {
+    const url = tempDbUrl("crafted");
+    const rt = await runtime({ url, actors: { execute: hang() } });
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
+    const executing = await rt.engine.waitFor(run.id, inState("EXECUTING"));
+    const db = rt.sqlite!.db;
+    const stored = db.prepare(`SELECT "seq","snapshot" FROM "Snapshot" WHERE "runId"=? AND "seq">=? ORDER BY "seq" LIMIT 1`).get(run.id, executing.seq) as { seq: number; snapshot: string };
+    const craft = (edit: (s: Record<string, unknown>) => void) => {
+      const s = JSON.parse(stored.snapshot);
+      edit(s);
+      db.prepare(`UPDATE "Snapshot" SET "snapshot"=? WHERE "runId"=? AND "seq"=?`).run(JSON.stringify(s), run.id, stored.seq);
+    };
+    const before = await rt.store.countRuns({});
+    craft((s) => (s.value = "NOWHERE"));
+    await expect(rt.engine.fork(run.id, { seq: executing.seq })).rejects.toThrow(/state "NOWHERE" is not a state of swiss-army/);
+    craft((s) => (s.value = { EXECUTING: "x" }));
+    await expect(rt.engine.fork(run.id, { seq: executing.seq })).rejects.toThrow(/not a state|no states of its own/);
+    craft((s) => (s.children = {}));
+    await expect(rt.engine.fork(run.id, { seq: executing.seq })).rejects.toThrow(/state "EXECUTING" invokes execute, but the snapshot has no such effect/);
+    expect(await rt.store.countRuns({})).toBe(before);
+  });
+});
+
+describe("the running-run invariant", () => {
+  // a machine that can end up running with nothing to wait for
+  const machine = setup({ actors: { work: fromPromise(async () => "done") } }).createMachine({
+    id: "dead-end",
+    initial: "working",
+    states: {
+      working: { invoke: { src: "work", onDone: "nowhere" } },
+      nowhere: {},
+    },
+  });
+  const def: WorkflowDefinition = { id: "dead-end", title: "Dead end", seed: "-", description: "-", machine, input: z.object({}), events: {} };
+
+  it("fails a run that is running with no effect, timer, review or event it waits for, with a classified error", async () => {
+    const db = await sqliteDb();
+    const logged: string[] = [];
+    const engine = new Engine({ store: db.store, workflows: (id) => (id === "dead-end" ? def : undefined), effects: () => ({ actors: { work: async () => "done" } }), log: (level, m) => level === "error" && logged.push(m) });
+    try {
+      const { run } = await engine.start("dead-end", {});
+      const failed = await engine.waitFor(run.id, (r) => r.status === "failed");
+      expect(failed.state).toEqual(["nowhere"]);
+      expect(failed.error).toMatchObject({ name: "StuckRunError", category: STUCK_CATEGORY, state: "nowhere" });
+      expect((failed.error as { message: string }).message).toMatch(/waits for nothing/);
+      expect(logged.some((m) => /waits for nothing/.test(m))).toBe(true);
+      const last = (await db.store.transitions(run.id)).at(-1);
+      expect(last).toMatchObject({ event: "STUCK", from: ["nowhere"], to: ["nowhere"] });
+      // a fork from where it was stuck is refused: it would wait for nothing
+      await expect(engine.fork(run.id, { seq: last!.seq - 1 })).rejects.toThrow(/cannot fork run .* the snapshot waits for nothing/);
+      // and a run stored stuck (from before the check) is failed when it is resumed
+      const stored = (await db.store.getRun(run.id))!;
+      await db.store.commit([{ run: { ...stored, id: "stuck-before", status: "running", error: null, failedStates: null, finishedAt: null, version: 1 }, expectVersion: null, transitions: [], timersSet: [], timersClear: [], reviewsOpen: [], reviewsClose: [], artifacts: [], timers: [] }]);
+      const again = new Engine({ store: db.store, workflows: (id) => (id === "dead-end" ? def : undefined), effects: () => ({ actors: {} }), log: () => {} });
+      await again.resume();
+      expect((await again.waitFor("stuck-before", (r) => r.status === "failed")).error).toMatchObject({ category: STUCK_CATEGORY });
+      await again.stop();
+    } finally {
+      await engine.stop();
+      await db.close();
+    }
   });
 });

@@ -3,9 +3,11 @@
 // start), then one "xstate.fork" transition marks the branch point; from there it is a run of
 // its own: its in-flight effects run again under its own keys, its timers keep the time they
 // had left at the fork point, and a review state it starts in opens a fresh review.
-import type { AnyMachineSnapshot, EventObject } from "xstate";
+import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
 import type { WorkflowDefinition } from "../machines/types";
-import { addStep, isRetry, newDraft, type Draft } from "./draft";
+import { addStep, isRetry, newDraft, statusOf, type Draft } from "./draft";
+import { contextEditProblem, invocationProblem, stateValueProblem } from "./fork-check";
+import { stuckReason } from "./invariant";
 import { InvalidError } from "./errors";
 import { activeLeaves, restore } from "./step";
 import type { RunRow, RunStore, SnapshotRow, TransitionRow } from "./store/types";
@@ -36,12 +38,18 @@ function describeEdits(edits: ForkEdits): string {
 /** The draft of a fork's first commit: the copied history, the branch-point transition, timers and reviews. */
 export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkEdits, id: string, now: number, newId: () => string): Draft {
   const { run, snap } = src;
-  const { effects: _effects, ...persisted } = snap.snapshot as { effects?: unknown };
+  const { effects: _effects, ...persisted } = snap.snapshot as { effects?: unknown; value?: unknown; status?: unknown; children?: Record<string, { src?: unknown; snapshot?: { status?: string } }> };
   void _effects;
+  const refuse = (why: string) => new InvalidError(`cannot fork run ${run.id} at seq ${snap.seq}: ${why}`);
+  // the snapshot may come from an import: its state must be one this machine has
+  const badState = persisted.status === "active" || persisted.status === undefined ? stateValueProblem(def.machine, persisted.value) : null;
+  if (badState) throw refuse(badState);
   const base = snap.context;
   if (edits.context && (base === null || typeof base !== "object" || Array.isArray(base))) {
     throw new InvalidError(`run ${run.id}'s context is not an object; it cannot be edited`);
   }
+  const badEdit = edits.context ? contextEditProblem(base as Record<string, unknown>, edits.context) : null;
+  if (badEdit) throw refuse(badEdit);
   const context = edits.context ? { ...(base as Record<string, unknown>), ...edits.context } : base;
   let snapshot: AnyMachineSnapshot;
   try {
@@ -52,6 +60,8 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   if (snapshot.status !== "active") {
     throw new InvalidError(`seq ${snap.seq} is where run ${run.id} ended (${snapshot.status}); fork from an earlier transition`);
   }
+  const badInvoke = invocationProblem(snapshot._nodes as AnyStateNode[], persisted.children);
+  if (badInvoke) throw refuse(badInvoke);
   let input = run.input;
   if (edits.input !== undefined) {
     const parsed = def.input.safeParse(edits.input);
@@ -102,6 +112,9 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   for (const t of snap.timers) {
     draft.timersSet.set(t.id, { runId: id, id: t.id, event: t.event, seq: draft.row.seq, dueAt: now + Math.max(0, t.dueAt - snap.at) });
   }
+  // the engine's invariant, checked before anything is written: the fork must wait for something
+  const stuck = stuckReason(def, { ...draft.row, status: statusOf(snapshot) }, snapshot, draft.timersSet.size, draft.reviews.size);
+  if (stuck) throw refuse(`the snapshot waits for nothing (${stuck.replace(/; failed instead of left stuck$/, "")})`);
   return draft;
 }
 
