@@ -141,12 +141,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
     stateParser.yy = yy;
     stateParser.parse(preprocess(body.join("\n")));
   } catch (e) {
-    const hash = (e as { hash?: { line?: number; loc?: { first_line?: number } } }).hash;
-    const at = hash?.loc?.first_line ?? (hash?.line !== undefined ? hash.line + 1 : undefined);
-    const line = lineOf(at);
-    const text = line ? rows[line - 1]?.trim().slice(0, 120) : undefined;
-    const why = String((e as Error).message ?? e).split("\n").filter((l) => !/^[-.]*\^?$/.test(l.trim()) && !l.startsWith("...")).slice(-1)[0] ?? "";
-    issue(line, `${text ? `cannot read "${text}"` : "cannot read the diagram"}${why ? ` (Mermaid: ${why.replace(/^Parse error on line \d+:\s*/, "")})` : ""}`);
+    issues.push(parseIssue(e, rows, offset, body.length));
     return { config: empty, lines: {}, arrows: 0, issues };
   }
   const top: Item = { stmt: "root", id: "root", doc: root };
@@ -261,3 +256,26 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
 }
 
 const slug = (s?: string) => s?.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || undefined;
+
+/** Mermaid's parse error as an issue on the line it stopped at (an unclosed `state X {` at the line that opens it). */
+function parseIssue(e: unknown, rows: string[], offset: number, count: number): FlowIssue {
+  const hash = (e as { hash?: { line?: number; token?: unknown; text?: string } }).hash;
+  if (!hash) return { message: `cannot read the diagram: ${String((e as Error).message ?? e).split("\n")[0]}` };
+  const atEnd = hash.token === 1 || hash.token === "EOF";
+  if (atEnd) {
+    const open: number[] = [];
+    for (let i = offset; i < offset + count; i++) {
+      const t = rows[i]!.replace(/%%.*$/, "");
+      for (const ch of t) if (ch === "{") open.push(i + 1);
+      else if (ch === "}") open.pop();
+    }
+    const at = open.at(-1);
+    if (at) return { message: `line ${at}: "${rows[at - 1]!.trim()}" is never closed with "}"`, line: at };
+    const last = rows.slice(0, offset + count).findLastIndex((r) => r.trim()) + 1;
+    return { message: `line ${last}: the diagram ends in the middle of a statement`, line: last };
+  }
+  const line = Math.min(offset + (hash.line ?? 0) + 1, offset + count);
+  const text = rows[line - 1]!.trim().slice(0, 120);
+  const what = hash.token === "INVALID" ? `Mermaid cannot read "${hash.text}" here` : `Mermaid does not expect ${JSON.stringify(hash.text ?? "")} here`;
+  return { message: `line ${line}: cannot read "${text}" (${what})`, line };
+}
