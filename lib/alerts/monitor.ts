@@ -15,6 +15,7 @@ import { findWorkflow, listWorkflows } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
 import { evaluateRule, evaluateSeedMetric, failureStatesOf, type Evaluation, type RuleData } from "./evaluate";
 import { exitsByState } from "../metrics/state-metrics";
+import { IMPORTED_PREFIX } from "../engine/imported";
 
 const logError = (m: string, d?: unknown) => console.error(`[alerts] error: ${m}`, d ?? "");
 import { AlertRuleInput, alertsByState, alertView, ruleView, SEED_RULE_PREFIX, seedRuleId, type AlertRuleView, type AlertStatus, type AlertView } from "./rules";
@@ -176,7 +177,7 @@ export class AlertMonitor {
               exits: [],
               failureStates,
               pending: await once(`pending\u0000${r.workflow}\u0000${r.state}`, async () =>
-                (await this.db.review.findMany({ where: { workflow: r.workflow, state: r.state, status: "pending" }, select: { runId: true, createdAt: true } })).map((p) => ({ runId: p.runId, createdAt: p.createdAt.getTime() })),
+                (await this.db.review.findMany({ where: { workflow: r.workflow, state: r.state, status: "pending", NOT: { runId: { startsWith: IMPORTED_PREFIX } } }, select: { runId: true, createdAt: true } })).map((p) => ({ runId: p.runId, createdAt: p.createdAt.getTime() })),
               ),
             }
           : { pending: [], failureStates, exits: await once(`exits\u0000${r.workflow}\u0000${r.state}\u0000${r.windowMs}`, () => this.store.transitionsLeaving(r.workflow, r.state, RULE_EXITS, now - r.windowMs)) };

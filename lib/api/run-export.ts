@@ -3,7 +3,10 @@
 //
 // An imported run is read-only: its id carries the prefix `imported-` (lib/engine/imported.ts)
 // and the engine never resumes, advances, aborts or decides such a run (409). Its status, state,
-// context, history and reviews are stored exactly as exported. No Next.js imports here.
+// context, history and reviews are stored exactly as exported; but nothing in it is live here: its
+// pending reviews are not in the review queue and a run recorded as running or waiting is counted
+// as `imported`, not as running (lib/engine/imported.ts). A run of a workflow this instance does
+// not have is refused (400). No Next.js imports here.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { byteOrder, dbBool, dbDate, dialectOf, isConstraintError, msOf, readAll, writeAll, type Dialect, type SqlPorts, type Stmt } from "../db/sql";
@@ -13,6 +16,7 @@ import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../en
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
 import { ARTIFACT_COLS, insertTransitionsSql, openReviewsSql, RUN_FROM, RUN_INSERT, RUN_SELECT, SNAPSHOT_COLS, TIMER_COLS, timersJson } from "../engine/store/rows";
 import { HttpError, parseJsonBody } from "./http";
+import { findWorkflow, listWorkflows } from "../machines/registry";
 
 export const EXPORT_FORMAT = "switchyard-run";
 export const EXPORT_VERSION = 1;
@@ -453,6 +457,10 @@ const isUnstorableText = (e: unknown) => ["22021", "22P05"].includes(String((e a
  */
 export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
   const doc = parseExport(raw);
+  // a run of a workflow this instance does not have could not even be shown (its page is a 404)
+  if (!findWorkflow(doc.run.workflow, doc.run.input)) {
+    throw new HttpError(`cannot import run ${doc.run.id}: unknown workflow "${doc.run.workflow}" (this instance has: ${listWorkflows().map((w) => w.id).join(", ")})`, 400, "unknown_workflow");
+  }
   const originalId = doc.run.id;
   const newId = importedId(originalId, opts.asNew);
   const d = dialectOf(rt);

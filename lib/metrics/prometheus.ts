@@ -14,6 +14,10 @@
 import pkg from "../../package.json";
 import { RUN_STATUSES } from "../api/schemas";
 import { dialectOf, readAll, type Dialect, type SqlPorts } from "../db/sql";
+import { imported, notImported } from "../engine/imported";
+
+/** a run's status for the gauge: imported runs recorded as running or waiting never move here, so they are "imported" */
+const GAUGE_STATUS = `CASE WHEN "status" IN ('running','waiting') AND ${imported(`"id"`)} THEN 'imported' ELSE "status" END`;
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -134,7 +138,7 @@ function writeHistogram(out: Exposition, name: string, bounds: readonly number[]
 const epochMs = (col: string) => `(CASE WHEN typeof(${col}) = 'text' THEN (julianday(${col}) - 2440587.5) * 86400000.0 ELSE ${col} END)`;
 
 const SQLITE = {
-  runs: `SELECT "workflow", "status", COUNT(*) AS "n" FROM "Run" GROUP BY "workflow", "status" ORDER BY "workflow", "status"`,
+  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" GROUP BY 1, 2 ORDER BY 1, 2`,
 
   // count per run on the primary key (runId, seq) first, then one lookup per run
   transitions: `
@@ -167,7 +171,7 @@ const SQLITE = {
           WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL) d
     GROUP BY 1, 2 ORDER BY 1, 2`,
 
-  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' GROUP BY "workflow" ORDER BY "workflow"`,
+  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} GROUP BY "workflow" ORDER BY "workflow"`,
 
   // calls outside any run (embeddings for the knowledge store, connection tests) have workflow ""
   modelCalls: `
@@ -181,7 +185,7 @@ const SQLITE = {
 
 /** The same queries on PostgreSQL (TIMESTAMP(3) columns, TEXT holding JSON, real booleans). */
 const POSTGRES = {
-  runs: `SELECT "workflow", "status", COUNT(*) AS "n" FROM "Run" GROUP BY "workflow", "status" ORDER BY "workflow" COLLATE "C", "status" COLLATE "C"`,
+  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" GROUP BY 1, 2 ORDER BY "workflow" COLLATE "C", 2`,
 
   transitions: `
     SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
@@ -208,7 +212,7 @@ const POSTGRES = {
           WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL) d
     GROUP BY 1, 2 ORDER BY d."workflow" COLLATE "C", 2`,
 
-  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' GROUP BY "workflow" ORDER BY "workflow" COLLATE "C"`,
+  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} GROUP BY "workflow" ORDER BY "workflow" COLLATE "C"`,
 
   modelCalls: `
     SELECT * FROM (
@@ -256,7 +260,7 @@ export async function prometheusText(rt: SqlPorts): Promise<string> {
   // workflows that have runs: the gauges report 0 for them rather than leaving the series out
   const workflows = [...new Set(c.runs.map((r) => str(r.workflow)))].sort();
 
-  out.family("switchyard_runs", "gauge", "Runs by workflow and status (running, waiting, completed, failed, aborted).");
+  out.family("switchyard_runs", "gauge", "Runs by workflow and status (running, waiting, completed, failed, aborted; imported: imported runs recorded as running or waiting).");
   const runCount = new Map(c.runs.map((r) => [`${str(r.workflow)}\u0000${str(r.status)}`, num(r.n)]));
   for (const wf of workflows) {
     const statuses = [...RUN_STATUSES, ...c.runs.filter((r) => str(r.workflow) === wf && !(RUN_STATUSES as readonly string[]).includes(str(r.status))).map((r) => str(r.status))];

@@ -17,12 +17,14 @@ import type {
   RunStatus,
   RunStore,
   SnapshotRow,
+  StatusCounts,
   TimerRow,
   TransitionRow,
 } from "./types";
 import { pgTransaction } from "../../db/sql";
 import { commitItems, ts } from "./postgres-commit";
 import { OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
+import { imported, notImported } from "../imported";
 import { parse, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
@@ -156,10 +158,12 @@ export class PostgresRunStore implements RunStore {
     return Number((await this.rows(`SELECT COUNT(*) AS n FROM "Run" ${w.sql}`, w.args))[0].n);
   }
 
-  async countByStatus(workflow?: string): Promise<Record<RunStatus, number>> {
-    const out: Record<RunStatus, number> = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
-    const rows = await this.rows(`SELECT "status", COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = $1` : ""} GROUP BY "status"`, workflow ? [workflow] : []);
-    for (const r of rows) if ((r.status as string) in out) out[r.status as RunStatus] = Number(r.n);
+  async countByStatus(workflow?: string): Promise<StatusCounts> {
+    const out: StatusCounts = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0, imported: 0 };
+    // imported runs recorded as running or waiting are not live: counted apart (lib/engine/imported.ts)
+    const status = `CASE WHEN "status" IN ('running','waiting') AND ${imported(`"id"`)} THEN 'imported' ELSE "status" END`;
+    const rows = await this.rows(`SELECT ${status} AS "status", COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = $1` : ""} GROUP BY 1`, workflow ? [workflow] : []);
+    for (const r of rows) if ((r.status as string) in out) out[r.status as keyof StatusCounts] = Number(r.n);
     return out;
   }
 
@@ -183,6 +187,8 @@ export class PostgresRunStore implements RunStore {
     if (q.status) parts.push(`"status" = $${args.push(q.status)}`);
     if (q.runId) parts.push(`"runId" = $${args.push(q.runId)}`);
     if (q.runIds) parts.push(`"runId" = ANY($${args.push(q.runIds)})`);
+    // an imported run's pending review is no one's to decide here (lib/engine/imported.ts)
+    if (q.status === "pending") parts.push(notImported(`"runId"`));
     const rows = await this.rows(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT $${args.length + 1}`, [...args, q.limit ?? 200]);
     return rows.map(read.review);
   }

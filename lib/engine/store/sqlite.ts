@@ -8,6 +8,7 @@ import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writ
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { deliveryValues, insertDeliveriesSql, insertOutboxSql, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues } from "./rows";
+import { imported, notImported } from "../imported";
 import { insertTransitionsSql, json, openReviewsSql, parse, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
@@ -25,6 +26,7 @@ import type {
   RunStatus,
   RunStore,
   SnapshotRow,
+  StatusCounts,
   TimerRow,
   TransitionRow,
 } from "./types";
@@ -291,7 +293,7 @@ export class SqliteRunStore implements RunStore {
    * Runs per status. Completed runs pile up, so they are not counted one by one: the total is an
    * index count, the other (smaller) statuses are index range counts, completed is the rest.
    */
-  async countByStatus(workflow?: string): Promise<Record<RunStatus, number>> {
+  async countByStatus(workflow?: string): Promise<StatusCounts> {
     const by = workflow ? `"workflow" = ? AND ` : "";
     const args = workflow ? [workflow] : [];
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = ?` : ""}`).safeIntegers(false).get(...args) as { n: number }).n;
@@ -299,7 +301,10 @@ export class SqliteRunStore implements RunStore {
     const out: Record<RunStatus, number> = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
     for (const s of ["running", "waiting", "failed", "aborted"] as const) out[s] = (count.get(...args, s) as { n: number }).n;
     out.completed = total - out.running - out.waiting - out.failed - out.aborted;
-    return out;
+    // imported runs recorded as running or waiting are not live: counted apart
+    const apart = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE ${by}"status" IN ('running','waiting') AND ${imported(`"id"`)} GROUP BY "status"`).safeIntegers(false).all(...args) as { status: "running" | "waiting"; n: number }[];
+    for (const r of apart) out[r.status] -= r.n;
+    return { ...out, imported: apart.reduce((n, r) => n + r.n, 0) };
   }
 
   async transitions(runId: string, afterSeq = 0, limit = 10_000): Promise<TransitionRow[]> {
@@ -330,6 +335,8 @@ export class SqliteRunStore implements RunStore {
       parts.push(q.runIds.length ? `"runId" IN (${q.runIds.map(() => "?").join(",")})` : "0");
       args.push(...q.runIds);
     }
+    // an imported run's pending review is no one's to decide here (lib/engine/imported.ts)
+    if (q.status === "pending") parts.push(notImported(`"runId"`));
     const rows = this.db
       .prepare(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT ?`)
       .safeIntegers(false)

@@ -187,6 +187,9 @@ export interface SnapshotRow {
 
 export type CommitOutcome = "ok" | "conflict";
 
+/** Runs per status, live runs only under running and waiting; `imported`: imported runs recorded as running or waiting (they never move here). */
+export type StatusCounts = Record<RunStatus, number> & { imported: number };
+
 export interface RunQuery {
   status?: RunStatus[];
   workflow?: string;
@@ -237,7 +240,8 @@ export interface RunStore {
   runVersion(id: string): Promise<number | null>;
   listRuns(q: RunQuery): Promise<RunRow[]>;
   countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number>;
-  countByStatus(workflow?: string): Promise<Record<RunStatus, number>>;
+  /** runs per status; imported runs recorded as running or waiting are counted apart, as `imported` (lib/engine/imported.ts) */
+  countByStatus(workflow?: string): Promise<StatusCounts>;
   transitions(runId: string, afterSeq?: number, limit?: number): Promise<TransitionRow[]>;
   /** transitions that left `state` in runs of `workflow` (for per-state metrics), newest first; `since`: only after that instant */
   transitionsLeaving(workflow: string, state: string, limit: number, since?: number): Promise<TransitionRow[]>;
