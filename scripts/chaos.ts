@@ -7,6 +7,12 @@
 //
 // CHAOS_KILLS=5 is the small version `npm test` runs. CHAOS_SEED fixes the random choices.
 //
+// Then a poison pill: a run whose effect kills the process that runs it (the test-only hook
+// SWITCHYARD_TEST_CRASH_EFFECT, lib/engine/poison.ts), restarted each time it dies, as a supervisor
+// would. The server must be back and serving after at most 2 crashes, the run failed with the
+// classified error (POISON_PILL) and its retry offer. At the end every run that is still "running"
+// must wait for something (an effect, a timer, a review or an event it accepts): none is stuck.
+//
 // `npm run chaos -- --postgres` (or CHAOS_DB=postgres) does the same on PostgreSQL (a scratch
 // schema on POSTGRES_URL, default 127.0.0.1:5432/test) as a cluster: one web-only server and two
 // workers (`npm run worker`); each kill SIGKILLs one worker at random, mid-step, and starts it
@@ -21,8 +27,12 @@ import pg from "pg";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { RUN_FROM } from "../lib/engine/store/rows";
 import { TERMINAL, type RunStatus } from "../lib/engine/store/types";
+import { inFlightEffects, stuckReason } from "../lib/engine/invariant";
+import { POISON_CATEGORY, POISON_CRASHES } from "../lib/engine/poison";
+import { restore } from "../lib/engine/step";
+import type { RunRow } from "../lib/engine/store/types";
 import { deriveGraph } from "../lib/graph/derive";
-import { listWorkflows } from "../lib/machines/registry";
+import { findWorkflow, listWorkflows } from "../lib/machines/registry";
 
 const KILLS = Number(process.env.CHAOS_KILLS ?? 30);
 const PORT = Number(process.env.CHAOS_PORT ?? 3157);
@@ -47,7 +57,9 @@ const POSTGRES = process.argv.includes("--postgres") || process.env.CHAOS_DB ===
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-chaos-"));
 const file = path.join(dir, "chaos.db");
-const base = { ...process.env, HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1", SWITCHYARD_ALERT_INTERVAL_MS: "0" };
+/** what the poison pill's input holds: an effect whose input holds it kills its process (test-only hook) */
+const POISON = "chaos-poison-pill-4b1d9e";
+const base = { ...process.env, HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1", SWITCHYARD_ALERT_INTERVAL_MS: "0", SWITCHYARD_TEST_CRASH_EFFECT: POISON };
 let env: NodeJS.ProcessEnv = { ...base, PORT: String(PORT), DATABASE_URL: `file:${file}` };
 let scratch: Awaited<ReturnType<typeof scratchSchema>> | null = null;
 if (POSTGRES) {
@@ -197,6 +209,44 @@ for (let k = 0; k < KILLS; k++) {
   await killer;
   await up();
 }
+
+// ---------------------------------------------------------------- a poison pill
+const violations: string[] = [];
+const poison = { crashes: 0, seconds: 0 };
+{
+  const t0 = Date.now();
+  const gone = (p: ChildProcess | null) => !p || p.exitCode !== null || p.signalCode !== null;
+  // the POST may die with the server (the effect starts right after the commit): the run is found by its input
+  await call("POST", "/api/runs", { workflow: "swiss-army", input: { request: `Write a function (${POISON})` } });
+  const probe = await reader();
+  let id: string | null = null;
+  let row: { status: string; error: string | null } | undefined;
+  for (;;) {
+    await sleep(250);
+    if (POSTGRES ? workers.some(gone) : gone(server)) {
+      // it died: started again, as a supervisor would
+      poison.crashes++;
+      if (!POSTGRES) server = null;
+      await up();
+    }
+    id ??= (await probe.all<{ id: string }>(`SELECT "id" FROM "Run" WHERE CAST("input" AS TEXT) LIKE ?`, `%${POISON}%`))[0]?.id ?? null;
+    row = id ? (await probe.all<{ status: string; error: string | null }>(`SELECT "status","error" FROM "Run" WHERE "id" = ?`, id))[0] : undefined;
+    if (row && TERMINAL.includes(row.status as RunStatus)) break;
+    if (Date.now() - t0 > 180_000) break;
+  }
+  await probe.close();
+  poison.seconds = Math.round((Date.now() - t0) / 1000);
+  const error = row?.error ? (JSON.parse(row.error) as { category?: string; retry?: { fork?: { seq?: number } }; message?: string }) : null;
+  if (!id) violations.push("poison pill: its run was never created");
+  else if (row?.status !== "failed" || error?.category !== POISON_CATEGORY) violations.push(`poison pill: run ${id} is ${row?.status ?? "missing"} (${error?.message ?? "no error"}), not failed as a poison pill after ${poison.crashes} crashes`);
+  else if (typeof error.retry?.fork?.seq !== "number") violations.push(`poison pill: run ${id} failed without a retry offer`);
+  if (poison.crashes > POISON_CRASHES) violations.push(`poison pill: the process died ${poison.crashes} times (at most ${POISON_CRASHES})`);
+  // and the server serves: a new run starts
+  await up();
+  const after = await call("POST", "/api/runs", { workflow: "swiss-army", input: { request: "Write a function that adds two numbers" } });
+  if (after.status !== 201) violations.push(`poison pill: after it the server answered ${after.status} to a new run`);
+  else counts.started++;
+}
 // settle: decide everything until no run is left moving
 const db = await reader();
 /** a "running" run is moving while it has work in flight (an invoked effect) or a timer to come;
@@ -216,8 +266,7 @@ for (let round = 0; round < 120 && (round === 0 || (await stillMoving()).length)
 killAll();
 
 // ---------------------------------------------------------------- invariants, on the file itself
-const violations: string[] = [];
-const runs = (await db.all<{ id: string; workflow: string; status: string; state: string; seq: number; snapshot: string }>(`SELECT r."id",r."workflow",r."status",r."state",r."seq",s."snapshot" FROM ${RUN_FROM}`)).map((r) => ({ ...r, seq: Number(r.seq) }));
+const runs = (await db.all<{ id: string; workflow: string; status: string; state: string; seq: number; snapshot: string; context: string | null }>(`SELECT r."id",r."workflow",r."status",r."state",r."seq",s."snapshot",s."context" FROM ${RUN_FROM}`)).map((r) => ({ ...r, seq: Number(r.seq) }));
 const seqs = async (id: string) => (await db.all<{ seq: number }>(`SELECT "seq" FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`, id)).map((x) => Number(x.seq));
 const pending = (id: string) => db.all<{ id: string; state: string }>(`SELECT "id","state" FROM "Review" WHERE "runId" = ? AND "status" = 'pending'`, id);
 let transitions = 0;
@@ -226,10 +275,36 @@ for (const r of runs) {
   transitions += s.length;
   if (s.some((x, i) => x !== i + 1) || s.length !== r.seq) violations.push(`run ${r.id}: seq not contiguous 1..${r.seq} (${s.length} rows)`);
   if (r.status === "running" && (await moving(r.id, r.snapshot))) violations.push(`run ${r.id} (${r.workflow}) still moving in ${r.state}`);
+  if (r.status === "running") {
+    // the engine's invariant: running means waiting for something (an effect, a timer, a review, an event it accepts)
+    const def = findWorkflow(r.workflow);
+    const row = { id: r.id, status: "running", state: JSON.parse(r.state), snapshot: JSON.parse(r.snapshot) } as RunRow;
+    const { effects: _e, ...persisted } = row.snapshot;
+    void _e;
+    const timers = (await db.all(`SELECT 1 FROM "Timer" WHERE "runId" = ?`, r.id)).length;
+    let why: string | null;
+    try {
+      why = def ? stuckReason(def, row, restore(def.machine, persisted, r.context === null ? null : JSON.parse(r.context)), timers, (await pending(r.id)).length) : null;
+    } catch (e) {
+      why = `its snapshot does not restore (${(e as Error).message})`;
+    }
+    if (why) violations.push(`run ${r.id} (${r.workflow}): ${why} (${inFlightEffects(row).length} effects)`);
+  }
   const open = await pending(r.id);
   if (TERMINAL.includes(r.status as RunStatus) && open.length) violations.push(`run ${r.id} is ${r.status} with a pending review`);
   if (open.length > 1 && new Set(open.map((o) => o.state)).size !== open.length) violations.push(`run ${r.id}: two pending reviews for one state`);
   for (const o of open) if (!(JSON.parse(r.state) as string[]).some((st) => st === o.state || st.startsWith(`${o.state}.`))) violations.push(`run ${r.id}: pending review ${o.id} for ${o.state}, but the run is in ${r.state}`);
+}
+// post-commit actions (the engine's outbox): a kill between a decision's commit and its
+// logDecision runs the action after the restart, once. None may be left behind (on SQLite the
+// restart replays them; in cluster mode a worker's sweep does after a 60 s lease, maybe after
+// this run ends), and no decision may be applied twice (at most one CmDecision per decision).
+{
+  const left = await db.all<{ key: string; attempts: number; lastError: string | null }>(`SELECT "key","attempts","lastError" FROM "ActionOutbox"`);
+  if (!POSTGRES) for (const a of left) violations.push(`post-commit action ${a.key} never finished (${a.attempts} attempts${a.lastError ? `: ${a.lastError}` : ""})`);
+  const decisions = (await db.all(`SELECT 1 FROM "Transition" t JOIN "Run" r ON r."id" = t."runId" WHERE r."workflow" = 'swiss-army' AND t."event" IN ('APPROVE','REJECT','MODIFY')`)).length;
+  const applied = (await db.all(`SELECT 1 FROM "CmDecision"`)).length;
+  if (applied > decisions) violations.push(`${applied} decisions applied to patterns for ${decisions} decided reviews (a replayed action applied twice)`);
 }
 // a review state without its pending review would be a lost review
 const waiting = runs.filter((r) => r.status === "waiting");
@@ -245,7 +320,7 @@ for (const r of runs) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
 await db.close();
 
 console.log(
-  `chaos: ${counts.kills} kills in ${((Date.now() - started) / 1000).toFixed(0)} s · ${counts.started} runs started (${Object.entries(byStatus).map(([s, n]) => `${n} ${s}`).join(", ")}) · ${transitions} transitions · ${decided.length} reviews decided (${counts.decisions} accepted, ${counts.conflicts} refused as stale) · ${artifacts.length} artifacts · ${counts.requestErrors} requests cut by a kill · ${counts.refused} 5xx`,
+  `chaos: ${counts.kills} kills, a poison pill (${poison.crashes} crashes, ${poison.seconds} s) in ${((Date.now() - started) / 1000).toFixed(0)} s · ${counts.started} runs started (${Object.entries(byStatus).map(([s, n]) => `${n} ${s}`).join(", ")}) · ${transitions} transitions · ${decided.length} reviews decided (${counts.decisions} accepted, ${counts.conflicts} refused as stale) · ${artifacts.length} artifacts · ${counts.requestErrors} requests cut by a kill · ${counts.refused} 5xx`,
 );
 if (counts.refused) violations.push(`${counts.refused} requests answered 5xx`);
 if (violations.length) {
