@@ -46,8 +46,8 @@ function streamed(body: Buffer): ReadableStream<Uint8Array> {
   });
 }
 
-const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
-  new Request(`http://localhost:3000${path}`, { method: "POST", body, headers, duplex: "half" } as RequestInit);
+const post = (path: string, body: BodyInit | Buffer, headers: Record<string, string> = {}) =>
+  new Request(`http://localhost:3000${path}`, { method: "POST", body: body as BodyInit, headers, duplex: "half" } as RequestInit);
 
 describe("documented body limits", () => {
   it(`run import: a body of 50 MiB is read whole and parsed (422: not an export); one byte more is 413`, async () => {
