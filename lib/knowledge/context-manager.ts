@@ -70,6 +70,32 @@ export function idFromKey(key: string): string {
 const MAINTENANCE_KEY = "cm.maintenance";
 const BREAKER_MS = 30_000;
 
+/**
+ * How often (ms) a search checks whether patterns or results changed in the database since this
+ * process indexed them — another process (a cluster worker) learned a pattern, stored a result or
+ * logged a decision — and takes those rows into its index. As the knowledge store does for documents.
+ */
+export const CM_STALE_CHECK_MS = 2_000;
+/** a refresh reads again the rows changed up to this long before the newest it had seen (processes' clocks differ a little) */
+const CLOCK_SKEW_MS = 60_000;
+/** results indexed at most (the newest) */
+const MAX_RESULTS = 20_000;
+
+/** What the tables hold, in a few numbers: any write by any process changes one of them. */
+interface TableMark {
+  patterns: number;
+  patternsAt: number;
+  /** uses + approvals + rejections + confidence over all patterns */
+  patternSum: number;
+  results: number;
+  resultsAt: number;
+  decidedAt: number;
+  decided: number;
+}
+
+const sameMark = (a: TableMark, b: TableMark) => (Object.keys(a) as (keyof TableMark)[]).every((k) => a[k] === b[k]);
+const ms = (d: Date | string | null | undefined) => (d ? new Date(d).getTime() : 0);
+
 export class ContextManager {
   private index: MiniSearch<IndexDoc> | null = null;
   private docs = new Map<string, IndexDoc>();
@@ -79,10 +105,15 @@ export class ContextManager {
   private lastError: string | null = null;
   private queued = 0;
   private flushing: Promise<{ flushed: number; left: number }> | null = null;
+  /** the tables as they were when the index last caught up with them, and when that was checked */
+  private known: TableMark | null = null;
+  private checkedAt = -Infinity;
 
+  /** `staleCheckMs`: see CM_STALE_CHECK_MS (0: never check) */
   constructor(
     private db: Db,
     private clock: Clock,
+    private opts: { staleCheckMs?: number } = {},
   ) {}
 
   // ------------------------------------------------------------ availability
@@ -180,14 +211,65 @@ export class ContextManager {
       searchOptions: { boost: { title: 2, keywords: 2 }, fuzzy: 0.15, prefix: true },
     });
     this.docs.clear();
+    // the mark first: a write that lands while the rows are read is taken in at the next check
+    const mark = await this.tableMark();
     const [patterns, results] = await Promise.all([
       this.db.cmPattern.findMany(),
-      this.db.cmResult.findMany({ orderBy: { createdAt: "desc" }, take: 20_000 }),
+      this.db.cmResult.findMany({ orderBy: { createdAt: "desc" }, take: MAX_RESULTS }),
     ]);
+    this.known = mark;
+    this.checkedAt = this.clock.now();
     for (const p of patterns) this.put(index, patternDoc(p));
     for (const r of results) this.put(index, resultDoc(r));
     this.index = index;
     return index;
+  }
+
+  private async tableMark(): Promise<TableMark> {
+    const [p, r, decided] = await Promise.all([
+      this.db.cmPattern.aggregate({ _count: { _all: true }, _max: { updatedAt: true }, _sum: { uses: true, approvals: true, rejections: true, confidence: true } }),
+      this.db.cmResult.aggregate({ _count: { _all: true }, _max: { createdAt: true, decidedAt: true } }),
+      this.db.cmResult.count({ where: { decision: { not: null } } }),
+    ]);
+    const sum = p._sum;
+    return {
+      patterns: p._count._all,
+      patternsAt: ms(p._max.updatedAt),
+      patternSum: Number(sum.uses ?? 0) + Number(sum.approvals ?? 0) + Number(sum.rejections ?? 0) + Math.round(Number(sum.confidence ?? 0) * 1e6) / 1e6,
+      results: r._count._all,
+      resultsAt: ms(r._max.createdAt),
+      decidedAt: ms(r._max.decidedAt),
+      decided,
+    };
+  }
+
+  /**
+   * Take in what other processes wrote since the index caught up (checked at most every
+   * staleCheckMs): the patterns and results changed since the newest change seen (less a margin
+   * for clocks), put into the index. Should that miss rows (counts that disagree), the index is
+   * built again from scratch.
+   */
+  private async refreshIfStale(): Promise<void> {
+    const every = this.opts.staleCheckMs ?? CM_STALE_CHECK_MS;
+    const known = this.known;
+    if (!this.index || !known || every <= 0 || this.clock.now() - this.checkedAt < every) return;
+    this.checkedAt = this.clock.now();
+    const mark = await this.tableMark();
+    if (sameMark(mark, known)) return;
+    const since = (t: number) => new Date(Math.max(0, t - CLOCK_SKEW_MS));
+    const [patterns, results] = await Promise.all([
+      this.db.cmPattern.findMany({ where: { updatedAt: { gte: since(known.patternsAt) } } }),
+      this.db.cmResult.findMany({ where: { OR: [{ createdAt: { gte: since(known.resultsAt) } }, { decidedAt: { gte: since(known.decidedAt) } }] }, orderBy: { createdAt: "desc" }, take: MAX_RESULTS }),
+    ]);
+    const index = this.index;
+    if (!index) return;
+    for (const p of patterns) this.put(index, patternDoc(p));
+    for (const r of results) this.put(index, resultDoc(r));
+    this.known = mark;
+    let patternsIndexed = 0;
+    for (const d of this.docs.values()) if (d.kind === "pattern") patternsIndexed++;
+    // rows the window missed (a writer whose clock is far behind): build again
+    if (patternsIndexed < mark.patterns || this.docs.size - patternsIndexed < Math.min(mark.results, MAX_RESULTS)) this.index = null;
   }
 
   private put(index: MiniSearch<IndexDoc>, doc: IndexDoc) {
@@ -206,6 +288,7 @@ export class ContextManager {
   /** CONTEXT_SEARCH ← CM: ranked hits for a request. Throws CmUnavailableError when unavailable. */
   async search(content: string, requestType: string, limit = 5): Promise<{ queries: string[]; hits: SearchHit[] }> {
     return this.guarded(async () => {
+      await this.refreshIfStale();
       const index = await this.ensureIndex();
       const terms = keyTerms(content, 12);
       const queries = [terms.slice(0, 8).join(" "), `${requestType} ${terms.slice(0, 3).join(" ")}`].filter((q) => q.trim().length > 0);
