@@ -56,7 +56,7 @@ function preprocess(text: string): string {
 const clone = <T>(x: T): T => structuredClone(x);
 
 /** the state db's getRootDocV2: `[*]` gets its scope's _start / _end id, `--` splits a body into regions */
-function translate(parent: Item, node: Item, first: boolean, ids: { n: number }): void {
+function translate(parent: Item, node: Item, first: boolean, ids: { n: number; root?: number }): void {
   if (node.stmt === "relation") {
     translate(parent, node.state1!, true, ids);
     translate(parent, node.state2!, false, ids);
@@ -66,7 +66,10 @@ function translate(parent: Item, node: Item, first: boolean, ids: { n: number })
     if (node.id === END) {
       node.id = parent.id + (first ? "_start" : "_end");
       node.start = first;
-    } else node.id = node.id!.trim();
+    } else {
+      if (node.id!.trim() === "root") ids.root ??= node.line ?? 0; // Mermaid's name for the diagram itself: it draws no such state
+      node.id = decodeEntities(node.id!.trim());
+    }
   }
   if ((node.stmt !== "root" && node.stmt !== "state") || !node.doc) return;
   const doc: Item[] = [];
@@ -116,10 +119,11 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   let end = rows.length;
   if (fenced) for (let j = i; j < rows.length; j++) if (/^\s*```\s*$/.test(rows[j]!)) (end = j), (j = rows.length);
   const body = rows.slice(offset, end);
-  const headerAt = body.findIndex((r) => r.trim() && !/^\s*%%/.test(r));
+  const text = preprocess(body.join("\n"));
+  const headerAt = text.split("\n").findIndex((r) => r.trim());
   const empty = { id: opts.id ?? "imported-workflow", stages: [], initial_stage: "", transitions: {} } satisfies FlowConfig;
   if (headerAt < 0) return { config: empty, lines: {}, arrows: 0, issues: [{ message: `the diagram is empty: expected "stateDiagram-v2"` }] };
-  if (!/^\s*stateDiagram(-v2)?(\s|$)/.test(body[headerAt]!)) {
+  if (!/^\s*stateDiagram(-v2)?(\s|$)/.test(text.split("\n")[headerAt]!)) {
     issue(offset + headerAt + 1, `a diagram must start with "stateDiagram-v2", not "${body[headerAt]!.trim().slice(0, 80)}"`);
     return { config: empty, lines: {}, arrows: 0, issues };
   }
@@ -133,19 +137,21 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
     trimColon: (s: string) => (s.startsWith(":") ? s.slice(1).trim() : s.trim()),
     getDividerId: () => `divider-id-${++dividers}`,
     setAccTitle: () => {},
-    setAccDescription: (d: string) => void (description = decodeEntities(d).trim() || undefined),
+    setAccDescription: (d: string) => void (description = decodeEntities(d.trim()) || undefined),
     setDirection: () => {},
   };
   const lineOf = (l: number | undefined) => (l === undefined ? undefined : offset + l);
   try {
     stateParser.yy = yy;
-    stateParser.parse(preprocess(body.join("\n")));
+    stateParser.parse(text);
   } catch (e) {
     issues.push(parseIssue(e, rows, offset, body.length));
     return { config: empty, lines: {}, arrows: 0, issues };
   }
   const top: Item = { stmt: "root", id: "root", doc: root };
-  translate({ stmt: "root", id: "root" }, top, true, { n: 0 });
+  const ids: { n: number; root?: number } = { n: 0 };
+  translate({ stmt: "root", id: "root" }, top, true, ids);
+  if (ids.root !== undefined) issue(lineOf(ids.root || undefined), `Mermaid draws no state named "root" (its name for the diagram); rename it, or write it #114;oot`);
 
   // the renderer's walk (dataFetcher): states in the order first met, the last composite wins
   const stages: string[] = [];
@@ -153,10 +159,11 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   const lines: Record<string, number> = {};
   const edges: { a: string; b: string; label: string; line?: number }[] = [];
   const composites = new Map<string, string>(); // a region (divider) → its composite
-  const real = (scope: Item) => (scope.type === "divider" ? composites.get(scope.id!) : scope.id === "root" ? undefined : scope.id);
+  const real = (scope: Item) => (scope.stmt === "root" ? undefined : scope.type === "divider" ? composites.get(scope.id!) || undefined : scope.id);
   const visit = (scope: Item, item: Item) => {
     if (item.start !== undefined) return;
-    const id = decodeEntities(item.id!);
+    const id = item.id!;
+    if (id === END && !seen.has(id)) issue(lineOf(item.line), `a state cannot be named "[*]"`);
     let s = seen.get(id);
     if (!s) {
       s = { kind: item.type === "fork" || item.type === "join" || item.type === "choice" ? item.type : "state", notes: [] };
@@ -167,7 +174,8 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
     const parent = real(scope);
     if (parent !== undefined && parent !== id) s.parent = parent;
     const d = item.description;
-    for (const text of Array.isArray(d) ? d : d ? [d] : []) if (decodeEntities(text).trim()) s.notes.push(decodeEntities(text).trim());
+    // trimmed as Mermaid trims them, before the entity codes (`#32;`) are read
+    for (const text of Array.isArray(d) ? d : d ? [d] : []) if (text.trim()) s.notes.push(decodeEntities(text.trim()));
   };
   const walk = (scope: Item, doc: Item[]) => {
     for (const item of doc) {
@@ -184,7 +192,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
         const [a, b] = [item.state1!, item.state2!];
         visit(scope, a);
         visit(scope, b);
-        const side = (x: Item) => (x.start === true ? `start:${real(scope) ?? ""}` : x.start === false ? END : decodeEntities(x.id!));
+        const side = (x: Item) => (x.start === true ? `start:${real(scope) ?? ""}` : x.start === false ? END : x.id!);
         edges.push({ a: side(a), b: side(b), label: decodeEntities(typeof item.description === "string" ? item.description : ""), line: lineOf(item.line) });
       }
     }
@@ -198,7 +206,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
     if (s.parent !== undefined) parents[id] = s.parent;
     if (s.notes.length) notes[id] = s.notes.join("\n");
   }
-  const initials: Record<string, string[]> = {};
+  const starts = new Map<string, string[]>();
   const ends: string[] = [];
   const labelParts = new Map<string, string[]>();
   let initial = "";
@@ -212,8 +220,8 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
       const scope = e.a.slice("start:".length);
       key = edgeKey(END, e.b);
       if (scope) {
-        const list = (initials[scope] ??= []);
-        if (!list.includes(e.b)) list.push(e.b);
+        const list = starts.get(scope) ?? [];
+        if (!list.includes(e.b)) starts.set(scope, [...list, e.b]);
       } else if (!initial) initial = e.b;
       else if (initial !== e.b) {
         issue(e.line, `a second top-level start "[*] --> ${e.b}" (the first is "[*] --> ${initial}"): a run starts in one stage; draw one [*] and move on from there`);
@@ -244,7 +252,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
     transitions,
   };
   if (Object.keys(parents).length) config.parents = parents;
-  if (Object.keys(initials).length) config.initials = initials;
+  if (starts.size) config.initials = Object.fromEntries(starts);
   if (ends.length) config.ends = ends;
   for (const k of ["choice", "fork", "join"] as const) {
     const list = kinds(k);

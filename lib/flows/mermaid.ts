@@ -10,7 +10,7 @@ import { END, edgeKey, type FlowConfig } from "./types";
 export { parseMermaid, decodeEntities } from "./mermaid-read";
 
 /** words Mermaid's lexer reads as keywords where a state id starts (case-insensitive): written with an entity code */
-const KEYWORDS = /^(as\s|click\b|href\b|default\b|state\s|note\s|class\s|classdef\s|style\s|scale\s|statediagram(-v2)?\s|hide empty description\b|acctitle\s*:|accdescr\s*[:{]|direction\s)/i;
+const KEYWORDS = /^(as\s|click\b|href\b|default\b|state\s|note\s|class\s|classdef\s|style\s|scale\s|statediagram(-v2)?\s|hide empty description\b|acctitle\s|accdescr\s|direction\s)/i;
 
 const has = (rec: object, key: string) => Object.hasOwn(rec, key);
 /** rec[key] when rec has it as its own (a state may be called "constructor") */
@@ -29,8 +29,8 @@ function escapeText(s: string, extra: RegExp): string {
 /** a state id as Mermaid reads it back: no spaces, dashes, quotes, brackets, braces or keywords first */
 export function mermaidId(name: string): string {
   const out = escapeText(name, /[\s\-"{}[\]]/);
-  // a keyword first, or Mermaid's own name for a start or end ("root_start", "X_end")
-  const safe = KEYWORDS.test(name + " ") && !out.startsWith("#") ? code(name[0]!) + out.slice(1) : out;
+  // a keyword first, "root" (Mermaid's name for the diagram), or its name for a start or end ("root_start", "X_end")
+  const safe = (KEYWORDS.test(name + " ") || name === "root") && !out.startsWith("#") ? code(name[0]!) + out.slice(1) : out;
   return safe.replace(/_(?=(start|end)$)/, "#95;");
 }
 /** a transition label or description line */
@@ -203,7 +203,7 @@ export function flowToMermaid(c: FlowConfig): string {
     }
   };
   const head: string[] = [];
-  if (c.title) head.push("---", `title: ${/^[\w][\w .,()/-]*$/.test(c.title) ? c.title : JSON.stringify(c.title)}`, "---");
+  if (c.title) head.push("---", `title: ${/^\w([\w .,()/-]*[\w.)])?$/.test(c.title) ? c.title : JSON.stringify(c.title)}`, "---");
   head.push("stateDiagram-v2");
   if (c.description) head.push(`    accDescr: ${mermaidText(c.description)}`);
   emitScope(null, 1);
