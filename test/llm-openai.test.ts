@@ -347,12 +347,26 @@ describe("generateObject", () => {
     expect(a.requests[1].body.messages.at(-1).content).toMatch(/not JSON/);
   });
 
-  it("malformed twice: LLM invalid_output, not retryable", async () => {
+  it("malformed after the repair: the exchange is retried with backoff, then LLM invalid_output (retries spent)", async () => {
     a.setDefault({ reply: { title: 5 } });
-    const err = await failure(model(twoEndpoints()).generateObject(objReq));
-    expect(err).toMatchObject({ category: "LLM", code: "invalid_output", retryable: false, attempts: 2 });
-    expect(a.requests).toHaveLength(2);
+    const cfg = { ...twoEndpoints(), maxRetries: 2 };
+    const err = await failure(model(cfg).generateObject(objReq));
+    // three exchanges (the first and two retries) of request + repair each, all on endpoint a
+    expect(err).toMatchObject({ category: "LLM", code: "invalid_output", retryable: false, attempts: 6 });
+    expect(a.requests).toHaveLength(6);
     expect(b.requests).toHaveLength(0);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it("a retried exchange that then validates returns the object", async () => {
+    a.script({ reply: { title: 5 } }, { reply: { title: 6 } }, { reply: { title: "Ok", steps: [] } });
+    const out = await model({ ...config(), maxRetries: 1 }).generateObject(objReq);
+    expect(out.object).toEqual({ title: "Ok", steps: [] });
+    expect(a.requests).toHaveLength(3);
+    // the retry starts over: no repair messages carried over
+    expect(a.requests[2].body.messages.at(-1).role).toBe("user");
+    expect(a.requests[2].body.messages).toHaveLength(a.requests[0].body.messages.length);
+    expect(sleeps).toHaveLength(1);
   });
 
   it("a refusal is BUSINESS refused", async () => {

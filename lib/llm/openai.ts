@@ -166,10 +166,6 @@ function estimate(messages: ChatCompletionMessageParam[], text: string): Usage {
   return { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text), estimated: true };
 }
 
-function addUsage(a: Usage, b: Usage): Usage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, estimated: a.estimated || b.estimated };
-}
-
 /** JSON out of a reply; local models sometimes wrap it in a ``` fence despite the schema. */
 function unfence(text: string): string {
   const m = text.trim().match(/^```(?:json)?\s*([\s\S]*?)\s*```$/);
@@ -248,30 +244,42 @@ export class OpenAiModel implements ModelPort {
     };
   }
 
+  /**
+   * A validated object. Each exchange is the request plus one repair round (the model sees its
+   * own reply and what was wrong with it). A reply still invalid after the repair is an LLM error:
+   * the exchange is retried from scratch after a backoff, up to maxRetries times, and then the
+   * classified error (invalid_output, no longer retryable) goes to the workflow, which asks a person.
+   */
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
     const started = performance.now();
     const tally = { attempts: 0 };
+    const usage: Usage = { promptTokens: 0, completionTokens: 0, estimated: false };
+    for (let exchange = 0; ; exchange++) {
+      try {
+        const out = await this.exchange(req, tally, usage);
+        return { ...out, latencyMs: Math.round(performance.now() - started), attempts: tally.attempts };
+      } catch (e) {
+        if (!isModelError(e) || e.code !== "invalid_output" || exchange >= this.config.maxRetries) throw e;
+        await this.pause(backoffDelay(exchange, this.config.backoffMs, this.random), req.signal);
+      }
+    }
+  }
+
+  private async exchange<T>(req: ObjectRequest<T>, tally: { attempts: number }, usage: Usage): Promise<Omit<ObjectResult<T>, "latencyMs">> {
     const format = responseFormat(req.schema, req.schemaName);
     const messages = buildMessages(req);
-    let usage: Usage = { promptTokens: 0, completionTokens: 0, estimated: false };
-    // one repair round: the model sees its own reply and what was wrong with it
     for (let round = 0; ; round++) {
       const params: ChatParams = { messages: [...messages], ...sampling(req), response_format: format };
       const { value, endpoint } = await this.withRetries(this.slots, req.signal, tally, (a) => this.chat(a, params));
-      usage = addUsage(usage, value.usage ?? estimate(messages, value.text));
+      const u = value.usage ?? estimate(messages, value.text);
+      usage.promptTokens += u.promptTokens;
+      usage.completionTokens += u.completionTokens;
+      usage.estimated ||= u.estimated;
       const text = unfence(value.text);
       const checked = validate(text, req.schema);
       if (checked.ok) {
         req.onText?.(text);
-        return {
-          object: checked.value,
-          text,
-          adapter: `${endpoint.model} @ ${endpoint.name}`,
-          usage,
-          latencyMs: Math.round(performance.now() - started),
-          citations: citationsOf(text, req.passages),
-          attempts: tally.attempts,
-        };
+        return { object: checked.value, text, adapter: `${endpoint.model} @ ${endpoint.name}`, usage: { ...usage }, citations: citationsOf(text, req.passages), attempts: tally.attempts };
       }
       if (round >= 1) {
         throw new ModelError(`${endpoint.name}: the reply does not match "${req.schemaName}" after a repair attempt: ${checked.error}`, {

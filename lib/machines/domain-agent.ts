@@ -30,6 +30,8 @@ type Decision = Stamp & { feedback?: string; reviewer?: string };
 export type AgentEvent =
   | (Decision & { type: "ANSWER"; answer?: string })
   | (Decision & { type: "DECLINE" })
+  | (Decision & { type: "RETRY" })
+  | (Decision & { type: "ABORT"; reason?: string })
   | (Stamp & { type: `xstate.done.actor.${string}`; output: unknown })
   | (Stamp & { type: `xstate.error.actor.${string}`; error?: { message?: string } });
 
@@ -70,6 +72,21 @@ function newDomains(c: AgentContext, requested: string[] | undefined): string[] 
 
 const expansionLeft = (c: AgentContext) => c.expansions.length < c.config.maxExpansions;
 
+/** Model errors (the port already retried them with backoff) go to a person; anything else fails the run. */
+const MODEL_ERRORS = new Set(["LLM", "NETWORK"]);
+const isModelFailure = (event: unknown) => MODEL_ERRORS.has((event as { error?: { category?: string } }).error?.category ?? "");
+
+/** The states a person can retry from ERROR; a step of BOTH_SPLIT's regions retries both regions. */
+const RETRYABLE = ["ROUTE", "BUILD_CONTEXT", "PLAN", "ANALYZE", "CLARIFY", "SYNTHESIZE", "EVALUATE", "OBSERVE", "BOTH_SPLIT"] as const;
+
+/** onError of a step: a model error asks a person (ERROR), any other error fails the run. */
+export function onStepError(state: string, retry: string = state) {
+  return [
+    { guard: "modelFailure" as const, target: "#domain-agent.ERROR", description: "Model error after retries: ask a person", actions: { type: "fail" as const, params: { state, retry } } },
+    { target: "#domain-agent.FAILED", actions: { type: "fail" as const, params: { state, retry } } },
+  ];
+}
+
 export const domainAgentMachine = setup({
   types: { context: {} as AgentContext, events: {} as AgentEvent, input: {} as AgentInput },
   actors: {
@@ -102,6 +119,8 @@ export const domainAgentMachine = setup({
     canReplan: ({ context }) => context.replans < context.config.maxReplans,
     evaluationPassed: ({ event }) => out<Evaluation>(event).verdict === "PASS",
     canRetry: ({ context }) => context.retryCount < context.config.maxEvalRetries,
+    modelFailure: ({ event }) => isModelFailure(event),
+    retryFrom: ({ context }, params: { state: string }) => context.error?.retry === params.state,
   },
   actions: {
     setRoute: assign(({ event }) => {
@@ -139,10 +158,10 @@ export const domainAgentMachine = setup({
     setParsed: assign(({ event }) => ({ parsed: out<{ entries: ParsedEntry[] }>(event).entries })),
     setStored: assign(({ event }) => ({ stored: out<StoredLog>(event) })),
     setObservation: assign(({ event }) => ({ observation: out<ObserveResult>(event) })),
-    fail: assign(({ event }, params: { state: string }) => {
+    fail: assign(({ event }, params: { state: string; retry?: string }) => {
       const e = (event as { error?: { message?: string; category?: string } }).error;
       // the model port's classification (NETWORK, LLM, BUSINESS, RESOURCE_LIMIT, …) is kept with the error
-      return { error: { state: params.state, message: e?.message ?? "unknown error", ...(e?.category ? { category: e.category } : {}) } };
+      return { error: { state: params.state, retry: params.retry ?? params.state, message: e?.message ?? "unknown error", ...(e?.category ? { category: e.category } : {}) } };
     }),
   },
 }).createMachine({
@@ -183,7 +202,7 @@ export const domainAgentMachine = setup({
         src: "route",
         input: ({ context }) => ({ text: context.text, today: context.today ?? undefined }),
         onDone: { target: "BUILD_CONTEXT", description: "Always (domains selected)", actions: "setRoute" },
-        onError: { target: "FAILED", actions: { type: "fail", params: { state: "ROUTE" } } },
+        onError: onStepError("ROUTE"),
       },
     },
     BUILD_CONTEXT: {
@@ -197,7 +216,7 @@ export const domainAgentMachine = setup({
           { guard: "isLog", target: "PARSE", description: "input_type == LOG", actions: "setDomainContext" },
           { target: "BOTH_SPLIT", description: "input_type == BOTH (PLAN + PARSE in parallel)", actions: "setDomainContext" },
         ],
-        onError: { target: "FAILED", actions: { type: "fail", params: { state: "BUILD_CONTEXT" } } },
+        onError: onStepError("BUILD_CONTEXT"),
       },
     },
     ...queryFlow("OBSERVE"),
@@ -266,7 +285,7 @@ export const domainAgentMachine = setup({
                 src: "buildContext",
                 input: ({ context }) => ({ domains: context.domains }),
                 onDone: { target: "PLAN", description: "Rebuilt: plan again", actions: "setDomainContext" },
-                onError: { target: "#domain-agent.FAILED", actions: { type: "fail", params: { state: "BUILD_CONTEXT" } } },
+                onError: onStepError("BUILD_CONTEXT", "BOTH_SPLIT"),
               },
             },
             ANSWERED: { type: "final", meta: { summary: "Answer ready" } satisfies StateMeta },
@@ -281,7 +300,21 @@ export const domainAgentMachine = setup({
         src: "observe",
         input: ({ context }) => ({ triggers: triggersOf(context), context }),
         onDone: { target: "COMPLETE", description: "Always", actions: "setObservation" },
-        onError: { target: "FAILED", actions: { type: "fail", params: { state: "OBSERVE" } } },
+        onError: onStepError("OBSERVE"),
+      },
+    },
+    ERROR: {
+      tags: ["waiting", "human", "error"],
+      description: "A model call failed after its retries (a reply that never matched its schema, an endpoint down): a person retries the step or aborts.",
+      meta: { summary: "Error: needs your intervention", review: { kind: "intervention", decisions: ["retry", "abort"] } } satisfies StateMeta,
+      on: {
+        RETRY: RETRYABLE.map((state) => ({
+          guard: { type: "retryFrom" as const, params: { state } },
+          target: `#domain-agent.${state}`,
+          description: `Retry ${state}`,
+          actions: assign({ error: null }),
+        })),
+        ABORT: { target: "FAILED", description: "Abort (what was produced is kept)" },
       },
     },
     COMPLETE: { type: "final", description: "Done.", meta: { summary: "Complete" } satisfies StateMeta },
@@ -295,7 +328,8 @@ export const domainAgentMachine = setup({
  * so that the log branch keeps running).
  */
 function queryFlow(exit: string) {
-  const failed = (state: string) => ({ target: "#domain-agent.FAILED", actions: { type: "fail" as const, params: { state } } });
+  // inside BOTH_SPLIT a retry re-enters both regions (PARSE and STORE are idempotent per run)
+  const failed = (state: string) => onStepError(state, exit === "ANSWERED" ? "BOTH_SPLIT" : state);
   const canExpandInput = (c: AgentContext) => expansionLeft(c);
   return {
     PLAN: {

@@ -170,5 +170,6 @@ export interface AgentContext {
   observation: ObserveResult | null;
   tokens: number;
   /** category: the error's classification when it has one (the model port's NETWORK, LLM, …) */
-  error: { state: string; message: string; category?: string } | null;
+  /** retry: the state a person's RETRY re-enters (ERROR) */
+  error: { state: string; message: string; category?: string; retry?: string } | null;
 }

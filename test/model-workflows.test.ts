@@ -1,0 +1,144 @@
+// With a model endpoint configured, the model does the thinking wherever the seeds put an LLM
+// (issue 23). A local OpenAI-compatible server answers each structured-output request with an
+// object generated from the request's JSON Schema (test/support/schema-model): per workflow,
+// which states called the model, and that the model's words reach the result. And a reply that
+// never matches its schema is retried with backoff, then a person is asked to retry or abort.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../lib/engine/clock";
+import type { RunView } from "../lib/engine/views";
+import { loadEndpoints } from "../lib/llm/endpoints";
+import { OpenAiModel } from "../lib/llm/openai";
+import type { AgentContext } from "../lib/machines/domain-agent.types";
+import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { Runtime } from "../lib/runtime";
+import { workflowRuntime } from "./helpers";
+import { start, type FakeOpenAi } from "./support/fake-openai";
+import { schemaModel } from "./support/schema-model";
+
+let fake: FakeOpenAi;
+let rt: Runtime | null = null;
+beforeAll(async () => {
+  fake = await start();
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(async () => {
+  await rt?.close();
+  rt = null;
+  fake.reset();
+});
+
+const sleeps: number[] = [];
+const model = (retries = 1) =>
+  new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "schema-1", SWITCHYARD_LLM_BACKOFF_MS: "10", SWITCHYARD_LLM_MAX_RETRIES: String(retries) }), { sleep: async (ms) => void sleeps.push(ms) });
+const settled = (r: RunView) => r.status !== "running";
+const calls = async (runId: string) => (await rt!.db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map((c) => ({ state: c.state ?? "", purpose: c.purpose, ok: c.ok, adapter: c.adapter, output: c.output ?? "" }));
+
+describe("domain-agent with a model", () => {
+  it("ROUTE, PLAN, ANALYZE, SYNTHESIZE, EVALUATE and OBSERVE call the model and use its replies", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("domain-agent", { model: model() });
+    const { run } = await rt.engine.start("domain-agent", { text: "how did I sleep this week?", today: "2026-11-23" });
+    const done = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(done.status).toBe("completed");
+    const c = done.context as AgentContext;
+    const made = await calls(run.id);
+    expect(made.every((x) => x.ok && x.adapter === "schema-1 @ endpoint 1")).toBe(true);
+    expect(new Set(made.map((x) => `${x.state}:${x.purpose}`))).toEqual(new Set(["ROUTE:route", "PLAN:plan", "ANALYZE:analyze", "SYNTHESIZE:synthesize", "EVALUATE:evaluate", "OBSERVE:observe"]));
+    // the model's words are the result: its route reason, plan reason, verdict reason, answer, evaluation and observation
+    expect(c.route?.reason).toMatch(/^model#\d+/);
+    expect(c.plan?.reason).toMatch(/^model#\d+/);
+    expect(c.analysis?.reason).toMatch(/^model#\d+/);
+    expect(c.answer?.text).toMatch(/^model#\d+ .*This is the model's answer/);
+    expect(c.answer?.tokens).toBeGreaterThan(0);
+    expect(c.evaluation?.reasons[0]).toMatch(/^model#\d+/);
+    expect(c.observation?.reason).toMatch(/^model#\d+/);
+  }, 60_000);
+
+  it("CLARIFY asks the model's question (and the reply is not thrown away)", async () => {
+    const m = schemaModel({ plan: (g) => ({ ...g, decision: "CLARIFY", gap: { need: "body_weight_kg", question: "planned question?" } }) });
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("domain-agent", { model: model() });
+    const { run } = await rt.engine.start("domain-agent", { text: "am I eating enough protein?", today: "2026-11-23" });
+    const w = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(w.state).toEqual(["WAIT_USER"]);
+    const c = w.context as AgentContext;
+    expect(c.clarification?.question).toMatch(/^model#\d+/);
+    expect(c.clarification?.question).not.toBe("planned question?");
+    const review = (await rt.store.listReviews({ runId: run.id, status: "pending" }))[0]!;
+    expect(review.prompt).toBe(c.clarification?.question);
+    expect((await calls(run.id)).filter((x) => x.purpose === "clarify")).toHaveLength(1);
+  }, 60_000);
+
+  it("a reply that never matches its schema: retried with backoff, then a person retries or aborts", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    // every route reply is invalid (confidence out of range): request + repair, twice (one retry)
+    const bad = { reply: () => ({ inputType: "QUERY", domains: [], confidence: 7, logText: "", queryText: "q", corrections: [], reason: "r" }) };
+    fake.script(bad, bad, bad, bad);
+    sleeps.length = 0;
+    rt = await workflowRuntime("domain-agent", { model: model(1) });
+    const { run } = await rt.engine.start("domain-agent", { text: "how did I sleep this week?", today: "2026-11-23" });
+    const err = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(err.status).toBe("waiting");
+    expect(err.state).toEqual(["ERROR"]);
+    expect((err.context as AgentContext).error).toMatchObject({ state: "ROUTE", category: "LLM" });
+    expect(sleeps).toHaveLength(1);
+    expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(4);
+    const review = (await rt.store.listReviews({ runId: run.id, status: "pending" }))[0]!;
+    expect(review.prompt).toMatch(/stopped in ROUTE/);
+    await rt.engine.decide(review.id, { decision: "retry" });
+    const done = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(done.status).toBe("completed");
+    expect((done.context as AgentContext).answer?.text).toMatch(/^model#/);
+  }, 60_000);
+});
+
+describe("deep-research with a model", () => {
+  const plan = (_g: unknown, prompt: string) => {
+    const topic = /Topic: (.*)/.exec(prompt)?.[1] ?? "topic";
+    return {
+      topic,
+      dimensions: ["model dimension"],
+      tasks: [
+        { id: "P1", type: "Planning", description: "model decomposition", status: "PENDING", dependsOn: [], query: topic },
+        { id: "S1", type: "Search", description: "model search", status: "BLOCKED", dependsOn: ["P1"], query: "durable workflow recovery", dimension: "model dimension", critical: true },
+        { id: "R1", type: "Read", description: "model read", status: "BLOCKED", dependsOn: ["S1"], query: "workflow runs restart recover", dimension: "model dimension" },
+      ],
+      estimatedIterations: 3,
+    };
+  };
+
+  it("the planner, search and read sub-agents, the conflict judge, the reflector and the writer are the model", async () => {
+    const m = schemaModel({ research_plan: plan });
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("deep-research", { model: model(), clock: new ManualClock(Date.parse("2026-11-23T09:00:00Z")) });
+    const { run } = await rt.engine.start("deep-research", { topic: "How do durable workflow engines recover from crashes?", config: { checkinEvery: 0, maxReflections: 1 } });
+    const w = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(w.state).toEqual(["PLANNING.approval"]);
+    await rt.engine.decide(w.reviewId!, { decision: "approve" });
+    const done = await rt.engine.waitFor(run.id, settled, 60_000);
+    expect(done.state).toEqual(["COMPLETED"]);
+    const c = done.context as ResearchContext;
+    const made = await calls(run.id);
+    const by = (purpose: string) => made.filter((x) => x.purpose === purpose).map((x) => x.state.split(".")[0]);
+    expect(by("plan")).toEqual(["PLANNING"]);
+    expect(by("search-queries").every((s) => s === "RESEARCHING")).toBe(true);
+    expect(by("search-queries").length).toBeGreaterThanOrEqual(2); // S1, and the gap's search task
+    expect(by("read")).toEqual(["RESEARCHING"]);
+    expect(by("judge-conflict").length).toBeGreaterThanOrEqual(1);
+    // round 1 finds the model's gap and conflict; round 2 is the last allowed (maxReflections 1)
+    expect(by("reflect")).toEqual(["REFLECTING", "REFLECTING"]);
+    expect(by("synthesize")).toEqual(["SYNTHESIZING"]);
+    // the model's facts (Fact-NNN with its confidence and source), and its report
+    expect(c.facts.length).toBeGreaterThan(0);
+    expect(c.facts.every((f) => /^model#\d+/.test(f.statement) && /^S\d{2}$/.test(f.source) && /^Fact-\d{3}$/.test(f.id))).toBe(true);
+    expect(c.tasks.some((t) => t.type === "Conflict" && t.status === "COMPLETED")).toBe(true);
+    expect(c.reflections[0]!.notes).toMatch(/^model#/);
+    expect(c.report).toMatch(/^model#\d+ .*\[S01\]/);
+    expect(c.reportAdapter).toBe("schema-1 @ endpoint 1");
+    expect(c.tokens).toBeGreaterThan(0);
+  }, 90_000);
+});
