@@ -105,6 +105,11 @@ describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
     }
     // a second decision on a decided review is refused
     await expect(web.engine.decide(atReview[0].reviewId!, { decision: "approve" })).rejects.toMatchObject({ status: 409 });
+    // each approval's logDecision went through the outbox on PostgreSQL: run once (by its key) and its row deleted
+    await web.engine.outbox.idle();
+    expect(await web.store.outbox({ limit: 10, maxAttempts: 99 })).toEqual([]);
+    const applied = await web.db.cmDecision.findMany();
+    expect(applied.map((d) => d.key.split(":")[0]).sort()).toEqual([...ids].sort());
   }, 90_000);
 
   it("a timer fires once from the queue while its state's effect hangs, whichever worker is alive", async (ctx) => {
