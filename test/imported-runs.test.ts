@@ -65,6 +65,16 @@ describe("imported runs on an instance (SQLite)", () => {
     expect(text).toMatch(/switchyard_reviews_pending\{workflow="swiss-army"\} 1\n/);
   });
 
+  it("a waiting-time alert counts the live run's review only", async () => {
+    const rule = await b.alerts.createRule({ workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: 10 * 60_000 });
+    b.clock.advance(11 * 60_000);
+    await b.alerts.evaluateOnce();
+    const opened = (await b.alerts.listAlerts({ status: "open" })).filter((x) => x.ruleId === rule.id);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]!.message).toContain(`run ${liveId.slice(0, 8)} has waited`);
+    expect(opened[0]!.message).not.toMatch(/more waiting/);
+  });
+
   it("GET /api/health counts them apart too", async () => {
     (globalThis as Record<symbol, unknown>)[HOLDER] = Promise.resolve(b);
     const health = (await import("../app/api/health/route")) as { GET: (req: Request) => Promise<Response> };
