@@ -28,7 +28,9 @@ const model = () =>
 
 describe("swiss-army on an OpenAI-compatible endpoint", () => {
   it("streams EXECUTING from the model, cites the context, and records usage as tokens_used", async () => {
-    fake.setDefault({ reply: "Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After.", chunkDelayMs: 1 });
+    // REQUEST_RECEIVED's analysis is a structured reply; EXECUTING's a streamed text
+    const analysis = { intent: "model: retrying fetch", request_type: "code", estimated_complexity: "medium", parameters: [{ name: "language", value: "typescript" }] };
+    fake.setDefault({ reply: (body) => (body.response_format ? analysis : "Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After."), chunkDelayMs: 1 });
     rt = await swissRuntime({ model: model() });
     const progress: string[] = [];
     const { run } = await rt.engine.start("swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff" });
@@ -36,10 +38,16 @@ describe("swiss-army on an OpenAI-compatible endpoint", () => {
     const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
     const ctx = r.context as SwissContext;
     expect(ctx.output).toBe("Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After.");
+    // the request was read by the model: its intent is the model's words
+    expect(ctx.records.request?.metadata.intent).toBe("model: retrying fetch");
+    expect((await runUsage(rt.db, run.id)).calls.map((c) => [c.state, c.purpose])).toEqual([
+      ["REQUEST_RECEIVED", "parse"],
+      ["EXECUTING", "execute"],
+    ]);
     expect(ctx.records.execution?.adapter).toBe("fake-1 @ endpoint 1");
     expect(ctx.records.execution?.patterns_applied).toEqual(["Retry with exponential backoff"]);
     // the request was streamed and carried the retrieved pattern as numbered context
-    const chat = fake.requests.find((q) => q.path.endsWith("/chat/completions"))!;
+    const chat = fake.requests.find((q) => q.path.endsWith("/chat/completions") && q.body.stream)!;
     expect(chat.body.stream).toBe(true);
     expect(JSON.stringify(chat.body.messages)).toContain("[1] Retry with exponential backoff");
     expect(progress.join("")).toContain("exponential backoff and jitter");
@@ -53,6 +61,7 @@ describe("swiss-army on an OpenAI-compatible endpoint", () => {
   });
 
   it("a model endpoint failing for good ends EXECUTING in the seed's error path with the classified error", async () => {
+    fake.script({ reply: { intent: "retry fetch", request_type: "code", estimated_complexity: "medium", parameters: [] } });
     fake.setDefault({ status: 400, message: "This model's maximum context length is 10 tokens", code: "context_length_exceeded" });
     rt = await swissRuntime({ model: model() });
     const { run } = await rt.engine.start("swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff" });

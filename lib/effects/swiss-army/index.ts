@@ -1,6 +1,7 @@
 // The side effects of the swiss-army machine: what each state does in the world. The engine
 // runs them after the transition that invoked them is committed; each receives a stable key,
 // so a re-run after a crash writes nothing twice.
+import { z } from "zod";
 import type { ActionFn, EffectContext, WorkflowEffects } from "../../engine/engine";
 import { idFromKey, type ContextManager } from "../../knowledge/context-manager";
 import { hitTitle, type KnowledgeStore } from "../../knowledge/documents";
@@ -29,6 +30,13 @@ export interface SwissPorts {
 
 const DOCUMENT_HITS = 3;
 
+const ParseSchema = z.object({
+  intent: z.string().min(1).max(200),
+  request_type: z.enum(["code", "docs", "refactor", "query"]),
+  estimated_complexity: z.enum(["simple", "medium", "complex"]),
+  parameters: z.array(z.object({ name: z.string().min(1).max(40), value: z.string().max(200) })).max(10),
+});
+
 /** Passages of the knowledge store as context hits (kind "document"). */
 async function documentHits(ports: SwissPorts, content: string): Promise<SearchHit[]> {
   if (!ports.documents) return [];
@@ -51,6 +59,29 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
   const parseRequest = async (input: { requestId: string; content: string; at: number }, ctx: EffectContext): Promise<ParseOutput> => {
     const requestId = idFromKey(ctx.key);
     const out = analyzeRequest(input.content, requestId, input.at || ctx.clock.now());
+    const model = ports.model();
+    // with a model, it reads the request (intent, type, complexity, parameters); the offline
+    // analysis still screens out the seed's user errors first. Offline: no call (the hot path).
+    if (out.valid && !model.offline) {
+      const m = out.record.metadata;
+      const parsed = await model.generateObject({
+        purpose: "parse",
+        schemaName: "request_analysis",
+        schema: ParseSchema,
+        system: "Analyze a request to a coding assistant: its intent in a few words, its type (code, docs, refactor or query), its complexity, and its parameters (language, file, limits …) as name/value pairs.",
+        prompt: input.content,
+        offline: () => ({ intent: m.intent, request_type: m.request_type, estimated_complexity: m.estimated_complexity, parameters: Object.entries(m.parameters).map(([name, value]) => ({ name, value })) }),
+        runId: ctx.runId,
+        state: ctx.state,
+        key: ctx.key,
+        signal: ctx.signal,
+      });
+      const p = parsed.object;
+      out.record = {
+        ...out.record,
+        metadata: { ...m, intent: p.intent, request_type: p.request_type, estimated_complexity: p.estimated_complexity, parameters: Object.fromEntries(p.parameters.map((x) => [x.name, x.value])) },
+      };
+    }
     if (out.valid) {
       // the seed's "Initial Context Manager logging"; queued while the CM is unavailable
       await ports.cm.logRequest(ctx.runId, out.record);
