@@ -70,7 +70,7 @@ export async function createWorkflow(rt: Runtime, body: z.infer<typeof CreateWor
   const [format, source] =
     body.mermaid !== undefined ? (["mermaid", body.mermaid] as const) : body.yaml !== undefined ? (["yaml", body.yaml] as const) : (["json", typeof body.json === "string" ? body.json : JSON.stringify(body.json, null, 2)] as const);
   const saved = await saveUserWorkflow(rt.db, format, source, { id: body.id, now: rt.clock.now() });
-  return { ...describeWorkflow(saved.id), created: saved.created, versions: await flowVersions(rt.db, saved.id) };
+  return { ...describeWorkflow(saved.id), created: saved.created, warnings: saved.warnings, versions: await flowVersions(rt.db, saved.id) };
 }
 
 /** The FlowConfig of any workflow: a stage machine's own config, or one derived from the machine. */

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { ConflictError, InvalidError } from "../engine/errors";
 import { isBuiltIn, registerUserWorkflow, userVersions } from "../machines/registry";
 import { flowWorkflow } from "./machine";
-import type { FlowConfig } from "./types";
+import type { FlowConfig, FlowIssue } from "./types";
 import { checkFlowSource, type FlowFormat } from "./validate";
 
 export interface SavedFlow {
@@ -15,6 +15,8 @@ export interface SavedFlow {
   /** false when the definition equals the latest version (nothing new was stored) */
   created: boolean;
   config: FlowConfig;
+  /** kept but worth knowing: in Mermaid, stages no run can reach */
+  warnings: FlowIssue[];
 }
 
 /** Register every stored version (runs of older versions resume on their own machine). */
@@ -39,14 +41,14 @@ export async function saveUserWorkflow(db: Db, format: FlowFormat, source: strin
   const latest = await db.flowDefinition.findFirst({ where: { id: config.id }, orderBy: { version: "desc" } });
   if (latest && latest.config === JSON.stringify(config)) {
     if (!userVersions(config.id).includes(latest.version)) registerUserWorkflow(flowWorkflow(config, { version: latest.version }), latest.version);
-    return { id: config.id, version: latest.version, format, created: false, config };
+    return { id: config.id, version: latest.version, format, created: false, config, warnings: checked.warnings };
   }
   const version = (latest?.version ?? 0) + 1;
   await db.flowDefinition.create({
     data: { id: config.id, version, format, source, config: JSON.stringify(config), createdAt: new Date(opts.now ?? Date.now()) },
   });
   registerUserWorkflow(flowWorkflow(config, { version }), version);
-  return { id: config.id, version, format, created: true, config };
+  return { id: config.id, version, format, created: true, config, warnings: checked.warnings };
 }
 
 export async function flowVersions(db: Db, id: string) {
