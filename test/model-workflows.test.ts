@@ -142,3 +142,35 @@ describe("deep-research with a model", () => {
     expect(c.tokens).toBeGreaterThan(0);
   }, 90_000);
 });
+
+describe("processing-modes with a model (seed 004's LLM calls per mode)", () => {
+  const modesModel = () =>
+    new OpenAiModel(
+      loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "schema-1", SWITCHYARD_EMBEDDINGS_MODEL: "embed-1", SWITCHYARD_LLM_BACKOFF_MS: "10" }),
+      { sleep: async () => {} },
+    );
+
+  it("CHAT 1, KNOWLEDGE 1 plus the query embedding, SEARCH 2+, CODE 1, THINKING 5; the model's words are the answer", async () => {
+    const m = schemaModel({ code: () => ({ language: "javascript", code: "console.log('model wrote this'); 6 * 7" }) });
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("processing-modes", { model: modesModel() });
+    const expected: Record<string, { calls: (n: number) => boolean; purposes: string[] }> = {
+      CHAT: { calls: (n) => n === 1, purposes: ["chat"] },
+      KNOWLEDGE: { calls: (n) => n === 2, purposes: ["embed", "answer"] },
+      SEARCH: { calls: (n) => n >= 2, purposes: ["search-queries", "answer"] },
+      CODE: { calls: (n) => n === 1, purposes: ["generate-code"] },
+      THINKING: { calls: (n) => n === 5, purposes: ["thinking:ProblemAnalysis", "thinking:MultiPerspective", "thinking:DeepReasoning", "thinking:SynthesisAndReflection", "thinking:FinalAnswer"] },
+    };
+    for (const [mode, want] of Object.entries(expected)) {
+      const { run } = await rt.engine.start("processing-modes", { query: `explain durable timers in workflow engines (${mode})`, mode });
+      const done = await rt.engine.waitFor(run.id, settled, 30_000);
+      expect(done.status, mode).toBe("completed");
+      const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
+      const made = (await calls(run.id)).filter((x) => x.purpose !== "route");
+      expect(made.map((x) => x.purpose), mode).toEqual(want.purposes);
+      expect(want.calls(c.metrics!.llmCalls), `${mode}: ${c.metrics!.llmCalls}`).toBe(true);
+      if (mode === "CODE") expect(c.execution?.stdout).toContain("model wrote this");
+      else expect(c.result?.text, mode).toMatch(/model#\d+/);
+    }
+  }, 120_000);
+});

@@ -41,14 +41,15 @@ export class RecordingModel implements ModelPort {
   get embed(): ModelPort["embed"] {
     const inner = this.inner;
     if (!inner.embed) return undefined;
-    return async (texts: string[], signal?: AbortSignal): Promise<EmbedResult> => {
+    // `at`: the run and state the embedding is for, so that it counts in the run's usage
+    return async (texts: string[], signal?: AbortSignal, at?: Pick<GenerateRequest, "runId" | "state">): Promise<EmbedResult> => {
       const started = performance.now();
       try {
         const out = await inner.embed!(texts, signal);
-        await this.record({ purpose: "embed" }, { adapter: out.adapter, usage: out.usage, latencyMs: out.latencyMs, attempts: 1 }, null, null);
+        await this.record({ purpose: "embed", ...at }, { adapter: out.adapter, usage: out.usage, latencyMs: out.latencyMs, attempts: 1 }, null, null);
         return out;
       } catch (e) {
-        await this.record({ purpose: "embed" }, null, e, Math.round(performance.now() - started));
+        await this.record({ purpose: "embed", ...at }, null, e, Math.round(performance.now() - started));
         throw e;
       }
     };

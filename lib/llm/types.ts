@@ -77,5 +77,5 @@ export interface ModelPort {
   /** a validated object, or a classified ModelError */
   generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>>;
   /** embeddings, when an embeddings endpoint is configured */
-  embed?(texts: string[], signal?: AbortSignal): Promise<EmbedResult>;
+  embed?(texts: string[], signal?: AbortSignal, at?: Pick<GenerateRequest, "runId" | "state">): Promise<EmbedResult>;
 }

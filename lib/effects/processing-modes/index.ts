@@ -93,7 +93,7 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
   const embed = async (input: { query: string }, ctx: EffectContext) => {
     const model = ports.model();
     if (model.embed) {
-      const e = await model.embed([input.query], ctx.signal);
+      const e = await model.embed([input.query], ctx.signal, { runId: ctx.runId, state: ctx.state });
       return { adapter: e.adapter, dims: e.vectors[0]?.length ?? 0, terms: keyTerms(input.query, 12) };
     }
     // offline: the query's terms are what BM25 matches on
