@@ -41,6 +41,7 @@ const syncBuiltinESMExports = nodeModule.syncBuiltinESMExports;
 const opts = JSON.parse(process.argv[2] ?? "{}");
 const { language } = opts;
 const writeSync = fs.writeSync;
+const exitNow = process.exit.bind(process);
 const readSync = fs.readSync;
 // [0] CPython's interrupt flag (2 = SIGINT), [1] why the run is being stopped (1 timeout, 2 output limit)
 const ctl = new Int32Array(2);
@@ -99,8 +100,9 @@ let truncated = false;
 const encoder = new TextEncoder();
 
 function requestStop(reason) {
-  if (ctl[1] === 0) ctl[1] = reason;
-  ctl[0] = 2;
+  if (ctl[1] !== 0) return;
+  ctl[1] = reason;
+  ctl[0] = 2; // one KeyboardInterrupt for CPython (pyodide clears it when it has read it)
 }
 
 /** Append UTF-8 bytes to fd 1/2; returns false once the budget is spent (the run is then being stopped). */
@@ -661,7 +663,10 @@ def _run(src, max_json):
                 text = "".join(traceback.format_exception(type(e), e, _user_tb(e)))
             except BaseException:
                 text = f"{type(e).__name__}: {e}\n"
-            sys.stderr.write(text)
+            try:
+                sys.stderr.write(text)
+            except KeyboardInterrupt:
+                pass  # the output cap stops the run; the exception is still what is reported
             line = traceback.format_exception_only(type(e), e)[-1].strip()
             if len(line) > 4096:  # only a bounded message leaves the interpreter
                 line = f"{line[:4096]}… ({len(line) - 4096} more characters)"
@@ -729,14 +734,23 @@ async function bootPython() {
       }
     }
   }
+  limitMemfs(py);
   py.setStdin({ stdin: () => null });
   py.setStdout({ write: (buf) => (emitBytes(1, buf), buf.length) });
   py.setStderr({ write: (buf) => (emitBytes(2, buf), buf.length) });
   // CPython reads [0] every few thousand bytecodes: a getter lets it see the deadline with no second thread
   const interrupt = Object.freeze(
     Object.defineProperty({}, "0", {
-      get: () => (stopReason() !== 0 ? 2 : 0),
-      set: () => {},
+      get: () => {
+        stopReason();
+        // the parent kills this process GRACE_MS after the deadline; should the parent be gone, a guest that keeps
+        // catching KeyboardInterrupt still ends here
+        if (Date.now() > deadline + 5000) exitNow(124);
+        return ctl[0];
+      },
+      set: (v) => {
+        ctl[0] = v === 2 ? 2 : 0;
+      },
     }),
   );
   py.setInterruptBuffer(interrupt);
@@ -762,7 +776,56 @@ async function bootPython() {
   return { py, run, bootKind, roots: [py, py._module, py._api, jsglobals], heap: () => py._module.HEAP8.buffer.byteLength, engine: `pyodide ${pkg.version} / CPython ${pyVersion} (wasm; pyodide ${version})` };
 }
 
+/**
+ * Files in pyodide's in-memory file system live in JavaScript typed arrays, outside the wasm memory and its cap:
+ * count their bytes and answer ENOSPC past memFsBudget (the request's memoryMb). Writes and truncations that grow a
+ * file are counted; unlink gives the bytes back (MEMFS has no hard links).
+ */
+let memFsBudget = 64 * MiB;
+let memFsUsed = 0;
+function limitMemfs(py) {
+  const FS = py.FS;
+  const MEMFS = FS.filesystems.MEMFS;
+  const ENOSPC = 51;
+  const size = (node) => node?.contents?.length ?? 0;
+  const lock = (obj, key, value) => Object.defineProperty(obj, key, { value, writable: false, configurable: false });
+  const write = MEMFS.stream_ops.write;
+  // file nodes take their stream operations from ops_table (copied from stream_ops when MEMFS was set up)
+  const tables = [MEMFS.stream_ops, MEMFS.ops_table?.file?.stream].filter(Boolean);
+  const limitedWrite = function (stream, buffer, offset, length, position, canOwn) {
+    const node = stream.node;
+    const before = size(node);
+    // the most a write can grow the storage to: its end, or double (MEMFS grows by doubling below 1 MiB)
+    const worst = Math.max(position + length, before < MiB ? before * 2 : Math.ceil(before * 1.125));
+    if (worst > before && memFsUsed + (worst - before) > memFsBudget) throw new FS.ErrnoError(ENOSPC);
+    const n = write.call(this, stream, buffer, offset, length, position, canOwn);
+    memFsUsed += size(node) - before;
+    return n;
+  };
+  for (const t of tables) lock(t, "write", limitedWrite);
+  const resize = MEMFS.resizeFileStorage;
+  lock(MEMFS, "resizeFileStorage", function (node, newSize) {
+    const before = size(node);
+    if (newSize > before && memFsUsed + (newSize - before) > memFsBudget) throw new FS.ErrnoError(ENOSPC);
+    resize.call(this, node, newSize);
+    memFsUsed += size(node) - before;
+  });
+  const unlink = FS.unlink;
+  lock(FS, "unlink", function (path) {
+    let node = null;
+    try {
+      node = FS.lookupPath(path).node;
+    } catch {
+      /* unlink reports it */
+    }
+    const before = size(node);
+    unlink.call(this, path);
+    memFsUsed = Math.max(0, memFsUsed - before);
+  });
+}
+
 function runPython(p, req) {
+  memFsBudget = req.memoryMb * MiB;
   const started = performance.now();
   memoryCapBytes = p.heap() + req.memoryMb * MiB;
   let raw;
@@ -787,7 +850,8 @@ function runPython(p, req) {
   const durationMs = performance.now() - started;
   const r = JSON.parse(raw);
   const reason = stopReason();
-  if (reason === STOP_OUTPUT || truncated) return { exitCode: 125, kind: "output_limit", message: `output exceeded ${req.maxOutputBytes} bytes`, durationMs };
+  const guestError = r.status === "error" && r.type !== "KeyboardInterrupt" && r.type !== "MemoryError";
+  if ((reason === STOP_OUTPUT || truncated) && !guestError) return { exitCode: 125, kind: "output_limit", message: `output exceeded ${req.maxOutputBytes} bytes`, durationMs };
   if (r.status === "ok") return { exitCode: 0, kind: null, message: null, returnJson: r.value, durationMs };
   if (r.type === "KeyboardInterrupt" && reason === STOP_TIMEOUT) return { exitCode: 124, kind: "timeout", message: `timed out after ${req.timeoutMs} ms`, durationMs };
   if (r.type === "MemoryError") return { exitCode: 137, kind: "memory", message: `MemoryError: memory limit of ${req.memoryMb} MB exceeded`, durationMs };
@@ -860,7 +924,8 @@ async function main() {
   if (!msg || msg.t !== "run") return;
   maxOutputBytes = msg.maxOutputBytes;
   const result = language === "python" ? runPython(engine, msg) : runJavascript(engine, msg);
-  const message = result.message == null ? null : capMessage(result.message);
+  // the engines cut their messages to MESSAGE_CAP already (with a note of how much more there was); this is a backstop
+  const message = result.message == null ? null : result.message.length > 2 * MESSAGE_CAP ? capMessage(result.message) : result.message;
   send({ t: "result", ...result, message, messageCut: !!result.messageCut || (message !== null && message.length !== result.message.length), truncated });
   // the engine may have left work queued (pyodide's timers): this process has done its one run
   process.exit(0);

@@ -122,7 +122,7 @@ const HEAP_MB: Record<Language, number> = { javascript: 64, python: 128 };
 const SEMI_SPACE_MB = 8;
 /** V8's stack for the child's main thread, in KiB: below the usual 8 MiB ulimit (wasm frames of CPython live here) */
 const STACK_KB = 3800;
-/** error messages from the child are cut here (the child cuts first) */
+/** error messages from the child are cut at twice this (the engines cut at this, with a note of what was cut) */
 const MESSAGE_CAP = 4096;
 /** one protocol line from the child; output text is at most 1 MiB of UTF-8, JSON-escaped at most 6× */
 const LINE_CAP = 8 * MiB;
@@ -612,8 +612,16 @@ async function execute(req: Normalized): Promise<SandboxResult> {
       if (settled) return;
       settled = true;
       for (const t of timers) clearTimeout(t);
+      const result = { ...r, stdout, stderr, truncated: truncated || !!r.truncated, engine: booted.engine };
+      // the run is over when its process is: no sandbox process outlives runInSandbox
+      const finished = () => resolve(result);
+      if (w.gone) return finished();
+      const cap = setTimeout(finished, 2000);
+      w.proc.once("close", () => {
+        clearTimeout(cap);
+        finished();
+      });
       w.kill("run finished");
-      resolve({ ...r, stdout, stderr, truncated: truncated || !!r.truncated, engine: booted.engine });
     };
     const hardStop = (kind: "timeout" | "output_limit") => {
       w.kill(kind);
@@ -677,7 +685,7 @@ async function execute(req: Normalized): Promise<SandboxResult> {
             }
           }
           const kind = m.kind ?? null;
-          const message = capText(String(m.message ?? kind ?? ""), MESSAGE_CAP + 64);
+          const message = capText(String(m.message ?? kind ?? ""), 2 * MESSAGE_CAP + 64);
           const messageCut = message.cut || m.messageCut === true;
           const exitCode = Number.isInteger(m.exitCode) ? m.exitCode : EXIT.sandboxFailure;
           done({
