@@ -125,10 +125,21 @@ async function authorize(req: Request): Promise<void> {
   principals.set(req, who);
 }
 
+/** 400 for a path whose percent-encoding does not decode (`/api/runs/%c0%ae`: not UTF-8). */
+export function assertDecodablePath(req: Request): void {
+  const path = new URL(req.url).pathname;
+  try {
+    decodeURIComponent(path);
+  } catch {
+    throw new HttpError(`malformed percent-encoding in the path ${path.slice(0, 200)}: each %XX sequence must encode UTF-8`, 400, "bad_path");
+  }
+}
+
 export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
   return async (...args: A) => {
     try {
       if (args[0] instanceof Request) {
+        assertDecodablePath(args[0]);
         assertSameOrigin(args[0]);
         await authorize(args[0]);
       }
