@@ -196,7 +196,8 @@ describe("sandbox: javascript (QuickJS in wasm)", () => {
   });
 });
 
-describe.runIf(info.python)("sandbox: python (CPython in wasm via pyodide)", () => {
+// a process per run: a cold Python start takes seconds on a busy machine
+describe.runIf(info.python)("sandbox: python (CPython in wasm via pyodide)", { timeout: 120_000 }, () => {
   it("normal run: print → stdout, stderr, last expression → return value, exit 0 (cold start measured)", async () => {
     const t0 = Date.now();
     const r = await runInSandbox({
