@@ -101,7 +101,7 @@ const START: Record<string, string> = { "swiss-army": "IDLE", "deep-research": "
 /** A run of each built-in, in a state it stays in: waiting for a person, done, or idle. */
 const RUNS: { workflow: string; input: Record<string, unknown>; settled: RegExp }[] = [
   { workflow: "swiss-army", input: { request: "Explain how runs resume after a restart" }, settled: /^HUMAN_REVIEW$/ },
-  { workflow: "deep-research", input: { topic: "durable workflow engines and their timers" }, settled: /^PLANNING\.approval$/ },
+  { workflow: "deep-research", input: { topic: "durable workflow engines and their timers" }, settled: /approval$/ },
   { workflow: "domain-agent", input: { text: "Am I eating enough protein this week?" }, settled: /^WAIT_USER$/ },
   { workflow: "processing-modes", input: { query: "hello, what can you do?", mode: "CHAT" }, settled: /^Done$/ },
   { workflow: "conversation", input: {}, settled: /^INITIAL$/ },

@@ -18,7 +18,7 @@ export interface StateNodeData extends Record<string, unknown> {
   alert?: string | null;
   /** a collapsed group: how many states it holds */
   hidden?: number;
-  /** opens (a collapsed group) or closes (an open group) the group; absent when it cannot */
+  /** closes an open group (a collapsed one opens on a click on it: the diagram's onNodeClick); absent when it cannot */
   onToggle?: (id: string) => void;
 }
 
@@ -35,7 +35,7 @@ const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 // Every text in the diagram is at least 12 px (MIN_FONT in lib/graph/layout.ts): the diagram
 // never zooms out so far that any of it is drawn under 11 px.
 function StateNodeView({ data }: NodeProps) {
-  const { state, internal, aborts, errors = [], status, abortTaken, alert, hidden: count, onToggle } = data as StateNodeData;
+  const { state, internal, aborts, errors = [], status, abortTaken, alert, hidden: count } = data as StateNodeData;
   const live = status === "active" || status === "waiting";
   const collapsed = count !== undefined;
   return (
@@ -45,7 +45,6 @@ function StateNodeView({ data }: NodeProps) {
       data-collapsed={collapsed ? count : undefined}
       data-alert={alert ? "open" : undefined}
       title={collapsed ? `${state.name}: ${count} states inside. Click to open.` : undefined}
-      onClick={collapsed && onToggle ? () => onToggle(state.id) : undefined}
       className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50" : ""} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}
     >
       {alert && <AlertBadge message={alert} />}

@@ -207,6 +207,7 @@ function Diagram({
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
+          onNodeClick={(_, node) => (node.data as { hidden?: number }).hidden !== undefined && toggle(node.id)}
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} color="#e2e8f0" />
