@@ -30,7 +30,9 @@ describe("swiss-army on an OpenAI-compatible endpoint", () => {
   it("streams EXECUTING from the model, cites the context, and records usage as tokens_used", async () => {
     // REQUEST_RECEIVED's analysis is a structured reply; EXECUTING's a streamed text
     const analysis = { intent: "model: retrying fetch", request_type: "code", estimated_complexity: "medium", parameters: [{ name: "language", value: "typescript" }] };
-    fake.setDefault({ reply: (body) => (body.response_format ? analysis : "Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After."), chunkDelayMs: 1 });
+    const patterns = { patterns: [{ name: "Model: jittered retries", why: "the output applies it" }] };
+    const structured: Record<string, object> = { request_analysis: analysis, patterns };
+    fake.setDefault({ reply: (body) => (body.response_format ? structured[body.response_format.json_schema.name]! : "Wrap the call in a retry loop with exponential backoff and jitter [1]. Honour Retry-After."), chunkDelayMs: 1 });
     rt = await swissRuntime({ model: model() });
     const progress: string[] = [];
     const { run } = await rt.engine.start("swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff" });
@@ -43,7 +45,10 @@ describe("swiss-army on an OpenAI-compatible endpoint", () => {
     expect((await runUsage(rt.db, run.id)).calls.map((c) => [c.state, c.purpose])).toEqual([
       ["REQUEST_RECEIVED", "parse"],
       ["EXECUTING", "execute"],
+      ["CONTEXT_UPDATE", "extract-patterns"],
     ]);
+    // CONTEXT_UPDATE's pattern extraction is the model's
+    expect(ctx.records.execution_result?.result.patterns_discovered).toEqual(["Model: jittered retries"]);
     expect(ctx.records.execution?.adapter).toBe("fake-1 @ endpoint 1");
     expect(ctx.records.execution?.patterns_applied).toEqual(["Retry with exponential backoff"]);
     // the request was streamed and carried the retrieved pattern as numbered context

@@ -44,6 +44,8 @@ export interface StoreResultInput {
   hits: SearchHit[];
   tokens: number;
   executionMs: number;
+  /** pattern names a model extracted at CONTEXT_UPDATE; without them, one is derived from the request's key terms */
+  patterns?: string[];
 }
 
 export interface StoredResult {
@@ -399,7 +401,7 @@ export class ContextManager {
 
   private derive(input: StoreResultInput): StoredResult {
     const terms = keyTerms(input.content, 6);
-    const patterns_discovered = input.success && terms.length >= 2 ? [`${input.requestType}: ${terms.slice(0, 3).join(" ")}`] : [];
+    const patterns_discovered = !input.success ? [] : input.patterns?.length ? input.patterns : terms.length >= 2 ? [`${input.requestType}: ${terms.slice(0, 3).join(" ")}`] : [];
     const context_links = input.hits.filter((h) => h.kind === "result").map((h) => h.id.replace(/^result:/, ""));
     const context_relevance = input.hits.length ? Math.round((input.hits.reduce((s, h) => s + h.score, 0) / input.hits.length) * 100) / 100 : 0;
     return { patterns_discovered, context_links, context_relevance };

@@ -30,6 +30,7 @@ export interface SwissPorts {
 
 const DOCUMENT_HITS = 3;
 
+const PatternsSchema = z.object({ patterns: z.array(z.object({ name: z.string().min(3).max(120), why: z.string().max(300) })).max(3) });
 const ParseSchema = z.object({
   intent: z.string().min(1).max(200),
   request_type: z.enum(["code", "docs", "refactor", "query"]),
@@ -174,8 +175,33 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
   ): Promise<StoreOutput> => {
     if (!input.requestId) throw new Error("no request to store a result for");
     const tokens = input.tokens;
+    const success = !input.partial && input.output.length > 0;
+    const model = ports.model();
+    // with a model, CONTEXT_UPDATE's pattern extraction is the model's: reusable approaches in the output
+    let patterns: string[] | undefined;
+    let patternWarning: string | undefined;
+    if (success && !model.offline) {
+      // non-critical, like storage: a model failing here costs the patterns, not the result
+      const out = await model.generateObject({
+        purpose: "extract-patterns",
+        schemaName: "patterns",
+        schema: PatternsSchema,
+        system: "Name up to three reusable solution patterns (approaches that would help a similar request) that this result applies. Short names, e.g. \"Retry with exponential backoff\". None when nothing is reusable.",
+        prompt: `Request (${input.requestType}): ${input.content}\n\nResult:\n${clip(input.output, 6_000)}`,
+        offline: () => ({ patterns: [] }),
+        runId: ctx.runId,
+        state: ctx.state,
+        key: ctx.key,
+        signal: ctx.signal,
+      }).catch((e: unknown) => {
+        patternWarning = `pattern extraction by the model failed (${e instanceof Error ? e.message : String(e)}); the pattern was derived from the request's terms`;
+        return null;
+      });
+      if (out) patterns = out.object.patterns.map((p) => p.name.trim()).filter(Boolean);
+    }
     try {
       const stored = await ports.cm.storeResult({
+        patterns,
         runId: ctx.runId,
         requestId: input.requestId,
         content: input.content,
@@ -201,7 +227,7 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
           },
           storage_status: queued ? "failed" : "success",
           context_links: stored.context_links,
-          ...(queued ? { queued: true, warning: "Context Manager unavailable: the result is queued and will be stored when it returns" } : {}),
+          ...(queued ? { queued: true, warning: "Context Manager unavailable: the result is queued and will be stored when it returns" } : patternWarning ? { warning: patternWarning } : {}),
         },
       };
     } catch (e) {
