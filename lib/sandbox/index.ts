@@ -348,6 +348,7 @@ class SandboxChild {
 
   /** Parse stdout: JSON lines (each at most LINE_CAP), or the raw bytes of the memory image after its header. */
   private read(chunk: Buffer, onMessage: (m: ChildMsg) => void): void {
+    if (this.killedFor) return; // being killed: nothing more is kept
     this.received += chunk.length;
     if (this.received > this.receiveCap) {
       this.kill(`the sandbox process sent more than ${this.receiveCap} bytes`);
@@ -799,3 +800,6 @@ export async function auditSandboxChild(language: Language): Promise<{ visited: 
     (w as SandboxChild | null)?.kill("audit done");
   }
 }
+
+/** The earlier name (the sandbox ran in worker threads). */
+export const auditSandboxWorker = auditSandboxChild;
