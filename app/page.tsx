@@ -3,8 +3,10 @@ import { listRuns } from "@/lib/api/runs";
 import { RUN_STATUSES, RunListQuery } from "@/lib/api/schemas";
 import { RunFilters, type FilterValues } from "@/components/runs/run-filters";
 import { RunsGantt } from "@/components/runs/runs-gantt";
-import { formatDuration, formatTime, shortId } from "@/lib/format";
-import { listWorkflows } from "@/lib/machines/registry";
+import { formatDuration, shortId } from "@/lib/format";
+import { findWorkflow, listWorkflows } from "@/lib/machines/registry";
+import { runName } from "@/lib/machines/run-name";
+import { Ago } from "@/components/ui/since";
 import { getRuntime } from "@/lib/runtime";
 import type { RunStatus } from "@/lib/engine/store/types";
 import { NewRunForm } from "@/components/runs/new-run-form";
@@ -81,31 +83,49 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         </div>
         {sp.view === "timeline" && <RunsGantt runs={runs} now={now} />}
         <div className={`overflow-x-auto rounded-xl border border-slate-200 bg-white ${sp.view === "timeline" ? "hidden" : ""}`}>
-          <table className="w-full min-w-[720px] text-sm" data-testid="runs-table">
-            <TableHead variant="boxed" columns={["Run", "Workflow", "Status", "Current state", "Started", "Duration"]} />
+          <table className="w-full table-fixed text-sm md:table-auto" data-testid="runs-table">
+            <TableHead
+              variant="boxed"
+              columns={[
+                { label: "Run", className: "w-[46%] md:w-auto" },
+                { label: "Workflow", className: "hidden md:table-cell" },
+                { label: "Status", className: "w-[22%] md:w-auto" },
+                "Current state",
+                { label: "Started", className: "hidden md:table-cell" },
+                { label: "Duration", className: "hidden lg:table-cell" },
+              ]}
+            />
             <tbody className="divide-y divide-slate-100">
               {runs.length === 0 && (
                 <tr>
                   <td colSpan={6} className="px-3 py-10 text-center text-slate-500">No runs {status || workflow || waiting || Object.values(filters).some((v) => v !== undefined) ? "match these filters" : "yet: start one with the form"}.</td>
                 </tr>
               )}
-              {runs.map((r) => (
-                <tr key={r.id} className="hover:bg-slate-50" data-run={r.id}>
-                  <td className="px-3 py-2">
-                    <Link href={`/runs/${r.id}`} className="font-mono text-blue-700 hover:underline">{shortId(r.id)}</Link>
-                  </td>
-                  <td className="px-3 py-2 text-slate-700">{r.workflow}</td>
-                  <td className="px-3 py-2">
-                    <div className="flex items-center gap-1.5">
-                      <StatusBadge status={r.status} />
-                      {r.reviewId && <WaitingBadge />}
-                    </div>
-                  </td>
-                  <td className="px-3 py-2 font-mono text-xs text-slate-800" title={r.state.join(", ")}>{r.state.join(", ")}</td>
-                  <td className="px-3 py-2 text-xs text-slate-500">{formatTime(r.createdAt)}</td>
-                  <td className="px-3 py-2 text-xs text-slate-500">{formatDuration((r.finishedAt ? Date.parse(r.finishedAt) : now) - Date.parse(r.createdAt))}</td>
-                </tr>
-              ))}
+              {runs.map((r) => {
+                const def = findWorkflow(r.workflow, r.input);
+                const name = runName(def, r);
+                return (
+                  <tr key={r.id} className="align-top hover:bg-slate-50" data-run={r.id}>
+                    <td className="px-3 py-2">
+                      <Link href={`/runs/${r.id}`} className="line-clamp-2 break-words text-blue-700 hover:underline" data-testid="run-name" title={name ?? r.id}>
+                        {name ?? <span className="font-mono">{shortId(r.id)}</span>}
+                      </Link>
+                      {name && <span className="font-mono text-[11px] text-slate-400">{shortId(r.id)}</span>}
+                      <span className="text-[11px] text-slate-400 md:hidden"> · {def?.title ?? r.workflow} · <Ago at={r.createdAt} now={now} /></span>
+                    </td>
+                    <td className="hidden px-3 py-2 text-slate-700 md:table-cell">{def?.title ?? r.workflow}</td>
+                    <td className="px-3 py-2">
+                      <div className="flex flex-wrap items-center gap-1.5">
+                        <StatusBadge status={r.status} />
+                        {r.reviewId && <WaitingBadge />}
+                      </div>
+                    </td>
+                    <td className="break-all px-3 py-2 font-mono text-xs text-slate-800" title={r.state.join(", ")}>{r.state.join(", ")}</td>
+                    <td className="hidden px-3 py-2 text-xs text-slate-500 md:table-cell"><Ago at={r.createdAt} now={now} /></td>
+                    <td className="hidden px-3 py-2 text-xs text-slate-500 lg:table-cell">{formatDuration((r.finishedAt ? Date.parse(r.finishedAt) : now) - Date.parse(r.createdAt))}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

@@ -58,3 +58,21 @@ export function transitionParts(from: string, to: string): { scope: string; from
   while (n < a.length - 1 && n < b.length - 1 && a[n] === b[n]) n++;
   return n ? { scope: `${a.slice(0, n).join(".")}.`, from: a.slice(n).join("."), to: b.slice(n).join(".") } : { scope: "", from, to };
 }
+
+/** How long ago, in words: "just now", "42 s ago", "3 min ago", "5 h ago", "2 d ago" ("in 3 min" for the future). */
+export function formatAgo(iso: string | null | undefined, now: number): string {
+  if (!iso) return "—";
+  const ms = now - Date.parse(iso);
+  if (!Number.isFinite(ms)) return "—";
+  const abs = Math.abs(ms);
+  const s = Math.round(abs / 1_000);
+  const words = s < 5 ? null : s < 60 ? `${s} s` : s < 3_600 ? `${Math.floor(s / 60)} min` : s < 172_800 ? `${Math.floor(s / 3_600)} h` : `${Math.floor(s / 86_400)} d`;
+  if (!words) return "just now";
+  return ms >= 0 ? `${words} ago` : `in ${words}`;
+}
+
+/** Clip a line of text for a list: whitespace folded, at most `max` characters, with an ellipsis. */
+export function clip(text: string, max = 80): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  return one.length > max ? `${one.slice(0, max - 1).trimEnd()}…` : one;
+}

@@ -101,14 +101,18 @@ function Detection({ context, threshold }: { context: FlowContext; threshold: nu
       ) : (
         <>
           <p className="mt-1 text-xs text-slate-600">
-            Detected <span className="font-mono font-semibold">{d.stage}</span> with confidence <strong>{d.confidence}</strong> (threshold {threshold})
+            Detected <span className="font-mono font-semibold">{d.stage}</span> with confidence <strong>{d.confidence.toFixed(2)}</strong> (threshold {threshold})
+            {(() => {
+              const share = d.scores.find((x) => x.stage === d.stage)?.score ?? d.confidence;
+              return share > d.confidence ? `: ${Math.round(share * 100)}% of the keyword hits, lowered because it rests on one keyword` : `: ${Math.round(share * 100)}% of the keyword hits`;
+            })()}
           </p>
           <ul className="mt-1 space-y-1">
             {d.scores.map((s) => (
               <li key={s.stage} className="text-[11px]">
                 <div className="flex justify-between">
                   <span className="font-mono">{s.stage}</span>
-                  <span className="text-slate-500">{s.hits.map((h) => `“${h}”`).join(", ")} · {Math.round(s.score * 100)}%</span>
+                  <span className="text-slate-500">{s.hits.map((h) => `“${h}”`).join(", ")} · {Math.round(s.score * 100)}% of hits</span>
                 </div>
                 <div className="h-1.5 rounded bg-slate-100">
                   <div className={`h-1.5 rounded ${s.stage === d.stage ? "bg-blue-600" : "bg-slate-400"}`} style={{ width: `${Math.round(s.score * 100)}%` }} />

@@ -4,7 +4,11 @@ import { useEffect, useMemo, useState, useTransition } from "react";
 import { abortAction, sendEventAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
-import { Since } from "@/components/ui/since";
+import { Ago, Since } from "@/components/ui/since";
+import { CopyId } from "@/components/ui/copy-id";
+import { useRouter } from "next/navigation";
+import type { RunResult } from "@/lib/machines/types";
+import { RunResultCard } from "./run-result";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
@@ -49,6 +53,13 @@ interface Props {
   layout: Layout;
   states: GraphState[];
   title: string;
+  /** what the run is about (its request, topic …), and its parent's */
+  name?: string | null;
+  parentName?: string | null;
+  /** a line above the results (the offline engine's notice) */
+  notice?: React.ReactNode;
+  /** what the run produced (computed by the server; refreshed when the run ends) */
+  result?: RunResult | null;
   eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
   /** a stage machine's config (seed 003): the run page shows its stage panel */
   flow?: FlowConfig | null;
@@ -121,12 +132,18 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   );
 }
 
-export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, eventFields, flow = null, alerts }: Props) {
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, parentName = null, notice = null, result = null, eventFields, flow = null, alerts }: Props) {
   const [run, setRun] = useState(initialRun);
   const [transitions, setTransitions] = useState(initialTransitions);
   const [review, setReview] = useState<ReviewInfo | null>(initialReview);
   const [progress, setProgress] = useState<string>("");
   const [connected, setConnected] = useState(false);
+  const router = useRouter();
+  // the result is the server's reading of the run: read it again once the run ends
+  const ended = TERMINAL.includes(run.status);
+  useEffect(() => {
+    if (ended && !TERMINAL.includes(initialRun.status)) router.refresh();
+  }, [ended, initialRun.status, router]);
 
   useEffect(() => {
     const source = new EventSource(`/api/runs/${initialRun.id}/stream`);
@@ -207,14 +224,17 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             <Link href={`/workflows/${run.workflow}`} className="hover:underline">{title}</Link>
           </div>
           <h1 className="mt-1 flex flex-wrap items-center gap-2 text-xl font-semibold tracking-tight">
-            <span className="font-mono">{shortId(run.id)}</span>
+            <span className={name ? "min-w-0 break-words" : "font-mono"} data-testid="run-title">{name ?? shortId(run.id)}</span>
             <StatusBadge status={run.status} />
             {waitingHuman && <WaitingBadge />}
-            <span className={`ml-1 inline-flex items-center gap-1 text-[11px] font-normal ${connected ? "text-emerald-700" : "text-slate-400"}`} title="live updates">
-              <span className={`h-1.5 w-1.5 rounded-full ${connected ? "bg-emerald-500" : "bg-slate-300"}`} />
-              {connected ? "live" : "connecting"}
-            </span>
+            {!terminal && (
+              <span className={`ml-1 inline-flex items-center gap-1 text-[11px] font-normal ${connected ? "text-emerald-700" : "text-slate-400"}`} title="live updates" data-testid="live-dot">
+                <span className={`h-1.5 w-1.5 rounded-full ${connected ? "bg-emerald-500" : "bg-slate-300"}`} />
+                {connected ? "live" : "connecting"}
+              </span>
+            )}
           </h1>
+          <CopyId id={run.id} short={shortId(run.id)} />
           <p className="mt-0.5 text-xs text-slate-500">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
             <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 hover:underline" data-testid="timeline-link">timeline and replay</Link>
@@ -222,7 +242,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <>
                 {" · "}
                 <Link href={`/runs/${run.parentId}`} className="text-blue-700 hover:underline" data-testid="parent-run">
-                  started by run {run.parentId.slice(0, 8)}
+                  started by {parentName ? `“${parentName}”` : `run ${run.parentId.slice(0, 8)}`}
                 </Link>
               </>
             )}
@@ -239,6 +259,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
       </div>
 
+      {notice}
+      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} error={(ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
           <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
@@ -262,7 +284,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           <HistoryPanel transitions={transitions} states={states} layout={layout} live={!terminal} runId={run.id} />
         </div>
 
-        <aside className="space-y-4">
+        {/* on a narrow screen, a run that waits for a person shows the decision first */}
+        <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
           <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
             {active.map((s) => (
@@ -274,9 +297,15 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
                 <p className="text-sm text-slate-600">{s.description ?? s.summary}</p>
               </div>
             ))}
-            <p className="mt-2 text-xs text-slate-500">
-              in this state for <Since from={run.since} until={terminal ? run.finishedAt : null} />
-              {active[0]?.timeout ? ` · hard limit ${active[0].timeout}` : ""}
+            <p className="mt-2 text-xs text-slate-500" data-testid="in-state-for">
+              {terminal ? (
+                <>ended <Ago at={run.finishedAt ?? run.updatedAt} /></>
+              ) : (
+                <>
+                  in this state for <Since from={run.since} />
+                  {active[0]?.timeout ? ` · hard limit ${active[0].timeout}` : ""}
+                </>
+              )}
             </p>
             {ctx?.last?.outcome && (
               <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>

@@ -1,5 +1,5 @@
 /** A column heading: its label, right-aligned for numbers. An empty label makes an empty cell. */
-export type Column = string | { label: string; right?: boolean };
+export type Column = string | { label: string; right?: boolean; className?: string };
 
 const STYLES = {
   // small tables inside cards (metrics, transitions, sources, usage)
@@ -17,7 +17,7 @@ export function TableHead({ columns, variant = "compact" }: { columns: Column[];
         {columns.map((c, i) => {
           const col = typeof c === "string" ? { label: c } : c;
           return (
-            <th key={i} className={`${style.cell}${col.right ? " text-right" : ""}`}>
+            <th key={i} className={`${style.cell}${col.right ? " text-right" : ""}${"className" in col && col.className ? ` ${col.className}` : ""}`}>
               {col.label}
             </th>
           );

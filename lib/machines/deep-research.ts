@@ -508,5 +508,9 @@ export const deepResearch: WorkflowDefinition = {
     return { missionId: c.missionId, status: c.status, iteration: c.iteration, facts: c.facts.length, sources: c.sources.length, report: c.report ? "report.md" : null };
   },
   artifacts: researchArtifacts,
+  result: (ctx) => {
+    const c = ctx as ResearchContext;
+    return c.report ? { title: "Report", text: c.report, file: "report.md", by: c.reportAdapter ?? null } : null;
+  },
   example: { topic: "How do durable workflow engines recover from crashes?" },
 };

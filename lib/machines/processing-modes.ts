@@ -499,6 +499,10 @@ export const processingModes: WorkflowDefinition = {
       metrics: c.metrics,
     };
   },
+  result: (ctx) => {
+    const c = ctx as ModesContext;
+    return c.result?.text ? { title: c.routing ? `${c.routing.mode} answer` : "Answer", text: c.result.text, by: c.result.adapter ?? null } : null;
+  },
   example: { query: "What does the response cache key on, and how long do entries live?" },
   inputChoices: { mode: { label: "Mode", options: MODES, empty: "Route automatically (classified)" } },
 };

@@ -2,7 +2,7 @@
 // IDLE → REQUEST_RECEIVED → CONTEXT_SEARCH → EXECUTING → CONTEXT_UPDATE → HUMAN_REVIEW → IDLE,
 // with the seed's error paths, hard timeouts and global abort. Every transition carries the
 // seed's condition as its description, which the engine records as the transition's reason.
-import { swissArtifacts } from "./swiss-army.artifacts";
+import { cycleFile, swissArtifacts } from "./swiss-army.artifacts";
 import { assign, setup } from "xstate";
 import { z } from "zod";
 import { effect } from "./effect";
@@ -527,6 +527,8 @@ export const swissArmy: WorkflowDefinition = {
     "A request loop around a Context Manager: validate the request, search for patterns, execute, store what was learned, and ask a human to approve, reject or modify.",
   machine: swissArmyMachine,
   artifacts: swissArtifacts,
+  // a long-lived run is about its current (or last) request
+  runName: (input, context) => (context as SwissContext | null)?.request?.content ?? (context as SwissContext | null)?.last?.content ?? (input as SwissInput | null)?.request,
   input: z
     .object({
       request: requestText.optional(),
@@ -574,6 +576,12 @@ export const swissArmy: WorkflowDefinition = {
         warnings: context.warnings,
       },
     };
+  },
+  result: (ctx) => {
+    const c = ctx as SwissContext;
+    const last = c.last;
+    if (!last) return null;
+    return { title: `Request #${last.cycle ?? "?"}: ${last.outcome}`, text: last.result_preview || "(no output)", file: cycleFile(last) };
   },
   output: (ctx) => {
     const context = ctx as SwissContext;

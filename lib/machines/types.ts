@@ -42,8 +42,12 @@ export interface WorkflowDefinition {
   /** the run's output column: for long-lived runs, the latest outcome */
   output?: (context: unknown) => unknown;
   metrics?: StateMetricSpec[];
+  /** what a finished run produced, shown first on its page (the report, the answer, the output) */
+  result?: (context: unknown) => RunResult | null;
   /** files the run keeps (task.md, logs …): what one commit writes, derived from the step */
   artifacts?: (step: ArtifactStep) => ArtifactWrite[];
+  /** what a run is about, for lists (its request, topic, query …); default: the input's first text field */
+  runName?: (input: unknown, context: unknown) => string | null | undefined;
   /** a sample input for the New run form */
   example?: unknown;
   /** input fields the New run form offers as a choice (empty = leave the field out) */
@@ -54,6 +58,16 @@ export interface WorkflowDefinition {
   flow?: FlowConfig;
   /** a user-defined workflow's version (null for built-in ones) */
   version?: number | null;
+}
+
+export interface RunResult {
+  title: string;
+  /** Markdown */
+  text: string;
+  /** the run's artifact that holds it whole, for a download link */
+  file?: string;
+  /** who wrote it: "offline engine" or the model's name */
+  by?: string | null;
 }
 
 export interface ArtifactStep {

@@ -1,21 +1,25 @@
 // What the run page and its timeline page both start from: the run (404 for a bad or unknown
 // id), its workflow at the version the run started with, and that machine's diagram layout.
-import { notFound } from "next/navigation";
-import { getRun } from "@/lib/api/runs";
+import { notFound, redirect } from "next/navigation";
+import { getRun, runIdByPrefix } from "@/lib/api/runs";
 import { isEngineError } from "@/lib/engine/errors";
 import { workflowLayout } from "@/lib/graph";
 import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 
-export async function loadRunPage(id: string) {
+/** `suffix`: the rest of the path to keep when a short id is expanded ("/timeline"). */
+export async function loadRunPage(id: string, suffix = "") {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) notFound();
   const rt = await getRuntime();
   let run;
   try {
     run = await getRun(rt, id);
   } catch (e) {
-    if (isEngineError(e) && e.status === 404) notFound();
-    throw e;
+    if (!(isEngineError(e) && e.status === 404)) throw e;
+    // a short id (the first 8 characters, as lists show it) opens the run when it names one run
+    const full = await runIdByPrefix(rt, id.toLowerCase());
+    if (full) redirect(`/runs/${full}${suffix}`);
+    notFound();
   }
   const def = findWorkflow(run.workflow, run.input);
   const layout = def ? await workflowLayout(def.id, run.input) : null;

@@ -1,4 +1,7 @@
-import { runTransitions } from "@/lib/api/runs";
+import { getRun, runTransitions } from "@/lib/api/runs";
+import { findWorkflow } from "@/lib/machines/registry";
+import { runName } from "@/lib/machines/run-name";
+import { OfflineNotice } from "@/components/ui/offline-notice";
 import { loadRunPage } from "./load";
 import { listReviews } from "@/lib/api/reviews";
 import { deriveGraph } from "@/lib/graph/derive";
@@ -13,11 +16,13 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
   return { title: `Run ${id.slice(0, 8)}` };
 }
 
+
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   await requireViewer();
   const { id } = await params;
   const { rt, run, def, layout } = await loadRunPage(id);
   const [transitions, reviews, alerts] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 }), rt.alerts.openByState(def.id)]);
+  const parent = run.parentId ? await getRun(rt, run.parentId).catch(() => null) : null;
   const review = reviews[0] ? ({ ...reviews[0], payload: reviews[0].payload as Record<string, unknown> } satisfies ReviewInfo) : null;
   return (
     <RunLive
@@ -27,9 +32,13 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       layout={layout}
       states={deriveGraph(def.machine).states}
       title={def.title}
+      name={runName(def, run)}
+      parentName={parent ? runName(findWorkflow(parent.workflow, parent.input), parent) : null}
       eventFields={def.eventFields ?? {}}
       flow={def.flow ?? null}
       alerts={alerts}
+      notice={rt.model.offline ? <OfflineNotice /> : null}
+      result={def.result?.(run.context) ?? null}
     />
   );
 }

@@ -15,7 +15,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function TimelinePage({ params }: { params: Promise<{ id: string }> }) {
   await requireViewer();
   const { id } = await params;
-  const { rt, run, def, layout } = await loadRunPage(id);
+  const { rt, run, def, layout } = await loadRunPage(id, "/timeline");
   const [transitions, forks] = await Promise.all([runTransitions(rt, id, 0, 100_000, true), runForks(rt, id)]);
   return (
     <TimelineLive
