@@ -119,7 +119,10 @@ describe("export", () => {
     expect(d.reviews).toHaveLength(1);
     expect(d.reviews[0]).toMatchObject({ runId: decidedId, status: "decided", decision: "approve", feedback: "looks right", reviewer: "ana" });
     expect(d.timers.length).toBeGreaterThan(0); // IDLE's idle-analysis timer
-    expect(d.artifacts).toEqual([
+    // the run's own file for its decided cycle (swiss-army keeps cycles/<n>.md), and the two put by hand
+    expect(d.artifacts.map((x) => x.name)).toEqual(["bin/blob.dat", "cycles/1.md", "notes/summary.md"]);
+    expect(d.artifacts.find((x) => x.name === "cycles/1.md")!.content).toContain("# Request 1: approved");
+    expect(d.artifacts.filter((x) => !x.name.startsWith("cycles/"))).toEqual([
       { name: "bin/blob.dat", encoding: "base64", content: BINARY.toString("base64"), size: 5, updatedAt: "2026-01-01T00:00:02.000Z" },
       { name: "notes/summary.md", encoding: "utf8", content: "# Summary\n\nRetry with backoff — done ✓\n", size: 43, updatedAt: "2026-01-01T00:00:01.000Z" },
     ]);
@@ -150,14 +153,14 @@ describe("import into another instance", () => {
       transitions: docDecided.transitions.length,
       reviews: 1,
       timers: docDecided.timers.length,
-      artifacts: 2,
+      artifacts: 3,
       usage: docDecided.usage.length,
     });
     expect(res.headers.get("location")).toBe(`/api/runs/${importedId}`);
     const after = counts(b);
     expect(after.Run - before.Run).toBe(1);
     expect(after.Transition - before.Transition).toBe(docDecided.transitions.length);
-    expect(after.Artifact - before.Artifact).toBe(2);
+    expect(after.Artifact - before.Artifact).toBe(3);
   });
 
   it("stores the run as it was: row, context, transitions, reviews, timers, artifacts and model calls equal the original's (except ids)", async () => {
