@@ -30,15 +30,19 @@ test("a 10.8 MB knowledge upload arrives whole: every file is judged, none cut",
   expect(body.results).toHaveLength(files);
 });
 
-// Known open (issue 21 item 9): Next.js 16.4's router fails on such a path before any of this
-// app's code runs (proxy or route handler) and answers 500 "Internal Server Error", for pages
-// and API routes alike. handler() answers 400 when the path reaches it (test/percent-encoding.test.ts).
-// test.fail: this spec starts failing, i.e. passing, once Next.js answers 400 itself.
-test.fail("malformed percent-encoding in an API path is a 400 with a message", async ({ request }) => {
+// Next.js 16.4's router fails on such a path before any of this app's code runs (500), so
+// npm start preloads scripts/path-guard.mjs, which answers 400 first; handler() answers 400 too
+// when such a path reaches it some other way (test/percent-encoding.test.ts).
+test("malformed percent-encoding in a path is a 400 with a message", async ({ request }) => {
   for (const path of ["/api/runs/%c0%ae", "/api/runs/%E0%A4%A/events", "/api/reviews/%ff", "/api/knowledge/%c0%ae", "/api/webhooks/%c0"]) {
     const res = await request.get(path);
     expect(res.status(), path).toBe(400);
+    expect((await res.json()).message, path).toContain("percent-encoding");
   }
+  const page = await request.get("/runs/%c0%ae");
+  expect(page.status()).toBe(400);
+  // well-formed encodings still reach the app
+  expect((await request.get("/api/runs/%61bc")).status()).toBe(404);
 });
 
 test("a cross-site server action is refused with 403 (not 500), X-Forwarded-Host or not", async ({ request, baseURL }) => {

@@ -15,4 +15,6 @@ if (!fs.existsSync(".next/BUILD_ID")) {
   process.exit(1);
 }
 const port = process.env.PORT || "3000";
-runWithServerOptions([require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], env);
+// the path guard answers malformed percent-encoding with 400 (scripts/path-guard.mjs)
+const guard = new URL("./path-guard.mjs", import.meta.url).href;
+runWithServerOptions(["--import", guard, require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], env);
