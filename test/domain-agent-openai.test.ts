@@ -62,13 +62,19 @@ describe("domain-agent on an OpenAI-compatible endpoint", () => {
     expect(calls.map((x) => x.state)).toEqual(["ROUTE", "PLAN", "ANALYZE", "SYNTHESIZE", "EVALUATE", "OBSERVE"]);
   });
 
-  it("a model that answers ROUTE out of schema twice (first reply and its repair) ends in FAILED with the reason", async () => {
+  it("a model that answers ROUTE out of schema (first reply and its repair, then the retry's) waits in ERROR for a person, with the reason", async () => {
     rt = await workflowRuntime("domain-agent", { model: model() });
-    fake.script({ reply: { inputType: "MAYBE" } }, { reply: { inputType: "MAYBE" } });
+    fake.setDefault({ reply: { inputType: "MAYBE" } });
     const { run } = await rt.engine.start("domain-agent", { text: QUESTION, today: TODAY });
     const r = await rt.engine.waitFor(run.id, (x) => x.status !== "running");
-    expect(r.status).toBe("failed");
-    expect((r.context as AgentContext).error?.state).toBe("ROUTE");
+    expect(r.status).toBe("waiting");
+    expect(r.state).toEqual(["ERROR"]);
+    expect((r.context as AgentContext).error).toMatchObject({ state: "ROUTE", category: "LLM" });
     expect((r.context as AgentContext).error?.message).toMatch(/inputType/);
+    const review = (await rt.store.listReviews({ runId: run.id, status: "pending" }))[0]!;
+    expect(review.prompt).toMatch(/stopped in ROUTE/);
+    // abort ends the run (what was produced is kept)
+    await rt.engine.decide(review.id, { decision: "abort" });
+    expect((await rt.engine.waitFor(run.id, (x) => x.status !== "running" && x.status !== "waiting")).state).toEqual(["FAILED"]);
   });
 });

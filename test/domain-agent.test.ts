@@ -256,7 +256,8 @@ describe("domain-agent: the seed's transition table", () => {
     const r = await run("How did I sleep this week?", { retrieve: async () => Promise.reject(new Error("database gone")) });
     expect(r.status).toBe("failed");
     expect(r.state).toEqual(["FAILED"]);
-    expect(ctxOf(r).error).toEqual({ state: "RETRIEVE", message: "database gone" });
+    // not a model error (no LLM/NETWORK category): the run fails rather than asking a person
+    expect(ctxOf(r).error).toEqual({ state: "RETRIEVE", retry: "RETRIEVE", message: "database gone" });
     expect(ctxOf(r).plan?.decision).toBe("RETRIEVE");
   });
 });
