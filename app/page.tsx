@@ -48,11 +48,15 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
     <div className="grid gap-6 lg:grid-cols-[1fr_320px]">
       <LiveRefresh />
       <section className="min-w-0 space-y-4">
-        <div className="flex flex-wrap items-end justify-between gap-3">
-          <div>
+        <div className="flex items-start justify-between gap-3">
+          <div className="min-w-0">
             <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
             <p className="text-sm text-slate-500">Every workflow run, live. Runs waiting on a person are marked.</p>
           </div>
+          {/* on a phone the form sits below the list: this jumps to it */}
+          <a href="#new-run" className="shrink-0 rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 lg:hidden" data-testid="new-run-jump">
+            + New run
+          </a>
         </div>
         <div className="flex flex-wrap gap-2" data-testid="status-counts">
           <Link href={href(sp, { status: undefined })} className={`rounded-lg border px-3 py-2 text-left ${!status ? "border-slate-900 bg-white" : "border-slate-200 bg-white hover:border-slate-400"}`}>
@@ -142,7 +146,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         )}
       </section>
       <aside className="space-y-4">
-        <div className="rounded-xl border border-slate-200 bg-white p-4">
+        <div id="new-run" className="scroll-mt-16 rounded-xl border border-slate-200 bg-white p-4">
           <h2 className="mb-3 text-sm font-semibold">New run</h2>
           <NewRunForm workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {} }))} />
         </div>

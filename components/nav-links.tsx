@@ -3,13 +3,24 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
 
-const links = [
+// On a phone (under 640 px) the nav stays on one line: the first three keep a short label, the
+// rest show an icon; every link keeps its full name for screen readers and a tooltip.
+const links: { href: string; label: string; short?: string; icon?: React.ReactNode }[] = [
   { href: "/", label: "Runs" },
-  { href: "/review", label: "Review queue" },
+  { href: "/review", label: "Review queue", short: "Review" },
   { href: "/workflows", label: "Workflows" },
-  { href: "/log", label: "Log" },
-  { href: "/knowledge", label: "Knowledge" },
-  { href: "/settings", label: "Settings" },
+  { href: "/log", label: "Log", icon: <path d="M4 5h16M4 10h16M4 15h10M4 20h7" /> },
+  { href: "/knowledge", label: "Knowledge", icon: <path d="M5 4h10a4 4 0 0 1 4 4v12H9a4 4 0 0 1-4-4zM5 16a4 4 0 0 1 4-4h10" /> },
+  {
+    href: "/settings",
+    label: "Settings",
+    icon: (
+      <>
+        <circle cx="12" cy="12" r="3" />
+        <path d="M12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M4.9 19.1 7 17M17 7l2.1-2.1" />
+      </>
+    ),
+  },
 ];
 
 /**
@@ -54,12 +65,26 @@ export function NavLinks({ pending: initial }: { pending: number }) {
   const path = usePathname();
   const pending = usePendingCount(initial);
   return (
-    <nav className="-mx-2 flex w-full flex-wrap items-center gap-1 text-sm sm:mx-0 sm:w-auto sm:flex-nowrap sm:overflow-x-auto">
+    <nav className="flex min-w-0 flex-nowrap items-center gap-0.5 text-xs sm:gap-1 sm:overflow-x-auto sm:text-sm" data-testid="nav">
       {links.map((l) => {
         const active = l.href === "/" ? path === "/" || path.startsWith("/runs") : path === l.href || path.startsWith(`${l.href}/`);
         return (
-          <Link key={l.href} href={l.href} className={`flex items-center gap-1.5 whitespace-nowrap rounded-md px-2 py-1.5 sm:px-3 ${active ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`}>
-            {l.label}
+          <Link key={l.href} href={l.href} title={l.label} className={`flex items-center gap-1 whitespace-nowrap rounded-md px-1.5 py-1.5 sm:gap-1.5 sm:px-3 ${active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"}`}>
+            {l.icon ? (
+              <>
+                <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden className="sm:hidden" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+                  {l.icon}
+                </svg>
+                <span className="sr-only sm:not-sr-only">{l.label}</span>
+              </>
+            ) : l.short ? (
+              <span>
+                {l.short}
+                <span className="sr-only sm:not-sr-only">{l.label.slice(l.short.length)}</span>
+              </span>
+            ) : (
+              l.label
+            )}
             {l.href === "/review" && pending > 0 && (
               <span data-testid="pending-count" className={`rounded-full px-1.5 text-[11px] font-semibold ${active ? "bg-emerald-400 text-slate-900" : "bg-emerald-600 text-white"}`}>
                 {pending}

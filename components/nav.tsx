@@ -11,13 +11,13 @@ export async function Nav() {
     // the page itself reports storage problems
   }
   return (
-    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur">
-      <div className="mx-auto flex w-full max-w-[1440px] flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2 sm:h-14 sm:flex-nowrap sm:px-6 sm:py-0">
-        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
+    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
+      <div className="mx-auto flex h-12 w-full max-w-[1440px] flex-nowrap items-center gap-x-2 px-3 sm:h-14 sm:gap-x-6 sm:px-6">
+        <Link href="/" title="Switchyard" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-slate-900 dark:text-slate-100">
           <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden className="text-blue-600">
             <path d="M3 6h7l4 6 4-6h3M3 18h7l4-6" fill="none" stroke="currentColor" strokeWidth="2.2" strokeLinecap="round" strokeLinejoin="round" />
           </svg>
-          Switchyard
+          <span className="sr-only sm:not-sr-only">Switchyard</span>
         </Link>
         <NavLinks pending={pending} />
       </div>
