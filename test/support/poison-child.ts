@@ -6,7 +6,7 @@ import { swissRuntime } from "../helpers";
 
 export const MARKER = "poison-pill-marker-7f3a";
 const [url, startId, watchId] = process.argv.slice(2);
-const rt = await swissRuntime({ url, env: { SWITCHYARD_TEST_CRASH_EFFECT: MARKER } as NodeJS.ProcessEnv });
+const rt = await swissRuntime({ url, env: { SWITCHYARD_TEST_CRASH_EFFECT: MARKER } as unknown as NodeJS.ProcessEnv });
 if (startId && startId !== "-") await rt.engine.start("swiss-army", { request: `Write a function (${MARKER})` }, { id: startId });
 if (watchId) {
   const run = await rt.engine.waitFor(watchId, (r) => r.status === "failed" || r.status === "completed", 10_000);
