@@ -230,6 +230,15 @@ describe("processing-modes: CODE in the sandbox", () => {
     expect(loop.status).toBe("completed");
   });
 
+  it("issue 21: a program that throws a 50 MB message ends in FormatError; the process running the engine lives", async () => {
+    rt = await modesRuntime();
+    const r = await run({ query: "```js\nthrow new Error('A'.repeat(5e7))\n```", mode: "CODE", config: { codeMemoryMb: 256 } });
+    expect(await visited(r.id)).toContain("ModelRuntime.ProcessorExec.CODE.FormatError");
+    expect(ctxOf(r).execution).toMatchObject({ ok: false, exitCode: 1, truncated: true });
+    expect(ctxOf(r).execution?.error?.message).toMatch(/^Error: A{4096}… \(49995904 more characters\)$/);
+    expect(r.status).toBe("completed");
+  });
+
   it("offline, without a code block, the request fails with a BUSINESS error that says what to do", async () => {
     const r = await run({ query: "write code that sorts a list", mode: "CODE" });
     expect(r.status).toBe("failed");
