@@ -477,13 +477,22 @@ export const domainAgent: WorkflowDefinition = {
       .strict()
       .refine((e) => (e.answer ?? e.feedback ?? "").trim().length > 0, { message: "an answer is required (or decline)", path: ["answer"] }),
     DECLINE: z.object({ type: z.literal("DECLINE"), ...decisionFields }).strict(),
+    RETRY: z.object({ type: z.literal("RETRY"), ...decisionFields }).strict(),
+    ABORT: z.object({ type: z.literal("ABORT"), reason: z.string().max(2_000).optional(), ...decisionFields }).strict(),
   },
-  review: (_state, ctx) => {
+  review: (state, ctx) => {
     const c = ctx as AgentContext;
+    if (state === "ERROR") {
+      return { prompt: `The agent stopped in ${c.error?.state}: ${c.error?.message}. Retry the step, or abort.`, payload: { kind: "intervention", error: c.error } };
+    }
     return {
       prompt: c.clarification?.question ?? "The agent needs more information",
       payload: { kind: "clarification", question: c.clarification?.question, why: c.clarification?.why, query: c.route?.queryText || c.text, need: c.clarification?.need, domains: c.domains },
     };
+  },
+  result: (ctx) => {
+    const c = ctx as AgentContext;
+    return c.answer?.text ? { title: c.partial ? "Answer (partial)" : "Answer", text: c.answer.text, by: c.answer.adapter } : null;
   },
   output: (ctx) => {
     const c = ctx as AgentContext;
