@@ -260,7 +260,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
       </div>
 
       {notice}
-      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} error={(ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null} />}
+      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
           <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">

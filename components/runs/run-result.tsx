@@ -1,12 +1,15 @@
 import Link from "next/link";
 import { Markdown } from "@/components/ui/markdown";
 import type { RunResult } from "@/lib/machines/types";
+import { RetryFork } from "./retry-fork";
 
 interface ErrorInfo {
   message?: string;
   state?: string;
   category?: string;
   suggestions?: string[];
+  /** a failure a person can retry: fork the run at this step */
+  retry?: { fork?: { seq?: number } };
 }
 
 /** What a finished run produced, first on its page: the result, or the error and what to do about it. */
@@ -16,6 +19,11 @@ export function RunResultCard({ runId, status, result, error }: { runId: string;
       <section className="rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-900" data-testid="run-result" data-kind="error">
         <h2 className="font-semibold">{status === "aborted" ? "Aborted" : "Failed"}{error?.state ? ` in ${error.state}` : ""}</h2>
         {error?.message && <p className="mt-1 break-words">{error.message}</p>}
+        {typeof error?.retry?.fork?.seq === "number" && (
+          <div className="mt-2">
+            <RetryFork runId={runId} seq={error.retry.fork.seq} />
+          </div>
+        )}
         <div className="mt-2 text-xs text-red-800">
           <span className="font-semibold">What to do: </span>
           {error?.suggestions?.length ? error.suggestions.join(" ") + " " : ""}

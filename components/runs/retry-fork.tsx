@@ -1,0 +1,27 @@
+"use client";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+
+/** Retry a failed run from a step: a fork at `seq` (the step before the one that failed), opened once made. */
+export function RetryFork({ runId, seq }: { runId: string; seq: number }) {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const retry = async () => {
+    setBusy(true);
+    setError(null);
+    const res = await fetch(`/api/runs/${runId}/fork`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seq }) });
+    const body = await res.json().catch(() => ({}));
+    setBusy(false);
+    if (!res.ok) return setError(body.message ?? body.error ?? `HTTP ${res.status}`);
+    router.push(`/runs/${body.run.id}`);
+  };
+  return (
+    <span className="inline-flex flex-wrap items-center gap-2">
+      <button type="button" onClick={retry} disabled={busy} className="rounded-md bg-blue-600 px-3 py-1 text-xs font-medium text-white hover:bg-blue-700 disabled:opacity-50" data-testid="retry-fork">
+        {busy ? "Starting…" : `Retry from step #${seq}`}
+      </button>
+      {error && <span className="text-xs text-red-700" role="alert">{error}</span>}
+    </span>
+  );
+}
