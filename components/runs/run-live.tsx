@@ -272,7 +272,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
             </div>
-            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} follow className="h-[calc(100vh-240px)] min-h-[460px] w-full" />
+            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} follow className="h-[calc(100vh-300px)] min-h-[420px] w-full" />
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
           {flow && (
