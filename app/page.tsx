@@ -10,6 +10,8 @@ import { Ago } from "@/components/ui/since";
 import { getRuntime } from "@/lib/runtime";
 import type { RunStatus } from "@/lib/engine/store/types";
 import { NewRunForm } from "@/components/runs/new-run-form";
+import { inputPlaceholder } from "@/components/runs/input-placeholder";
+import type { WorkflowDefinition } from "@/lib/machines/types";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
 import { TableHead } from "@/components/ui/table-head";
@@ -24,6 +26,11 @@ function href(base: Search, change: Partial<Search>) {
   for (const [k, v] of Object.entries({ ...base, ...change, ...(change.page === undefined ? { page: undefined } : {}) })) if (v) q.set(k, v);
   const s = q.toString();
   return s ? `/?${s}` : "/";
+}
+
+function placeholdersOf(w: WorkflowDefinition): Record<string, string> {
+  const example = w.example && typeof w.example === "object" ? (w.example as Record<string, unknown>) : {};
+  return Object.fromEntries(Object.keys(example).filter((f) => typeof example[f] === "string").map((f) => [f, inputPlaceholder(w, f)]));
 }
 
 export default async function Dashboard({ searchParams }: { searchParams: Promise<Search> }) {
@@ -148,7 +155,11 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
       <aside className="space-y-4">
         <div id="new-run" className="scroll-mt-16 rounded-xl border border-slate-200 bg-white p-4">
           <h2 className="mb-3 text-sm font-semibold">New run</h2>
-          <NewRunForm workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {} }))} />
+          <NewRunForm
+            key={workflow ?? ""}
+            initial={workflow}
+            workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {}, placeholders: placeholdersOf(w) }))}
+          />
         </div>
         <div className="rounded-xl border border-slate-200 bg-white p-4 text-xs text-slate-500">
           <h2 className="mb-2 text-sm font-semibold text-slate-800">Workflows</h2>

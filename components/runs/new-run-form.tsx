@@ -1,11 +1,13 @@
 "use client";
-import { useActionState, useState } from "react";
+import { useActionState, useEffect, useRef, useState } from "react";
 import { startRunAction, type FormState } from "@/app/actions";
 
 export interface WorkflowOption {
   id: string;
   title: string;
   example: unknown;
+  /** field → placeholder (the workflow's own example, see input-placeholder.ts) */
+  placeholders?: Record<string, string>;
   choices?: Record<string, { label: string; options: readonly string[]; empty: string }>;
 }
 
@@ -14,14 +16,27 @@ function fieldsOf(example: unknown): string[] {
   return Object.entries(example).filter(([, v]) => typeof v === "string").map(([k]) => k);
 }
 
-export function NewRunForm({ workflows }: { workflows: WorkflowOption[] }) {
+/**
+ * `initial`: the workflow picked first (the runs page passes the one it is filtered by). Opened
+ * as #new-run (a workflow's Run button, the phone's "+ New run"), the first field takes focus.
+ */
+export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]; initial?: string }) {
   const [state, action, pending] = useActionState<FormState, FormData>(startRunAction, { ok: true });
-  const [workflow, setWorkflow] = useState(workflows[0]?.id ?? "");
+  const [workflow, setWorkflow] = useState(workflows.some((w) => w.id === initial) ? initial! : (workflows[0]?.id ?? ""));
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    const focus = () => {
+      if (window.location.hash === "#new-run") form.current?.querySelector<HTMLElement>("textarea, select")?.focus();
+    };
+    focus();
+    window.addEventListener("hashchange", focus);
+    return () => window.removeEventListener("hashchange", focus);
+  }, []);
   const current = workflows.find((w) => w.id === workflow);
   const fields = fieldsOf(current?.example);
   const err = state.fieldErrors ?? {};
   return (
-    <form action={action} className="space-y-3" data-testid="new-run-form">
+    <form ref={form} action={action} className="space-y-3" data-testid="new-run-form" data-workflow={workflow}>
       <div>
         <label htmlFor="workflow" className="block text-xs font-medium text-slate-600">Workflow</label>
         <select id="workflow" name="workflow" value={workflow} onChange={(e) => setWorkflow(e.target.value)} className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
@@ -38,7 +53,7 @@ export function NewRunForm({ workflows }: { workflows: WorkflowOption[] }) {
             id={`field-${f}`}
             name={`field:${f}`}
             rows={3}
-            placeholder={String((current?.example as Record<string, unknown>)[f])}
+            placeholder={current?.placeholders?.[f] ?? String((current?.example as Record<string, unknown>)[f])}
             className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
           />
           {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600">{err[`field:${f}`]}</p>}

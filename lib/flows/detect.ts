@@ -1,7 +1,9 @@
 // Keyword stage detection (seed 003's StageDetectorProtocol with STAGE_KEYWORDS): each stage
 // scores the keywords of its list found in a message (whole words or phrases, any case); the
 // confidence of the best stage is its share of all hits, lowered when it rests on one keyword.
+// A message that names a labelled transition out of the current stage (labelMatch) takes it.
 import { escapeRegExp as escape } from "../regexp";
+import { END, edgeKey, own, type FlowConfig } from "./types";
 
 export interface StageScore {
   stage: string;
@@ -54,3 +56,47 @@ export function detectStage(text: string, keywords: Record<string, string[]>, pr
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
+
+export interface LabelledEdge {
+  from: string;
+  to: string;
+  label: string;
+}
+
+/**
+ * The transitions out of the active stages that carry a label ("A -> B" in `labels`), moves to
+ * an end (`[*]`) included when the stage may end there.
+ */
+export function labelledEdges(c: Pick<FlowConfig, "transitions" | "labels" | "ends">, active: string[]): LabelledEdge[] {
+  const out: LabelledEdge[] = [];
+  for (const from of active) {
+    const targets = [...(own(c.transitions, from) ?? []), ...(c.ends?.includes(from) ? [END] : [])];
+    for (const to of targets) {
+      const label = own(c.labels, edgeKey(from, to))?.trim();
+      if (label) out.push({ from, to, label });
+    }
+  }
+  return out;
+}
+
+/**
+ * The edge a message names by its label: the message equals a label (any case, spacing and end
+ * punctuation aside), or contains one as whole words (labels of three characters or more). An
+ * exact match wins, then the longest label found; a label two edges share to different stages
+ * names neither.
+ */
+export function labelMatch(text: string, edges: LabelledEdge[]): LabelledEdge | null {
+  const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.!?]+$/, "").trim();
+  const message = norm(text);
+  if (!message) return null;
+  const pick = (found: LabelledEdge[]) => {
+    const targets = new Set(found.map((e) => e.to));
+    return targets.size === 1 ? found[0]! : null;
+  };
+  const exact = edges.filter((e) => norm(e.label) === message);
+  if (exact.length) return pick(exact);
+  const contained = edges.filter((e) => norm(e.label).length >= 3 && pattern(norm(e.label)).test(message));
+  if (!contained.length) return null;
+  const longest = Math.max(...contained.map((e) => norm(e.label).length));
+  return pick(contained.filter((e) => norm(e.label).length === longest));
+}

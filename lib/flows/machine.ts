@@ -8,11 +8,13 @@
 import { assign, enqueueActions, setup, type AnyStateMachine } from "xstate";
 import { z } from "zod";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
-import { detectStage } from "./detect";
+import { detectStage, labelledEdges, labelMatch } from "./detect";
 import { activeLeaves, allowedTools, DEFAULTS, HISTORY_CAP, moveVeto, ruleVeto, validNext, type Decision, type FlowContext } from "./rules";
 import { forkPlan } from "./forks";
 import { END, edgeKey, own, type FlowConfig } from "./types";
 import { childrenOf } from "./validate";
+import { effect } from "../machines/effect";
+import { decisionEvents, refuseDecision, reviewView, stepDelays, stepGuards, stepNode, stepUpdates, type StepContext } from "../steps/compile";
 
 type Stamp = { at?: number };
 export type FlowEvent =
@@ -88,6 +90,10 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     return states;
   };
   const moved = (from: string, to: string, auto = false) => ({ type: "moved", params: { from, to, ...(auto ? { auto: true } : {}) } });
+  // steps (lib/steps): a step that fails with no on_error ends the run failed; on_error targets that end the run are failures too
+  const failedKey = pseudo("STEP_FAILED");
+  let needFailed = false;
+  const failEnds = new Set(Object.values(c.steps ?? {}).flatMap((s) => (s.on_error ? [s.on_error] : [])));
 
   const node = (stage: string): Record<string, unknown> => {
     const kids = (children.get(stage) ?? []).filter((k) => !inFork.has(k));
@@ -125,11 +131,22 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
       needEnd.add(scopeOf(stage));
       edges.push({ target: `#${endKey(scopeOf(stage))}`, guard: { type: "stageRules", params: { from: stage, to: END } }, actions: moved(stage, END), description: own(c.labels, edgeKey(stage, END)) ?? "end" });
     }
+    const spec = own(c.steps, stage);
+    if (spec && kids.length === 0) {
+      // the step moves the run: no TRANSITION from clients here
+      const target = (to: string) => `#${key(to)}`;
+      const failed = () => ((needFailed = true), `#${failedKey}`);
+      const s = stepNode(c, stage, spec, { key, target, failed, moved });
+      return { ...config, ...s, tags: [...(config.tags as string[]), ...((s.tags as string[] | undefined) ?? [])], entry: [config.entry, ...((s.entry as unknown[] | undefined) ?? [])], meta: { ...meta, ...(s.meta as StateMeta) } };
+    }
     if (edges.length) config.on = { TRANSITION: edges };
     if (kids.length === 0) {
       // a stage with no way out ends its scope (the run, at the top): final. Inside a composite that
       // has moves of its own it waits for one of them, unless it is drawn as an end (`X --> [*]`).
-      if (out.length === 0 && (ends.has(stage) || !canLeave(stage))) config.type = "final";
+      if (out.length === 0 && (ends.has(stage) || !canLeave(stage))) {
+        config.type = "final";
+        if (failEnds.has(stage) && scopeOf(stage) === "") config.tags = [...(config.tags as string[]), "failed"];
+      }
       else config.tags = [...(config.tags as string[]), "waiting"]; // nothing runs inside a stage: the run waits for a message, move or tool call
       return config;
     }
@@ -163,20 +180,26 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
 
   const top = c.stages.filter((s) => own(c.parents, s) === undefined && !inFork.has(s));
   const built = Object.fromEntries(top.map((s) => [key(s), node(s)]));
-  const states = { ...built, ...endState("") };
+  const states = { ...built, ...endState(""), ...(needFailed ? { [failedKey]: { id: failedKey, type: "final", tags: ["failed"], meta: { summary: "a step failed" } } } : {}) };
+  const updates = stepUpdates(c);
+  const stepActions = Object.fromEntries(Object.entries(updates).map(([name, fn]) => [name, assign(({ context, event }, p: never) => (fn as (c: unknown, e: unknown, p: unknown) => object)(context, event, p) as never)]));
 
   const decide = (ctx: FlowContext, d: Omit<Decision, "from">): Decision[] => cap(ctx.decisions, { ...d, from: activeLeaves(c, ctx.active) });
 
   return setup({
     types: { context: {} as FlowContext, events: {} as FlowEvent, input: {} as FlowInput },
+    actors: { "step.llm": effect("step.llm"), "step.http": effect("step.http"), "step.code": effect("step.code") },
+    delays: stepDelays(c) as never,
     guards: {
       stageRules: ({ context, event }, p: { from: string; to: string }) => {
         if (event.type !== "TRANSITION" || event.to !== p.to) return false;
         return ruleVeto(c, context, p.from, p.to, event.confidence ?? 1, at(event, context)) === null;
       },
       refused: ({ context, event }) => event.type === "TRANSITION" && moveVeto(c, context, event.to, event.confidence ?? 1, at(event, context)) !== null,
+      ...(stepGuards() as never),
     },
     actions: {
+      ...(stepActions as never),
       entered: assign(({ context, event }, p: { stage: string }) => ({
         active: context.active.includes(p.stage) ? context.active : [...context.active, p.stage],
         enteredAt: { ...context.enteredAt, [p.stage]: at(event as Stamp, context) },
@@ -213,6 +236,14 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
       detect: enqueueActions(({ context, event, enqueue }) => {
         const e = event as Extract<FlowEvent, { type: "MESSAGE" }>;
         const when = at(e, context);
+        // a message naming a transition's label moves along that transition
+        const named = labelMatch(e.text, labelledEdges(c, context.active));
+        if (named && !activeLeaves(c, context.active).includes(named.to)) {
+          const lastDetection = { scores: [{ stage: named.to, hits: [named.label], score: 1 }], stage: named.to, confidence: 1, text: e.text.slice(0, 2_000), at: when };
+          enqueue.assign({ messages: context.messages + 1, lastDetection });
+          enqueue.raise({ type: "TRANSITION", to: named.to, confidence: 1, by: "message", at: when });
+          return;
+        }
         const next = validNext(c, context.active);
         const found = detectStage(e.text, c.keywords ?? {}, next);
         enqueue.assign({ messages: context.messages + 1, lastDetection: { ...found, text: e.text.slice(0, 2_000), at: when } });
@@ -240,6 +271,8 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
       lastDetection: null,
       decisions: [],
       messages: 0,
+      // steps: the run's input, each step's output, the last review's decision, approvals so far
+      ...(c.steps ? ({ input: stepInput(input), steps: {}, review: null, approvals: {} } satisfies StepContext) : {}),
     }),
     on: {
       BEGIN: { actions: "begin", description: "run started" },
@@ -266,6 +299,13 @@ function regionsOf(c: FlowConfig, kids: string[], starts: string[]): string[][] 
   return starts.map((_, i) => kids.filter((k) => (owner.get(k) ?? 0) === i));
 }
 
+/** the run input templates see: what the run was started with, less the engine's own keys */
+function stepInput(input: FlowInput | undefined): Record<string, unknown> {
+  const { definitionVersion: _v, ...rest } = (input ?? {}) as FlowInput & Record<string, unknown>;
+  void _v;
+  return rest;
+}
+
 const Message = z.object({ type: z.literal("MESSAGE"), text: z.string().trim().min(1, "write a message").max(20_000) });
 const Transition = z.object({ type: z.literal("TRANSITION"), to: z.string().min(1).max(80), confidence: z.number().min(0).max(1).optional() });
 const Tool = z.object({ type: z.literal("TOOL"), name: z.string().trim().min(1).max(80) });
@@ -284,10 +324,13 @@ export function flowView(c: FlowConfig, ctx: FlowContext): FlowView {
 /** The WorkflowDefinition of a config: built-in (conversation) or user-defined (with its version). */
 export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: number; example?: unknown } = {}): WorkflowDefinition {
   const machine = flowMachine(c);
-  const input = z
-    .object({ task: z.string().trim().max(20_000).optional() })
-    .strict()
-    .transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
+  const task = z.object({ task: z.string().trim().max(20_000).optional() });
+  // a workflow with steps takes any JSON object as input (templates read input.<name>)
+  const input = (c.steps ? task.catchall(z.unknown()) : task.strict()).transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
+  const stageOf = (state: string) => {
+    const last = state.split(".").at(-1)!;
+    return c.stages.find((s) => s === last || s.replace(/[.#\\%]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`) === last) ?? last;
+  };
   return {
     id: c.id,
     title: c.title ?? c.id,
@@ -295,9 +338,19 @@ export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: num
     description: c.description ?? `A user-defined workflow with ${c.stages.length} stages.`,
     machine,
     input,
-    events: { MESSAGE: Message, TRANSITION: Transition, TOOL: Tool },
+    events: { MESSAGE: Message, TRANSITION: Transition, TOOL: Tool, ...(c.steps ? decisionEvents(c) : {}) },
+    ...(c.steps
+      ? {
+          review: (state: string, ctx: unknown) => {
+            const stage = stageOf(state);
+            const spec = own(c.steps, stage);
+            return spec?.review ? reviewView(stage, spec, ctx as StepContext) : { prompt: `Decide for ${stage}`, payload: {} };
+          },
+          refuseDecision: (state: string, ctx: unknown, decision: string, reviewer?: string) => refuseDecision(c, stageOf(state), ctx as StepContext, decision, reviewer),
+        }
+      : {}),
     startEvents: (i) => [{ type: "BEGIN" }, ...((i as FlowInput).task ? [{ type: "MESSAGE", text: (i as FlowInput).task! }] : [])],
-    output: (ctx) => ({ ...flowView(c, ctx as FlowContext), last: (ctx as FlowContext).decisions.at(-1) ?? null }),
+    output: (ctx) => ({ ...flowView(c, ctx as FlowContext), last: (ctx as FlowContext).decisions.at(-1) ?? null, ...(c.steps ? { steps: (ctx as StepContext).steps } : {}) }),
     example: opts.example ?? { task: "" },
     eventFields: {
       MESSAGE: [{ name: "text", label: "Message", placeholder: "what the agent says or does next" }],

@@ -67,6 +67,9 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
         <div className="flex gap-2">
           {versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">Edit (new version)</Link>}
           <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">See its runs</Link>
+          <Link href={`/?workflow=${encodeURIComponent(def.id)}#new-run`} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="run-workflow">
+            Run
+          </Link>
         </div>
       </div>
 
