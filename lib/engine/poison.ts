@@ -10,6 +10,7 @@
 // mode counts when an effect's job comes back after it expired on a worker that died.
 import type Database from "better-sqlite3";
 import type pg from "pg";
+import { pgTransaction } from "../db/sql";
 import type { EffectContext, WorkflowEffects } from "./engine";
 
 /** crashes in a row an effect may be in flight for; at this many it is not started again */
@@ -81,9 +82,7 @@ export class PostgresCrashLedger implements CrashLedger {
   constructor(private pool: pg.Pool) {}
 
   async boot(inflight: InFlight[], now: number): Promise<Map<string, number>> {
-    const c = await this.pool.connect();
-    try {
-      await c.query("BEGIN");
+    return pgTransaction(this.pool, "BEGIN", async (c) => {
       await c.query(`LOCK TABLE "EffectCrash" IN EXCLUSIVE MODE`);
       const rows = (await c.query(`SELECT "key","crashes" FROM "EffectCrash"`)).rows as { key: string; crashes: number }[];
       const out = counts(rows, inflight);
@@ -95,14 +94,8 @@ export class PostgresCrashLedger implements CrashLedger {
         keep.map((k) => k.crashes),
         now,
       ]);
-      await c.query("COMMIT");
       return out;
-    } catch (e) {
-      await c.query("ROLLBACK").catch(() => {});
-      throw e;
-    } finally {
-      c.release();
-    }
+    });
   }
 
   async clean(): Promise<void> {
