@@ -1,21 +1,19 @@
-import Link from "next/link";
 import { listReviews } from "@/lib/api/reviews";
 import { shortId } from "@/lib/format";
 import { getRun } from "@/lib/api/runs";
 import { runName } from "@/lib/machines/run-name";
-import { Since } from "@/components/ui/since";
 import { OfflineNotice } from "@/components/ui/offline-notice";
 import { deriveGraph } from "@/lib/graph/derive";
 import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
-import { DecisionPanel } from "@/components/runs/decision-panel";
+import { ReviewQueue } from "@/components/runs/review-queue";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Review queue" };
 
-export default async function ReviewQueue() {
+export default async function ReviewQueuePage() {
   await requireViewer();
   const rt = await getRuntime();
   const reviews = await listReviews(rt, { status: "pending", limit: 500 });
@@ -36,30 +34,19 @@ export default async function ReviewQueue() {
         </p>
       </div>
       {rt.model.offline && reviews.length > 0 && <OfflineNotice />}
-      <ol className="space-y-4" data-testid="review-queue">
-        {reviews.map((r) => {
+      <ReviewQueue
+        now={now}
+        items={reviews.map((r) => {
           const def = findWorkflow(r.workflow);
           const state = def ? deriveGraph(def.machine).states.find((s) => s.id === r.state) : undefined;
-          return (
-            <li key={r.id} className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm" data-review={r.id} data-run={r.runId}>
-              <div className="mb-3 flex flex-wrap items-center gap-2 text-xs text-slate-500">
-                <span className={`rounded-full px-2 py-0.5 font-semibold ${r.ageMs > 3_600_000 ? "bg-amber-100 text-amber-900" : "bg-slate-100 text-slate-700"}`} data-testid="review-age">
-                  waiting <Since from={r.createdAt} now={now} />
-                </span>
-                <span>{def?.title ?? r.workflow}</span>
-                <span>·</span>
-                <Link href={`/runs/${r.runId}`} className="min-w-0 max-w-full truncate text-blue-700 hover:underline" data-testid="review-run" title={r.runId}>
-                  {names.get(r.runId) ?? `run ${shortId(r.runId)}`}
-                </Link>
-                <span>·</span>
-                <span className="font-mono">{r.state}</span>
-                <span className="ml-auto">{r.kind.replace(/_/g, " ")}</span>
-              </div>
-              <DecisionPanel review={{ ...r, payload: r.payload as Record<string, unknown> }} decisions={state?.decisions} compact />
-            </li>
-          );
+          return {
+            review: { ...r, payload: r.payload as Record<string, unknown> },
+            decisions: state?.decisions,
+            workflowTitle: def?.title ?? r.workflow,
+            name: names.get(r.runId) ?? `run ${shortId(r.runId)}`,
+          };
         })}
-      </ol>
+      />
     </div>
   );
 }

@@ -63,7 +63,7 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
       {result?.fieldErrors?.feedback && <p className="text-xs text-red-600">{result.fieldErrors.feedback}</p>}
       <div className="flex flex-wrap gap-2">
         {decisions.map((d) => (
-          <button key={d} disabled={pending} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${(BUTTONS[d] ?? BUTTONS.modify).style}`}>
+          <button key={d} data-decision={d} disabled={pending} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${(BUTTONS[d] ?? BUTTONS.modify).style}`}>
             {(BUTTONS[d] ?? { label: d }).label}
           </button>
         ))}

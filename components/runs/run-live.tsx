@@ -6,6 +6,7 @@ import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
 import { Ago, Since } from "@/components/ui/since";
 import { CopyId } from "@/components/ui/copy-id";
+import { RunExport } from "./run-export";
 import { useRouter } from "next/navigation";
 import type { RunResult } from "@/lib/machines/types";
 import { RunResultCard } from "./run-result";
@@ -256,7 +257,10 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             )}
           </p>
         </div>
-        {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
+        <div className="flex flex-wrap items-start gap-2">
+          <RunExport runId={run.id} reportFile={result?.file} />
+          {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
+        </div>
       </div>
 
       {notice}
