@@ -58,7 +58,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
         <div className="flex items-start justify-between gap-3">
           <div className="min-w-0">
             <h1 className="text-xl font-semibold tracking-tight">Runs</h1>
-            <p className="text-sm text-slate-500">Every workflow run, live. Runs waiting on a person are marked.</p>
+            <p className="text-sm text-slate-500 dark:text-slate-400">Every workflow run, live. Runs waiting on a person are marked.</p>
           </div>
           {/* on a phone the form sits below the list: this jumps to it */}
           <a href="#new-run" className="shrink-0 rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 lg:hidden" data-testid="new-run-jump">
@@ -66,34 +66,34 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           </a>
         </div>
         <div className="flex flex-wrap gap-2" data-testid="status-counts">
-          <Link href={href(sp, { status: undefined })} className={`rounded-lg border px-3 py-2 text-left ${!status ? "border-slate-900 bg-white" : "border-slate-200 bg-white hover:border-slate-400"}`}>
+          <Link href={href(sp, { status: undefined })} className={`rounded-lg border px-3 py-2 text-left ${!status ? "border-slate-900 dark:border-slate-200 bg-white dark:bg-slate-900" : "border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 hover:border-slate-400"}`}>
             <div className="text-lg font-semibold leading-none">{all}</div>
-            <div className="mt-1 text-xs text-slate-500">all</div>
+            <div className="mt-1 text-xs text-slate-500 dark:text-slate-400">all</div>
           </Link>
           {RUN_STATUSES.map((s) => (
-            <Link key={s} href={href(sp, { status: status === s ? undefined : s })} data-count={s} className={`rounded-lg border px-3 py-2 text-left ${status === s ? "border-slate-900 bg-white" : "border-slate-200 bg-white hover:border-slate-400"}`}>
+            <Link key={s} href={href(sp, { status: status === s ? undefined : s })} data-count={s} className={`rounded-lg border px-3 py-2 text-left ${status === s ? "border-slate-900 dark:border-slate-200 bg-white dark:bg-slate-900" : "border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 hover:border-slate-400"}`}>
               <div className="text-lg font-semibold leading-none">{counts[s]}</div>
-              <div className="mt-1 text-xs text-slate-500">{s}</div>
+              <div className="mt-1 text-xs text-slate-500 dark:text-slate-400">{s}</div>
             </Link>
           ))}
         </div>
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <span className="text-slate-500">Workflow:</span>
-          <Link href={href(sp, { workflow: undefined })} className={`rounded-md px-2 py-1 ${!workflow ? "bg-slate-900 text-white" : "bg-white text-slate-700 ring-1 ring-slate-200"}`}>any</Link>
+          <span className="text-slate-500 dark:text-slate-400">Workflow:</span>
+          <Link href={href(sp, { workflow: undefined })} className={`rounded-md px-2 py-1 ${!workflow ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 text-slate-700 dark:text-slate-300 ring-1 ring-slate-200 dark:ring-slate-700"}`}>any</Link>
           {workflows.map((w) => (
-            <Link key={w.id} href={href(sp, { workflow: w.id })} className={`rounded-md px-2 py-1 ${workflow === w.id ? "bg-slate-900 text-white" : "bg-white text-slate-700 ring-1 ring-slate-200"}`}>{w.id}</Link>
+            <Link key={w.id} href={href(sp, { workflow: w.id })} className={`rounded-md px-2 py-1 ${workflow === w.id ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 text-slate-700 dark:text-slate-300 ring-1 ring-slate-200 dark:ring-slate-700"}`}>{w.id}</Link>
           ))}
-          <Link href={href(sp, { waiting: waiting ? undefined : "1" })} className={`ml-auto rounded-md px-2 py-1 ${waiting ? "bg-emerald-600 text-white" : "bg-white text-emerald-700 ring-1 ring-emerald-200"}`}>
+          <Link href={href(sp, { waiting: waiting ? undefined : "1" })} className={`ml-auto rounded-md px-2 py-1 ${waiting ? "bg-emerald-600 text-white" : "bg-white dark:bg-slate-900 text-emerald-700 dark:text-emerald-400 ring-1 ring-emerald-200"}`}>
             {waiting ? "✓ " : ""}waiting for you
           </Link>
         </div>
         <RunFilters values={raw} keep={{ status: sp.status, workflow: sp.workflow, waiting: sp.waiting, view: sp.view }} error={filterError} />
         <div className="flex gap-1 text-sm" data-testid="view-switch">
-          <Link href={href(sp, { view: undefined, page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view !== "timeline" ? "bg-slate-900 text-white" : "bg-white ring-1 ring-slate-200"}`}>Table</Link>
-          <Link href={href(sp, { view: "timeline", page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view === "timeline" ? "bg-slate-900 text-white" : "bg-white ring-1 ring-slate-200"}`}>Timeline</Link>
+          <Link href={href(sp, { view: undefined, page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view !== "timeline" ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 ring-1 ring-slate-200 dark:ring-slate-700"}`}>Table</Link>
+          <Link href={href(sp, { view: "timeline", page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view === "timeline" ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 ring-1 ring-slate-200 dark:ring-slate-700"}`}>Timeline</Link>
         </div>
         {sp.view === "timeline" && <RunsGantt runs={runs} now={now} />}
-        <div className={`overflow-x-auto rounded-xl border border-slate-200 bg-white ${sp.view === "timeline" ? "hidden" : ""}`}>
+        <div className={`overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 ${sp.view === "timeline" ? "hidden" : ""}`}>
           <table className="w-full table-fixed text-sm md:table-auto" data-testid="runs-table">
             <TableHead
               variant="boxed"
@@ -106,34 +106,34 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
                 { label: "Duration", className: "hidden lg:table-cell" },
               ]}
             />
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {runs.length === 0 && (
                 <tr>
-                  <td colSpan={6} className="px-3 py-10 text-center text-slate-500">No runs {status || workflow || waiting || Object.values(filters).some((v) => v !== undefined) ? "match these filters" : "yet: start one with the form"}.</td>
+                  <td colSpan={6} className="px-3 py-10 text-center text-slate-500 dark:text-slate-400">No runs {status || workflow || waiting || Object.values(filters).some((v) => v !== undefined) ? "match these filters" : "yet: start one with the form"}.</td>
                 </tr>
               )}
               {runs.map((r) => {
                 const def = findWorkflow(r.workflow, r.input);
                 const name = runName(def, r);
                 return (
-                  <tr key={r.id} className="align-top hover:bg-slate-50" data-run={r.id}>
+                  <tr key={r.id} className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/60" data-run={r.id}>
                     <td className="px-3 py-2">
-                      <Link href={`/runs/${r.id}`} className="line-clamp-2 break-words text-blue-700 hover:underline" data-testid="run-name" title={name ?? r.id}>
+                      <Link href={`/runs/${r.id}`} className="line-clamp-2 break-words text-blue-700 dark:text-blue-400 hover:underline" data-testid="run-name" title={name ?? r.id}>
                         {name ?? <span className="font-mono">{shortId(r.id)}</span>}
                       </Link>
                       {name && <span className="font-mono text-[11px] text-slate-400">{shortId(r.id)}</span>}
                       <span className="text-[11px] text-slate-400 md:hidden"> · {def?.title ?? r.workflow} · <Ago at={r.createdAt} now={now} /></span>
                     </td>
-                    <td className="hidden px-3 py-2 text-slate-700 md:table-cell">{def?.title ?? r.workflow}</td>
+                    <td className="hidden px-3 py-2 text-slate-700 dark:text-slate-300 md:table-cell">{def?.title ?? r.workflow}</td>
                     <td className="px-3 py-2">
                       <div className="flex flex-wrap items-center gap-1.5">
                         <StatusBadge status={r.status} />
                         {r.reviewId && <WaitingBadge />}
                       </div>
                     </td>
-                    <td className="break-all px-3 py-2 font-mono text-xs text-slate-800" title={r.state.join(", ")}>{r.state.join(", ")}</td>
-                    <td className="hidden px-3 py-2 text-xs text-slate-500 md:table-cell"><Ago at={r.createdAt} now={now} /></td>
-                    <td className="hidden px-3 py-2 text-xs text-slate-500 lg:table-cell">{formatDuration((r.finishedAt ? Date.parse(r.finishedAt) : now) - Date.parse(r.createdAt))}</td>
+                    <td className="break-all px-3 py-2 font-mono text-xs text-slate-800 dark:text-slate-200" title={r.state.join(", ")}>{r.state.join(", ")}</td>
+                    <td className="hidden px-3 py-2 text-xs text-slate-500 dark:text-slate-400 md:table-cell"><Ago at={r.createdAt} now={now} /></td>
+                    <td className="hidden px-3 py-2 text-xs text-slate-500 dark:text-slate-400 lg:table-cell">{formatDuration((r.finishedAt ? Date.parse(r.finishedAt) : now) - Date.parse(r.createdAt))}</td>
                   </tr>
                 );
               })}
@@ -141,19 +141,19 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           </table>
         </div>
         {total > pageSize && (
-          <div className="flex items-center justify-between text-sm text-slate-600">
+          <div className="flex items-center justify-between text-sm text-slate-600 dark:text-slate-400">
             <span>
               {(page - 1) * pageSize + 1}–{Math.min(total, page * pageSize)} of {total}
             </span>
             <div className="flex gap-2">
-              {page > 1 && <Link className="rounded-md bg-white px-3 py-1 ring-1 ring-slate-200" href={href(sp, { page: String(page - 1) })}>Previous</Link>}
-              {page * pageSize < total && <Link className="rounded-md bg-white px-3 py-1 ring-1 ring-slate-200" href={href(sp, { page: String(page + 1) })}>Next</Link>}
+              {page > 1 && <Link className="rounded-md bg-white dark:bg-slate-900 px-3 py-1 ring-1 ring-slate-200 dark:ring-slate-700" href={href(sp, { page: String(page - 1) })}>Previous</Link>}
+              {page * pageSize < total && <Link className="rounded-md bg-white dark:bg-slate-900 px-3 py-1 ring-1 ring-slate-200 dark:ring-slate-700" href={href(sp, { page: String(page + 1) })}>Next</Link>}
             </div>
           </div>
         )}
       </section>
       <aside className="space-y-4">
-        <div id="new-run" className="scroll-mt-16 rounded-xl border border-slate-200 bg-white p-4">
+        <div id="new-run" className="scroll-mt-16 rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
           <h2 className="mb-3 text-sm font-semibold">New run</h2>
           <NewRunForm
             key={workflow ?? ""}
@@ -161,12 +161,12 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
             workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {}, placeholders: placeholdersOf(w) }))}
           />
         </div>
-        <div className="rounded-xl border border-slate-200 bg-white p-4 text-xs text-slate-500">
-          <h2 className="mb-2 text-sm font-semibold text-slate-800">Workflows</h2>
+        <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 text-xs text-slate-500 dark:text-slate-400">
+          <h2 className="mb-2 text-sm font-semibold text-slate-800 dark:text-slate-200">Workflows</h2>
           <ul className="space-y-1.5">
             {workflows.map((w) => (
               <li key={w.id}>
-                <Link href={`/workflows/${w.id}`} className="text-blue-700 hover:underline">{w.title}</Link> <span className="font-mono text-xs text-slate-400">{w.id}</span>
+                <Link href={`/workflows/${w.id}`} className="text-blue-700 dark:text-blue-400 hover:underline">{w.title}</Link> <span className="font-mono text-xs text-slate-400">{w.id}</span>
               </li>
             ))}
           </ul>

@@ -29,7 +29,7 @@ export default async function ReviewQueuePage() {
       <LiveRefresh />
       <div>
         <h1 className="text-xl font-semibold tracking-tight">Review queue</h1>
-        <p className="text-sm text-slate-500">
+        <p className="text-sm text-slate-500 dark:text-slate-400">
           {reviews.length === 0 ? "Nothing is waiting for a person right now." : `${reviews.length} decision${reviews.length === 1 ? "" : "s"} waiting, oldest first.`}
         </p>
       </div>

@@ -10,8 +10,8 @@ export const metadata = { title: "Settings" };
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div className="grid grid-cols-[160px_1fr] gap-3 py-1.5 text-sm">
-      <div className="text-slate-500">{label}</div>
-      <div className="min-w-0 break-words text-slate-800">{children}</div>
+      <div className="text-slate-500 dark:text-slate-400">{label}</div>
+      <div className="min-w-0 break-words text-slate-800 dark:text-slate-200">{children}</div>
     </div>
   );
 }
@@ -29,32 +29,32 @@ export default async function Settings() {
     <div className="mx-auto max-w-4xl space-y-4">
       <div>
         <h1 className="text-xl font-semibold tracking-tight">Settings</h1>
-        <p className="text-sm text-slate-500">What this server runs with. Settings come from environment variables (see the README); secrets are never shown.</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">What this server runs with. Settings come from environment variables (see the README); secrets are never shown.</p>
       </div>
 
-      <section className="rounded-xl border border-slate-200 bg-white p-4" data-testid="model-settings">
+      <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="model-settings">
         <div className="mb-2 flex items-center justify-between">
           <h2 className="text-sm font-semibold">Model</h2>
-          <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${rt.model.offline ? "bg-slate-100 text-slate-700" : "bg-blue-100 text-blue-800"}`} data-testid="adapter">
+          <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${rt.model.offline ? "bg-slate-100 dark:bg-slate-800 text-slate-700" : "bg-blue-100 text-blue-800"}`} data-testid="adapter">
             {rt.model.offline ? "offline engine" : "OpenAI-compatible endpoints"}
           </span>
         </div>
         {rt.model.offline ? (
-          <p className="text-sm text-slate-600">
+          <p className="text-sm text-slate-600 dark:text-slate-400">
             No model endpoint is configured, so the <strong>offline engine</strong> does the thinking: keyword classification, BM25 retrieval and extractive
-            answers that quote and cite what they use. Every output says so. To use a model, set <code className="rounded bg-slate-100 px-1">OPENAI_API_KEY</code>,{" "}
-            <code className="rounded bg-slate-100 px-1">OPENAI_BASE_URL</code> (OpenAI, Azure, Ollama, vLLM, LM Studio, llama.cpp) and{" "}
-            <code className="rounded bg-slate-100 px-1">OPENAI_MODEL</code>; add fallbacks with <code className="rounded bg-slate-100 px-1">SWITCHYARD_LLM_ENDPOINTS</code>.
+            answers that quote and cite what they use. Every output says so. To use a model, set <code className="rounded bg-slate-100 dark:bg-slate-800 px-1">OPENAI_API_KEY</code>,{" "}
+            <code className="rounded bg-slate-100 dark:bg-slate-800 px-1">OPENAI_BASE_URL</code> (OpenAI, Azure, Ollama, vLLM, LM Studio, llama.cpp) and{" "}
+            <code className="rounded bg-slate-100 dark:bg-slate-800 px-1">OPENAI_MODEL</code>; add fallbacks with <code className="rounded bg-slate-100 dark:bg-slate-800 px-1">SWITCHYARD_LLM_ENDPOINTS</code>.
           </p>
         ) : (
           <div className="space-y-3">
-            <p className="text-xs text-slate-500">
+            <p className="text-xs text-slate-500 dark:text-slate-400">
               Tried in this order. Retryable errors (network, rate limits, 5xx, timeouts) are retried {info?.maxRetries} time(s) per endpoint with exponential backoff from{" "}
               {info?.backoffMs} ms (a server's Retry-After wins), then the next endpoint is used; each attempt times out after {info?.timeoutMs} ms.
             </p>
             {info?.endpoints.map((e, i) => (
-              <div key={e.name} className="rounded-lg border border-slate-200 p-3" data-endpoint={e.name}>
-                <div className="mb-1 text-xs font-semibold text-slate-500">
+              <div key={e.name} className="rounded-lg border border-slate-200 dark:border-slate-700 p-3" data-endpoint={e.name}>
+                <div className="mb-1 text-xs font-semibold text-slate-500 dark:text-slate-400">
                   {i + 1}. {e.name}
                 </div>
                 <Row label="Base URL">{maskUrl(e.baseURL)}</Row>
@@ -66,13 +66,13 @@ export default async function Settings() {
             ))}
           </div>
         )}
-        <div className="mt-3 border-t border-slate-100 pt-2">
+        <div className="mt-3 border-t border-slate-100 dark:border-slate-800 pt-2">
           <Row label="Embeddings">{info?.embeddings ? `${info.embeddings.model} @ ${maskUrl(info.embeddings.baseURL)} (hybrid search on)` : "not configured: search uses BM25 only"}</Row>
           <Row label="Web search">{search ? `SearxNG at ${maskUrl(search)}` : "not configured: research searches the knowledge store"}</Row>
         </div>
       </section>
 
-      <section className="rounded-xl border border-slate-200 bg-white p-4">
+      <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
         <h2 className="mb-2 text-sm font-semibold">Storage</h2>
         <Row label="Database">{rt.provider === "sqlite" ? `SQLite ${maskUrl(rt.url)}` : maskUrl(rt.url)}</Row>
         <Row label="Durability">{process.env.SWITCHYARD_DURABILITY === "full" ? "full (synchronous=FULL: survives power loss)" : "normal (WAL, synchronous=NORMAL: survives a process crash)"}</Row>

@@ -32,14 +32,14 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
   const lastRefusal = last && !last.accepted ? last : null;
   const refused = result && !result.ok ? result.fieldErrors?.text ?? result.error : null;
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="stage-panel">
+    <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="stage-panel">
       <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Stage</div>
       <div className="mt-1 font-mono text-lg font-semibold" data-testid="stage">{stage.join(" + ") || "—"}</div>
-      <div className="mt-3 text-xs font-medium text-slate-600">Tools allowed here</div>
+      <div className="mt-3 text-xs font-medium text-slate-600 dark:text-slate-400">Tools allowed here</div>
       <div className="mt-1 flex flex-wrap gap-1.5" data-testid="stage-tools">
         {tools.length === 0 && <span className="text-xs text-slate-400">none</span>}
         {tools.map((t) => (
-          <button key={t} disabled={terminal || pending} onClick={() => send({ type: "TOOL", name: t })} title="record a call of this tool" className="rounded-md bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-700 ring-1 ring-slate-200 hover:bg-slate-200 disabled:opacity-50">
+          <button key={t} disabled={terminal || pending} onClick={() => send({ type: "TOOL", name: t })} title="record a call of this tool" className="rounded-md bg-slate-100 dark:bg-slate-800 px-2 py-0.5 font-mono text-xs text-slate-700 dark:text-slate-300 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-200 disabled:opacity-50">
             {t}
           </button>
         ))}
@@ -48,11 +48,11 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
 
       {!terminal && (
         <>
-          <div className="mt-3 flex items-center justify-between text-xs font-medium text-slate-600">
+          <div className="mt-3 flex items-center justify-between text-xs font-medium text-slate-600 dark:text-slate-400">
             <span>Move to</span>
-            <label className="flex items-center gap-1 font-normal text-slate-500">
+            <label className="flex items-center gap-1 font-normal text-slate-500 dark:text-slate-400">
               confidence
-              <input type="number" min={0} max={1} step={0.05} value={confidence} onChange={(e) => setConfidence(e.target.value)} className="w-16 rounded border border-slate-300 px-1 py-0.5 text-xs" aria-label="confidence" />
+              <input type="number" min={0} max={1} step={0.05} value={confidence} onChange={(e) => setConfidence(e.target.value)} className="w-16 rounded border border-slate-300 dark:border-slate-600 px-1 py-0.5 text-xs" aria-label="confidence" />
             </label>
           </div>
           {lastRefusal && (
@@ -75,13 +75,13 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
               send({ type: "MESSAGE", text }, () => setText(""));
             }}
           >
-            <label htmlFor="flow-message" className="text-xs font-medium text-slate-600">Message</label>
-            <textarea id="flow-message" rows={2} value={text} onChange={(e) => setText(e.target.value)} placeholder="e.g. “let me read the auth module first”: the stage detector scores it" className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
+            <label htmlFor="flow-message" className="text-xs font-medium text-slate-600 dark:text-slate-400">Message</label>
+            <textarea id="flow-message" rows={2} value={text} onChange={(e) => setText(e.target.value)} placeholder="e.g. “let me read the auth module first”: the stage detector scores it" className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm" />
             <button disabled={pending} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50">
               {pending ? "Sending…" : "Send message"}
             </button>
           </form>
-          {refused && <p className="mt-1 text-xs text-red-600" role="alert">{refused}</p>}
+          {refused && <p className="mt-1 text-xs text-red-600 dark:text-red-400" role="alert">{refused}</p>}
         </>
       )}
       <Detection context={context} threshold={flow.detection_threshold ?? 0.3} />
@@ -93,14 +93,14 @@ function Detection({ context, threshold }: { context: FlowContext; threshold: nu
   const d = context.lastDetection;
   if (!d) return null;
   return (
-    <div className="mt-4 border-t border-slate-100 pt-3" data-testid="detection">
-      <div className="text-xs font-medium text-slate-600">Last message</div>
-      <p className="mt-0.5 line-clamp-3 text-sm italic text-slate-700">“{d.text}”</p>
+    <div className="mt-4 border-t border-slate-100 dark:border-slate-800 pt-3" data-testid="detection">
+      <div className="text-xs font-medium text-slate-600 dark:text-slate-400">Last message</div>
+      <p className="mt-0.5 line-clamp-3 text-sm italic text-slate-700 dark:text-slate-300">“{d.text}”</p>
       {d.scores.length === 0 ? (
-        <p className="mt-1 text-xs text-slate-500">No stage keyword found: the stage stays.</p>
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No stage keyword found: the stage stays.</p>
       ) : (
         <>
-          <p className="mt-1 text-xs text-slate-600">
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
             Detected <span className="font-mono font-semibold">{d.stage}</span> with confidence <strong>{d.confidence.toFixed(2)}</strong> (threshold {threshold})
             {(() => {
               const share = d.scores.find((x) => x.stage === d.stage)?.score ?? d.confidence;
@@ -112,9 +112,9 @@ function Detection({ context, threshold }: { context: FlowContext; threshold: nu
               <li key={s.stage} className="text-[11px]">
                 <div className="flex justify-between">
                   <span className="font-mono">{s.stage}</span>
-                  <span className="text-slate-500">{s.hits.map((h) => `“${h}”`).join(", ")} · {Math.round(s.score * 100)}% of hits</span>
+                  <span className="text-slate-500 dark:text-slate-400">{s.hits.map((h) => `“${h}”`).join(", ")} · {Math.round(s.score * 100)}% of hits</span>
                 </div>
-                <div className="h-1.5 rounded bg-slate-100">
+                <div className="h-1.5 rounded bg-slate-100 dark:bg-slate-800">
                   <div className={`h-1.5 rounded ${s.stage === d.stage ? "bg-blue-600" : "bg-slate-400"}`} style={{ width: `${Math.round(s.score * 100)}%` }} />
                 </div>
               </li>
@@ -133,15 +133,15 @@ export function StageHistory({ context }: { context: FlowContext }) {
   return (
     <div className="grid gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
       <div>
-        <h3 className="mb-1 text-xs font-semibold text-slate-600">Moves ({moves.length})</h3>
-        {moves.length === 0 && <p className="text-xs text-slate-500">No move attempted yet.</p>}
+        <h3 className="mb-1 text-xs font-semibold text-slate-600 dark:text-slate-400">Moves ({moves.length})</h3>
+        {moves.length === 0 && <p className="text-xs text-slate-500 dark:text-slate-400">No move attempted yet.</p>}
         <ol className="space-y-1" data-testid="stage-decisions">
           {moves.map((d, i) => (
             <li key={i} data-accepted={d.accepted} className={`rounded-md border px-2 py-1 text-xs ${d.accepted ? "border-emerald-200 bg-emerald-50/50" : "border-red-200 bg-red-50/60"}`}>
               <div className="flex flex-wrap items-center gap-x-2">
-                <span className={d.accepted ? "text-emerald-700" : "text-red-700"}>{d.accepted ? "✓ moved" : "✕ refused"}</span>
+                <span className={d.accepted ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}>{d.accepted ? "✓ moved" : "✕ refused"}</span>
                 <span className="font-mono">{d.from.join(" + ")} → {d.to}</span>
-                <span className="text-slate-500">by {d.by} · confidence {d.confidence} · {formatTime(new Date(d.at).toISOString())}</span>
+                <span className="text-slate-500 dark:text-slate-400">by {d.by} · confidence {d.confidence} · {formatTime(new Date(d.at).toISOString())}</span>
               </div>
               {!d.accepted && <div className="text-red-800">{d.reason}</div>}
             </li>
@@ -149,11 +149,11 @@ export function StageHistory({ context }: { context: FlowContext }) {
         </ol>
       </div>
       <div>
-        <h3 className="mb-1 text-xs font-semibold text-slate-600">Tool calls ({context.toolCalls} allowed)</h3>
-        {tools.length === 0 && <p className="text-xs text-slate-500">No tool call recorded.</p>}
+        <h3 className="mb-1 text-xs font-semibold text-slate-600 dark:text-slate-400">Tool calls ({context.toolCalls} allowed)</h3>
+        {tools.length === 0 && <p className="text-xs text-slate-500 dark:text-slate-400">No tool call recorded.</p>}
         <ul className="space-y-1 text-xs" data-testid="tool-calls">
           {tools.map((t, i) => (
-            <li key={i} className={t.allowed ? "text-slate-700" : "text-red-700"}>
+            <li key={i} className={t.allowed ? "text-slate-700 dark:text-slate-300" : "text-red-700 dark:text-red-400"}>
               <span className="font-mono">{t.name}</span> in {t.stage} {t.allowed ? "✓" : `✕ ${t.reason}`}
             </li>
           ))}

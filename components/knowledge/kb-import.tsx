@@ -29,7 +29,7 @@ function FileResults({ results }: { results: FileResult[] }) {
   return (
     <ul className="mt-2 space-y-1 text-xs" data-testid="kb-upload-results">
       {results.map((r, i) => (
-        <li key={`${r.file}-${i}`} className={`rounded-md px-2 py-1 ${r.ok ? (r.duplicate ? "bg-slate-50 text-slate-600" : "bg-emerald-50 text-emerald-800") : "bg-red-50 text-red-700"}`} data-ok={r.ok}>
+        <li key={`${r.file}-${i}`} className={`rounded-md px-2 py-1 ${r.ok ? (r.duplicate ? "bg-slate-50 dark:bg-slate-800/60 text-slate-600" : "bg-emerald-50 text-emerald-800") : "bg-red-50 text-red-700"}`} data-ok={r.ok}>
           <span className="font-mono">{r.file}</span>
           {" — "}
           {r.ok ? (r.duplicate ? `already stored as “${r.document?.title}” (duplicate)` : `imported, ${r.chunks} chunk${r.chunks === 1 ? "" : "s"}`) : r.error}
@@ -90,7 +90,7 @@ function UploadForm() {
 
   return (
     <form onSubmit={submit} className="space-y-2" data-testid="kb-upload">
-      <label htmlFor="kb-files" className="block text-xs font-medium text-slate-600">Upload files</label>
+      <label htmlFor="kb-files" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Upload files</label>
       <input
         ref={input}
         id="kb-files"
@@ -98,9 +98,9 @@ function UploadForm() {
         type="file"
         multiple
         accept={EXTENSIONS.join(",")}
-        className="block w-full text-xs text-slate-600 file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-xs file:font-medium file:text-slate-700 hover:file:bg-slate-200"
+        className="block w-full text-xs text-slate-600 dark:text-slate-400 file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-xs file:font-medium file:text-slate-700 hover:file:bg-slate-200"
       />
-      <p className="text-[11px] text-slate-500">Markdown, plain text or HTML; up to 2 MB each. Each file becomes one document.</p>
+      <p className="text-[11px] text-slate-500 dark:text-slate-400">Markdown, plain text or HTML; up to 2 MB each. Each file becomes one document.</p>
       <button type="submit" disabled={busy} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
         {busy ? "Importing…" : "Import files"}
       </button>
@@ -134,31 +134,31 @@ function PasteForm() {
     >
       <div className="grid grid-cols-[1fr_110px] gap-2">
         <div>
-          <label htmlFor="kb-title" className="block text-xs font-medium text-slate-600">Title (optional)</label>
-          <input id="kb-title" name="title" maxLength={300} placeholder="From the first heading if empty" className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
-          {err.title && <p className="mt-1 text-xs text-red-600">{err.title}</p>}
+          <label htmlFor="kb-title" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Title (optional)</label>
+          <input id="kb-title" name="title" maxLength={300} placeholder="From the first heading if empty" className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm" />
+          {err.title && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.title}</p>}
         </div>
         <div>
-          <label htmlFor="kb-type" className="block text-xs font-medium text-slate-600">Format</label>
-          <select id="kb-type" name="type" defaultValue="markdown" className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+          <label htmlFor="kb-type" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Format</label>
+          <select id="kb-type" name="type" defaultValue="markdown" className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1.5 text-sm">
             <option value="markdown">Markdown</option>
             <option value="text">Plain text</option>
             <option value="html">HTML</option>
           </select>
-          {err.type && <p className="mt-1 text-xs text-red-600">{err.type}</p>}
+          {err.type && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.type}</p>}
         </div>
       </div>
       <div>
-        <label htmlFor="kb-text" className="block text-xs font-medium text-slate-600">Text</label>
-        <textarea id="kb-text" name="text" rows={6} placeholder={"# Heading\n\nPaste the document here…"} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-xs" />
-        {err.text && <p className="mt-1 text-xs text-red-600" data-testid="kb-paste-error">{err.text}</p>}
+        <label htmlFor="kb-text" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Text</label>
+        <textarea id="kb-text" name="text" rows={6} placeholder={"# Heading\n\nPaste the document here…"} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 font-mono text-xs" />
+        {err.text && <p className="mt-1 text-xs text-red-600 dark:text-red-400" data-testid="kb-paste-error">{err.text}</p>}
       </div>
-      <button type="submit" disabled={pending} className="w-full rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 disabled:opacity-60">
+      <button type="submit" disabled={pending} className="w-full rounded-md bg-white dark:bg-slate-900 px-3 py-2 text-sm font-medium text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60 disabled:opacity-60">
         {pending ? "Importing…" : "Import text"}
       </button>
       {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
       {state.ok && state.imported && !tooLarge && (
-        <p className={`rounded-md px-2 py-1.5 text-xs ${state.imported.duplicate ? "bg-slate-50 text-slate-600" : "bg-emerald-50 text-emerald-800"}`} data-testid="kb-paste-result">
+        <p className={`rounded-md px-2 py-1.5 text-xs ${state.imported.duplicate ? "bg-slate-50 dark:bg-slate-800/60 text-slate-600" : "bg-emerald-50 text-emerald-800"}`} data-testid="kb-paste-result">
           {state.imported.duplicate
             ? `Already stored as “${state.imported.title}” (duplicate): nothing new was imported.`
             : `Imported “${state.imported.title}”, ${state.imported.chunks} chunk${state.imported.chunks === 1 ? "" : "s"}.`}
@@ -174,7 +174,7 @@ export function KbImport() {
   return (
     <div className="space-y-5">
       <UploadForm />
-      <div className="border-t border-slate-100 pt-4">
+      <div className="border-t border-slate-100 dark:border-slate-800 pt-4">
         <PasteForm />
       </div>
     </div>

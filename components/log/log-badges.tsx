@@ -14,7 +14,7 @@ const DOMAIN_STYLES: Record<string, string> = {
 
 export function DomainBadge({ domain }: { domain: string }) {
   return (
-    <span data-domain={domain} className={`inline-flex items-center rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${DOMAIN_STYLES[domain] ?? "bg-slate-100 text-slate-700 ring-slate-500/20"}`}>
+    <span data-domain={domain} className={`inline-flex items-center rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${DOMAIN_STYLES[domain] ?? "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300 ring-slate-500/20"}`}>
       {domain}
     </span>
   );
@@ -43,7 +43,7 @@ export function metricText(m: Metric): string {
 export function MetricChip({ metric }: { metric: Metric }) {
   const spec = METRICS.get(metric.name);
   return (
-    <span className="inline-flex items-center whitespace-nowrap rounded-md bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700" title={spec ? `${spec.label} (${metric.domain})` : metric.name} data-metric={metric.name}>
+    <span className="inline-flex items-center whitespace-nowrap rounded-md bg-slate-100 dark:bg-slate-800 px-1.5 py-0.5 font-mono text-[11px] text-slate-700 dark:text-slate-300" title={spec ? `${spec.label} (${metric.domain})` : metric.name} data-metric={metric.name}>
       {metricText(metric)}
     </span>
   );
@@ -66,7 +66,7 @@ const TRIGGER_LABELS: Record<string, string> = {
 
 export function TriggerChip({ trigger }: { trigger: string }) {
   return (
-    <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600" title={trigger}>
+    <span className="rounded bg-slate-100 dark:bg-slate-800 px-1.5 py-0.5 text-[11px] text-slate-600 dark:text-slate-400" title={trigger}>
       {TRIGGER_LABELS[trigger] ?? trigger.replace(/_/g, " ")}
     </span>
   );

@@ -6,15 +6,15 @@ import type { ModesContext } from "@/lib/machines/processing-modes.types";
 import { Markdown } from "@/components/ui/markdown";
 
 function Pill({ children, tone = "slate" }: { children: React.ReactNode; tone?: "slate" | "emerald" | "amber" | "red" | "sky" | "violet" }) {
-  const tones = { slate: "bg-slate-100 text-slate-700", emerald: "bg-emerald-100 text-emerald-800", amber: "bg-amber-100 text-amber-900", red: "bg-red-100 text-red-800", sky: "bg-sky-100 text-sky-800", violet: "bg-violet-100 text-violet-800" };
+  const tones = { slate: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300", emerald: "bg-emerald-100 text-emerald-800", amber: "bg-amber-100 text-amber-900", red: "bg-red-100 text-red-800", sky: "bg-sky-100 text-sky-800", violet: "bg-violet-100 text-violet-800" };
   return <span className={`inline-block rounded px-1.5 py-0.5 text-xs ${tones[tone]}`}>{children}</span>;
 }
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
-    <div className="grid grid-cols-[120px_1fr] gap-2 border-b border-slate-100 py-1.5 text-sm last:border-0">
+    <div className="grid grid-cols-[120px_1fr] gap-2 border-b border-slate-100 dark:border-slate-800 py-1.5 text-sm last:border-0">
       <dt className="break-words text-xs font-medium text-slate-400">{label}</dt>
-      <dd className="min-w-0 text-slate-800">{children}</dd>
+      <dd className="min-w-0 text-slate-800 dark:text-slate-200">{children}</dd>
     </div>
   );
 }
@@ -22,21 +22,21 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
 const cacheTone = { hit: "emerald", miss: "amber", disabled: "slate", bypassed: "slate" } as const;
 
 export function ModeResultView({ c }: { c: ModesContext }) {
-  if (!c.result) return <p className="text-sm text-slate-500">{c.error ? `No result: ${c.error.message}` : "No result yet."}</p>;
+  if (!c.result) return <p className="text-sm text-slate-500 dark:text-slate-400">{c.error ? `No result: ${c.error.message}` : "No result yet."}</p>;
   return (
     <div className="space-y-2" data-testid="mode-result">
-      <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
+      <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">
         {c.routing && <Pill tone="violet">{c.routing.mode}</Pill>}
         <span>by {c.result.adapter}</span>
         {c.result.cached && <Pill tone="emerald">served from cache</Pill>}
       </div>
-      <div className="max-h-[560px] overflow-auto rounded-lg border border-slate-200 p-3">
+      <div className="max-h-[560px] overflow-auto rounded-lg border border-slate-200 dark:border-slate-700 p-3">
         <Markdown text={c.result.text} />
       </div>
       {c.result.citations.length > 0 && (
-        <ol className="list-decimal space-y-0.5 pl-5 text-xs text-slate-600">
+        <ol className="list-decimal space-y-0.5 pl-5 text-xs text-slate-600 dark:text-slate-400">
           {c.result.citations.map((x) => (
-            <li key={x.id}>{x.url?.startsWith("/runs/") ? <a className="text-blue-700 hover:underline" href={x.url}>{x.title}</a> : `${x.title}${x.url ? ` — ${x.url}` : ""}`}</li>
+            <li key={x.id}>{x.url?.startsWith("/runs/") ? <a className="text-blue-700 dark:text-blue-400 hover:underline" href={x.url}>{x.title}</a> : `${x.title}${x.url ? ` — ${x.url}` : ""}`}</li>
           ))}
         </ol>
       )}
@@ -52,29 +52,29 @@ export function ModeRouting({ c }: { c: ModesContext }) {
       {r && (
         <Row label="Route">
           <Pill tone="violet">{r.mode}</Pill> <Pill>{r.level}</Pill> <Pill>{r.runtime}</Pill>{" "}
-          <span className="text-xs text-slate-500">
+          <span className="text-xs text-slate-500 dark:text-slate-400">
             {r.routedBy} · confidence {r.confidence.toFixed(2)} · {r.adapter}
           </span>
-          <p className="text-xs text-slate-600">{r.reason}</p>
+          <p className="text-xs text-slate-600 dark:text-slate-400">{r.reason}</p>
         </Row>
       )}
       {c.cache && (
         <Row label="Cache">
           <Pill tone={cacheTone[c.cache.status]}>{c.cache.status}</Pill>{" "}
-          <span className="font-mono text-[11px] text-slate-500" title="SHA-256 of mode:query">{c.cache.key.slice(0, 16)}…</span>
-          {c.cache.expiresAt && <span className="text-xs text-slate-500"> · expires {new Date(c.cache.expiresAt).toISOString().slice(11, 19)} UTC</span>}
+          <span className="font-mono text-[11px] text-slate-500 dark:text-slate-400" title="SHA-256 of mode:query">{c.cache.key.slice(0, 16)}…</span>
+          {c.cache.expiresAt && <span className="text-xs text-slate-500 dark:text-slate-400"> · expires {new Date(c.cache.expiresAt).toISOString().slice(11, 19)} UTC</span>}
         </Row>
       )}
       {m && (
         <Row label="Metrics">
-          <span className="text-xs text-slate-700">
+          <span className="text-xs text-slate-700 dark:text-slate-300">
             latency {m.latencyMs} ms · {m.llmCalls} LLM call{m.llmCalls === 1 ? "" : "s"} · cache {m.cacheHit ? "hit" : "no hit"} · {m.ok ? "ok" : `error ${m.errorCategory}`}
           </span>
         </Row>
       )}
       {c.error && (
         <Row label="Error">
-          <span className="text-red-700">
+          <span className="text-red-700 dark:text-red-400">
             {c.error.state}: {c.error.message} <Pill tone="red">{c.error.category}</Pill>
           </span>
         </Row>
@@ -108,7 +108,7 @@ export function ModeWork({ c }: { c: ModesContext }) {
             {c.passages.map((p) => (
               <li key={p.id}>
                 <b>{p.title}</b> <span className="text-slate-400">({p.score.toFixed(2)}, {p.via})</span>
-                <p className="line-clamp-2 text-slate-600">{p.text}</p>
+                <p className="line-clamp-2 text-slate-600 dark:text-slate-400">{p.text}</p>
               </li>
             ))}
           </ol>
@@ -116,19 +116,19 @@ export function ModeWork({ c }: { c: ModesContext }) {
       )}
       {c.code && (
         <Row label="Code">
-          <p className="text-xs text-slate-500">{c.code.language} · from the {c.code.source}</p>
+          <p className="text-xs text-slate-500 dark:text-slate-400">{c.code.language} · from the {c.code.source}</p>
           <pre className="max-h-48 overflow-auto rounded bg-slate-900 p-2 text-[11px] text-slate-100">{c.code.code}</pre>
         </Row>
       )}
       {c.execution && (
         <Row label="Execution">
           <Pill tone={c.execution.ok ? "emerald" : "red"}>exit {c.execution.exitCode}</Pill>{" "}
-          <span className="text-xs text-slate-500">
+          <span className="text-xs text-slate-500 dark:text-slate-400">
             {c.execution.durationMs} ms · {c.execution.engine}
             {c.execution.truncated ? " · output truncated" : ""}
           </span>
-          {c.execution.error && <p className="text-xs text-red-700">{c.execution.error.kind}: {c.execution.error.message}</p>}
-          {c.execution.stdout && <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 p-2 text-[11px]">{c.execution.stdout}</pre>}
+          {c.execution.error && <p className="text-xs text-red-700 dark:text-red-400">{c.execution.error.kind}: {c.execution.error.message}</p>}
+          {c.execution.stdout && <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 dark:bg-slate-800/60 p-2 text-[11px]">{c.execution.stdout}</pre>}
           {c.execution.stderr && <pre className="mt-1 max-h-40 overflow-auto rounded bg-red-50 p-2 text-[11px] text-red-900">{c.execution.stderr}</pre>}
         </Row>
       )}
@@ -148,10 +148,10 @@ export function ModeWork({ c }: { c: ModesContext }) {
               </Pill>
             ))}
             <Pill tone={c.workflow.status === "completed" ? "emerald" : c.workflow.status === "failed" ? "red" : "sky"}>{c.workflow.status}</Pill>
-            <span className="text-xs text-slate-500">attempt {c.workflow.attempts}</span>
+            <span className="text-xs text-slate-500 dark:text-slate-400">attempt {c.workflow.attempts}</span>
           </div>
           {c.workflow.childRunId && (
-            <a className="text-xs text-blue-700 hover:underline" href={`/runs/${c.workflow.childRunId}`} data-testid="child-run">
+            <a className="text-xs text-blue-700 dark:text-blue-400 hover:underline" href={`/runs/${c.workflow.childRunId}`} data-testid="child-run">
               deep-research run {c.workflow.childRunId.slice(0, 8)} →
             </a>
           )}

@@ -14,15 +14,15 @@ export interface ReviewInfo {
 
 const BUTTONS: Record<string, { label: string; style: string }> = {
   answer: { label: "Send answer", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
-  decline: { label: "Decline (answer with what you have)", style: "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50" },
+  decline: { label: "Decline (answer with what you have)", style: "bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60" },
   approve: { label: "Approve", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
   continue: { label: "Continue", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
   retry: { label: "Retry", style: "bg-blue-600 text-white hover:bg-blue-700" },
-  reject: { label: "Reject", style: "bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50" },
-  modify: { label: "Request changes", style: "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50" },
-  synthesize: { label: "Synthesize now", style: "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50" },
-  skip: { label: "Skip (compensating task)", style: "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50" },
-  abort: { label: "Abort", style: "bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50" },
+  reject: { label: "Reject", style: "bg-white dark:bg-slate-900 text-red-700 dark:text-red-400 ring-1 ring-red-300 hover:bg-red-50 dark:hover:bg-red-950" },
+  modify: { label: "Request changes", style: "bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60" },
+  synthesize: { label: "Synthesize now", style: "bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60" },
+  skip: { label: "Skip (compensating task)", style: "bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60" },
+  abort: { label: "Abort", style: "bg-white dark:bg-slate-900 text-red-700 dark:text-red-400 ring-1 ring-red-300 hover:bg-red-50 dark:hover:bg-red-950" },
 };
 
 /** What a reviewer sees and decides: the item rendered for its kind, feedback, and its decisions. */
@@ -46,9 +46,9 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
     });
   return (
     <div className="@container space-y-3" data-testid="decision-panel" data-review={review.id} data-kind={review.kind}>
-      <p className="text-sm font-medium text-slate-900">{review.prompt}</p>
+      <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{review.prompt}</p>
       <ReviewPayload review={review} compact={compact} onEdit={setData} />
-      {result?.fieldErrors?.data && <p className="text-xs text-red-600">{result.fieldErrors.data}</p>}
+      {result?.fieldErrors?.data && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.data}</p>}
       <div className="grid gap-2 @lg:grid-cols-[1fr_180px]">
         <textarea
           value={feedback}
@@ -56,18 +56,18 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
           rows={2}
           placeholder={decisions.includes("answer") ? "Your answer (e.g. 72 kg)" : decisions.includes("modify") ? "Feedback (required to request changes: what should change?)" : "Note (optional)"}
           aria-label={decisions.includes("answer") ? "Your answer" : "Feedback"}
-          className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+          className="w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
         />
-        <input value={reviewer} onChange={(e) => setReviewer(e.target.value)} placeholder="Your name (optional)" aria-label="Reviewer" className="h-9 rounded-md border border-slate-300 px-2 text-sm" />
+        <input value={reviewer} onChange={(e) => setReviewer(e.target.value)} placeholder="Your name (optional)" aria-label="Reviewer" className="h-9 rounded-md border border-slate-300 dark:border-slate-600 px-2 text-sm" />
       </div>
-      {result?.fieldErrors?.feedback && <p className="text-xs text-red-600">{result.fieldErrors.feedback}</p>}
+      {result?.fieldErrors?.feedback && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.feedback}</p>}
       <div className="flex flex-wrap gap-2">
         {decisions.map((d) => (
           <button key={d} data-decision={d} disabled={pending} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${(BUTTONS[d] ?? BUTTONS.modify).style}`}>
             {(BUTTONS[d] ?? { label: d }).label}
           </button>
         ))}
-        {pending && <span className="self-center text-xs text-slate-500">Sending…</span>}
+        {pending && <span className="self-center text-xs text-slate-500 dark:text-slate-400">Sending…</span>}
       </div>
       {result && !result.ok && !result.fieldErrors && (
         <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700" role="alert">

@@ -38,43 +38,43 @@ export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]
   return (
     <form ref={form} action={action} className="space-y-3" data-testid="new-run-form" data-workflow={workflow}>
       <div>
-        <label htmlFor="workflow" className="block text-xs font-medium text-slate-600">Workflow</label>
-        <select id="workflow" name="workflow" value={workflow} onChange={(e) => setWorkflow(e.target.value)} className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+        <label htmlFor="workflow" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Workflow</label>
+        <select id="workflow" name="workflow" value={workflow} onChange={(e) => setWorkflow(e.target.value)} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1.5 text-sm">
           {workflows.map((w) => (
             <option key={w.id} value={w.id}>{w.title} ({w.id})</option>
           ))}
         </select>
-        {err.workflow && <p className="mt-1 text-xs text-red-600">{err.workflow}</p>}
+        {err.workflow && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.workflow}</p>}
       </div>
       {fields.map((f) => (
         <div key={`${workflow}:${f}`}>
-          <label htmlFor={`field-${f}`} className="block text-xs font-medium capitalize text-slate-600">{f}</label>
+          <label htmlFor={`field-${f}`} className="block text-xs font-medium capitalize text-slate-600 dark:text-slate-400">{f}</label>
           <textarea
             id={`field-${f}`}
             name={`field:${f}`}
             rows={3}
             placeholder={current?.placeholders?.[f] ?? String((current?.example as Record<string, unknown>)[f])}
-            className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
           />
-          {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600">{err[`field:${f}`]}</p>}
+          {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err[`field:${f}`]}</p>}
         </div>
       ))}
       {Object.entries(current?.choices ?? {}).map(([f, c]) => (
         <div key={`${workflow}:${f}`}>
-          <label htmlFor={`field-${f}`} className="block text-xs font-medium text-slate-600">{c.label}</label>
-          <select id={`field-${f}`} name={`field:${f}`} defaultValue="" className="mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+          <label htmlFor={`field-${f}`} className="block text-xs font-medium text-slate-600 dark:text-slate-400">{c.label}</label>
+          <select id={`field-${f}`} name={`field:${f}`} defaultValue="" className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1.5 text-sm">
             <option value="">{c.empty}</option>
             {c.options.map((o) => (
               <option key={o} value={o}>{o}</option>
             ))}
           </select>
-          {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600">{err[`field:${f}`]}</p>}
+          {err[`field:${f}`] && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err[`field:${f}`]}</p>}
         </div>
       ))}
-      <details className="text-xs text-slate-600" open={fields.length === 0 || !!err.json}>
+      <details className="text-xs text-slate-600 dark:text-slate-400" open={fields.length === 0 || !!err.json}>
         <summary className="cursor-pointer select-none">Input as JSON {fields.length ? "(overrides the fields above)" : ""}</summary>
-        <textarea key={workflow} name="json" rows={4} placeholder={JSON.stringify(current?.example ?? {}, null, 2)} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-xs" />
-        {err.json && <p className="mt-1 text-xs text-red-600">{err.json}</p>}
+        <textarea key={workflow} name="json" rows={4} placeholder={JSON.stringify(current?.example ?? {}, null, 2)} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 font-mono text-xs" />
+        {err.json && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.json}</p>}
       </details>
       {state.message && Object.keys(err).length === 0 && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
       <button type="submit" disabled={pending} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">

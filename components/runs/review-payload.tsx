@@ -4,7 +4,7 @@ import { Markdown } from "@/components/ui/markdown";
 import type { ReviewInfo } from "./decision-panel";
 
 function Chip({ label, value, tone = "slate" }: { label: string; value: React.ReactNode; tone?: "slate" | "amber" | "emerald" }) {
-  const t = { slate: "bg-slate-100 text-slate-700", amber: "bg-amber-100 text-amber-900", emerald: "bg-emerald-100 text-emerald-900" }[tone];
+  const t = { slate: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300", amber: "bg-amber-100 text-amber-900", emerald: "bg-emerald-100 text-emerald-900" }[tone];
   return (
     <span className={`inline-flex items-center gap-1 rounded-md px-2 py-0.5 text-[11px] ${t}`}>
       <span className="opacity-70">{label}</span>
@@ -40,7 +40,7 @@ function PlanView({ plan, onEdit }: { plan: Plan; onEdit?: (d: { value: Record<s
     }
   }, [editing, text, onEdit]);
   return (
-    <div className="space-y-2 rounded-lg border border-slate-200 bg-white p-3 text-sm" data-testid="plan-view">
+    <div className="space-y-2 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm" data-testid="plan-view">
       <div>
         <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-400">Dimensions</div>
         <ol className="mt-1 list-decimal space-y-0.5 pl-5">
@@ -52,11 +52,11 @@ function PlanView({ plan, onEdit }: { plan: Plan; onEdit?: (d: { value: Record<s
       <div>
         <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-400">Tasks ({plan.tasks.length}, about {plan.estimatedIterations} iterations)</div>
         <table className="mt-1 w-full text-xs">
-          <tbody className="divide-y divide-slate-100">
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
             {plan.tasks.map((t) => (
               <tr key={t.id}>
                 <td className="py-1 pr-2 font-mono font-semibold">{t.id}</td>
-                <td className="py-1 pr-2 text-slate-500">{t.type}</td>
+                <td className="py-1 pr-2 text-slate-500 dark:text-slate-400">{t.type}</td>
                 <td className="py-1 pr-2">{t.description}</td>
                 <td className="py-1 text-right font-mono text-slate-400">{t.dependsOn.length ? `after ${t.dependsOn.join(", ")}` : ""}</td>
               </tr>
@@ -66,10 +66,10 @@ function PlanView({ plan, onEdit }: { plan: Plan; onEdit?: (d: { value: Record<s
       </div>
       {onEdit && (
         <div>
-          <button type="button" onClick={() => setEditing(!editing)} className="text-xs text-blue-700 hover:underline">
+          <button type="button" onClick={() => setEditing(!editing)} className="text-xs text-blue-700 dark:text-blue-400 hover:underline">
             {editing ? "Discard my edits" : "Edit the plan"}
           </button>
-          {editing && <textarea aria-label="Edited plan" value={text} onChange={(e) => setText(e.target.value)} rows={12} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-[11px]" />}
+          {editing && <textarea aria-label="Edited plan" value={text} onChange={(e) => setText(e.target.value)} rows={12} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 font-mono text-[11px]" />}
         </div>
       )}
     </div>
@@ -118,7 +118,7 @@ export function ReviewPayload({ review, compact, onEdit }: { review: ReviewInfo;
         {p.partial === true && <Chip label="result" value="partial (timed out)" tone="amber" />}
         {typeof p.storage_status === "string" && <Chip label="saved" value={p.storage_status} tone={p.storage_status === "success" ? "slate" : "amber"} />}
       </div>
-      {patterns.length > 0 && <p className="text-xs text-slate-600">Patterns applied: {patterns.join(", ")}</p>}
+      {patterns.length > 0 && <p className="text-xs text-slate-600 dark:text-slate-400">Patterns applied: {patterns.join(", ")}</p>}
       {warnings.length > 0 && (
         <ul className="space-y-1 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900">
           {warnings.map((w, i) => (
@@ -127,7 +127,7 @@ export function ReviewPayload({ review, compact, onEdit }: { review: ReviewInfo;
         </ul>
       )}
       {typeof p.output === "string" && p.output && (
-        <div className={`overflow-y-auto rounded-lg border border-slate-200 bg-white p-3 ${compact ? "max-h-56" : "max-h-[420px]"}`} data-testid="review-output">
+        <div className={`overflow-y-auto rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 ${compact ? "max-h-56" : "max-h-[420px]"}`} data-testid="review-output">
           <Markdown text={p.output} />
         </div>
       )}

@@ -14,9 +14,9 @@ export interface FilterValues {
 
 export function RunFilters({ values, keep, error }: { values: FilterValues; keep: Record<string, string | undefined>; error: string | null }) {
   const active = Object.values(values).some(Boolean);
-  const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
+  const input = "rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1 text-sm";
   return (
-    <form method="get" action="/" className="flex flex-wrap items-end gap-2 rounded-xl border border-slate-200 bg-white p-3 text-xs text-slate-600" data-testid="run-filters">
+    <form method="get" action="/" className="flex flex-wrap items-end gap-2 rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-xs text-slate-600 dark:text-slate-400" data-testid="run-filters">
       {Object.entries(keep).map(([k, v]) => (v ? <input key={k} type="hidden" name={k} value={v} /> : null))}
       <label className="flex min-w-[200px] flex-1 flex-col gap-0.5">
         Search inputs and outputs
@@ -41,13 +41,13 @@ export function RunFilters({ values, keep, error }: { values: FilterValues; keep
       <label className="flex items-center gap-1 pb-1.5">
         <input type="checkbox" name="retrying" value="true" defaultChecked={values.retrying === "true"} /> retrying
       </label>
-      <button className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">Search</button>
+      <button className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">Search</button>
       {active && (
-        <Link href={`/?${new URLSearchParams(Object.entries(keep).filter((e): e is [string, string] => !!e[1])).toString()}`} className="pb-1.5 text-blue-700 hover:underline">
+        <Link href={`/?${new URLSearchParams(Object.entries(keep).filter((e): e is [string, string] => !!e[1])).toString()}`} className="pb-1.5 text-blue-700 dark:text-blue-400 hover:underline">
           clear
         </Link>
       )}
-      {error && <p className="w-full text-red-700" role="alert">{error}</p>}
+      {error && <p className="w-full text-red-700 dark:text-red-400" role="alert">{error}</p>}
     </form>
   );
 }

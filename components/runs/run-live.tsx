@@ -86,15 +86,15 @@ function EventForm({ runId, type, fields }: { runId: string; type: string; field
     <form onSubmit={submit} className="space-y-2" data-testid={`event-form-${type}`}>
       {fields.map((f) => (
         <div key={f.name}>
-          <label className="block text-xs font-medium text-slate-600" htmlFor={`ev-${f.name}`}>{f.label}</label>
-          <textarea id={`ev-${f.name}`} rows={2} value={values[f.name] ?? ""} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm" />
-          {result?.fieldErrors?.[f.name] && <p className="text-xs text-red-600">{result.fieldErrors[f.name]}</p>}
+          <label className="block text-xs font-medium text-slate-600 dark:text-slate-400" htmlFor={`ev-${f.name}`}>{f.label}</label>
+          <textarea id={`ev-${f.name}`} rows={2} value={values[f.name] ?? ""} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm" />
+          {result?.fieldErrors?.[f.name] && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors[f.name]}</p>}
         </div>
       ))}
       <button disabled={pending} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50">
         {pending ? "Sending…" : fields.length ? "Send" : type}
       </button>
-      {result && !result.ok && !result.fieldErrors && <p className="text-xs text-red-600">{result.error}</p>}
+      {result && !result.ok && !result.fieldErrors && <p className="text-xs text-red-600 dark:text-red-400">{result.error}</p>}
     </form>
   );
 }
@@ -106,14 +106,14 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   const [pending, start] = useTransition();
   if (!open) {
     return (
-      <button onClick={() => setOpen(true)} className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-red-700 ring-1 ring-red-200 hover:bg-red-50" data-testid="abort-open">
+      <button onClick={() => setOpen(true)} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm font-medium text-red-700 dark:text-red-400 ring-1 ring-red-200 hover:bg-red-50 dark:hover:bg-red-950" data-testid="abort-open">
         {machineAbort ? "Abort…" : "Stop run…"}
       </button>
     );
   }
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="abort-form">
-      <input autoFocus value={reason} onChange={(e) => setReason(e.target.value)} placeholder="Reason (optional)" className="h-8 w-48 rounded-md border border-slate-300 px-2 text-sm" />
+      <input autoFocus value={reason} onChange={(e) => setReason(e.target.value)} placeholder="Reason (optional)" className="h-8 w-48 rounded-md border border-slate-300 dark:border-slate-600 px-2 text-sm" />
       <button
         disabled={pending}
         onClick={() =>
@@ -127,8 +127,8 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
       >
         {machineAbort ? "Confirm abort" : "Stop the run"}
       </button>
-      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-500">Cancel</button>
-      {result && !result.ok && <span className="text-xs text-red-600">{result.error}</span>}
+      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-500 dark:text-slate-400">Cancel</button>
+      {result && !result.ok && <span className="text-xs text-red-600 dark:text-red-400">{result.error}</span>}
     </div>
   );
 }
@@ -219,7 +219,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     <div className="space-y-4" data-testid="run-page" data-run={run.id} data-state={run.stateIds.join(",")} data-status={run.status}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
-          <div className="flex items-center gap-2 text-xs text-slate-500">
+          <div className="flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
             <Link href="/" className="hover:underline">Runs</Link>
             <span>/</span>
             <Link href={`/workflows/${run.workflow}`} className="hover:underline">{title}</Link>
@@ -229,20 +229,20 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             <StatusBadge status={run.status} />
             {waitingHuman && <WaitingBadge />}
             {!terminal && (
-              <span className={`ml-1 inline-flex items-center gap-1 text-[11px] font-normal ${connected ? "text-emerald-700" : "text-slate-400"}`} title="live updates" data-testid="live-dot">
+              <span className={`ml-1 inline-flex items-center gap-1 text-[11px] font-normal ${connected ? "text-emerald-700 dark:text-emerald-400" : "text-slate-400"}`} title="live updates" data-testid="live-dot">
                 <span className={`h-1.5 w-1.5 rounded-full ${connected ? "bg-emerald-500" : "bg-slate-300"}`} />
                 {connected ? "live" : "connecting"}
               </span>
             )}
           </h1>
           <CopyId id={run.id} short={shortId(run.id)} />
-          <p className="mt-0.5 text-xs text-slate-500">
+          <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
-            <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 hover:underline" data-testid="timeline-link">timeline and replay</Link>
+            <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="timeline-link">timeline and replay</Link>
             {run.parentId && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.parentId}`} className="text-blue-700 hover:underline" data-testid="parent-run">
+                <Link href={`/runs/${run.parentId}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="parent-run">
                   started by {parentName ? `“${parentName}”` : `run ${run.parentId.slice(0, 8)}`}
                 </Link>
               </>
@@ -250,7 +250,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             {run.forkOf && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 hover:underline" data-testid="fork-of">
+                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 dark:text-violet-400 hover:underline" data-testid="fork-of">
                   forked from run {run.forkOf.slice(0, 8)} at #{run.forkSeq}
                 </Link>
               </>
@@ -267,9 +267,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
       {terminal && <RunResultCard runId={run.id} status={run.status} result={result} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
-          <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
-            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 px-4 py-2 text-[11px] text-slate-500">
-              <span className="font-medium text-slate-700">State machine</span>
+          <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-500 dark:text-slate-400">
+              <span className="font-medium text-slate-700 dark:text-slate-300">State machine</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-600" /> waiting for input</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full border-2 border-slate-400" /> visited</span>
@@ -280,7 +280,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
           {flow && (
-            <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               <h2 className="mb-2 text-sm font-semibold">Stage history</h2>
               <StageHistory context={run.context as FlowContext} />
             </div>
@@ -290,18 +290,18 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
         {/* on a narrow screen, a run that waits for a person shows the decision first */}
         <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
-          <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="now-panel">
+          <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
             {active.map((s) => (
               <div key={s.id} className="mt-1">
-                <div className="font-mono text-lg font-semibold text-slate-900" data-testid="current-state">
+                <div className="font-mono text-lg font-semibold text-slate-900 dark:text-slate-100" data-testid="current-state">
                   {s.id.includes(".") && <span className="text-slate-400">{s.id.split(".").slice(0, -1).join(" › ")} › </span>}
                   {s.name}
                 </div>
-                <p className="text-sm text-slate-600">{s.description ?? s.summary}</p>
+                <p className="text-sm text-slate-600 dark:text-slate-400">{s.description ?? s.summary}</p>
               </div>
             ))}
-            <p className="mt-2 text-xs text-slate-500" data-testid="in-state-for">
+            <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="in-state-for">
               {terminal ? (
                 <>ended <Ago at={run.finishedAt ?? run.updatedAt} /></>
               ) : (
@@ -313,9 +313,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </p>
             {ctx?.last?.outcome && (
               <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>
-                <span className="text-slate-500">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
-                <span className={`rounded-full px-2 py-0.5 font-semibold ${outcomeStyle[ctx.last.outcome] ?? "bg-slate-100"}`}>{ctx.last.outcome}</span>
-                {ctx.last.feedback && <span className="text-slate-500">“{ctx.last.feedback}”</span>}
+                <span className="text-slate-500 dark:text-slate-400">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
+                <span className={`rounded-full px-2 py-0.5 font-semibold ${outcomeStyle[ctx.last.outcome] ?? "bg-slate-100 dark:bg-slate-800"}`}>{ctx.last.outcome}</span>
+                {ctx.last.feedback && <span className="text-slate-500 dark:text-slate-400">“{ctx.last.feedback}”</span>}
               </div>
             )}
             {ctx?.error && (
@@ -345,7 +345,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
           {waitingHuman && review && (
             <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4">
-              <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700">Your decision is needed</div>
+              <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}
@@ -353,7 +353,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} />}
 
           {!flow && !terminal && forms.length > 0 && (
-            <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               {forms.map((type) => (
                 <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
               ))}
@@ -362,7 +362,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
           <UsagePanel runId={run.id} version={run.seq} />
 
-          <div className="rounded-xl border border-slate-200 bg-white p-4">
+          <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
             <h2 className="mb-2 text-sm font-semibold">Context record</h2>
             <ContextPanel context={run.context} />
           </div>
@@ -376,15 +376,15 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 function HistoryPanel({ transitions, states, layout, live, runId }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; runId: string }) {
   const [tab, setTab] = useState<"list" | "gantt">("list");
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="history-panel">
+    <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="history-panel">
       <div className="mb-2 flex items-center gap-3">
         <h2 className="text-sm font-semibold">Mission timeline</h2>
         {(["list", "gantt"] as const).map((t) => (
-          <button key={t} onClick={() => setTab(t)} className={`rounded-md px-2 py-0.5 text-xs ${tab === t ? "bg-slate-900 text-white" : "text-slate-600 ring-1 ring-slate-200 hover:bg-slate-50"}`}>
+          <button key={t} onClick={() => setTab(t)} className={`rounded-md px-2 py-0.5 text-xs ${tab === t ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "text-slate-600 dark:text-slate-400 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60"}`}>
             {t === "list" ? "Transitions" : "Gantt and replay"}
           </button>
         ))}
-        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 hover:underline">full page</Link>
+        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 dark:text-blue-400 hover:underline">full page</Link>
       </div>
       {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked runId={runId} />}
     </div>

@@ -32,10 +32,10 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
   if (tabs.length === 0) return null;
   const tab = picked && tabs.includes(picked) ? picked : tabs[0];
   return (
-    <div className="rounded-xl border border-slate-200 bg-white" data-testid="run-views">
-      <div className="flex flex-wrap gap-1 border-b border-slate-100 px-3 pt-2">
+    <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900" data-testid="run-views">
+      <div className="flex flex-wrap gap-1 border-b border-slate-100 dark:border-slate-800 px-3 pt-2">
         {tabs.map((t) => (
-          <button key={t} onClick={() => setTab(t)} className={`rounded-t-md px-3 py-1.5 text-sm ${tab === t ? "border border-b-white border-slate-200 bg-white font-semibold" : "text-slate-500 hover:text-slate-800"}`}>
+          <button key={t} onClick={() => setTab(t)} className={`rounded-t-md px-3 py-1.5 text-sm ${tab === t ? "border border-b-white border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 font-semibold" : "text-slate-500 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200"}`}>
             {t}
             {t === "Cycles" ? ` (${s.history?.length ?? 0})` : t === "Knowledge graph" ? ` (${c.facts?.length ?? 0})` : t === "Sources" ? ` (${c.sources?.length ?? 0})` : t === "Entries" ? ` (${a.parsed?.length ?? 0})` : ""}
           </button>
@@ -44,9 +44,9 @@ export function RunViews({ workflow, runId, context, version }: { workflow: stri
       <div className="p-3">
         {tab === "Report" && c.report && (
           <div className="max-h-[640px] overflow-auto px-2" data-testid="report">
-            <p className="mb-2 text-xs text-slate-500">
+            <p className="mb-2 text-xs text-slate-500 dark:text-slate-400">
               report.md · written by {c.reportAdapter ?? "unknown adapter"} ·{" "}
-              <a className="text-blue-700 hover:underline" href={`/api/runs/${runId}/artifacts/report.md?download=1`}>
+              <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/runs/${runId}/artifacts/report.md?download=1`}>
                 Download
               </a>
             </p>

@@ -29,31 +29,31 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
             <th className="whitespace-nowrap py-1.5 text-right font-medium">In state</th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {rows.map((t) => {
             const parts = transitionParts(t.from, t.to);
             return (
               <Fragment key={t.seq}>
-                <tr className="cursor-pointer align-top hover:bg-slate-50" onClick={() => setOpen(open === t.seq ? null : t.seq)} data-seq={t.seq}>
+                <tr className="cursor-pointer align-top hover:bg-slate-50 dark:hover:bg-slate-800/60" onClick={() => setOpen(open === t.seq ? null : t.seq)} data-seq={t.seq}>
                   <td className="py-1.5 pr-2 font-mono text-slate-400">{t.seq}</td>
-                  <td className="whitespace-nowrap py-1.5 pr-2 font-mono text-slate-500">{clockTime(t.at)}</td>
+                  <td className="whitespace-nowrap py-1.5 pr-2 font-mono text-slate-500 dark:text-slate-400">{clockTime(t.at)}</td>
                   <td className="py-1.5 pr-2 font-mono wrap-anywhere">
                     <span className="inline-flex flex-wrap items-center gap-x-1.5" title={`${t.from || "∗"} → ${t.to}`}>
                       <span className={`h-2 w-2 shrink-0 rounded-full ${tone(t)}`} />
                       {parts.scope && <span className="text-[10px] text-slate-400">{parts.scope}</span>}
-                      <span className="text-slate-500">{parts.from || "∗"}</span>
+                      <span className="text-slate-500 dark:text-slate-400">{parts.from || "∗"}</span>
                       <span className="text-slate-400">→</span>
-                      <span className="font-semibold text-slate-900">{parts.to}</span>
+                      <span className="font-semibold text-slate-900 dark:text-slate-100">{parts.to}</span>
                     </span>
                   </td>
-                  <td className="py-1.5 pr-2 text-slate-700 wrap-anywhere">{t.reason}</td>
-                  <td className="py-1.5 pr-2 font-mono text-[11px] text-slate-500">{eventLabel(t.event)}</td>
-                  <td className="whitespace-nowrap py-1.5 text-right font-mono text-slate-500">{t.from ? formatDuration(t.durationMs) : ""}</td>
+                  <td className="py-1.5 pr-2 text-slate-700 dark:text-slate-300 wrap-anywhere">{t.reason}</td>
+                  <td className="py-1.5 pr-2 font-mono text-[11px] text-slate-500 dark:text-slate-400">{eventLabel(t.event)}</td>
+                  <td className="whitespace-nowrap py-1.5 text-right font-mono text-slate-500 dark:text-slate-400">{t.from ? formatDuration(t.durationMs) : ""}</td>
                 </tr>
                 {open === t.seq && (
                   <tr>
-                    <td colSpan={6} className="bg-slate-50 px-2 py-2">
-                      <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all font-mono text-[11px] text-slate-700">{JSON.stringify(t.payload ?? {}, null, 2)}</pre>
+                    <td colSpan={6} className="bg-slate-50 dark:bg-slate-800/60 px-2 py-2">
+                      <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all font-mono text-[11px] text-slate-700 dark:text-slate-300">{JSON.stringify(t.payload ?? {}, null, 2)}</pre>
                     </td>
                   </tr>
                 )}

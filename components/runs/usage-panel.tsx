@@ -23,18 +23,18 @@ export function UsagePanel({ runId, version }: { runId: string; version: number 
   if (!usage || usage.calls.length === 0) return null;
   const adapters = [...new Set(usage.calls.map((c) => c.adapter))];
   return (
-    <div className="rounded-xl border border-slate-200 bg-white p-4" data-testid="usage-panel">
+    <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="usage-panel">
       <h2 className="mb-1 text-sm font-semibold">Model usage</h2>
-      <p className="mb-2 text-xs text-slate-500">
+      <p className="mb-2 text-xs text-slate-500 dark:text-slate-400">
         {usage.total.calls} model call{usage.total.calls === 1 ? "" : "s"}
         {usage.total.offline ? ` · ${usage.total.offline} step${usage.total.offline === 1 ? "" : "s"} by the offline engine (no model, no tokens)` : ""} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
-        <span className="font-medium text-slate-700" data-testid="adapters">{adapters.join(", ")}</span>
+        <span className="font-medium text-slate-700 dark:text-slate-300" data-testid="adapters">{adapters.join(", ")}</span>
       </p>
       <table className="w-full table-fixed text-[11px]">
         <TableHead columns={["State", "Purpose", { label: "Tokens in/out", right: true }, { label: "Latency", right: true }]} />
         <tbody>
           {usage.calls.slice(-12).map((c) => (
-            <tr key={c.id} className={c.ok ? "" : "text-red-700"} title={c.error ?? c.adapter}>
+            <tr key={c.id} className={c.ok ? "" : "text-red-700 dark:text-red-400"} title={c.error ?? c.adapter}>
               {/* the leaf of a nested state path says which state called; the full path is in the tooltip */}
               <td className="truncate pr-2 font-mono" title={c.state ?? undefined}>{c.state?.split(".").pop() ?? "—"}</td>
               <td>{c.purpose}{c.attempts > 1 ? ` (${c.attempts} tries)` : ""}{c.ok ? "" : ` · ${c.errorCategory}`}</td>

@@ -10,12 +10,12 @@ export function TestConnection({ name }: { name: string }) {
       <button
         disabled={pending}
         onClick={() => start(async () => setResult(await testConnectionAction(name)))}
-        className="rounded-md bg-white px-2.5 py-1 text-xs font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 disabled:opacity-50"
+        className="rounded-md bg-white dark:bg-slate-900 px-2.5 py-1 text-xs font-medium text-slate-700 dark:text-slate-300 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60 disabled:opacity-50"
       >
         {pending ? "Testing…" : "Test connection"}
       </button>
       {result && (
-        <span className={`text-xs ${result.ok ? "text-emerald-700" : "text-red-700"}`} data-ok={result.ok}>
+        <span className={`text-xs ${result.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`} data-ok={result.ok}>
           {result.ok ? `✓ ${result.model} answered in ${result.latencyMs} ms` : `✗ ${result.category ? `${result.category}: ` : ""}${result.error}`}
         </span>
       )}

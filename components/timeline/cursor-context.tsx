@@ -46,11 +46,11 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
     };
   }, [runId, seq]);
 
-  if (seq < 1) return <p className="px-3 py-2 text-xs text-slate-500">Before the run started: no context yet.</p>;
+  if (seq < 1) return <p className="px-3 py-2 text-xs text-slate-500 dark:text-slate-400">Before the run started: no context yet.</p>;
   return (
-    <div className="border-t border-slate-100 px-3 py-2 text-xs" data-testid="cursor-context" data-seq={snap?.seq ?? ""}>
+    <div className="border-t border-slate-100 dark:border-slate-800 px-3 py-2 text-xs" data-testid="cursor-context" data-seq={snap?.seq ?? ""}>
       <div className="flex items-center justify-between gap-2">
-        <span className="text-slate-600">
+        <span className="text-slate-600 dark:text-slate-400">
           Context at #{seq}
           {snap && snap.seq !== seq && <span className="text-slate-400"> (settled at #{snap.seq}, the end of that step)</span>}
         </span>
@@ -63,12 +63,12 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
       {error && <p className="mt-1 text-amber-700">{error}</p>}
       {forking && snap && <ForkForm runId={runId} seq={snap.seq} context={snap.context} onCancel={() => setForking(false)} />}
       {snap && (
-        <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-slate-50 p-2 font-mono text-[11px] text-slate-700" data-testid="cursor-context-json">
+        <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-[11px] text-slate-700 dark:text-slate-300" data-testid="cursor-context-json">
           {JSON.stringify(snap.context, null, 2)}
         </pre>
       )}
       {snap && snap.timers.length > 0 && (
-        <p className="mt-1 text-slate-500">Timers pending: {snap.timers.map((t) => `${t.id.replace(/^xstate\.after\./, "after ")} (due ${new Date(t.dueAt).toLocaleTimeString()})`).join(", ")}</p>
+        <p className="mt-1 text-slate-500 dark:text-slate-400">Timers pending: {snap.timers.map((t) => `${t.id.replace(/^xstate\.after\./, "after ")} (due ${new Date(t.dueAt).toLocaleTimeString()})`).join(", ")}</p>
       )}
     </div>
   );
@@ -108,16 +108,16 @@ function ForkForm({ runId, seq, context, onCancel }: { runId: string; seq: numbe
   };
   return (
     <div className="mt-2 space-y-1 rounded-md border border-violet-200 bg-violet-50 p-2" data-testid="fork-form">
-      <p className="text-slate-700">
+      <p className="text-slate-700 dark:text-slate-300">
         A new run starts from the state after #{seq}, with this run&apos;s history up to there. Replace context keys (optional){keys.length ? `; keys: ${keys.slice(0, 12).join(", ")}` : ""}:
       </p>
-      <textarea value={text} onChange={(e) => (setText(e.target.value), setError(null))} rows={3} className="w-full rounded border border-slate-300 p-1 font-mono text-[11px]" aria-label="context edits (JSON)" />
-      {error && <p className="text-red-700" data-testid="fork-error">{error}</p>}
+      <textarea value={text} onChange={(e) => (setText(e.target.value), setError(null))} rows={3} className="w-full rounded border border-slate-300 dark:border-slate-600 p-1 font-mono text-[11px]" aria-label="context edits (JSON)" />
+      {error && <p className="text-red-700 dark:text-red-400" data-testid="fork-error">{error}</p>}
       <div className="flex gap-2">
         <button onClick={submit} disabled={busy} className="rounded-md bg-violet-700 px-2 py-0.5 text-white disabled:opacity-50" data-testid="fork-submit">
           {busy ? "Forking…" : "Start the fork"}
         </button>
-        <button onClick={onCancel} className="rounded-md px-2 py-0.5 ring-1 ring-slate-300">Cancel</button>
+        <button onClick={onCancel} className="rounded-md px-2 py-0.5 ring-1 ring-slate-300 dark:ring-slate-600">Cancel</button>
       </div>
     </div>
   );

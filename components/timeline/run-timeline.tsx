@@ -117,7 +117,7 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
   return (
     <div className="space-y-4" data-testid="run-timeline" data-cursor={cursor} data-active={status.active.join(",")}>
       <div
-        className="rounded-xl border border-slate-200 bg-white p-3 outline-none focus:ring-2 focus:ring-blue-300"
+        className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 outline-none focus:ring-2 focus:ring-blue-300"
         tabIndex={0}
         aria-label="timeline: arrow keys step through the transitions"
         onKeyDown={(e) => {
@@ -132,31 +132,31 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
         data-testid="timeline-controls"
       >
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <button onClick={() => step(-1)} className="rounded-md px-2 py-0.5 ring-1 ring-slate-200 hover:bg-slate-50" aria-label="previous transition">◀</button>
+          <button onClick={() => step(-1)} className="rounded-md px-2 py-0.5 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60" aria-label="previous transition">◀</button>
           <button
             onClick={() => {
               if (!playing && cursor >= last) move(0);
               setFollowing(false);
               setPlaying(!playing);
             }}
-            className="w-16 rounded-md bg-slate-900 px-2 py-0.5 text-white"
+            className="w-16 rounded-md bg-slate-900 px-2 py-0.5 text-white dark:bg-slate-200 dark:text-slate-900"
           >
             {playing ? "Pause" : "Play"}
           </button>
-          <button onClick={() => step(1)} className="rounded-md px-2 py-0.5 ring-1 ring-slate-200 hover:bg-slate-50" aria-label="next transition">▶</button>
-          <select value={speed} onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])} aria-label="speed" className="rounded-md border border-slate-300 px-1 py-0.5 text-xs">
+          <button onClick={() => step(1)} className="rounded-md px-2 py-0.5 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60" aria-label="next transition">▶</button>
+          <select value={speed} onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])} aria-label="speed" className="rounded-md border border-slate-300 dark:border-slate-600 px-1 py-0.5 text-xs">
             {SPEEDS.map((s) => (
               <option key={s} value={s}>x{s}</option>
             ))}
           </select>
           <input type="range" min={0} max={last} value={cursor} onChange={(e) => move(Number(e.target.value))} aria-label="scrub" className="min-w-[200px] flex-1" />
-          <span className="font-mono text-xs text-slate-600" data-testid="cursor-label">
+          <span className="font-mono text-xs text-slate-600 dark:text-slate-400" data-testid="cursor-label">
             #{cursor} / {last}
             {at ? ` · ${clockTime(at.at)}` : " · before start"}
           </span>
         </div>
         {at && (
-          <p className="mt-2 text-xs text-slate-600" data-testid="cursor-transition">
+          <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="cursor-transition">
             <span className="font-mono">{at.from || "start"} → {at.to}</span> · <span className="font-mono">{eventLabel(at.event)}</span> · {at.reason}
             {at.durationMs > 0 && ` · left after ${formatDuration(at.durationMs)}`}
           </p>
@@ -164,8 +164,8 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
       </div>
 
       <div className={`grid items-start gap-4 ${stacked ? "" : "xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]"}`}>
-        <div ref={box} className="overflow-x-auto rounded-xl border border-slate-200 bg-white p-2">
-          <div className="mb-1 flex flex-wrap gap-3 px-1 text-[11px] text-slate-500">
+        <div ref={box} className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-2">
+          <div className="mb-1 flex flex-wrap gap-3 px-1 text-[11px] text-slate-500 dark:text-slate-400">
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-blue-500" /> visit</span>
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-emerald-500" /> waiting for a person</span>
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-amber-500" /> repeated visit (retry / loop)</span>
@@ -189,14 +189,14 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
             </svg>
           </div>
         </div>
-        <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
-          <div className="border-b border-slate-100 px-3 py-1.5 text-[11px] text-slate-500">Diagram at #{cursor}</div>
+        <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+          <div className="border-b border-slate-100 dark:border-slate-800 px-3 py-1.5 text-[11px] text-slate-500 dark:text-slate-400">Diagram at #{cursor}</div>
           <WorkflowDiagram layout={layout} status={status} follow className="h-[460px] w-full" />
           {runId && <CursorContext runId={runId} seq={cursor} readOnly={readOnly} />}
           {at?.payload !== undefined && (
-            <details className="border-t border-slate-100 px-3 py-2 text-xs" open>
-              <summary className="cursor-pointer text-slate-600">Event data at #{cursor}</summary>
-              <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-[11px] text-slate-700">{JSON.stringify(at.payload, null, 2)}</pre>
+            <details className="border-t border-slate-100 dark:border-slate-800 px-3 py-2 text-xs" open>
+              <summary className="cursor-pointer text-slate-600 dark:text-slate-400">Event data at #{cursor}</summary>
+              <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-[11px] text-slate-700 dark:text-slate-300">{JSON.stringify(at.payload, null, 2)}</pre>
             </details>
           )}
         </div>

@@ -1,11 +1,11 @@
 const styles: Record<string, string> = {
   running: "bg-blue-50 text-blue-700 ring-blue-600/20",
   waiting: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
-  completed: "bg-slate-100 text-slate-700 ring-slate-500/20",
+  completed: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300 ring-slate-500/20",
   failed: "bg-red-50 text-red-700 ring-red-600/20",
   aborted: "bg-amber-50 text-amber-800 ring-amber-600/20",
   pending: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
-  decided: "bg-slate-100 text-slate-700 ring-slate-500/20",
+  decided: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300 ring-slate-500/20",
   cancelled: "bg-amber-50 text-amber-800 ring-amber-600/20",
 };
 

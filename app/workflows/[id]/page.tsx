@@ -24,7 +24,7 @@ const verdictStyle: Record<Verdict, string> = {
   ok: "bg-emerald-50 text-emerald-800",
   warn: "bg-amber-50 text-amber-900",
   alert: "bg-red-100 text-red-800 font-semibold",
-  "no-data": "bg-slate-50 text-slate-500",
+  "no-data": "bg-slate-50 dark:bg-slate-800/60 text-slate-500 dark:text-slate-400",
 };
 
 export default async function WorkflowPage({ params }: { params: Promise<{ id: string }> }) {
@@ -51,22 +51,22 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
       <LiveRefresh events={["run"]} />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <div className="text-xs text-slate-500">
+          <div className="text-xs text-slate-500 dark:text-slate-400">
             <Link href="/workflows" className="hover:underline">Workflows</Link> / <span className="font-mono">{def.id}</span>
           </div>
           <h1 className="text-xl font-semibold tracking-tight">{def.title}</h1>
-          <p className="max-w-3xl text-sm text-slate-600">{def.description}</p>
-          <p className="mt-1 text-xs text-slate-500">
+          <p className="max-w-3xl text-sm text-slate-600 dark:text-slate-400">{def.description}</p>
+          <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
             Seed <span className="font-mono">{def.seed}</span> · {counts.running + counts.waiting} live run(s) ·{" "}
-            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}`}>REST description</a> · export as{" "}
-            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}/export?format=mermaid&download=1`} data-testid="export-mermaid">Mermaid</a> or{" "}
-            <a className="text-blue-700 hover:underline" href={`/api/workflows/${def.id}/export?format=json&download=1`}>JSON</a>
+            <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/workflows/${def.id}`}>REST description</a> · export as{" "}
+            <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/workflows/${def.id}/export?format=mermaid&download=1`} data-testid="export-mermaid">Mermaid</a> or{" "}
+            <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/workflows/${def.id}/export?format=json&download=1`}>JSON</a>
             {versions.length > 0 && <> · version {versions.at(-1)!.version} of {versions.length}</>}
           </p>
         </div>
         <div className="flex gap-2">
-          {versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">Edit (new version)</Link>}
-          <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white px-3 py-1.5 text-sm ring-1 ring-slate-200 hover:bg-slate-50">See its runs</Link>
+          {versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">Edit (new version)</Link>}
+          <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">See its runs</Link>
           <Link href={`/?workflow=${encodeURIComponent(def.id)}#new-run`} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="run-workflow">
             Run
           </Link>
@@ -80,7 +80,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
       )}
 
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
-        <div className="self-start overflow-hidden rounded-xl border border-slate-200 bg-white xl:sticky xl:top-20">
+        <div className="self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
           <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
         </div>
         <div className="space-y-4">
@@ -94,11 +94,11 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
           {def.id === "swiss-army" && <CmPanel rt={rt} />}
           {modes && <ModeMetricsPanel modes={modes} />}
           {metrics.length > 0 && (
-            <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>
               <table className="w-full text-xs" data-testid="metrics">
                 <TableHead columns={["State", "Metric", "Now", "Target", "Alert"]} />
-                <tbody className="divide-y divide-slate-100">
+                <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                   {metrics.map((m) => (
                     <tr key={`${m.state}:${m.metric}`} data-verdict={m.verdict}>
                       <td className="py-1.5 pr-2 font-mono">{m.state}</td>
@@ -107,8 +107,8 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
                         <span className={`rounded px-1.5 py-0.5 ${verdictStyle[m.verdict]}`} title={m.detail}>{m.value}</span>
                         <div className="mt-0.5 text-[10px] text-slate-400">{m.samples ? `${m.detail} · n=${m.samples}` : m.detail}</div>
                       </td>
-                      <td className="py-1.5 pr-2 text-slate-600">{m.target}</td>
-                      <td className="py-1.5 text-slate-600">{m.alert}</td>
+                      <td className="py-1.5 pr-2 text-slate-600 dark:text-slate-400">{m.target}</td>
+                      <td className="py-1.5 text-slate-600 dark:text-slate-400">{m.alert}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -116,11 +116,11 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
             </div>
           )}
           {usage.length > 0 && (
-            <div className="rounded-xl border border-slate-200 bg-white p-4">
+            <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               <h2 className="mb-2 text-sm font-semibold">Model usage by state</h2>
               <table className="w-full table-fixed text-xs" data-testid="model-usage">
                 <TableHead columns={["State", { label: "Calls", right: true }, { label: "Tokens in / out", right: true }, { label: "Avg latency", right: true }, { label: "Errors", right: true }]} />
-                <tbody className="divide-y divide-slate-100">
+                <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                   {usage.map((u) => (
                     <tr key={u.state}>
                       {/* nested states: the last two path segments, the full path in the tooltip */}
@@ -128,14 +128,14 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
                       <td className="py-1.5 text-right">{u.calls}</td>
                       <td className="py-1.5 text-right font-mono">{u.promptTokens.toLocaleString("en-US")} / {u.completionTokens.toLocaleString("en-US")}</td>
                       <td className="py-1.5 text-right font-mono">{u.avgLatencyMs} ms</td>
-                      <td className={`py-1.5 text-right ${u.errors ? "font-semibold text-red-700" : ""}`}>{u.errors}</td>
+                      <td className={`py-1.5 text-right ${u.errors ? "font-semibold text-red-700 dark:text-red-400" : ""}`}>{u.errors}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
           )}
-          <div className="rounded-xl border border-slate-200 bg-white p-4">
+          <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
             <h2 className="mb-2 text-sm font-semibold">States</h2>
             <ul className="space-y-2 text-xs">
               {graph.states.map((s) => (
@@ -143,26 +143,26 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
                   <span className="font-mono font-semibold">{s.name}</span>
                   {s.human && <span className="ml-1 rounded bg-emerald-100 px-1 text-emerald-800">human: {s.decisions.join(" / ")}</span>}
                   {s.timeout && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800">max {s.timeout}</span>}
-                  <p className="text-slate-600">{s.description}</p>
+                  <p className="text-slate-600 dark:text-slate-400">{s.description}</p>
                 </li>
               ))}
             </ul>
           </div>
         </div>
       </div>
-      <div className="rounded-xl border border-slate-200 bg-white p-4">
+      <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
         <h2 className="mb-2 text-sm font-semibold">Transitions</h2>
         <div className="overflow-x-auto">
           <table className="w-full min-w-[640px] text-xs" data-testid="transitions-table">
             <TableHead columns={["From", "To", "Condition", "Event", "Guard / delay"]} />
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {graph.transitions.map((t) => (
                 <tr key={t.id}>
                   <td className="py-1 pr-2 font-mono">{t.source}</td>
                   <td className="py-1 pr-2 font-mono">{t.internal ? "(stays)" : t.target}</td>
                   <td className="py-1 pr-2">{t.description}</td>
-                  <td className="py-1 pr-2 font-mono text-slate-500">{eventLabel(t.event)}</td>
-                  <td className="py-1 font-mono text-slate-500">{t.guard ?? ""}{t.delay ? `${t.delay}${t.delayMs ? ` = ${t.delayMs} ms` : ""}` : ""}</td>
+                  <td className="py-1 pr-2 font-mono text-slate-500 dark:text-slate-400">{eventLabel(t.event)}</td>
+                  <td className="py-1 font-mono text-slate-500 dark:text-slate-400">{t.guard ?? ""}{t.delay ? `${t.delay}${t.delayMs ? ` = ${t.delayMs} ms` : ""}` : ""}</td>
                 </tr>
               ))}
             </tbody>
