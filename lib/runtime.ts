@@ -29,6 +29,7 @@ import { SqliteRunStore } from "./engine/store/sqlite";
 import type { RunStore } from "./engine/store/types";
 import { WebhookDispatcher, type WebhookDispatcherOptions } from "./hooks/webhooks";
 import { loadUserWorkflows } from "./flows/store";
+import { stepEffects } from "./steps/effects";
 import { ContextManager } from "./knowledge/context-manager";
 import type { KnowledgeStore } from "./knowledge/documents";
 import { knowledgeStoreFor, seededOnFirstUse } from "./knowledge/instance";
@@ -296,13 +297,16 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     defaults: { "swiss-army": { config: swissConfigFromEnv(env) }, "processing-modes": { config: modesConfigFromEnv(env) } },
   };
   const effects = opts.effects?.(base) ?? defaultEffects(base, env);
+  // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox
+  const steps = stepEffects({ model: () => base.model });
+  const effectsOf = (id: string) => effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} });
   const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({
     store,
     clock,
     bus: new RunBus(),
     workflows: findWorkflow,
-    effects: crash ? (id) => crash(effects[id] ?? { actors: {} }) : (id) => effects[id] ?? { actors: {} },
+    effects: crash ? (id) => crash(effectsOf(id)) : effectsOf,
     dispatch: queue?.dispatcher,
     log: opts.log || env.SWITCHYARD_LOG === "debug" ? (level, m, d) => (level !== "info" || env.SWITCHYARD_LOG === "debug") && log(`[engine] ${level} ${m}${d === undefined ? "" : ` ${JSON.stringify(d)}`}`) : undefined,
   });

@@ -290,6 +290,8 @@ export class Engine {
       if (!meta || !meta.decisions.includes(decision)) {
         throw new InvalidError(`decision must be one of ${meta?.decisions.join(", ") ?? "(none)"}; got "${input.decision}"`);
       }
+      const refused = live.def.refuseDecision?.(stored.state, live.snapshot.context, decision, input.reviewer);
+      if (refused) throw new ConflictError(refused, reviewView(open));
       let event: EventObject & Record<string, unknown> = { ...(input.data ?? {}), type: decision.toUpperCase() };
       if (input.feedback !== undefined) event.feedback = input.feedback;
       if (input.reviewer !== undefined) event.reviewer = input.reviewer;
@@ -541,8 +543,9 @@ export class Engine {
   }
 
   private reviewMeta(live: Live, state: string): StateMeta["review"] | undefined {
-    const meta = live.snapshot.getMeta() as Record<string, StateMeta | undefined>;
-    return meta[`${live.def.machine.id}.${state}`]?.review;
+    // by path, not by getMeta's keys: those are node ids, and a flow's stages carry ids of their own
+    const node = (live.snapshot._nodes as { path: string[]; meta?: StateMeta }[]).find((n) => n.path.join(".") === state);
+    return node?.meta?.review;
   }
 
   private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {

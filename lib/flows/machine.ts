@@ -196,10 +196,10 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
         return ruleVeto(c, context, p.from, p.to, event.confidence ?? 1, at(event, context)) === null;
       },
       refused: ({ context, event }) => event.type === "TRANSITION" && moveVeto(c, context, event.to, event.confidence ?? 1, at(event, context)) !== null,
-      ...(stepGuards() as never),
+      ...(stepGuards() as {}),
     },
     actions: {
-      ...(stepActions as never),
+      ...(stepActions as {}),
       entered: assign(({ context, event }, p: { stage: string }) => ({
         active: context.active.includes(p.stage) ? context.active : [...context.active, p.stage],
         enteredAt: { ...context.enteredAt, [p.stage]: at(event as Stamp, context) },

@@ -3,6 +3,8 @@
 // transition labels). Written as JSON or YAML, or imported from Mermaid; validated by
 // lib/flows/validate.ts and turned into an XState machine by lib/flows/machine.ts.
 
+import type { StepSpec } from "../steps/schema";
+
 /** A built-in transition validator (the seed's TransitionValidatorProtocol, as data). */
 export type ValidatorSpec =
   /** at least `min` tool calls recorded in the run before entering `target` (the seed's RequireMinToolsValidator) */
@@ -52,6 +54,8 @@ export interface FlowConfig {
   joins?: string[];
   /** "A -> B" → the transition's label ("[*] -> A" for a start, "A -> [*]" for an end) */
   labels?: Record<string, string>;
+  /** stage → the step it runs (lib/steps: llm, http, code, review, wait) and where the run goes next */
+  steps?: Record<string, StepSpec>;
   /** stage → its description (Mermaid `A: text`) */
   notes?: Record<string, string>;
 }

@@ -6,6 +6,8 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { z } from "zod";
 import { forkPlan } from "./forks";
 import { parseMermaid } from "./mermaid-read";
+import { StepsSchema } from "../steps/schema";
+import { checkSteps } from "../steps/check";
 import { edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
 export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
@@ -53,6 +55,7 @@ export const FlowConfigSchema = z
     joins: z.array(Name).max(500).optional(),
     labels: z.record(z.string(), z.string().max(500)).optional(),
     notes: z.record(z.string(), z.string().max(5_000)).optional(),
+    steps: StepsSchema.optional(),
   })
   .strict();
 
@@ -138,6 +141,17 @@ function nodeLines(doc: Document, lineOf: (o: number | undefined) => number | un
       if (isSeq(pair.value)) for (const t of pair.value.items) if (isScalar(t)) put(edgeKey(from, String(t.value)), t.range?.[0]);
     }
   }
+  // steps.<STAGE>.<field>… → the line of that key (issues in steps name their path)
+  const walk = (node: unknown, path: string, depth: number) => {
+    if (!isMap(node) || depth > 5) return;
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) continue;
+      const at = `${path}.${String(pair.key.value)}`;
+      put(at, pair.key.range?.[0]);
+      walk(pair.value, at, depth + 1);
+    }
+  };
+  walk(doc.get("steps", true), "steps", 0);
   const initial = doc.get("initial_stage", true);
   if (isScalar(initial)) put("initial_stage", initial.range?.[0]);
   return out;
@@ -193,6 +207,7 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opt
     if ("target" in v) unknown(v.target, `validator ${v.type}`);
     if ("stage" in v) unknown(v.stage, `validator ${v.type}`);
   }
+  if (!issues.length && c.steps) issues.push(...checkSteps(c, lines));
   if (issues.length || opts.unreachable === false) return issues;
   return unreachableIssues(c, lines);
 }

@@ -39,6 +39,8 @@ export interface WorkflowDefinition {
   startEvents?: (input: unknown) => EventObject[];
   /** the prompt and payload of the review opened when a state tagged "human" is entered */
   review?: (state: string, context: unknown) => ReviewView;
+  /** why a decision on the review of `state` is refused before it is applied (e.g. the same person approving twice), or null */
+  refuseDecision?: (state: string, context: unknown, decision: string, reviewer?: string) => string | null;
   /** the run's output column: for long-lived runs, the latest outcome */
   output?: (context: unknown) => unknown;
   metrics?: StateMetricSpec[];

@@ -1,0 +1,158 @@
+// The meaning of a definition's steps, each problem with the line it was written on: routes to
+// unknown stages or to stages the transitions do not allow, a review decision with no route,
+// templates naming a step that cannot have run before, an invalid JSON Schema, a URL the webhook
+// egress guard refuses, and what is not available yet (external workers).
+import { z } from "zod";
+import { blockedUrl } from "../hooks/egress";
+import { own, type FlowConfig, type FlowIssue } from "../flows/types";
+import { kindOf, type StepSpec } from "./schema";
+import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
+
+/** Every template of a step, with the path (for its line) it is written at. */
+function templatesOf(spec: StepSpec): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  const add = (path: string, text: string | undefined) => text !== undefined && out.push({ path, text });
+  add("llm.prompt", spec.llm?.prompt);
+  add("llm.system", spec.llm?.system);
+  add("http.url", spec.http?.url);
+  for (const [k, v] of Object.entries(spec.http?.headers ?? {})) add(`http.headers.${k}`, v);
+  for (const t of stringsIn(spec.http?.body)) add("http.body", t);
+  add("review.prompt", spec.review?.prompt);
+  add("review.show", spec.review?.show);
+  return out;
+}
+
+/** Stages from which `to` can be reached by one or more moves. */
+function reachesFrom(c: FlowConfig, to: string): Set<string> {
+  const back = new Map<string, string[]>();
+  for (const [from, targets] of Object.entries(c.transitions)) for (const t of targets) back.set(t, [...(back.get(t) ?? []), from]);
+  const seen = new Set<string>();
+  const todo = [...(back.get(to) ?? [])];
+  while (todo.length) {
+    const s = todo.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    todo.push(...(back.get(s) ?? []));
+  }
+  return seen;
+}
+
+/** A JSON Schema's problem, or null when zod can build a validator from it. */
+export function jsonSchemaProblem(schema: Record<string, unknown>): string | null {
+  const shape = z
+    .object({
+      type: z.union([z.string(), z.array(z.string())]).optional(),
+      properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+      required: z.array(z.string()).optional(),
+      items: z.union([z.record(z.string(), z.unknown()), z.boolean()]).optional(),
+      enum: z.array(z.unknown()).optional(),
+      minLength: z.number().int().min(0).optional(),
+      maxLength: z.number().int().min(0).optional(),
+      minimum: z.number().optional(),
+      maximum: z.number().optional(),
+    })
+    .loose();
+  const walk = (s: unknown, at: string): string | null => {
+    const r = shape.safeParse(s);
+    if (!r.success) return `${at}${r.error.issues[0]!.path.join(".")}: ${r.error.issues[0]!.message}`;
+    for (const [k, v] of Object.entries(r.data.properties ?? {})) {
+      const p = walk(v, `${at}properties.${k}.`);
+      if (p) return p;
+    }
+    if (r.data.items && typeof r.data.items === "object") return walk(r.data.items, `${at}items.`);
+    return null;
+  };
+  const shaped = walk(schema, "");
+  if (shaped) return shaped;
+  try {
+    z.fromJSONSchema(schema as never);
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIssue[] {
+  const issues: FlowIssue[] = [];
+  const steps = c.steps ?? {};
+  const known = new Set(c.stages);
+  const composites = new Set(Object.values(c.parents ?? {}));
+  const anyReview = Object.values(steps).some((s) => s.review);
+  for (const [stage, spec] of Object.entries(steps)) {
+    const at = (path = "") => own(lines, `steps.${stage}${path ? `.${path}` : ""}`) ?? own(lines, `steps.${stage}`);
+    const add = (message: string, path?: string) => issues.push({ message: `steps.${stage}${path ? `.${path}` : ""}: ${message}`, line: at(path), path: `steps.${stage}${path ? `.${path}` : ""}` });
+    if (!known.has(stage)) {
+      add(`unknown stage "${stage}"`);
+      continue;
+    }
+    if (own(c.parents, stage) !== undefined || composites.has(stage) || c.forks?.includes(stage) || c.joins?.includes(stage)) {
+      add("steps run in top-level stages only (not inside a composite, fork or join, nor on a composite)");
+      continue;
+    }
+    const kind = kindOf(spec);
+    const allowed = own(c.transitions, stage) ?? [];
+    const route = (to: string | undefined, path: string) => {
+      if (to === undefined) return;
+      if (!known.has(to)) add(`unknown stage "${to}"`, path);
+      else if (!allowed.includes(to)) add(`${stage} -> ${to} is not in transitions.${stage} (${allowed.join(", ") || "none"})`, path);
+    };
+    route(spec.next, "next");
+    for (const [k, to] of Object.entries(spec.on ?? {})) route(to, `on.${k}`);
+    route(spec.on_error, "on_error");
+    route(spec.timeout?.to, "timeout.to");
+    if (kind === "external") add("external workers are not available yet: this step cannot run", "external");
+    if (kind === "review") {
+      const decisions = spec.review!.decisions;
+      for (const d of decisions) if (own(spec.on, d) === undefined && spec.next === undefined) add(`decision "${d}" has no route: add on.${d} or next`, "review.decisions");
+      for (const k of Object.keys(spec.on ?? {})) if (!decisions.includes(k)) add(`"${k}" is not one of the review's decisions (${decisions.join(", ")})`, `on.${k}`);
+      if (spec.retry) add("a review is not retried: remove retry", "retry");
+      if (spec.on_error) add("a review does not fail: remove on_error (use timeout.to)", "on_error");
+      if (spec.review!.approvers > 1 && !decisions.includes("approve")) add("approvers counts approvals: add approve to decisions", "review.approvers");
+    } else if (spec.next === undefined) add(`a ${kind} step needs next: the stage the run goes to when it is done`);
+    if (spec.timeout && !spec.timeout.to && !spec.on_error) add("say where a timeout goes: timeout.to or on_error", "timeout");
+    if (kind === "wait" && spec.timeout) add("a wait is its own timer: remove timeout", "timeout");
+    if (spec.llm?.schema) {
+      const problem = jsonSchemaProblem(spec.llm.schema);
+      if (problem) add(`not a valid JSON Schema: ${problem}`, "llm.schema");
+    }
+    if (spec.http) {
+      const url = spec.http.url;
+      const literal = url.split("{{")[0]!;
+      const hostKnown = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+[/?#]/i.test(literal) || !url.includes("{{");
+      if (hostKnown) {
+        let parsed: URL | null = null;
+        try {
+          parsed = new URL(url.includes("{{") ? literal : url);
+        } catch {
+          add(`"${url}" is not a URL`, "http.url");
+        }
+        if (parsed && !["http:", "https:"].includes(parsed.protocol)) add(`only http and https URLs (got ${parsed.protocol})`, "http.url");
+        else if (parsed) {
+          const why = blockedUrl(parsed.href);
+          if (why) add(`the egress guard refuses ${parsed.hostname}: ${why}`, "http.url");
+        }
+      }
+    }
+    const before = reachesFrom(c, stage);
+    for (const t of templatesOf(spec)) {
+      for (const ref of refsOf(t.text)) {
+        const root = ref.split(".")[0]!;
+        if (root === "secrets") {
+          if (!t.path.startsWith("http.headers.")) add(`{{${ref}}}: secrets may be used in http headers only`, t.path);
+          continue;
+        }
+        if (!(ROOTS as readonly string[]).includes(root)) {
+          add(`{{${ref}}}: a template names input.…, steps.<STAGE>.output or review.decision / feedback / edited`, t.path);
+          continue;
+        }
+        if (root === "review" && !anyReview) add(`{{${ref}}}: this workflow has no review step`, t.path);
+        const named = stepNamed(ref);
+        if (root === "steps") {
+          if (!named || !own(steps, named)) add(`{{${ref}}}: ${named ?? "(none)"} is not a stage with a step`, t.path);
+          else if (!before.has(named)) add(`{{${ref}}}: step ${named} cannot have run before ${stage}`, t.path);
+        }
+      }
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,245 @@
+// Steps → XState. A stage with an llm, http or code step invokes the effect "step.<kind>" (the
+// engine runs it after the commit, with a stable invocation key, and restarts it after a crash);
+// its input is the step with every template rendered from the run's context. A review step is a
+// state with meta.review (the engine opens a review in the queue); approvals are counted in
+// context until enough distinct people approved. `wait` and `timeout` are XState `after` timers,
+// which the engine keeps in the database. Routes (`next`, `on`, `on_error`, `timeout.to`) are the
+// transitions out of the stage.
+import { z } from "zod";
+import type { StateMeta } from "../machines/types";
+import type { FlowConfig } from "../flows/types";
+import { own } from "../flows/types";
+import { kindOf, type StepSpec } from "./schema";
+import { render, renderJson, type Scope } from "./template";
+
+export interface StepRecord {
+  output?: unknown;
+  error?: { name: string; message: string; category?: string };
+  at: number;
+  /** what produced it: the model's name, "http 200", the sandbox engine, a reviewer's decision */
+  by?: string;
+  /** the prompt an llm step sent (after rendering) */
+  prompt?: string;
+}
+
+export interface ReviewRecord {
+  stage: string;
+  decision: string;
+  feedback?: string;
+  edited?: unknown;
+  reviewer?: string;
+  /** everyone who approved (several approvers) */
+  approvers?: string[];
+}
+
+/** What steps add to a flow's context. */
+export interface StepContext {
+  input: Record<string, unknown>;
+  steps: Record<string, StepRecord>;
+  review: ReviewRecord | null;
+  /** review stage → who approved so far (reset when the stage is entered) */
+  approvals: Record<string, string[]>;
+}
+
+export const STEP_INVOKE = (stageKey: string) => `step-${stageKey}`;
+
+type Ctx = StepContext & { lastTransitionAt: number | null; startedAt: number };
+type Ev = { type: string; at?: number; output?: unknown; error?: unknown; reviewer?: string; feedback?: string; edited?: unknown };
+
+export const scopeOf = (ctx: StepContext): Scope => ({ input: ctx.input ?? {}, steps: ctx.steps ?? {}, review: ctx.review ?? null });
+
+/** The input an effect gets: the step with its templates rendered. */
+export function effectInput(stage: string, spec: StepSpec, ctx: StepContext): Record<string, unknown> {
+  const scope = scopeOf(ctx);
+  const retry = spec.retry ? { max: spec.retry.max, backoff_s: spec.retry.backoff_s } : { max: 0, backoff_s: 0 };
+  if (spec.llm) return { stage, prompt: render(spec.llm.prompt, scope), ...(spec.llm.system ? { system: render(spec.llm.system, scope) } : {}), ...(spec.llm.schema ? { schema: spec.llm.schema } : {}), retry };
+  if (spec.http) {
+    const headers = Object.fromEntries(Object.entries(spec.http.headers ?? {}).map(([k, v]) => [k, render(v, scope)]));
+    return { stage, url: render(spec.http.url, scope), method: spec.http.method, headers, ...(spec.http.body !== undefined ? { body: renderJson(spec.http.body, scope) } : {}), retry };
+  }
+  if (spec.code) return { stage, language: spec.code.language, source: spec.code.source, scope: { input: scope.input, steps: scope.steps, review: scope.review }, ...(spec.code.timeout_ms ? { timeoutMs: spec.code.timeout_ms } : {}), retry };
+  return { stage };
+}
+
+/** The value a review shows, rendered from the context. */
+export function shownValue(spec: StepSpec, ctx: StepContext): unknown {
+  const show = spec.review?.show;
+  if (show === undefined) return null;
+  return renderJson(show, scopeOf(ctx));
+}
+
+/** The review prompt and payload of a review stage (what the queue shows). */
+export function reviewView(stage: string, spec: StepSpec, ctx: StepContext) {
+  const r = spec.review!;
+  const so = (ctx.approvals ?? {})[stage] ?? [];
+  const counting = r.approvers > 1 ? ` (${so.length} of ${r.approvers} approvals)` : "";
+  return {
+    prompt: `${render(r.prompt, scopeOf(ctx))}${counting}`,
+    payload: { stage, show: shownValue(spec, ctx), decisions: r.decisions, approvals: { so_far: so.length, needed: r.approvers, by: so } },
+  };
+}
+
+/** Why a reviewer's decision is refused before it is applied (the same person approving twice), or null. */
+export function refuseDecision(c: FlowConfig, stage: string, ctx: StepContext, decision: string, reviewer: string | undefined): string | null {
+  const spec = own(c.steps, stage);
+  if (!spec?.review || decision !== "approve" || spec.review.approvers <= 1) return null;
+  if (!reviewer) return `${stage} needs ${spec.review.approvers} distinct approvers: say who approves (reviewer)`;
+  if (((ctx.approvals ?? {})[stage] ?? []).includes(reviewer)) return `${reviewer} has already approved ${stage}; it needs another person's approval`;
+  return null;
+}
+
+/** Client events for review decisions: approve, reject, edit (with `edited`), respond (with `feedback`), custom names. */
+export function decisionEvents(c: FlowConfig): Record<string, z.ZodType> {
+  const out: Record<string, z.ZodType> = {};
+  const base = { feedback: z.string().max(20_000).optional(), reviewer: z.string().min(1).max(200).optional(), modifications: z.array(z.string().max(2_000)).max(100).optional() };
+  for (const spec of Object.values(c.steps ?? {})) {
+    for (const d of spec.review?.decisions ?? []) {
+      const type = d.toUpperCase();
+      if (out[type]) continue;
+      if (d === "edit") out[type] = z.object({ type: z.literal(type), ...base, edited: z.unknown().refine((v) => v !== undefined, "edited: the changed value is required") });
+      else if (d === "respond") out[type] = z.object({ type: z.literal(type), ...base, feedback: z.string().trim().min(1, "feedback: write the response").max(20_000) });
+      else out[type] = z.object({ type: z.literal(type), ...base });
+    }
+  }
+  return out;
+}
+
+/** The payload each decision carries, as JSON Schema (for generic clients). */
+export function decisionSchemas(c: FlowConfig, decisions: string[]): Record<string, unknown> {
+  const events = decisionEvents(c);
+  return Object.fromEntries(
+    decisions.map((d) => {
+      const schema = events[d.toUpperCase()];
+      return [d, schema ? z.toJSONSchema((schema as z.ZodObject).omit({ type: true }), { unrepresentable: "any", io: "input" }) : { type: "object" }];
+    }),
+  );
+}
+
+interface Helpers {
+  key: (stage: string) => string;
+  /** the target of a route ("#KEY") */
+  target: (to: string) => string;
+  /** the run's failure end, for a step that fails with no on_error */
+  failed: () => string;
+  moved: (from: string, to: string, auto?: boolean) => unknown;
+}
+
+const ms = (s: number) => Math.round(s * 1000);
+
+/** The state node config a stage's step adds (invoke / review / timers and the routes out). */
+export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helpers): Record<string, unknown> {
+  const kind = kindOf(spec);
+  const go = (to: string, extra: unknown[] = []) => ({ target: h.target(to), actions: [...extra, h.moved(stage, to, true)] });
+  const config: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  const failTo = spec.on_error ?? null;
+  const onFail = (action: unknown) => (failTo ? go(failTo, [action]) : { target: h.failed(), actions: [action] });
+  if (spec.timeout) {
+    const to = spec.timeout.to ?? failTo;
+    const action = { type: "stepTimedOut", params: { stage, after_s: spec.timeout.after_s } };
+    after[String(ms(spec.timeout.after_s))] = to ? { ...go(to, [action]), description: `timed out after ${spec.timeout.after_s} s` } : { target: h.failed(), actions: [action], description: `timed out after ${spec.timeout.after_s} s` };
+  }
+  const meta: StateMeta = { summary: `${kind} step`, ...(spec.timeout ? { timeout: `${spec.timeout.after_s} s` } : {}) };
+  if (kind === "llm" || kind === "http" || kind === "code") {
+    const done = { type: "stepDone", params: { stage } };
+    const routes = Object.entries(spec.on ?? {}).map(([outcome, to]) => ({ ...go(to, [done]), guard: { type: "outcomeIs", params: { outcome } }, description: outcome }));
+    if (spec.next) routes.push({ ...go(spec.next, [done]), description: "done" } as never);
+    config.invoke = {
+      id: STEP_INVOKE(h.key(stage)),
+      src: `step.${kind}`,
+      input: ({ context }: { context: StepContext }) => effectInput(stage, spec, context),
+      onDone: routes,
+      onError: { ...onFail({ type: "stepFailed", params: { stage } }), description: failTo ? "failed" : "failed: the run fails" },
+    };
+  } else if (kind === "review") {
+    const r = spec.review!;
+    meta.review = { kind: "step", decisions: r.decisions };
+    meta.summary = `review: ${r.decisions.join(" / ")}${r.approvers > 1 ? ` · ${r.approvers} approvers` : ""}`;
+    config.tags = ["waiting", "human"];
+    config.entry = [{ type: "reviewEntered", params: { stage } }];
+    const on: Record<string, unknown> = {};
+    for (const d of r.decisions) {
+      const to = own(spec.on, d) ?? spec.next!;
+      const decided = { type: "reviewed", params: { stage, decision: d } };
+      if (d === "approve" && r.approvers > 1) {
+        on.APPROVE = [
+          { ...go(to, [decided]), guard: { type: "approvalsDone", params: { stage, needed: r.approvers } }, description: `${r.approvers} approvals` },
+          { actions: [{ type: "approved", params: { stage } }], description: "approval counted" },
+        ];
+      } else on[d.toUpperCase()] = { ...go(to, [decided]), description: d };
+    }
+    config.on = on;
+  } else if (kind === "wait") {
+    const w = spec.wait!;
+    const delay = w.after_s !== undefined ? String(ms(w.after_s)) : untilDelay(w.until!);
+    after[delay] = { ...go(spec.next!, [{ type: "stepWaited", params: { stage } }]), description: w.after_s !== undefined ? `waited ${w.after_s} s` : `waited until ${w.until}` };
+    meta.summary = w.after_s !== undefined ? `wait ${w.after_s} s` : `wait until ${w.until}`;
+  }
+  if (Object.keys(after).length) config.after = after;
+  config.meta = meta;
+  return config;
+}
+
+const untilDelay = (until: string) => `until_${Date.parse(until)}`;
+
+/** Named delays of `wait: { until }` steps: the time left from the event that entered the stage. */
+export function stepDelays(c: FlowConfig): Record<string, (a: { context: Ctx; event: Ev }) => number> {
+  const out: Record<string, (a: { context: Ctx; event: Ev }) => number> = {};
+  for (const spec of Object.values(c.steps ?? {})) {
+    const until = spec.wait?.until;
+    if (until) out[untilDelay(until)] = ({ context, event }) => Math.max(0, Date.parse(until) - (event.at ?? context.lastTransitionAt ?? context.startedAt));
+  }
+  return out;
+}
+
+const errorOf = (e: unknown): StepRecord["error"] => {
+  const o = (e ?? {}) as { name?: string; message?: string; category?: string };
+  return { name: o.name ?? "Error", message: o.message ?? String(e), ...(o.category ? { category: o.category } : {}) };
+};
+
+const when = (ctx: Ctx, e: Ev) => e.at ?? ctx.lastTransitionAt ?? ctx.startedAt;
+
+/** Guards steps use (merged into the flow machine's setup). */
+export function stepGuards() {
+  return {
+    outcomeIs: ({ event }: { event: Ev }, p: { outcome: string }) => {
+      const out = (event.output as { output?: unknown } | undefined)?.output;
+      return !!out && typeof out === "object" && (out as { outcome?: unknown }).outcome === p.outcome;
+    },
+    approvalsDone: ({ context }: { context: Ctx }, p: { stage: string; needed: number }) => ((context.approvals ?? {})[p.stage]?.length ?? 0) + 1 >= p.needed,
+  };
+}
+
+/** Pure context updates of steps (merged into the flow machine's setup as assign actions). */
+export function stepUpdates(c: FlowConfig) {
+  const put = (ctx: Ctx, stage: string, rec: StepRecord) => ({ steps: { ...ctx.steps, [stage]: rec } });
+  return {
+    stepDone: (ctx: Ctx, e: Ev, p: { stage: string }) => {
+      const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string };
+      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}) });
+    },
+    stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e) }),
+    stepTimedOut: (ctx: Ctx, e: Ev, p: { stage: string; after_s: number }) => put(ctx, p.stage, { error: { name: "Timeout", message: `${p.stage} timed out after ${p.after_s} s` }, at: when(ctx, e) }),
+    stepWaited: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { output: { waited_until: new Date(when(ctx, e)).toISOString() }, at: when(ctx, e) }),
+    reviewEntered: (ctx: Ctx, _e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [] } }),
+    approved: (ctx: Ctx, e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [...((ctx.approvals ?? {})[p.stage] ?? []), e.reviewer ?? "(anonymous)"] } }),
+    reviewed: (ctx: Ctx, e: Ev, p: { stage: string; decision: string }) => {
+      const spec = own(c.steps, p.stage)!;
+      const approvers = p.decision === "approve" ? [...((ctx.approvals ?? {})[p.stage] ?? []), ...(e.reviewer ? [e.reviewer] : [])] : undefined;
+      const review: ReviewRecord = {
+        stage: p.stage,
+        decision: p.decision,
+        ...(e.feedback !== undefined ? { feedback: e.feedback } : {}),
+        ...(e.edited !== undefined ? { edited: e.edited } : {}),
+        ...(e.reviewer ? { reviewer: e.reviewer } : {}),
+        ...(approvers ? { approvers } : {}),
+      };
+      const edited = p.decision === "edit" && e.edited !== undefined;
+      const steps = { ...ctx.steps, [p.stage]: { output: edited ? e.edited : shownValue(spec, ctx), at: when(ctx, e), by: `${p.decision}${e.reviewer ? ` by ${e.reviewer}` : ""}` } };
+      // an edit of a shown step output (`show: "{{steps.X.output}}"`) replaces that output: later steps use the edited value
+      const only = /^\{\{\s*steps\.([^.}\s]+)\.output\s*\}\}$/.exec(spec.review?.show ?? "");
+      if (edited && only && steps[only[1]!]) steps[only[1]!] = { ...steps[only[1]!]!, output: e.edited, by: `edited by ${e.reviewer ?? "a reviewer"}` };
+      return { review, steps, approvals: { ...ctx.approvals, [p.stage]: [] } };
+    },
+  };
+}

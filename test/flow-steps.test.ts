@@ -1,0 +1,215 @@
+// Steps in a user-defined workflow (issue 22): the post pipeline runs through the engine on
+// SQLite against a local HTTP receiver: the offline model drafts, two different people approve,
+// the post reaches the receiver exactly once (with a stable Idempotency-Key), a reject loops back
+// with the feedback in the next prompt, a review timeout takes its route, a failing publish goes
+// to on_error. Validation of steps carries line numbers.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { saveUserWorkflow } from "../lib/flows/store";
+import { checkFlowSource } from "../lib/flows/validate";
+import type { RunView } from "../lib/engine/views";
+import { flush, workflowRuntime } from "./helpers";
+import type { Runtime } from "../lib/runtime";
+import type { ManualClock } from "../lib/engine/clock";
+
+const PIPELINE = `id: post-pipeline
+title: Draft, review and publish a post
+initial_stage: DRAFT
+stages: [DRAFT, REVIEW, PUBLISH, NOTIFY, DONE, FAILED]
+transitions: { DRAFT: [REVIEW], REVIEW: [DRAFT, PUBLISH], PUBLISH: [NOTIFY, FAILED], NOTIFY: [DONE], DONE: [], FAILED: [] }
+steps:
+  DRAFT:
+    llm: { prompt: "Write a short post about {{input.topic}}. {{review.feedback}}" }
+    next: REVIEW
+  REVIEW:
+    review: { prompt: "Publish this post?", show: "{{steps.DRAFT.output}}", decisions: [approve, reject, edit], approvers: 2 }
+    on: { approve: PUBLISH, edit: PUBLISH, reject: DRAFT }
+    timeout: { after_s: 86400, to: DRAFT }
+  PUBLISH:
+    http: { url: "{{input.publish_url}}", method: POST, body: { text: "{{steps.DRAFT.output}}" } }
+    retry: { max: 3, backoff_s: 1 }
+    timeout: { after_s: 30 }
+    next: NOTIFY
+    on_error: FAILED
+`;
+const NOTIFY_EXTERNAL = `  NOTIFY:
+    external: { queue: publisher }
+    next: DONE
+`;
+
+type Received = { body: unknown; key: string | undefined };
+let received: Received[] = [];
+/** what the receiver answers next (then 200) */
+let answers: number[] = [];
+let server: http.Server;
+let base = "";
+let rt: Runtime & { clock: ManualClock };
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let data = "";
+    req.on("data", (c) => (data += c));
+    req.on("end", () => {
+      const status = answers.shift() ?? 200;
+      received.push({ body: data ? JSON.parse(data) : null, key: req.headers["idempotency-key"] as string | undefined });
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(status === 200 ? { id: `post-${received.length}`, ok: true } : { error: "no" }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // effects of the built-ins stay; "post-pipeline" gets the step effects from the runtime
+  rt = await workflowRuntime("conversation", { seedGuide: false });
+  const saved = await saveUserWorkflow(rt.db, "yaml", PIPELINE);
+  expect(saved.version).toBe(1);
+});
+afterAll(async () => {
+  await rt?.close();
+  await new Promise((r) => server.close(r));
+});
+
+const steps = (r: RunView) => (r.context as { steps: Record<string, { output?: unknown; prompt?: string; error?: { message: string }; by?: string }> }).steps;
+const at = (stage: string) => (r: RunView) => r.state.includes(stage);
+
+async function start(topic: string) {
+  received = [];
+  const out = await rt.engine.start("post-pipeline", { topic, publish_url: `${base}/posts` });
+  return rt.engine.waitFor(out.run.id, at("REVIEW"));
+}
+async function pending(runId: string) {
+  await flush();
+  const [r] = await rt.store.listReviews({ runId, status: "pending" });
+  expect(r).toBeDefined();
+  return r!;
+}
+
+describe("the post pipeline", () => {
+  it("drafts offline, needs two different approvers, publishes exactly once, then NOTIFY moves on", async () => {
+    const run = await start("solar kettles");
+    const draft = steps(run).DRAFT!;
+    expect(draft.prompt).toBe("Write a short post about solar kettles. ");
+    expect(String(draft.output)).toContain("Write a short post about solar kettles");
+    expect(draft.by).toBe("offline engine");
+
+    const first = await pending(run.id);
+    expect(first.prompt).toBe("Publish this post? (0 of 2 approvals)");
+    expect(first.payload).toMatchObject({ show: draft.output, decisions: ["approve", "reject", "edit"], approvals: { so_far: 0, needed: 2 } });
+    // an approval needs a name, then counts once per person
+    await expect(rt.engine.decide(first.id, { decision: "approve" })).rejects.toThrow(/2 distinct approvers/);
+    const one = await rt.engine.decide(first.id, { decision: "approve", reviewer: "ana" });
+    expect(one.run.state).toEqual(["REVIEW"]);
+    const second = await pending(run.id);
+    expect(second.id).not.toBe(first.id);
+    expect(second.prompt).toBe("Publish this post? (1 of 2 approvals)");
+    await expect(rt.engine.decide(second.id, { decision: "approve", reviewer: "ana" })).rejects.toThrow(/ana has already approved REVIEW/);
+    expect(received).toHaveLength(0);
+    await rt.engine.decide(second.id, { decision: "approve", reviewer: "ben" });
+
+    const notified = await rt.engine.waitFor(run.id, at("NOTIFY"));
+    expect(received).toHaveLength(1);
+    expect(received[0]!.body).toEqual({ text: draft.output });
+    expect(received[0]!.key).toMatch(new RegExp(`^${run.id}:`));
+    expect(steps(notified).PUBLISH).toMatchObject({ output: { id: "post-1", ok: true }, by: "http 200" });
+    expect(steps(notified).REVIEW).toMatchObject({ output: draft.output, by: "approve by ben" });
+    expect((notified.context as { review: unknown }).review).toMatchObject({ decision: "approve", approvers: ["ana", "ben"] });
+    const done = await rt.engine.send(run.id, { type: "TRANSITION", to: "DONE" });
+    expect(done.run.status).toBe("completed");
+    await flush();
+    expect(received).toHaveLength(1);
+  });
+
+  it("a reject loops back to DRAFT with the feedback in the next prompt", async () => {
+    const run = await start("tide tables");
+    const review = await pending(run.id);
+    await rt.engine.decide(review.id, { decision: "reject", feedback: "Mention the moon.", reviewer: "ana" });
+    await flush();
+    const again = await rt.engine.waitFor(run.id, (r) => at("REVIEW")(r) && steps(r).DRAFT?.prompt !== steps(run).DRAFT?.prompt);
+    expect(steps(again).DRAFT!.prompt).toBe("Write a short post about tide tables. Mention the moon.");
+    expect(received).toHaveLength(0);
+    await rt.engine.abort(run.id);
+  });
+
+  it("an edit publishes the edited text", async () => {
+    const run = await start("edits");
+    const review = await pending(run.id);
+    await rt.engine.decide(review.id, { decision: "edit", reviewer: "ana", data: { edited: "Edited post." } });
+    const notified = await rt.engine.waitFor(run.id, at("NOTIFY"));
+    expect(received.map((r) => r.body)).toEqual([{ text: "Edited post." }]);
+    expect(steps(notified).DRAFT!.output).toBe("Edited post.");
+    await rt.engine.abort(run.id);
+  });
+
+  it("a review that times out takes its route (the manual clock moves a day)", async () => {
+    const run = await start("timeouts");
+    const review = await pending(run.id);
+    rt.clock.advance(86_399_000);
+    await flush();
+    expect((await rt.engine.getRun(run.id)).state).toEqual(["REVIEW"]);
+    rt.clock.advance(1_000);
+    await flush(10);
+    const back = await rt.engine.waitFor(run.id, (r) => at("REVIEW")(r) && (r.context as { visits: Record<string, number> }).visits.DRAFT === 2);
+    expect(steps(back).REVIEW!.error?.message).toBe("REVIEW timed out after 86400 s");
+    expect((await rt.store.getReview(review.id))!.status).toBe("cancelled");
+    await rt.engine.abort(run.id);
+  });
+
+  it("a failing publish is retried under the same Idempotency-Key, then goes to on_error", async () => {
+    const run = await start("retries");
+    answers = [503];
+    let r = await pending(run.id);
+    await rt.engine.decide(r.id, { decision: "approve", reviewer: "ana" });
+    r = await pending(run.id);
+    await rt.engine.decide(r.id, { decision: "approve", reviewer: "ben" });
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    rt.clock.advance(1_000); // the backoff
+    const notified = await rt.engine.waitFor(run.id, at("NOTIFY"));
+    expect(received).toHaveLength(2);
+    expect(received[1]!.key).toBe(received[0]!.key);
+    expect(steps(notified).PUBLISH!.output).toMatchObject({ ok: true });
+    await rt.engine.abort(run.id);
+
+    const bad = await start("refused");
+    answers = [400];
+    r = await pending(bad.id);
+    await rt.engine.decide(r.id, { decision: "approve", reviewer: "ana" });
+    r = await pending(bad.id);
+    await rt.engine.decide(r.id, { decision: "approve", reviewer: "ben" });
+    const failed = await rt.engine.waitFor(bad.id, (x) => x.status !== "running" && x.status !== "waiting");
+    expect(failed.status).toBe("failed");
+    expect(failed.state).toEqual(["FAILED"]);
+    expect(received).toHaveLength(1); // a 400 is not retried
+    expect(steps(failed).PUBLISH!.error?.message).toMatch(/answered 400/);
+  });
+});
+
+describe("validation of steps, with line numbers", () => {
+  const issues = (src: string) => {
+    const r = checkFlowSource("yaml", src);
+    return r.ok ? [] : r.issues.map((i) => `${i.line}: ${i.message}`);
+  };
+  it("accepts the pipeline; NOTIFY's external step is refused as not available yet", () => {
+    expect(issues(PIPELINE)).toEqual([]);
+    expect(issues(PIPELINE + NOTIFY_EXTERNAL)).toEqual(["21: steps.NOTIFY.external: external workers are not available yet: this step cannot run"]);
+  });
+  it("routes, decisions, templates, schemas and URLs", () => {
+    const bad = PIPELINE.replace("reject: DRAFT }", "reject: DRAFT, maybe: NOWHERE }")
+      .replace("{{review.feedback}}", "{{review.feedback}} {{steps.PUBLISH.output}} {{env.HOME}}")
+      .replace("decisions: [approve, reject, edit]", "decisions: [approve, reject, edit, respond]")
+      .replace('url: "{{input.publish_url}}"', 'url: "http://169.254.169.254/latest"')
+      .replace("on_error: FAILED", "on_error: DONE");
+    expect(issues(bad)).toEqual([
+      "8: steps.DRAFT.llm.prompt: {{steps.PUBLISH.output}}: step PUBLISH cannot have run before DRAFT",
+      "8: steps.DRAFT.llm.prompt: {{env.HOME}}: a template names input.…, steps.<STAGE>.output or review.decision / feedback / edited",
+      '11: steps.REVIEW.review.decisions: decision "respond" has no route: add on.respond or next',
+      '12: steps.REVIEW.on.maybe: unknown stage "NOWHERE"',
+      '12: steps.REVIEW.on.maybe: "maybe" is not one of the review\'s decisions (approve, reject, edit, respond)',
+      "15: steps.PUBLISH.http.url: the egress guard refuses 169.254.169.254: a link-local address (cloud metadata services live there)",
+      "19: steps.PUBLISH.on_error: PUBLISH -> DONE is not in transitions.PUBLISH (NOTIFY, FAILED)",
+    ]);
+    const schema = PIPELINE.replace('llm: { prompt: "Write', 'llm: { schema: { type: strin }, prompt: "Write');
+    expect(issues(schema)).toEqual(["8: steps.DRAFT.llm.schema: not a valid JSON Schema: Unsupported type: strin"]);
+    const twoKinds = PIPELINE.replace("    next: REVIEW\n", "    wait: { after_s: 5 }\n    next: REVIEW\n");
+    expect(issues(twoKinds)).toEqual(["8: steps.DRAFT: a step is exactly one of llm, http, code, review, wait, external"]);
+  });
+});
