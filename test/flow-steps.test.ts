@@ -45,6 +45,9 @@ let answers: number[] = [];
 let server: http.Server;
 let base = "";
 let rt: Runtime & { clock: ManualClock };
+type Handler = (req: Request, ctx?: unknown) => Promise<Response>;
+let reviewRoute: { GET: Handler };
+let reviewsRoute: { GET: Handler };
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -63,6 +66,10 @@ beforeAll(async () => {
   rt = await workflowRuntime("conversation", { seedGuide: false });
   const saved = await saveUserWorkflow(rt.db, "yaml", PIPELINE);
   expect(saved.version).toBe(1);
+  // the API routes use the process-wide runtime: this one
+  (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt);
+  reviewRoute = (await import("../app/api/reviews/[id]/route")) as never;
+  reviewsRoute = (await import("../app/api/reviews/route")) as never;
 });
 afterAll(async () => {
   await rt?.close();
@@ -104,6 +111,20 @@ describe("the post pipeline", () => {
     expect(second.prompt).toBe("Publish this post? (1 of 2 approvals)");
     await expect(rt.engine.decide(second.id, { decision: "approve", reviewer: "ana" })).rejects.toThrow(/ana has already approved REVIEW/);
     expect(received).toHaveLength(0);
+    // the typed review API: decisions, the body each is sent with, approvals so far and needed
+    const typed = await reviewRoute.GET(new Request(`http://test/api/reviews/${second.id}`), { params: Promise.resolve({ id: second.id }) });
+    expect(typed.status).toBe(200);
+    const t = await typed.json();
+    expect(t).toMatchObject({ id: second.id, state: "REVIEW", decisions: ["approve", "reject", "edit"], approvals: { so_far: 1, needed: 2, by: ["ana"] } });
+    expect(t.decisionSchemas.edit).toMatchObject({ type: "object", required: expect.arrayContaining(["decision", "data"]), properties: { decision: { const: "edit" }, data: { required: ["edited"] } } });
+    expect(t.decisionSchemas.approve.properties.decision).toEqual({ type: "string", const: "approve" });
+    const list = await (await reviewsRoute.GET(new Request(`http://test/api/reviews?runId=${run.id}&status=pending`))).json();
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ id: second.id, decisions: ["approve", "reject", "edit"], approvals: { so_far: 1, needed: 2 } });
+    const missing = await reviewRoute.GET(new Request("http://test/api/reviews/nope"), { params: Promise.resolve({ id: "nope" }) });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toMatch(/json/);
+    expect((await missing.json()).error).toMatch(/review nope not found/);
     await rt.engine.decide(second.id, { decision: "approve", reviewer: "ben" });
 
     const notified = await rt.engine.waitFor(run.id, at("NOTIFY"));

@@ -4,11 +4,24 @@ import { reviewView } from "../engine/views";
 import type { IdempotencyClaim, IdempotencyRow, ReviewStatus } from "../engine/store/types";
 import { NotFoundError } from "../engine/errors";
 import { rebuiltStep, runResource } from "./runs";
+import { typedReview } from "./review-types";
+import { isBuiltIn } from "../machines/registry";
 
 export async function listReviews(rt: Runtime, q: { status?: ReviewStatus; runId?: string; limit?: number }) {
   const now = rt.clock.now();
   const rows = await rt.store.listReviews({ status: q.status, runId: q.runId, limit: q.limit ?? 200 });
-  return rows.map((r) => ({ ...reviewView(r), ageMs: Math.max(0, (r.decidedAt ?? now) - r.createdAt) }));
+  // user-defined workflows' versions are pinned by each run's input
+  const inputs = new Map<string, unknown>();
+  for (const r of rows) if (!isBuiltIn(r.workflow) && !inputs.has(r.runId)) inputs.set(r.runId, (await rt.store.getRun(r.runId))?.input);
+  return rows.map((r) => ({ ...typedReview(reviewView(r), inputs.get(r.runId)), ageMs: Math.max(0, (r.decidedAt ?? now) - r.createdAt) }));
+}
+
+/** One review, typed (its decisions, each decision's body schema, its approvals). */
+export async function getReview(rt: Runtime, id: string) {
+  const row = await rt.store.getReview(id);
+  if (!row) throw new NotFoundError(`review ${id} not found`);
+  const input = isBuiltIn(row.workflow) ? undefined : (await rt.store.getRun(row.runId))?.input;
+  return { ...typedReview(reviewView(row), input), ageMs: Math.max(0, (row.decidedAt ?? rt.clock.now()) - row.createdAt) };
 }
 
 /** Decide a review. `by`: the signed-in person (accounts on), who is recorded whatever the body says. */

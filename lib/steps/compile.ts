@@ -96,23 +96,12 @@ export function decisionEvents(c: FlowConfig): Record<string, z.ZodType> {
     for (const d of spec.review?.decisions ?? []) {
       const type = d.toUpperCase();
       if (out[type]) continue;
-      if (d === "edit") out[type] = z.object({ type: z.literal(type), ...base, edited: z.unknown().refine((v) => v !== undefined, "edited: the changed value is required") });
+      if (d === "edit") out[type] = z.object({ type: z.literal(type), ...base, edited: z.json() });
       else if (d === "respond") out[type] = z.object({ type: z.literal(type), ...base, feedback: z.string().trim().min(1, "feedback: write the response").max(20_000) });
       else out[type] = z.object({ type: z.literal(type), ...base });
     }
   }
   return out;
-}
-
-/** The payload each decision carries, as JSON Schema (for generic clients). */
-export function decisionSchemas(c: FlowConfig, decisions: string[]): Record<string, unknown> {
-  const events = decisionEvents(c);
-  return Object.fromEntries(
-    decisions.map((d) => {
-      const schema = events[d.toUpperCase()];
-      return [d, schema ? z.toJSONSchema((schema as z.ZodObject).omit({ type: true }), { unrepresentable: "any", io: "input" }) : { type: "object" }];
-    }),
-  );
 }
 
 interface Helpers {
