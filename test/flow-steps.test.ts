@@ -204,6 +204,39 @@ describe("the post pipeline", () => {
   });
 });
 
+const KIT = `id: steps-kit
+initial_stage: PLAN
+stages: [PLAN, CALC, PAUSE, DONE]
+transitions: { PLAN: [CALC], CALC: [PAUSE, DONE], PAUSE: [DONE], DONE: [] }
+steps:
+  PLAN:
+    llm: { prompt: "Plan {{input.topic}}", schema: { type: object, properties: { title: { type: string }, count: { type: integer, minimum: 2 } }, required: [title, count] } }
+    next: CALC
+  CALC:
+    code: { source: "({ outcome: steps.PLAN.output.count > 1 ? 'big' : 'small', n: steps.PLAN.output.count * 21, topic: input.topic })" }
+    on: { big: PAUSE }
+    next: DONE
+  PAUSE:
+    wait: { after_s: 60 }
+    next: DONE
+`;
+
+describe("structured llm, code and wait steps", () => {
+  it("the offline engine answers the schema, the sandbox computes, the outcome picks the route, the wait is a durable timer", async () => {
+    await saveUserWorkflow(rt.db, "yaml", KIT);
+    const out = await rt.engine.start("steps-kit", { topic: "gears" });
+    const paused = await rt.engine.waitFor(out.run.id, at("PAUSE"), 30_000);
+    expect(steps(paused).PLAN!.output).toEqual({ title: "Plan gears", count: 2 });
+    expect(steps(paused).CALC!.output).toEqual({ outcome: "big", n: 42, topic: "gears" });
+    const timers = await rt.store.timers(out.run.id);
+    expect(timers.map((t) => t.dueAt - rt.clock.now())).toEqual([60_000]);
+    rt.clock.advance(60_000);
+    const done = await rt.engine.waitFor(out.run.id, (r) => r.status === "completed");
+    expect(done.state).toEqual(["DONE"]);
+    expect(steps(done).PAUSE!.output).toEqual({ waited_until: new Date(rt.clock.now()).toISOString() });
+  }, 40_000);
+});
+
 describe("validation of steps, with line numbers", () => {
   const issues = (src: string) => {
     const r = checkFlowSource("yaml", src);
