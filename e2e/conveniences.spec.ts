@@ -191,3 +191,41 @@ test("dark mode follows the system", async ({ page, request }) => {
   await page.goto("/");
   expect(await bg("body")).toBe("rgb(248, 250, 252)");
 });
+
+test("plan review: the plan is edited in a form with a live preview, and approve runs the edit", async ({ page, request }) => {
+  const started = await request.post("/api/runs", { data: { workflow: "deep-research", input: { topic: "How do durable timers survive a restart?" } } });
+  expect(started.status()).toBe(201);
+  const runId = ((await started.json()) as { id: string }).id;
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("run-page")).toHaveAttribute("data-state", "PLANNING.approval");
+  const panel = page.getByTestId("decision-panel");
+  await panel.getByRole("button", { name: "Edit the plan" }).click();
+  const editor = panel.getByTestId("plan-editor");
+  await editor.getByRole("button", { name: "+ Add dimension" }).click();
+  await editor.getByTestId("dimension-row").last().getByRole("textbox").fill("Operational costs");
+  await expect(panel.getByTestId("plan-dimensions")).toContainText("Operational costs");
+  // move the new dimension to the top: the preview follows
+  const rows = await editor.getByTestId("dimension-row").count();
+  for (let i = rows - 1; i > 0; i--) await editor.getByTestId("dimension-row").nth(i).getByRole("button", { name: /Move dimension \d+ up/ }).click();
+  await expect(panel.getByTestId("plan-dimensions").locator("li").first()).toHaveText("Operational costs");
+  // a new task needs a description; its dependency is picked from the existing tasks
+  const firstTask = (await editor.getByTestId("task-row").first().getAttribute("data-task"))!;
+  await editor.getByRole("button", { name: "+ Search task" }).click();
+  await expect(editor.getByTestId("plan-problems")).toContainText("has no description");
+  const added = editor.getByTestId("task-row").last();
+  const addedId = (await added.getAttribute("data-task"))!;
+  await added.getByRole("textbox").fill("Search for cost reports");
+  await added.getByRole("group").getByRole("button", { name: firstTask, exact: true }).click();
+  await expect(editor.getByTestId("plan-problems")).toHaveCount(0);
+  await expect(panel.getByTestId("plan-tasks")).toContainText(`Search for cost reports`);
+  await expect(panel.getByTestId("plan-tasks")).toContainText(`after ${firstTask}`);
+  await shot(page, "conveniences-plan-editor");
+  await panel.getByRole("button", { name: "Approve" }).click();
+  await expect
+    .poll(async () => {
+      const run = (await (await request.get(`/api/runs/${runId}`)).json()) as { context: { plan?: { dimensions: string[]; tasks: { id: string; description: string; dependsOn: string[] }[] } } };
+      const plan = run.context.plan;
+      return plan ? { first: plan.dimensions[0], task: plan.tasks.find((t) => t.id === addedId)?.dependsOn } : null;
+    })
+    .toEqual({ first: "Operational costs", task: [firstTask] });
+});

@@ -1,7 +1,9 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { Markdown } from "@/components/ui/markdown";
 import type { ReviewInfo } from "./decision-panel";
+import { cleanPlan, planProblems, type EditPlan } from "./plan-edit";
+import { PlanEditor } from "./plan-editor";
 
 function Chip({ label, value, tone = "slate" }: { label: string; value: React.ReactNode; tone?: "slate" | "amber" | "emerald" }) {
   const t = { slate: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300", amber: "bg-amber-100 text-amber-900", emerald: "bg-emerald-100 text-emerald-900" }[tone];
@@ -27,34 +29,38 @@ interface Plan {
   estimatedIterations: number;
 }
 
-/** A research plan, readable: dimensions, then the task DAG; editable as JSON for "request changes". */
-function PlanView({ plan, onEdit }: { plan: Plan; onEdit?: (d: { value: Record<string, unknown> | null; error: string | null }) => void }) {
+/**
+ * A research plan, readable: dimensions, then the task DAG. "Edit the plan" opens a form
+ * (plan-editor.tsx); the view then previews the draft, and the draft goes with approve and with
+ * "request changes" (what the reviewer approves is what runs).
+ */
+function PlanView({ plan: original, onEdit }: { plan: Plan; onEdit?: (d: { value: Record<string, unknown> | null; error: string | null }) => void }) {
   const [editing, setEditing] = useState(false);
-  const [text, setText] = useState(() => JSON.stringify(plan, null, 2));
+  const [draft, setDraft] = useState<EditPlan>(() => structuredClone(original) as EditPlan);
+  const problems = useMemo(() => (editing ? planProblems(draft) : []), [editing, draft]);
   useEffect(() => {
     if (!editing) return onEdit?.({ value: null, error: null });
-    try {
-      onEdit?.({ value: { plan: JSON.parse(text) }, error: null });
-    } catch (e) {
-      onEdit?.({ value: null, error: `the edited plan is not valid JSON: ${(e as Error).message}` });
-    }
-  }, [editing, text, onEdit]);
+    if (problems.length) onEdit?.({ value: null, error: `the edited plan cannot run: ${problems.join("; ")}` });
+    else onEdit?.({ value: { plan: cleanPlan(draft) }, error: null });
+  }, [editing, draft, problems, onEdit]);
+  const plan = editing ? draft : original;
   return (
-    <div className="space-y-2 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm" data-testid="plan-view">
+    <div className="space-y-2 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm" data-testid="plan-view" data-edited={editing ? "true" : undefined}>
+      {editing && <div className="text-[11px] font-semibold text-blue-700 dark:text-blue-400">Preview of your edits</div>}
       <div>
         <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-400">Dimensions</div>
-        <ol className="mt-1 list-decimal space-y-0.5 pl-5">
-          {plan.dimensions.map((d) => (
-            <li key={d}>{d}</li>
+        <ol className="mt-1 list-decimal space-y-0.5 pl-5" data-testid="plan-dimensions">
+          {plan.dimensions.map((d, i) => (
+            <li key={i}>{d}</li>
           ))}
         </ol>
       </div>
       <div>
         <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-400">Tasks ({plan.tasks.length}, about {plan.estimatedIterations} iterations)</div>
         <table className="mt-1 w-full text-xs">
-          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-            {plan.tasks.map((t) => (
-              <tr key={t.id}>
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800" data-testid="plan-tasks">
+            {plan.tasks.map((t, i) => (
+              <tr key={`${i}:${t.id}`}>
                 <td className="py-1 pr-2 font-mono font-semibold">{t.id}</td>
                 <td className="py-1 pr-2 text-slate-500 dark:text-slate-400">{t.type}</td>
                 <td className="py-1 pr-2">{t.description}</td>
@@ -65,11 +71,18 @@ function PlanView({ plan, onEdit }: { plan: Plan; onEdit?: (d: { value: Record<s
         </table>
       </div>
       {onEdit && (
-        <div>
-          <button type="button" onClick={() => setEditing(!editing)} className="text-xs text-blue-700 dark:text-blue-400 hover:underline">
+        <div className="space-y-2">
+          <button
+            type="button"
+            onClick={() => {
+              if (editing) setDraft(structuredClone(original) as EditPlan);
+              setEditing(!editing);
+            }}
+            className="text-xs text-blue-700 dark:text-blue-400 hover:underline"
+          >
             {editing ? "Discard my edits" : "Edit the plan"}
           </button>
-          {editing && <textarea aria-label="Edited plan" value={text} onChange={(e) => setText(e.target.value)} rows={12} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 font-mono text-[11px]" />}
+          {editing && <PlanEditor plan={draft} onChange={setDraft} problems={problems} />}
         </div>
       )}
     </div>
