@@ -42,6 +42,9 @@ type Received = { body: unknown; key: string | undefined };
 let received: Received[] = [];
 /** what the receiver answers next (then 200) */
 let answers: number[] = [];
+/** while true, the receiver records a request and never answers it (a process dies mid-call) */
+let hold = false;
+const held: http.ServerResponse[] = [];
 let server: http.Server;
 let base = "";
 let rt: Runtime & { clock: ManualClock };
@@ -54,6 +57,11 @@ beforeAll(async () => {
     let data = "";
     req.on("data", (c) => (data += c));
     req.on("end", () => {
+      if (hold) {
+        received.push({ body: data ? JSON.parse(data) : null, key: req.headers["idempotency-key"] as string | undefined });
+        held.push(res);
+        return;
+      }
       const status = answers.shift() ?? 200;
       received.push({ body: data ? JSON.parse(data) : null, key: req.headers["idempotency-key"] as string | undefined });
       res.writeHead(status, { "content-type": "application/json" });
@@ -72,6 +80,7 @@ beforeAll(async () => {
   reviewsRoute = (await import("../app/api/reviews/route")) as never;
 });
 afterAll(async () => {
+  for (const res of held) res.destroy();
   await rt?.close();
   await new Promise((r) => server.close(r));
 });
@@ -235,6 +244,35 @@ describe("structured llm, code and wait steps", () => {
     expect(done.state).toEqual(["DONE"]);
     expect(steps(done).PAUSE!.output).toEqual({ waited_until: new Date(rt.clock.now()).toISOString() });
   }, 40_000);
+});
+
+describe("restart in the middle of the publish", () => {
+  it("the call is made again after a restart with the same Idempotency-Key", async () => {
+    const first = await workflowRuntime("conversation", { seedGuide: false });
+    await saveUserWorkflow(first.db, "yaml", PIPELINE);
+    received = [];
+    const out = await first.engine.start("post-pipeline", { topic: "restarts", publish_url: `${base}/posts` });
+    await first.engine.waitFor(out.run.id, at("REVIEW"));
+    for (const who of ["ana", "ben"]) {
+      await flush();
+      const [r] = await first.store.listReviews({ runId: out.run.id, status: "pending" });
+      await first.engine.decide(r!.id, { decision: "approve", reviewer: who });
+    }
+    hold = true;
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    await first.close(); // the process goes away while the receiver has not answered
+    hold = false;
+    const second = await workflowRuntime("conversation", { url: first.url, seedGuide: false });
+    try {
+      const notified = await second.engine.waitFor(out.run.id, at("NOTIFY"));
+      expect(received).toHaveLength(2);
+      expect(received[1]!.key).toBe(received[0]!.key);
+      expect(new Set(received.map((r) => r.key)).size).toBe(1); // a receiver that keys on it publishes once
+      expect(steps(notified).PUBLISH!.output).toMatchObject({ ok: true });
+    } finally {
+      await second.close();
+    }
+  });
 });
 
 describe("validation of steps, with line numbers", () => {
