@@ -97,22 +97,35 @@ function killGroup(p: ChildProcess | null): void {
 
 let server: ChildProcess | null = null;
 const workers: (ChildProcess | null)[] = [null, null];
-async function up(): Promise<void> {
+const gone = (p: ChildProcess | null) => !p || p.exitCode !== null || p.signalCode !== null;
+/**
+ * Start what is not running: the server (SQLite; or PostgreSQL's web server) and any worker that
+ * is gone. `died`: the server may die while it starts (a poison pill kills it at boot, when the
+ * runtime resumes the run, before /api/health answers): called for each such death, it is
+ * started again; without it such a death throws.
+ */
+async function up(died?: () => void): Promise<void> {
   if (POSTGRES) {
     // a worker that is gone (killed here, or died on its own) is started again
-    for (let i = 0; i < workers.length; i++) if (!workers[i] || workers[i]!.exitCode !== null || workers[i]!.signalCode !== null) workers[i] = launch(["--import", "tsx", "scripts/worker.ts"], {}, `worker-${i}.log`);
+    for (let i = 0; i < workers.length; i++) if (gone(workers[i])) workers[i] = launch(["--import", "tsx", "scripts/worker.ts"], {}, `worker-${i}.log`);
     if (server) return;
   }
-  server = launch(["scripts/start.mjs"], POSTGRES ? { SWITCHYARD_ROLE: "web" } : {}, "server.log");
-  const t0 = Date.now();
+  if (!gone(server)) return;
   for (;;) {
-    try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return;
-    } catch {
-      // not yet
+    const proc = launch(["scripts/start.mjs"], POSTGRES ? { SWITCHYARD_ROLE: "web" } : {}, "server.log");
+    server = proc;
+    const t0 = Date.now();
+    for (;;) {
+      try {
+        if ((await fetch(`${BASE}/api/health`)).ok) return;
+      } catch {
+        // not yet
+      }
+      if (gone(proc) && died) break;
+      if (gone(proc) || Date.now() - t0 > 60_000) throw new Error(`server did not come up:\n${fs.readFileSync(path.join(dir, "server.log"), "utf8").slice(-4_000)}`);
+      await sleep(100);
     }
-    if (server.exitCode !== null || Date.now() - t0 > 60_000) throw new Error(`server did not come up:\n${fs.readFileSync(path.join(dir, "server.log"), "utf8").slice(-4_000)}`);
-    await sleep(100);
+    died!();
   }
 }
 /** SQLite: the server (start.mjs and next). PostgreSQL: one of the two workers, at random. */
@@ -215,7 +228,6 @@ const violations: string[] = [];
 const poison = { crashes: 0, seconds: 0 };
 {
   const t0 = Date.now();
-  const gone = (p: ChildProcess | null) => !p || p.exitCode !== null || p.signalCode !== null;
   // the POST may die with the server (the effect starts right after the commit): the run is found by its input
   await call("POST", "/api/runs", { workflow: "swiss-army", input: { request: `Write a function (${POISON})` } });
   const probe = await reader();
@@ -224,10 +236,14 @@ const poison = { crashes: 0, seconds: 0 };
   for (;;) {
     await sleep(250);
     if (POSTGRES ? workers.some(gone) : gone(server)) {
-      // it died: started again, as a supervisor would
+      // it died: started again, as a supervisor would; a death while it starts again (the run
+      // resumed at boot) is a crash too, and it is started again after it as well
       poison.crashes++;
       if (!POSTGRES) server = null;
-      await up();
+      await up(() => {
+        poison.crashes++;
+        if (poison.crashes > POISON_CRASHES + 3) throw new Error(`poison pill: the server died ${poison.crashes} times in a row while starting (at most ${POISON_CRASHES} crashes expected)`);
+      });
     }
     id ??= (await probe.all<{ id: string }>(`SELECT "id" FROM "Run" WHERE CAST("input" AS TEXT) LIKE ?`, `%${POISON}%`))[0]?.id ?? null;
     row = id ? (await probe.all<{ status: string; error: string | null }>(`SELECT "status","error" FROM "Run" WHERE "id" = ?`, id))[0] : undefined;
