@@ -13,6 +13,26 @@ async function startSwiss(request: APIRequestContext, text: string): Promise<str
   return ((await res.json()) as { id: string }).id;
 }
 
+test.use({ viewport: { width: 1440, height: 900 } });
+
+/** abort every run still waiting on a person (left by an earlier test), so a queue test starts empty */
+async function clearQueue(request: APIRequestContext) {
+  const pending = (await (await request.get("/api/reviews?status=pending&limit=1000")).json()) as { runId: string }[];
+  for (const r of pending) await request.post(`/api/runs/${r.runId}/abort`, { data: {} });
+  await expect.poll(async () => ((await (await request.get("/api/reviews?status=pending")).json()) as unknown[]).length).toBe(0);
+}
+
+/** a CSS colour (Tailwind 4 computes oklch) as sRGB luminance 0..255, read back from a canvas */
+async function luminance(page: Page, color: string): Promise<number> {
+  return page.evaluate((c) => {
+    const ctx = document.createElement("canvas").getContext("2d")!;
+    ctx.fillStyle = c;
+    ctx.fillRect(0, 0, 1, 1);
+    const [r, g, b] = ctx.getImageData(0, 0, 1, 1).data;
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  }, color);
+}
+
 const item = (page: Page, runId: string) => page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`);
 
 test("on a phone the nav is one line and New run is reachable from the top", async ({ page }) => {
@@ -92,10 +112,13 @@ test("export a run as JSON and download its report from the run page", async ({ 
 });
 
 test("review queue: bulk approve, reject and abort, each failure named", async ({ page, request }) => {
+  await clearQueue(request);
   const runs: string[] = [];
   for (const text of ["Bulk one: a Bash script that counts lines", "Bulk two: a SQL query for the top customers", "Bulk three: a regex for ISO dates", "Bulk four: a CSS grid layout"]) runs.push(await startSwiss(request, text));
   const reviews: string[] = [];
   for (const r of runs) reviews.push(await pendingReviewFor(request, r));
+  // the live refresh is held back, so the page keeps showing a review decided elsewhere
+  await page.route("**/api/stream", (route) => route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: ": held\n\n" }));
   await page.goto("/review");
   for (const r of runs) await expect(item(page, r)).toBeVisible();
   await shot(page, "conveniences-queue");
@@ -121,13 +144,16 @@ test("review queue: bulk approve, reject and abort, each failure named", async (
   await expect(result).toHaveText("1 review rejected.");
   await expect(item(page, runs[2]!)).toHaveCount(0);
   await item(page, runs[3]!).getByTestId("review-select").check();
-  await page.getByRole("button", { name: "Abort runs" }).click();
+  await page.getByRole("button", { name: "Abort selected" }).click();
   await page.getByTestId("confirm-dialog").getByRole("button", { name: "Abort" }).click();
-  await expect(result).toHaveText("1 run aborted.");
-  await expect.poll(async () => ((await (await request.get(`/api/runs/${runs[3]}`)).json()) as { status: string }).status).toBe("aborted");
+  await expect(result).toHaveText("1 aborted.");
+  await expect(item(page, runs[3]!)).toHaveCount(0);
+  // swiss-army aborts the request under review (its own ABORT) and waits for the next one
+  await expect.poll(async () => ((await (await request.get(`/api/runs/${runs[3]}`)).json()) as { context: { last?: { outcome?: string } } }).context.last?.outcome).toBe("aborted");
 });
 
 test("review queue keyboard: j/k move, a/r approve or reject after a confirmation", async ({ page, request }) => {
+  await clearQueue(request);
   const runs = [await startSwiss(request, "Keys one: a Go HTTP handler"), await startSwiss(request, "Keys two: a Rust iterator")];
   for (const r of runs) await pendingReviewFor(request, r);
   await page.goto("/review");
@@ -179,8 +205,7 @@ test("dark mode follows the system", async ({ page, request }) => {
   expect(await card.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgb(255, 255, 255)");
   // text stays readable: the run's name is light on the dark card
   const color = await page.getByTestId("run-name").first().evaluate((el) => getComputedStyle(el).color);
-  const [r, g, b] = color.match(/\d+(\.\d+)?/g)!.map(Number);
-  expect(0.2126 * r! + 0.7152 * g! + 0.0722 * b!).toBeGreaterThan(120);
+  expect(await luminance(page, color)).toBeGreaterThan(120);
   await shot(page, "conveniences-dark-runs");
   await page.goto("/review");
   await shot(page, "conveniences-dark-review");

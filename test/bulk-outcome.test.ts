@@ -5,7 +5,7 @@ import { bulkOutcome } from "../components/runs/bulk-outcome";
 describe("bulkOutcome", () => {
   it("counts what was done", () => {
     expect(bulkOutcome("approve", [{ name: "a", ok: true }, { name: "b", ok: true }])).toEqual({ text: "2 reviews approved.", failures: [] });
-    expect(bulkOutcome("abort", [{ name: "a", ok: true }])).toEqual({ text: "1 run aborted.", failures: [] });
+    expect(bulkOutcome("abort", [{ name: "a", ok: true }])).toEqual({ text: "1 aborted.", failures: [] });
   });
   it("names every item that failed, with its error", () => {
     const out = bulkOutcome("reject", [

@@ -26,7 +26,7 @@ export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]
   const form = useRef<HTMLFormElement>(null);
   useEffect(() => {
     const focus = () => {
-      if (window.location.hash === "#new-run") form.current?.querySelector<HTMLElement>("textarea, select")?.focus();
+      if (window.location.hash === "#new-run") (form.current?.querySelector<HTMLElement>("textarea") ?? form.current?.querySelector<HTMLElement>("select"))?.focus();
     };
     focus();
     window.addEventListener("hashchange", focus);

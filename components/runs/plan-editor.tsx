@@ -39,20 +39,20 @@ export function PlanEditor({ plan, onChange, problems }: { plan: EditPlan; onCha
           const others = plan.tasks.filter((o) => o.id !== t.id);
           return (
             <div key={`${i}:${t.id}`} className="space-y-1 rounded border border-slate-200 bg-white p-1.5 dark:border-slate-700 dark:bg-slate-900" data-testid="task-row" data-task={t.id}>
-              <div className="flex flex-wrap items-center gap-1">
-                <span className="w-8 font-mono text-xs font-semibold">{t.id}</span>
-                <select value={t.type} onChange={(e) => onChange(setTaskType(plan, t.id, e.target.value as TaskType))} aria-label={`Type of ${t.id}`} className={input}>
+              <div className="flex items-center gap-1">
+                <span className="w-8 shrink-0 font-mono text-xs font-semibold">{t.id}</span>
+                <select value={t.type} onChange={(e) => onChange(setTaskType(plan, t.id, e.target.value as TaskType))} aria-label={`Type of ${t.id}`} className={`${input} w-24 shrink-0`}>
                   {TASK_TYPES.map((ty) => (
                     <option key={ty}>{ty}</option>
                   ))}
                 </select>
-                <select value={t.dimension ?? ""} onChange={(e) => onChange({ ...plan, tasks: plan.tasks.map((o) => (o.id === t.id ? { ...o, dimension: e.target.value || undefined } : o)) })} aria-label={`Dimension of ${t.id}`} className={`${input} max-w-[12rem]`}>
+                <select value={t.dimension ?? ""} onChange={(e) => onChange({ ...plan, tasks: plan.tasks.map((o) => (o.id === t.id ? { ...o, dimension: e.target.value || undefined } : o)) })} aria-label={`Dimension of ${t.id}`} className={`${input} min-w-0 flex-1`}>
                   <option value="">no dimension</option>
                   {plan.dimensions.filter((d) => d.trim()).map((d) => (
                     <option key={d} value={d}>{d}</option>
                   ))}
                 </select>
-                <span className="ml-auto">
+                <span className="shrink-0">
                   <RowButtons label={t.id} index={i} count={plan.tasks.length} onMove={(by) => onChange({ ...plan, tasks: move(plan.tasks, i, by) })} onRemove={() => onChange(removeTask(plan, t.id))} />
                 </span>
               </div>

@@ -114,7 +114,7 @@ export function ReviewQueue({ items, now }: { items: QueueItem[]; now: number })
           <div className="flex flex-wrap gap-2">
             <button disabled={!selected.size || busy} onClick={() => setConfirm({ kind: "bulk", action: "approve" })} className={`${btn} bg-emerald-600 text-white hover:bg-emerald-700`}>Approve selected</button>
             <button disabled={!selected.size || busy} onClick={() => setConfirm({ kind: "bulk", action: "reject" })} className={`${btn} bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50 dark:bg-slate-900`}>Reject selected</button>
-            <button disabled={!selected.size || busy} onClick={() => setConfirm({ kind: "bulk", action: "abort" })} className={`${btn} bg-white text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-600`}>Abort runs</button>
+            <button disabled={!selected.size || busy} onClick={() => setConfirm({ kind: "bulk", action: "abort" })} className={`${btn} bg-white text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-600`}>Abort selected</button>
           </div>
           {busy && <span className="text-xs text-slate-500">Working…</span>}
           <span className="ml-auto hidden text-xs text-slate-400 md:inline" data-testid="keyboard-hint">
@@ -184,8 +184,8 @@ export function ReviewQueue({ items, now }: { items: QueueItem[]; now: number })
       </ol>
       {confirm && (
         <ConfirmDialog
-          title={confirm.kind === "one" ? `${VERB[confirm.action]} “${pendingItem?.name ?? "this review"}”?` : `${VERB[confirm.action]} ${selected.size} selected ${confirm.action === "abort" ? `run${selected.size === 1 ? "" : "s"}` : `review${selected.size === 1 ? "" : "s"}`}?`}
-          body={confirm.kind === "one" ? "The decision goes with the feedback and edits written in this item." : confirm.action === "abort" ? "Each run stops where it is; its review closes." : "Each goes without feedback or edits."}
+          title={confirm.kind === "one" ? `${VERB[confirm.action]} “${pendingItem?.name ?? "this review"}”?` : `${VERB[confirm.action]} ${selected.size} selected review${selected.size === 1 ? "" : "s"}?`}
+          body={confirm.kind === "one" ? "The decision goes with the feedback and edits written in this item." : confirm.action === "abort" ? "Each run stops where it is (where its workflow has an abort of its own, like Swiss Army Knife's request, that runs); its review closes." : "Each goes without feedback or edits."}
           action={VERB[confirm.action]}
           danger={confirm.action !== "approve"}
           onCancel={() => setConfirm(null)}
