@@ -62,7 +62,8 @@ describe("swiss-army transitions (seed 001)", () => {
     expect(records.execution!.progress_updates.length).toBe(2);
     expect(records.execution_result).toMatchObject({ type: "execution_result", storage_status: "success" });
     expect(records.execution_result!.result.metrics.tokens_used).toBe(tokens);
-    expect(tokens).toBeGreaterThan(0);
+    // offline: no model ran, so no tokens are claimed
+    expect(tokens).toBe(0);
   });
 
   it("REQUEST_RECEIVED → IDLE on an invalid request, with the seed's user-error guidance", async () => {

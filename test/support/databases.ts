@@ -192,8 +192,9 @@ export function commitItem(r: RunRow, expectVersion: number | null, over: Partia
 /** A ModelCall row (plain SQL: the run store does not write them). */
 export async function modelCall(
   db: TestDb,
-  c: { id: string; runId: string | null; at: number; prompt?: number; completion?: number; ok?: boolean; errorCategory?: string | null; state?: string | null; latencyMs?: number; key?: string | null },
+  c: { id: string; runId: string | null; at: number; prompt?: number; completion?: number; ok?: boolean; errorCategory?: string | null; state?: string | null; latencyMs?: number; key?: string | null; adapter?: string },
 ): Promise<void> {
+  // a model's call by default (tokens are counted for model calls only; the offline engine's rows have none)
   await db.sql(
     `INSERT INTO "ModelCall" ("id","key","runId","state","purpose","adapter","endpoint","model","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","error","output","createdAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     [
@@ -202,9 +203,9 @@ export async function modelCall(
       c.runId,
       c.state ?? null,
       "p",
-      "offline engine",
-      null,
-      null,
+      c.adapter ?? "gpt-test @ primary",
+      c.adapter === "offline engine" ? null : "primary",
+      c.adapter === "offline engine" ? null : "gpt-test",
       c.prompt ?? 0,
       c.completion ?? 0,
       db.bool(false),
