@@ -31,6 +31,8 @@ const Validator = z.discriminatedUnion("type", [
 
 /** the most stages a definition may have, in any format */
 export const MAX_STAGES = 500;
+/** composite stages inside composite stages: at most this many levels */
+export const MAX_NESTING = 24;
 
 export const FlowConfigSchema = z
   .object({
@@ -181,6 +183,7 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opt
   }
   const parents = c.parents ?? {};
   const parentOf = (s: string) => own(parents, s);
+  let tooDeep = false;
   for (const [child, parent] of Object.entries(parents)) {
     unknown(child, "parents", at(child));
     unknown(parent, `parent of ${child}`, at(child));
@@ -191,6 +194,12 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opt
         break;
       }
       chain.add(p);
+      // XState's work to enter a stage grows with the cube of its depth: 100 levels take seconds
+      if (chain.size - 1 > MAX_NESTING && !tooDeep) {
+        tooDeep = true;
+        issues.push({ message: `stage ${child} is nested more than ${MAX_NESTING} composites deep (at most ${MAX_NESTING} levels)`, line: at(child) });
+        break;
+      }
     }
   }
   if (c.initial_stage && parentOf(c.initial_stage) !== undefined) issues.push({ message: `initial_stage ${c.initial_stage} is inside ${parentOf(c.initial_stage)}; start at a top-level stage`, line: at("initial_stage") });

@@ -3,7 +3,7 @@
 // templates naming a step that cannot have run before, an invalid JSON Schema, a URL the webhook
 // egress guard refuses, and what is not available yet (external workers).
 import { z } from "zod";
-import { blockedUrl } from "../hooks/egress";
+import { blockedUrl } from "../hooks/egress-rules";
 import { own, type FlowConfig, type FlowIssue } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
