@@ -254,3 +254,42 @@ test("plan review: the plan is edited in a form with a live preview, and approve
     })
     .toEqual({ first: "Operational costs", task: [firstTask] });
 });
+
+test("at 390×844 the new controls fit: Run button, export, queue bar, plan editor", async ({ page, request }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  // the new controls lie within the screen (the workflow page's diagram is another matter)
+  const fits = async (testId: string) => {
+    const box = (await page.getByTestId(testId).first().boundingBox())!;
+    expect(box.x >= 0 && box.x + box.width <= 390, `${testId} is within the screen`).toBe(true);
+  };
+  await page.goto("/workflows/swiss-army");
+  await expect(page.getByTestId("run-workflow")).toBeInViewport();
+  await fits("run-workflow");
+  await shot(page, "conveniences-phone-workflow");
+  await clearQueue(request);
+  const runId = await startSwiss(request, "Phone: a Makefile for a C project");
+  await pendingReviewFor(request, runId);
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("export-json")).toBeVisible();
+  await fits("run-export");
+  await shot(page, "conveniences-phone-run");
+  await page.goto("/review");
+  await expect(page.getByTestId("bulk-bar")).toBeVisible();
+  await item(page, runId).getByTestId("review-select").check();
+  await fits("bulk-bar");
+  await fits("review-queue");
+  await shot(page, "conveniences-phone-queue");
+  const started = await request.post("/api/runs", { data: { workflow: "deep-research", input: { topic: "Phone plan editing" } } });
+  const research = ((await started.json()) as { id: string }).id;
+  await page.goto(`/runs/${research}`);
+  await expect(page.getByTestId("run-page")).toHaveAttribute("data-state", "PLANNING.approval");
+  await page.getByTestId("decision-panel").getByRole("button", { name: "Edit the plan" }).click();
+  await expect(page.getByTestId("plan-editor")).toBeVisible();
+  await fits("plan-editor");
+  // nothing inside it is cut off (a fieldset grows to its content's width unless told otherwise)
+  const editor = page.getByTestId("plan-editor");
+  expect(await editor.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+  expect(await page.getByTestId("decision-panel").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+  await page.getByTestId("plan-editor").scrollIntoViewIfNeeded();
+  await shot(page, "conveniences-phone-plan-editor");
+});

@@ -21,7 +21,7 @@ function RowButtons({ label, index, count, onMove, onRemove }: { label: string; 
 export function PlanEditor({ plan, onChange, problems }: { plan: EditPlan; onChange: (p: EditPlan) => void; problems: string[] }) {
   return (
     <div className="space-y-3 rounded-md border border-blue-200 bg-blue-50/40 p-2 dark:border-blue-900 dark:bg-blue-950/30" data-testid="plan-editor">
-      <fieldset className="space-y-1">
+      <fieldset className="min-w-0 space-y-1">
         <legend className="text-[11px] font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Dimensions</legend>
         {plan.dimensions.map((d, i) => (
           <div key={i} className="flex items-center gap-1" data-testid="dimension-row">
@@ -33,7 +33,7 @@ export function PlanEditor({ plan, onChange, problems }: { plan: EditPlan; onCha
           + Add dimension
         </button>
       </fieldset>
-      <fieldset className="space-y-2">
+      <fieldset className="min-w-0 space-y-2">
         <legend className="text-[11px] font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Tasks</legend>
         {plan.tasks.map((t, i) => {
           const others = plan.tasks.filter((o) => o.id !== t.id);
