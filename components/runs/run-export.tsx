@@ -8,8 +8,8 @@ export function RunExport({ runId, reportFile }: { runId: string; reportFile?: s
         Export JSON
       </a>
       {reportFile && (
-        <a className={link} href={`/api/runs/${runId}/artifacts/${reportFile}?download=1`} download data-testid="export-report">
-          Download {reportFile.split("/").pop()}
+        <a className={link} href={`/api/runs/${runId}/artifacts/${reportFile}?download=1`} download data-testid="export-report" title={reportFile}>
+          Download report
         </a>
       )}
     </div>
