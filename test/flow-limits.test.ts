@@ -26,6 +26,11 @@ describe("definition limits", () => {
     expect(!r.ok && r.issues[0]!.message).toBe(`stage C${MAX_NESTING + 1} is nested more than ${MAX_NESTING} composites deep (at most ${MAX_NESTING} levels)`);
   });
 
+  it("refuses thousands of nested composites before parsing them, on the line where they go too deep", () => {
+    const r = checkFlowSource("mermaid", nested(3_000), { id: "deepest" });
+    expect(!r.ok && r.issues).toEqual([{ message: `composites are nested more than ${MAX_NESTING} levels deep (at most ${MAX_NESTING} levels)`, line: 3 + 2 * (MAX_NESTING + 1) }]);
+  });
+
   it("refuses more than MAX_STAGES stages", () => {
     const r = checkFlowSource("mermaid", `stateDiagram-v2\n[*] --> S0\n${Array.from({ length: MAX_STAGES + 1 }, (_, i) => `S${i} --> S${i + 1}`).join("\n")}\n`, { id: "wide" });
     expect(!r.ok && r.issues[0]!.message).toMatch(/too many stages/);

@@ -64,8 +64,30 @@ export const FlowConfigSchema = z
 /** warnings: what is kept but worth knowing (in Mermaid, stages no run can reach) */
 export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat; warnings: FlowIssue[] } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
 
+/**
+ * A cheap look at a Mermaid diagram before parsing it: composites (`{` … `}`) opened more than
+ * MAX_NESTING deep are refused at once (parsing thousands of levels costs seconds). Braces inside
+ * quotes or comments can only make it count deeper than Mermaid does, never shallower, and the
+ * parse that follows checks the real nesting anyway.
+ */
+function braceTooDeep(source: string): FlowIssue | null {
+  let depth = 0;
+  let line = 1;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source.charCodeAt(i);
+    if (ch === 10) line++;
+    else if (ch === 123 && ++depth > MAX_NESTING + 1) return { message: `composites are nested more than ${MAX_NESTING} levels deep (at most ${MAX_NESTING} levels)`, line };
+    else if (ch === 125 && depth > 0) depth--;
+  }
+  return null;
+}
+
 /** Parse and check a definition written in `format`. */
 export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string } = {}): FlowResult {
+  if (format === "mermaid") {
+    const deep = braceTooDeep(source);
+    if (deep) return { ok: false, issues: [deep], format };
+  }
   const parsed = format === "mermaid" ? parseMermaid(source, opts) : readData(source, opts);
   if (parsed.issues.length) return { ok: false, issues: sortIssues(parsed.issues), format };
   // JSON and YAML meet the cap in FlowConfigSchema; a Mermaid diagram's stages are counted here
