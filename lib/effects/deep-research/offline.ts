@@ -16,13 +16,49 @@ function subject(topic: string): string {
   return keyTerms(topic, 6).join(" ") || phrase.slice(0, 80);
 }
 
+const DROP = /^(?:please\s+)?(?:drop|remove|delete|skip|leave out|omit|no|without|forget|not)\b\s*(?:the\s+)?(.+)$/i;
+const ADD = /^(?:please\s+)?(?:add|include|also(?:\s+cover)?|cover|focus on|more on|look at|research|investigate)\b\s*(.+)$/i;
+const FILLER = /^(?:(?:a|an|the|one|some|more|new|another)\s+)*(?:(?:section|dimension|part|bit|angle|aspect|something)s?\s+(?:on|about|for|covering|of)\s+)?(?:the\s+)?/i;
+
+/** "a section on cost and pricing." → "Cost and pricing" */
+function phrase(text: string): string {
+  const t = text.replace(FILLER, "").replace(/[\s.!?]+$/, "").trim();
+  return t ? t.charAt(0).toUpperCase() + t.slice(0, 200).slice(1) : "";
+}
+
+/**
+ * The dimensions after a reviewer's feedback, read offline: each clause (split at . ; , and line
+ * breaks) that starts with "drop / remove / skip / no / without …" drops the dimensions sharing a
+ * key term with what follows; "add / include / cover / focus on / more on …" adds what follows as a
+ * dimension. Feedback with neither keeps the dimensions as they were (the reviewer's words still
+ * reach the planner as feedback).
+ */
+export function replanDimensions(current: readonly string[], feedback: string): string[] {
+  let dims = [...current];
+  const clauses = feedback.split(/[.;,\n]+|\s+(?:then|but)\s+/i).map((c) => c.trim()).filter(Boolean);
+  for (const clause of clauses) {
+    const drop = DROP.exec(clause);
+    if (drop) {
+      const what = new Set(keyTerms(drop[1]!, 6).map(stem));
+      if (what.size) dims = dims.filter((d) => ![...stems(d)].some((w) => what.has(w)));
+      continue;
+    }
+    const add = ADD.exec(clause);
+    if (add) {
+      const name = phrase(add[1]!);
+      const known = new Set(dims.map((d) => d.toLowerCase()));
+      if (name && !known.has(name.toLowerCase()) && keyTerms(name, 3).length > 0) dims.push(name);
+    }
+  }
+  dims = dims.slice(0, 12);
+  return dims.length ? dims : [...current].slice(0, 1);
+}
+
 /** A plan built from the topic: one search and one read task per dimension after a decomposition step. */
 export function offlinePlan(topic: string, opts: { feedback?: string; edited?: Plan | null; previous?: Plan | null } = {}): Plan {
   if (opts.edited) return { ...opts.edited, topic, estimatedIterations: opts.edited.tasks.length };
   const s = subject(topic);
-  const dimensions = [...ASPECTS];
-  const extra = opts.feedback ? keyTerms(opts.feedback, 6).filter((t) => !tokens(topic).includes(t)) : [];
-  if (extra.length) dimensions.push(`${extra.slice(0, 3).join(" ")} (requested by the reviewer)`);
+  const dimensions = replanDimensions(opts.previous?.dimensions?.length ? opts.previous.dimensions : ASPECTS, opts.feedback ?? "");
   const tasks: Task[] = [{ id: "P1", type: "Planning", description: `Decompose "${topic}" into the research dimensions`, status: "PENDING", dependsOn: [], query: topic }];
   dimensions.forEach((d, i) => {
     const focus = keyTerms(`${d} ${s}`, 10).join(" ");
