@@ -60,6 +60,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/metrics": () => import("../app/api/metrics/route"),
   "/api/profile": () => import("../app/api/profile/route"),
   "/api/reviews/[id]/decision": () => import("../app/api/reviews/[id]/decision/route"),
+  "/api/reviews/[id]": () => import("../app/api/reviews/[id]/route"),
   "/api/reviews": () => import("../app/api/reviews/route"),
   "/api/runs/[id]/abort": () => import("../app/api/runs/[id]/abort/route"),
   "/api/runs/[id]/artifacts/[...name]": () => import("../app/api/runs/[id]/artifacts/[...name]/route"),
@@ -744,6 +745,7 @@ function phaseA(): Endpoint[] {
         .map(([k, headers]) => ({ route: "/api/profile", method: "DELETE" as const, path: `/api/profile?key=${k}`, headers, note: `key=${k.slice(0, 60)}` })),
     },
     bodyEndpoint("/api/reviews/[id]/decision", "POST", 450, invalidBody(decision), { id: decidedOrPending }),
+    getEndpoint("/api/reviews/[id]", 150, { params: {} }, { id: decidedOrPending }),
     getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000) } }),
     bodyEndpoint("/api/runs/[id]/abort", "POST", 400, invalidBody(abort), { id: runId }),
     {
