@@ -27,10 +27,12 @@ const links: { href: string; label: string; short?: string; icon?: React.ReactNo
  * The pending-review count, kept current from the live stream of all runs: it is fetched again
  * when a review event arrives or a run's open review changes (not on every transition).
  */
-function usePendingCount(initial: number): number {
+function usePendingCount(initial: number, live: boolean): number {
   const [pending, setPending] = useState(initial);
   useEffect(() => setPending(initial), [initial]);
   useEffect(() => {
+    // the sign-in page has no session yet: the stream would answer 401
+    if (!live) return;
     const source = new EventSource("/api/stream");
     const openReview = new Map<string, string | null>();
     let timer: ReturnType<typeof setTimeout> | null = null;
@@ -57,13 +59,13 @@ function usePendingCount(initial: number): number {
       source.close();
       if (timer) clearTimeout(timer);
     };
-  }, []);
+  }, [live]);
   return pending;
 }
 
 export function NavLinks({ pending: initial }: { pending: number }) {
   const path = usePathname();
-  const pending = usePendingCount(initial);
+  const pending = usePendingCount(initial, !path.startsWith("/login"));
   return (
     <nav className="flex min-w-0 flex-nowrap items-center gap-0.5 text-xs sm:gap-1 sm:overflow-x-auto sm:text-sm" data-testid="nav">
       {links.map((l) => {

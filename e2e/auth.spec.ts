@@ -61,6 +61,9 @@ test.afterAll(async () => {
   }
 });
 
+// the wrong password on purpose: the sign-in call's 401, which Chromium logs as a failed load
+test.use({ allowConsoleErrors: [/401 \(Unauthorized\) \(http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login\)/] });
+
 test("sign in, work, sign out", async ({ page, request }) => {
   await page.goto(`${BASE}/review`);
   await page.waitForURL(/\/login\?next=%2Freview/);

@@ -68,7 +68,7 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
         </pre>
       )}
       {snap && snap.timers.length > 0 && (
-        <p className="mt-1 text-slate-500 dark:text-slate-400">Timers pending: {snap.timers.map((t) => `${t.id.replace(/^xstate\.after\./, "after ")} (due ${new Date(t.dueAt).toLocaleTimeString()})`).join(", ")}</p>
+        <p className="mt-1 text-slate-500 dark:text-slate-400">Timers pending: {snap.timers.map((t) => `${t.id.replace(/^xstate\.after\./, "after ")} (due ${new Date(t.dueAt).toISOString().slice(11, 19)} UTC)`).join(", ")}</p>
       )}
     </div>
   );

@@ -106,8 +106,11 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
   const index = useMemo(() => replayIndex(transitions), [transitions]);
   const status = useMemo(() => index.statusAt(cursor), [index, cursor]);
   const start = transitions.length ? Date.parse(transitions[0]!.at) : 0;
-  // "now" for a live run is taken when its history changes, not on every cursor move
-  const end = useMemo(() => Math.max(start + 1, transitions.length ? Date.parse(transitions.at(-1)!.at) : 1, live ? Date.now() : 0), [start, transitions, live]);
+  // "now" for a live run is taken when its history changes, not on every cursor move, and only
+  // in the browser after hydration (the server's clock would draw a different axis: React #418)
+  const [now, setNow] = useState<number | null>(null);
+  useEffect(() => setNow(live ? Date.now() : null), [transitions, live]);
+  const end = Math.max(start + 1, transitions.length ? Date.parse(transitions.at(-1)!.at) : 1, now ?? 0);
   const plotW = Math.max(200, width - LABEL_W - 16);
   const x = (ms: number) => LABEL_W + ((ms - start) / (end - start)) * plotW;
   const at = transitions[bySeq.get(cursor) ?? -1];
