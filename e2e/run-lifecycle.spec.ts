@@ -31,6 +31,10 @@ test("new run → diagram moves → review in the queue → approve → back in 
   // on SQLite, the production server wrote those commits on its writer thread
   const health = await (await request.get("/api/health")).json();
   if (health.database.provider === "sqlite") expect(health.database.writer).toMatchObject({ mode: "thread", busy: expect.any(Number) });
+  // the icon, at the address browsers ask for whatever the page links
+  const icon = await request.get("/favicon.ico");
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toContain("image/svg+xml");
 });
 
 test("modify starts a new cycle at REQUEST_RECEIVED with the feedback", async ({ page }) => {
