@@ -325,6 +325,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         concurrency: opts.worker?.concurrency ?? workerConcurrency(env),
         pollMs: opts.worker?.pollMs ?? 2_000,
         log,
+        reaper: { connectionString: target.connectionString, options: target.options, schema: settings.schema },
         chores: async (chore) => {
           if (chore === "alerts") return alerts.evaluateOnce();
           if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock }, keep) : null;

@@ -78,6 +78,10 @@ if (POSTGRES) {
     SWITCHYARD_STEP_EXPIRE_S: "5",
     SWITCHYARD_QUEUE_MAINTENANCE_S: "2",
     SWITCHYARD_WORKER_STATS_MS: "0",
+    // the poison pill's step (swiss-army's parse) has a 5 s limit: on a loaded machine a worker's
+    // restart and the job's return can take longer, and the limit would move the run on (to IDLE)
+    // before its second crash is counted
+    SWITCHYARD_PARSE_TIMEOUT_MS: "60000",
   };
 }
 

@@ -4,6 +4,7 @@
 import type PgBoss from "pg-boss";
 import type { Engine } from "../engine/engine";
 import { CHORE_QUEUE, EFFECT_QUEUE, TIMER_QUEUE, type ChoreJob, type QueuedEffect, type TimerJob } from "./queue";
+import { DeadWorkerReaper, EXPIRED } from "./reaper";
 
 export interface WorkerStats {
   effects: number;
@@ -23,12 +24,12 @@ export interface JobWorkerOptions {
   pollMs: number;
   chores: (chore: ChoreJob["chore"]) => Promise<unknown>;
   log: (message: string) => void;
+  /** find effect jobs of workers that died at once (reaper.ts), every `intervalMs` (default 500) */
+  reaper?: { connectionString: string; options?: string; schema: string; intervalMs?: number };
 }
 
 type Job = { id: string; name: string; data: unknown; output?: unknown };
 
-/** pg-boss's mark on a job whose attempt expired (its worker died or hung mid-step) */
-const EXPIRED = "job failed by timeout in active state";
 
 export class JobWorker {
   readonly stats: WorkerStats = { effects: 0, timers: 0, chores: 0, stale: 0, failed: 0, startLatencyMs: [] };
@@ -37,11 +38,19 @@ export class JobWorker {
   private wakers = new Map<() => void, string>();
   private loops: Promise<void>[] = [];
 
-  constructor(private o: JobWorkerOptions) {}
+  private reaper: DeadWorkerReaper | null;
+
+  constructor(private o: JobWorkerOptions) {
+    const r = o.reaper;
+    this.reaper = r
+      ? new DeadWorkerReaper({ ...r, intervalMs: r.intervalMs ?? 500, boss: o.boss, queue: EFFECT_QUEUE, log: o.log, reaped: () => this.wake([EFFECT_QUEUE]) })
+      : null;
+  }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.reaper?.start().catch((e) => this.o.log(`worker: the dead-worker reaper did not start: ${(e as Error).message}`));
     this.loops = [EFFECT_QUEUE, TIMER_QUEUE, CHORE_QUEUE].map((q) => this.loop(q));
   }
 
@@ -68,6 +77,8 @@ export class JobWorker {
             if (jobs.length) await this.o.boss.fail(queue, jobs.map((j) => j.id)).catch(() => {});
             break;
           }
+          // an effect job is tagged as this worker's: if this process dies, another puts it back at once
+          if (queue === EFFECT_QUEUE && this.reaper) await this.reaper.claim(jobs.map((j) => j.id)).catch((e) => this.o.log(`worker: could not claim jobs: ${(e as Error).message}`));
           for (const job of jobs) this.run(queue, job);
         } catch (e) {
           if (this.running) this.o.log(`worker: fetch from ${queue} failed: ${(e as Error).message}`);
@@ -144,5 +155,6 @@ export class JobWorker {
   /** Every job taken is completed or failed (failed ones are retried by another worker). */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
+    await this.reaper?.stop();
   }
 }
