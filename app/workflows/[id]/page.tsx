@@ -79,11 +79,12 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
         </div>
       )}
 
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
-        <div className="self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
+      {/* one column a phone's width at most: a grid track would otherwise grow to its widest content */}
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
+        <div className="min-w-0 self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
           <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
         </div>
-        <div className="space-y-4">
+        <div className="min-w-0 space-y-4">
           <AlertsPanel
             workflow={def.id}
             open={openAlerts}
