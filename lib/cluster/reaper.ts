@@ -12,13 +12,8 @@ import type PgBoss from "pg-boss";
 
 /** the advisory locks' first key: "SY" (their second is each worker's own) */
 const LOCK_CLASS = 0x5359;
-/** what pg-boss writes on a job whose attempt expired */
+/** what pg-boss writes on a job whose attempt expired; the worker reads it as "lost" */
 export const EXPIRED = "job failed by timeout in active state";
-/**
- * What the reaper adds when the job's worker is gone: only such a job counts as a crash (a poison
- * pill's). A job pg-boss expired on a live worker (a slow step) is run again without counting.
- */
-export const DIED = "(its worker died)";
 
 export interface ReaperOptions {
   connectionString: string;
@@ -76,7 +71,7 @@ export class DeadWorkerReaper {
              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
              AND l.classid = $2::int::oid AND l.objid = (j.output->>'worker')::int::oid)
          RETURNING id`,
-        [this.o.queue, LOCK_CLASS, `${EXPIRED} ${DIED}`],
+        [this.o.queue, LOCK_CLASS, `${EXPIRED} (its worker died)`],
       )) as { rows?: unknown[] };
       const n = r.rows?.length ?? 0;
       if (n) {

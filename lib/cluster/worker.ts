@@ -4,7 +4,7 @@
 import type PgBoss from "pg-boss";
 import type { Engine } from "../engine/engine";
 import { CHORE_QUEUE, EFFECT_QUEUE, TIMER_QUEUE, type ChoreJob, type QueuedEffect, type TimerJob } from "./queue";
-import { DeadWorkerReaper, DIED } from "./reaper";
+import { DeadWorkerReaper, EXPIRED } from "./reaper";
 
 export interface WorkerStats {
   effects: number;
@@ -127,8 +127,7 @@ export class JobWorker {
         l.push(Date.now() - data.queuedAt);
         if (l.length > 10_000) l.splice(0, l.length - 10_000);
       }
-      // lost: its worker died (the reaper saw its lock go); a plain pg-boss expiry may be a slow step on a live worker
-      const lost = JSON.stringify(job.output ?? null).includes(DIED);
+      const lost = JSON.stringify(job.output ?? null).includes(EXPIRED);
       const out = await this.o.engine.runEffect({ runId: data.runId, child: data.child, key: data.key }, { lost });
       // stopped mid-effect (shutdown aborted it): fail the job so that another worker runs it
       if (!this.running) throw new Error("the worker stopped before the effect finished");

@@ -7,7 +7,7 @@
 // Cheap by design: nothing is written when an effect starts or finishes. Single mode writes once
 // at boot (one transaction: the keys in flight, each +1 when the previous process crashed) and
 // once at a clean stop (the marker row "*" goes, so the next boot does not count a crash). Cluster
-// mode counts when an effect's job comes back because its worker died (lib/cluster/reaper.ts).
+// mode counts when an effect's job comes back after it expired on a worker that died.
 import type Database from "better-sqlite3";
 import type pg from "pg";
 import { pgTransaction } from "../db/sql";
