@@ -1,0 +1,182 @@
+// A small typed client for Switchyard's REST API, on fetch alone: start runs, send events, list
+// and decide reviews, and claim and report external tasks (the worker loop is in worker.ts).
+import { SwitchyardError, sleep } from "./errors.ts";
+import { work, type TaskHandler, type WorkOptions, type WorkStats } from "./worker.ts";
+import type { DecisionPayload, DecisionResult, ErrorBody, EventResult, Review, ReviewQuery, Run, RunEvent, RunList, RunQuery, Task, HeartbeatResult, CompleteResult, FailResult } from "./types.ts";
+
+export interface SwitchyardOptions {
+  /** e.g. "http://localhost:3000" */
+  baseUrl: string;
+  /** an API token (sy_…), sent as `Authorization: Bearer`, when accounts are on */
+  token?: string;
+  /** another fetch (tests, proxies); the global one by default */
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  /** `Idempotency-Key`: a repeat with the same key answers as the first request did, and does nothing twice */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+const isAbort = (e: unknown) => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
+
+export class Switchyard {
+  readonly baseUrl: string;
+  readonly #token?: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(opts: SwitchyardOptions) {
+    if (!opts?.baseUrl) throw new TypeError("Switchyard: baseUrl is required (e.g. http://localhost:3000)");
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.#token = opts.token || undefined;
+    this.#fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /**
+   * One call. Answers the parsed JSON body (null for 204); throws SwitchyardError for any other
+   * status than 2xx, and for a server that cannot be reached (status 0). An abort is rethrown as is.
+   */
+  async request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<{ status: number; body: T; headers: Headers }> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    if (opts.idempotencyKey !== undefined) headers["idempotency-key"] = opts.idempotencyKey;
+    let res: Response;
+    try {
+      res = await this.#fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: opts.signal });
+    } catch (e) {
+      if (isAbort(e)) throw e;
+      throw new SwitchyardError({ status: 0, code: "network", message: `${method} ${path}: ${(e as Error)?.message ?? String(e)}`, body: null, method, path, cause: e });
+    }
+    const text = await res.text();
+    let parsed: unknown = null;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+    }
+    if (!res.ok) {
+      const err = parsed && typeof parsed === "object" && typeof (parsed as ErrorBody).error === "string" ? (parsed as ErrorBody) : null;
+      const message = err?.error ?? (text.slice(0, 500) || res.statusText || "no answer");
+      throw new SwitchyardError({ status: res.status, code: err?.code ?? `http_${res.status}`, message, body: err, method, path });
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  // ---- runs ----
+
+  /** POST /api/runs: start a run of `workflow` with `input`. */
+  async startRun(workflow: string, input: unknown = {}, opts: RequestOptions = {}): Promise<Run> {
+    return (await this.request<Run>("POST", "/api/runs", { workflow, input }, opts)).body;
+  }
+
+  /** GET /api/runs/{id} */
+  async getRun(id: string, opts: { signal?: AbortSignal } = {}): Promise<Run> {
+    return (await this.request<Run>("GET", `/api/runs/${encodeURIComponent(id)}`, undefined, opts)).body;
+  }
+
+  /** GET /api/runs, newest first */
+  async listRuns(q: RunQuery = {}, opts: { signal?: AbortSignal } = {}): Promise<RunList> {
+    const s = new URLSearchParams();
+    if (q.status?.length) s.set("status", q.status.join(","));
+    if (q.workflow) s.set("workflow", q.workflow);
+    if (q.waiting !== undefined) s.set("waiting", String(q.waiting));
+    if (q.limit !== undefined) s.set("limit", String(q.limit));
+    if (q.offset !== undefined) s.set("offset", String(q.offset));
+    const qs = s.toString();
+    return (await this.request<RunList>("GET", `/api/runs${qs ? `?${qs}` : ""}`, undefined, opts)).body;
+  }
+
+  /** POST /api/runs/{id}/events: send an event (409 when the run's state does not accept it now). */
+  async sendEvent(runId: string, event: RunEvent, opts: RequestOptions = {}): Promise<EventResult> {
+    return (await this.request<EventResult>("POST", `/api/runs/${encodeURIComponent(runId)}/events`, event, opts)).body;
+  }
+
+  /**
+   * Poll GET /api/runs/{id} until `until(run)` holds (by default: the run is no longer running or
+   * waiting), every `intervalMs`; throws after `timeoutMs`.
+   */
+  async waitForRun(runId: string, opts: { until?: (run: Run) => boolean; timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {}): Promise<Run> {
+    const until = opts.until ?? ((r: Run) => r.status !== "running" && r.status !== "waiting");
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    for (;;) {
+      const run = await this.getRun(runId, { signal: opts.signal });
+      if (until(run)) return run;
+      if (Date.now() > deadline) throw new Error(`run ${runId} did not reach the awaited condition in ${opts.timeoutMs ?? 60_000} ms (status ${run.status}, state ${run.state.join(", ")})`);
+      await sleep(opts.intervalMs ?? 250, opts.signal);
+    }
+  }
+
+  // ---- reviews ----
+
+  /** GET /api/reviews: oldest first, each with its decisions, their body schemas and its approvals. */
+  async listReviews(q: ReviewQuery = {}, opts: { signal?: AbortSignal } = {}): Promise<Review[]> {
+    const s = new URLSearchParams();
+    if (q.status) s.set("status", q.status);
+    if (q.runId) s.set("runId", q.runId);
+    if (q.limit !== undefined) s.set("limit", String(q.limit));
+    const qs = s.toString();
+    return (await this.request<Review[]>("GET", `/api/reviews${qs ? `?${qs}` : ""}`, undefined, opts)).body;
+  }
+
+  /** GET /api/reviews/{id} */
+  async getReview(id: string, opts: { signal?: AbortSignal } = {}): Promise<Review> {
+    return (await this.request<Review>("GET", `/api/reviews/${encodeURIComponent(id)}`, undefined, opts)).body;
+  }
+
+  /**
+   * POST /api/reviews/{id}/decision. `decision` is one of the review's `decisions`; the payload is
+   * what its `decisionSchemas[decision]` describes besides `decision`. A review already decided, or
+   * left behind by its run, is a 409 (SwitchyardError).
+   */
+  async decide(reviewId: string, decision: string, payload: DecisionPayload = {}, opts: RequestOptions = {}): Promise<DecisionResult> {
+    return (await this.request<DecisionResult>("POST", `/api/reviews/${encodeURIComponent(reviewId)}/decision`, { decision, ...payload }, opts)).body;
+  }
+
+  // ---- external tasks ----
+
+  /** The worker loop (worker.ts): claim tasks of `queue`, run `handler` on each, report, until `opts.signal` aborts. */
+  work(queue: string, handler: TaskHandler, opts: WorkOptions): Promise<WorkStats> {
+    return work(this, queue, handler, opts);
+  }
+
+  /** POST /api/tasks/claim: a task of `queue`, or null when none came within `waitMs` (204). */
+  async claimTask(queue: string, worker: string, waitMs?: number, opts: { signal?: AbortSignal } = {}): Promise<Task | null> {
+    const r = await this.request<Task | null>("POST", "/api/tasks/claim", { queue, worker, ...(waitMs !== undefined ? { waitMs } : {}) }, opts);
+    return r.status === 204 ? null : r.body;
+  }
+
+  /** POST /api/tasks/{id}/heartbeat: extend the lease (409 `lease_lost` when the task is no longer this claim's). */
+  async heartbeat(taskId: string, opts: TaskCallOptions = {}): Promise<HeartbeatResult> {
+    return (await this.request<HeartbeatResult>("POST", `/api/tasks/${encodeURIComponent(taskId)}/heartbeat`, claimOf(opts), opts)).body;
+  }
+
+  /**
+   * POST /api/tasks/{id}/complete with the step's output. Twice is a no-op (the first result is
+   * answered); a run that left the stage is a 409 `run_moved_on`, a lost lease a 409 `lease_lost`.
+   */
+  async complete(taskId: string, output: unknown, opts: TaskCallOptions = {}): Promise<CompleteResult> {
+    return (await this.request<CompleteResult>("POST", `/api/tasks/${encodeURIComponent(taskId)}/complete`, { output: output === undefined ? null : output, ...claimOf(opts) }, opts)).body;
+  }
+
+  /** POST /api/tasks/{id}/fail: `retryable` offers the task again (while the step has attempts left); otherwise the step fails. */
+  async fail(taskId: string, error: string | { message: string; category?: string }, retryable: boolean, opts: TaskCallOptions = {}): Promise<FailResult> {
+    return (await this.request<FailResult>("POST", `/api/tasks/${encodeURIComponent(taskId)}/fail`, { error, retryable, ...claimOf(opts) }, opts)).body;
+  }
+}
+
+/**
+ * Which claim a task call speaks for: the name the worker claimed with and the claim's `attempt`.
+ * With them the server refuses (409 `lease_lost`) a late call from a worker whose lease expired
+ * and whose task went to another worker; without them the call acts on the current claim.
+ */
+export interface TaskCallOptions {
+  worker?: string;
+  attempt?: number;
+  signal?: AbortSignal;
+}
+
+const claimOf = (o: TaskCallOptions) => ({ ...(o.worker !== undefined ? { worker: o.worker } : {}), ...(o.attempt !== undefined ? { attempt: o.attempt } : {}) });

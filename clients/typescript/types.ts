@@ -1,0 +1,169 @@
+// The JSON shapes of Switchyard's REST API that this client sends and receives, as plain types
+// (no runtime dependency). They mirror the server's (lib/api/schemas.ts for requests, the views in
+// lib/engine/views.ts and lib/api/review-types.ts for answers); test/client-types.test.ts checks
+// the request types against the server's zod schemas, and e2e/external-workers.spec.ts checks the
+// answers of a real server against these types' fields.
+
+export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
+export type ReviewStatus = "pending" | "decided" | "cancelled";
+
+/** A run, as GET /api/runs/{id} answers. */
+export interface Run {
+  id: string;
+  workflow: string;
+  status: RunStatus;
+  /** names of the active states, e.g. ["REVIEW"] */
+  state: string[];
+  /** full paths of the active states */
+  stateIds: string[];
+  /** the machine's context; a user-defined workflow keeps each step's result in `context.steps[STAGE].output` */
+  context: unknown;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  version: number;
+  seq: number;
+  parentId: string | null;
+  forkOf: string | null;
+  forkSeq: number | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  since: string | null;
+  /** the pending review the run waits on, if any */
+  reviewId?: string | null;
+  /** event types the run accepts from clients right now */
+  accepted?: string[];
+}
+
+export interface Transition {
+  seq: number;
+  from: string;
+  to: string;
+  event: string;
+  reason: string;
+  at: string;
+  durationMs: number;
+  payload?: unknown;
+}
+
+/** What POST /api/runs/{id}/events answers. */
+export interface EventResult {
+  run: Run;
+  transitions: Transition[];
+}
+
+/** A review row (as it comes back from a decision). */
+export interface ReviewRecord {
+  id: string;
+  runId: string;
+  workflow: string;
+  /** the state that asked */
+  state: string;
+  kind: string;
+  prompt: string;
+  /** what the reviewer is shown */
+  payload: unknown;
+  status: ReviewStatus;
+  decision: string | null;
+  feedback: string | null;
+  reviewer: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+}
+
+/** A review as GET /api/reviews and GET /api/reviews/{id} answer: typed for any client. */
+export interface Review extends ReviewRecord {
+  /** the decisions it allows */
+  decisions: string[];
+  /** decision → JSON Schema of the body that decision is posted with */
+  decisionSchemas: Record<string, JsonSchema>;
+  approvals: { so_far: number; needed: number; by: string[] };
+  /** how long it has waited (until decided), in ms */
+  ageMs: number;
+}
+
+/** A JSON Schema document (draft 2020-12, as zod writes it). */
+export type JsonSchema = { [key: string]: unknown };
+
+/** The body of POST /api/reviews/{id}/decision besides `decision` itself. */
+export interface DecisionPayload {
+  feedback?: string;
+  /** who decides (with accounts on, the signed-in person or token is recorded instead) */
+  reviewer?: string;
+  modifications?: string[];
+  /** decision-specific fields, e.g. `{ edited }` for an `edit` */
+  data?: Record<string, unknown>;
+}
+
+export interface DecisionResult {
+  review: ReviewRecord;
+  run: Run;
+  transitions: Transition[];
+}
+
+export interface ReviewQuery {
+  status?: ReviewStatus;
+  runId?: string;
+  limit?: number;
+}
+
+export interface RunQuery {
+  status?: RunStatus[];
+  workflow?: string;
+  waiting?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface RunList {
+  /** runs without their context */
+  runs: Omit<Run, "context">[];
+  total: number;
+  counts: Record<string, number>;
+}
+
+/** An event for POST /api/runs/{id}/events: its type and the workflow's fields for it. */
+export type RunEvent = { type: string } & Record<string, unknown>;
+
+/** A task an external worker claimed (POST /api/tasks/claim). */
+export interface Task {
+  id: string;
+  runId: string;
+  /** the stage whose `external` step this is */
+  stage: string;
+  input: unknown;
+  /** 1 on the first offer, 2 after one lease expired or one retryable failure, … */
+  attempt: number;
+  /** how long the claim holds without a heartbeat */
+  leaseMs: number;
+}
+
+export interface HeartbeatResult {
+  id: string;
+  leaseMs: number;
+  /** ISO time the lease now ends */
+  leaseUntil: string;
+}
+
+export interface CompleteResult {
+  id: string;
+  status: "done";
+  /** the output the task was completed with (the first one, when completed twice) */
+  output: unknown;
+}
+
+/** `queued`: it will be offered again (retryable, attempts left); `failed`: the step failed (the workflow's on_error route). */
+export interface FailResult {
+  id: string;
+  status: "queued" | "failed";
+  attempt?: number;
+}
+
+/** The error body the API answers with. */
+export interface ErrorBody {
+  error: string;
+  code?: string;
+  issues?: { path: string; message: string }[];
+  details?: unknown;
+}
