@@ -200,7 +200,8 @@ function settledAs(t: Tracked, r: RunView): string | null {
   if (r.workflow === "swiss-army" && r.status === "waiting" && r.state.length === 1 && r.state[0] === "IDLE" && (r.context as SwissContext).last) return "idle";
   if (r.workflow === "deep-research" && r.status === "waiting" && r.state.includes("ERROR") && t.errorRetries >= 1) return "error-waiting";
   // domain-agent: a model error after the port's retries waits in ERROR for a person (retry or abort)
-  if (r.workflow === "domain-agent" && r.status === "waiting" && r.state.length === 1 && r.state[0] === "ERROR" && t.errorRetries >= 1) return "error-waiting";
+  // domain-agent and swiss-army: a model error after the port's retries waits in ERROR for a person (retry or abort)
+  if ((r.workflow === "domain-agent" || r.workflow === "swiss-army") && r.status === "waiting" && r.state.length === 1 && r.state[0] === "ERROR" && t.errorRetries >= 1) return "error-waiting";
   return null;
 }
 
@@ -226,7 +227,7 @@ async function drive(p: Profile, runs: Tracked[], sightings: ErrorSighting[], pr
         tracked.errorRetries++;
       }
       // domain-agent's ERROR (a model error after the port's retries): the reviewer retries once, then leaves it
-      if (run.workflow === "domain-agent" && run.state.includes("ERROR")) {
+      if ((run.workflow === "domain-agent" || run.workflow === "swiss-army") && run.state.includes("ERROR")) {
         if (!tracked || tracked.errorRetries >= 1) continue;
         tracked.errorRetries++;
       }
@@ -353,6 +354,16 @@ describe("model endpoint faults", () => {
 
           if (t.workflow === "swiss-army") {
             const c = r.context as SwissContext;
+            if (t.outcome === "error-waiting") {
+              // a retryable model error (LLM, NETWORK) after the port's retries: waiting in ERROR for a person, who retried once
+              expect(c.error, where).toMatchObject({ category: "recoverable" });
+              expect(["REQUEST_RECEIVED", "EXECUTING"], where).toContain(c.error!.state);
+              expect(["LLM", "NETWORK"], where).toContain(c.error!.model_error);
+              expect(r.reviewId, where).toBeTruthy();
+              expect(steps.some((s) => s.reason === "Model error after retries: ask a person"), where).toBe(true);
+              if (c.error!.state === "EXECUTING") expect(c.records.request?.request_id, where).toBe(c.request?.id);
+              continue;
+            }
             expect(["approved", "failed"], where).toContain(c.last?.outcome);
             if (c.last?.outcome === "failed") {
               // the seed's critical error, back in IDLE, with the model's classified failure in the message:

@@ -10,6 +10,7 @@ import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
 import type { AgentContext } from "../lib/machines/domain-agent.types";
 import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { SwissContext } from "../lib/machines/swiss-army.types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
 import { start, type FakeOpenAi } from "./support/fake-openai";
@@ -93,6 +94,59 @@ describe("domain-agent with a model", () => {
     const done = await rt.engine.waitFor(run.id, settled, 30_000);
     expect(done.status).toBe("completed");
     expect((done.context as AgentContext).answer?.text).toMatch(/^model#/);
+  }, 60_000);
+});
+
+describe("swiss-army with a model", () => {
+  const request = "Write a TypeScript function that retries a fetch with exponential backoff";
+  // a request analysis whose request_type is not one of the seed's four: fails its schema, request and repair
+  const bad = { reply: () => ({ intent: "retry fetch", request_type: "poem", estimated_complexity: "medium", parameters: [] }) };
+
+  it("a reply that never matches its schema: retried with backoff, then a person retries REQUEST_RECEIVED", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    fake.script(bad, bad, bad, bad);
+    sleeps.length = 0;
+    rt = await workflowRuntime("swiss-army", { model: model(1) });
+    const { run } = await rt.engine.start("swiss-army", { request });
+    const err = await rt.engine.waitFor(run.id, (r) => r.state[0] === "ERROR", 30_000);
+    expect(err.status).toBe("waiting");
+    const c = err.context as SwissContext;
+    expect(c.error).toMatchObject({ state: "REQUEST_RECEIVED", category: "recoverable", model_error: "LLM" });
+    expect(c.last).toBeNull(); // the cycle is not over: it waits for a person
+    expect(sleeps).toHaveLength(1); // one retry with backoff
+    expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(4); // (request + repair) × 2
+    const review = (await rt.store.listReviews({ runId: run.id, status: "pending" }))[0]!;
+    expect(review.prompt).toMatch(/stopped in REQUEST_RECEIVED/);
+    expect(review.payload).toMatchObject({ kind: "intervention" });
+    await rt.engine.decide(review.id, { decision: "retry", reviewer: "ana" });
+    const r = await rt.engine.waitFor(run.id, (x) => x.state[0] === "HUMAN_REVIEW", 30_000);
+    const done = r.context as SwissContext;
+    expect(done.error).toBeNull();
+    // the retried analysis and the output are the model's
+    expect(done.records.request?.metadata.intent).toMatch(/^model#\d+/);
+    expect(done.output).toMatch(/^model#\d+ .*This is the model's answer/);
+    const reasons = (await rt.store.transitions(run.id)).map((t) => t.reason);
+    expect(reasons).toContain("Model error after retries: ask a person");
+    expect(reasons).toContain("Retry REQUEST_RECEIVED");
+  }, 60_000);
+
+  it("an endpoint down at EXECUTING: a person aborts, the cycle ends aborted with the model error and keeps the run alive", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("swiss-army", { model: model(1) });
+    // the analysis answers; every later POST (the streamed execution and its retry) is a 503
+    fake.script({ reply: m.reply }, { status: 503, message: "overloaded" }, { status: 503, message: "overloaded" }, { status: 503, message: "overloaded" }, { status: 503, message: "overloaded" });
+    const { run } = await rt.engine.start("swiss-army", { request });
+    const err = await rt.engine.waitFor(run.id, (r) => r.state[0] === "ERROR", 30_000);
+    expect((err.context as SwissContext).error).toMatchObject({ state: "EXECUTING", model_error: "LLM", message: expect.stringMatching(/overloaded/) });
+    const review = (await rt.store.listReviews({ runId: run.id, status: "pending" }))[0]!;
+    await rt.engine.decide(review.id, { decision: "abort" });
+    const idle = await rt.engine.waitFor(run.id, (r) => r.state[0] === "IDLE" && !!(r.context as SwissContext).last, 30_000);
+    expect(idle.status).toBe("waiting"); // back in IDLE for the next request, not a failed run
+    const last = (idle.context as SwissContext).last!;
+    expect(last.outcome).toBe("aborted");
+    expect(last.error?.message).toMatch(/model error in EXECUTING/);
   }, 60_000);
 });
 

@@ -30,7 +30,8 @@ type Stamp = { at?: number };
 type ReviewEvent = Stamp & { feedback?: string; reviewer?: string; modifications?: string[] };
 export type SwissEvent =
   | (Stamp & { type: "REQUEST"; request: string })
-  | (Stamp & { type: "ABORT"; reason?: string })
+  | (Stamp & { type: "ABORT"; reason?: string; feedback?: string; reviewer?: string })
+  | (Stamp & { type: "RETRY"; feedback?: string; reviewer?: string })
   | (ReviewEvent & { type: "APPROVE" })
   | (ReviewEvent & { type: "REJECT" })
   | (ReviewEvent & { type: "MODIFY" })
@@ -85,6 +86,23 @@ const abort = {
   actions: ["abortCycle", "recordAbort"],
 } as const;
 
+/** Model errors (the port already retried them with backoff) go to a person; anything else is the seed's critical error. */
+const MODEL_ERRORS = new Set(["LLM", "NETWORK"]);
+const modelCategory = (event: unknown) => (event as { error?: { category?: string } }).error?.category ?? "";
+
+/** The steps that call the model and that a person can retry from ERROR. */
+const RETRYABLE = ["REQUEST_RECEIVED", "EXECUTING"] as const;
+
+/** onError's first branch: a model error after the port's retries waits in ERROR for a person. */
+function modelErrorToReview(state: (typeof RETRYABLE)[number]) {
+  return {
+    guard: "modelFailure" as const,
+    target: "#swiss-army.ERROR",
+    description: "Model error after retries: ask a person",
+    actions: { type: "modelError" as const, params: { state } },
+  };
+}
+
 export const swissArmyMachine = setup({
   types: {
     context: {} as SwissContext,
@@ -104,14 +122,28 @@ export const swissArmyMachine = setup({
     logDecision: () => {},
     recordAbort: () => {},
     analyzePatterns: () => {},
+    modelError: assign(({ context, event }, params: { state: string }) => {
+      const e = event as { error?: unknown };
+      const error: SwissError = {
+        category: "recoverable",
+        state: params.state,
+        message: errorMessage(e.error),
+        model_error: modelCategory(event),
+        suggestions: ["Retry the step (the endpoint may be back, or the next reply may match its schema).", "Abort the request; what was produced is kept."],
+        ...(params.state === "EXECUTING" && context.output ? { partial: context.output } : {}),
+      };
+      return { error };
+    }),
     abortCycle: assign(({ context, event }) => {
-      const reason = (event as { reason?: string }).reason || "aborted by user";
+      const reason = (event as { reason?: string }).reason || (context.error?.category === "user" ? context.error.message : "") || "aborted by user";
       const partial = context.output || context.records.execution?.result_preview || "";
       const error: SwissError = { category: "user", state: "", message: reason, suggestions: [], partial: partial || undefined };
       return { error, ...finish(context, { outcome: "aborted", result_preview: preview(partial), at: event.at ?? 0, error }) };
     }),
   },
   guards: {
+    modelFailure: ({ event }) => MODEL_ERRORS.has(modelCategory(event)),
+    retryFrom: ({ context }, params: { state: string }) => context.error?.state === params.state,
     requestValid: ({ event }) => (event as unknown as { output: ParseOutput }).output.valid,
     cmAvailable: ({ event }) => (event as unknown as { output: SearchOutput }).output.record.status !== "unavailable",
     stored: ({ event }) => (event as unknown as { output: StoreOutput }).output.record.storage_status === "success",
@@ -212,11 +244,14 @@ export const swissArmyMachine = setup({
             }),
           },
         ],
-        onError: {
-          target: "IDLE",
-          description: "Critical error: request parsing failure",
-          actions: assign(({ context, event }) => failed(context, event as never, "REQUEST_RECEIVED", "Request parsing failed", false)),
-        },
+        onError: [
+          modelErrorToReview("REQUEST_RECEIVED"),
+          {
+            target: "IDLE",
+            description: "Critical error: request parsing failure",
+            actions: assign(({ context, event }) => failed(context, event as never, "REQUEST_RECEIVED", "Request parsing failed", false)),
+          },
+        ],
       },
       after: {
         parseTimeout: {
@@ -315,7 +350,9 @@ export const swissArmyMachine = setup({
             },
           })),
         },
-        onError: {
+        onError: [
+          modelErrorToReview("EXECUTING"),
+          {
           target: "IDLE",
           description: "Execution failed",
           actions: assign(({ context, event }) => {
@@ -325,7 +362,8 @@ export const swissArmyMachine = setup({
               records: execution ? { ...context.records, execution: { ...execution, status: "failed" as const } } : context.records,
             };
           }),
-        },
+          },
+        ],
       },
       after: {
         executionTimeout: {
@@ -430,6 +468,33 @@ export const swissArmyMachine = setup({
         },
       },
       on: { ABORT: abort },
+    },
+
+    ERROR: {
+      tags: ["waiting", "human", "error"],
+      description:
+        "A model call failed after its retries with backoff (a reply that never matched its schema, an endpoint down): a person retries the step or aborts the request.",
+      meta: { summary: "Error: needs your intervention", review: { kind: "intervention", decisions: ["retry", "abort"] } } satisfies StateMeta,
+      on: {
+        RETRY: RETRYABLE.map((state) => ({
+          guard: { type: "retryFrom" as const, params: { state } },
+          target: `#swiss-army.${state}`,
+          description: `Retry ${state}`,
+          actions: assign({ error: null }),
+        })),
+        ABORT: {
+          target: "#swiss-army.IDLE",
+          description: "Abort after the model error (partial results kept)",
+          actions: [
+            assign(({ context, event }) => {
+              const reason = event.reason || event.feedback || `aborted after a model error in ${context.error?.state}: ${context.error?.message}`;
+              return { error: context.error ? { ...context.error, category: "user" as const, message: reason } : null };
+            }),
+            "abortCycle",
+            "recordAbort",
+          ],
+        },
+      },
     },
 
     HUMAN_REVIEW: {
@@ -547,7 +612,8 @@ export const swissArmy: WorkflowDefinition = {
     .strict(),
   events: {
     REQUEST: z.object({ type: z.literal("REQUEST"), request: requestText }).strict(),
-    ABORT: z.object({ type: z.literal("ABORT"), reason: z.string().max(2_000).optional() }).strict(),
+    ABORT: z.object({ type: z.literal("ABORT"), reason: z.string().max(2_000).optional(), feedback: z.string().max(10_000).optional(), reviewer: z.string().max(200).optional() }).strict(),
+    RETRY: z.object({ type: z.literal("RETRY"), feedback: z.string().max(10_000).optional(), reviewer: z.string().max(200).optional() }).strict(),
     APPROVE: z.object({ type: z.literal("APPROVE"), ...reviewFields }).strict(),
     REJECT: z.object({ type: z.literal("REJECT"), ...reviewFields }).strict(),
     MODIFY: z.object({ type: z.literal("MODIFY"), ...reviewFields }).strict(),
@@ -556,8 +622,14 @@ export const swissArmy: WorkflowDefinition = {
     const request = (input as SwissInput).request;
     return request ? [{ type: "REQUEST", request }] : [];
   },
-  review: (_state, ctx) => {
+  review: (state, ctx) => {
     const context = ctx as SwissContext;
+    if (state === "ERROR") {
+      return {
+        prompt: `Request ${context.cycle} stopped in ${context.error?.state}: ${context.error?.message}. Retry the step, or abort.`,
+        payload: { kind: "intervention", error: context.error, request_id: context.request?.id, request: context.request?.content },
+      };
+    }
     const r = context.records;
     return {
       prompt: `Review the result of request ${context.cycle}: "${preview(context.request?.content ?? "").slice(0, 160)}"`,
@@ -591,7 +663,7 @@ export const swissArmy: WorkflowDefinition = {
     { state: "REQUEST_RECEIVED", metric: "Parse time", target: "<1s", alert: ">5s", compute: { kind: "duration", state: "REQUEST_RECEIVED", targetMs: 1_000, alertMs: 5_000 } },
     { state: "CONTEXT_SEARCH", metric: "Search time", target: "<3s", alert: ">5s", compute: { kind: "duration", state: "CONTEXT_SEARCH", targetMs: 3_000, alertMs: 5_000 } },
     { state: "CONTEXT_SEARCH", metric: "Result count", target: ">0", alert: "0 for >50% requests", compute: { kind: "zero-share", state: "CONTEXT_SEARCH", field: "results_count", alertShare: 0.5 } },
-    { state: "EXECUTING", metric: "Success rate", target: ">80%", alert: "<60%", compute: { kind: "outcome-rate", state: "EXECUTING", good: ["Task complete"], of: ["Task complete", "Execution failed", "Timeout (10 min): partial results"], target: 0.8, alert: 0.6 } },
+    { state: "EXECUTING", metric: "Success rate", target: ">80%", alert: "<60%", compute: { kind: "outcome-rate", state: "EXECUTING", good: ["Task complete"], of: ["Task complete", "Execution failed", "Model error after retries: ask a person", "Timeout (10 min): partial results"], target: 0.8, alert: 0.6 } },
     { state: "EXECUTING", metric: "Completion time", target: "<30s", alert: ">5min", compute: { kind: "duration", state: "EXECUTING", targetMs: 30_000, alertMs: 300_000 } },
     { state: "CONTEXT_UPDATE", metric: "Store success", target: ">95%", alert: "<80%", compute: { kind: "outcome-rate", state: "CONTEXT_UPDATE", good: ["Context saved"], of: ["Context saved", "Save failed (proceed with warning)", "Save failed (timeout after 10 s): proceed with warning"], target: 0.95, alert: 0.8 } },
     { state: "HUMAN_REVIEW", metric: "Approval rate", target: ">75%", alert: "<50%", compute: { kind: "outcome-rate", state: "HUMAN_REVIEW", good: ["User approves"], of: ["User approves", "User rejects"], target: 0.75, alert: 0.5 } },

@@ -85,6 +85,8 @@ export interface SwissError {
   state: string;
   message: string;
   suggestions: string[];
+  /** the model port's classification (LLM, NETWORK) when a model call failed after its retries */
+  model_error?: string;
   /** partial results preserved when the cycle ended early */
   partial?: string;
 }
