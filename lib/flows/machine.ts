@@ -196,7 +196,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
         return ruleVeto(c, context, p.from, p.to, event.confidence ?? 1, at(event, context)) === null;
       },
       refused: ({ context, event }) => event.type === "TRANSITION" && moveVeto(c, context, event.to, event.confidence ?? 1, at(event, context)) !== null,
-      ...(stepGuards() as {}),
+      ...(stepGuards(c) as {}),
     },
     actions: {
       ...(stepActions as {}),

@@ -167,6 +167,7 @@ function nodeLines(doc: Document, lineOf: (o: number | undefined) => number | un
   }
   // steps.<STAGE>.<field>… → the line of that key (issues in steps name their path)
   const walk = (node: unknown, path: string, depth: number) => {
+    if (isSeq(node) && depth <= 5) node.items.forEach((item, i) => (put(`${path}.${i}`, (item as { range?: [number] }).range?.[0]), walk(item, `${path}.${i}`, depth + 1)));
     if (!isMap(node) || depth > 5) return;
     for (const pair of node.items) {
       if (!isScalar(pair.key)) continue;

@@ -1,12 +1,13 @@
 // The meaning of a definition's steps, each problem with the line it was written on: routes to
 // unknown stages or to stages the transitions do not allow, a review decision with no route,
 // templates naming a step that cannot have run before, an invalid JSON Schema, a URL the webhook
-// egress guard refuses, and what is not available yet (external workers).
+// egress guard refuses.
 import { z } from "zod";
 import { blockedUrl } from "../hooks/egress-rules";
 import { own, type FlowConfig, type FlowIssue } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
+import { whenInfo } from "./when";
 
 /** Every template of a step, with the path (for its line) it is written at. */
 function templatesOf(spec: StepSpec): { path: string; text: string }[] {
@@ -100,7 +101,7 @@ export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIs
     for (const [k, to] of Object.entries(spec.on ?? {})) route(to, `on.${k}`);
     route(spec.on_error, "on_error");
     route(spec.timeout?.to, "timeout.to");
-    if (kind === "external") add("external workers are not available yet: this step cannot run", "external");
+    (spec.when ?? []).forEach((w, i) => route(w.to, `when.${i}.to`));
     if (kind === "review") {
       const decisions = spec.review!.decisions;
       for (const d of decisions) if (own(spec.on, d) === undefined && spec.next === undefined) add(`decision "${d}" has no route: add on.${d} or next`, "review.decisions");
@@ -134,6 +135,18 @@ export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIs
       }
     }
     const before = reachesFrom(c, stage);
+    (spec.when ?? []).forEach((w, i) => {
+      const path = `when.${i}.if`;
+      const info = whenInfo(w.if);
+      if (info.problem) add(`"${w.if}": ${info.problem}`, path);
+      if (info.review && !anyReview) add(`"${w.if}": this workflow has no review step`, path);
+      for (const named of info.steps) {
+        // a stage's own step has run when its guards are read
+        if (!own(steps, named)) add(`"${w.if}": ${named} is not a stage with a step`, path);
+        else if (named !== stage && !before.has(named)) add(`"${w.if}": step ${named} cannot have run before ${stage}`, path);
+      }
+    });
+    if (spec.when && spec.review && spec.review.decisions.every((d) => own(spec.on, d) !== undefined)) add("every decision has its own on route, so when is never read: drop on.<decision> for the decisions when should route", "when");
     for (const t of templatesOf(spec)) {
       for (const ref of refsOf(t.text)) {
         const root = ref.split(".")[0]!;

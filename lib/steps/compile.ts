@@ -5,12 +5,14 @@
 // context until enough distinct people approved. `wait` and `timeout` are XState `after` timers,
 // which the engine keeps in the database. Routes (`next`, `on`, `on_error`, `timeout.to`) are the
 // transitions out of the stage.
+import { and } from "xstate";
 import { z } from "zod";
 import type { StateMeta } from "../machines/types";
 import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { render, renderJson, type Scope } from "./template";
+import { whenHolds } from "./when";
 
 export interface StepRecord {
   output?: unknown;
@@ -20,6 +22,8 @@ export interface StepRecord {
   by?: string;
   /** the prompt an llm step sent (after rendering) */
   prompt?: string;
+  /** how many attempts an llm, http or code step took (1 + its retries) */
+  attempts?: number;
 }
 
 export interface ReviewRecord {
@@ -49,7 +53,7 @@ type Ev = { type: string; at?: number; output?: unknown; error?: unknown; review
 export const scopeOf = (ctx: StepContext): Scope => ({ input: ctx.input ?? {}, steps: ctx.steps ?? {}, review: ctx.review ?? null });
 
 /** The input an effect gets: the step with its templates rendered. */
-export function effectInput(stage: string, spec: StepSpec, ctx: StepContext): Record<string, unknown> {
+export function effectInput(stage: string, spec: StepSpec, ctx: StepContext, workflow = ""): Record<string, unknown> {
   const scope = scopeOf(ctx);
   const retry = spec.retry ? { max: spec.retry.max, backoff_s: spec.retry.backoff_s } : { max: 0, backoff_s: 0 };
   if (spec.llm) return { stage, prompt: render(spec.llm.prompt, scope), ...(spec.llm.system ? { system: render(spec.llm.system, scope) } : {}), ...(spec.llm.schema ? { schema: spec.llm.schema } : {}), retry };
@@ -57,6 +61,8 @@ export function effectInput(stage: string, spec: StepSpec, ctx: StepContext): Re
     const headers = Object.fromEntries(Object.entries(spec.http.headers ?? {}).map(([k, v]) => [k, render(v, scope)]));
     return { stage, url: render(spec.http.url, scope), method: spec.http.method, headers, ...(spec.http.body !== undefined ? { body: renderJson(spec.http.body, scope) } : {}), retry };
   }
+  // an external worker's task (lib/tasks): its input is what the stage knows; retry counts the worker's retryable failures
+  if (spec.external) return { stage, workflow, queue: spec.external.queue, input: { input: scope.input, steps: scope.steps, review: scope.review }, ...(spec.retry ? { retry } : {}) };
   if (spec.code) return { stage, language: spec.code.language, source: spec.code.source, scope: { input: scope.input, steps: scope.steps, review: scope.review }, ...(spec.code.timeout_ms ? { timeoutMs: spec.code.timeout_ms } : {}), retry };
   return { stage };
 }
@@ -129,14 +135,15 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
     after[String(ms(spec.timeout.after_s))] = to ? { ...go(to, [action]), description: `timed out after ${spec.timeout.after_s} s` } : { target: h.failed(), actions: [action], description: `timed out after ${spec.timeout.after_s} s` };
   }
   const meta: StateMeta = { summary: `${kind} step`, ...(spec.timeout ? { timeout: `${spec.timeout.after_s} s` } : {}) };
-  if (kind === "llm" || kind === "http" || kind === "code") {
+  if (kind === "llm" || kind === "http" || kind === "code" || kind === "external") {
     const done = { type: "stepDone", params: { stage } };
-    const routes = Object.entries(spec.on ?? {}).map(([outcome, to]) => ({ ...go(to, [done]), guard: { type: "outcomeIs", params: { outcome } }, description: outcome }));
-    if (spec.next) routes.push({ ...go(spec.next, [done]), description: "done" } as never);
+    const routes: unknown[] = Object.entries(spec.on ?? {}).map(([outcome, to]) => ({ ...go(to, [done]), guard: { type: "outcomeIs", params: { outcome } }, description: outcome }));
+    routes.push(...whenRoutes(stage, spec, "stepDone", {}, go, [done]));
+    if (spec.next) routes.push({ ...go(spec.next, [done]), description: "done" });
     config.invoke = {
       id: STEP_INVOKE(h.key(stage)),
       src: `step.${kind}`,
-      input: ({ context }: { context: StepContext }) => effectInput(stage, spec, context),
+      input: ({ context }: { context: StepContext }) => effectInput(stage, spec, context, c.id),
       onDone: routes,
       onError: { ...onFail({ type: "stepFailed", params: { stage } }), description: failTo ? "failed" : "failed: the run fails" },
     };
@@ -148,25 +155,41 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
     config.entry = [{ type: "reviewEntered", params: { stage } }];
     const on: Record<string, unknown> = {};
     for (const d of r.decisions) {
-      const to = own(spec.on, d) ?? spec.next!;
+      const routed = own(spec.on, d);
+      const to = routed ?? spec.next!;
       const decided = { type: "reviewed", params: { stage, decision: d } };
+      // a decision with no on.<decision> of its own goes by the when: guards first, then next
+      const guarded = routed === undefined ? whenRoutes(stage, spec, "reviewed", { decision: d }, go, [decided]) : [];
       if (d === "approve" && r.approvers > 1) {
+        const enough = { type: "approvalsDone", params: { stage, needed: r.approvers } };
         on.APPROVE = [
-          { ...go(to, [decided]), guard: { type: "approvalsDone", params: { stage, needed: r.approvers } }, description: `${r.approvers} approvals` },
+          ...guarded.map((g) => ({ ...g, guard: and([enough, g.guard]) })),
+          { ...go(to, [decided]), guard: enough, description: `${r.approvers} approvals` },
           { actions: [{ type: "approved", params: { stage } }], description: "approval counted" },
         ];
-      } else on[d.toUpperCase()] = { ...go(to, [decided]), description: d };
+      } else on[d.toUpperCase()] = guarded.length ? [...guarded, { ...go(to, [decided]), description: d }] : { ...go(to, [decided]), description: d };
     }
     config.on = on;
   } else if (kind === "wait") {
     const w = spec.wait!;
     const delay = w.after_s !== undefined ? String(ms(w.after_s)) : untilDelay(w.until!);
-    after[delay] = { ...go(spec.next!, [{ type: "stepWaited", params: { stage } }]), description: w.after_s !== undefined ? `waited ${w.after_s} s` : `waited until ${w.until}` };
+    const waited = { type: "stepWaited", params: { stage } };
+    const last = { ...go(spec.next!, [waited]), description: w.after_s !== undefined ? `waited ${w.after_s} s` : `waited until ${w.until}` };
+    const guarded = whenRoutes(stage, spec, "stepWaited", {}, go, [waited]);
+    after[delay] = guarded.length ? [...guarded, last] : last;
     meta.summary = w.after_s !== undefined ? `wait ${w.after_s} s` : `wait until ${w.until}`;
   }
   if (Object.keys(after).length) config.after = after;
   config.meta = meta;
   return config;
+}
+
+/**
+ * The `when:` entries of a step as guarded routes, in order: each holds when its expression is
+ * true of the context as the step's own update (`update`: its output, a review's decision) leaves it.
+ */
+function whenRoutes(stage: string, spec: StepSpec, update: "stepDone" | "reviewed" | "stepWaited", extra: Record<string, unknown>, go: (to: string, extra?: unknown[]) => object, actions: unknown[]) {
+  return (spec.when ?? []).map((w) => ({ ...go(w.to, actions), guard: { type: "whenTrue", params: { stage, expr: w.if, update, ...extra } }, description: `when ${w.if}` }));
 }
 
 const untilDelay = (until: string) => `until_${Date.parse(until)}`;
@@ -189,8 +212,13 @@ const errorOf = (e: unknown): StepRecord["error"] => {
 const when = (ctx: Ctx, e: Ev) => e.at ?? ctx.lastTransitionAt ?? ctx.startedAt;
 
 /** Guards steps use (merged into the flow machine's setup). */
-export function stepGuards() {
+export function stepGuards(c: FlowConfig) {
+  const updates = stepUpdates(c);
   return {
+    whenTrue: ({ context, event }: { context: Ctx; event: Ev }, p: { stage: string; expr: string; update: "stepDone" | "reviewed" | "stepWaited"; decision?: string }) => {
+      const after = { ...context, ...(updates[p.update] as (c: Ctx, e: Ev, p: unknown) => Partial<Ctx>)(context, event, p) };
+      return whenHolds(p.expr, scopeOf(after));
+    },
     outcomeIs: ({ event }: { event: Ev }, p: { outcome: string }) => {
       const out = (event.output as { output?: unknown } | undefined)?.output;
       return !!out && typeof out === "object" && (out as { outcome?: unknown }).outcome === p.outcome;
@@ -204,8 +232,8 @@ export function stepUpdates(c: FlowConfig) {
   const put = (ctx: Ctx, stage: string, rec: StepRecord) => ({ steps: { ...ctx.steps, [stage]: rec } });
   return {
     stepDone: (ctx: Ctx, e: Ev, p: { stage: string }) => {
-      const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string };
-      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}) });
+      const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string; attempts?: number };
+      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}) });
     },
     stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e) }),
     stepTimedOut: (ctx: Ctx, e: Ev, p: { stage: string; after_s: number }) => put(ctx, p.stage, { error: { name: "Timeout", message: `${p.stage} timed out after ${p.after_s} s` }, at: when(ctx, e) }),

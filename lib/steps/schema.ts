@@ -71,6 +71,8 @@ export const StepSchema = z
     external: External.optional(),
     next: Stage.optional(),
     on: z.record(z.string(), Stage).optional(),
+    /** guards in order after the step (a review: after a decision with no on.<decision>): the first whose `if` (CEL) holds picks the stage, else next */
+    when: z.array(z.object({ if: z.string().trim().min(1, "write an expression").max(1_000), to: Stage }).strict()).min(1).max(20).optional(),
     on_error: Stage.optional(),
     retry: z.object({ max: z.number().int().min(0).max(20), backoff_s: z.number().min(0).max(3_600).default(1) }).strict().optional(),
     timeout: z.object({ after_s: Seconds, to: Stage.optional() }).strict().optional(),

@@ -1,0 +1,138 @@
+// `when:` guards on steps (issue 22): CEL expressions over input, steps.<S>.output and review,
+// read in order after the step (a review: after a decision with no on.<decision>), falling back
+// to next; checked when the workflow is defined (syntax, names, steps that cannot have run, the
+// stage they route to), with line numbers in YAML and JSON; drawn as guarded edges.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deriveGraph } from "../lib/graph/derive";
+import { flowMachine } from "../lib/flows/machine";
+import { saveUserWorkflow } from "../lib/flows/store";
+import { checkFlowSource } from "../lib/flows/validate";
+import type { RunView } from "../lib/engine/views";
+import type { FlowConfig } from "../lib/flows/types";
+import { whenHolds, whenInfo } from "../lib/steps/when";
+import type { Runtime } from "../lib/runtime";
+import type { ManualClock } from "../lib/engine/clock";
+import { flush, workflowRuntime } from "./helpers";
+
+const SCORED = `id: scored-post
+initial_stage: SCORE
+stages: [SCORE, REVIEW, PUBLISH, FAST, DROP]
+transitions: { SCORE: [PUBLISH, REVIEW, DROP], REVIEW: [FAST, PUBLISH, DROP], PUBLISH: [], FAST: [], DROP: [] }
+steps:
+  SCORE:
+    code: { source: "({ score: input.score, words: input.words })" }
+    when:
+      - { if: "steps.SCORE.output.score >= 0.8 && size(steps.SCORE.output.words) > 1", to: PUBLISH }
+      - { if: "steps.SCORE.output.score >= 0.5", to: REVIEW }
+    next: DROP
+  REVIEW:
+    review: { prompt: "Publish?", decisions: [approve, reject] }
+    on: { reject: DROP }
+    when:
+      - { if: 'review.decision == "approve" && review.feedback.contains("urgent")', to: FAST }
+    next: PUBLISH
+`;
+
+const issues = (format: "yaml" | "json", src: string) => {
+  const r = checkFlowSource(format, src);
+  return r.ok ? [] : r.issues.map((i) => `${i.line}: ${i.message}`);
+};
+
+describe("when: expressions", () => {
+  it("are CEL: no eval, no prototype, missing keys are false, matches() refused", () => {
+    const scope = { input: { n: 3, t: "abc" }, steps: { A: { output: { score: 0.9, tags: ["x"] } } }, review: null };
+    expect(whenHolds("steps.A.output.score >= 0.8 && input.n == 3", scope)).toBe(true);
+    expect(whenHolds('"x" in steps.A.output.tags && input.t.startsWith("ab")', scope)).toBe(true);
+    expect(whenHolds("steps.A.output.score < 0.8", scope)).toBe(false);
+    expect(whenHolds("steps.A.output.missing == 1", scope)).toBe(false);
+    expect(whenHolds("has(steps.A.output.missing)", scope)).toBe(false);
+    expect(whenHolds("input.t.constructor == input.t.constructor", scope)).toBe(false);
+    expect(whenHolds('steps["__proto__"] == steps["__proto__"]', scope)).toBe(false);
+    expect(whenHolds("review == null", scope)).toBe(true);
+    expect(whenInfo('input.t.matches("(a+)+$")').problem).toMatch(/matches\(\) is not available/);
+    expect(whenInfo("steps.A.output.n + 1").problem).toMatch(/not true or false/);
+    expect(whenInfo("nope == 1").problem).toMatch(/Unknown variable: nope/);
+    expect(whenInfo('steps.A.output > 1 || steps["B"].output == 2 || !(steps.C.output == 1)').steps).toEqual(["A", "B", "C"]);
+  });
+
+  it("are checked with the line they are written on, in YAML and JSON", () => {
+    expect(issues("yaml", SCORED)).toEqual([]);
+    const bad = SCORED.replace("steps.SCORE.output.score >= 0.5", "steps.SCORE.output.score >=")
+      .replace("to: PUBLISH }\n      - { if", "to: NOWHERE }\n      - { if")
+      .replace('review.decision == "approve"', 'steps.FAST.output == 1 && review.decision == "approve"')
+      .replace("&& size(steps.SCORE", "&& steps.REVIEW.output == 1 && size(steps.SCORE");
+    expect(issues("yaml", bad)).toEqual([
+      '9: steps.SCORE.when.0.to: unknown stage "NOWHERE"',
+      '9: steps.SCORE.when.0.if: "steps.SCORE.output.score >= 0.8 && steps.REVIEW.output == 1 && size(steps.SCORE.output.words) > 1": step REVIEW cannot have run before SCORE',
+      '10: steps.SCORE.when.1.if: "steps.SCORE.output.score >=": Unexpected token: EOF',
+      `16: steps.REVIEW.when.0.if: "steps.FAST.output == 1 && review.decision == "approve" && review.feedback.contains("urgent")": FAST is not a stage with a step`,
+    ]);
+    const json = JSON.stringify(
+      {
+        id: "scored-json",
+        initial_stage: "SCORE",
+        stages: ["SCORE", "DONE"],
+        transitions: { SCORE: ["DONE"], DONE: [] },
+        steps: { SCORE: { code: { source: "1" }, when: [{ if: "review.decision == 'x'", to: "DONE" }, { if: "input.a.matches('b')", to: "DONE" }], next: "DONE" } },
+      },
+      null,
+      2,
+    );
+    expect(issues("json", json)).toEqual([
+      `21: steps.SCORE.when.0.if: "review.decision == 'x'": this workflow has no review step`,
+      `25: steps.SCORE.when.1.if: "input.a.matches('b')": matches() is not available in when: (a regular expression can take unbounded time); use contains, startsWith or endsWith`,
+    ]);
+    const allRouted = SCORED.replace("on: { reject: DROP }", "on: { reject: DROP, approve: PUBLISH }");
+    expect(issues("yaml", allRouted)).toEqual(["15: steps.REVIEW.when: every decision has its own on route, so when is never read: drop on.<decision> for the decisions when should route"]);
+  });
+
+  it("are drawn as guarded edges labelled with their expression", () => {
+    const r = checkFlowSource("yaml", SCORED);
+    expect(r.ok).toBe(true);
+    const graph = deriveGraph(flowMachine((r as { config: FlowConfig }).config));
+    const out = graph.transitions.filter((t) => t.source === "SCORE" && t.kind !== "after").map((t) => [t.target, t.guard, t.description]);
+    expect(out).toEqual(
+      expect.arrayContaining([
+        ["PUBLISH", "whenTrue", "when steps.SCORE.output.score >= 0.8 && size(steps.SCORE.output.words) > 1"],
+        ["REVIEW", "whenTrue", "when steps.SCORE.output.score >= 0.5"],
+        ["DROP", null, "done"],
+      ]),
+    );
+  });
+});
+
+describe("when: routes runs", () => {
+  let rt: Runtime & { clock: ManualClock };
+  beforeAll(async () => {
+    rt = await workflowRuntime("conversation", { seedGuide: false });
+    await saveUserWorkflow(rt.db, "yaml", SCORED);
+  });
+  afterAll(async () => {
+    await rt?.close();
+  });
+  const ended = (r: RunView) => r.status !== "running" && r.status !== "waiting";
+  const run = async (input: unknown) => (await rt.engine.start("scored-post", input as Record<string, unknown>)).run.id;
+
+  it("the first guard that holds picks the stage; none holding goes to next", async () => {
+    const [high, shortHigh, mid, low] = await Promise.all([
+      run({ score: 0.9, words: ["a", "b"] }),
+      run({ score: 0.9, words: ["a"] }),
+      run({ score: 0.6, words: [] }),
+      run({ score: 0.1, words: ["a", "b"] }),
+    ]);
+    expect((await rt.engine.waitFor(high, ended, 30_000)).state).toEqual(["PUBLISH"]);
+    expect((await rt.engine.waitFor(low, ended, 30_000)).state).toEqual(["DROP"]);
+    // score ≥ 0.8 but one word: the first guard fails, the second holds
+    expect((await rt.engine.waitFor(shortHigh, (r) => r.state.includes("REVIEW"), 30_000)).state).toEqual(["REVIEW"]);
+    expect((await rt.engine.waitFor(mid, (r) => r.state.includes("REVIEW"), 30_000)).state).toEqual(["REVIEW"]);
+
+    // a review decision with no on.<decision> reads the guards with the new decision and feedback
+    await flush();
+    const [urgent] = await rt.store.listReviews({ runId: shortHigh, status: "pending" });
+    await rt.engine.decide(urgent!.id, { decision: "approve", feedback: "urgent: ship it", reviewer: "ana" });
+    expect((await rt.engine.waitFor(shortHigh, ended)).state).toEqual(["FAST"]);
+    const [calm] = await rt.store.listReviews({ runId: mid, status: "pending" });
+    await rt.engine.decide(calm!.id, { decision: "approve", feedback: "fine", reviewer: "ana" });
+    expect((await rt.engine.waitFor(mid, ended)).state).toEqual(["PUBLISH"]);
+  }, 60_000);
+});
