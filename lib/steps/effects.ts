@@ -37,14 +37,21 @@ const sleep = (ctx: EffectContext, ms: number) =>
     ctx.signal.addEventListener("abort", () => (ctx.clock.clearTimeout(h), reject(new Error("cancelled"))), { once: true });
   });
 
-/** Attempts 1 + retry.max, `backoff_s` doubling between them; errors marked not retryable end at once. */
-async function withRetry<T>(ctx: EffectContext, retry: Retry | undefined, attempt: (n: number) => Promise<T>): Promise<T> {
+/**
+ * Attempts 1 + retry.max, `backoff_s` doubling between them; errors marked not retryable end at
+ * once. The result says how many attempts it took (the run page shows it); a last failure after
+ * several attempts says so in its message.
+ */
+async function withRetry<T extends object>(ctx: EffectContext, retry: Retry | undefined, attempt: (n: number) => Promise<T>): Promise<T & { attempts: number }> {
   const max = retry?.max ?? 0;
   for (let n = 0; ; n++) {
     try {
-      return await attempt(n);
+      return { ...(await attempt(n)), attempts: n + 1 };
     } catch (e) {
-      if (ctx.signal.aborted || n >= max || (e as { retryable?: boolean }).retryable === false) throw e;
+      if (ctx.signal.aborted || n >= max || (e as { retryable?: boolean }).retryable === false) {
+        if (n > 0 && e instanceof Error) e.message += ` (after ${n + 1} attempts)`;
+        throw e;
+      }
       ctx.progress(`attempt ${n + 1} failed (${(e as Error).message}); retrying`);
       await sleep(ctx, (retry?.backoff_s ?? 0) * 1000 * 2 ** n);
     }
