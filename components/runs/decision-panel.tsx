@@ -2,6 +2,8 @@
 import { useState, useTransition } from "react";
 import { decideAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { ReviewPayload } from "./review-payload";
+import { StepDecisionPanel, stepReviewOf } from "@/components/steps/step-decision";
+import { useReviewer } from "@/components/steps/reviewer";
 
 export interface ReviewInfo {
   id: string;
@@ -25,10 +27,19 @@ const BUTTONS: Record<string, { label: string; style: string }> = {
   abort: { label: "Abort", style: "bg-white dark:bg-slate-900 text-red-700 dark:text-red-400 ring-1 ring-red-300 hover:bg-red-50 dark:hover:bg-red-950" },
 };
 
-/** What a reviewer sees and decides: the item rendered for its kind, feedback, and its decisions. */
-export function DecisionPanel({ review, decisions = ["approve", "reject", "modify"], onDone, compact = false }: { review: ReviewInfo; decisions?: string[]; onDone?: (r: ActionResult) => void; compact?: boolean }) {
+type PanelProps = { review: ReviewInfo; decisions?: string[]; onDone?: (r: ActionResult) => void; compact?: boolean };
+
+/** What a reviewer sees and decides; a review step of a user-defined workflow renders from its own data. */
+export function DecisionPanel(props: PanelProps) {
+  const step = stepReviewOf(props.review.payload);
+  if (step) return <StepDecisionPanel review={props.review} step={step} compact={props.compact} onDone={props.onDone} />;
+  return <KindDecisionPanel {...props} />;
+}
+
+/** The item rendered for its kind, feedback, and its decisions. */
+function KindDecisionPanel({ review, decisions = ["approve", "reject", "modify"], onDone, compact = false }: PanelProps) {
   const [feedback, setFeedback] = useState("");
-  const [reviewer, setReviewer] = useState("");
+  const { name: reviewer, setName: setReviewer, signedIn } = useReviewer();
   const [data, setData] = useState<{ value: Record<string, unknown> | null; error: string | null }>({ value: null, error: null });
   const [result, setResult] = useState<ActionResult | null>(null);
   const [pending, start] = useTransition();
@@ -40,7 +51,7 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
         setResult({ ok: false, status: 422, error: data.error, fieldErrors: { data: data.error } });
         return;
       }
-      const r = await decideAction({ reviewId: review.id, decision, feedback, reviewer, data: carriesEdit && data.value ? data.value : undefined });
+      const r = await decideAction({ reviewId: review.id, decision, feedback, reviewer: signedIn ? undefined : reviewer, data: carriesEdit && data.value ? data.value : undefined });
       setResult(r);
       onDone?.(r);
     });
@@ -58,7 +69,7 @@ export function DecisionPanel({ review, decisions = ["approve", "reject", "modif
           aria-label={decisions.includes("answer") ? "Your answer" : "Feedback"}
           className="w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
         />
-        <input value={reviewer} onChange={(e) => setReviewer(e.target.value)} placeholder="Your name (optional)" aria-label="Reviewer" className="h-9 rounded-md border border-slate-300 dark:border-slate-600 px-2 text-sm" />
+        <input value={reviewer} readOnly={!!signedIn} title={signedIn ? "you decide as the signed-in user" : undefined} onChange={(e) => setReviewer(e.target.value)} placeholder="Your name (optional, remembered here)" aria-label="Reviewer" className="h-9 rounded-md border border-slate-300 dark:border-slate-600 px-2 text-sm" />
       </div>
       {result?.fieldErrors?.feedback && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.feedback}</p>}
       <div className="flex flex-wrap gap-2">

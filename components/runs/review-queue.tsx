@@ -10,6 +10,7 @@ import { abortAction, decideAction, type ActionResult } from "@/app/runs/[id]/ac
 import { Since } from "@/components/ui/since";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
 import { bulkOutcome, type BulkAction, type BulkItem } from "./bulk-outcome";
+import { storedReviewer } from "@/components/steps/reviewer";
 
 export interface QueueItem {
   review: ReviewInfo & { state: string; workflow: string; ageMs: number };
@@ -91,7 +92,7 @@ export function ReviewQueue({ items, now }: { items: QueueItem[]; now: number })
         let r: ActionResult;
         if (action === "abort") r = await abortAction({ runId: item.review.runId, reason: "aborted from the review queue" });
         else if (!decisions.includes(action)) r = { ok: false, error: `no ${action} decision here (${decisions.join(", ")})` };
-        else r = await decideAction({ reviewId: item.review.id, decision: action });
+        else r = await decideAction({ reviewId: item.review.id, decision: action, reviewer: storedReviewer() || undefined });
         results.push({ name: item.name, ok: r.ok, error: r.error });
       }
       setReport(bulkOutcome(action, results));

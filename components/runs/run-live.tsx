@@ -21,6 +21,7 @@ import { Timeline } from "./timeline";
 import { RunTimeline } from "@/components/timeline/run-timeline";
 import { UsagePanel } from "./usage-panel";
 import { RunViews } from "./run-views";
+import { RunSteps } from "@/components/steps/run-steps";
 import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
@@ -279,6 +280,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} follow className="h-[calc(100vh-300px)] min-h-[420px] w-full" />
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
+          {flow?.steps && <RunSteps runId={run.id} flow={flow} context={run.context} active={run.state} transitions={transitions} seq={run.seq} />}
           {flow && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               <h2 className="mb-2 text-sm font-semibold">Stage history</h2>
