@@ -133,6 +133,7 @@ export async function work(client: Switchyard, queue: string, handler: TaskHandl
       if (opts.maxTasks !== undefined && stats.claimed + reserved >= opts.maxTasks) return;
       reserved++;
       let task: Task | null;
+      const asked = Date.now();
       try {
         task = await client.claimTask(queue, opts.worker, waitMs, { signal: stop });
       } catch (e) {
@@ -147,7 +148,11 @@ export async function work(client: Switchyard, queue: string, handler: TaskHandl
       }
       reserved--;
       delay = 250;
-      if (!task) continue;
+      if (!task) {
+        // an empty answer well before the long-poll's end (waitMs 0, a server cutting polls short): pause, do not spin
+        if (Date.now() - asked < waitMs / 2 || waitMs === 0) await sleep(250, stop);
+        continue;
+      }
       stats.claimed++;
       await run(task);
     }
