@@ -280,9 +280,10 @@ describe("validation of steps, with line numbers", () => {
     const r = checkFlowSource("yaml", src);
     return r.ok ? [] : r.issues.map((i) => `${i.line}: ${i.message}`);
   };
-  it("accepts the pipeline; NOTIFY's external step is refused as not available yet", () => {
+  it("accepts the pipeline, and NOTIFY as an external worker's step (test/tasks.test.ts runs it)", () => {
     expect(issues(PIPELINE)).toEqual([]);
-    expect(issues(PIPELINE + NOTIFY_EXTERNAL)).toEqual(["21: steps.NOTIFY.external: external workers are not available yet: this step cannot run"]);
+    expect(issues(PIPELINE + NOTIFY_EXTERNAL)).toEqual([]);
+    expect(issues(PIPELINE + NOTIFY_EXTERNAL.replace("publisher", "Publisher!"))).toEqual(["21: steps.NOTIFY.external.queue: a queue name: lower-case letters, digits, . _ -"]);
   });
   it("routes, decisions, templates, schemas and URLs", () => {
     const bad = PIPELINE.replace("reject: DRAFT }", "reject: DRAFT, maybe: NOWHERE }")

@@ -188,7 +188,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
 
   return setup({
     types: { context: {} as FlowContext, events: {} as FlowEvent, input: {} as FlowInput },
-    actors: { "step.llm": effect("step.llm"), "step.http": effect("step.http"), "step.code": effect("step.code") },
+    actors: { "step.llm": effect("step.llm"), "step.http": effect("step.http"), "step.code": effect("step.code"), "step.external": effect("step.external") },
     delays: stepDelays(c) as never,
     guards: {
       stageRules: ({ context, event }, p: { from: string; to: string }) => {

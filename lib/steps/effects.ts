@@ -4,7 +4,7 @@
 // inside one invocation, so an HTTP call's Idempotency-Key (the invocation key) is the same on
 // every attempt and after a restart.
 import { z } from "zod";
-import type { EffectContext, WorkflowEffects } from "../engine/engine";
+import type { EffectContext, EffectFn, WorkflowEffects } from "../engine/engine";
 import { egressFetch } from "../hooks/egress";
 import type { ModelPort } from "../llm/types";
 import { runInSandbox, type Language } from "../sandbox";
@@ -15,6 +15,8 @@ export interface StepPorts {
   fetch?: typeof globalThis.fetch;
   /** a secret by name for http headers (default: env SWITCHYARD_SECRET_<NAME>) */
   secret?: (name: string) => string | undefined;
+  /** the `external` step: a task for a worker outside Switchyard (lib/tasks/effect.ts) */
+  external?: EffectFn;
 }
 
 type Retry = { max: number; backoff_s: number };
@@ -95,6 +97,7 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
   const secret = ports.secret ?? ((name: string) => process.env[`SWITCHYARD_SECRET_${name}`]);
   return {
     actors: {
+      ...(ports.external ? { "step.external": ports.external } : {}),
       "step.llm": async (raw: never, ctx: EffectContext) => {
         const input = LlmInput.parse(raw);
         const where = { runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal };

@@ -1,0 +1,108 @@
+// An effect done by an external worker: the invocation becomes a task on a queue, and the effect
+// waits until a worker completes or fails it. The task is keyed by the invocation key, so an
+// effect started again after a restart (or by another cluster worker) re-attaches to the same
+// task: a task claimed when the server was killed is still claimed, its worker can still complete
+// it, and a task completed meanwhile is taken as the result at once: never done twice.
+import { z } from "zod";
+import type { EffectContext, EffectFn } from "../engine/engine";
+import type { RunStore } from "../engine/store/types";
+import { TERMINAL } from "../engine/store/types";
+import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
+import type { TaskRow } from "./store";
+
+export class TaskFailed extends Error {
+  constructor(
+    message: string,
+    readonly category: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = "TaskFailed";
+  }
+}
+
+export interface ExternalSpec {
+  queue: string;
+  /** the stage the worker is told (default: the invoking state) */
+  stage?: string;
+  workflow: string;
+  /** the effect it stands for ("step.external", or a built-in's actor name) */
+  effect: string;
+  /** what the worker gets as `input` */
+  input: unknown;
+  maxAttempts: number;
+  backoffMs: number;
+}
+
+/** Queue the invocation's task (or find it) and wait for its outcome: the settled task row. */
+export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: EffectContext): Promise<TaskRow> {
+  const { stage, ...rest } = spec;
+  const task = await tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest });
+  ctx.progress(task.attempt ? `task ${task.id} on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `task ${task.id} queued on ${spec.queue}`);
+  let settled: TaskRow;
+  try {
+    settled = await tasks.wait(task, ctx.signal);
+  } catch (e) {
+    if (ctx.signal.aborted) void withdrawIfStale(tasks, task);
+    throw e;
+  }
+  if (settled.status === "failed") throw new TaskFailed(`${spec.queue}: ${settled.error?.message ?? "the worker failed the task"}`, settled.error?.category ?? "BUSINESS");
+  if (settled.status === "cancelled") throw new TaskFailed(`${spec.queue}: task ${settled.id} was withdrawn`, "BUSINESS");
+  return settled;
+}
+
+// The effect stops both when its run left the stage and when this process stops: only in the
+// first case is the task withdrawn (the run's committed state tells them apart; the commit that
+// moved the run on is written before the effect is stopped).
+async function withdrawIfStale(tasks: TaskQueue, task: TaskRow): Promise<void> {
+  try {
+    if (!(await tasks.isCurrent(task.runId, task.key))) await tasks.cancel(task.id);
+  } catch {
+    // the store is closing: a stale task is withdrawn when a worker tries to complete it
+  }
+}
+
+/** Is invocation `key` still in flight in the run's committed snapshot? */
+export function currentIn(store: RunStore): (runId: string, key: string) => Promise<boolean> {
+  return async (runId, key) => {
+    const run = await store.getRun(runId);
+    if (!run || TERMINAL.includes(run.status)) return false;
+    const child = key.slice(runId.length + 1, key.lastIndexOf(":"));
+    const snap = run.snapshot as { children?: Record<string, { snapshot?: { status?: string } }>; effects?: Record<string, number> };
+    return snap.children?.[child]?.snapshot?.status === "active" && key === `${runId}:${child}:${snap.effects?.[child] ?? 0}`;
+  };
+}
+
+/** A built-in's effect sent to a queue: the worker's output is the effect's result (it must be a JSON object). */
+export function externalBuiltin(tasks: () => TaskQueue, workflow: string, effect: string, queue: string, maxAttempts: number): EffectFn {
+  return async (input: never, ctx: EffectContext) => {
+    const t = await runExternal(tasks(), { queue, workflow, effect, input, maxAttempts, backoffMs: 1_000 }, ctx);
+    const out = t.output;
+    if (out === null || typeof out !== "object" || Array.isArray(out)) {
+      throw new TaskFailed(`${queue}: the worker's output for ${effect} must be a JSON object (got ${out === null ? "null" : Array.isArray(out) ? "an array" : typeof out})`, "BUSINESS");
+    }
+    return out;
+  };
+}
+
+const StepInput = z.object({
+  stage: z.string(),
+  workflow: z.string(),
+  queue: z.string(),
+  input: z.unknown(),
+  retry: z.object({ max: z.number().int().min(0), backoff_s: z.number().min(0) }).optional(),
+});
+
+/**
+ * The `external: { queue }` step: the worker gets `{ input, steps, review }` (the run's input,
+ * earlier steps' records, the last review); its output is the step's output. `retry.max` counts
+ * the retryable failures and expired leases the task may have (default 2 more attempts).
+ */
+export function externalStep(tasks: () => TaskQueue): EffectFn {
+  return async (raw: never, ctx: EffectContext) => {
+    const i = StepInput.parse(raw);
+    const maxAttempts = i.retry ? i.retry.max + 1 : DEFAULT_MAX_ATTEMPTS;
+    const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
+    return { output: t.output, by: `worker ${t.worker ?? "?"}` };
+  };
+}

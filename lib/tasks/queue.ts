@@ -1,0 +1,246 @@
+// External workers' task queue (issue 22): what the /api/tasks routes and the `external` effect
+// call. The database row is the truth; this process adds wake-ups: a claim that long-polls wakes
+// when a task is queued here, and an effect waiting for its task wakes when the task is completed
+// or failed here. Changes made by another process (cluster mode) are seen by polling the table.
+import { ConflictError, EngineError, NotFoundError } from "../engine/errors";
+import type { Clock } from "../engine/clock";
+import type { SqlPorts } from "../db/sql";
+import { SETTLED, TaskStore, type Fence, type NewTask, type TaskError, type TaskRow } from "./store";
+
+export const MAX_WAIT_MS = 30_000;
+export const DEFAULT_LEASE_MS = 30_000;
+/** claims allowed when a step sets no `retry` (the first and two more) */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** SWITCHYARD_TASK_LEASE_MS (1 s … 1 h, default 30 s). */
+export function leaseFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = env.SWITCHYARD_TASK_LEASE_MS?.trim();
+  if (!v) return DEFAULT_LEASE_MS;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1_000 || n > 3_600_000) throw new Error(`SWITCHYARD_TASK_LEASE_MS must be a whole number of milliseconds from 1000 to 3600000; got "${v}"`);
+  return n;
+}
+
+class TaskConflict extends ConflictError {
+  constructor(message: string, code: string) {
+    super(message);
+    (this as { code: string }).code = code;
+  }
+}
+
+/** What a claim answers (the issue's contract). */
+export interface ClaimedTask {
+  id: string;
+  runId: string;
+  stage: string;
+  input: unknown;
+  attempt: number;
+  leaseMs: number;
+}
+
+export interface TaskQueueOptions {
+  ports: SqlPorts;
+  clock: Clock;
+  leaseMs?: number;
+  /** how often waiting effects and long-polling claims look at the table (ms) */
+  pollMs?: number;
+  /** is invocation `key` of run `runId` still in flight (the run has not left the stage)? */
+  isCurrent: (runId: string, key: string) => Promise<boolean>;
+  log?: (message: string) => void;
+}
+
+export class TaskQueue {
+  readonly store: TaskStore;
+  readonly leaseMs: number;
+  private pollMs: number;
+  /** task id → effects waiting for it to settle */
+  private waiting = new Map<string, Set<(t: TaskRow) => void>>();
+  /** queue → long-polling claims to wake */
+  private sleepers = new Map<string, Set<() => void>>();
+  private poller: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+
+  constructor(private o: TaskQueueOptions) {
+    this.store = new TaskStore(o.ports);
+    this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+    this.pollMs = o.pollMs ?? 1_000;
+  }
+
+  private now() {
+    return this.o.clock.now();
+  }
+
+  /** Is the task's invocation still in flight (its run has not left the stage)? */
+  isCurrent(runId: string, key: string): Promise<boolean> {
+    return this.o.isCurrent(runId, key);
+  }
+
+  /** The task for this invocation (created queued, or the one made before a restart). */
+  async create(t: NewTask): Promise<TaskRow> {
+    const { task, created } = await this.store.create(t, this.now());
+    if (created) this.wake(t.queue);
+    return task;
+  }
+
+  /** One task of `queue` for `worker`, waiting up to `waitMs` for one to be offered; null if none. */
+  async claim(queue: string, worker: string, waitMs = 0, signal?: AbortSignal): Promise<ClaimedTask | null> {
+    const until = Date.now() + Math.min(Math.max(0, waitMs), MAX_WAIT_MS);
+    for (;;) {
+      const t = await this.store.claim(queue, worker, this.now(), this.leaseMs);
+      if (t) return { id: t.id, runId: t.runId, stage: t.stage, input: t.input, attempt: t.attempt, leaseMs: this.leaseMs };
+      const left = until - Date.now();
+      if (left <= 0 || signal?.aborted || this.closed) return null;
+      await this.sleep(queue, Math.min(left, this.pollMs), signal);
+    }
+  }
+
+  async heartbeat(id: string, f: Fence): Promise<TaskRow> {
+    const t = await this.store.heartbeat(id, f, this.now(), this.leaseMs);
+    if (t) return t;
+    throw this.refusal(await this.found(id), f, "heartbeat");
+  }
+
+  async complete(id: string, output: unknown, f: Fence): Promise<TaskRow> {
+    const t = await this.found(id);
+    if (t.status === "done" && (f.attempt === undefined || f.attempt === t.attempt) && (f.worker === undefined || f.worker === t.worker)) return t; // completing twice: the first result
+    if (t.status === "claimed") await this.assertCurrent(t);
+    const done = await this.store.complete(id, output, f, this.now());
+    if (done) return this.settled(done);
+    const now = await this.found(id);
+    if (now.status === "done" && (f.attempt === undefined || f.attempt === now.attempt)) return now;
+    throw this.refusal(now, f, "complete");
+  }
+
+  async fail(id: string, error: Omit<TaskError, "retryable">, retryable: boolean, f: Fence): Promise<TaskRow> {
+    const t = await this.found(id);
+    const mine = (f.attempt === undefined || f.attempt === t.attempt) && (f.worker === undefined || f.worker === t.worker);
+    // failing twice: the first answer (re-offered, or failed)
+    if (mine && (t.status === "failed" || (t.status === "queued" && t.attempt > 0 && t.error))) return t;
+    if (t.status === "claimed") await this.assertCurrent(t);
+    const err: TaskError = { ...error, retryable };
+    const now = this.now();
+    if (retryable && t.attempt < t.maxAttempts) {
+      const again = await this.store.requeue(id, err, f, now, now + t.backoffMs * 2 ** Math.max(0, t.attempt - 1));
+      if (again) {
+        this.wake(again.queue);
+        return again;
+      }
+    } else {
+      const failed = await this.store.fail(id, err, f, now);
+      if (failed) return this.settled(failed);
+    }
+    throw this.refusal(await this.found(id), f, "fail");
+  }
+
+  /** Withdraw a task whose run left the stage (nothing happens to one that is settled already). */
+  async cancel(id: string): Promise<void> {
+    const t = await this.store.cancel(id, this.now());
+    if (t) this.settled(t);
+  }
+
+  /** Resolves with the task once it is done, failed or cancelled; rejects when `signal` aborts. */
+  wait(task: TaskRow, signal: AbortSignal): Promise<TaskRow> {
+    if (SETTLED.includes(task.status)) return Promise.resolve(task);
+    return new Promise<TaskRow>((resolve, reject) => {
+      const set = this.waiting.get(task.id) ?? new Set();
+      this.waiting.set(task.id, set);
+      const done = (t: TaskRow) => {
+        signal.removeEventListener("abort", aborted);
+        resolve(t);
+      };
+      const aborted = () => {
+        set.delete(done);
+        if (!set.size) this.waiting.delete(task.id);
+        reject(new Error("cancelled"));
+      };
+      if (signal.aborted) return aborted();
+      signal.addEventListener("abort", aborted, { once: true });
+      set.add(done);
+      this.schedulePoll();
+      // it may have settled between the read and now (another process)
+      void this.store.get(task.id).then((t) => t && SETTLED.includes(t.status) && this.settled(t), () => {});
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.poller) clearTimeout(this.poller);
+    this.poller = null;
+    for (const set of this.sleepers.values()) for (const wake of set) wake();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private async found(id: string): Promise<TaskRow> {
+    const t = await this.store.get(id);
+    if (!t) throw new NotFoundError(`task ${id} not found`);
+    return t;
+  }
+
+  /** 409 when the run left the stage (the task is withdrawn on the way). */
+  private async assertCurrent(t: TaskRow): Promise<void> {
+    if (await this.o.isCurrent(t.runId, t.key)) return;
+    await this.cancel(t.id);
+    throw new TaskConflict(`task ${t.id}: run ${t.runId} has moved on from ${t.stage}; the result is not used`, "run_moved_on");
+  }
+
+  private refusal(t: TaskRow, f: Fence, what: string): EngineError {
+    if (t.status === "cancelled") return new TaskConflict(`task ${t.id}: run ${t.runId} has moved on from ${t.stage}; the task was withdrawn`, "run_moved_on");
+    if (t.status === "claimed") return new TaskConflict(`task ${t.id} is held by ${t.worker} (attempt ${t.attempt}), not by ${f.worker ?? "?"}${f.attempt !== undefined ? ` (attempt ${f.attempt})` : ""}: the lease was lost`, "lease_lost");
+    if (t.status === "queued") return new TaskConflict(`task ${t.id} is not claimed (attempt ${t.attempt} ended; it is offered again): claim it first`, "not_claimed");
+    if (t.status === "done") return new TaskConflict(`task ${t.id} was completed by ${t.worker} (attempt ${t.attempt}): a ${what} from attempt ${f.attempt ?? "?"} is refused`, "lease_lost");
+    return new TaskConflict(`task ${t.id} has failed already: ${t.error?.message ?? ""}`, "task_failed");
+  }
+
+  private settled(t: TaskRow): TaskRow {
+    const set = this.waiting.get(t.id);
+    if (set) {
+      this.waiting.delete(t.id);
+      for (const fn of set) fn(t);
+    }
+    return t;
+  }
+
+  private wake(queue: string) {
+    const set = this.sleepers.get(queue);
+    if (!set) return;
+    this.sleepers.delete(queue);
+    for (const fn of set) fn();
+  }
+
+  private sleep(queue: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const set = this.sleepers.get(queue) ?? new Set();
+      this.sleepers.set(queue, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener("abort", done, { once: true });
+      set.add(done);
+    });
+  }
+
+  /** While effects wait: look for tasks settled elsewhere and fail leases run out on the last attempt. */
+  private schedulePoll() {
+    if (this.poller || this.closed) return;
+    this.poller = setTimeout(() => {
+      this.poller = null;
+      void this.pollOnce()
+        .catch((e) => this.o.log?.(`tasks: poll failed (${(e as Error).message})`))
+        .finally(() => {
+          if (this.waiting.size) this.schedulePoll();
+        });
+    }, this.pollMs);
+    (this.poller as { unref?: () => void }).unref?.();
+  }
+
+  async pollOnce(): Promise<void> {
+    if (this.closed) return;
+    for (const t of await this.store.expire(this.now())) this.settled(t);
+    for (const t of await this.store.settled([...this.waiting.keys()])) this.settled(t);
+  }
+}

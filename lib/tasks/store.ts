@@ -1,0 +1,207 @@
+// The Task table in plain SQL on either database (lib/db/sql.ts). Every change is ONE statement
+// whose WHERE clause says what the row must still be (status, holder, attempt), so two callers
+// racing for the same row cannot both win: on SQLite statements run one at a time under the
+// connection's mutex; on PostgreSQL a claim picks its row with FOR UPDATE SKIP LOCKED.
+import { randomUUID } from "node:crypto";
+import { dialectOf, query, type Row, type SqlPorts } from "../db/sql";
+
+export type TaskStatus = "queued" | "claimed" | "done" | "failed" | "cancelled";
+export const SETTLED: readonly TaskStatus[] = ["done", "failed", "cancelled"];
+
+export interface TaskError {
+  message: string;
+  category?: string;
+  retryable: boolean;
+}
+
+export interface TaskRow {
+  id: string;
+  key: string;
+  queue: string;
+  runId: string;
+  workflow: string;
+  stage: string;
+  effect: string;
+  input: unknown;
+  status: TaskStatus;
+  worker: string | null;
+  attempt: number;
+  maxAttempts: number;
+  backoffMs: number;
+  leaseUntil: number | null;
+  output: unknown;
+  error: TaskError | null;
+  createdAt: number;
+  updatedAt: number;
+  doneAt: number | null;
+}
+
+export interface NewTask {
+  key: string;
+  queue: string;
+  runId: string;
+  workflow: string;
+  stage: string;
+  effect: string;
+  input: unknown;
+  maxAttempts: number;
+  backoffMs: number;
+}
+
+/** Who calls: the claim's worker name and attempt (either may be left out). */
+export interface Fence {
+  worker?: string;
+  attempt?: number;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const parsed = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+
+function rowOf(r: Row): TaskRow {
+  return {
+    id: String(r.id),
+    key: String(r.key),
+    queue: String(r.queue),
+    runId: String(r.runId),
+    workflow: String(r.workflow),
+    stage: String(r.stage),
+    effect: String(r.effect),
+    input: parsed(r.input),
+    status: String(r.status) as TaskStatus,
+    worker: r.worker === null || r.worker === undefined ? null : String(r.worker),
+    attempt: Number(r.attempt),
+    maxAttempts: Number(r.maxAttempts),
+    backoffMs: Number(r.backoffMs),
+    leaseUntil: num(r.leaseUntil),
+    output: parsed(r.output),
+    error: parsed(r.error),
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+    doneAt: num(r.doneAt),
+  };
+}
+
+/** ` AND "worker" = ? AND "attempt" = ?` for the parts of the fence that are given. */
+function fenced(f: Fence): { sql: string; args: unknown[] } {
+  let sql = "";
+  const args: unknown[] = [];
+  if (f.worker !== undefined) (sql += ` AND "worker" = ?`), args.push(f.worker);
+  if (f.attempt !== undefined) (sql += ` AND "attempt" = ?`), args.push(f.attempt);
+  return { sql, args };
+}
+
+export class TaskStore {
+  constructor(private ports: SqlPorts) {}
+
+  private async one(sql: string, args: unknown[]): Promise<TaskRow | null> {
+    const r = await query(this.ports, sql, args);
+    return r.rows[0] ? rowOf(r.rows[0]) : null;
+  }
+
+  /** The task of invocation `key`, created queued unless it exists (then the existing one, whatever its status). */
+  async create(t: NewTask, now: number): Promise<{ task: TaskRow; created: boolean }> {
+    const r = await query(
+      this.ports,
+      `INSERT INTO "Task" ("id","key","queue","runId","workflow","stage","effect","input","status","attempt","maxAttempts","backoffMs","createdAt","updatedAt")
+       VALUES (?,?,?,?,?,?,?,?,'queued',0,?,?,?,?) ON CONFLICT ("key") DO NOTHING`,
+      [randomUUID(), t.key, t.queue, t.runId, t.workflow, t.stage, t.effect, JSON.stringify(t.input ?? null), t.maxAttempts, t.backoffMs, now, now],
+    );
+    const task = await this.byKey(t.key);
+    if (!task) throw new Error(`task ${t.key} was neither created nor found`);
+    return { task, created: r.changes > 0 };
+  }
+
+  get(id: string): Promise<TaskRow | null> {
+    return this.one(`SELECT * FROM "Task" WHERE "id" = ?`, [id]);
+  }
+
+  byKey(key: string): Promise<TaskRow | null> {
+    return this.one(`SELECT * FROM "Task" WHERE "key" = ?`, [key]);
+  }
+
+  /**
+   * Take the oldest task of `queue` that is offered: queued (and past its retry wait), or claimed
+   * with a lease that ran out and attempts left. One statement: each task goes to one claimant.
+   */
+  claim(queue: string, worker: string, now: number, leaseMs: number): Promise<TaskRow | null> {
+    const lock = dialectOf(this.ports) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
+    return this.one(
+      `UPDATE "Task" SET "status" = 'claimed', "worker" = ?, "attempt" = "attempt" + 1, "leaseUntil" = ?, "updatedAt" = ?
+       WHERE "id" = (SELECT "id" FROM "Task" WHERE "queue" = ? AND (
+           ("status" = 'queued' AND ("leaseUntil" IS NULL OR "leaseUntil" <= ?))
+        OR ("status" = 'claimed' AND "leaseUntil" < ? AND "attempt" < "maxAttempts"))
+         ORDER BY "createdAt", "id" LIMIT 1${lock})
+       RETURNING *`,
+      [worker, now + leaseMs, now, queue, now, now],
+    );
+  }
+
+  /** Extend the lease of a task still claimed by this caller (null: it is not). */
+  heartbeat(id: string, f: Fence, now: number, leaseMs: number): Promise<TaskRow | null> {
+    const w = fenced(f);
+    return this.one(`UPDATE "Task" SET "leaseUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed'${w.sql} RETURNING *`, [now + leaseMs, now, id, ...w.args]);
+  }
+
+  complete(id: string, output: unknown, f: Fence, now: number): Promise<TaskRow | null> {
+    const w = fenced(f);
+    return this.one(
+      `UPDATE "Task" SET "status" = 'done', "output" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed'${w.sql} RETURNING *`,
+      [JSON.stringify(output ?? null), now, now, id, ...w.args],
+    );
+  }
+
+  /** Offer it again after `retryAt` (it keeps its attempt count; the next claim adds one). */
+  requeue(id: string, error: TaskError, f: Fence, now: number, retryAt: number): Promise<TaskRow | null> {
+    const w = fenced(f);
+    return this.one(
+      `UPDATE "Task" SET "status" = 'queued', "error" = ?, "leaseUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed' AND "attempt" < "maxAttempts"${w.sql} RETURNING *`,
+      [JSON.stringify(error), retryAt, now, id, ...w.args],
+    );
+  }
+
+  fail(id: string, error: TaskError, f: Fence, now: number): Promise<TaskRow | null> {
+    const w = fenced(f);
+    return this.one(
+      `UPDATE "Task" SET "status" = 'failed', "error" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed'${w.sql} RETURNING *`,
+      [JSON.stringify(error), now, now, id, ...w.args],
+    );
+  }
+
+  /** The run left the stage: the task is withdrawn (a task already done or failed stays so). */
+  cancel(id: string, now: number): Promise<TaskRow | null> {
+    return this.one(`UPDATE "Task" SET "status" = 'cancelled', "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" IN ('queued','claimed') RETURNING *`, [now, now, id]);
+  }
+
+  /** Tasks whose lease ran out on their last allowed attempt: failed (no worker finished them). */
+  async expire(now: number): Promise<TaskRow[]> {
+    const error: TaskError = { message: "the worker's lease ran out on the last attempt allowed", category: "NETWORK", retryable: false };
+    const r = await query(
+      this.ports,
+      `UPDATE "Task" SET "status" = 'failed', "error" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "status" = 'claimed' AND "leaseUntil" < ? AND "attempt" >= "maxAttempts" RETURNING *`,
+      [JSON.stringify(error), now, now, now],
+    );
+    return r.rows.map(rowOf);
+  }
+
+  /** Of these tasks, the ones that are done, failed or cancelled. */
+  async settled(ids: string[]): Promise<TaskRow[]> {
+    if (!ids.length) return [];
+    const out: TaskRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const r = await query(this.ports, `SELECT * FROM "Task" WHERE "status" IN ('done','failed','cancelled') AND "id" IN (${chunk.map(() => "?").join(",")})`, chunk);
+      out.push(...r.rows.map(rowOf));
+    }
+    return out;
+  }
+
+  async list(q: { runId?: string; queue?: string; status?: TaskStatus; limit?: number }): Promise<TaskRow[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (q.runId) where.push(`"runId" = ?`), args.push(q.runId);
+    if (q.queue) where.push(`"queue" = ?`), args.push(q.queue);
+    if (q.status) where.push(`"status" = ?`), args.push(q.status);
+    const r = await query(this.ports, `SELECT * FROM "Task"${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY "createdAt", "id" LIMIT ?`, [...args, q.limit ?? 100]);
+    return r.rows.map(rowOf);
+  }
+}
