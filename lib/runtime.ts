@@ -30,6 +30,9 @@ import type { RunStore } from "./engine/store/types";
 import { WebhookDispatcher, type WebhookDispatcherOptions } from "./hooks/webhooks";
 import { loadUserWorkflows } from "./flows/store";
 import { stepEffects } from "./steps/effects";
+import { currentIn, externalStep } from "./tasks/effect";
+import { leaseFromEnv, TaskQueue } from "./tasks/queue";
+import { externalRoutesFromEnv, routeEffects } from "./tasks/settings";
 import { ContextManager } from "./knowledge/context-manager";
 import type { KnowledgeStore } from "./knowledge/documents";
 import { knowledgeStoreFor, seededOnFirstUse } from "./knowledge/instance";
@@ -104,6 +107,8 @@ export interface Runtime {
   retention: RetentionJob | null;
   /** users, sessions and API tokens (used when SWITCHYARD_AUTH=on) */
   accounts: Accounts;
+  /** external workers' tasks (lib/tasks; the /api/tasks routes) */
+  tasks: TaskQueue;
   close(): Promise<void>;
 }
 
@@ -270,7 +275,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
   const keep = opts.retention !== undefined ? opts.retention : retentionFromEnv(env);
   const retention = keep ? new RetentionJob({ sqlite, pg: pgPool, clock } as never, keep) : null;
+  const tasks = new TaskQueue({ ports: { sqlite, pg: pgPool }, clock, leaseMs: leaseFromEnv(env), isCurrent: currentIn(store), log });
   const base = {
+    tasks,
     webhooks,
     alerts,
     retention,
@@ -296,9 +303,10 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     clock,
     defaults: { "swiss-army": { config: swissConfigFromEnv(env) }, "processing-modes": { config: modesConfigFromEnv(env) } },
   };
-  const effects = opts.effects?.(base) ?? defaultEffects(base, env);
-  // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox
-  const steps = stepEffects({ model: () => base.model });
+  // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
+  const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks);
+  // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
+  const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks) });
   const effectsOf = (id: string) => effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} });
   const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({
@@ -391,6 +399,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     await webhooks.stop();
     if (outbox) clearInterval(outbox);
     await engine.stop();
+    tasks.close();
     await worker?.settled(); // jobs cut short by the stop are failed, so another worker retries them
     await listener?.stop();
     await queue?.boss.stop({ graceful: false, wait: true }).catch(() => {});
