@@ -10,6 +10,7 @@
 // (`#35;` → `#`, `#lt;` → `<`). Notes (`note … of X`, floating notes) and styling are dropped.
 // Several top-level `[*] -->` starts are refused: a run has one initial stage.
 import { parse as parseYaml } from "yaml";
+import { FRONT_KEY, readFrontSteps } from "./front-matter";
 import { stateParser } from "./mermaid-jison";
 import { END, edgeKey, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
@@ -97,6 +98,9 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   let fenced = false;
   let front = false;
   let title: string | undefined;
+  // steps carried in the front matter (front-matter.ts), with their lines
+  let steps: ReturnType<typeof readFrontSteps>["steps"];
+  const stepLines: Record<string, number> = {};
   for (; i < rows.length; i++) {
     const t = rows[i]!.trim();
     if (t === "") continue;
@@ -109,8 +113,15 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
       try {
         const meta = parseYaml(rows.slice(i + 1, j).join("\n")) as { title?: unknown } | null;
         if (meta && typeof meta === "object" && meta.title != null && String(meta.title).trim()) title = String(meta.title);
-      } catch {
-        issue(i + 1, "the front matter is not valid YAML");
+        if (meta && typeof meta === "object" && Object.hasOwn(meta, FRONT_KEY)) {
+          const front = readFrontSteps(rows.slice(i + 1, j).join("\n"), i + 1);
+          steps = front.steps;
+          Object.assign(stepLines, front.lines);
+          issues.push(...front.issues);
+        }
+      } catch (e) {
+        const at = (e as { linePos?: { line: number }[] }).linePos?.[0]?.line;
+        issue(at ? i + 1 + at : i + 1, `the front matter is not valid YAML${at ? `: ${(e as Error).message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}` : ""}`);
       }
       i = j;
     } else break;
@@ -260,7 +271,8 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   }
   if (labelParts.size) config.labels = Object.fromEntries([...labelParts].map(([k, v]) => [k, v.join(" / ")]));
   if (Object.keys(notes).length) config.notes = notes;
-  return { config, lines, issues, arrows: edges.length };
+  if (steps) config.steps = steps;
+  return { config, lines: { ...lines, ...stepLines }, issues, arrows: edges.length };
 }
 
 const slug = (s?: string) => s?.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || undefined;

@@ -5,6 +5,7 @@
 // codes (`#59;` for `;`, `#35;` for `#`, `#10;` for a line break, `#115;tate` for a state named
 // `state`). test/mermaid-real.test.ts checks every export with the real `mermaid` package.
 import { eventLabel, type GraphState, type WorkflowGraph } from "../graph/derive";
+import { frontStepsYaml } from "./front-matter";
 import { END, edgeKey, type FlowConfig } from "./types";
 
 export { parseMermaid, decodeEntities } from "./mermaid-read";
@@ -203,7 +204,9 @@ export function flowToMermaid(c: FlowConfig): string {
     }
   };
   const head: string[] = [];
-  if (c.title) head.push("---", `title: ${/^\w([\w .,()/-]*[\w.)])?$/.test(c.title) ? c.title : JSON.stringify(c.title)}`, "---");
+  // front matter: the title, and the steps (front-matter.ts), which Mermaid leaves alone
+  const front = [...(c.title ? [`title: ${/^\w([\w .,()/-]*[\w.)])?$/.test(c.title) ? c.title : JSON.stringify(c.title)}`] : []), ...(c.steps && Object.keys(c.steps).length ? [frontStepsYaml(c.steps)] : [])];
+  if (front.length) head.push("---", ...front, "---");
   head.push("stateDiagram-v2");
   if (c.description) head.push(`    accDescr: ${mermaidText(c.description)}`);
   emitScope(null, 1);
