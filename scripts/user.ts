@@ -1,13 +1,13 @@
 // npm run user -- <command> — accounts for SWITCHYARD_AUTH=on, on DATABASE_URL:
 //   add --name <name> --role viewer|reviewer|operator|admin   (password from SWITCHYARD_PASSWORD, else asked)
-//   token --name <user> --label <label> --role <role>          (prints the token once)
+//   token --name <user> --label <label> --role <role|worker>   (prints the token once; worker: /api/tasks/* only)
 //   revoke <token id>
 //   list
 import "dotenv/config";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { migrateDatabase } from "../lib/db/migrations";
-import { isRole } from "../lib/auth/roles";
+import { isRole, isTokenRole } from "../lib/auth/roles";
 import { createRuntime } from "../lib/runtime";
 
 const { values, positionals } = parseArgs({
@@ -17,7 +17,7 @@ const { values, positionals } = parseArgs({
 });
 const [command, arg] = positionals;
 const usage = () => {
-  console.error("usage: npm run user -- add --name <name> --role <viewer|reviewer|operator|admin>\n       npm run user -- token --name <user> --label <label> --role <role>\n       npm run user -- revoke <token id>\n       npm run user -- list");
+  console.error("usage: npm run user -- add --name <name> --role <viewer|reviewer|operator|admin>\n       npm run user -- token --name <user> --label <label> --role <viewer|reviewer|operator|admin|worker>\n       npm run user -- revoke <token id>\n       npm run user -- list");
   process.exit(2);
 };
 if (!command || !["add", "token", "revoke", "list"].includes(command)) usage();
@@ -35,7 +35,7 @@ try {
     const u = await rt.accounts.createUser({ name: values.name!, password, role: values.role as never });
     console.log(`user ${u.name} (${u.role}) created`);
   } else if (command === "token") {
-    if (!values.name || !values.label || !isRole(values.role)) usage();
+    if (!values.name || !values.label || !isTokenRole(values.role)) usage();
     const t = await rt.accounts.createToken(values.name!, values.label!, values.role as never);
     console.log(`token ${t.id} (${values.role}) for ${values.name}; shown once:\n${t.token}`);
   } else if (command === "revoke") {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Accounts } from "../lib/auth/accounts";
 import { ManualClock } from "../lib/engine/clock";
 import { migrateDatabase } from "../lib/db/migrations";
-import { requiredRole, sameSitePath } from "../lib/auth/roles";
+import { permits, requiredRole, sameSitePath } from "../lib/auth/roles";
 import { inState, tempDbUrl } from "./helpers";
 
 // server actions read the session cookie through next/headers: here, the cookie a test sets
@@ -55,6 +55,8 @@ beforeAll(async () => {
     await rt.accounts.createUser({ name: `${role}-user`, password: `${role}-password-123`, role });
     tokens[role] = (await rt.accounts.createToken(`${role}-user`, "tests", role)).token;
   }
+  // an external worker's token (issue 22), owned by an operator
+  tokens.worker = (await rt.accounts.createToken("operator-user", "worker", "worker")).token;
   const login = routes.find((r) => r.path === "/api/auth/login")!;
   const res = await call(login, "POST", {}, { name: "admin-user", password: "admin-password-123" });
   expect(res.status).toBe(200);
@@ -103,7 +105,7 @@ describe("accounts on", () => {
         const res = await call(r, m, bearer("viewer"));
         expect(res.status, `${m} ${r.path} as viewer`).toBe(403);
         for (const role of ["reviewer", "operator", "admin"] as const) {
-          const ok = ["reviewer", "operator", "admin"].indexOf(role) >= ["reviewer", "operator", "admin"].indexOf(need);
+          const ok = permits(role, need);
           const status = (await call(r, m, bearer(role))).status;
           if (ok) expect([401, 403], `${m} ${r.path} as ${role}`).not.toContain(status);
           else expect(status, `${m} ${r.path} as ${role}`).toBe(403);
@@ -115,6 +117,28 @@ describe("accounts on", () => {
     const runs = routes.find((r) => r.path === "/api/runs")!;
     expect((await call(runs, "GET", bearer("viewer"))).status).toBe(200);
     expect((await call(runs, "GET", { cookie: adminCookie })).status).toBe(200);
+  });
+
+  it("a worker token may use /api/tasks/* and nothing else; only an operator or admin may own one", async () => {
+    let tasks = 0;
+    for (const r of routes) {
+      for (const m of Object.keys(r.methods)) {
+        const need = requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x"));
+        if (need === null) continue;
+        const status = (await call(r, m, bearer("worker"))).status;
+        if (r.path.startsWith("/api/tasks/")) {
+          tasks++;
+          expect([401, 403], `${m} ${r.path} as worker`).not.toContain(status);
+        } else expect(status, `${m} ${r.path} as worker`).toBe(403);
+      }
+    }
+    expect(tasks).toBe(4);
+    const claim = routes.find((r) => r.path === "/api/tasks/claim")!;
+    expect((await call(claim, "POST", bearer("worker"), { queue: "auth-test", worker: "w" })).status).toBe(204);
+    expect((await call(claim, "POST", bearer("reviewer"), { queue: "auth-test", worker: "w" })).status).toBe(403);
+    const { getRuntime } = await import("../lib/runtime");
+    const rt = await getRuntime();
+    await expect(rt.accounts.createToken("reviewer-user", "w", "worker")).rejects.toThrow(/worker token needs an operator or admin/);
   });
 
   it("a decision is recorded as the signed-in person's; an operator starts runs but a reviewer cannot", async () => {

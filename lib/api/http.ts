@@ -4,7 +4,7 @@ import { z } from "zod";
 import { EngineError, StorageError, isEngineError, isStorageFailure, isZodError } from "../engine/errors";
 import { assertSameOrigin } from "./csrf";
 import type { Principal } from "../auth/accounts";
-import { atLeast, authEnabled, requiredRole } from "../auth/roles";
+import { authEnabled, permits, requiredRole } from "../auth/roles";
 
 export class HttpError extends EngineError {}
 
@@ -121,7 +121,7 @@ async function authorize(req: Request): Promise<void> {
   const { getRuntime } = await import("../runtime");
   const who = await (await getRuntime()).accounts.fromRequest(req.headers);
   if (!who) throw new HttpError("sign in, or send an API token (Authorization: Bearer sy_…)", 401, "unauthenticated");
-  if (!atLeast(who.role, need)) throw new HttpError(`${req.method} ${path} needs the ${need} role; ${who.name} has ${who.role}`, 403, "forbidden");
+  if (!permits(who.role, need)) throw new HttpError(`${req.method} ${path} needs the ${need} role; ${who.name} has ${who.role}`, 403, "forbidden");
   principals.set(req, who);
 }
 

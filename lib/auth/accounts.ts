@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import { ConflictError, EngineError, InvalidError, NotFoundError } from "../engine/errors";
 import { hashPassword, verifyPassword } from "./password";
-import { ROLES, atLeast, type Role } from "./roles";
+import { ROLES, WORKER, atLeast, type Role, type TokenRole } from "./roles";
 
 export const SESSION_COOKIE = "sy_session";
 export const SESSION_DAYS = 14;
@@ -15,7 +15,8 @@ const token = (prefix = "") => `${prefix}${randomBytes(32).toString("base64url")
 export interface Principal {
   userId: string;
   name: string;
-  role: Role;
+  /** a session's is a person's role; a token may also be a worker's */
+  role: TokenRole;
   via: "session" | "token";
 }
 
@@ -121,11 +122,14 @@ export class Accounts {
     return { userId: user.id, name: user.name, role: user.role as Role, via: "session" };
   }
 
-  /** A token for scripts, shown once; it acts with `role`, which may not exceed its owner's. */
-  async createToken(userName: string, name: string, role: Role): Promise<{ id: string; token: string }> {
+  /**
+   * A token for scripts, shown once; it acts with `role`, which may not exceed its owner's. A
+   * worker token (external workers, /api/tasks/* only) needs an operator or admin as its owner.
+   */
+  async createToken(userName: string, name: string, role: TokenRole): Promise<{ id: string; token: string }> {
     const user = await this.db.user.findUnique({ where: { name: userName } });
     if (!user) throw new NotFoundError(`user ${userName} not found`);
-    if (!atLeast(user.role as Role, role)) throw new InvalidError(`a token of ${userName} (${user.role}) cannot have role ${role}`);
+    if (!atLeast(user.role as Role, role === WORKER ? "operator" : role)) throw new InvalidError(`a token of ${userName} (${user.role}) cannot have role ${role}${role === WORKER ? " (a worker token needs an operator or admin as its owner)" : ""}`);
     const t = token("sy_");
     const id = randomUUID();
     await this.db.apiToken.create({ data: { id, name, userId: user.id, tokenHash: sha256(t), role, createdAt: new Date(this.clock.now()) } });
@@ -148,6 +152,8 @@ export class Accounts {
     if (!t.lastUsedAt || now - t.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
       await this.db.apiToken.updateMany({ where: { id: t.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(now - LAST_USED_PRECISION_MS) } }] }, data: { lastUsedAt: new Date(now) } });
     }
+    // a worker token works while its owner may still move runs (operator or admin); it never becomes a person's role
+    if (t.role === WORKER) return atLeast(user.role as Role, "operator") ? { userId: user.id, name: user.name, role: WORKER, via: "token" } : null;
     // never more than the owner has now
     const role = atLeast(user.role as Role, t.role as Role) ? (t.role as Role) : (user.role as Role);
     return { userId: user.id, name: user.name, role, via: "token" };

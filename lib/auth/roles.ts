@@ -1,19 +1,35 @@
 // Roles and what each may do. viewer reads; reviewer also decides reviews; operator also starts,
 // steers, aborts, forks and imports runs; admin also changes workflows, webhooks, alerts,
 // knowledge, settings and users. Every API route and server action asks `allowed`.
+// An API token may instead have the role worker (issue 22): an external worker that may use
+// /api/tasks/* and nothing else; operators and admins may use /api/tasks/* too.
 
 export const ROLES = ["viewer", "reviewer", "operator", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
+/** a role for API tokens only, outside the order above */
+export const WORKER = "worker" as const;
+export const TOKEN_ROLES = [...ROLES, WORKER] as const;
+export type TokenRole = (typeof TOKEN_ROLES)[number];
+
 export const isRole = (x: unknown): x is Role => typeof x === "string" && (ROLES as readonly string[]).includes(x);
-export const atLeast = (have: Role, need: Role) => ROLES.indexOf(have) >= ROLES.indexOf(need);
+export const isTokenRole = (x: unknown): x is TokenRole => typeof x === "string" && (TOKEN_ROLES as readonly string[]).includes(x);
+/** `have` includes `need` (a worker includes no person's role) */
+export const atLeast = (have: TokenRole, need: Role) => have !== WORKER && ROLES.indexOf(have) >= ROLES.indexOf(need);
+
+/** May a caller with role `have` call a route that needs `need`? */
+export function permits(have: TokenRole, need: Role | typeof WORKER): boolean {
+  if (need === WORKER) return have === WORKER || atLeast(have, "operator");
+  return atLeast(have, need);
+}
 
 /** Paths anyone may call, signed in or not. */
 const PUBLIC: RegExp[] = [/^\/api\/health$/, /^\/api\/auth\/(login|logout)$/];
 
 /** The role a request needs (null: none). Reads need viewer; changes what the table says. */
-export function requiredRole(method: string, path: string): Role | null {
+export function requiredRole(method: string, path: string): Role | typeof WORKER | null {
   if (PUBLIC.some((p) => p.test(path))) return null;
+  if (/^\/api\/tasks(\/|$)/.test(path)) return WORKER;
   const m = method.toUpperCase();
   if (m === "GET" || m === "HEAD" || m === "OPTIONS") return "viewer";
   if (/^\/api\/reviews\/[^/]+\/decision$/.test(path)) return "reviewer";
