@@ -1,0 +1,130 @@
+// A built-in's effect sent to an external queue by a setting (issue 22): deep-research's
+// sub-agent (researchTask) becomes a task on "research-agents" with its typed input; a test
+// worker answers over the API and the mission runs on its results. The setting is checked at
+// boot; a malformed worker result fails the effect with a classified error, never a crash.
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunView } from "../lib/engine/views";
+import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { Plan, Task } from "../lib/research/types";
+import { externalRoutesFromEnv } from "../lib/tasks/settings";
+import type { Runtime } from "../lib/runtime";
+import { researchRuntime } from "./helpers";
+
+const KEY = Symbol.for("switchyard.runtime");
+const ENV = { SWITCHYARD_EXTERNAL_EFFECTS: "deep-research.researchTask=research-agents" } as unknown as NodeJS.ProcessEnv;
+const TOPIC = "How does Switchyard keep timers durable?";
+let rt: (Runtime & { clock: unknown }) | null = null;
+afterEach(async () => {
+  await rt?.close();
+  rt = null;
+  delete (globalThis as Record<symbol, unknown>)[KEY];
+});
+
+const plan: Plan = {
+  topic: TOPIC,
+  dimensions: ["Mechanisms"],
+  tasks: [
+    { id: "P1", type: "Planning", description: "decompose", status: "PENDING", dependsOn: [], query: TOPIC },
+    { id: "S1", type: "Search", description: "search mechanisms", status: "PENDING", dependsOn: ["P1"], query: "durable timers", dimension: "Mechanisms", critical: true },
+    { id: "R1", type: "Read", description: "read mechanisms", status: "PENDING", dependsOn: ["S1"], query: "resume runs", dimension: "Mechanisms" },
+  ],
+  estimatedIterations: 3,
+};
+const fixedPlan = async () => ({ plan, missionId: "DR-20261123-001", rationale: "test plan", adapter: "test", tokens: 5 });
+const settled = (r: RunView) => r.status !== "running";
+
+type Claimed = { id: string; runId: string; stage: string; input: { task: Task; topic: string; attempt: number }; attempt: number };
+
+/** A worker over the HTTP routes: answers each task with `answer` until stopped. */
+function worker(answer: (t: Claimed) => unknown) {
+  let stop = false;
+  const seen: Claimed[] = [];
+  const done = (async () => {
+    const claim = (await import("../app/api/tasks/claim/route")) as { POST: (r: Request) => Promise<Response> };
+    const complete = (await import("../app/api/tasks/[id]/complete/route")) as { POST: (r: Request, c: unknown) => Promise<Response> };
+    while (!stop) {
+      const res = await claim.POST(new Request("http://localhost:3000/api/tasks/claim", { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json" }, body: JSON.stringify({ queue: "research-agents", worker: "team-agent", waitMs: 200 }) }));
+      if (res.status === 204) continue;
+      const t = (await res.json()) as Claimed;
+      seen.push(t);
+      const out = await complete.POST(new Request(`http://localhost:3000/api/tasks/${t.id}/complete`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json" }, body: JSON.stringify({ output: answer(t), worker: "team-agent", attempt: t.attempt }) }), { params: Promise.resolve({ id: t.id }) });
+      expect(out.status).toBe(200);
+    }
+  })();
+  return { seen, stop: async () => ((stop = true), await done) };
+}
+
+const result = (t: Claimed) => ({
+  taskId: t.input.task.id,
+  attempt: t.input.attempt,
+  approach: "team agent",
+  query: t.input.task.query ?? t.input.task.description,
+  sources: [{ url: `https://team.example/${t.input.task.id}`, title: `Team source ${t.input.task.id}`, type: "HTML", raw: "<p>x</p>" }],
+  facts: t.input.task.type === "Planning" ? [] : [{ statement: `The team's agent found ${t.input.task.id} about ${t.input.task.dimension}.`, source: 0, confidence: "High" }],
+  notes: "",
+  tokens: 7,
+  toolsUsed: 1,
+});
+
+async function approved(r: Runtime) {
+  (globalThis as Record<symbol, unknown>)[KEY] = Promise.resolve(r);
+  const { run } = await r.engine.start("deep-research", { topic: TOPIC, config: { checkinEvery: 0 } });
+  const waiting = await r.engine.waitFor(run.id, settled);
+  expect(waiting.state).toEqual(["PLANNING.approval"]);
+  await r.engine.decide(waiting.reviewId!, { decision: "approve", reviewer: "ana" });
+  return run.id;
+}
+
+describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
+  it("is read as <workflow>.<effect>=<queue>, and refused with a message when malformed or unknown", async () => {
+    expect(externalRoutesFromEnv({ SWITCHYARD_EXTERNAL_EFFECTS: " a-b.x=q1 , c-d.y.z=q.2 " } as never)).toEqual([
+      { workflow: "a-b", effect: "x", queue: "q1" },
+      { workflow: "c-d", effect: "y.z", queue: "q.2" },
+    ]);
+    expect(() => externalRoutesFromEnv({ SWITCHYARD_EXTERNAL_EFFECTS: "deep-research=q" } as never)).toThrow(/is not <workflow>\.<effect>=<queue>/);
+    expect(() => externalRoutesFromEnv({ SWITCHYARD_EXTERNAL_EFFECTS: "a-b.x=Q" } as never)).toThrow(/not <workflow>/);
+    expect(() => externalRoutesFromEnv({ SWITCHYARD_EXTERNAL_EFFECTS: "a-b.x=q,a-b.x=r" } as never)).toThrow(/given twice/);
+    await expect(researchRuntime({ env: { SWITCHYARD_EXTERNAL_EFFECTS: "deep-research.nope=q" } as never })).rejects.toThrow(/deep-research has no effect "nope" \(its effects: .*researchTask/);
+    await expect(researchRuntime({ env: { SWITCHYARD_EXTERNAL_EFFECTS: "no-such-flow.x=q" } as never })).rejects.toThrow(/no built-in workflow "no-such-flow"/);
+  });
+
+  it("deep-research's sub-agent answered by a worker outside Switchyard: one task per sub-agent call, its results in the report", async () => {
+    rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
+    const w = worker(result);
+    const runId = await approved(rt);
+    const done = await rt.engine.waitFor(runId, settled, 20_000);
+    await w.stop();
+    expect(done.state).toEqual(["COMPLETED"]);
+    const ctx = done.context as ResearchContext;
+    expect(ctx.tasks.filter((t) => ["P1", "S1", "R1"].includes(t.id)).map((t) => t.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
+    expect(ctx.facts.map((f) => f.statement)).toContain("The team's agent found S1 about Mechanisms.");
+    // the task input is the effect's typed input
+    const s1 = w.seen.find((t) => t.input.task.id === "S1")!;
+    expect(s1).toMatchObject({ runId, input: { topic: TOPIC, attempt: 1, task: { id: "S1", type: "Search", query: "durable timers" } }, attempt: 1 });
+    const rows = await rt.tasks.store.list({ runId });
+    expect(rows.length).toBe(w.seen.length);
+    expect(rows.every((r) => r.status === "done" && r.effect === "researchTask" && r.workflow === "deep-research" && r.queue === "research-agents")).toBe(true);
+    expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
+  }, 40_000);
+
+  it("a worker answering with something not an object fails the sub-agent call with a classified error (and the mission retries it)", async () => {
+    rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
+    let bad = true;
+    const w = worker((t) => {
+      if (t.input.task.id === "S1" && bad) {
+        bad = false;
+        return ["not", "an", "object"];
+      }
+      return result(t);
+    });
+    const runId = await approved(rt);
+    const done = await rt.engine.waitFor(runId, settled, 20_000);
+    await w.stop();
+    expect(done.state).toEqual(["COMPLETED"]);
+    const s1 = (done.context as ResearchContext).tasks.find((t) => t.id === "S1")!;
+    expect(s1.attempts).toBe(2);
+    const log = (await rt.store.transitions(runId)).map((t) => JSON.stringify(t.payload ?? null)).join("\n");
+    expect(log).toMatch(/must be a JSON object \(got an array\)/);
+    expect(log).toMatch(/"category":"BUSINESS"/);
+  }, 40_000);
+});
