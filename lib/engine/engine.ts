@@ -25,6 +25,8 @@ import { POISON_CRASHES, poisonError, type CrashLedger } from "./poison";
 import type { IdempotencyClaim, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
 import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
+import { TimerWheel } from "./timer-wheel";
+import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 
 export interface EffectContext {
   runId: string;
@@ -69,6 +71,8 @@ export interface EngineOptions {
    * each step re-reads its run first, because another process may have moved it.
    */
   dispatch?: Dispatcher;
+  /** a run with no effect in flight and no step queued is dropped from memory after this long idle (ms; 0 or unset: never); lib/engine/evict.ts */
+  evictAfterMs?: number;
 }
 
 /** An effect a run invoked, identified by its invocation key (`runId:child:seq`). */
@@ -92,17 +96,19 @@ interface Live {
   snapshot: AnyMachineSnapshot;
   tail: Promise<unknown>;
   effects: Map<string, { key: string; cancel: Cancel; finished?: Promise<void> }>;
-  /** handle null in cluster mode (the timer is a queued job) */
-  timers: Map<string, { handle: unknown; dueAt: number; row: TimerRow }>;
+  /** its pending timers (single mode: the process-wide TimerWheel fires them; cluster mode: queued jobs) */
+  timers: Map<string, { dueAt: number; row: TimerRow }>;
   reviews: Map<string, ReviewRow>;
   gone: boolean;
   /** cluster mode: effect keys already handed to the queue (by this process, or by the one that committed them) */
   dispatched: Set<string>;
   /** invocation keys in flight during too many crashes: never started here (its run is being failed) */
   poisoned?: Set<string>;
-  /** steps queued and not finished, and when the last one was queued (cluster mode forgets idle runs) */
+  /** steps queued and not finished, and when (Date.now()) the last one finished or the run was loaded: idle runs are evicted (lib/engine/evict.ts) */
   pending?: number;
   touched?: number;
+  /** dropped from memory while idle: the database has it, the next caller loads it again */
+  evicted?: boolean;
 }
 
 export interface StepOutcome {
@@ -135,6 +141,9 @@ export class Engine {
   private ledger: CrashLedger | null;
   /** this process marked itself running in the ledger (a clean stop unmarks it) */
   private booted = false;
+  /** single mode: one wake-up at the earliest timer in the database (cluster mode: timers are queued jobs) */
+  private wheel: TimerWheel | null;
+  private eviction: EvictionTimer;
 
   constructor(private opts: EngineOptions) {
     this.bus = opts.bus ?? new RunBus();
@@ -144,6 +153,20 @@ export class Engine {
     this.committer = new Committer(opts.store);
     this.ledger = opts.store.crashLedger?.() ?? null;
     this.outbox = new ActionOutbox({ store: opts.store, clock: this.clock, action: (wf, name) => this.opts.effects(wf).actions?.[name], log: (l, m, d) => this.log(l, m, d) });
+    this.wheel = opts.dispatch
+      ? null
+      : new TimerWheel({
+          store: opts.store,
+          clock: this.clock,
+          // "stale" with the run not in memory: it could not be loaded (not registered, a snapshot that does not restore)
+          fire: async (t) => {
+            const out = await this.fireTimer(t.runId, t.id, t.dueAt);
+            return out === "stale" && !this.live.has(t.runId) ? "broken" : out;
+          },
+          log: (l, m, d) => this.log(l, m, d),
+        });
+    this.eviction = new EvictionTimer(opts.evictAfterMs ?? 0, (idle) => this.evictIdle(idle));
+    this.eviction.start();
   }
 
   get store(): RunStore {
@@ -195,7 +218,8 @@ export class Engine {
       updatedAt: now,
       finishedAt: null,
     };
-    const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set() };
+    // pending 1: its first commit is under way (not evicted meanwhile)
+    const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
     const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
     draft.idempotency = opts.idempotency;
     addStep(draft, init, { type: "xstate.init", input: parsed.data } as EventObject, { newId: randomUUID });
@@ -210,6 +234,8 @@ export class Engine {
     } catch (e) {
       this.live.delete(id);
       throw e;
+    } finally {
+      this.settled(live);
     }
   }
 
@@ -230,7 +256,7 @@ export class Engine {
     const now = this.clock.now();
     const id = randomUUID();
     const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
-    const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set() };
+    const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
     this.live.set(id, live);
     try {
       const out = await this.commitDraft(live, draft);
@@ -238,6 +264,8 @@ export class Engine {
     } catch (e) {
       this.live.delete(id);
       throw e;
+    } finally {
+      this.settled(live);
     }
   }
 
@@ -379,12 +407,16 @@ export class Engine {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Load every unfinished run, re-arm its timers at their original due time, restart in-flight effects. */
+  /**
+   * Load the unfinished runs with an effect in flight and restart those effects; arm the process's
+   * timer wake-up at the earliest pending timer (overdue ones fire at once). Runs that wait for a
+   * person, an event or a timer stay in the database until it arrives (lib/engine/evict.ts).
+   */
   async resume(): Promise<number> {
     if (this.opts.dispatch) return 0; // cluster mode: workers pick the work up from the queue (see sweep)
     // actions a stopped process committed and had not finished (this process owns every row now)
     await this.outbox.replay({ due: false }).catch((e) => this.log("error", "outbox replay failed", serializeError(e)));
-    const list = await this.opts.store.resumable();
+    const list = await this.opts.store.activeRuns();
     const poisoned = await this.countCrashes(list);
     let n = 0;
     for (const r of list) {
@@ -392,6 +424,7 @@ export class Engine {
       if (isImportedRun(r.run.id)) continue; // imported runs are read-only: never resumed
       if (this.activate(r, poisoned)) n++;
     }
+    await this.wheel?.start();
     return n;
   }
 
@@ -455,7 +488,13 @@ export class Engine {
       const t = live.timers.get(timerId);
       if (!t || live.gone || (dueAt !== undefined && t.dueAt !== dueAt)) return "stale" as const;
       live.timers.delete(timerId);
-      await this.applyEvent(live, t.row.event as EventObject, { timerId });
+      try {
+        await this.applyEvent(live, t.row.event as EventObject, { timerId });
+      } catch (e) {
+        // not committed: the timer is still pending (its row is there; it is fired again)
+        if (!live.gone && !live.timers.has(timerId)) live.timers.set(timerId, t);
+        throw e;
+      }
       return "fired" as const;
     });
   }
@@ -498,7 +537,13 @@ export class Engine {
 
   /** Event types the run accepts now, read from the database in cluster mode (another process may have moved it). */
   async acceptedNow(runId: string): Promise<string[]> {
-    if (!this.opts.dispatch) return this.acceptedEvents(runId);
+    if (!this.opts.dispatch) {
+      if (this.live.has(runId) || isImportedRun(runId)) return this.acceptedEvents(runId);
+      // an evicted run: read from its stored snapshot, without loading it
+      const row = await this.opts.store.getRun(runId);
+      const def = row && !TERMINAL.includes(row.status) ? this.opts.workflows(row.workflow, row.input) : undefined;
+      return row && def ? acceptedByRow(def, row) : [];
+    }
     const live = await this.loadLive(runId).catch(() => null);
     if (!live) return [];
     await this.enqueue(live, async () => undefined);
@@ -515,6 +560,8 @@ export class Engine {
   /** Stop timers and effects and wait for queued commits. The database keeps everything. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.eviction.stop();
+    await this.wheel?.stop();
     for (const live of this.live.values()) this.retire(live);
     this.live.clear();
     await this.committer.drain();
@@ -524,8 +571,14 @@ export class Engine {
     await this.outbox.stop();
   }
 
+  /** runs held in memory (live actors); waiting runs are evicted (lib/engine/evict.ts) */
   get size(): number {
     return this.live.size;
+  }
+
+  /** runs evicted from memory so far, and the process's next timer wake-up (null: none) */
+  get memory(): { live: number; evicted: number; nextTimer: number | null } {
+    return { live: this.live.size, evicted: this.eviction.evicted, nextTimer: this.wheel?.nextWake ?? null };
   }
 
   // ---------------------------------------------------------------- internals
@@ -551,32 +604,45 @@ export class Engine {
   private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {
     const body = this.opts.dispatch ? () => this.fresh(live, fn) : fn;
     const run = live.tail.then(body, body);
-    live.tail = run.catch(() => undefined);
-    if (this.opts.dispatch) {
-      live.pending = (live.pending ?? 0) + 1;
-      live.touched = Date.now();
-      void live.tail.then(() => (live.pending! -= 1));
-    }
+    // queued steps keep the run in memory; the last one's end starts its idle time
+    live.pending = (live.pending ?? 0) + 1;
+    const done = () => this.settled(live);
+    live.tail = run.then(done, done);
     return run;
   }
 
+  /** A step of the run finished (its idle time starts). */
+  private settled(live: Live): void {
+    live.pending = (live.pending ?? 1) - 1;
+    live.touched = Date.now();
+  }
+
   /**
-   * Cluster mode: forget runs this process has not stepped for `idleMs`, with no effect running
-   * here and nobody watching (the database has them; they are read again when needed). Returns
-   * how many were forgotten.
+   * Evict the runs this process has not stepped for `idleMs`, with no step queued and no effect
+   * running here (the database has them; the next event, decision, abort or timer loads them
+   * again). Cluster mode keeps the runs someone watches here (they are refreshed for their
+   * watchers when another process commits). Returns how many were evicted.
    */
+  evictIdle(idleMs: number): number {
+    const cluster = !!this.opts.dispatch;
+    return evictIdle(this.live, {
+      idleMs,
+      loading: this.loading,
+      keep: cluster ? (id) => this.bus.watched(id) : undefined,
+      drop: (id, live) => {
+        this.live.delete(id);
+        live.evicted = true;
+        if (cluster) {
+          // not retired: a caller holding it still steps it correctly (each step re-reads the run)
+          for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
+        } else this.retire(live);
+      },
+    });
+  }
+
+  /** the former name of evictIdle (cluster mode) */
   forgetIdle(idleMs: number): number {
-    if (!this.opts.dispatch) return 0;
-    const before = Date.now() - idleMs;
-    let n = 0;
-    for (const [id, live] of this.live) {
-      if ((live.pending ?? 0) > 0 || live.effects.size > 0 || (live.touched ?? 0) > before || this.bus.watched(id)) continue;
-      // not retired: a caller holding it still steps it correctly (each step re-reads the run)
-      for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
-      this.live.delete(id);
-      n++;
-    }
-    return n;
+    return this.evictIdle(idleMs);
   }
 
   /** Cluster mode: re-read the run before the step; when another process committed first, re-read and try again. */
@@ -615,7 +681,7 @@ export class Engine {
     live.reviews = new Map(reviews.map((rv) => [rv.state, rv]));
     for (const rv of reviews) this.reviewIndex.set(rv.id, live);
     for (const tid of [...live.timers.keys()]) this.disarm(live, tid);
-    for (const t of timers) this.arm(live, t, 0, true);
+    for (const t of timers) this.arm(live, t, true);
     this.reconcileEffects(live, true);
   }
 
@@ -671,10 +737,11 @@ export class Engine {
       reviews: new Map(r.reviews.map((rv) => [rv.state, rv])),
       gone: false,
       dispatched: new Set(),
+      touched: Date.now(),
     };
     this.live.set(r.run.id, live);
     for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
-    for (const t of r.timers) this.arm(live, t, 0, true);
+    for (const t of r.timers) this.arm(live, t, true);
     const poison = poisoned?.size ? inFlightEffects(r.run).filter((f) => poisoned.has(f.key)) : [];
     if (poison.length) live.poisoned = new Set(poison.map((f) => f.key));
     this.reconcileEffects(live, true);
@@ -728,7 +795,7 @@ export class Engine {
     event: EventObject,
     opts: { decided?: Draft["reviewsClose"][number]; timerId?: string; idempotency?: IdempotencyClaim } = {},
   ): Promise<StepOutcome> {
-    if (live.gone) throw new ConflictError(`run ${live.row.id} has already finished`);
+    if (live.gone) throw new ConflictError(live.evicted ? `run ${live.row.id} was evicted from memory while this step waited; send it again` : `run ${live.row.id} has already finished`);
     const now = this.clock.now();
     const ev = { ...event, at: (event as { at?: number }).at ?? now };
     const res = step(live.def.machine, live.snapshot, ev);
@@ -767,7 +834,7 @@ export class Engine {
     if (outcome === "conflict") {
       if (this.opts.dispatch && live.row.version > 0) throw new WriterConflict(`run ${live.row.id} was changed by another process`);
       this.retire(live);
-      this.live.delete(live.row.id);
+      if (this.live.get(live.row.id) === live) this.live.delete(live.row.id);
       throw new ConflictError(`run ${live.row.id} was changed by another writer; reload and retry`);
     }
     live.row = draft.row;
@@ -899,39 +966,16 @@ export class Engine {
     return finished;
   }
 
-  private arm(live: Live, t: TimerRow, attempt = 0, adopt = false) {
+  /** A pending timer: single mode wakes the process's TimerWheel by its deadline; cluster mode queues it as a delayed job (unless `adopt`: whoever committed it did). */
+  private arm(live: Live, t: TimerRow, adopt = false) {
+    live.timers.set(t.id, { dueAt: t.dueAt, row: t });
     const dispatch = this.opts.dispatch;
-    if (dispatch) {
-      // cluster mode: the timer is a delayed job (queued by whoever committed it, unless this process did)
-      live.timers.set(t.id, { handle: null, dueAt: t.dueAt, row: t });
-      if (!adopt) this.track(dispatch.timer(t), `queue timer ${t.id}`);
-      return;
-    }
-    this.disarm(live, t.id);
-    const handle = this.clock.setTimeout(() => {
-      void this.enqueue(live, async () => {
-        if (live.timers.get(t.id)?.handle !== handle || live.gone) return null;
-        live.timers.delete(t.id);
-        return this.applyEvent(live, t.event as EventObject, { timerId: t.id });
-      }).catch((e) => {
-        if (e instanceof StorageError && !live.gone && !live.timers.has(t.id)) {
-          // fire again once the database answers (the timer row is still there)
-          this.log("warn", `run ${live.row.id}: timer ${t.id} not committed (${e.message}); retrying`);
-          this.arm(live, { ...t, dueAt: this.clock.now() + storageBackoff(attempt) }, attempt + 1);
-          return;
-        }
-        this.log("warn", `run ${live.row.id}: timer ${t.id} not applied`, serializeError(e));
-      });
-    }, t.dueAt - this.clock.now());
-    live.timers.set(t.id, { handle, dueAt: t.dueAt, row: t });
+    if (!dispatch) this.wheel!.schedule(t.dueAt);
+    else if (!adopt) this.track(dispatch.timer(t), `queue timer ${t.id}`);
   }
 
   private disarm(live: Live, id: string) {
-    const t = live.timers.get(id);
-    if (t) {
-      if (t.handle !== null) this.clock.clearTimeout(t.handle);
-      live.timers.delete(id);
-    }
+    live.timers.delete(id);
   }
 
   /** Forget a run in memory: stop its timers and effects (the database is untouched). */

@@ -253,7 +253,7 @@ async function collect(rt: SqlPorts): Promise<Collected> {
 // The text
 
 /** Every metric as Prometheus text (exposition format 0.0.4), from SQLite or PostgreSQL (`rt.sqlite` or `rt.pg`). */
-export async function prometheusText(rt: SqlPorts): Promise<string> {
+export async function prometheusText(rt: SqlPorts & { engine?: { memory: { live: number; evicted: number } } }): Promise<string> {
   const c = await collect(rt);
   const out = new Exposition();
 
@@ -295,6 +295,15 @@ export async function prometheusText(rt: SqlPorts): Promise<string> {
   for (const [wf, t] of tokens) {
     out.sample("switchyard_model_tokens_total", { workflow: wf, kind: "prompt" }, t.prompt);
     out.sample("switchyard_model_tokens_total", { workflow: wf, kind: "completion" }, t.completion);
+  }
+
+  if (rt.engine) {
+    // this process's engine: runs held in memory, and waiting runs evicted from it (lib/engine/evict.ts)
+    const m = rt.engine.memory;
+    out.family("switchyard_engine_live_runs", "gauge", "Runs this process holds in memory (live actors): runs with a step or an effect in flight, and runs idle for less than SWITCHYARD_EVICT_AFTER_MS.");
+    out.sample("switchyard_engine_live_runs", {}, m.live);
+    out.family("switchyard_engine_evicted_runs_total", "counter", "Idle runs this process has evicted from memory since it started (each is loaded from its snapshot when its next event, decision or timer arrives).");
+    out.sample("switchyard_engine_evicted_runs_total", {}, m.evicted);
   }
 
   out.family("switchyard_build_info", "gauge", "Always 1; the version label is Switchyard's package version.");

@@ -31,7 +31,8 @@ export const GET = handler(async (req: Request) => {
   return json({
     status: "ok",
     database: { provider: rt.provider, latencyMs: Math.round((performance.now() - started) * 100) / 100, ...(rt.store.dialect === "sqlite" ? { writer: writerSummary(rt.store as SqliteRunStore) } : {}) },
-    engine: { liveRuns: rt.engine.size, committed: rt.engine.committer.stats },
+    // liveRuns: runs held in memory; evictedRuns: idle waiting runs dropped from it since start (lib/engine/evict.ts)
+    engine: { liveRuns: rt.engine.size, evictedRuns: rt.engine.memory.evicted, committed: rt.engine.committer.stats },
     // PostgreSQL cluster mode: this process's role and, when it runs jobs, what it did
     cluster: rt.cluster ? { role: rt.role, process: rt.cluster.origin.slice(0, 8), worker: rt.cluster.worker ? workerSummary(rt.cluster.worker.stats) : null } : null,
     runs: counts,

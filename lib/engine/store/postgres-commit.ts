@@ -9,7 +9,7 @@
 import type pg from "pg";
 import { deliveryValues, insertDeliveriesSql, insertOutboxSql, outboxValues } from "./rows";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
-import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_COLS, RUN_NAMES, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst } from "./rows";
+import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
@@ -18,7 +18,7 @@ const write = runWriters(ts);
 
 type PgType = "text" | "int" | "timestamp(3)";
 
-const RUN_TYPES: Record<keyof Omit<RunRow, "snapshot" | "context">, PgType> = {
+const RUN_TYPES: Record<Exclude<RunColumn, "snapshot" | "context">, PgType> = {
   id: "text",
   workflow: "text",
   status: "text",
@@ -38,6 +38,7 @@ const RUN_TYPES: Record<keyof Omit<RunRow, "snapshot" | "context">, PgType> = {
   createdAt: "timestamp(3)",
   updatedAt: "timestamp(3)",
   finishedAt: "timestamp(3)",
+  inFlight: "int",
 };
 const runType = (c: string) => RUN_TYPES[c as keyof typeof RUN_TYPES];
 
@@ -45,7 +46,7 @@ const runType = (c: string) => RUN_TYPES[c as keyof typeof RUN_TYPES];
 const unnest = (types: PgType[]) => `unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(",")})`;
 const quoted = (names: readonly string[]) => names.map((c) => `"${c}"`).join(",");
 
-const INSERT_RUNS = `INSERT INTO "Run" (${RUN_COLS}) SELECT * FROM ${unnest(RUN_NAMES.map(runType))} ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
+const INSERT_RUNS = `INSERT INTO "Run" (${RUN_WRITE_COLS}) SELECT * FROM ${unnest(RUN_NAMES.map(runType))} ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
 const UPDATE_RUNS = `UPDATE "Run" AS r SET ${RUN_UPDATED.map((c) => `"${c}"=v."${c}"`).join(",")} FROM ${unnest([...RUN_UPDATED.map(runType), "text", "int"])} AS v(${quoted([...RUN_UPDATED, "id", "expect"])}) WHERE r."id"=v."id" AND r."version"=v."expect" RETURNING r."id"`;
 const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
 const INSERT_TRANSITIONS = insertTransitionsSql(`SELECT * FROM ${unnest(["text", "int", "text", "text", "text", "text", "timestamp(3)", "int", "text"])}`);

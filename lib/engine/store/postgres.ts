@@ -25,7 +25,7 @@ import { pgTransaction } from "../../db/sql";
 import { commitItems, ts } from "./postgres-commit";
 import { OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
 import { imported, notImported } from "../imported";
-import { parse, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
+import { group, parse, PENDING_TIMER, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -217,10 +217,24 @@ export class PostgresRunStore implements RunStore {
     const runs = (await this.rows(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."status" IN ('running','waiting')`)).map(read.run);
     const timers = (await this.rows(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`)).map(read.timer);
     const reviews = (await this.rows(`SELECT * FROM "Review" WHERE "status" = 'pending'`)).map(read.review);
-    const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
-    for (const t of timers) byRun.get(t.runId)?.timers.push(t);
-    for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);
-    return [...byRun.values()];
+    return group(runs, timers, reviews);
+  }
+
+  async activeRuns(): Promise<ResumableRun[]> {
+    const live = `r."inFlight" > 0 AND r."status" IN ('running','waiting') AND ${notImported(`r."id"`)}`;
+    const runs = (await this.rows(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE ${live}`)).map(read.run);
+    const timers = (await this.rows(`SELECT t.* FROM "Run" r JOIN "Timer" t ON t."runId" = r."id" WHERE ${live}`)).map(read.timer);
+    const reviews = (await this.rows(`SELECT v.* FROM "Run" r JOIN "Review" v ON v."runId" = r."id" WHERE ${live} AND v."status" = 'pending'`)).map(read.review);
+    return group(runs, timers, reviews);
+  }
+
+  async nextTimer(after: number | null): Promise<number | null> {
+    const [r] = await this.rows(`SELECT t."dueAt" FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE ${after === null ? "true" : `t."dueAt" > $1`} AND ${PENDING_TIMER} ORDER BY t."dueAt" LIMIT 1`, after === null ? [] : [ts(after)]);
+    return r ? Number(r.dueAt) : null;
+  }
+
+  async dueTimers(by: number, limit: number): Promise<TimerRow[]> {
+    return (await this.rows(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE t."dueAt" <= $1 AND ${PENDING_TIMER} ORDER BY t."dueAt" LIMIT $2`, [ts(by), limit])).map(read.timer);
   }
 
   async outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]> {

@@ -1,7 +1,8 @@
 // Database rows → the store's types, shared by both stores. They differ only in how a date
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
-import type { CommitItem, DeliveryRow, OutboxRow, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+import { notImported } from "../imported";
+import type { CommitItem, DeliveryRow, OutboxRow, ResumableRun, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -15,8 +16,23 @@ export const RUN_COLS = `"id","workflow","status","state","input","output","erro
 export const RUN_SELECT = `${RUN_COLS.split(",").map((c) => `r.${c}`).join(",")},s."snapshot",s."context"`;
 export const RUN_FROM = `"Run" r LEFT JOIN "Snapshot" s ON s."runId" = r."id" AND s."seq" = r."seq"`;
 
+/**
+ * The Run columns written: RUN_COLS and `inFlight`, the number of effects the run's snapshot has in
+ * flight (no reader needs it: a restart loads only the unfinished runs with some, lib/engine/evict.ts).
+ */
+export const RUN_WRITE_COLS = `${RUN_COLS},"inFlight"`;
+export type RunColumn = keyof RunRow | "inFlight";
+
 /** The Run columns a step rewrites, in WRITES.updateRun's order (the others are written once, with the run). */
-export const RUN_UPDATED = ["status", "state", "output", "error", "entered", "version", "seq", "retries", "waitingSince", "failedStates", "updatedAt", "finishedAt"] as const;
+export const RUN_UPDATED = ["status", "state", "output", "error", "entered", "version", "seq", "retries", "waitingSince", "failedStates", "updatedAt", "finishedAt", "inFlight"] as const;
+
+/** Effects a persisted snapshot has in flight: invoked children still active (what Run.inFlight holds). */
+export function effectsInFlight(snapshot: Record<string, unknown>): number {
+  const children = (snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string } }> }).children;
+  let n = 0;
+  if (children) for (const id in children) if (children[id]?.snapshot?.status === "active" && typeof children[id]?.src === "string") n++;
+  return n;
+}
 
 /** The Snapshot row a commit writes at its run's seq, in WRITES.putSnapshot's order. */
 export const SNAPSHOT_COLS = `"runId","seq","first","snapshot","context","timers","at"`;
@@ -53,8 +69,8 @@ export const putArtifactSql = (values: string, mode: "put" | "append") =>
     mode === "append" ? `"content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size"` : `"content"=excluded."content","size"=excluded."size"`
   },"updatedAt"=excluded."updatedAt"`;
 
-/** The INSERT of a whole Run row, `?` placeholders in RUN_COLS order. */
-export const RUN_INSERT = `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`;
+/** The INSERT of a whole Run row, `?` placeholders in RUN_WRITE_COLS order. */
+export const RUN_INSERT = `INSERT INTO "Run" (${RUN_WRITE_COLS}) VALUES (${RUN_WRITE_COLS.split(",").map(() => "?").join(",")})`;
 
 /**
  * The upsert of commits' Snapshot rows (SNAPSHOT_COLS from `source`: `VALUES (…)`, or a SELECT
@@ -71,15 +87,15 @@ export const timersJson = (timers: readonly Pick<TimerRow, "id" | "dueAt" | "eve
 /** The first transition a commit's Snapshot row answers for (its run's seq when it made none). */
 export const snapshotFirst = (item: CommitItem): number => item.snapshotFirst ?? item.transitions[0]?.seq ?? item.run.seq;
 
-/** RUN_COLS' names, unquoted */
-export const RUN_NAMES = RUN_COLS.split(",").map((c) => c.slice(1, -1)) as (keyof RunRow)[];
+/** RUN_WRITE_COLS' names, unquoted */
+export const RUN_NAMES = RUN_WRITE_COLS.split(",").map((c) => c.slice(1, -1)) as RunColumn[];
 
 export const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /** A run row's column values for the insert (RUN_COLS order) and the update (RUN_UPDATED, then id and the version read), on a database whose date columns take `date(ms)`. */
 export function runWriters(date: (ms: number) => unknown) {
   const maybe = (ms: number | null) => (ms === null ? null : date(ms));
-  const value: Record<keyof RunRow, (r: RunRow) => unknown> = {
+  const value: Record<RunColumn, (r: RunRow) => unknown> = {
     id: (r) => r.id,
     workflow: (r) => r.workflow,
     status: (r) => r.status,
@@ -101,6 +117,7 @@ export function runWriters(date: (ms: number) => unknown) {
     createdAt: (r) => date(r.createdAt),
     updatedAt: (r) => date(r.updatedAt),
     finishedAt: (r) => maybe(r.finishedAt),
+    inFlight: (r) => effectsInFlight(r.snapshot),
   };
   return {
     insert: (r: RunRow): unknown[] => RUN_NAMES.map((c) => value[c](r)),
@@ -119,6 +136,17 @@ export function runWriters(date: (ms: number) => unknown) {
     ],
   };
 }
+/** SQL (Timer `t` joined to its Run `r`): a timer still pending, of an unfinished run that is not imported. */
+export const PENDING_TIMER = `r."status" IN ('running','waiting') AND ${notImported(`t."runId"`)}`;
+
+/** Runs with their timers and reviews (the rows of one read each). */
+export function group(runs: RunRow[], timers: TimerRow[], reviews: ReviewRow[]): ResumableRun[] {
+  const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
+  for (const t of timers) byRun.get(t.runId)?.timers.push(t);
+  for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);
+  return [...byRun.values()];
+}
+
 export const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
 const num = (v: unknown) => Number(v);
 

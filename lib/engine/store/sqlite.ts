@@ -9,7 +9,7 @@ import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { deliveryValues, insertDeliveriesSql, insertOutboxSql, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues } from "./rows";
 import { imported, notImported } from "../imported";
-import { insertTransitionsSql, json, openReviewsSql, parse, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
+import { group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -165,6 +165,8 @@ export class SqliteRunStore implements RunStore {
       leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
       getReview: p(`SELECT * FROM "Review" WHERE "id"=?`),
       timers: p(`SELECT * FROM "Timer" WHERE "runId"=? ORDER BY "dueAt"`),
+      nextTimer: p(`SELECT t."dueAt" FROM "Timer" t CROSS JOIN "Run" r WHERE r."id" = t."runId" AND t."dueAt" > ? AND ${PENDING_TIMER} ORDER BY t."dueAt" LIMIT 1`),
+      dueTimers: p(`SELECT t.* FROM "Timer" t CROSS JOIN "Run" r WHERE r."id" = t."runId" AND t."dueAt" <= ? AND ${PENDING_TIMER} ORDER BY t."dueAt" LIMIT ?`),
     };
   }
 
@@ -369,10 +371,25 @@ export class SqliteRunStore implements RunStore {
     const runs = (this.db.prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.run);
     const timers = (this.db.prepare(`SELECT t.* FROM "Timer" t JOIN "Run" r ON r."id" = t."runId" WHERE r."status" IN ('running','waiting')`).safeIntegers(false).all() as Row[]).map(read.timer);
     const reviews = (this.db.prepare(`SELECT * FROM "Review" WHERE "status" = 'pending'`).safeIntegers(false).all() as Row[]).map(read.review);
-    const byRun = new Map<string, ResumableRun>(runs.map((run) => [run.id, { run, timers: [], reviews: [] }]));
-    for (const t of timers) byRun.get(t.runId)?.timers.push(t);
-    for (const r of reviews) byRun.get(r.runId)?.reviews.push(r);
-    return [...byRun.values()];
+    return group(runs, timers, reviews);
+  }
+
+  async activeRuns(): Promise<ResumableRun[]> {
+    const live = `r."inFlight" > 0 AND r."status" IN ('running','waiting') AND ${notImported(`r."id"`)}`;
+    const runs = (this.db.prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE ${live}`).safeIntegers(false).all() as Row[]).map(read.run);
+    const timers = (this.db.prepare(`SELECT t.* FROM "Run" r JOIN "Timer" t ON t."runId" = r."id" WHERE ${live}`).safeIntegers(false).all() as Row[]).map(read.timer);
+    const reviews = (this.db.prepare(`SELECT v.* FROM "Run" r JOIN "Review" v ON v."runId" = r."id" WHERE ${live} AND v."status" = 'pending'`).safeIntegers(false).all() as Row[]).map(read.review);
+    return group(runs, timers, reviews);
+  }
+
+  // the Timer table read in due order (its dueAt index), each row's run looked up by its key (CROSS JOIN keeps that order)
+  async nextTimer(after: number | null): Promise<number | null> {
+    const r = this.s.nextTimer.get(after === null ? "" : sqliteDate(after)) as Row | undefined;
+    return r ? fromSqliteDate(r.dueAt) : null;
+  }
+
+  async dueTimers(by: number, limit: number): Promise<TimerRow[]> {
+    return (this.s.dueTimers.all(sqliteDate(by), limit) as Row[]).map(read.timer);
   }
 
   async outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]> {

@@ -253,6 +253,12 @@ export interface RunStore {
   artifacts(runId: string): Promise<ArtifactInfo[]>;
   artifact(runId: string, name: string): Promise<string | null>;
   resumable(): Promise<ResumableRun[]>;
+  /** the unfinished runs with an effect in flight (Run.inFlight > 0), imported ones left out: what a restart loads (lib/engine/evict.ts) */
+  activeRuns(): Promise<ResumableRun[]>;
+  /** the earliest due time after `after` (null: any) of a pending timer of an unfinished, not imported run (one indexed read); null: none */
+  nextTimer(after: number | null): Promise<number | null>;
+  /** pending timers of unfinished, not imported runs due by `by`, earliest first */
+  dueTimers(by: number, limit: number): Promise<TimerRow[]>;
   /** outbox rows (oldest first) with fewer than `maxAttempts` attempts; `dueBy`: only those due by then */
   outbox(q: { limit: number; maxAttempts: number; dueBy?: number }): Promise<OutboxRow[]>;
   /** take a row for one attempt: true when its attempts were still `attempts` (and it was due by `now`, if given); it is then due again at `until` */
