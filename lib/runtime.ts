@@ -17,10 +17,6 @@ import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { writerFromEnv } from "./db/sqlite-writer";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
-import { deepResearchEffects } from "./effects/deep-research";
-import { domainAgentEffects } from "./effects/domain-agent";
-import { processingModesEffects } from "./effects/processing-modes";
-import { swissArmyEffects } from "./effects/swiss-army";
 import { RunBus } from "./engine/bus";
 import { systemClock, type Clock } from "./engine/clock";
 import { Engine, type WorkflowEffects } from "./engine/engine";
@@ -40,8 +36,7 @@ import type { LlmConfig } from "./llm/endpoints";
 import { RecordingModel } from "./llm/recording";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { findWorkflow } from "./machines/registry";
-import type { SwissConfig } from "./machines/swiss-army.types";
+import { builtInDefaults, builtInEffects, findWorkflow } from "./machines/registry";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 
@@ -145,71 +140,12 @@ export interface RuntimeOptions {
   log?: (message: string) => void;
 }
 
-function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const v = env[name];
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (milliseconds); got "${v}"`);
-  return n;
-}
-
-/** Timeout settings from the environment (seed 001's 5 s search and 10 min execution limits). */
-export function swissConfigFromEnv(env: NodeJS.ProcessEnv): Partial<SwissConfig> {
-  const out: Partial<SwissConfig> = {};
-  const map: [keyof SwissConfig, string][] = [
-    ["parseTimeoutMs", "SWITCHYARD_PARSE_TIMEOUT_MS"],
-    ["searchTimeoutMs", "SWITCHYARD_SEARCH_TIMEOUT_MS"],
-    ["executionTimeoutMs", "SWITCHYARD_EXECUTION_TIMEOUT_MS"],
-    ["updateTimeoutMs", "SWITCHYARD_UPDATE_TIMEOUT_MS"],
-    ["idleAnalysisMs", "SWITCHYARD_IDLE_ANALYSIS_MS"],
-  ];
-  for (const [key, name] of map) {
-    const v = intEnv(env, name);
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
-}
-
-/** processing-modes settings from the environment: the seed's system1.enable_cache and the cache TTL. */
-export function modesConfigFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const flag = env.SWITCHYARD_SYSTEM1_CACHE?.trim().toLowerCase();
-  if (flag) {
-    if (!["on", "off", "1", "0", "true", "false"].includes(flag)) throw new Error(`SWITCHYARD_SYSTEM1_CACHE must be on or off; got "${env.SWITCHYARD_SYSTEM1_CACHE}"`);
-    out.enableCache = ["on", "1", "true"].includes(flag);
-  }
-  const ttl = env.SWITCHYARD_CACHE_TTL_S?.trim();
-  if (ttl) {
-    const n = Number(ttl);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`SWITCHYARD_CACHE_TTL_S must be a whole number of seconds; got "${ttl}"`);
-    out.cacheTtlMs = n * 1000;
-  }
-  return out;
-}
-
 /** The built-in workflows' effects on this runtime's ports. */
 export function defaultEffects(rt: Omit<Runtime, "engine" | "close">, env: NodeJS.ProcessEnv): Record<string, WorkflowEffects> {
   const searchUrl = env.SWITCHYARD_SEARCH_URL?.trim();
   const web = searchUrl ? new SearxngSearch(searchUrl) : null;
   const knowledge = new KnowledgeSearch(rt.knowledgeReady);
-  return {
-    "processing-modes": processingModesEffects({ db: rt.db, model: () => rt.model, knowledge, web, engine: rt.getEngine }),
-    "swiss-army": swissArmyEffects({ cm: rt.cm, model: () => rt.model, documents: rt.knowledgeReady }),
-    "domain-agent": domainAgentEffects({ db: rt.db, model: () => rt.model }),
-    "deep-research": deepResearchEffects({
-      model: () => rt.model,
-      knowledge,
-      web,
-      missionsOn: (day) => missionsOn(rt.db, day),
-    }),
-  };
-}
-
-/** deep-research runs created on a UTC day (numbers the day's missions DR-YYYYMMDD-NNN). */
-async function missionsOn(db: Db, day: string): Promise<number> {
-  const start = new Date(`${day}T00:00:00.000Z`);
-  const end = new Date(start.getTime() + 86_400_000);
-  return db.run.count({ where: { workflow: "deep-research", createdAt: { gte: start, lt: end } } });
+  return builtInEffects({ db: rt.db, model: () => rt.model, cm: rt.cm, documents: rt.knowledgeReady, knowledge, web, engine: rt.getEngine, env });
 }
 
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -301,7 +237,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     llm: selected.config,
     rawModel: selected.model,
     clock,
-    defaults: { "swiss-army": { config: swissConfigFromEnv(env) }, "processing-modes": { config: modesConfigFromEnv(env) } },
+    defaults: builtInDefaults(env),
   };
   // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks);

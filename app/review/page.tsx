@@ -4,9 +4,10 @@ import { getRun } from "@/lib/api/runs";
 import { runName } from "@/lib/machines/run-name";
 import { OfflineNotice } from "@/components/ui/offline-notice";
 import { deriveGraph } from "@/lib/graph/derive";
-import { findWorkflow } from "@/lib/machines/registry";
+import { findWorkflow, viewsOf } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 import { ReviewQueue } from "@/components/runs/review-queue";
+import { WorkflowViewsProvider, type WorkflowViews } from "@/components/runs/workflow-views";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import { requireViewer } from "@/app/session";
 
@@ -23,6 +24,9 @@ export default async function ReviewQueuePage() {
     const run = await getRun(rt, id).catch(() => null);
     names.set(id, run ? runName(findWorkflow(run.workflow, run.input), run) : null);
   }
+  // each pending review's workflow's views (its review payloads)
+  const workflows = [...new Set(reviews.map((r) => r.workflow))];
+  const views = Object.fromEntries(await Promise.all(workflows.map(async (w) => [w, (await viewsOf(w)) as WorkflowViews | null] as const)));
   const now = rt.clock.now();
   return (
     <div className="mx-auto max-w-4xl space-y-4">
@@ -34,6 +38,7 @@ export default async function ReviewQueuePage() {
         </p>
       </div>
       {rt.model.offline && reviews.length > 0 && <OfflineNotice />}
+      <WorkflowViewsProvider views={views}>
       <ReviewQueue
         now={now}
         items={reviews.map((r) => {
@@ -47,6 +52,7 @@ export default async function ReviewQueuePage() {
           };
         })}
       />
+      </WorkflowViewsProvider>
     </div>
   );
 }

@@ -1,16 +1,37 @@
 // The catalog of workflows: the built-in ones, and the user-defined ones (seed 003's generic
 // state machine) that lib/flows/store.ts loads from the database and registers here. Everything
 // about a workflow's shape (diagram, REST description, tests) is derived from its machine.
-import { deepResearch } from "./deep-research";
-import { domainAgent } from "./domain-agent";
-import { processingModes } from "./processing-modes";
-import { swissArmy } from "./swiss-army";
-import { conversation } from "./conversation";
+import * as registry from "../../workflows/registry";
+import type { BuiltInWorkflow, EffectPorts } from "./built-in";
+import type { WorkflowEffects } from "../engine/engine";
 import type { WorkflowDefinition } from "./types";
 
-export const BUILT_IN: WorkflowDefinition[] = [swissArmy, deepResearch, domainAgent, processingModes, conversation];
+/** the built-in workflows' entries (workflows/<id>/index.ts), in catalog order */
+export const BUILT_IN_ENTRIES: BuiltInWorkflow[] = (Object.values(registry) as BuiltInWorkflow[]).sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity));
+export const BUILT_IN: WorkflowDefinition[] = BUILT_IN_ENTRIES.map((w) => w.definition);
 
 const byId = new Map(BUILT_IN.map((w) => [w.id, w]));
+const entries = new Map(BUILT_IN_ENTRIES.map((w) => [w.definition.id, w]));
+
+/** the built-in workflows' effects on the runtime's ports, by workflow id */
+export function builtInEffects(ports: EffectPorts): Record<string, WorkflowEffects> {
+  return Object.fromEntries(BUILT_IN_ENTRIES.filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports)]));
+}
+
+/** run-input defaults from the environment, by workflow id */
+export function builtInDefaults(env: NodeJS.ProcessEnv): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(BUILT_IN_ENTRIES.filter((w) => w.defaults).map((w) => [w.definition.id, w.defaults!(env)]));
+}
+
+/** a built-in workflow's run-page views module (a client reference on the server; null: none) */
+export async function viewsOf(id: string): Promise<unknown> {
+  return (await entries.get(id)?.views?.())?.default ?? null;
+}
+
+/** a built-in workflow's extra workflow-page panel (a server component taking { rt }; null: none) */
+export async function panelOf(id: string): Promise<unknown> {
+  return (await entries.get(id)?.panel?.())?.default ?? null;
+}
 /**
  * user-defined workflows: id → version → definition, one map per process. Next.js may load this
  * module once per server bundle (route handlers, server actions, pages), so the map hangs on

@@ -1,4 +1,4 @@
-// Editing a deep-research plan as rows (components/runs/plan-editor.tsx): pure steps on the plan
+// Editing a deep-research plan as rows (plan-editor.tsx): pure steps on the plan
 // and the problems that PlanSchema (lib/machines/deep-research.ts) would refuse it for, so the
 // form says what is wrong before the decision is sent.
 import { nextTaskId, validate } from "@/lib/research/dag";

@@ -1,5 +1,5 @@
 import { getRun, runTransitions } from "@/lib/api/runs";
-import { findWorkflow } from "@/lib/machines/registry";
+import { findWorkflow, viewsOf } from "@/lib/machines/registry";
 import { runName } from "@/lib/machines/run-name";
 import { OfflineNotice } from "@/components/ui/offline-notice";
 import { loadRunPage } from "./load";
@@ -7,6 +7,7 @@ import { listReviews } from "@/lib/api/reviews";
 import { deriveGraph } from "@/lib/graph/derive";
 import { RunLive } from "@/components/runs/run-live";
 import type { ReviewInfo } from "@/components/runs/decision-panel";
+import { WorkflowViewsProvider, type WorkflowViews } from "@/components/runs/workflow-views";
 import { requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
@@ -21,10 +22,11 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   await requireViewer();
   const { id } = await params;
   const { rt, run, def, layout } = await loadRunPage(id);
-  const [transitions, reviews, alerts] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 }), rt.alerts.openByState(def.id)]);
+  const [transitions, reviews, alerts, views] = await Promise.all([runTransitions(rt, id, 0, 10_000, true), listReviews(rt, { runId: id, status: "pending", limit: 1 }), rt.alerts.openByState(def.id), viewsOf(def.id)]);
   const parent = run.parentId ? await getRun(rt, run.parentId).catch(() => null) : null;
   const review = reviews[0] ? ({ ...reviews[0], payload: reviews[0].payload as Record<string, unknown> } satisfies ReviewInfo) : null;
   return (
+    <WorkflowViewsProvider views={{ [def.id]: views as WorkflowViews | null }}>
     <RunLive
       initialRun={run}
       initialTransitions={transitions}
@@ -40,5 +42,6 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       notice={rt.model.offline ? <OfflineNotice /> : null}
       result={def.result?.(run.context) ?? null}
     />
+    </WorkflowViewsProvider>
   );
 }

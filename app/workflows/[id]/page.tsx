@@ -2,16 +2,14 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { workflowLayout } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
-import { findWorkflow, isBuiltIn } from "@/lib/machines/registry";
+import { findWorkflow, isBuiltIn, panelOf } from "@/lib/machines/registry";
 import { flowVersions } from "@/lib/flows/store";
 import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { workflowUsage } from "@/lib/metrics/model-usage";
-import { modeMetrics } from "@/lib/metrics/mode-metrics";
-import { ModeMetricsPanel } from "@/components/modes/mode-metrics-panel";
 import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import { LiveRefresh } from "@/components/ui/live-refresh";
-import { CmPanel } from "@/components/knowledge/cm-panel";
+import type { Runtime } from "@/lib/runtime";
 import { TableHead } from "@/components/ui/table-head";
 import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 import { AlertsPanel } from "@/components/alerts/alerts-panel";
@@ -33,18 +31,20 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   const def = findWorkflow(id);
   if (!def) notFound();
   const rt = await getRuntime();
-  const [layout, metrics, counts, usage, modes, versions, openAlerts, resolvedAlerts, alertRules] = await Promise.all([
+  const [layout, metrics, counts, usage, panel, versions, openAlerts, resolvedAlerts, alertRules] = await Promise.all([
     workflowLayout(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
     workflowUsage(rt.db, id),
-    id === "processing-modes" ? modeMetrics(rt.db) : Promise.resolve(null),
+    panelOf(id) as Promise<React.ComponentType<{ rt: Runtime }> | null>,
     isBuiltIn(id) ? Promise.resolve([]) : flowVersions(rt.db, id),
     rt.alerts.listAlerts({ status: "open", workflow: id }),
     rt.alerts.listAlerts({ status: "resolved", workflow: id, limit: 5 }),
     rt.alerts.listRules(id),
   ]);
   const graph = deriveGraph(def.machine);
+  // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
+  const Panel = panel;
   const breaches = metrics.filter((m) => m.verdict === "alert");
   return (
     <div className="space-y-4">
@@ -92,8 +92,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
             rules={alertRules}
             states={graph.states.filter((s) => s.type === "atomic" || s.human).map((s) => ({ id: s.id, name: s.name, atomic: s.type === "atomic", human: s.human }))}
           />
-          {def.id === "swiss-army" && <CmPanel rt={rt} />}
-          {modes && <ModeMetricsPanel modes={modes} />}
+          {Panel && <Panel rt={rt} />}
           {metrics.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>

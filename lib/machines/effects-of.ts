@@ -1,0 +1,17 @@
+// The effects a machine needs, derived from its setup({ actors }): one implementation per
+// named actor, taking the actor's input and resolving to its output. A workflow's effects are
+// typed with it, so a missing, misnamed or mistyped effect is a compile error.
+import type { AnyStateMachine, InputFrom, OutputFrom } from "xstate";
+import type { ActionFn, EffectContext } from "../engine/engine";
+
+type Implementations<M extends AnyStateMachine> = NonNullable<Parameters<M["provide"]>[0]>;
+type ActorLogics<M extends AnyStateMachine> = NonNullable<Implementations<M>["actors"]>;
+
+/** an effect's implementation: the actor's input in, its output out */
+export type EffectOf<L> = (input: InputFrom<NonNullable<L>>, ctx: EffectContext) => Promise<OutputFrom<NonNullable<L>>>;
+
+/** every actor of machine M, implemented */
+export type EffectsOf<M extends AnyStateMachine> = {
+  actors: { [K in keyof ActorLogics<M>]-?: EffectOf<ActorLogics<M>[K]> };
+  actions?: Record<string, ActionFn>;
+};
