@@ -4,9 +4,10 @@
 //   SWITCHYARD_TOKEN=sy_...   # with accounts on: an API token with the worker role
 //
 // Options: --queue NAME (required), --worker NAME, --concurrency N, --wait-ms MS, --once (handle
-// one task, then exit). Ctrl-C stops it cleanly: no new claims, the tasks in hand are finished
-// and reported. The handler is the post-pipeline's NOTIFY step: it "notifies" by printing the
-// post and answers { notified: true, … }. Replace `notify` with your own work.
+// one task, then exit), --timeout S (stop after S seconds; with --once and no task came: exit 3).
+// Ctrl-C stops it cleanly: no new claims, the tasks in hand are finished and reported. The
+// handler is the post-pipeline's NOTIFY step: it "notifies" by printing the post and answers
+// { notified: true, … }. Replace `notify` with your own work.
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { Switchyard, TaskFailure, type TaskContext } from "../clients/typescript/index.ts";
@@ -18,10 +19,11 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "1" },
     "wait-ms": { type: "string", default: "20000" },
     once: { type: "boolean", default: false },
+    timeout: { type: "string" },
   },
 });
 if (!args.queue) {
-  console.error("usage: npx tsx examples/worker.ts --queue NAME [--worker NAME] [--concurrency N] [--wait-ms MS] [--once]");
+  console.error("usage: npx tsx examples/worker.ts --queue NAME [--worker NAME] [--concurrency N] [--wait-ms MS] [--once] [--timeout S]");
   process.exit(2);
 }
 const worker = args.worker!;
@@ -52,6 +54,8 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+if (args.timeout) setTimeout(() => stop.abort(), Number(args.timeout) * 1000).unref();
+
 log(`worker ${worker} on queue ${args.queue} at ${client.baseUrl}`);
 try {
   const stats = await client.work(args.queue, notify, {
@@ -63,7 +67,7 @@ try {
     onReport: (task, outcome, detail) => log(`task ${task.id} ${outcome}${detail instanceof Error ? `: ${detail.message}` : ""}`),
   });
   log("stopped", stats);
-  process.exit(args.once && stats.completed + stats.failed === 0 ? 1 : 0);
+  process.exit(args.once && stats.claimed === 0 ? 3 : 0);
 } catch (e) {
   log("claim refused:", e instanceof Error ? e.message : e);
   process.exit(2);

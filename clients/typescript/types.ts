@@ -141,9 +141,9 @@ export interface Task {
 
 export interface HeartbeatResult {
   id: string;
-  leaseMs: number;
-  /** ISO time the lease now ends */
-  leaseUntil: string;
+  /** ISO time the lease now ends (leaseMs from the heartbeat) */
+  leaseUntil: string | null;
+  attempt: number;
 }
 
 export interface CompleteResult {
@@ -153,11 +153,12 @@ export interface CompleteResult {
   output: unknown;
 }
 
-/** `queued`: it will be offered again (retryable, attempts left); `failed`: the step failed (the workflow's on_error route). */
+/** `queued`: it will be offered again at `retryAt` (retryable, attempts left); `failed`: the step failed (the workflow's on_error route). */
 export interface FailResult {
   id: string;
   status: "queued" | "failed";
-  attempt?: number;
+  attempt: number;
+  retryAt?: string;
 }
 
 /** The error body the API answers with. */
