@@ -1,12 +1,11 @@
 // AgentRuntime's retry_with_backoff against the local OpenAI-compatible protocol server: the
-// deep-research child's model endpoint fails with a server error (classified LLM: retried after
-// the 1 s backoff, the child gets RETRY), then with a context-length error (not retryable: the
-// request fails at once with that category). Plus CODE with a Python block, on the offline engine.
+// model endpoint fails DEEP_RESEARCH's WriteReportPlan with a server error (classified LLM:
+// retried after the 1 s backoff, ErrorClassify → RetryableExec), then with a context-length error
+// (not retryable: the request fails at once with that category). Plus CODE with a Python block, on the offline engine.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../lib/engine/clock";
 import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
-import type { ResearchContext } from "../lib/machines/deep-research.types";
 import type { ModesContext } from "../lib/machines/processing-modes.types";
 import type { Runtime } from "../lib/runtime";
 import { flush, workflowRuntime } from "./helpers";
@@ -30,18 +29,18 @@ const model = () => new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, O
 const ctxOf = (r: { context: unknown }) => r.context as ModesContext;
 
 describe("processing-modes AgentRuntime on a failing model endpoint", () => {
-  it("an LLM error is retried with backoff (the child run gets RETRY); a context-length error is not", async () => {
+  it("an LLM error is retried with backoff (ErrorClassify → RetryableExec, the boundary from WriteReportPlan); a context-length error is not", async () => {
     fake.setDefault({ status: 500, message: "upstream exploded" });
     rt = await workflowRuntime("processing-modes", { model: model(), clock: new ManualClock(Date.parse("2026-11-23T09:00:00Z")) });
     const { run } = await rt.engine.start("processing-modes", { query: "How do durable timers survive restarts?", mode: "DEEP_RESEARCH" });
-    const waiting = await rt.engine.waitFor(run.id, (x) => x.state.includes("AgentRuntime.Backoff"), 20_000);
+    const waiting = await rt.engine.waitFor(run.id, (x) => x.state.includes("AgentRuntime.ErrorClassify.ErrorHandling"), 20_000);
     const first = ctxOf(waiting).workflow!.errors[0]!;
     expect(first.category).toBe("LLM");
     expect(first.message).toMatch(/500|upstream exploded/);
-    const childId = `${run.id}-research`;
-    const child = await rt.engine.getRun(childId);
-    expect(child.state).toEqual(["ERROR"]);
-    expect((child.context as ResearchContext).error?.category).toBe("LLM");
+    // the failed call was WriteReportPlan's, made by this run (no child run)
+    const failedCall = await rt.db.modelCall.findFirst({ where: { runId: run.id, ok: false } });
+    expect(failedCall).toMatchObject({ purpose: "report-plan", state: "AgentRuntime.RetryableExec.RetryBoundary.WriteReportPlan" });
+    expect(await rt.db.run.count({ where: { parentId: run.id } })).toBe(0);
     // the endpoint now refuses the prompt as too long: retrying cannot help
     fake.setDefault({ status: 400, message: "This model's maximum context length is 10 tokens", code: "context_length_exceeded" });
     const calls = fake.requests.length;
@@ -52,16 +51,11 @@ describe("processing-modes AgentRuntime on a failing model endpoint", () => {
     expect(done.status).toBe("failed");
     const w = ctxOf(done).workflow!;
     expect(w.attempts).toBe(2);
+    expect(w.status).toBe("failed");
     expect(w.errors.map((e) => e.category)).toEqual(["LLM", "RESOURCE_LIMIT"]);
     expect(ctxOf(done).error?.category).toBe("RESOURCE_LIMIT");
-    // the child was retried, not replaced: one child run, with RETRY in its history
-    const steps = await rt.store.transitions(childId);
-    expect(steps.some((t) => t.event === "RETRY")).toBe(true);
-    expect(await rt.db.run.count({ where: { parentId: run.id } })).toBe(1);
-    // the request failed for good: its child is not left waiting in ERROR for a decision nobody will make
-    const orphan = await rt.engine.waitFor(childId, (x) => x.status !== "waiting", 10_000);
-    expect(orphan.status).toBe("aborted");
-    expect(await rt.store.listReviews({ runId: childId, status: "pending" })).toEqual([]);
+    // no usage row claims a model call that was not made or not used
+    expect(ctxOf(done).metrics?.llmCalls).toBe(0);
   });
 });
 

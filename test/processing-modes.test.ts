@@ -1,7 +1,7 @@
 // Seed 004 through the real engine on SQLite: the request lifecycle (RouteRequest → CheckRuntime
 // → ModelRuntime | AgentRuntime → RecordMetrics), each mode's own states, the System 1 response
 // cache (hit, miss, expiry, flag off, System 2 bypass), the router, the sandboxed CODE mode,
-// DEEP_RESEARCH as a linked deep-research child run, and retry_with_backoff by error class.
+// DEEP_RESEARCH's own states, retry_with_backoff by error class, and the ERROR review.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,6 @@ import { cacheKey } from "../lib/effects/processing-modes/cache";
 import { classifyMode } from "../lib/effects/processing-modes/router";
 import { offlineStage } from "../lib/effects/processing-modes/thinking";
 import { modeMetrics } from "../lib/metrics/mode-metrics";
-import type { ResearchContext } from "../lib/machines/deep-research.types";
 import { THINKING_STAGES, type ModesContext } from "../lib/machines/processing-modes.types";
 import { flush, workflowRuntime, type Overrides, type RuntimeOverrides } from "./helpers";
 
@@ -249,49 +248,60 @@ describe("processing-modes: CODE in the sandbox", () => {
   });
 });
 
-describe("processing-modes: AgentRuntime", () => {
-  it("DEEP_RESEARCH runs the deep-research workflow as a child run, linked both ways, and returns its report", async () => {
-    rt = await modesRuntime();
-    const { run: parent } = await rt.engine.start("processing-modes", { query: "How does Switchyard resume runs after a restart?", mode: "DEEP_RESEARCH" });
-    const childId = `${parent.id}-research`;
-    // the child is started by the parent's RetryableExec effect
-    for (let i = 0; i < 200 && !(await rt.engine.getRun(childId).catch(() => null)); i++) await new Promise((r) => setTimeout(r, 10));
-    const child = await rt.engine.waitFor(childId, (x) => x.state.includes("PLANNING.approval"), 20_000);
-    expect(child.parentId).toBe(parent.id);
-    const p = await rt.engine.getRun(parent.id);
-    expect(p.state).toEqual(["AgentRuntime.RetryableExec"]);
-    const linked = await rt.engine.waitFor(parent.id, (x) => ctxOf(x).workflow?.childRunId === childId);
-    expect(ctxOf(linked).workflow).toMatchObject({ steps: ["plan", "search", "synthesize"], status: "running", current: "plan", attempts: 1 });
-    await rt.engine.decide(child.reviewId!, { decision: "approve" });
-    // check-ins every 10 iterations: continue until the child completes
-    for (let i = 0; i < 10; i++) {
-      const c = await rt.engine.waitFor(childId, (x) => x.status !== "running", 20_000);
-      if (c.status !== "waiting") break;
-      await rt.engine.decide(c.reviewId!, { decision: "continue" });
-    }
-    const done = await rt.engine.waitFor(parent.id, settled, 20_000);
-    expect(done.status).toBe("completed");
-    const c = ctxOf(done);
-    expect(c.workflow).toMatchObject({ status: "completed", childRunId: childId, attempts: 1, errors: [] });
-    expect(c.result?.text).toBe((await rt.engine.getRun(childId)).context && ((await rt.engine.getRun(childId)).context as ResearchContext).report);
-    expect(c.result?.citations[0]).toMatchObject({ id: childId, url: `/runs/${childId}` });
-    const steps = (await rt.store.transitions(parent.id)).filter((t) => t.event === "WORKFLOW.STEP").map((t) => (t.payload as { step?: string } | null)?.step ?? t.reason);
-    expect(steps.length).toBeGreaterThanOrEqual(2);
-    // offline, the child's plan and reflection were the offline engine's: not LLM calls
+describe("processing-modes: AgentRuntime (DEEP_RESEARCH's own states)", () => {
+  const SEED_STATES = [
+    "AgentRuntime.WorkflowInit.InitWorkflow",
+    "AgentRuntime.RetryableExec.RetryBoundary.WriteReportPlan",
+    "AgentRuntime.RetryableExec.RetryBoundary.GenerateSearchQueries",
+    "AgentRuntime.RetryableExec.RetryBoundary.ExecuteSearchTasks.SearchTask",
+    "AgentRuntime.RetryableExec.RetryBoundary.ExecuteSearchTasks.ProcessResult",
+    "AgentRuntime.RetryableExec.RetryBoundary.WriteFinalReport",
+    "AgentRuntime.WorkflowComplete",
+  ];
+
+  it("offline: InitWorkflow → RetryBoundary { WriteReportPlan → GenerateSearchQueries → ExecuteSearchTasks { SearchTask ⇄ ProcessResult } → WriteFinalReport } → WorkflowComplete, no model call", async () => {
+    const r = await run({ query: "How does Switchyard resume runs after a restart?", mode: "DEEP_RESEARCH" });
+    expect(r.status).toBe("completed");
+    const states = await visited(r.id);
+    // each of the seed's states is entered, in the seed's order
+    const firsts = SEED_STATES.map((s) => states.indexOf(s));
+    expect(firsts.every((i) => i >= 0), JSON.stringify(states)).toBe(true);
+    expect([...firsts].sort((x, y) => x - y)).toEqual(firsts);
+    const c = ctxOf(r);
+    const tasks = c.research!.tasks;
+    expect(tasks.length).toBeGreaterThanOrEqual(2);
+    // SearchTask ⇄ ProcessResult: once per task, and "Next task" between them
+    expect(states.filter((s) => s.endsWith(".SearchTask"))).toHaveLength(tasks.length);
+    expect(states.filter((s) => s.endsWith(".ProcessResult"))).toHaveLength(tasks.length);
+    expect((await path(r.id)).filter((x) => x.endsWith(": Next task"))).toHaveLength(tasks.length - 1);
+    // the seed's intermediate_results["workflow_state"], steps [plan, search, synthesize]
+    expect(c.workflow).toMatchObject({ steps: ["plan", "search", "synthesize"], status: "completed", completed: ["plan", "search", "synthesize"], attempts: 1, errors: [] });
+    const output = (await rt!.engine.getRun(r.id)).output as { intermediate_results: { workflow_state: unknown } };
+    expect(output.intermediate_results.workflow_state).toMatchObject({ steps: ["plan", "search", "synthesize"], status: "completed" });
+    // the report cites the registry's sources as [S01] … and says the offline engine assembled it
+    expect(c.result?.text).toMatch(/^# /);
+    expect(c.result?.text).toContain("Assembled by the offline engine");
+    expect(c.result?.text).toMatch(/\[S0\d\]/);
+    expect(c.result?.adapter).toBe("offline engine");
+    expect(c.result?.citations.length).toBeGreaterThan(0);
+    expect(c.research!.sources.every((s, i) => s.id === `S${String(i + 1).padStart(2, "0")}`)).toBe(true);
+    // offline: no call claims to be a model's
     expect(c.metrics?.llmCalls).toBe(0);
+    expect(await rt!.db.modelCall.count({ where: { runId: r.id, adapter: { not: "offline engine" } } })).toBe(0);
   });
 
-  it("aborting the request aborts its deep-research child (no orphan left in the review queue)", async () => {
+  it("the WorkflowState's current step is lit as the run goes: plan, search, synthesize", async () => {
+    const seen: string[] = [];
     rt = await modesRuntime();
-    const { abortRun } = await import("../lib/api/runs");
-    const { run: parent } = await rt.engine.start("processing-modes", { query: "How do durable timers work?", mode: "DEEP_RESEARCH" });
-    const childId = `${parent.id}-research`;
-    await rt.engine.waitFor(parent.id, (x) => ctxOf(x).workflow?.childRunId === childId);
-    await rt.engine.waitFor(childId, (x) => x.status === "waiting");
-    await abortRun(rt, parent.id);
-    expect((await rt.engine.getRun(parent.id)).status).toBe("aborted");
-    expect((await rt.engine.getRun(childId)).status).toBe("aborted");
-    expect(await rt.store.listReviews({ runId: childId, status: "pending" })).toEqual([]);
+    const { run: r } = await rt.engine.start("processing-modes", { query: "research durable timers in workflow engines", mode: "DEEP_RESEARCH" });
+    rt.engine.bus.subscribe(r.id, (m) => {
+      if (m.type !== "run") return;
+      const cur = (m.run.context as ModesContext).workflow?.current;
+      if (cur && seen.at(-1) !== cur) seen.push(cur);
+    });
+    const done = await rt.engine.waitFor(r.id, settled, 20_000);
+    expect(done.status).toBe("completed");
+    expect(seen).toEqual(["plan", "search", "synthesize"]);
   });
 
   const failing = (categories: string[]) => {
@@ -299,40 +309,42 @@ describe("processing-modes: AgentRuntime", () => {
     return async () => {
       const category = categories[i++];
       if (category) throw Object.assign(new Error(`attempt ${i} failed (${category})`), { category });
-      return { report: "# Report", childRunId: "child", missionId: "DR-1", facts: 1, sources: 1, adapter: "test" };
+      return { title: "Plan", sections: [{ heading: "One", covers: "durable timers" }, { heading: "Two", covers: "recovery" }], adapter: "test" };
     };
   };
 
-  it("retry_with_backoff: NETWORK and LLM errors are retried after 1 s then 2 s, and the third attempt succeeds", async () => {
-    rt = await modesRuntime({ actors: { research: failing(["NETWORK", "LLM"]) } });
+  it("retry_with_backoff: NETWORK and LLM errors take ErrorClassify → RetryableExec after 1 s then 2 s, and the third attempt succeeds", async () => {
+    rt = await modesRuntime({ actors: { writeReportPlan: failing(["NETWORK", "LLM"]) } });
     const { run: r } = await rt.engine.start("processing-modes", { query: "research durable timers", mode: "DEEP_RESEARCH" });
-    let v = await rt.engine.waitFor(r.id, (x) => x.state.includes("AgentRuntime.Backoff"));
+    let v = await rt.engine.waitFor(r.id, (x) => x.state.includes("AgentRuntime.ErrorClassify.ErrorHandling"));
     expect(ctxOf(v).workflow?.errors).toEqual([{ attempt: 1, category: "NETWORK", message: "attempt 1 failed (NETWORK)" }]);
     rt.clock.advance(999);
     await flush();
-    expect((await rt.engine.getRun(r.id)).state).toEqual(["AgentRuntime.Backoff"]);
+    expect((await rt.engine.getRun(r.id)).state).toEqual(["AgentRuntime.ErrorClassify.ErrorHandling"]);
     rt.clock.advance(1);
-    v = await rt.engine.waitFor(r.id, (x) => x.state.includes("AgentRuntime.Backoff") && ctxOf(x).workflow!.attempts === 2);
+    v = await rt.engine.waitFor(r.id, (x) => x.state.includes("AgentRuntime.ErrorClassify.ErrorHandling") && ctxOf(x).workflow!.attempts === 2);
     rt.clock.advance(1_999);
     await flush();
-    expect((await rt.engine.getRun(r.id)).state).toEqual(["AgentRuntime.Backoff"]);
+    expect((await rt.engine.getRun(r.id)).state).toEqual(["AgentRuntime.ErrorClassify.ErrorHandling"]);
     rt.clock.advance(1);
-    const done = await rt.engine.waitFor(r.id, settled);
+    const done = await rt.engine.waitFor(r.id, settled, 20_000);
     expect(done.status).toBe("completed");
     expect(ctxOf(done).workflow).toMatchObject({ status: "completed", attempts: 3 });
     expect(ctxOf(done).workflow?.errors.map((e) => e.category)).toEqual(["NETWORK", "LLM"]);
-    expect((await path(r.id)).filter((x) => x.endsWith("Retryable (network/LLM)"))).toHaveLength(2);
+    // the seed's edge: ErrorClassify → RetryableExec, its delay the backoff
+    const retries = (await rt.store.transitions(r.id)).filter((t) => t.reason === "Retryable (network/LLM): retried after the backoff");
+    expect(retries).toHaveLength(2);
+    expect(retries.every((t) => t.from.join() === "AgentRuntime.ErrorClassify.ErrorHandling" && t.to.join() === "AgentRuntime.RetryableExec.RetryBoundary.WriteReportPlan")).toBe(true);
     // the run row counts its retries as they commit (the runs list's "retrying" filter reads it)
     expect((await rt.store.getRun(r.id))!.retries).toBe(2);
   });
 
-  it.each(["BUSINESS", "RESOURCE_LIMIT", "UNKNOWN"])("a %s error is not retried: WorkflowFailed with the category recorded", async (category) => {
-    rt = await modesRuntime({ actors: { research: failing([category]) } });
+  it.each(["BUSINESS", "RESOURCE_LIMIT", "UNKNOWN"])("a %s error is not retried: ErrorHandling → WorkflowFailed with the category recorded", async (category) => {
+    rt = await modesRuntime({ actors: { writeReportPlan: failing([category]) } });
     const { run: r } = await rt.engine.start("processing-modes", { query: "research durable timers", mode: "DEEP_RESEARCH" });
     const done = await rt.engine.waitFor(r.id, settled);
     expect(done.status).toBe("failed");
-    expect(await visited(r.id)).toEqual(expect.arrayContaining(["AgentRuntime.ErrorClassify", "AgentRuntime.WorkflowFailed", "RecordMetrics", "Failed"]));
-    expect(await visited(r.id)).not.toContain("AgentRuntime.Backoff");
+    expect(await visited(r.id)).toEqual(expect.arrayContaining(["AgentRuntime.ErrorClassify.ErrorHandling", "AgentRuntime.WorkflowFailed", "RecordMetrics", "Failed"]));
     expect(ctxOf(done).workflow).toMatchObject({ status: "failed", attempts: 1 });
     expect(ctxOf(done).error).toMatchObject({ category });
     expect(ctxOf(done).metrics).toMatchObject({ ok: false, errorCategory: category });
@@ -340,16 +352,80 @@ describe("processing-modes: AgentRuntime", () => {
     expect(row).toMatchObject({ mode: "DEEP_RESEARCH", level: "Agent", ok: false, errorCategory: category });
   });
 
-  it("retries stop after max_retries=2: a third retryable failure is final", async () => {
-    rt = await modesRuntime({ actors: { research: failing(["NETWORK", "NETWORK", "NETWORK"]) } });
-    const { run: r } = await rt.engine.start("processing-modes", { query: "research durable timers", mode: "DEEP_RESEARCH" });
-    for (let i = 1; i <= 2; i++) {
-      await rt.engine.waitFor(r.id, (x) => x.state.includes("AgentRuntime.Backoff") && ctxOf(x).workflow!.attempts === i);
-      rt.clock.advance(1_000 * 2 ** (i - 1));
-    }
-    const done = await rt.engine.waitFor(r.id, settled);
+  it("after max_retries=2 a third model error asks a person, whose retry runs the boundary again", async () => {
+    rt = await modesRuntime({ actors: { writeReportPlan: failing(["NETWORK", "NETWORK", "LLM", "LLM"]) } });
+    const start = async () => {
+      const { run: r } = await rt!.engine.start("processing-modes", { query: "research durable timers", mode: "DEEP_RESEARCH" });
+      for (let i = 1; i <= 2; i++) {
+        await rt!.engine.waitFor(r.id, (x) => x.state.includes("AgentRuntime.ErrorClassify.ErrorHandling") && ctxOf(x).workflow!.attempts === i);
+        rt!.clock.advance(1_000 * 2 ** (i - 1));
+      }
+      return rt!.engine.waitFor(r.id, (x) => x.state[0] === "ERROR");
+    };
+    const w = await start();
+    expect(w.status).toBe("waiting");
+    expect(ctxOf(w).error).toMatchObject({ category: "LLM", retry: "AgentRuntime.RetryableExec" });
+    const review = (await rt.store.listReviews({ runId: w.id, status: "pending" }))[0]!;
+    expect(review.prompt).toMatch(/DEEP_RESEARCH request stopped in AgentRuntime.RetryableExec/);
+    // the 4th attempt fails too (LLM): straight back to the person, no more automatic retries
+    await rt.engine.decide(review.id, { decision: "retry" });
+    const again = await rt.engine.waitFor(w.id, (x) => x.state[0] === "ERROR" && ctxOf(x).workflow!.attempts === 4);
+    const review2 = (await rt.store.listReviews({ runId: w.id, status: "pending" }))[0]!;
+    await rt.engine.decide(review2.id, { decision: "retry" });
+    const done = await rt.engine.waitFor(again.id, settled, 20_000);
+    expect(done.status).toBe("completed");
+    expect(ctxOf(done).workflow).toMatchObject({ status: "completed", attempts: 5 });
+  });
+
+  it("a person aborts after the model error: the request fails, the WorkflowState says failed, the metrics record the category", async () => {
+    rt = await modesRuntime({ actors: { writeReportPlan: failing(["LLM", "LLM", "LLM"]) } });
+    const { run: r } = await rt.engine.start("processing-modes", { query: "research durable timers", mode: "DEEP_RESEARCH", config: { maxRetries: 0 } });
+    const w = await rt.engine.waitFor(r.id, (x) => x.state[0] === "ERROR");
+    const review = (await rt.store.listReviews({ runId: r.id, status: "pending" }))[0]!;
+    await rt.engine.decide(review.id, { decision: "abort", feedback: "not worth it" });
+    const done = await rt.engine.waitFor(w.id, settled);
     expect(done.status).toBe("failed");
-    expect(ctxOf(done).workflow).toMatchObject({ attempts: 3, status: "failed" });
-    expect(ctxOf(done).error?.category).toBe("NETWORK");
+    expect(ctxOf(done).workflow).toMatchObject({ status: "failed", attempts: 1 });
+    expect(ctxOf(done).error?.message).toMatch(/not worth it/);
+    expect(ctxOf(done).metrics).toMatchObject({ ok: false, errorCategory: "LLM" });
+  });
+});
+
+describe("processing-modes: a model error in a ModelRuntime processor", () => {
+  it("waits in ERROR; retry runs the step again and the request completes", async () => {
+    let calls = 0;
+    const chat = async () => {
+      calls++;
+      if (calls === 1) throw Object.assign(new Error("endpoint 1: invalid_output after retries"), { category: "LLM" });
+      return { text: "second time lucky", adapter: "test", citations: [], cached: false };
+    };
+    rt = await modesRuntime({ actors: { chat } });
+    const { run: r } = await rt.engine.start("processing-modes", { query: "hello there", mode: "CHAT" });
+    const w = await rt.engine.waitFor(r.id, (x) => x.state[0] === "ERROR");
+    expect(ctxOf(w).error).toMatchObject({ state: "CHAT.CallLLM", category: "LLM", retry: "ModelRuntime.ProcessorExec.CHAT" });
+    const review = (await rt.store.listReviews({ runId: r.id, status: "pending" }))[0]!;
+    await rt.engine.decide(review.id, { decision: "retry" });
+    const done = await rt.engine.waitFor(r.id, settled);
+    expect(done.status).toBe("completed");
+    expect(ctxOf(done).result?.text).toBe("second time lucky");
+  });
+
+  it("THINKING retries the stage that failed, keeping the stages before it", async () => {
+    let failed = false;
+    const think = async (input: { stage: string }) => {
+      if (input.stage === "DeepReasoning" && !failed) {
+        failed = true;
+        throw Object.assign(new Error("503 overloaded"), { category: "NETWORK" });
+      }
+      return { stage: input.stage, text: `${input.stage} text`, adapter: "test" };
+    };
+    rt = await modesRuntime({ actors: { think } });
+    const { run: r } = await rt.engine.start("processing-modes", { query: "should we shard now?", mode: "THINKING" });
+    await rt.engine.waitFor(r.id, (x) => x.state[0] === "ERROR");
+    const review = (await rt.store.listReviews({ runId: r.id, status: "pending" }))[0]!;
+    await rt.engine.decide(review.id, { decision: "retry" });
+    const done = await rt.engine.waitFor(r.id, settled);
+    expect(done.status).toBe("completed");
+    expect(ctxOf(done).stages.map((s) => s.stage)).toEqual([...THINKING_STAGES]);
   });
 });

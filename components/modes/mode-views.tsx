@@ -1,6 +1,6 @@
 "use client";
 // The processing-modes run's own views: the result, how it was routed and cached, what the mode
-// did (passages, searches, code and its execution, thinking stages, the research child run),
+// did (passages, searches, code and its execution, thinking stages, the research plan and tasks),
 // and the request's metrics.
 import type { ModesContext } from "@/lib/machines/processing-modes.types";
 import { Markdown } from "@/components/ui/markdown";
@@ -150,6 +150,37 @@ export function ModeWork({ c }: { c: ModesContext }) {
             <Pill tone={c.workflow.status === "completed" ? "emerald" : c.workflow.status === "failed" ? "red" : "sky"}>{c.workflow.status}</Pill>
             <span className="text-xs text-slate-500 dark:text-slate-400">attempt {c.workflow.attempts}</span>
           </div>
+          {c.research?.plan && (
+            <div className="mt-1 text-xs" data-testid="research-plan">
+              <p className="font-medium">
+                {c.research.plan.title} <span className="font-normal text-slate-500 dark:text-slate-400">· plan by {c.research.plan.adapter}</span>
+              </p>
+              <ul className="list-disc pl-5 text-slate-600 dark:text-slate-400">
+                {c.research.plan.sections.map((x, i) => (
+                  <li key={i}>
+                    {x.heading}: {x.covers}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {c.research && c.research.tasks.length > 0 && (
+            <ol className="mt-1 list-decimal space-y-0.5 pl-5 text-xs text-slate-600 dark:text-slate-400" data-testid="research-tasks">
+              {c.research.tasks.map((t, i) => (
+                <li key={i} className="break-words">
+                  <Pill tone={t.priority === "high" ? "violet" : "slate"}>{t.priority}</Pill> “{t.query}” — {t.goal}
+                  {t.via && (
+                    <span>
+                      {" "}
+                      · {t.results} result(s) via {t.via}
+                      {t.sources.length > 0 ? ` (${t.sources.join(", ")})` : ""}
+                    </span>
+                  )}
+                  {t.summary === null && i === c.research!.index && c.workflow!.status === "running" && <span> · in progress</span>}
+                </li>
+              ))}
+            </ol>
+          )}
           {c.workflow.childRunId && (
             <a className="text-xs text-blue-700 dark:text-blue-400 hover:underline" href={`/runs/${c.workflow.childRunId}`} data-testid="child-run">
               deep-research run {c.workflow.childRunId.slice(0, 8)} →

@@ -1,8 +1,12 @@
 // Seed 004 — processing modes, as one XState v5 machine: RouteRequest picks the mode (explicit or
 // classified), CheckRuntime sends System 1 / System 2 modes to ModelRuntime (CacheCheck →
 // CacheHit | ProcessorExec → CachePut) and the agent mode to AgentRuntime (WorkflowInit →
-// RetryableExec with retry_with_backoff → WorkflowComplete | WorkflowFailed); every request ends
-// in RecordMetrics. Each mode's own state machine is nested inside ProcessorExec.
+// RetryableExec with retry_with_backoff → WorkflowComplete | ErrorClassify → RetryableExec |
+// WorkflowFailed); every request ends in RecordMetrics. Each mode's own state machine is nested
+// inside ProcessorExec; DEEP_RESEARCH's (InitWorkflow → RetryBoundary { WriteReportPlan →
+// GenerateSearchQueries → ExecuteSearchTasks { SearchTask ⇄ ProcessResult } → WriteFinalReport }
+// → WorkflowComplete, or ErrorHandling) inside AgentRuntime's boxes, which are the same steps
+// drawn from further away. A model error that outlived its retries waits in ERROR for a person.
 import { assign, setup } from "xstate";
 import { z } from "zod";
 import { effect } from "./effect";
@@ -18,8 +22,14 @@ import {
   type ModesConfig,
   type ModesContext,
   type Passage,
+  type ReportPlan,
+  type ResearchSource,
+  type ResearchState,
   type RoutingDecision,
+  type SearchTaskState,
   type ThinkingStage,
+  THINKING_STAGES,
+  type WorkflowStep,
 } from "./processing-modes.types";
 import type { StateMeta, WorkflowDefinition } from "./types";
 
@@ -31,16 +41,49 @@ export interface ModesInput {
   config?: Partial<ModesConfig>;
 }
 
+type Decision = { feedback?: string; reviewer?: string };
 type ModesEvent =
-  | { type: "WORKFLOW.STEP"; step: string; childState?: string; childRunId?: string }
+  | (Decision & { type: "RETRY" })
+  | (Decision & { type: "ABORT"; reason?: string })
   | { type: `xstate.done.actor.${string}`; output: unknown }
   | { type: `xstate.error.actor.${string}`; error?: { message?: string; category?: string } };
 
 const out = <T>(event: unknown) => (event as { output: T }).output;
 const errorOf = (event: unknown) => (event as { error?: { message?: string; category?: string } }).error ?? {};
 const RETRYABLE = new Set(["NETWORK", "LLM"]);
+const isModelFailure = (event: unknown) => RETRYABLE.has(errorOf(event).category ?? "");
 
-export type ResearchOutcome = { report: string; childRunId: string; missionId: string; facts: number; sources: number; adapter: string };
+/** DEEP_RESEARCH's step outputs. */
+export type SearchTaskOutput = { results: number; via: string; sources: ResearchSource[]; ids: string[] };
+export type SummaryOutput = { summary: string; adapter: string };
+export type ReportOutput = { report: string; adapter: string; cited: string[] };
+
+const AGENT = "#processing-modes.AgentRuntime";
+const PROCESSOR = "#processing-modes.ModelRuntime.ProcessorExec";
+
+/** The states a person can retry from ERROR (a model error after its retries), as paths. */
+const RETRY_TARGETS = [
+  "RouteRequest",
+  "ModelRuntime.ProcessorExec.CHAT",
+  "ModelRuntime.ProcessorExec.KNOWLEDGE",
+  "ModelRuntime.ProcessorExec.SEARCH",
+  "ModelRuntime.ProcessorExec.CODE",
+  ...THINKING_STAGES.map((s) => `ModelRuntime.ProcessorExec.THINKING.${s}`),
+  "AgentRuntime.RetryableExec",
+] as const;
+
+/** onError of a ModelRuntime step: a model error (LLM, NETWORK: the port already retried) asks a person; anything else fails the request. */
+function processorError(state: string, retry: string) {
+  return [
+    { guard: "modelFailure" as const, target: "#processing-modes.ERROR", description: "Model error after retries: ask a person", actions: { type: "fail" as const, params: { state, retry } } },
+    { target: `${PROCESSOR}.Processed`, actions: { type: "fail" as const, params: { state } } },
+  ];
+}
+
+/** onError of a DEEP_RESEARCH step: the RetryBoundary's Exception, classified in ErrorHandling. */
+const boundaryError = { target: `${AGENT}.ErrorClassify.ErrorHandling`, description: "Exception", actions: "classifyError" as const };
+
+const emptyResearch = (): ResearchState => ({ plan: null, tasks: [], index: 0, sources: [] });
 
 export const processingModesMachine = setup({
   types: { context: {} as ModesContext, events: {} as ModesEvent, input: {} as ModesInput },
@@ -57,7 +100,11 @@ export const processingModesMachine = setup({
     generateCode: effect<{ language: "javascript" | "python"; code: string; source: "request" | "model" }, { query: string }>("generateCode"),
     executeCode: effect<Execution, { language: "javascript" | "python"; code: string; timeoutMs: number; memoryMb: number }>("executeCode"),
     think: effect<{ stage: ThinkingStage; text: string; adapter: string }, { stage: ThinkingStage; query: string; previous: { stage: ThinkingStage; text: string }[] }>("think"),
-    research: effect<ResearchOutcome, { query: string; attempt: number }>("research"),
+    writeReportPlan: effect<ReportPlan, { query: string }>("writeReportPlan"),
+    generateSearchTasks: effect<{ tasks: Pick<SearchTaskState, "query" | "goal" | "priority">[]; adapter: string }, { query: string; plan: ReportPlan }>("generateSearchTasks"),
+    searchTask: effect<SearchTaskOutput, { task: SearchTaskState; sources: ResearchSource[] }>("searchTask"),
+    processResult: effect<SummaryOutput, { query: string; task: SearchTaskState; sources: ResearchSource[] }>("processResult"),
+    writeFinalReport: effect<ReportOutput, { query: string; plan: ReportPlan; tasks: SearchTaskState[]; sources: ResearchSource[] }>("writeFinalReport"),
     recordMetrics: effect<ModeMetrics, { context: ModesContext }>("recordMetrics"),
   },
   guards: {
@@ -71,6 +118,19 @@ export const processingModesMachine = setup({
       const last = w.errors[w.errors.length - 1];
       return !!last && RETRYABLE.has(last.category) && w.attempts <= context.config.maxRetries;
     },
+    // a model error (network/LLM) that outlived retry_with_backoff: a person decides
+    retriesExhausted: ({ context }) => {
+      const w = context.workflow!;
+      const last = w.errors[w.errors.length - 1];
+      return !!last && RETRYABLE.has(last.category) && w.attempts > context.config.maxRetries;
+    },
+    notRetryable: ({ context }) => {
+      const last = context.workflow!.errors[context.workflow!.errors.length - 1];
+      return !last || !RETRYABLE.has(last.category);
+    },
+    moreTasks: ({ context }) => context.research!.index + 1 < context.research!.tasks.length,
+    modelFailure: ({ event }) => isModelFailure(event),
+    retryFrom: ({ context }, params: { state: string }) => context.error?.retry === params.state,
     requestFailed: ({ context }) => context.error !== null,
   },
   delays: {
@@ -116,19 +176,37 @@ export const processingModesMachine = setup({
       const final = context.stages[context.stages.length - 1]!;
       return { result: { text: final.text, adapter: final.adapter, citations: [], cached: false } };
     }),
-    initWorkflow: assign({ workflow: () => ({ steps: [...WORKFLOW_STEPS], status: "running" as const, current: "plan", childRunId: null, attempts: 0, errors: [] }) }),
-    countAttempt: assign(({ context }) => ({ workflow: { ...context.workflow!, attempts: context.workflow!.attempts + 1 } })),
-    workflowStep: assign(({ context, event }) => {
-      const e = event as { step: string; childRunId?: string };
-      return { workflow: { ...context.workflow!, current: e.step, childRunId: e.childRunId ?? context.workflow!.childRunId } };
+    initWorkflow: assign({ workflow: () => ({ steps: [...WORKFLOW_STEPS], status: "running" as const, current: null, completed: [], attempts: 0, errors: [] }) }),
+    countAttempt: assign(({ context }) => ({ workflow: { ...context.workflow!, status: "running" as const, current: null, completed: [], attempts: context.workflow!.attempts + 1 } })),
+    // the WorkflowState's current step, lit as the boundary goes: plan, search, synthesize
+    workflowStep: assign(({ context }, params: { step: WorkflowStep }) => {
+      const w = context.workflow!;
+      const i = WORKFLOW_STEPS.indexOf(params.step);
+      return { workflow: { ...w, current: params.step, completed: WORKFLOW_STEPS.slice(0, i) as WorkflowStep[] } };
     }),
-    workflowComplete: assign(({ context, event }) => {
-      const o = out<ResearchOutcome>(event);
-      return {
-        workflow: { ...context.workflow!, status: "completed" as const, current: null, childRunId: o.childRunId },
-        result: { text: o.report, adapter: o.adapter, citations: [{ id: o.childRunId, title: `deep-research run ${o.missionId}`, url: `/runs/${o.childRunId}` }], cached: false },
-      };
+    resetResearch: assign({ research: () => emptyResearch() }),
+    setReportPlan: assign(({ context, event }) => ({ research: { ...context.research!, plan: out<ReportPlan>(event) } })),
+    setSearchTasks: assign(({ context, event }) => {
+      const tasks = out<{ tasks: Pick<SearchTaskState, "query" | "goal" | "priority">[] }>(event).tasks;
+      return { research: { ...context.research!, index: 0, tasks: tasks.map((t) => ({ ...t, results: 0, via: "", summary: null, adapter: null, sources: [] })) } };
     }),
+    setSearchResult: assign(({ context, event }) => {
+      const o = out<SearchTaskOutput>(event);
+      const r = context.research!;
+      return { research: { ...r, sources: o.sources, tasks: r.tasks.map((t, i) => (i === r.index ? { ...t, results: o.results, via: o.via, sources: o.ids } : t)) } };
+    }),
+    setSummary: assign(({ context, event }) => {
+      const o = out<SummaryOutput>(event);
+      const r = context.research!;
+      return { research: { ...r, tasks: r.tasks.map((t, i) => (i === r.index ? { ...t, summary: o.summary, adapter: o.adapter } : t)) } };
+    }),
+    nextTask: assign(({ context }) => ({ research: { ...context.research!, index: context.research!.index + 1 } })),
+    setReport: assign(({ context, event }) => {
+      const o = out<ReportOutput>(event);
+      const cited = context.research!.sources.filter((s) => o.cited.includes(s.id));
+      return { result: { text: o.report, adapter: o.adapter, citations: cited.map((s) => ({ id: s.id, title: s.title, url: s.url })), cached: false } };
+    }),
+    workflowComplete: assign(({ context }) => ({ workflow: { ...context.workflow!, status: "completed" as const, current: null, completed: [...WORKFLOW_STEPS] } })),
     classifyError: assign(({ context, event }) => {
       const e = errorOf(event);
       const w = context.workflow!;
@@ -139,9 +217,23 @@ export const processingModesMachine = setup({
       const last = w.errors[w.errors.length - 1]!;
       return { workflow: { ...w, status: "failed" as const }, error: { state: "AgentRuntime.RetryableExec", message: last.message, category: last.category } };
     }),
-    fail: assign(({ event }, params: { state: string }) => {
+    // retries exhausted: the request waits in ERROR; a person's RETRY re-enters RetryableExec
+    askPerson: assign(({ context }) => {
+      const w = context.workflow!;
+      const last = w.errors[w.errors.length - 1]!;
+      return { error: { state: "AgentRuntime.RetryableExec", message: last.message, category: last.category, retry: "AgentRuntime.RetryableExec" } };
+    }),
+    fail: assign(({ event }, params: { state: string; retry?: string }) => {
       const e = errorOf(event);
-      return { error: { state: params.state, message: e.message ?? "unknown error", category: e.category ?? "UNKNOWN" } };
+      return { error: { state: params.state, message: e.message ?? "unknown error", category: e.category ?? "UNKNOWN", ...(params.retry ? { retry: params.retry } : {}) } };
+    }),
+    abortAfterError: assign(({ context, event }) => {
+      const e = event as { reason?: string; feedback?: string };
+      const why = e.reason || e.feedback || "aborted by a person after the model error";
+      return {
+        error: context.error ? { ...context.error, message: `${context.error.message} (${why})` } : null,
+        workflow: context.workflow ? { ...context.workflow, status: "failed" as const, current: null } : null,
+      };
     }),
     setMetrics: assign(({ event }) => ({ metrics: out<ModeMetrics>(event) })),
   },
@@ -163,6 +255,7 @@ export const processingModesMachine = setup({
     execution: null,
     stages: [],
     workflow: null,
+    research: null,
     result: null,
     error: null,
     metrics: null,
@@ -175,7 +268,10 @@ export const processingModesMachine = setup({
         src: "route",
         input: ({ context }) => ({ query: context.query, requested: context.requested }),
         onDone: { target: "CheckRuntime", description: "RoutingDecision", actions: "setRouting" },
-        onError: { target: "RecordMetrics", actions: { type: "fail", params: { state: "RouteRequest" } } },
+        onError: [
+          { guard: "modelFailure", target: "ERROR", description: "Model error after retries: ask a person", actions: { type: "fail", params: { state: "RouteRequest", retry: "RouteRequest" } } },
+          { target: "RecordMetrics", actions: { type: "fail", params: { state: "RouteRequest" } } },
+        ],
       },
     },
     CheckRuntime: {
@@ -239,7 +335,7 @@ export const processingModesMachine = setup({
                     src: "chat",
                     input: ({ context }) => ({ prompt: context.prompt!, query: context.query }),
                     onDone: { target: "ReturnResult", description: "Store result", actions: "setResult" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "CHAT.CallLLM" } } },
+                    onError: processorError("CHAT.CallLLM", "ModelRuntime.ProcessorExec.CHAT"),
                   },
                 },
                 ReturnResult: { type: "final", meta: { summary: "Result ready" } satisfies StateMeta },
@@ -257,7 +353,7 @@ export const processingModesMachine = setup({
                     src: "embed",
                     input: ({ context }) => ({ query: context.query }),
                     onDone: { target: "SearchVectorDB", description: "Vector similarity search", actions: "setEmbedding" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "KNOWLEDGE.GenerateEmbeddings" } } },
+                    onError: processorError("KNOWLEDGE.GenerateEmbeddings", "ModelRuntime.ProcessorExec.KNOWLEDGE"),
                   },
                 },
                 SearchVectorDB: {
@@ -266,7 +362,7 @@ export const processingModesMachine = setup({
                     src: "searchKnowledge",
                     input: ({ context }) => ({ query: context.query }),
                     onDone: { target: "SynthesizeContext", description: "Combine retrieved chunks + query", actions: "setPassages" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "KNOWLEDGE.SearchVectorDB" } } },
+                    onError: processorError("KNOWLEDGE.SearchVectorDB", "ModelRuntime.ProcessorExec.KNOWLEDGE"),
                   },
                 },
                 SynthesizeContext: { meta: { summary: "Enriched prompt" } satisfies StateMeta, always: { target: "CallLLM", description: "Generate answer with context" } },
@@ -276,7 +372,7 @@ export const processingModesMachine = setup({
                     src: "answer",
                     input: ({ context }) => ({ query: context.query, passages: context.passages, mode: "KNOWLEDGE" as const }),
                     onDone: { target: "ReturnResult", description: "Store in cache", actions: "setResult" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "KNOWLEDGE.CallLLM" } } },
+                    onError: processorError("KNOWLEDGE.CallLLM", "ModelRuntime.ProcessorExec.KNOWLEDGE"),
                   },
                 },
                 ReturnResult: { type: "final", meta: { summary: "Result ready" } satisfies StateMeta },
@@ -294,7 +390,7 @@ export const processingModesMachine = setup({
                     src: "generateQueries",
                     input: ({ context }) => ({ query: context.query }),
                     onDone: { target: "ExecuteSearches", description: "Concurrent searches", actions: "setQueries" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "SEARCH.GenerateSearchQueries" } } },
+                    onError: processorError("SEARCH.GenerateSearchQueries", "ModelRuntime.ProcessorExec.SEARCH"),
                   },
                 },
                 ExecuteSearches: {
@@ -303,7 +399,7 @@ export const processingModesMachine = setup({
                     src: "executeSearches",
                     input: ({ context }) => ({ queries: context.searches.map((s) => s.query) }),
                     onDone: { target: "SynthesizeResults", description: "Aggregate all search results", actions: "setSearchResults" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "SEARCH.ExecuteSearches" } } },
+                    onError: processorError("SEARCH.ExecuteSearches", "ModelRuntime.ProcessorExec.SEARCH"),
                   },
                 },
                 SynthesizeResults: { meta: { summary: "Unified context" } satisfies StateMeta, always: { target: "CallLLM", description: "Generate comprehensive report" } },
@@ -313,7 +409,7 @@ export const processingModesMachine = setup({
                     src: "answer",
                     input: ({ context }) => ({ query: context.query, passages: context.passages, mode: "SEARCH" as const }),
                     onDone: { target: "ReturnResult", description: "Answer ready", actions: "setResult" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "SEARCH.CallLLM" } } },
+                    onError: processorError("SEARCH.CallLLM", "ModelRuntime.ProcessorExec.SEARCH"),
                   },
                 },
                 ReturnResult: { type: "final", meta: { summary: "Result ready" } satisfies StateMeta },
@@ -331,7 +427,7 @@ export const processingModesMachine = setup({
                     src: "generateCode",
                     input: ({ context }) => ({ query: context.query }),
                     onDone: { target: "ExecuteInSandbox", description: "Send to the sandbox", actions: "setCode" },
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "CODE.GenerateCode" } } },
+                    onError: processorError("CODE.GenerateCode", "ModelRuntime.ProcessorExec.CODE"),
                   },
                 },
                 ExecuteInSandbox: {
@@ -343,7 +439,7 @@ export const processingModesMachine = setup({
                       { guard: "exitZero", target: "FormatSuccess", description: "Exit code 0", actions: "setExecution" },
                       { target: "FormatError", description: "Non-zero exit / timeout", actions: "setExecution" },
                     ],
-                    onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail", params: { state: "CODE.ExecuteInSandbox" } } },
+                    onError: processorError("CODE.ExecuteInSandbox", "ModelRuntime.ProcessorExec.CODE"),
                   },
                 },
                 FormatSuccess: { type: "final", entry: "formatSuccess", description: "Capture stdout + return value", meta: { summary: "stdout + return value" } satisfies StateMeta },
@@ -382,44 +478,144 @@ export const processingModesMachine = setup({
       },
     },
     AgentRuntime: {
-      description: "Stateful, workflow-tracked, retry-wrapped: DEEP_RESEARCH runs as a deep-research child run.",
+      description: "Stateful, workflow-tracked, retry-wrapped: DEEP_RESEARCH's states (seed 004, section 7) inside the AgentRuntime's boxes (section 1).",
       meta: { summary: "AgentRuntime" } satisfies StateMeta,
       initial: "WorkflowInit",
       onDone: { target: "RecordMetrics", description: "Workflow finished" },
-      on: { "WORKFLOW.STEP": { actions: "workflowStep", description: "The child run moved to another step" } },
       states: {
         WorkflowInit: {
-          entry: "initWorkflow",
-          description: "WorkflowState(steps=[plan, search, synthesize]), status running.",
+          description: "AgentRuntime creates the WorkflowState.",
           meta: { summary: "Creating the WorkflowState" } satisfies StateMeta,
-          always: { target: "RetryableExec", description: "retry_with_backoff(max=2)" },
+          initial: "InitWorkflow",
+          states: {
+            InitWorkflow: {
+              entry: "initWorkflow",
+              description: "WorkflowState(steps=[plan, search, synthesize]), status running.",
+              meta: { summary: "WorkflowState(steps=[plan, search, synthesize])" } satisfies StateMeta,
+              always: { target: `${AGENT}.RetryableExec.RetryBoundary`, description: "retry_with_backoff(max=2)" },
+            },
+          },
         },
         RetryableExec: {
           entry: "countAttempt",
-          description: "The retry boundary: the deep-research workflow (plan → search → synthesize) as a child run.",
+          description: "One attempt of the retry boundary: the research pipeline, plan → search → synthesize.",
           meta: { summary: "Running the research workflow" } satisfies StateMeta,
-          invoke: {
-            src: "research",
-            input: ({ context }) => ({ query: context.query, attempt: context.workflow!.attempts }),
-            onDone: { target: "WorkflowComplete", description: "Success", actions: "workflowComplete" },
-            onError: { target: "ErrorClassify", description: "Exception", actions: "classifyError" },
+          initial: "RetryBoundary",
+          states: {
+            RetryBoundary: {
+              entry: "resetResearch",
+              description: "DeepResearchProcessor: outline, search tasks, searched and summarized one by one, the report with citations.",
+              meta: { summary: "Research pipeline" } satisfies StateMeta,
+              initial: "WriteReportPlan",
+              onDone: { target: `${AGENT}.WorkflowComplete`, description: "Success", actions: "workflowComplete" },
+              states: {
+                WriteReportPlan: {
+                  entry: { type: "workflowStep", params: { step: "plan" } },
+                  description: "Generate a detailed research outline from the request.",
+                  meta: { summary: "Writing the report plan" } satisfies StateMeta,
+                  invoke: {
+                    src: "writeReportPlan",
+                    input: ({ context }) => ({ query: context.query }),
+                    onDone: { target: "GenerateSearchQueries", description: "Extract structured search tasks", actions: "setReportPlan" },
+                    onError: boundaryError,
+                  },
+                },
+                GenerateSearchQueries: {
+                  entry: { type: "workflowStep", params: { step: "search" } },
+                  description: "Create (query, goal, priority) tuples from the report plan.",
+                  meta: { summary: "Search tasks from the plan" } satisfies StateMeta,
+                  invoke: {
+                    src: "generateSearchTasks",
+                    input: ({ context }) => ({ query: context.query, plan: context.research!.plan! }),
+                    onDone: { target: "ExecuteSearchTasks", description: "Iterate through tasks", actions: "setSearchTasks" },
+                    onError: boundaryError,
+                  },
+                },
+                ExecuteSearchTasks: {
+                  description: "Each search task in turn: search, then collect and summarize what it found.",
+                  meta: { summary: "Executing the search tasks" } satisfies StateMeta,
+                  initial: "SearchTask",
+                  onDone: { target: "WriteFinalReport", description: "Synthesize all results" },
+                  states: {
+                    SearchTask: {
+                      description: "Execute the web search (or the knowledge store, without a search engine) for the current task.",
+                      meta: { summary: "Searching for the current task" } satisfies StateMeta,
+                      invoke: {
+                        src: "searchTask",
+                        input: ({ context }) => ({ task: context.research!.tasks[context.research!.index]!, sources: context.research!.sources }),
+                        onDone: { target: "ProcessResult", description: "Collect and summarize", actions: "setSearchResult" },
+                        onError: boundaryError,
+                      },
+                    },
+                    ProcessResult: {
+                      description: "Summarize the task's results for its goal, citing the sources as [S01] ….",
+                      meta: { summary: "Summarizing the results" } satisfies StateMeta,
+                      invoke: {
+                        src: "processResult",
+                        input: ({ context }) => {
+                          const r = context.research!;
+                          const task = r.tasks[r.index]!;
+                          return { query: context.query, task, sources: r.sources.filter((s) => task.sources.includes(s.id)) };
+                        },
+                        onDone: [
+                          { guard: "moreTasks", target: "SearchTask", description: "Next task", actions: ["setSummary", "nextTask"] },
+                          { target: "TasksDone", description: "All tasks done", actions: "setSummary" },
+                        ],
+                        onError: boundaryError,
+                      },
+                    },
+                    TasksDone: { type: "final", meta: { summary: "All tasks done" } satisfies StateMeta },
+                  },
+                },
+                WriteFinalReport: {
+                  entry: { type: "workflowStep", params: { step: "synthesize" } },
+                  description: "Synthesize the summaries with the plan into a structured report with citations.",
+                  meta: { summary: "Writing the final report" } satisfies StateMeta,
+                  invoke: {
+                    src: "writeFinalReport",
+                    input: ({ context }) => ({ query: context.query, plan: context.research!.plan!, tasks: context.research!.tasks, sources: context.research!.sources }),
+                    onDone: { target: "ReportWritten", description: "Report ready", actions: "setReport" },
+                    onError: boundaryError,
+                  },
+                },
+                ReportWritten: { type: "final", meta: { summary: "Report ready" } satisfies StateMeta },
+              },
+            },
           },
         },
         ErrorClassify: {
-          description: "ErrorClassifier.classify(): NETWORK / LLM errors are retried, the rest fail at once.",
+          description: "ErrorClassifier.classify(): NETWORK / LLM errors are retried after an exponential backoff (base 1 s), the rest fail at once.",
           meta: { summary: "Classifying the error" } satisfies StateMeta,
-          always: [
-            { guard: "retryable", target: "Backoff", description: "Retryable (network/LLM)" },
-            { target: "WorkflowFailed", description: "Non-retryable or max retries exceeded", actions: "workflowFailed" },
-          ],
-        },
-        Backoff: {
-          description: "Exponential backoff before the next attempt (base 1 s).",
-          meta: { summary: "Waiting before the retry" } satisfies StateMeta,
-          after: { backoff: { target: "RetryableExec", description: "Retry" } },
+          initial: "ErrorHandling",
+          // retry_with_backoff: the backoff is this edge's delay
+          after: { backoff: { guard: "retryable", target: "RetryableExec", description: "Retryable (network/LLM): retried after the backoff" } },
+          states: {
+            ErrorHandling: {
+              description: "The classified error: retryable ones wait for the backoff; a model error past max retries asks a person; the rest fail.",
+              meta: { summary: "Handling the error" } satisfies StateMeta,
+              always: [
+                { guard: "retriesExhausted", target: "#processing-modes.ERROR", description: "Max retries exceeded (network/LLM): ask a person", actions: "askPerson" },
+                { guard: "notRetryable", target: `${AGENT}.WorkflowFailed`, description: "Non-retryable", actions: "workflowFailed" },
+              ],
+            },
+          },
         },
         WorkflowComplete: { type: "final", description: "WorkflowState.complete()", meta: { summary: "Workflow complete" } satisfies StateMeta },
-        WorkflowFailed: { type: "final", description: "The classified error is recorded.", meta: { summary: "Workflow failed" } satisfies StateMeta },
+        WorkflowFailed: { type: "final", description: "ErrorClassifier.classify(error): the classified error is recorded.", meta: { summary: "Workflow failed" } satisfies StateMeta },
+      },
+    },
+    ERROR: {
+      tags: ["waiting", "human", "error"],
+      description: "A model call failed after its retries (a reply that never matched its schema, an endpoint down): a person retries the step or aborts the request.",
+      meta: { summary: "Error: needs your intervention", review: { kind: "intervention", decisions: ["retry", "abort"] } } satisfies StateMeta,
+      on: {
+        RETRY: RETRY_TARGETS.map((state) => ({
+          guard: { type: "retryFrom" as const, params: { state } },
+          target: `#processing-modes.${state}`,
+          description: `Retry ${state.split(".").pop()}`,
+          actions: assign({ error: null }),
+        })),
+        ABORT: { target: "RecordMetrics", description: "Abort (the error is recorded)", actions: "abortAfterError" },
       },
     },
     RecordMetrics: {
@@ -452,7 +648,7 @@ function thinkingStage(stage: ThinkingStage, next: string, edge: string, summary
         src: "think" as const,
         input: ({ context }: { context: ModesContext }) => ({ stage, query: context.query, previous: context.stages.map((s) => ({ stage: s.stage, text: s.text })) }),
         onDone: { target: next, description: edge, actions: "addStage" as const },
-        onError: { target: "#processing-modes.ModelRuntime.ProcessorExec.Processed", actions: { type: "fail" as const, params: { state: `THINKING.${stage}` } } },
+        onError: processorError(`THINKING.${stage}`, `ModelRuntime.ProcessorExec.THINKING.${stage}`),
       },
     },
   };
@@ -463,7 +659,7 @@ export const processingModes: WorkflowDefinition = {
   title: "Processing Modes",
   seed: "004_7d2066cca6d42ffb.txt",
   description:
-    "One request through the router and the runtime its mode's cognitive level selects: CHAT and KNOWLEDGE via the response cache, SEARCH, CODE (WebAssembly sandbox) and THINKING without it, DEEP_RESEARCH as a retry-wrapped deep-research child run; every request records its metrics.",
+    "One request through the router and the runtime its mode's cognitive level selects: CHAT and KNOWLEDGE via the response cache, SEARCH, CODE (WebAssembly sandbox) and THINKING without it, DEEP_RESEARCH through the AgentRuntime's retry-wrapped research pipeline (plan, search tasks, report with citations); every request records its metrics.",
   machine: processingModesMachine,
   input: z
     .object({
@@ -483,7 +679,14 @@ export const processingModes: WorkflowDefinition = {
         .optional(),
     })
     .strict(),
-  events: {},
+  events: {
+    RETRY: z.object({ type: z.literal("RETRY"), feedback: z.string().max(10_000).optional(), reviewer: z.string().max(200).optional() }).strict(),
+    ABORT: z.object({ type: z.literal("ABORT"), reason: z.string().max(2_000).optional(), feedback: z.string().max(10_000).optional(), reviewer: z.string().max(200).optional() }).strict(),
+  },
+  review: (_state, ctx) => {
+    const c = ctx as ModesContext;
+    return { prompt: `The ${c.routing?.mode ?? "request"} request stopped in ${c.error?.state}: ${c.error?.message}. Retry the step, or abort.`, payload: { kind: "intervention", error: c.error } };
+  },
   output: (ctx) => {
     const c = ctx as ModesContext;
     return {
@@ -494,7 +697,8 @@ export const processingModes: WorkflowDefinition = {
       cache: c.cache?.status ?? null,
       result: c.result?.text ?? null,
       adapter: c.result?.adapter ?? null,
-      childRunId: c.workflow?.childRunId ?? null,
+      // the seed's context.intermediate_results["workflow_state"] (DEEP_RESEARCH)
+      intermediate_results: c.workflow ? { workflow_state: c.workflow } : null,
       error: c.error,
       metrics: c.metrics,
     };

@@ -22,6 +22,7 @@ export type ThinkingStage = (typeof THINKING_STAGES)[number];
 
 /** AgentRuntime's WorkflowState steps. */
 export const WORKFLOW_STEPS = ["plan", "search", "synthesize"] as const;
+export type WorkflowStep = (typeof WORKFLOW_STEPS)[number];
 
 export interface ModesConfig {
   /** the seed's system1.enable_cache */
@@ -91,13 +92,57 @@ export interface Execution {
   engine: string;
 }
 
+/** AgentRuntime's WorkflowState, the seed's intermediate_results["workflow_state"]. */
 export interface WorkflowState {
   steps: string[];
   status: "running" | "completed" | "failed";
-  current: string | null;
-  childRunId: string | null;
+  /** the step the workflow is in (plan, search, synthesize), null when finished */
+  current: WorkflowStep | null;
+  /** steps finished in the current attempt */
+  completed: WorkflowStep[];
+  /** a deep-research child run, in runs recorded before DEEP_RESEARCH ran its own states */
+  childRunId?: string | null;
   attempts: number;
   errors: { attempt: number; category: string; message: string }[];
+}
+
+/** DEEP_RESEARCH: WriteReportPlan's outline. */
+export interface ReportPlan {
+  title: string;
+  sections: { heading: string; covers: string }[];
+  adapter: string;
+}
+
+/** DEEP_RESEARCH: one of GenerateSearchQueries' (query, goal, priority) tuples, and what came of it. */
+export interface SearchTaskState {
+  query: string;
+  goal: string;
+  priority: "high" | "medium" | "low";
+  /** SearchTask: how many results, from which engine */
+  results: number;
+  via: string;
+  /** ProcessResult: the summary, citing sources as [S01] */
+  summary: string | null;
+  adapter: string | null;
+  /** source ids this task's results were registered under */
+  sources: string[];
+}
+
+/** DEEP_RESEARCH: a source in the run's registry, cited as [S01] … */
+export interface ResearchSource {
+  id: string;
+  title: string;
+  url: string;
+  text: string;
+  via: string;
+}
+
+export interface ResearchState {
+  plan: ReportPlan | null;
+  tasks: SearchTaskState[];
+  /** the task SearchTask / ProcessResult work on */
+  index: number;
+  sources: ResearchSource[];
 }
 
 export interface ModeMetrics {
@@ -131,7 +176,10 @@ export interface ModesContext {
   stages: { stage: ThinkingStage; text: string; adapter: string }[];
   /** DEEP_RESEARCH: AgentRuntime's WorkflowState */
   workflow: WorkflowState | null;
+  /** DEEP_RESEARCH: the report plan, the search tasks with their results, the source registry */
+  research?: ResearchState | null;
   result: ModeResult | null;
-  error: { state: string; message: string; category: string } | null;
+  /** retry: the state a person's RETRY re-enters (a model error waiting in ERROR) */
+  error: { state: string; message: string; category: string; retry?: string } | null;
   metrics: ModeMetrics | null;
 }

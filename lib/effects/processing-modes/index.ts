@@ -1,21 +1,19 @@
 // The processors of the processing-modes machine (seed 004) on this runtime's ports: the model
 // port (offline engine or OpenAI-compatible endpoints), the knowledge store, web search when
-// configured, the WebAssembly sandbox, the response cache and the metrics table — and the
-// engine itself, which runs DEEP_RESEARCH as a deep-research child run.
+// configured, the WebAssembly sandbox, the response cache and the metrics table. DEEP_RESEARCH's
+// steps are in ./research.
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import type { Engine } from "../../engine/engine";
 import type { EffectContext, WorkflowEffects } from "../../engine/engine";
-import type { RunView } from "../../engine/views";
-import { clip, keyTerms } from "../../knowledge/text";
+import { keyTerms } from "../../knowledge/text";
 import { isSmallTalk, OFFLINE_ADAPTER } from "../../llm/offline";
 import type { ModelPort } from "../../llm/types";
-import type { ResearchContext } from "../../machines/deep-research.types";
 import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../../machines/processing-modes.types";
-import type { ResearchOutcome } from "../../machines/processing-modes";
 import { codeBlock, runInSandbox } from "../../sandbox";
 import type { SearchPort } from "../../search/types";
 import { cacheGet, cachePut } from "./cache";
+import { researchEffects } from "./research";
 import { classifyMode } from "./router";
 import { offlineStage } from "./thinking";
 
@@ -34,15 +32,6 @@ const STAGE_PROMPTS: Record<ThinkingStage, string> = {
   SynthesisAndReflection: "Consolidate the analysis so far, check its quality and correct weaknesses.",
   FinalAnswer: "Write the final, structured answer in Markdown.",
 };
-
-/** deep-research's top-level states, as AgentRuntime's WorkflowState steps. */
-function stepOf(state: string[]): string | null {
-  const s = state.join(",");
-  if (s === "ERROR" || s === "ABORTED") return null;
-  if (s.startsWith("PLANNING")) return "plan";
-  if (s.startsWith("SYNTHESIZING") || s.startsWith("COMPLETED")) return "synthesize";
-  return "search";
-}
 
 const classified = (message: string, category: string) => Object.assign(new Error(message), { category });
 const where = (ctx: EffectContext) => ({ runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
@@ -190,56 +179,13 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
     return { stage: input.stage, text: out.text, adapter: out.adapter };
   };
 
-  /** DEEP_RESEARCH: the deep-research workflow as a child run (linked both ways); a retry sends it RETRY. */
-  const research = async (input: { query: string; attempt: number }, ctx: EffectContext): Promise<ResearchOutcome> => {
-    const engine = ports.engine();
-    const childId = `${ctx.runId}-research`;
-    let child: RunView | null = await engine.getRun(childId).catch(() => null);
-    if (!child) child = (await engine.start("deep-research", { topic: clip(input.query.trim(), 497).padEnd(3, "?") }, { id: childId, parentId: ctx.runId })).run;
-    else if (child.status === "waiting" && child.state.includes("ERROR")) child = (await engine.send(childId, { type: "RETRY", feedback: `retry ${input.attempt} from ${ctx.runId}` })).run;
-    let step = "";
-    const report = (r: RunView) => {
-      const s = stepOf(r.state);
-      if (s && s !== step) {
-        step = s;
-        ctx.emit({ type: "WORKFLOW.STEP", step: s, childState: r.state.join(","), childRunId: childId });
-      }
-    };
-    const settledRun = await new Promise<RunView>((resolve, reject) => {
-      const done = (r: RunView) => r.status === "completed" || r.status === "failed" || r.status === "aborted" || (r.status === "waiting" && r.state.includes("ERROR"));
-      const unsubscribe = engine.bus.subscribe(childId, (m) => {
-        if (m.type !== "run") return;
-        report(m.run);
-        if (done(m.run)) finish(m.run);
-      });
-      const onAbort = () => {
-        unsubscribe();
-        reject(Object.assign(new Error("cancelled"), { name: "AbortError" }));
-      };
-      const finish = (r: RunView) => {
-        unsubscribe();
-        ctx.signal.removeEventListener("abort", onAbort);
-        resolve(r);
-      };
-      ctx.signal.addEventListener("abort", onAbort, { once: true });
-      report(child!);
-      if (done(child!)) finish(child!);
-    });
-    const c = settledRun.context as ResearchContext;
-    if (settledRun.status === "completed" && c.report) {
-      return { report: c.report, childRunId: childId, missionId: c.missionId, facts: c.facts.length, sources: c.sources.length, adapter: c.reportAdapter ?? "unknown" };
-    }
-    if (settledRun.status === "aborted") throw classified(`the deep-research run ${childId} was aborted`, "BUSINESS");
-    if (settledRun.status === "waiting") throw classified(`deep-research stopped in ${c.error?.state}: ${c.error?.message}`, c.error?.category ?? "UNKNOWN");
-    throw classified(`the deep-research run ${childId} ended ${settledRun.status}`, "UNKNOWN");
-  };
+  const research = researchEffects({ model: ports.model, search: () => ports.web ?? ports.knowledge });
 
   const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
     const c = input.context;
     const mode = c.routing?.mode ?? c.requested ?? "CHAT";
-    const child = c.workflow?.childRunId;
     // model work whose result was used: completed calls to a model (the offline engine's steps are not LLM calls)
-    const llmCalls = await ports.db.modelCall.count({ where: { runId: { in: child ? [ctx.runId, child] : [ctx.runId] }, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
+    const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
     const metrics: ModeMetrics = {
       mode,
       latencyMs: Math.max(0, ctx.clock.now() - (c.routing?.startedAt ?? ctx.clock.now())),
@@ -250,14 +196,6 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
     };
     const row = { mode, level: LEVEL[mode], routedBy: c.routing?.routedBy ?? "explicit", confidence: c.routing?.confidence ?? 0, latencyMs: metrics.latencyMs, llmCalls, cacheHit: metrics.cacheHit, ok: metrics.ok, errorCategory: metrics.errorCategory, createdAt: new Date(ctx.clock.now()) };
     await ports.db.modeRequest.upsert({ where: { id: ctx.runId }, create: { id: ctx.runId, ...row }, update: row });
-    // a request that failed for good leaves no deep-research child waiting for a decision nobody will make
-    if (child && c.workflow?.status === "failed") {
-      const engine = ports.engine();
-      const run = await engine.getRun(child).catch(() => null);
-      if (run && (run.status === "running" || run.status === "waiting")) {
-        await engine.abort(child, `parent run ${ctx.runId} failed after its retries`).catch(() => {});
-      }
-    }
     return metrics;
   };
 
@@ -275,7 +213,11 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
       generateCode: generateCode as never,
       executeCode: executeCode as never,
       think: think as never,
-      research: research as never,
+      writeReportPlan: research.writeReportPlan as never,
+      generateSearchTasks: research.generateSearchTasks as never,
+      searchTask: research.searchTask as never,
+      processResult: research.processResult as never,
+      writeFinalReport: research.writeFinalReport as never,
       recordMetrics: recordMetrics as never,
     },
   };
