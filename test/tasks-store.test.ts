@@ -31,7 +31,7 @@ async function harness(kind: "sqlite" | "postgres"): Promise<Harness> {
     await migrateDatabase(url);
     const handle: SqliteHandle = openSqlite(sqlitePath(url));
     const queue = new TaskQueue({ ports: { sqlite: handle }, clock, leaseMs: 10_000, pollMs: 50, isCurrent });
-    return { queue, clock, movedOn, close: async () => (queue.close(), handle.db.close()) };
+    return { queue, clock, movedOn, close: async () => void (queue.close(), handle.db.close()) };
   }
   const scratch: ScratchSchema = await scratchSchema(PG_URL, "sy_tasks");
   const pool = new pg.Pool({ connectionString: PG_URL, options: scratch.options, max: 20 });

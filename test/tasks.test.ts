@@ -1,13 +1,15 @@
 // External workers (issue 22): an `external: { queue }` step becomes a task that workers claim,
 // heartbeat, complete or fail over /api/tasks/*. The routes are called as the server calls them
 // (Request in, Response out) on SQLite with a simulated clock (leases expire by moving it).
+import { execFile } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { checkFlowSource } from "../lib/flows/validate";
 import type { RunView } from "../lib/engine/views";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, tempDbUrl, workflowRuntime } from "./helpers";
 
 const FLOW = `id: ext-notify
 title: Draft, then a worker notifies
@@ -269,4 +271,33 @@ describe("restart while a task is claimed", () => {
       await second.close();
     }
   });
+
+  it("SIGKILLed twice while a worker holds the task: no poison pill, the same task, the run completes once", async () => {
+    const url = tempDbUrl("killed");
+    const child = path.join(__dirname, "support", "tasks-child.ts");
+    const life = (...args: string[]) =>
+      new Promise<{ runId: string; taskId: string; status: string; attempt: number }>((resolve, reject) =>
+        execFile(process.execPath, ["--import", "tsx", child, url, ...args], { timeout: 60_000, env: { ...process.env, SWITCHYARD_LOG: "" } }, (e, stdout, stderr) => {
+          if ((e as { signal?: string } | null)?.signal !== "SIGKILL") return reject(new Error(`child did not die by SIGKILL: ${stderr || String(e)}`));
+          resolve(JSON.parse(stdout.trim().split("\n").at(-1)!));
+        }),
+      );
+    const first = await life("start", FLOW);
+    expect(first).toMatchObject({ status: "claimed", attempt: 1 });
+    // a second life resumes the run (the effect waits on the same task) and is killed too
+    const second = await life("resume");
+    expect(second).toMatchObject({ taskId: first.taskId, status: "claimed", attempt: 1 });
+    const rt3 = await workflowRuntime("conversation", { url, seedGuide: false });
+    try {
+      const waiting = await rt3.engine.waitFor(first.runId, () => true);
+      // two crashes in a row with the effect in flight would make it a poison pill: waiting for a worker is not that
+      expect(waiting).toMatchObject({ status: "running", state: ["NOTIFY"] });
+      await rt3.tasks.complete(first.taskId, { after: "two kills" }, { worker: "survivor", attempt: 1 });
+      const done = await rt3.engine.waitFor(first.runId, (r) => r.status === "completed");
+      expect(steps(done).NOTIFY).toMatchObject({ output: { after: "two kills" }, by: "worker survivor" });
+      expect(await rt3.tasks.store.list({ runId: first.runId })).toHaveLength(1);
+    } finally {
+      await rt3.close();
+    }
+  }, 90_000);
 });

@@ -43,6 +43,18 @@ export interface EffectContext {
 }
 export type EffectFn = (input: never, ctx: EffectContext) => Promise<unknown>;
 
+/**
+ * Marks an effect that spends its time waiting for something outside this process (an external
+ * worker's task, lib/tasks): a process that dies while it waits did not die of it, so those
+ * crashes are not counted against it as a poison pill.
+ */
+export const WAITS_OUTSIDE = Symbol.for("switchyard.effect-waits-outside");
+export function waitingOutside<F extends EffectFn>(fn: F): F {
+  (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] = true;
+  return fn;
+}
+const waitsOutside = (fn: unknown) => typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] === true;
+
 export interface ActionArgs {
   runId: string;
   key: string;
@@ -428,11 +440,21 @@ export class Engine {
     return n;
   }
 
+  private waitsOutside(workflow: string, src: string): boolean {
+    try {
+      return waitsOutside(this.opts.effects(workflow).actors[src]);
+    } catch {
+      return false;
+    }
+  }
+
   /** Boot: count a crash for every effect about to be started again (when the last process crashed); the keys in flight too often. */
   private async countCrashes(list: ResumableRun[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     if (!this.ledger) return out;
-    const inflight = list.filter((r) => !isImportedRun(r.run.id)).flatMap((r) => inFlightEffects(r.run).map((f) => ({ key: f.key, runId: r.run.id })));
+    const inflight = list
+      .filter((r) => !isImportedRun(r.run.id))
+      .flatMap((r) => inFlightEffects(r.run).filter((f) => !this.waitsOutside(r.run.workflow, f.src)).map((f) => ({ key: f.key, runId: r.run.id })));
     try {
       const counts = await this.ledger.boot(inflight, this.clock.now());
       this.booted = true;
@@ -462,7 +484,7 @@ export class Engine {
       return { src: child.src, input: child.snapshot?.input };
     });
     if (!found) return "stale";
-    if (opts.lost && this.ledger) {
+    if (opts.lost && this.ledger && !this.waitsOutside(live.def.id, found.src)) {
       // its last attempt expired on a worker that died: one crash more in a row for this invocation
       const crashes = await this.ledger.bump({ key: job.key, runId: job.runId }, this.clock.now());
       if (crashes >= POISON_CRASHES) {

@@ -4,7 +4,7 @@
 // task: a task claimed when the server was killed is still claimed, its worker can still complete
 // it, and a task completed meanwhile is taken as the result at once: never done twice.
 import { z } from "zod";
-import type { EffectContext, EffectFn } from "../engine/engine";
+import { waitingOutside, type EffectContext, type EffectFn } from "../engine/engine";
 import type { RunStore } from "../engine/store/types";
 import { TERMINAL } from "../engine/store/types";
 import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
@@ -75,14 +75,14 @@ export function currentIn(store: RunStore): (runId: string, key: string) => Prom
 
 /** A built-in's effect sent to a queue: the worker's output is the effect's result (it must be a JSON object). */
 export function externalBuiltin(tasks: () => TaskQueue, workflow: string, effect: string, queue: string, maxAttempts: number): EffectFn {
-  return async (input: never, ctx: EffectContext) => {
+  return waitingOutside(async (input: never, ctx: EffectContext) => {
     const t = await runExternal(tasks(), { queue, workflow, effect, input, maxAttempts, backoffMs: 1_000 }, ctx);
     const out = t.output;
     if (out === null || typeof out !== "object" || Array.isArray(out)) {
       throw new TaskFailed(`${queue}: the worker's output for ${effect} must be a JSON object (got ${out === null ? "null" : Array.isArray(out) ? "an array" : typeof out})`, "BUSINESS");
     }
     return out;
-  };
+  });
 }
 
 const StepInput = z.object({
@@ -99,10 +99,10 @@ const StepInput = z.object({
  * the retryable failures and expired leases the task may have (default 2 more attempts).
  */
 export function externalStep(tasks: () => TaskQueue): EffectFn {
-  return async (raw: never, ctx: EffectContext) => {
+  return waitingOutside(async (raw: never, ctx: EffectContext) => {
     const i = StepInput.parse(raw);
     const maxAttempts = i.retry ? i.retry.max + 1 : DEFAULT_MAX_ATTEMPTS;
     const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
     return { output: t.output, by: `worker ${t.worker ?? "?"}` };
-  };
+  });
 }
