@@ -7,7 +7,7 @@ import { saveEntries } from "../lib/domains/store";
 import { ManualClock } from "../lib/engine/clock";
 import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
-import type { AgentContext } from "../lib/machines/domain-agent.types";
+import type { AgentContext } from "../workflows/domain-agent/types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
 import { start, type FakeOpenAi } from "./support/fake-openai";

@@ -7,8 +7,8 @@ import { parseLog } from "../lib/domains/parse";
 import { getProfile, listEntries, listObservations, saveEntries, setProfileFacts } from "../lib/domains/store";
 import { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
-import { addDays } from "../lib/effects/domain-agent/window";
-import type { AgentContext, Analysis, Evaluation, QueryPlan } from "../lib/machines/domain-agent.types";
+import { addDays } from "../workflows/domain-agent/effects/window";
+import type { AgentContext, Analysis, Evaluation, QueryPlan } from "../workflows/domain-agent/types";
 import { hang, tempDbUrl, workflowRuntime, type Overrides, type RuntimeOverrides } from "./helpers";
 
 const TODAY = "2026-11-23";

@@ -9,7 +9,7 @@ import { absoluteBoxes, chooseView, focusOf } from "../lib/graph/view";
 import { deepResearchMachine } from "../lib/machines/deep-research";
 import { BUILT_IN } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
-import { domainAgentMachine } from "../lib/machines/domain-agent";
+import { domainAgentMachine } from "../workflows/domain-agent/machine";
 import { swissArmyMachine } from "../lib/machines/swiss-army";
 
 const nested = setup({ guards: { ready: () => true }, delays: { patience: 2_500 } }).createMachine({

@@ -18,7 +18,7 @@ import type { RunView } from "../lib/engine/views";
 import { deriveGraph } from "../lib/graph/derive";
 import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
-import type { AgentContext } from "../lib/machines/domain-agent.types";
+import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../lib/machines/deep-research.types";
 import type { ModesContext } from "../lib/machines/processing-modes.types";
 import { findWorkflow } from "../lib/machines/registry";

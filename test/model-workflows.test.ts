@@ -8,7 +8,7 @@ import { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
 import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
-import type { AgentContext } from "../lib/machines/domain-agent.types";
+import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../lib/machines/deep-research.types";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
 import type { Runtime } from "../lib/runtime";

@@ -3,13 +3,13 @@
 // own template's phrases, prose quoted as findings (never commands or code), a short reply to
 // small talk that says how to connect a model, and no tokens for work no model did.
 import { describe, expect, it } from "vitest";
-import { offlineAnswer, offlineEvaluation } from "../lib/effects/domain-agent/answer";
+import { offlineAnswer, offlineEvaluation } from "../workflows/domain-agent/effects/answer";
 import { deepResearchEffects } from "../lib/effects/deep-research";
 import { extractFacts, offlineReport } from "../lib/effects/deep-research/offline";
 import type { EffectContext } from "../lib/engine/engine";
 import { isSmallTalk, OfflineModel, SMALL_TALK_REPLY } from "../lib/llm/offline";
 import { isProseSentence, withoutCode } from "../lib/llm/prose";
-import type { Analysis, QueryPlan } from "../lib/machines/domain-agent.types";
+import type { Analysis, QueryPlan } from "../workflows/domain-agent/types";
 import type { Fact, Plan, Source } from "../lib/research/types";
 import type { SearchPort, SearchResult } from "../lib/search/types";
 

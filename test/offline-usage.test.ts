@@ -3,7 +3,7 @@
 // (SYNTHESIZE, THINKING, CLARIFY, the deep-research report), and llmCalls and tokens stay 0.
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
-import type { AgentContext } from "../lib/machines/domain-agent.types";
+import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../lib/machines/deep-research.types";
 import type { ModesContext } from "../lib/machines/processing-modes.types";
 import { runUsage } from "../lib/metrics/model-usage";

@@ -9,6 +9,7 @@ import { DomainBadge, MetricChip, SignificantMarker, TriggerChip } from "@/compo
 import { ProfileFacts } from "@/components/log/profile-facts";
 import { TableHead } from "@/components/ui/table-head";
 import { requireViewer } from "@/app/session";
+import { domainAgent } from "@/workflows/domain-agent/machine";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Log" };
@@ -110,13 +111,13 @@ function EmptyLog() {
       <p className="text-sm font-medium text-slate-800 dark:text-slate-200">Nothing logged yet.</p>
       <p className="mx-auto mt-1 max-w-lg text-sm text-slate-500 dark:text-slate-400">
         To log, start a{" "}
-        <Link href="/workflows/domain-agent" className="font-medium text-blue-700 dark:text-blue-400 hover:underline">
-          domain-agent run
+        <Link href={`/workflows/${domainAgent.id}`} className="font-medium text-blue-700 dark:text-blue-400 hover:underline">
+          {domainAgent.id} run
         </Link>{" "}
         with text like <span className="whitespace-nowrap font-medium text-slate-700 dark:text-slate-300">‘ran 8 km, legs heavy, slept 6 h’</span>. Each line becomes an entry here, with its metrics and domains.
       </p>
-      <Link href="/workflows/domain-agent" className="mt-4 inline-flex h-9 items-center rounded-lg bg-slate-900 px-4 text-sm font-medium text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">
-        Start a domain-agent run
+      <Link href={`/workflows/${domainAgent.id}`} className="mt-4 inline-flex h-9 items-center rounded-lg bg-slate-900 px-4 text-sm font-medium text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">
+        Start a {domainAgent.id} run
       </Link>
     </div>
   );

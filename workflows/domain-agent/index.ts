@@ -1,12 +1,11 @@
 // domain-agent (seed 000): the workflow's one entry, listed in workflows/registry.ts.
 import { builtIn } from "../../lib/machines/built-in";
-import type { EffectsOf } from "../../lib/machines/effects-of";
-import { domainAgent, domainAgentMachine } from "../../lib/machines/domain-agent";
-import { domainAgentEffects } from "../../lib/effects/domain-agent";
+import { domainAgent } from "./machine";
+import { domainAgentEffects } from "./effects";
 
 export default builtIn({
-  definition: { ...domainAgent, machine: domainAgentMachine },
+  definition: domainAgent,
   order: 3,
-  effects: (p) => domainAgentEffects({ db: p.db, model: p.model }) as unknown as EffectsOf<typeof domainAgentMachine>,
+  effects: (p) => domainAgentEffects({ db: p.db, model: p.model }),
   views: () => import("./views"),
 });

@@ -1,7 +1,7 @@
 "use client";
-import type { AgentContext } from "@/lib/machines/domain-agent.types";
+import type { AgentContext } from "./types";
 import type { RunViewProps, WorkflowViews } from "@/components/runs/workflow-views";
-import { AgentAnswer, AgentEntries, AgentObserver, AgentReasoning } from "@/components/agent/agent-views";
+import { AgentAnswer, AgentEntries, AgentObserver, AgentReasoning } from "./agent-views";
 import { ClarificationPayload } from "./review-views";
 
 function Tab({ tab, context }: RunViewProps & { tab: string }) {

@@ -1,6 +1,6 @@
 // Types of the domain-agent workflow (seed 000): what each step produces and what the run's
 // context holds. The machine is in ./domain-agent.ts, the steps in lib/effects/domain-agent.
-import type { ActiveDomainContext, Metric, ParsedEntry } from "../domains/types";
+import type { ActiveDomainContext, Metric, ParsedEntry } from "../../lib/domains/types";
 
 export type InputType = "QUERY" | "LOG" | "BOTH";
 export type Trigger = "post_query" | "user_correction" | "significant_log";

@@ -1,7 +1,7 @@
 "use client";
 // The domain-agent run's own views: the answer, how the agent got there (route, domains and
 // expansions, plan, findings, evaluation), the entries it logged, and the observer's decision.
-import type { AgentContext, Finding } from "@/lib/machines/domain-agent.types";
+import type { AgentContext, Finding } from "./types";
 import { Markdown } from "@/components/ui/markdown";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {

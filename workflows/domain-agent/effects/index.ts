@@ -4,17 +4,18 @@
 // in a zod-validated shape. Entries, the global context and the observer's decisions go to the
 // database through lib/domains/store.
 import { z } from "zod";
-import type { Db } from "../../db/client";
-import { buildDomainContext } from "../../domains/context";
-import { DOMAIN_IDS, domainById } from "../../domains/index";
-import { parseLog } from "../../domains/parse";
-import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../../domains/store";
-import type { ActiveDomainContext, ParsedEntry } from "../../domains/types";
-import type { EffectContext, WorkflowEffects } from "../../engine/engine";
-import { OFFLINE_ADAPTER } from "../../llm/offline";
-import type { ModelPort } from "../../llm/types";
-import type { PlanInput } from "../../machines/domain-agent";
-import type { AgentContext, Analysis, Answer, Clarification, Evaluation, ObserveResult, QueryPlan, RetrievedEntry, RouteResult, StoredLog, Trigger } from "../../machines/domain-agent.types";
+import type { Db } from "../../../lib/db/client";
+import { buildDomainContext } from "../../../lib/domains/context";
+import { DOMAIN_IDS, domainById } from "../../../lib/domains/index";
+import { parseLog } from "../../../lib/domains/parse";
+import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../../../lib/domains/store";
+import type { ActiveDomainContext, ParsedEntry } from "../../../lib/domains/types";
+import type { EffectContext } from "../../../lib/engine/engine";
+import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
+import type { ModelPort } from "../../../lib/llm/types";
+import type { domainAgentMachine, PlanInput } from "../machine";
+import type { EffectsOf } from "../../../lib/machines/effects-of";
+import type { AgentContext, Analysis, Answer, Clarification, Evaluation, ObserveResult, QueryPlan, RetrievedEntry, RouteResult, StoredLog, Trigger } from "../types";
 import { offlineAnalysis } from "./analyze";
 import { offlineAnswer, offlineEvaluation } from "./answer";
 import { offlineObserve } from "./observe";
@@ -62,7 +63,7 @@ const contextLines = (c: ActiveDomainContext) =>
   `Loaded domains: ${c.domains.join(", ") || "none"}\nExpertise:\n${c.expertise.flatMap((e) => e.lines.map((l) => `- [${e.domain}] ${l}`)).join("\n")}\nGlobal context: ${JSON.stringify(c.profile)}`;
 const entryLines = (es: RetrievedEntry[]) => es.map((e) => `${e.id} ${e.day} [${e.domains.join(",")}] ${e.text} ${e.metrics.map((m) => `${m.name}=${m.value}${m.unit}`).join(" ")}`).join("\n");
 
-export function domainAgentEffects(ports: AgentPorts): WorkflowEffects {
+export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAgentMachine> {
   const route = async (input: { text: string; today?: string }, ctx: EffectContext): Promise<RouteResult> => {
     const today = input.today ?? day(ctx.clock.now());
     const out = await ports.model().generateObject({
@@ -224,17 +225,17 @@ export function domainAgentEffects(ports: AgentPorts): WorkflowEffects {
 
   return {
     actors: {
-      route: route as never,
-      buildContext: buildContext as never,
-      plan: plan as never,
-      retrieve: retrieve as never,
-      analyze: analyze as never,
-      clarify: clarify as never,
-      synthesize: synthesize as never,
-      evaluate: evaluate as never,
-      parse: parse as never,
-      store: store as never,
-      observe: observe as never,
+      route,
+      buildContext,
+      plan,
+      retrieve,
+      analyze,
+      clarify,
+      synthesize,
+      evaluate,
+      parse,
+      store,
+      observe,
     },
   };
 }

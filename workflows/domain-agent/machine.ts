@@ -5,7 +5,7 @@
 // OBSERVE decides whether to update the global context, and the run is COMPLETE.
 import { assign, setup } from "xstate";
 import { z } from "zod";
-import type { ActiveDomainContext, ParsedEntry } from "../domains/types";
+import type { ActiveDomainContext, ParsedEntry } from "../../lib/domains/types";
 import type {
   AgentConfig,
   AgentContext,
@@ -19,9 +19,9 @@ import type {
   RouteResult,
   StoredLog,
   Trigger,
-} from "./domain-agent.types";
-import { effect } from "./effect";
-import type { StateMeta, WorkflowDefinition } from "./types";
+} from "./types";
+import { effect } from "../../lib/machines/effect";
+import type { StateMeta, WorkflowDefinition } from "../../lib/machines/types";
 
 export const defaultAgentConfig: AgentConfig = { maxEvalRetries: 2, maxReplans: 2, maxExpansions: 2 };
 
@@ -453,7 +453,7 @@ function queryFlow(exit: string) {
 const decisionFields = { feedback: z.string().max(10_000).optional(), reviewer: z.string().max(200).optional() };
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day, YYYY-MM-DD").refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), "not a real day");
 
-export const domainAgent: WorkflowDefinition = {
+export const domainAgent = {
   id: "domain-agent",
   title: "Domain Agent",
   seed: "000_9377210eaa920f57.txt",
@@ -509,4 +509,4 @@ export const domainAgent: WorkflowDefinition = {
   },
   example: { text: "ran 8 km, legs heavy, slept 6 h. Why is my recovery worse this week?" },
   eventFields: { ANSWER: [{ name: "answer", label: "Your answer", placeholder: "e.g. 72 kg" }] },
-};
+} satisfies WorkflowDefinition;

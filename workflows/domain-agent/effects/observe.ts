@@ -1,8 +1,8 @@
 // OBSERVE, offline: the observer of seed 000. On its triggers (post_query, user_correction,
 // significant_log) it decides which global-context facts to set, and says why; with no trigger,
 // or nothing durable learned, it skips and says that.
-import { METRICS } from "../../domains/index";
-import type { AgentContext, Trigger } from "../../machines/domain-agent.types";
+import { METRICS } from "../../../lib/domains/index";
+import type { AgentContext, Trigger } from "../types";
 import { BASELINE_KEYS } from "./analyze";
 
 const LB_PER_KG = 2.20462;

@@ -2,11 +2,11 @@
 // seed's four exits applies — retrieve, expand the domains (a "why" question about a domain
 // whose usual causes are not loaded), clarify (a fact only the person knows), or answer at once
 // from the global context.
-import { selectDomains } from "../../domains/context";
-import { domainById } from "../../domains/index";
-import { keyTerms } from "../../knowledge/text";
-import type { PlanInput } from "../../machines/domain-agent";
-import type { QueryPlan } from "../../machines/domain-agent.types";
+import { selectDomains } from "../../../lib/domains/context";
+import { domainById } from "../../../lib/domains/index";
+import { keyTerms } from "../../../lib/knowledge/text";
+import type { PlanInput } from "../machine";
+import type { QueryPlan } from "../types";
 import { windowFor } from "./window";
 
 export const CAUSAL = /\b(why|cause[sd]?|causing|because|reason|explain|behind|worse|better|dropp?(ed|ing)?|declin\w*|affect\w*|impact\w*|improv\w*|lower|higher)\b/i;

@@ -1,6 +1,6 @@
 // The days a question is about ("this week", "yesterday", "last 10 days" …) and the window
 // before it that "worse" or "better" compares against.
-import type { Window } from "../../machines/domain-agent.types";
+import type { Window } from "../types";
 
 export function addDays(day: string, n: number): string {
   const d = new Date(`${day}T00:00:00Z`);
