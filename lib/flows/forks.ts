@@ -53,3 +53,18 @@ export function forkPlan(c: FlowConfig): { forks: Map<string, Fork>; problems: {
   }
   return { forks, problems };
 }
+
+/** Partition a parallel composite's children (2+ starts) into regions: each start and the children it reaches. */
+export function regionsOf(c: FlowConfig, kids: string[], starts: string[]): string[][] {
+  const owner = new Map<string, number>();
+  starts.forEach((s, i) => {
+    const todo = [s];
+    while (todo.length) {
+      const k = todo.pop()!;
+      if (owner.has(k) || !kids.includes(k)) continue;
+      owner.set(k, i);
+      todo.push(...(own(c.transitions, k) ?? []));
+    }
+  });
+  return starts.map((_, i) => kids.filter((k) => (owner.get(k) ?? 0) === i));
+}

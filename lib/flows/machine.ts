@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { detectStage, labelledEdges, labelMatch } from "./detect";
 import { activeLeaves, allowedTools, DEFAULTS, HISTORY_CAP, moveVeto, ruleVeto, validNext, type Decision, type FlowContext } from "./rules";
-import { forkPlan } from "./forks";
+import { forkPlan, regionsOf } from "./forks";
 import { END, edgeKey, own, type FlowConfig } from "./types";
 import { childrenOf } from "./validate";
 import { effect } from "../machines/effect";
@@ -120,10 +120,10 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     const topLevel = scopeOf(stage) === "" && !inFork.has(stage);
     if (!(topLevel && kids.length === 0 && out.length === 0)) config.exit = { type: "left", params: { stage } };
     const joinedAt = inFork.get(stage);
+    // a branch moving into its fork's join waits there for the other branches
+    const targetOf = (to: string) => `#${joinedAt && forks.get(joinedAt[0])!.join === to ? branchKeys.get(joinedAt[0])![joinedAt[1]]!.joined : key(to)}`;
     const edges = out.map((to) => {
-      // a branch moving into its fork's join waits there for the other branches
-      const joined = joinedAt && forks.get(joinedAt[0])!.join === to ? branchKeys.get(joinedAt[0])![joinedAt[1]]!.joined : null;
-      const target = `#${joined ?? key(to)}`;
+      const target = targetOf(to);
       return { target, guard: { type: "stageRules", params: { from: stage, to } }, actions: moved(stage, to), description: own(c.labels, edgeKey(stage, to)) ?? "" };
     });
     if (ends.has(stage) && out.length > 0) {
@@ -134,7 +134,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     const spec = own(c.steps, stage);
     if (spec && kids.length === 0) {
       // the step moves the run: no TRANSITION from clients here
-      const target = (to: string) => `#${key(to)}`;
+      const target = targetOf;
       const failed = () => ((needFailed = true), `#${failedKey}`);
       const s = stepNode(c, stage, spec, { key, target, failed, moved });
       return { ...config, ...s, tags: [...(config.tags as string[]), ...((s.tags as string[] | undefined) ?? [])], entry: [config.entry, ...((s.entry as unknown[] | undefined) ?? [])], meta: { ...meta, ...(s.meta as StateMeta) } };
@@ -282,21 +282,6 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     },
     states: states as never,
   }) as unknown as AnyStateMachine;
-}
-
-/** Partition a parallel composite's children: each start and the children it reaches. */
-function regionsOf(c: FlowConfig, kids: string[], starts: string[]): string[][] {
-  const owner = new Map<string, number>();
-  starts.forEach((s, i) => {
-    const todo = [s];
-    while (todo.length) {
-      const k = todo.pop()!;
-      if (owner.has(k) || !kids.includes(k)) continue;
-      owner.set(k, i);
-      todo.push(...(own(c.transitions, k) ?? []));
-    }
-  });
-  return starts.map((_, i) => kids.filter((k) => (owner.get(k) ?? 0) === i));
 }
 
 /** the run input templates see: what the run was started with, less the engine's own keys */

@@ -8,6 +8,7 @@ import { own, type FlowConfig, type FlowIssue } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
 import { whenInfo } from "./when";
+import { forkPlan, regionsOf } from "../flows/forks";
 
 /** Every template of a step, with the path (for its line) it is written at. */
 function templatesOf(spec: StepSpec): { path: string; text: string }[] {
@@ -23,10 +24,17 @@ function templatesOf(spec: StepSpec): { path: string; text: string }[] {
   return out;
 }
 
-/** Stages from which `to` can be reached by one or more moves. */
+/**
+ * Stages from which `to` can be reached by one or more moves: transitions, a composite entering
+ * its start (or first child), and any stage inside a composite leaving by the composite's moves.
+ */
 function reachesFrom(c: FlowConfig, to: string): Set<string> {
   const back = new Map<string, string[]>();
-  for (const [from, targets] of Object.entries(c.transitions)) for (const t of targets) back.set(t, [...(back.get(t) ?? []), from]);
+  const edge = (from: string, t: string) => back.set(t, [...(back.get(t) ?? []), from]);
+  for (const [from, targets] of Object.entries(c.transitions)) for (const t of targets) edge(from, t);
+  const kids = childrenOf(c);
+  for (const [composite, children] of kids) for (const start of own(c.initials, composite) ?? children.slice(0, 1)) edge(composite, start);
+  for (const s of c.stages) for (let p = own(c.parents, s); p !== undefined; p = own(c.parents, p)) for (const t of own(c.transitions, p) ?? []) edge(s, t);
   const seen = new Set<string>();
   const todo = [...(back.get(to) ?? [])];
   while (todo.length) {
@@ -73,6 +81,49 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | nul
   }
 }
 
+/** composite → its children (as lib/flows/validate.ts childrenOf; not imported: validate.ts imports this file) */
+function childrenOf(c: FlowConfig): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of c.stages) {
+    const p = own(c.parents, s);
+    if (p !== undefined) out.set(p, [...(out.get(p) ?? []), s]);
+  }
+  return out;
+}
+
+/** Where a stage sits in parallel states: "fork F" / "composite P" → the branch it is in. */
+function branchesOf(c: FlowConfig, stage: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const forks = forkPlan(c).forks;
+  const kids = childrenOf(c);
+  let cur = stage;
+  for (let guard = 0; guard < 100; guard++) {
+    const fork = [...forks.values()].find((f) => f.branches.some((b) => b.includes(cur)));
+    if (fork) {
+      out.set(`<<fork>> ${fork.fork}`, fork.branches.findIndex((b) => b.includes(cur)));
+      cur = fork.fork;
+      continue;
+    }
+    const p = own(c.parents, cur);
+    if (p === undefined) break;
+    const starts = own(c.initials, p) ?? [];
+    if (starts.length > 1) out.set(`composite ${p}`, regionsOf(c, kids.get(p) ?? [], starts).findIndex((r) => r.includes(cur)));
+    cur = p;
+  }
+  return out;
+}
+
+/** Another review step that can wait at the same time as this one (another branch of a parallel state it is in). */
+function reviewClash(c: FlowConfig, stage: string, steps: Record<string, StepSpec>): { other: string; parallel: string } | null {
+  const mine = branchesOf(c, stage);
+  if (!mine.size) return null;
+  for (const [other, spec] of Object.entries(steps)) {
+    if (other === stage || !spec.review) continue;
+    for (const [parallel, branch] of branchesOf(c, other)) if (mine.has(parallel) && mine.get(parallel) !== branch) return { other, parallel };
+  }
+  return null;
+}
+
 export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIssue[] {
   const issues: FlowIssue[] = [];
   const steps = c.steps ?? {};
@@ -86,10 +137,16 @@ export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIs
       add(`unknown stage "${stage}"`);
       continue;
     }
-    if (own(c.parents, stage) !== undefined || composites.has(stage) || c.forks?.includes(stage) || c.joins?.includes(stage)) {
-      add("steps run in top-level stages only (not inside a composite, fork or join, nor on a composite)");
+    if (composites.has(stage)) {
+      add("a composite stage holds stages, not a step: put the step on a stage inside it");
       continue;
     }
+    if (c.forks?.includes(stage)) {
+      add("a <<fork>> only starts its branches: put the step on a stage of a branch, or on the join");
+      continue;
+    }
+    const clash = spec.review ? reviewClash(c, stage, steps) : null;
+    if (clash) add(`${stage} and ${clash.other} are reviews in two branches of ${clash.parallel}, which run at the same time: a decision would reach both. Keep one review per parallel state`, "review");
     const kind = kindOf(spec);
     const allowed = own(c.transitions, stage) ?? [];
     const route = (to: string | undefined, path: string) => {
