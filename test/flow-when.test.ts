@@ -136,3 +136,32 @@ describe("when: routes runs", () => {
     expect((await rt.engine.waitFor(mid, ended)).state).toEqual(["PUBLISH"]);
   }, 60_000);
 });
+
+describe("step validation in JSON carries lines too", () => {
+  it("unknown stages in routes, templates naming a step that cannot have run, a decision with no route, an invalid JSON Schema, a URL the egress guard refuses", () => {
+    const def = {
+      id: "json-pipeline",
+      initial_stage: "DRAFT",
+      stages: ["DRAFT", "REVIEW", "PUBLISH", "DONE"],
+      transitions: { DRAFT: ["REVIEW"], REVIEW: ["DRAFT", "PUBLISH"], PUBLISH: ["DONE"], DONE: [] },
+      steps: {
+        DRAFT: { llm: { prompt: "About {{input.topic}} {{steps.PUBLISH.output}}", schema: { type: "strin" } }, next: "REVIEW" },
+        REVIEW: { review: { prompt: "OK?", decisions: ["approve", "reject", "respond"] }, on: { approve: "PUBLISH", reject: "NOWHERE" } },
+        PUBLISH: { http: { url: "http://169.254.169.254/latest", body: { text: "{{steps.DRAFT.output}}" } }, next: "DONE" },
+      },
+    };
+    const text = JSON.stringify(def, null, 2);
+    const lineOf = (needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+    expect(issues("json", text)).toEqual(
+      [
+        [lineOf('"prompt": "About'), "steps.DRAFT.llm.prompt: {{steps.PUBLISH.output}}: step PUBLISH cannot have run before DRAFT"],
+        [lineOf('"schema"'), "steps.DRAFT.llm.schema: not a valid JSON Schema: Unsupported type: strin"],
+        [lineOf('"decisions"'), 'steps.REVIEW.review.decisions: decision "respond" has no route: add on.respond or next'],
+        [lineOf('"reject": "NOWHERE"'), 'steps.REVIEW.on.reject: unknown stage "NOWHERE"'],
+        [lineOf('"url"'), "steps.PUBLISH.http.url: the egress guard refuses 169.254.169.254: a link-local address (cloud metadata services live there)"],
+      ]
+        .sort((a, b) => (a[0] as number) - (b[0] as number))
+        .map(([l, m]) => `${l}: ${m}`),
+    );
+  });
+});
