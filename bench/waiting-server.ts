@@ -4,6 +4,7 @@
 // inspector (opened with SIGUSR1 on a port given by --inspect-port, nothing added to the app),
 // follow Server-Sent Events, stop it. Linux only (/proc). Everything throws when it cannot measure.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { WebSocket } from "undici";
 
@@ -49,9 +50,8 @@ export async function startServer(o: { port: number; inspectPort: number; dbFile
   let exited: string | null = null;
   proc.once("exit", (code, signal) => (exited = `exited with ${code ?? signal}`));
   const health = async (): Promise<Health> => {
-    const res = await fetch(`http://127.0.0.1:${o.port}/api/health`, { signal: AbortSignal.timeout(30_000) });
-    if (!res.ok) throw new Error(`/api/health answered ${res.status}`);
-    return (await res.json()) as Health;
+    if (exited) throw new Error(`server ${exited} (log: ${o.log})`);
+    return getJson<Health>(`http://127.0.0.1:${o.port}/api/health`);
   };
   const stop = async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
@@ -228,15 +228,33 @@ export async function openSse(url: string, onEvent: (e: SseEvent, at: number) =>
   return { close: () => ctl.abort() };
 }
 
+/** fetch, tried again (up to 4 times) when the connection fails; POSTs carry an Idempotency-Key, so a retry does nothing twice */
+async function request(url: string, init: RequestInit = {}): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(120_000) });
+    } catch (e) {
+      if (attempt >= 4) throw new Error(`${init.method ?? "GET"} ${url} failed ${attempt} times: ${describe(e)}`);
+      await sleep(200 * attempt);
+    }
+  }
+}
+
+/** an error with its cause (undici's "fetch failed" says nothing without it) */
+export function describe(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  return e.cause ? `${e.message} (${describe(e.cause)})` : e.message;
+}
+
 export async function postJson<T>(url: string, body: unknown): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+  const res = await request(url, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
 }
 
 export async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+  const res = await request(url);
   const text = await res.text();
   if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;

@@ -23,7 +23,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { getJson, Inspector, openSse, postJson, rssBytes, sleep, startServer, type Server, type SseEvent } from "./waiting-server";
+import { describe, getJson, Inspector, openSse, postJson, rssBytes, sleep, startServer, type Server, type SseEvent } from "./waiting-server";
 
 const int = (name: string, dflt: number) => {
   const v = process.env[name];
@@ -490,8 +490,13 @@ let code = 2;
 try {
   code = await main();
 } catch (e) {
-  console.error(`bench:waiting could not measure: ${e instanceof Error ? e.message : String(e)}`);
+  console.error(`bench:waiting could not measure: ${describe(e)}`);
   code = 2;
+  // the servers' last words
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".log"))) {
+    const lines = fs.readFileSync(path.join(dir, f), "utf8").trimEnd().split("\n");
+    console.error(`--- ${f} (last lines)\n${lines.slice(-15).join("\n")}`);
+  }
 } finally {
   for (const s of servers) await s.stop().catch(() => {});
   if (process.env.BENCH_KEEP === "1") console.log(`  kept ${dir}`);
