@@ -8,7 +8,7 @@ import type { FlowConfig } from "../lib/flows/types";
 import { checkFlowSource } from "../lib/flows/validate";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { flowReading, readWithMermaid } from "./support/mermaid-real";
-import { POST_PIPELINE_NO_WORKER } from "./support/post-pipeline";
+import { POST_PIPELINE } from "./support/post-pipeline";
 import { workflowRuntime } from "./helpers";
 
 const DIAGRAM = `---
@@ -69,7 +69,7 @@ describe("steps in Mermaid front matter", () => {
     expect(configOf("mermaid", text)).toEqual(c);
     expect(flowReading(configOf("mermaid", text))).toEqual(await readWithMermaid(text));
 
-    const pipeline = configOf("yaml", POST_PIPELINE_NO_WORKER);
+    const pipeline = configOf("yaml", POST_PIPELINE);
     const exported = flowToMermaid(pipeline);
     const back = configOf("mermaid", exported);
     expect(back.steps).toEqual(pipeline.steps);

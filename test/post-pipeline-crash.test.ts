@@ -81,8 +81,11 @@ describe("SIGKILL in the post pipeline", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(rx.requests).toHaveLength(1);
     expect(steps(notified).PUBLISH!.output).toEqual({ id: "post-1", published: true });
-    const done = await rt.engine.send(runId, { type: "TRANSITION", to: "DONE" });
-    expect(done.run.status).toBe("completed");
+    // a worker completes NOTIFY; the run ends, and still nothing more was sent
+    const task = await rt.tasks.claim("publisher", "mailer-1", 5_000);
+    expect(task).toMatchObject({ runId, stage: "NOTIFY" });
+    await rt.tasks.complete(task!.id, { notified: true }, { worker: "mailer-1", attempt: task!.attempt });
+    expect((await rt.engine.waitFor(runId, (r) => r.status === "completed")).state).toEqual(["DONE"]);
     expect(rx.requests).toHaveLength(1);
   }, 60_000);
 });

@@ -2,7 +2,8 @@
 // the issue writes it is defined by POST /api/workflows; a local OpenAI-compatible server drafts
 // (the prompt it received is checked); two different signed-in reviewers approve from the queue
 // (GET /api/reviews, POST /api/reviews/{id}/decision; the same person twice is refused); the post
-// reaches a local receiver exactly once; NOTIFY moves on and the run completes. A reject loops
+// reaches a local receiver exactly once; a worker claims NOTIFY's task from /api/tasks and
+// completes it; the run completes. A reject loops
 // back with the feedback in the next prompt the model receives; a review timeout (manual clock, a
 // day) takes its route back to DRAFT.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,14 +14,14 @@ import { OpenAiModel } from "../lib/llm/openai";
 import type { Runtime } from "../lib/runtime";
 import { flush, workflowRuntime } from "./helpers";
 import { start as startModel, type FakeOpenAi } from "./support/fake-openai";
-import { POST_PIPELINE_NO_WORKER as POST_PIPELINE, Receiver } from "./support/post-pipeline";
+import { POST_PIPELINE, Receiver } from "./support/post-pipeline";
 
 const savedAuth = process.env.SWITCHYARD_AUTH;
 process.env.SWITCHYARD_AUTH = "on";
 
 type Handler = (req: Request, ctx?: unknown) => Promise<Response>;
 const params = (o: Record<string, string>) => ({ params: Promise.resolve(o) });
-let api: { workflows: { POST: Handler }; runs: { POST: Handler }; run: { GET: Handler }; events: { POST: Handler }; reviews: { GET: Handler }; decision: { POST: Handler } };
+let api: { workflows: { POST: Handler }; runs: { POST: Handler }; run: { GET: Handler }; reviews: { GET: Handler }; decision: { POST: Handler }; claim: { POST: Handler }; complete: { POST: Handler } };
 let rt: Runtime & { clock: ManualClock };
 let model: FakeOpenAi;
 let rx: Receiver;
@@ -43,11 +44,14 @@ beforeAll(async () => {
     await rt.accounts.createUser({ name, password: `${name}-password-123`, role });
     tokens[name] = (await rt.accounts.createToken(name, "post-pipeline test", role)).token;
   }
+  // an external worker's token (owned by an operator or admin): /api/tasks/* only
+  tokens.mailer = (await rt.accounts.createToken("olga", "mailer-1", "worker")).token;
   api = {
     workflows: (await import("../app/api/workflows/route")) as never,
     runs: (await import("../app/api/runs/route")) as never,
     run: (await import("../app/api/runs/[id]/route")) as never,
-    events: (await import("../app/api/runs/[id]/events/route")) as never,
+    claim: (await import("../app/api/tasks/claim/route")) as never,
+    complete: (await import("../app/api/tasks/[id]/complete/route")) as never,
     reviews: (await import("../app/api/reviews/route")) as never,
     decision: (await import("../app/api/reviews/[id]/decision/route")) as never,
   };
@@ -81,7 +85,7 @@ async function queued(runId: string, who = "ana") {
 const decide = async (who: string, reviewId: string, body: unknown) => read(await api.decision.POST(as(who, `/api/reviews/${reviewId}/decision`, body), params({ id: reviewId })));
 
 describe("the issue's post pipeline through the API", () => {
-  it("is defined from the issue's YAML (for now without NOTIFY's external step: the worker API is not in yet)", async () => {
+  it("is defined from the issue's YAML as written", async () => {
     const res = await read(await api.workflows.POST(as("olga", "/api/workflows", { yaml: POST_PIPELINE })));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ id: "post-pipeline", version: 1 });
@@ -112,11 +116,15 @@ describe("the issue's post pipeline through the API", () => {
     expect(rx.requests[0]!.key).toMatch(new RegExp(`^${run.id}:`));
     expect(steps(notified).PUBLISH).toMatchObject({ output: { id: "post-1", published: true }, by: "http 200" });
     expect((notified.context as { review: unknown }).review).toMatchObject({ decision: "approve", approvers: ["ana", "ben"] });
-    // NOTIFY: helper "tasks"' external worker (pending): moved on here by an operator's TRANSITION
-    const done = await read(await api.events.POST(as("olga", `/api/runs/${run.id}/events`, { type: "TRANSITION", to: "DONE" }), params({ id: run.id })));
-    expect(done.status, JSON.stringify(done.body)).toBeLessThan(300);
+    // NOTIFY: a worker on queue "publisher" claims the task and completes it
+    const claimed = await read(await api.claim.POST(as("mailer", "/api/tasks/claim", { queue: "publisher", worker: "mailer-1", waitMs: 5_000 })));
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(claimed.body).toMatchObject({ runId: run.id, stage: "NOTIFY" });
+    const completed = await read(await api.complete.POST(as("mailer", `/api/tasks/${claimed.body.id}/complete`, { output: { notified: ["list@example.org"] }, worker: "mailer-1" }), params({ id: claimed.body.id })));
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+    await rt.engine.waitFor(run.id, (r) => r.status === "completed");
     const final = await read(await api.run.GET(as("ana", `/api/runs/${run.id}`), params({ id: run.id })));
-    expect(final.body).toMatchObject({ status: "completed", state: ["DONE"] });
+    expect(final.body).toMatchObject({ status: "completed", state: ["DONE"], context: { steps: { NOTIFY: { output: { notified: ["list@example.org"] } } } } });
     expect(rx.requests).toHaveLength(1);
     expect(rx.posts.size).toBe(1);
   });

@@ -1,5 +1,5 @@
 // A process SIGKILLed in the middle of the post pipeline (test/post-pipeline-crash.test.ts): on the
-// database at argv[2] it saves the pipeline, drafts offline, and two people approve; the post goes
+// database at argv[2] it saves the pipeline (the issue's YAML), drafts offline, and two people approve; the post goes
 // to argv[3]. argv[4] says when it dies:
 //   after-approval  from the run bus the moment the second APPROVE's commit is done (PUBLISH entered, its call not made)
 //   after-publish   the moment PUBLISH's result is committed (the run is in NOTIFY)
@@ -8,12 +8,12 @@ import fs from "node:fs";
 import { migrateDatabase } from "../../lib/db/migrations";
 import { saveUserWorkflow } from "../../lib/flows/store";
 import { createRuntime } from "../../lib/runtime";
-import { POST_PIPELINE_NO_WORKER } from "./post-pipeline";
+import { POST_PIPELINE } from "./post-pipeline";
 
 const [url, publishUrl, mode] = process.argv.slice(2);
 const say = (o: unknown) => fs.writeSync(1, `${JSON.stringify(o)}\n`);
 const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
-await saveUserWorkflow(rt.db, "yaml", POST_PIPELINE_NO_WORKER);
+await saveUserWorkflow(rt.db, "yaml", POST_PIPELINE);
 const { run } = await rt.engine.start("post-pipeline", { topic: "crash-safe kettles", publish_url: publishUrl });
 say({ runId: run.id });
 await rt.engine.waitFor(run.id, (r) => r.state.includes("REVIEW") && !!r.reviewId, 30_000);

@@ -29,9 +29,6 @@ steps:
     next: DONE
 `;
 
-/** The pipeline with NOTIFY as a plain stage (moved on by a TRANSITION): for runtimes without a worker. */
-export const POST_PIPELINE_NO_WORKER = POST_PIPELINE.slice(0, POST_PIPELINE.indexOf("  NOTIFY:\n"));
-
 export interface Delivery {
   key: string | undefined;
   body: unknown;
