@@ -4,11 +4,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sseResponse } from "../lib/api/sse";
 import { migrateDatabase } from "../lib/db/migrations";
-import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scratch";
+import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { ManualClock } from "../lib/engine/clock";
 import { ConflictError } from "../lib/engine/errors";
 import { evictAfterFromEnv } from "../lib/engine/evict";
+import { openSqlite } from "../lib/db/sqlite";
+import { sqlitePath } from "../lib/db/url";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
+import { SqliteRunStore } from "../lib/engine/store/sqlite";
+import type { RunStore } from "../lib/engine/store/types";
 import type { Runtime } from "../lib/runtime";
 import { flush, hang, inState, swissRuntime, tempDbUrl } from "./helpers";
 import { commitItem, runRow } from "./support/databases";
@@ -212,29 +216,57 @@ describe("eviction of waiting runs (SQLite)", () => {
   });
 });
 
-// The store's side on PostgreSQL (cluster mode's store): the boot query and the timer reads.
+// The store's side, on SQLite and on PostgreSQL (cluster mode's store): the boot query and the timer reads.
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-describe("eviction queries (PostgreSQL)", () => {
+const stores: [string, () => Promise<{ store: RunStore; close(): Promise<void> } | string>][] = [
+  [
+    "SQLite",
+    async () => {
+      const url = tempDbUrl("evict");
+      await migrateDatabase(url);
+      const handle = openSqlite(sqlitePath(url));
+      const store = new SqliteRunStore(handle);
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          handle.db.close();
+        },
+      };
+    },
+  ],
+  [
+    "PostgreSQL",
+    async () => {
+      const skip = await pgReachable(PG_URL);
+      if (skip) return `not reachable at ${PG_URL} (${skip})`;
+      const scratch = await scratchSchema(PG_URL, "sy_evict");
+      await migrateDatabase(`${PG_URL}?schema=${scratch.schema}`);
+      const store = new PostgresRunStore(PG_URL, { options: scratch.options, max: 2 });
+      return { store, close: async () => (await store.close(), await scratch.drop()) };
+    },
+  ],
+];
+for (const [name, make] of stores) describe(`eviction queries (${name})`, () => {
   let skip: string | null = null;
-  let scratch: ScratchSchema | null = null;
-  let store: PostgresRunStore | null = null;
+  let h: { store: RunStore; close(): Promise<void> } | null = null;
+  let store: RunStore;
   beforeAll(async () => {
-    skip = await pgReachable(PG_URL);
-    if (skip) {
-      console.log(`[eviction] PostgreSQL part skipped: not reachable at ${PG_URL} (${skip})`);
+    const made = await make();
+    if (typeof made === "string") {
+      skip = made;
+      console.log(`[eviction] ${name} part skipped: ${made}`);
       return;
     }
-    scratch = await scratchSchema(PG_URL, "sy_evict");
-    await migrateDatabase(`${PG_URL}?schema=${scratch.schema}`);
-    store = new PostgresRunStore(PG_URL, { options: scratch.options, max: 2 });
+    h = made;
+    store = made.store;
   }, 60_000);
   afterAll(async () => {
-    await store?.close();
-    await scratch?.drop();
+    await h?.close();
   });
 
-  it("activeRuns holds only runs with an effect in flight; nextTimer and dueTimers read timers in due order", async (ctx) => {
-    if (skip || !store) return ctx.skip();
+  it("activeRuns holds runs with an effect in flight and running ones waiting for nothing stored; nextTimer and dueTimers read timers in due order", async (ctx) => {
+    if (skip || !h) return ctx.skip();
     const T = Date.UTC(2026, 10, 1);
     const busy = { children: { parse: { src: "parseRequest", snapshot: { status: "active", input: {} } } } };
     const timer = (runId: string, id: string, dueAt: number) => ({ runId, id, dueAt, event: { type: id }, seq: 1 });
@@ -243,14 +275,19 @@ describe("eviction queries (PostgreSQL)", () => {
       commitItem(runRow("waits", T, { seq: 1, status: "waiting" }), null, { timersSet: [timer("waits", "soon", T + 1_000)] }),
       commitItem(runRow("done", T, { seq: 1, status: "completed", finishedAt: T }), null, { timersSet: [timer("done", "stale", T + 500)] }),
       commitItem(runRow("imported-x", T, { seq: 1 }), null, { timersSet: [timer("imported-x", "never", T + 100)] }),
+      // running with nothing to wait for in the database: loaded at boot for the STUCK check
+      commitItem(runRow("stuck", T, { seq: 1 }), null),
+      commitItem(runRow("sleeps", T, { seq: 1 }), null, { timersSet: [timer("sleeps", "nap", T + 9_000)] }),
     ]);
     const active = await store.activeRuns();
-    expect(active.map((r) => r.run.id)).toEqual(["busy"]);
-    expect(active[0].timers.map((t) => t.id)).toEqual(["late"]);
+    expect(active.map((r) => r.run.id).sort()).toEqual(["busy", "stuck"]);
+    expect(active.find((r) => r.run.id === "busy")!.timers.map((t) => t.id)).toEqual(["late"]);
     expect(await store.nextTimer(null)).toBe(T + 1_000);
     expect(await store.nextTimer(T + 1_000)).toBe(T + 3_000);
-    expect(await store.nextTimer(T + 3_000)).toBeNull();
+    expect(await store.nextTimer(T + 3_000)).toBe(T + 9_000);
+    expect(await store.nextTimer(T + 9_000)).toBeNull();
     expect((await store.dueTimers(T + 2_000, 10)).map((t) => t.id)).toEqual(["soon"]);
     expect((await store.dueTimers(T + 5_000, 10)).map((t) => t.id)).toEqual(["soon", "late"]);
+    expect((await store.dueTimers(T + 9_000, 1)).map((t) => t.id)).toEqual(["soon"]);
   });
 });

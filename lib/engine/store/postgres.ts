@@ -25,7 +25,7 @@ import { pgTransaction } from "../../db/sql";
 import { commitItems, ts } from "./postgres-commit";
 import { OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
 import { imported, notImported } from "../imported";
-import { group, parse, PENDING_TIMER, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
+import { BOOT_RUNS, group, parse, PENDING_TIMER, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
 /** Announce commits on a LISTEN/NOTIFY channel; `origin` names this process (it skips its own notices). */
 export interface StoreNotify {
@@ -221,7 +221,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async activeRuns(): Promise<ResumableRun[]> {
-    const live = `r."inFlight" > 0 AND r."status" IN ('running','waiting') AND ${notImported(`r."id"`)}`;
+    const live = BOOT_RUNS;
     const runs = (await this.rows(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE ${live}`)).map(read.run);
     const timers = (await this.rows(`SELECT t.* FROM "Run" r JOIN "Timer" t ON t."runId" = r."id" WHERE ${live}`)).map(read.timer);
     const reviews = (await this.rows(`SELECT v.* FROM "Run" r JOIN "Review" v ON v."runId" = r."id" WHERE ${live} AND v."status" = 'pending'`)).map(read.review);

@@ -69,8 +69,10 @@ export const putArtifactSql = (values: string, mode: "put" | "append") =>
     mode === "append" ? `"content"="Artifact"."content" || excluded."content","size"="Artifact"."size" + excluded."size"` : `"content"=excluded."content","size"=excluded."size"`
   },"updatedAt"=excluded."updatedAt"`;
 
-/** The INSERT of a whole Run row, `?` placeholders in RUN_WRITE_COLS order. */
-export const RUN_INSERT = `INSERT INTO "Run" (${RUN_WRITE_COLS}) VALUES (${RUN_WRITE_COLS.split(",").map(() => "?").join(",")})`;
+/** The INSERT of a whole Run row, `?` placeholders in RUN_COLS order (inFlight left at 0: an imported run). */
+export const RUN_INSERT = `INSERT INTO "Run" (${RUN_COLS}) VALUES (${RUN_COLS.split(",").map(() => "?").join(",")})`;
+/** The engine's INSERT of a new run, `?` placeholders in RUN_WRITE_COLS order (runWriters' insert). */
+export const RUN_INSERT_LIVE = `INSERT INTO "Run" (${RUN_WRITE_COLS}) VALUES (${RUN_WRITE_COLS.split(",").map(() => "?").join(",")})`;
 
 /**
  * The upsert of commits' Snapshot rows (SNAPSHOT_COLS from `source`: `VALUES (…)`, or a SELECT
@@ -117,7 +119,8 @@ export function runWriters(date: (ms: number) => unknown) {
     createdAt: (r) => date(r.createdAt),
     updatedAt: (r) => date(r.updatedAt),
     finishedAt: (r) => maybe(r.finishedAt),
-    inFlight: (r) => effectsInFlight(r.snapshot),
+    // a finished run has none (an aborted one keeps its snapshot's children as they were)
+    inFlight: (r) => (r.finishedAt === null ? effectsInFlight(r.snapshot) : 0),
   };
   return {
     insert: (r: RunRow): unknown[] => RUN_NAMES.map((c) => value[c](r)),
@@ -138,6 +141,14 @@ export function runWriters(date: (ms: number) => unknown) {
 }
 /** SQL (Timer `t` joined to its Run `r`): a timer still pending, of an unfinished run that is not imported. */
 export const PENDING_TIMER = `r."status" IN ('running','waiting') AND ${notImported(`t."runId"`)}`;
+
+/**
+ * SQL (Run `r`): the runs a restart loads (lib/engine/evict.ts). Unfinished, not imported runs
+ * with an effect in flight, and running runs with neither a timer nor a pending review (the
+ * STUCK check fails those that accept no event either; a state that waits for an event is
+ * tagged "waiting"). Runs waiting for a person, an event or a timer stay in the database.
+ */
+export const BOOT_RUNS = `r."id" IN (SELECT "id" FROM "Run" WHERE "inFlight" > 0 UNION SELECT b."id" FROM "Run" b WHERE b."status" = 'running' AND NOT EXISTS (SELECT 1 FROM "Timer" bt WHERE bt."runId" = b."id") AND NOT EXISTS (SELECT 1 FROM "Review" bv WHERE bv."runId" = b."id" AND bv."status" = 'pending')) AND r."finishedAt" IS NULL AND ${notImported(`r."id"`)}`;
 
 /** Runs with their timers and reviews (the rows of one read each). */
 export function group(runs: RunRow[], timers: TimerRow[], reviews: ReviewRow[]): ResumableRun[] {

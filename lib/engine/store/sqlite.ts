@@ -9,7 +9,7 @@ import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { deliveryValues, insertDeliveriesSql, insertOutboxSql, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues } from "./rows";
 import { imported, notImported } from "../imported";
-import { group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
+import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
@@ -33,7 +33,7 @@ import type {
 
 /** The statements a commit writes with (run by the writer, sqlite-writer.ts), and their indexes. */
 export const WRITES = {
-  insertRun: RUN_INSERT,
+  insertRun: RUN_INSERT_LIVE,
   updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
   closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: insertTransitionsSql("VALUES (?,?,?,?,?,?,?,?,?)"),
@@ -375,7 +375,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async activeRuns(): Promise<ResumableRun[]> {
-    const live = `r."inFlight" > 0 AND r."status" IN ('running','waiting') AND ${notImported(`r."id"`)}`;
+    const live = BOOT_RUNS;
     const runs = (this.db.prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE ${live}`).safeIntegers(false).all() as Row[]).map(read.run);
     const timers = (this.db.prepare(`SELECT t.* FROM "Run" r JOIN "Timer" t ON t."runId" = r."id" WHERE ${live}`).safeIntegers(false).all() as Row[]).map(read.timer);
     const reviews = (this.db.prepare(`SELECT v.* FROM "Run" r JOIN "Review" v ON v."runId" = r."id" WHERE ${live} AND v."status" = 'pending'`).safeIntegers(false).all() as Row[]).map(read.review);

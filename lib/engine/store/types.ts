@@ -253,7 +253,7 @@ export interface RunStore {
   artifacts(runId: string): Promise<ArtifactInfo[]>;
   artifact(runId: string, name: string): Promise<string | null>;
   resumable(): Promise<ResumableRun[]>;
-  /** the unfinished runs with an effect in flight (Run.inFlight > 0), imported ones left out: what a restart loads (lib/engine/evict.ts) */
+  /** what a restart loads (lib/engine/evict.ts): unfinished runs with an effect in flight (Run.inFlight > 0), and running ones with no timer or pending review (the STUCK check's), imported ones left out */
   activeRuns(): Promise<ResumableRun[]>;
   /** the earliest due time after `after` (null: any) of a pending timer of an unfinished, not imported run (one indexed read); null: none */
   nextTimer(after: number | null): Promise<number | null>;
