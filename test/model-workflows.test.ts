@@ -9,7 +9,7 @@ import type { RunView } from "../lib/engine/views";
 import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
 import type { AgentContext } from "../workflows/domain-agent/types";
-import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { ResearchContext } from "../workflows/deep-research/types";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
@@ -227,4 +227,46 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
       else expect(c.result?.text, mode).toMatch(/model#\d+/);
     }
   }, 120_000);
+
+  it("DEEP_RESEARCH: WriteReportPlan, GenerateSearchQueries, each ProcessResult and WriteFinalReport are the model (3+ calls); its report is the result", async () => {
+    const m = schemaModel({
+      // two search tasks, so that SearchTask ⇄ ProcessResult goes round twice
+      search_tasks: () => ({
+        tasks: [
+          { query: "durable timers restart", goal: "model goal: how timers survive a restart", priority: "high" },
+          { query: "resume runs after a crash", goal: "model goal: how runs resume", priority: "medium" },
+        ],
+      }),
+    });
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("processing-modes", { model: modesModel() });
+    const { run } = await rt.engine.start("processing-modes", { query: "How do durable workflow engines resume runs after a restart?", mode: "DEEP_RESEARCH" });
+    const done = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(done.status).toBe("completed");
+    const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
+    const made = (await calls(run.id)).filter((x) => x.purpose !== "route");
+    const B = "AgentRuntime.RetryableExec.RetryBoundary";
+    expect(made.map((x) => `${x.state}:${x.purpose}`)).toEqual([
+      `${B}.WriteReportPlan:report-plan`,
+      `${B}.GenerateSearchQueries:search-tasks`,
+      `${B}.ExecuteSearchTasks.ProcessResult:process-result`,
+      `${B}.ExecuteSearchTasks.ProcessResult:process-result`,
+      `${B}.WriteFinalReport:final-report`,
+    ]);
+    expect(made.every((x) => x.ok && x.adapter === "schema-1 @ endpoint 1")).toBe(true);
+    expect(c.metrics!.llmCalls).toBe(5);
+    // the model's words: its plan, its tasks, its summaries, and its report as the answer
+    const r = c.research!;
+    expect(r.plan?.title).toMatch(/^model#\d+/);
+    expect(r.plan?.adapter).toBe("schema-1 @ endpoint 1");
+    expect(r.tasks.map((t) => t.goal)).toEqual(["model goal: how timers survive a restart", "model goal: how runs resume"]);
+    expect(r.tasks.every((t) => t.results > 0 && /^model#\d+/.test(t.summary ?? ""))).toBe(true);
+    expect(c.result?.text).toMatch(/^model#\d+ .*\[S01\]/);
+    expect(c.result?.adapter).toBe("schema-1 @ endpoint 1");
+    expect(c.result?.citations[0]).toMatchObject({ id: "S01" });
+    // the report's prompt carried the task summaries: the model wrote from them
+    const last = fake.requests.filter((q) => q.method === "POST").at(-1)!;
+    expect(JSON.stringify(last.body.messages)).toContain(r.tasks[0]!.summary!.slice(0, 20));
+    expect(c.workflow).toMatchObject({ status: "completed", attempts: 1, completed: ["plan", "search", "synthesize"] });
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
 import type { AgentContext } from "../workflows/domain-agent/types";
-import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { ResearchContext } from "../workflows/deep-research/types";
 import type { ModesContext } from "../lib/machines/processing-modes.types";
 import { runUsage } from "../lib/metrics/model-usage";
 import type { Runtime } from "../lib/runtime";
@@ -79,4 +79,30 @@ describe("offline: no usage row claims a model call", () => {
     expect(hc.metrics?.llmCalls).toBe(0);
     await noModelCalls([t.id, hi.id]);
   }, 60_000);
+
+  it("processing-modes: KNOWLEDGE, SEARCH, CODE and DEEP_RESEARCH (its plan, tasks, summaries and report)", async () => {
+    rt = await workflowRuntime("processing-modes");
+    const ids: string[] = [];
+    for (const [mode, query] of [
+      ["KNOWLEDGE", "How does Switchyard resume runs after a restart?"],
+      ["SEARCH", "durable timers in workflow engines"],
+      ["CODE", "```js\nconsole.log(6 * 7)\n```"],
+      ["DEEP_RESEARCH", "How does Switchyard resume runs after a restart?"],
+    ] as const) {
+      const r = await rt.engine.waitFor((await rt.engine.start("processing-modes", { query, mode })).run.id, settled, 30_000);
+      expect(r.status, mode).toBe("completed");
+      const c = r.context as ModesContext;
+      expect(c.metrics?.llmCalls, mode).toBe(0);
+      ids.push(r.id);
+      if (mode === "DEEP_RESEARCH") {
+        expect(c.research?.plan?.adapter).toBe("offline engine");
+        expect(c.research?.tasks.every((t) => t.adapter === "offline engine")).toBe(true);
+        expect(c.result?.adapter).toBe("offline engine");
+        // the summaries and the report are built without a call; the plan and the tasks are offline objects
+        const rows = await rt.db.modelCall.findMany({ where: { runId: r.id } });
+        expect(rows.some((x) => ["process-result", "final-report"].includes(x.purpose))).toBe(false);
+      }
+    }
+    await noModelCalls(ids);
+  }, 90_000);
 });
