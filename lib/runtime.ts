@@ -34,6 +34,7 @@ import type { KnowledgeStore } from "./knowledge/documents";
 import { knowledgeStoreFor, seededOnFirstUse } from "./knowledge/instance";
 import type { LlmConfig } from "./llm/endpoints";
 import { RecordingModel } from "./llm/recording";
+import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
 import { builtInDefaults, builtInEffects, findWorkflow } from "./machines/registry";
@@ -252,6 +253,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     workflows: findWorkflow,
     effects: crash ? (id) => crash(effectsOf(id)) : effectsOf,
     dispatch: queue?.dispatcher,
+    // a waiting run leaves memory after this long idle (lib/engine/evict.ts)
+    evictAfterMs: evictAfterFromEnv(env),
     log: opts.log || env.SWITCHYARD_LOG === "debug" ? (level, m, d) => (level !== "info" || env.SWITCHYARD_LOG === "debug") && log(`[engine] ${level} ${m}${d === undefined ? "" : ` ${JSON.stringify(d)}`}`) : undefined,
   });
   engineRef = engine;
@@ -259,7 +262,6 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const outboxInterval = opts.outboxIntervalMs ?? 10_000;
   let cluster: Cluster | null = null;
   let chores: ReturnType<typeof setInterval> | null = null;
-  let forget: ReturnType<typeof setInterval> | null = null;
   if (queue) {
     const { boss, dispatcher, settings, origin, target } = queue;
     if (role !== "web") {
@@ -305,9 +307,6 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       chores = setInterval(propose, 5_000);
       chores.unref?.();
     }
-    // runs held in memory that nobody stepped for 10 minutes are forgotten (read again when needed)
-    forget = setInterval(() => engine.forgetIdle(600_000), 60_000);
-    forget.unref?.();
   }
   if (startWebhooks && role !== "web") webhooks.start();
   if (!cluster && opts.alerts?.start !== false && alertInterval > 0) alerts.start();
@@ -328,7 +327,6 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   };
   async function shutdown() {
     if (chores) clearInterval(chores);
-    if (forget) clearInterval(forget);
     await worker?.stop();
     await retention?.stop();
     await alerts.stop();
