@@ -49,6 +49,9 @@ describe("when: expressions", () => {
     expect(whenHolds("input.t.constructor == input.t.constructor", scope)).toBe(false);
     expect(whenHolds('steps["__proto__"] == steps["__proto__"]', scope)).toBe(false);
     expect(whenHolds("review == null", scope)).toBe(true);
+    // JSON numbers are CEL doubles (guide 15): comparisons work across int and double, arithmetic needs a double or int()
+    expect(whenHolds("input.n == 3 && input.n > 2 && input.n + 1.0 == 4.0 && int(input.n) % 2 == 1", scope)).toBe(true);
+    expect(whenHolds("input.n + 1 == 4", scope)).toBe(false);
     expect(whenInfo('input.t.matches("(a+)+$")').problem).toMatch(/matches\(\) is not available/);
     expect(whenInfo("steps.A.output.n + 1").problem).toMatch(/not true or false/);
     expect(whenInfo("nope == 1").problem).toMatch(/Unknown variable: nope/);
