@@ -3,8 +3,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EffectContext } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
-import type { ResearchContext, TaskResult } from "../lib/machines/deep-research.types";
-import { deepResearchMachine } from "../lib/machines/deep-research";
+import type { ResearchContext, TaskResult } from "../workflows/deep-research/types";
+import { deepResearchMachine } from "../workflows/deep-research/machine";
 import { parseTaskMd } from "../lib/research/taskmd";
 import { MISSION_STATUSES } from "../lib/research/types";
 import type { Plan, Task } from "../lib/research/types";

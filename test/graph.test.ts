@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { deriveGraph } from "../lib/graph/derive";
 import { groupsOf, labelLine, layoutGraph, MIN_FONT, READABLE_ZOOM, visibleIdOf } from "../lib/graph/layout";
 import { absoluteBoxes, chooseView, focusOf } from "../lib/graph/view";
-import { deepResearchMachine } from "../lib/machines/deep-research";
+import { deepResearchMachine } from "../workflows/deep-research/machine";
 import { BUILT_IN } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
 import { domainAgentMachine } from "../workflows/domain-agent/machine";

@@ -4,8 +4,8 @@
 // small talk that says how to connect a model, and no tokens for work no model did.
 import { describe, expect, it } from "vitest";
 import { offlineAnswer, offlineEvaluation } from "../workflows/domain-agent/effects/answer";
-import { deepResearchEffects } from "../lib/effects/deep-research";
-import { extractFacts, offlineReport } from "../lib/effects/deep-research/offline";
+import { deepResearchEffects } from "../workflows/deep-research/effects";
+import { extractFacts, offlineReport } from "../workflows/deep-research/effects/offline";
 import type { EffectContext } from "../lib/engine/engine";
 import { isSmallTalk, OfflineModel, SMALL_TALK_REPLY } from "../lib/llm/offline";
 import { isProseSentence, withoutCode } from "../lib/llm/prose";

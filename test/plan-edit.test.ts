@@ -2,7 +2,7 @@
 // PlanSchema refuses (issue 24, item 7).
 import { describe, expect, it } from "vitest";
 import { addTask, cleanPlan, move, planProblems, removeDimension, removeTask, renameDimension, setTaskType, toggleDependency, type EditPlan } from "../workflows/deep-research/plan-edit";
-import { PlanSchema } from "../lib/machines/deep-research";
+import { PlanSchema } from "../workflows/deep-research/machine";
 
 const plan: EditPlan = {
   topic: "Durable timers",

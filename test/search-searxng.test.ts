@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { ResearchContext } from "../workflows/deep-research/types";
 import { SearxngSearch } from "../lib/search/searxng";
 import { researchRuntime } from "./helpers";
 

@@ -4,7 +4,7 @@
 // boot; a malformed worker result fails the effect with a classified error, never a crash.
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
-import type { ResearchContext } from "../lib/machines/deep-research.types";
+import type { ResearchContext } from "../workflows/deep-research/types";
 import type { Plan, Task } from "../lib/research/types";
 import { externalRoutesFromEnv } from "../lib/tasks/settings";
 import type { Runtime } from "../lib/runtime";

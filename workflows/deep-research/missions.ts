@@ -1,5 +1,5 @@
 import type { Db } from "../../lib/db/client";
-import { deepResearch } from "../../lib/machines/deep-research";
+import { deepResearch } from "./machine";
 
 /** deep-research runs created on a UTC day (numbers the day's missions DR-YYYYMMDD-NNN). */
 export async function missionsOn(db: Db, day: string): Promise<number> {

@@ -1,10 +1,10 @@
 "use client";
-import type { ResearchContext } from "@/lib/machines/deep-research.types";
+import type { ResearchContext } from "./types";
 import { ArtifactsPanel } from "@/components/runs/artifacts-panel";
 import { Markdown } from "@/components/ui/markdown";
 import type { RunViewProps, WorkflowViews } from "@/components/runs/workflow-views";
-import { KnowledgeGraph, SourceRegistry } from "@/components/research/knowledge-graph";
-import { TaskDag } from "@/components/research/task-dag";
+import { KnowledgeGraph, SourceRegistry } from "./knowledge-graph";
+import { TaskDag } from "./task-dag";
 import { CheckinPayload, EscalationPayload, PlanPayload } from "./review-views";
 
 function Tab({ tab, runId, context, version }: RunViewProps & { tab: string }) {

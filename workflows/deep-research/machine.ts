@@ -4,12 +4,12 @@
 // tasks and loop) → SYNTHESIZING (report.md) → COMPLETED; ERROR on unrecoverable errors.
 import { assign, enqueueActions, setup, stopChild } from "xstate";
 import { z } from "zod";
-import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "../research/dag";
-import type { Fact, Plan, Source, Task } from "../research/types";
-import { researchArtifacts } from "./deep-research.artifacts";
-import type { ResearchConfig, ResearchContext, Reflection, TaskResult } from "./deep-research.types";
-import { effect } from "./effect";
-import type { StateMeta, WorkflowDefinition } from "./types";
+import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "../../lib/research/dag";
+import type { Fact, Plan, Source, Task } from "../../lib/research/types";
+import { researchArtifacts } from "./artifacts";
+import type { ResearchConfig, ResearchContext, Reflection, TaskResult } from "./types";
+import { effect } from "../../lib/machines/effect";
+import type { StateMeta, WorkflowDefinition } from "../../lib/machines/types";
 
 export const defaultResearchConfig: ResearchConfig = {
   maxIterations: 50,
@@ -450,7 +450,7 @@ export const deepResearchMachine = setup({
 
 const reviewFields = { feedback: z.string().max(10_000).optional(), reviewer: z.string().max(200).optional() };
 
-export const deepResearch: WorkflowDefinition = {
+export const deepResearch = {
   id: "deep-research",
   title: "Deep Research",
   seed: "002_e88dd3f43d766dd9.txt",
@@ -513,4 +513,4 @@ export const deepResearch: WorkflowDefinition = {
     return c.report ? { title: "Report", text: c.report, file: "report.md", by: c.reportAdapter ?? null } : null;
   },
   example: { topic: "How do durable workflow engines recover from crashes?" },
-};
+} satisfies WorkflowDefinition;

@@ -1,11 +1,11 @@
 // The deterministic research algorithms the offline engine runs (and any model may replace):
 // a plan from the topic's own terms, fact extraction from retrieved passages, reflection by
 // coverage and numeric conflicts, and an extractive report with citations.
-import { coverage, isProse, keyTerms, sentences, stem, stems, tokens } from "../../knowledge/text";
-import { isProseSentence, withoutCode } from "../../llm/prose";
-import type { FoundFact, FoundSource, Reflection } from "../../machines/deep-research.types";
-import type { Fact, Plan, Source, Task } from "../../research/types";
-import type { SearchResult } from "../../search/types";
+import { coverage, isProse, keyTerms, sentences, stem, stems, tokens } from "../../../lib/knowledge/text";
+import { isProseSentence, withoutCode } from "../../../lib/llm/prose";
+import type { FoundFact, FoundSource, Reflection } from "../types";
+import type { Fact, Plan, Source, Task } from "../../../lib/research/types";
+import type { SearchResult } from "../../../lib/search/types";
 
 const ASPECTS = ["Definitions and scope", "Mechanisms and design", "Practice, tools and actors", "Numbers and evidence", "Risks, limitations and open questions"];
 

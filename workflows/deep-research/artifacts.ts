@@ -2,11 +2,11 @@
 // task.md and report.md (kept current), logs/orchestrator.log (append-only audit trail with
 // every event seed 002's audit table requires), orchestrator.md (the reasoning stream) and the
 // raw file of each source under assets/.
-import type { ArtifactWrite, TransitionRow } from "../engine/store/types";
-import { renderTaskMd } from "../research/taskmd";
-import { MISSION_STATUSES, type MissionStatus, type Task } from "../research/types";
-import type { ArtifactStep } from "./types";
-import type { ResearchContext, TaskResult } from "./deep-research.types";
+import type { ArtifactWrite, TransitionRow } from "../../lib/engine/store/types";
+import { renderTaskMd } from "../../lib/research/taskmd";
+import { MISSION_STATUSES, type MissionStatus, type Task } from "../../lib/research/types";
+import type { ArtifactStep } from "../../lib/machines/types";
+import type { ResearchContext, TaskResult } from "./types";
 
 const AGENT: Record<Task["type"], string> = { Planning: "planner", Search: "search-agent", Read: "reader-agent", Conflict: "conflict-resolver" };
 

@@ -2,14 +2,15 @@
 // reflector and the synthesizer. Each thinks through the model port (the offline engine runs
 // the deterministic algorithms in ./offline) and searches through the search ports.
 import { z } from "zod";
-import type { EffectContext, WorkflowEffects } from "../../engine/engine";
-import { keyTerms } from "../../knowledge/text";
-import { OFFLINE_ADAPTER } from "../../llm/offline";
-import type { ModelPort } from "../../llm/types";
-import { PlanSchema, type PlanOutput } from "../../machines/deep-research";
-import type { FoundFact, FoundSource, Reflection, TaskResult } from "../../machines/deep-research.types";
-import type { Fact, Plan, Source, Task } from "../../research/types";
-import type { SearchPort, SearchResult } from "../../search/types";
+import type { EffectContext } from "../../../lib/engine/engine";
+import { keyTerms } from "../../../lib/knowledge/text";
+import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
+import type { ModelPort } from "../../../lib/llm/types";
+import { PlanSchema, type deepResearchMachine, type PlanOutput } from "../machine";
+import type { EffectsOf } from "../../../lib/machines/effects-of";
+import type { FoundFact, FoundSource, Reflection, TaskResult } from "../types";
+import type { Fact, Plan, Source, Task } from "../../../lib/research/types";
+import type { SearchPort, SearchResult } from "../../../lib/search/types";
 import { extractFacts, offlinePlan, offlineReflection, offlineReport } from "./offline";
 
 export interface ResearchPorts {
@@ -47,7 +48,7 @@ const factsFrom = (facts: { statement: string; source: number; confidence: Found
   facts.filter((f) => f.source >= 1 && f.source <= n).map((f) => ({ statement: f.statement.trim(), source: f.source - 1, confidence: f.confidence }));
 const sourcesOf = (results: SearchResult[]): FoundSource[] => results.map((r) => ({ url: r.url, title: r.title, type: r.type, raw: r.text }));
 
-export function deepResearchEffects(ports: ResearchPorts): WorkflowEffects {
+export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deepResearchMachine> {
   const plan = async (input: { topic: string; feedback?: string; previous?: Plan | null; edited?: Plan | null; createdAt: number }, ctx: EffectContext): Promise<PlanOutput> => {
     const model = ports.model();
     const out = await model.generateObject({
@@ -185,7 +186,7 @@ export function deepResearchEffects(ports: ResearchPorts): WorkflowEffects {
     return { report: out.text, adapter: out.adapter, tokens: out.usage.promptTokens + out.usage.completionTokens };
   };
 
-  return { actors: { plan: plan as never, researchTask: researchTask as never, reflect: reflect as never, synthesize: synthesize as never } };
+  return { actors: { plan, researchTask, reflect, synthesize } };
 }
 
 /** Every query's results, best first, without repeats (one search failing does not sink the others). */
