@@ -5,23 +5,20 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateDatabase } from "../lib/db/migrations";
 import type { Runtime } from "../lib/runtime";
 import { tempDbUrl } from "./helpers";
+import { flowApi, params, post, type Handler } from "./support/flow-api";
 
 const url = tempDbUrl("mermaid-runs");
 process.env.DATABASE_URL = url;
 process.env.SWITCHYARD_SEED_GUIDE = "0";
 
-type Handler = (req: Request, ctx?: unknown) => Promise<Response>;
 let workflows: { POST: Handler };
 let exporter: { GET: Handler };
 let runs: { POST: Handler };
 let events: { POST: Handler };
 let rt: Runtime;
 
-const post = (p: string, body: unknown) => new Request(`http://test${p}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
-const params = (o: Record<string, string>) => ({ params: Promise.resolve(o) });
 const dir = (d: string) => path.join(import.meta.dirname, "fixtures", d);
 const FIXTURES = [
   ...fs.readdirSync(dir("mermaid")).map((f) => ({ name: f.replace(/\.mmd$/, ""), text: fs.readFileSync(path.join(dir("mermaid"), f), "utf8") })),
@@ -31,12 +28,7 @@ const FIXTURES = [
 const key = (s: string) => (/[.#\\%]/.test(s) ? s.replace(/[.#\\%]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`) : s);
 
 beforeAll(async () => {
-  await migrateDatabase(url);
-  workflows = (await import("../app/api/workflows/route")) as never;
-  exporter = (await import("../app/api/workflows/[id]/export/route")) as never;
-  runs = (await import("../app/api/runs/route")) as never;
-  events = (await import("../app/api/runs/[id]/events/route")) as never;
-  rt = await (await import("../lib/runtime")).getRuntime();
+  ({ workflows, exporter, runs, events, rt } = await flowApi(url));
 });
 afterAll(async () => {
   await rt?.close();

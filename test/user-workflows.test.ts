@@ -4,7 +4,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateDatabase } from "../lib/db/migrations";
 import { createActor } from "xstate";
 import { flowMachine } from "../lib/flows/machine";
 import type { FlowConfig } from "../lib/flows/types";
@@ -12,12 +11,12 @@ import { checkFlowSource } from "../lib/flows/validate";
 import { BUILT_IN } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import { tempDbUrl } from "./helpers";
+import { flowApi, params, post, type Handler } from "./support/flow-api";
 
 const url = tempDbUrl("user-workflows");
 process.env.DATABASE_URL = url;
 process.env.SWITCHYARD_SEED_GUIDE = "0";
 
-type Handler = (req: Request, ctx?: unknown) => Promise<Response>;
 let workflows: { GET: Handler; POST: Handler };
 let workflow: { GET: Handler };
 let exporter: { GET: Handler };
@@ -25,8 +24,6 @@ let runs: { POST: Handler };
 let events: { POST: Handler };
 let rt: Runtime;
 
-const post = (p: string, body: unknown, type = "application/json") => new Request(`http://test${p}`, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": type } });
-const params = (o: Record<string, string>) => ({ params: Promise.resolve(o) });
 const fixtures = path.join(__dirname, "fixtures", "seed-diagrams");
 const diagrams = fs.readdirSync(fixtures).filter((f) => f.endsWith(".mmd")).sort();
 
@@ -45,13 +42,7 @@ async function send(id: string, event: unknown) {
 }
 
 beforeAll(async () => {
-  await migrateDatabase(url);
-  workflows = (await import("../app/api/workflows/route")) as never;
-  workflow = (await import("../app/api/workflows/[id]/route")) as never;
-  exporter = (await import("../app/api/workflows/[id]/export/route")) as never;
-  runs = (await import("../app/api/runs/route")) as never;
-  events = (await import("../app/api/runs/[id]/events/route")) as never;
-  rt = await (await import("../lib/runtime")).getRuntime();
+  ({ workflows, workflow, exporter, runs, events, rt } = await flowApi(url));
 });
 afterAll(async () => {
   await rt?.close();
