@@ -212,7 +212,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
   const keep = opts.retention !== undefined ? opts.retention : retentionFromEnv(env);
   const retention = keep ? new RetentionJob({ sqlite, pg: pgPool, clock } as never, keep) : null;
-  const tasks = new TaskQueue({ ports: { sqlite, pg: pgPool }, clock, leaseMs: leaseFromEnv(env), isCurrent: currentIn(store), log });
+  // cluster mode: an effect waiting for a worker parks; a settled task runs its invocation again
+  const resume = queue ? (t: { runId: string; key: string }) => engineRef!.runEffect({ runId: t.runId, child: t.key.slice(t.runId.length + 1, t.key.lastIndexOf(":")), key: t.key }) : undefined;
+  const tasks = new TaskQueue({ ports: { sqlite, pg: pgPool }, clock, leaseMs: leaseFromEnv(env), isCurrent: currentIn(store), resume, log });
   const base = {
     tasks,
     webhooks,

@@ -126,6 +126,17 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(await outcome).toMatchObject({ status: "failed", error: { message: "still busy", retryable: true } });
     });
 
+    it("a queued task whose run has moved on is withdrawn at claim, not handed out", async (ctx) => {
+      if (skip || !h) return ctx.skip();
+      const stale = await h.queue.create(task(600, { queue: "stale" }));
+      h.clock.advance(1);
+      const fresh = await h.queue.create(task(601, { queue: "stale" }));
+      h.movedOn.add("run-600");
+      expect((await h.queue.claim("stale", "a"))?.id).toBe(fresh.id);
+      expect((await h.queue.store.get(stale.id))!.status).toBe("cancelled");
+      expect(await h.queue.claim("stale", "a")).toBeNull();
+    });
+
     it("a long-poll claim wakes when a task is queued in this process", async (ctx) => {
       if (skip || !h) return ctx.skip();
       const t0 = Date.now();

@@ -53,6 +53,16 @@ export function waitingOutside<F extends EffectFn>(fn: F): F {
   (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] = true;
   return fn;
 }
+const PARKED = Symbol.for("switchyard.effect-parked");
+/**
+ * Cluster mode: a waiting effect throws this to give its job back while it waits (it would hold
+ * one of the worker's effect slots and outlive the job's expiry). Nothing is committed; whoever
+ * sees the wait end calls runEffect again for the same invocation key (lib/tasks does).
+ */
+export function parkEffect(why = "waiting outside the process"): Error {
+  return Object.assign(new Error(`parked: ${why}`), { [PARKED]: true });
+}
+const isParked = (e: unknown) => typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[PARKED] === true;
 const waitsOutside = (fn: unknown) => typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] === true;
 
 export interface ActionArgs {
@@ -983,7 +993,12 @@ export class Engine {
       })
       .then(
         (output) => settle({ type: `xstate.done.actor.${id}`, output } as EventObject),
-        (error) => settle({ type: `xstate.error.actor.${id}`, error: serializeError(error) } as EventObject),
+        (error) => {
+          if (!isParked(error)) return settle({ type: `xstate.error.actor.${id}`, error: serializeError(error) } as EventObject);
+          // parked (cluster mode): no outcome yet; runEffect starts it again when its wait is over
+          if (live.effects.get(id) === entry) live.effects.delete(id);
+          finish();
+        },
       );
     return finished;
   }

@@ -4,11 +4,11 @@
 // task: a task claimed when the server was killed is still claimed, its worker can still complete
 // it, and a task completed meanwhile is taken as the result at once: never done twice.
 import { z } from "zod";
-import { waitingOutside, type EffectContext, type EffectFn } from "../engine/engine";
+import { parkEffect, waitingOutside, type EffectContext, type EffectFn } from "../engine/engine";
 import type { RunStore } from "../engine/store/types";
 import { TERMINAL } from "../engine/store/types";
 import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
-import type { TaskRow } from "./store";
+import { SETTLED, type TaskRow } from "./store";
 
 export class TaskFailed extends Error {
   constructor(
@@ -39,6 +39,8 @@ export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: Eff
   const { stage, ...rest } = spec;
   const task = await tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest });
   ctx.progress(task.attempt ? `task ${task.id} on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `task ${task.id} queued on ${spec.queue}`);
+  // cluster mode: no job slot is held while a worker has the task; it is run again once the task is settled
+  if (tasks.parks && !SETTLED.includes(task.status)) throw parkEffect(`task ${task.id} on queue ${spec.queue}`);
   let settled: TaskRow;
   try {
     settled = await tasks.wait(task, ctx.signal);

@@ -46,6 +46,13 @@ export interface TaskQueueOptions {
   pollMs?: number;
   /** is invocation `key` of run `runId` still in flight (the run has not left the stage)? */
   isCurrent: (runId: string, key: string) => Promise<boolean>;
+  /**
+   * Cluster mode: effects do not wait for their task in a job slot, they park (lib/tasks/effect.ts);
+   * this runs a settled task's invocation again (Engine.runEffect) so that its run takes the outcome.
+   */
+  resume?: (task: TaskRow) => Promise<unknown>;
+  /** cluster mode: how often settled tasks not yet taken by their run are looked for (ms) */
+  sweepMs?: number;
   log?: (message: string) => void;
 }
 
@@ -58,12 +65,23 @@ export class TaskQueue {
   /** queue → long-polling claims to wake */
   private sleepers = new Map<string, Set<() => void>>();
   private poller: ReturnType<typeof setTimeout> | null = null;
+  private sweeper: ReturnType<typeof setInterval> | null = null;
+  private resuming = new Set<string>();
   private closed = false;
 
   constructor(private o: TaskQueueOptions) {
     this.store = new TaskStore(o.ports);
     this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = o.pollMs ?? 1_000;
+    if (o.resume) {
+      this.sweeper = setInterval(() => void this.sweep().catch((e) => this.o.log?.(`tasks: sweep failed (${(e as Error).message})`)), o.sweepMs ?? 5_000);
+      (this.sweeper as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Cluster mode: effects park instead of waiting (see `resume`). */
+  get parks(): boolean {
+    return !!this.o.resume;
   }
 
   private now() {
@@ -87,6 +105,11 @@ export class TaskQueue {
     const until = Date.now() + Math.min(Math.max(0, waitMs), MAX_WAIT_MS);
     for (;;) {
       const t = await this.store.claim(queue, worker, this.now(), this.leaseMs);
+      // a task whose run has moved on (its effect was not there to withdraw it: parked, or a crash) is withdrawn, not handed out
+      if (t && !(await this.o.isCurrent(t.runId, t.key))) {
+        await this.cancel(t.id);
+        continue;
+      }
       if (t) return { id: t.id, runId: t.runId, stage: t.stage, input: t.input, attempt: t.attempt, leaseMs: this.leaseMs };
       const left = until - Date.now();
       if (left <= 0 || signal?.aborted || this.closed) return null;
@@ -164,6 +187,8 @@ export class TaskQueue {
 
   close(): void {
     this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
     if (this.poller) clearTimeout(this.poller);
     this.poller = null;
     for (const set of this.sleepers.values()) for (const wake of set) wake();
@@ -198,7 +223,30 @@ export class TaskQueue {
       this.waiting.delete(t.id);
       for (const fn of set) fn(t);
     }
+    if (this.o.resume && (t.status === "done" || t.status === "failed")) void this.resumeRun(t);
     return t;
+  }
+
+  /** Cluster mode: the run takes the settled task's outcome (its parked effect runs again and finds it). */
+  private async resumeRun(t: TaskRow): Promise<void> {
+    if (this.resuming.has(t.id) || this.closed) return;
+    this.resuming.add(t.id);
+    try {
+      await this.o.resume!(t);
+      // taken, or the run has moved on anyway (a resume that met the effect before it parked took nothing)
+      if (!(await this.o.isCurrent(t.runId, t.key))) await this.store.consumed(t.id, this.now());
+    } catch (e) {
+      this.o.log?.(`tasks: run ${t.runId} did not take task ${t.id} yet (${(e as Error).message}); the sweep tries again`);
+    } finally {
+      this.resuming.delete(t.id);
+    }
+  }
+
+  /** Cluster mode: lease expiries, and settled tasks whose run has not taken the outcome (a process died, a commit was refused). */
+  async sweep(): Promise<void> {
+    if (this.closed) return;
+    for (const t of await this.store.expire(this.now())) this.settled(t);
+    for (const t of await this.store.unconsumed(this.now() - 2_000)) await this.resumeRun(t);
   }
 
   private wake(queue: string) {

@@ -34,6 +34,7 @@ export interface TaskRow {
   createdAt: number;
   updatedAt: number;
   doneAt: number | null;
+  consumedAt: number | null;
 }
 
 export interface NewTask {
@@ -78,6 +79,7 @@ function rowOf(r: Row): TaskRow {
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
     doneAt: num(r.doneAt),
+    consumedAt: num(r.consumedAt),
   };
 }
 
@@ -193,6 +195,16 @@ export class TaskStore {
       out.push(...r.rows.map(rowOf));
     }
     return out;
+  }
+
+  /** Done or failed tasks settled before `before` whose run has not taken the outcome yet (cluster mode). */
+  async unconsumed(before: number, limit = 50): Promise<TaskRow[]> {
+    const r = await query(this.ports, `SELECT * FROM "Task" WHERE "status" IN ('done','failed') AND "consumedAt" IS NULL AND "doneAt" < ? ORDER BY "doneAt" LIMIT ?`, [before, limit]);
+    return r.rows.map(rowOf);
+  }
+
+  async consumed(id: string, now: number): Promise<void> {
+    await query(this.ports, `UPDATE "Task" SET "consumedAt" = ? WHERE "id" = ? AND "consumedAt" IS NULL`, [now, id]);
   }
 
   async list(q: { runId?: string; queue?: string; status?: TaskStatus; limit?: number }): Promise<TaskRow[]> {

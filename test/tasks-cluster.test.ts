@@ -1,0 +1,99 @@
+// External workers in cluster mode (PostgreSQL, a web process and a worker process; skipped with
+// a reason when PostgreSQL is unreachable): a run waiting for an external worker holds none of the
+// worker process's effect slots (the effect parks), so more runs can wait than there are slots;
+// a completion sent to the web process wakes the parked effect and the run goes on.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateDatabase } from "../lib/db/migrations";
+import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scratch";
+import { saveUserWorkflow } from "../lib/flows/store";
+import { createRuntime, type Role, type Runtime } from "../lib/runtime";
+
+const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+const FLOW = `id: ext-cluster
+initial_stage: DRAFT
+stages: [DRAFT, NOTIFY, DONE, FAILED]
+transitions: { DRAFT: [NOTIFY], NOTIFY: [DONE, FAILED], DONE: [], FAILED: [] }
+steps:
+  DRAFT:
+    llm: { prompt: "A line about {{input.topic}}." }
+    next: NOTIFY
+  NOTIFY:
+    external: { queue: cluster-publisher }
+    next: DONE
+    on_error: FAILED
+`;
+
+let skip: string | null = null;
+let scratch: ScratchSchema | null = null;
+let url = "";
+const runtimes: Runtime[] = [];
+
+async function node(role: Role, concurrency: number): Promise<Runtime> {
+  const rt = await createRuntime({
+    url,
+    env: {} as NodeJS.ProcessEnv,
+    role,
+    migrate: migrateDatabase,
+    outboxIntervalMs: 0,
+    seedGuide: false,
+    alerts: { start: false },
+    webhooks: { start: false },
+    queue: { schema: scratch!.schema, expireSeconds: 30, maintenanceSeconds: 5 },
+    worker: { concurrency, pollMs: 200 },
+    log: (m) => process.env.CLUSTER_DEBUG && console.log(role, m),
+  });
+  runtimes.push(rt);
+  return rt;
+}
+
+async function until<T>(test: () => Promise<T | null | false | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await test();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  skip = await pgReachable(PG_URL);
+  if (skip) return console.log(`[tasks-cluster] skipped: PostgreSQL not reachable at ${PG_URL} (${skip})`);
+  scratch = await scratchSchema(PG_URL, "sy_tasks_cl");
+  url = `${PG_URL}?schema=${scratch.schema}`;
+}, 60_000);
+
+afterAll(async () => {
+  for (const rt of runtimes.reverse()) await rt.close().catch(() => {});
+  await scratch?.drop();
+}, 60_000);
+
+describe("external workers in cluster mode", () => {
+  it("6 runs wait for workers on a worker process with 2 effect slots; completions sent to the web process finish them", async (ctx) => {
+    if (skip) return ctx.skip();
+    const web = await node("web", 1);
+    const worker = await node("worker", 2);
+    await saveUserWorkflow(web.db, "yaml", FLOW);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await web.engine.start("ext-cluster", { topic: `t${i}` })).run.id);
+    // every run reaches its external step and queues its task, though only 2 effects run at a time
+    await until(async () => (await web.tasks.store.list({ queue: "cluster-publisher" })).length === 6);
+    await until(async () => worker.cluster!.worker!.busy === 0, 10_000);
+    for (let i = 0; i < 6; i++) {
+      const t = (await web.tasks.claim("cluster-publisher", "ext-1"))!;
+      expect(t).not.toBeNull();
+      await web.tasks.complete(t.id, { n: i, run: t.runId }, { worker: "ext-1", attempt: 1 });
+    }
+    for (const id of ids) {
+      const done = await until(async () => {
+        const r = await web.store.getRun(id);
+        return r && r.status !== "running" ? r : null;
+      });
+      expect(done.status).toBe("completed");
+      expect((done.context as { steps: Record<string, { output?: { run?: string } }> }).steps.NOTIFY!.output!.run).toBe(id);
+    }
+    const rows = await web.tasks.store.list({ queue: "cluster-publisher" });
+    expect(rows.every((r) => r.status === "done")).toBe(true);
+  }, 60_000);
+});
