@@ -1,33 +1,25 @@
 // domain-agent on an OpenAI-compatible endpoint (the local protocol server): every thinking step
 // asks the model for a zod-validated object, the answer is the model's, usage is recorded per
 // state; a model that keeps answering out of schema ends the run in FAILED with the reason.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseLog } from "../lib/domains/parse";
 import { saveEntries } from "../lib/domains/store";
 import { ManualClock } from "../lib/engine/clock";
-import { loadEndpoints } from "../lib/llm/endpoints";
-import { OpenAiModel } from "../lib/llm/openai";
 import type { AgentContext } from "../workflows/domain-agent/types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
-import { start, type FakeOpenAi } from "./support/fake-openai";
+import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
 
-let fake: FakeOpenAi;
 let rt: Runtime | null = null;
-beforeAll(async () => {
-  fake = await start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(async () => {
-  await rt?.close();
-  rt = null;
-  fake.reset();
+const fake = useFakeOpenAi({
+  afterEach: async () => {
+    await rt?.close();
+    rt = null;
+  },
 });
 
 const TODAY = "2026-11-23";
-const model = () => new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1" }), { sleep: async () => {} });
+const model = () => fakeModel(fake);
 const QUESTION = "How did I sleep this week?";
 
 describe("domain-agent on an OpenAI-compatible endpoint", () => {

@@ -3,36 +3,27 @@
 // object generated from the request's JSON Schema (test/support/schema-model): per workflow,
 // which states called the model, and that the model's words reach the result. And a reply that
 // never matches its schema is retried with backoff, then a person is asked to retry or abort.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
-import { loadEndpoints } from "../lib/llm/endpoints";
-import { OpenAiModel } from "../lib/llm/openai";
 import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../workflows/deep-research/types";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
-import { start, type FakeOpenAi } from "./support/fake-openai";
+import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
 import { schemaModel } from "./support/schema-model";
 
-let fake: FakeOpenAi;
 let rt: Runtime | null = null;
-beforeAll(async () => {
-  fake = await start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(async () => {
-  await rt?.close();
-  rt = null;
-  fake.reset();
+const fake = useFakeOpenAi({
+  afterEach: async () => {
+    await rt?.close();
+    rt = null;
+  },
 });
 
 const sleeps: number[] = [];
-const model = (retries = 1) =>
-  new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "schema-1", SWITCHYARD_LLM_BACKOFF_MS: "10", SWITCHYARD_LLM_MAX_RETRIES: String(retries) }), { sleep: async (ms) => void sleeps.push(ms) });
+const model = (retries = 1) => fakeModel(fake, { OPENAI_MODEL: "schema-1", SWITCHYARD_LLM_BACKOFF_MS: "10", SWITCHYARD_LLM_MAX_RETRIES: String(retries) }, async (ms) => void sleeps.push(ms));
 const settled = (r: RunView) => r.status !== "running";
 const calls = async (runId: string) => (await rt!.db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map((c) => ({ state: c.state ?? "", purpose: c.purpose, ok: c.ok, adapter: c.adapter, output: c.output ?? "" }));
 
@@ -198,11 +189,7 @@ describe("deep-research with a model", () => {
 });
 
 describe("processing-modes with a model (seed 004's LLM calls per mode)", () => {
-  const modesModel = () =>
-    new OpenAiModel(
-      loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "schema-1", SWITCHYARD_EMBEDDINGS_MODEL: "embed-1", SWITCHYARD_LLM_BACKOFF_MS: "10" }),
-      { sleep: async () => {} },
-    );
+  const modesModel = () => fakeModel(fake, { OPENAI_MODEL: "schema-1", SWITCHYARD_EMBEDDINGS_MODEL: "embed-1", SWITCHYARD_LLM_BACKOFF_MS: "10" });
 
   it("CHAT 1, KNOWLEDGE 1 plus the query embedding, SEARCH 2+, CODE 1, THINKING 5; the model's words are the answer", async () => {
     const m = schemaModel({ code: () => ({ language: "javascript", code: "console.log('model wrote this'); 6 * 7" }) });

@@ -2,30 +2,22 @@
 // model endpoint fails DEEP_RESEARCH's WriteReportPlan with a server error (classified LLM:
 // retried after the 1 s backoff, ErrorClassify → RetryableExec), then with a context-length error
 // (not retryable: the request fails at once with that category). Plus CODE with a Python block, on the offline engine.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../lib/engine/clock";
-import { loadEndpoints } from "../lib/llm/endpoints";
-import { OpenAiModel } from "../lib/llm/openai";
 import type { ModesContext } from "../lib/machines/processing-modes.types";
 import type { Runtime } from "../lib/runtime";
 import { flush, workflowRuntime } from "./helpers";
-import { start, type FakeOpenAi } from "./support/fake-openai";
+import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
 
-let fake: FakeOpenAi;
 let rt: (Runtime & { clock: ManualClock }) | null = null;
-beforeAll(async () => {
-  fake = await start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(async () => {
-  await rt?.close();
-  rt = null;
-  fake.reset();
+const fake = useFakeOpenAi({
+  afterEach: async () => {
+    await rt?.close();
+    rt = null;
+  },
 });
 
-const model = () => new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1" }), { sleep: async () => {} });
+const model = () => fakeModel(fake);
 const ctxOf = (r: { context: unknown }) => r.context as ModesContext;
 
 describe("processing-modes AgentRuntime on a failing model endpoint", () => {

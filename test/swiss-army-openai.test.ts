@@ -1,30 +1,21 @@
 // The OpenAI path end to end: a swiss-army run whose EXECUTING step streams from an
 // OpenAI-compatible endpoint (the local protocol server), with usage recorded and shown.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadEndpoints } from "../lib/llm/endpoints";
-import { OpenAiModel } from "../lib/llm/openai";
+import { describe, expect, it } from "vitest";
 import type { SwissContext } from "../lib/machines/swiss-army.types";
 import { runUsage } from "../lib/metrics/model-usage";
 import type { Runtime } from "../lib/runtime";
 import { inState, swissRuntime } from "./helpers";
-import { start, type FakeOpenAi } from "./support/fake-openai";
+import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
 
-let fake: FakeOpenAi;
 let rt: Runtime | null = null;
-beforeAll(async () => {
-  fake = await start();
-});
-afterAll(async () => {
-  await fake.close();
-});
-afterEach(async () => {
-  await rt?.close();
-  rt = null;
-  fake.reset();
+const fake = useFakeOpenAi({
+  afterEach: async () => {
+    await rt?.close();
+    rt = null;
+  },
 });
 
-const model = () =>
-  new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1" }), { sleep: async () => {} });
+const model = () => fakeModel(fake);
 
 describe("swiss-army on an OpenAI-compatible endpoint", () => {
   it("streams EXECUTING from the model, cites the context, and records usage as tokens_used", async () => {

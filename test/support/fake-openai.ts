@@ -5,6 +5,9 @@
 // Retry-After, 500/503, hangs, cut streams, garbage) and counts what it injected.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { loadEndpoints } from "../../lib/llm/endpoints";
+import { OpenAiModel } from "../../lib/llm/openai";
 
 export interface Behaviour {
   /** the assistant's content; an object is sent as its JSON; a function computes it from the request body */
@@ -319,4 +322,35 @@ export async function start(defaultBehaviour: Behaviour = { reply: "ok" }): Prom
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * One fake endpoint for a test file: started before its tests, closed after them; after each
+ * test `afterEach` runs (close the test's runtime there) and the fake forgets its script, its
+ * recorded requests and any changed default. The returned object stands for the started server.
+ */
+export function useFakeOpenAi(opts: { afterEach?: () => Promise<void> | void } = {}): FakeOpenAi {
+  let server: FakeOpenAi | null = null;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  afterEach(async () => {
+    await opts.afterEach?.();
+    server?.reset();
+  });
+  return new Proxy({} as FakeOpenAi, {
+    get(_target, prop) {
+      if (!server) throw new Error("the fake OpenAI server is started in beforeAll: use it inside a test");
+      const value = (server as unknown as Record<string | symbol, unknown>)[prop];
+      return typeof value === "function" ? value.bind(server) : value;
+    },
+  });
+}
+
+/** The OpenAI adapter pointed at a fake: model "fake-1", 1 ms backoff, sleeps skipped (or recorded); `env` overrides. */
+export function fakeModel(fake: FakeOpenAi, env: Record<string, string> = {}, sleep: (ms: number) => Promise<void> = async () => {}): OpenAiModel {
+  return new OpenAiModel(loadEndpoints({ OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1", ...env }), { sleep });
 }
