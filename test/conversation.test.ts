@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { detectStage } from "../lib/flows/detect";
 import type { Decision, FlowContext } from "../lib/flows/rules";
-import { CONVERSATION } from "../lib/machines/conversation";
+import { CONVERSATION } from "../workflows/conversation/machine";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import type { HookEvent } from "../lib/engine/hooks";

@@ -1,5 +1,5 @@
 // conversation (seed 003): a stage machine built from a StateConfig; no effects of its own.
 import { builtIn } from "../../lib/machines/built-in";
-import { conversation } from "../../lib/machines/conversation";
+import { conversation } from "./machine";
 
 export default builtIn({ definition: conversation, order: 5 });

@@ -1,8 +1,8 @@
 // Seed 003 — the conversation stages of a coding agent, as a stage machine built from a
 // StateConfig like any user-defined workflow (lib/flows). Stages, valid next stages, tools and
 // keywords are the seed's tables; INITIAL has no keywords ("initial message, no prior context").
-import { flowWorkflow } from "../flows/machine";
-import type { FlowConfig } from "../flows/types";
+import { flowWorkflow } from "../../lib/flows/machine";
+import type { FlowConfig } from "../../lib/flows/types";
 
 export const CONVERSATION: FlowConfig = {
   id: "conversation",
