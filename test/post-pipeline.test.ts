@@ -21,7 +21,7 @@ process.env.SWITCHYARD_AUTH = "on";
 
 type Handler = (req: Request, ctx?: unknown) => Promise<Response>;
 const params = (o: Record<string, string>) => ({ params: Promise.resolve(o) });
-let api: { workflows: { POST: Handler }; runs: { POST: Handler }; run: { GET: Handler }; reviews: { GET: Handler }; decision: { POST: Handler }; claim: { POST: Handler }; complete: { POST: Handler } };
+let api: { exporter: { GET: Handler }; workflows: { POST: Handler }; runs: { POST: Handler }; run: { GET: Handler }; reviews: { GET: Handler }; decision: { POST: Handler }; claim: { POST: Handler }; complete: { POST: Handler } };
 let rt: Runtime & { clock: ManualClock };
 let model: FakeOpenAi;
 let rx: Receiver;
@@ -48,6 +48,7 @@ beforeAll(async () => {
   tokens.mailer = (await rt.accounts.createToken("olga", "mailer-1", "worker")).token;
   api = {
     workflows: (await import("../app/api/workflows/route")) as never,
+    exporter: (await import("../app/api/workflows/[id]/export/route")) as never,
     runs: (await import("../app/api/runs/route")) as never,
     run: (await import("../app/api/runs/[id]/route")) as never,
     claim: (await import("../app/api/tasks/claim/route")) as never,
@@ -89,6 +90,15 @@ describe("the issue's post pipeline through the API", () => {
     const res = await read(await api.workflows.POST(as("olga", "/api/workflows", { yaml: POST_PIPELINE })));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ id: "post-pipeline", version: 1 });
+    // exported as Mermaid, the steps ride in the front matter; imported back, they are the same
+    const mmd = await api.exporter.GET(as("ana", "/api/workflows/post-pipeline/export?format=mermaid"), params({ id: "post-pipeline" }));
+    const text = await mmd.text();
+    expect(text).toMatch(/^---\ntitle: Draft, review and publish a post\nswitchyard:\n {2}steps:\n/);
+    const back = await read(await api.workflows.POST(as("olga", "/api/workflows", { id: "post-pipeline-mmd", mermaid: text })));
+    expect(back.status, JSON.stringify(back.body)).toBe(201);
+    const steps = async (id: string) => JSON.parse(await (await api.exporter.GET(as("ana", `/api/workflows/${id}/export?format=json`), params({ id }))).text()).steps;
+    expect(await steps("post-pipeline-mmd")).toEqual(await steps("post-pipeline"));
+    expect(Object.keys(await steps("post-pipeline"))).toEqual(["DRAFT", "REVIEW", "PUBLISH", "NOTIFY"]);
   });
 
   it("the model drafts, two reviewers approve from the queue, the post is published once, the run completes", async () => {
