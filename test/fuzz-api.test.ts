@@ -76,6 +76,10 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/runs/import": () => import("../app/api/runs/import/route"),
   "/api/runs": () => import("../app/api/runs/route"),
   "/api/stream": () => import("../app/api/stream/route"),
+  "/api/tasks/[id]/complete": () => import("../app/api/tasks/[id]/complete/route"),
+  "/api/tasks/[id]/fail": () => import("../app/api/tasks/[id]/fail/route"),
+  "/api/tasks/[id]/heartbeat": () => import("../app/api/tasks/[id]/heartbeat/route"),
+  "/api/tasks/claim": () => import("../app/api/tasks/claim/route"),
   "/api/webhooks/[id]/deliveries": () => import("../app/api/webhooks/[id]/deliveries/route"),
   "/api/webhooks/[id]": () => import("../app/api/webhooks/[id]/route"),
   "/api/webhooks/deliveries/[id]/redeliver": () => import("../app/api/webhooks/deliveries/[id]/redeliver/route"),
@@ -579,6 +583,26 @@ function phaseA(): Endpoint[] {
     },
   };
   const abort: BodySpec = { template: { reason: "fuzz" }, strict: true, required: [], bad: { reason: fc.oneof(nonString, longString(2_001)) }, optional: true };
+  // external workers (issue 22): no real task id is ever sent, so nothing may be claimed, completed or failed
+  const fence = { worker: fc.oneof(nonString, fc.constantFrom("", "   "), longString(201)), attempt: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5), fc.constant(new Raw("1e400"))) };
+  const claim: BodySpec = {
+    template: { queue: "fuzz-queue", worker: "fuzz", waitMs: 0 },
+    strict: true,
+    required: ["queue", "worker"],
+    bad: {
+      queue: fc.oneof(nonString, fc.constantFrom("", "Bad Queue", "-x", "a/b", "q\u0000"), longString(64)),
+      worker: fence.worker,
+      waitMs: fc.oneof(nonNumber, fc.constantFrom(-1, 1.5, 30_001), fc.constant(new Raw("1e400"))),
+    },
+  };
+  const heartbeat: BodySpec = { template: { worker: "fuzz", attempt: 1 }, strict: true, required: [], bad: fence, optional: true };
+  const complete: BodySpec = { template: { output: { sent: true }, worker: "fuzz", attempt: 1 }, strict: true, required: ["output"], bad: fence };
+  const failTask: BodySpec = {
+    template: { error: "boom", retryable: true, worker: "fuzz", attempt: 1 },
+    strict: true,
+    required: ["error", "retryable"],
+    bad: { error: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom("", "   "), longString(10_001), fc.constant({ message: "x", category: "lower" }), fc.constant({ msg: "x" })), retryable: nonBool, ...fence },
+  };
   const fork: BodySpec = {
     template: { seq: 1, context: { note: "x" }, input: { request: "y" } },
     strict: true,
@@ -745,6 +769,10 @@ function phaseA(): Endpoint[] {
         .map(([k, headers]) => ({ route: "/api/profile", method: "DELETE" as const, path: `/api/profile?key=${k}`, headers, note: `key=${k.slice(0, 60)}` })),
     },
     bodyEndpoint("/api/reviews/[id]/decision", "POST", 450, invalidBody(decision), { id: decidedOrPending }),
+    bodyEndpoint("/api/tasks/claim", "POST", 250, invalidBody(claim)),
+    bodyEndpoint("/api/tasks/[id]/heartbeat", "POST", 150, invalidBody(heartbeat), { id: idOf(null) }),
+    bodyEndpoint("/api/tasks/[id]/complete", "POST", 200, invalidBody(complete), { id: idOf(null) }),
+    bodyEndpoint("/api/tasks/[id]/fail", "POST", 200, invalidBody(failTask), { id: idOf(null) }),
     getEndpoint("/api/reviews/[id]", 150, { params: {} }, { id: decidedOrPending }),
     getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000) } }),
     bodyEndpoint("/api/runs/[id]/abort", "POST", 400, invalidBody(abort), { id: runId }),
