@@ -138,6 +138,9 @@ export interface StepOutcome {
   transitions: TransitionView[];
 }
 
+/** Cluster mode: the sweep (every minute) queues again the timers due within this (each is one idempotent job). */
+const SWEEP_TIMER_HORIZON_MS = 5 * 60_000;
+
 /** Wait before retrying a commit the database refused: 0.5 s, 1 s, 2 s … up to 30 s. */
 function storageBackoff(attempt: number): number {
   return Math.min(30_000, 500 * 2 ** attempt);
@@ -531,25 +534,24 @@ export class Engine {
     });
   }
 
-  /** Queue again every in-flight effect and pending timer of unfinished runs (a process that committed them may have died before queueing). */
+  /** Queue again the in-flight effects of unfinished runs and their timers due soon (a process that committed them may have died before queueing). */
   async sweep(): Promise<{ runs: number; effects: number; timers: number; actions: number }> {
     const dispatch = this.opts.dispatch;
     if (!dispatch) return { runs: 0, effects: 0, timers: 0, actions: 0 };
     // post-commit actions whose committing process let their lease pass (it died, most likely)
     const out = { runs: 0, effects: 0, timers: 0, actions: await this.outbox.replay({ due: true }) };
-    for (const r of await this.opts.store.resumable()) {
-      if (isImportedRun(r.run.id)) continue;
+    // the runs with effects in flight, not every waiting run (lib/engine/evict.ts)
+    for (const r of await this.opts.store.activeRuns()) {
       out.runs++;
-      const persisted = r.run.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string } }>; effects?: Record<string, number> };
-      for (const [child, c] of Object.entries(persisted.children ?? {})) {
-        if (c.snapshot?.status !== "active" || typeof c.src !== "string") continue;
-        await dispatch.effect({ runId: r.run.id, child, key: `${r.run.id}:${child}:${persisted.effects?.[child] ?? 0}` });
+      for (const f of inFlightEffects(r.run)) {
+        await dispatch.effect({ runId: r.run.id, child: f.child, key: f.key });
         out.effects++;
       }
-      for (const t of r.timers) {
-        await dispatch.timer(t);
-        out.timers++;
-      }
+    }
+    // timers due before the next sweeps: a timer whose job was never queued is queued in time to fire when due
+    for (const t of await this.opts.store.dueTimers(this.clock.now() + SWEEP_TIMER_HORIZON_MS, 10_000)) {
+      await dispatch.timer(t);
+      out.timers++;
     }
     return out;
   }
