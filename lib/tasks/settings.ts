@@ -1,6 +1,6 @@
 // SWITCHYARD_EXTERNAL_EFFECTS: send effects of built-in workflows to external workers' queues.
 //   SWITCHYARD_EXTERNAL_EFFECTS="<workflow>.<effect>=<queue>,…"
-// e.g. a team's own research agent answering deep-research's sub-agent tasks. The effect's input
+// e.g. a team's own research agent answering a built-in's sub-agent tasks. The effect's input
 // becomes the task's input; the worker's output is the effect's result. Checked at boot: an
 // unknown workflow or effect, or a malformed entry, stops the start with a message.
 import type { WorkflowEffects } from "../engine/engine";
