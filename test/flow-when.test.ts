@@ -138,6 +138,37 @@ describe("when: routes runs", () => {
     await rt.engine.decide(calm!.id, { decision: "approve", feedback: "fine", reviewer: "ana" });
     expect((await rt.engine.waitFor(mid, ended)).state).toEqual(["PUBLISH"]);
   }, 60_000);
+
+  it("with several approvers, the guards are read once the last approval is in", async () => {
+    await saveUserWorkflow(
+      rt.db,
+      "yaml",
+      `id: two-approvals
+initial_stage: ASK
+stages: [ASK, FAST, SLOW]
+transitions: { ASK: [FAST, SLOW], FAST: [], SLOW: [] }
+steps:
+  ASK:
+    review: { prompt: "Go?", decisions: [approve], approvers: 2 }
+    when:
+      - { if: 'size(review.approvers) == 2 && review.feedback == "rush"', to: FAST }
+    next: SLOW
+`,
+    );
+    const go = async (feedback: string) => {
+      const id = (await rt.engine.start("two-approvals", {})).run.id;
+      for (const reviewer of ["ana", "ben"]) {
+        await flush();
+        const [r] = await rt.store.listReviews({ runId: id, status: "pending" });
+        const out = await rt.engine.decide(r!.id, { decision: "approve", reviewer, feedback });
+        // the first approval only counts, even though the guard's feedback matches
+        if (reviewer === "ana") expect(out.run.state).toEqual(["ASK"]);
+      }
+      return (await rt.engine.waitFor(id, ended)).state;
+    };
+    expect(await go("rush")).toEqual(["FAST"]);
+    expect(await go("calm")).toEqual(["SLOW"]);
+  }, 30_000);
 });
 
 describe("step validation in JSON carries lines too", () => {
