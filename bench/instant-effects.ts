@@ -1,7 +1,7 @@
 // swiss-army effects that answer at once (benchmarks measure the engine and its store, not BM25
 // or a model).
 import type { EffectContext, WorkflowEffects } from "../lib/engine/engine";
-import type { ExecuteOutput, ParseOutput, SearchOutput, StoreOutput } from "../lib/machines/swiss-army.types";
+import type { ExecuteOutput, ParseOutput, SearchOutput, StoreOutput } from "../workflows/swiss-army/types";
 
 export function instantEffects(): WorkflowEffects {
   const parseRequest = async (input: { requestId: string; content: string }, ctx: EffectContext): Promise<ParseOutput> => ({

@@ -2,7 +2,7 @@
 // degraded mode (search skipped with a warning, writes queued and flushed when it returns).
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextManager } from "../lib/knowledge/context-manager";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";
 import { inState, swissRuntime } from "./helpers";
 

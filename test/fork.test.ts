@@ -8,7 +8,7 @@ import { snapshotFor } from "../lib/engine/fork";
 import { FORK_EVENT } from "../lib/engine/views";
 import { activeLeaves, restore } from "../lib/engine/step";
 import { findWorkflow } from "../lib/machines/registry";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";
 import { fromPromise, setup } from "xstate";
 import { z } from "zod";

@@ -10,7 +10,7 @@ import { deepResearchMachine } from "../workflows/deep-research/machine";
 import { BUILT_IN } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
 import { domainAgentMachine } from "../workflows/domain-agent/machine";
-import { swissArmyMachine } from "../lib/machines/swiss-army";
+import { swissArmyMachine } from "../workflows/swiss-army/machine";
 
 const nested = setup({ guards: { ready: () => true }, delays: { patience: 2_500 } }).createMachine({
   id: "nested",

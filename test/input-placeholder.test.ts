@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { inputPlaceholder } from "../components/runs/input-placeholder";
 import { flowWorkflow } from "../lib/flows/machine";
-import { swissArmy } from "../lib/machines/swiss-army";
+import { swissArmy } from "../workflows/swiss-army/machine";
 import type { FlowConfig } from "../lib/flows/types";
 
 const base: FlowConfig = { id: "pub", title: "Publishing", stages: ["DRAFT", "REVIEW"], initial_stage: "DRAFT", transitions: { DRAFT: ["REVIEW"], REVIEW: [] } };

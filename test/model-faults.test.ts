@@ -22,7 +22,7 @@ import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../workflows/deep-research/types";
 import type { ModesContext } from "../lib/machines/processing-modes.types";
 import { findWorkflow } from "../lib/machines/registry";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
 import { FAULT_KINDS, seededRandom, start, type ChaosStats, type FakeOpenAi } from "./support/fake-openai";

@@ -8,7 +8,7 @@ import { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
 import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../workflows/deep-research/types";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";
 import { workflowRuntime } from "./helpers";
 import { fakeModel, useFakeOpenAi } from "./support/fake-openai";

@@ -26,7 +26,7 @@ describe("engine restart", () => {
     const calls: Record<string, number> = { parse: 0, search: 0 };
     const counting = (name: string) => (rt: () => Runtime) => async (input: never, ctx: EffectContext) => {
       calls[name]++;
-      const { swissArmyEffects } = await import("../lib/effects/swiss-army");
+      const { swissArmyEffects } = await import("../workflows/swiss-army/effects");
       const real = swissArmyEffects({ cm: rt().cm, model: () => rt().model }).actors[name === "parse" ? "parseRequest" : "searchContext"];
       return real(input, ctx);
     };
@@ -60,7 +60,7 @@ describe("engine restart", () => {
       clock,
       actors: {
         parseRequest: (async (input: never, ctx: EffectContext) => {
-          const { swissArmyEffects } = await import("../lib/effects/swiss-army");
+          const { swissArmyEffects } = await import("../workflows/swiss-army/effects");
           await swissArmyEffects({ cm: a.cm, model: () => a.model }).actors.parseRequest(input, ctx);
           return hang()(input, ctx);
         }) as never,

@@ -1,7 +1,7 @@
 // Seed 001's per-state metrics, computed from stored transitions and judged against targets.
 import { afterEach, describe, expect, it } from "vitest";
 import type { TransitionRow } from "../lib/engine/store/types";
-import { swissArmy } from "../lib/machines/swiss-army";
+import { swissArmy } from "../workflows/swiss-army/machine";
 import { evaluate, stateMetrics } from "../lib/metrics/state-metrics";
 import type { Runtime } from "../lib/runtime";
 import { fail, inState, swissRuntime } from "./helpers";

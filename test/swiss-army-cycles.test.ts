@@ -1,7 +1,7 @@
 // A decided swiss-army cycle stays readable: its whole output is kept as cycles/<n>.md, written in
 // the commit that ended the cycle, and the context's history names each cycle by its own number.
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import { inState, swissRuntime } from "./helpers";
 
 let rt: Awaited<ReturnType<typeof swissRuntime>> | null = null;

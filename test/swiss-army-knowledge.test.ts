@@ -1,7 +1,7 @@
 // swiss-army's CONTEXT_SEARCH reads the knowledge store: passages of imported documents come back
 // as "document" hits next to the Context Manager's patterns, and EXECUTING cites them.
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import { inState, workflowRuntime } from "./helpers";
 
 let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;

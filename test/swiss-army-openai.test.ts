@@ -1,7 +1,7 @@
 // The OpenAI path end to end: a swiss-army run whose EXECUTING step streams from an
 // OpenAI-compatible endpoint (the local protocol server), with usage recorded and shown.
 import { describe, expect, it } from "vitest";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import { runUsage } from "../lib/metrics/model-usage";
 import type { Runtime } from "../lib/runtime";
 import { inState, swissRuntime } from "./helpers";

@@ -1,7 +1,7 @@
 // Every row of seed 001's transition tables, driven through the real engine on SQLite with a
 // simulated clock (timeouts are advanced, never slept).
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwissContext } from "../lib/machines/swiss-army.types";
+import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";
 import { fail, flush, hang, inState, swissRuntime } from "./helpers";
 

@@ -10,7 +10,6 @@ import type { Db } from "../db/client";
 /** A Prisma client inside an interactive transaction. */
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 import type { Clock } from "../engine/clock";
-import type { SearchHit } from "../machines/swiss-army.types";
 import { SEED_PATTERNS } from "./seed-patterns";
 import { clip, coverage, keyTerms } from "./text";
 
@@ -22,6 +21,18 @@ interface IndexDoc {
   keywords: string;
   confidence: number;
   decision: string | null;
+}
+
+/** one thing a context search found: a pattern, a past request or result, a document passage */
+export interface SearchHit {
+  id: string;
+  kind: "pattern" | "request" | "result" | "document";
+  title: string;
+  snippet: string;
+  score: number;
+  confidence?: number;
+  /** where a document passage comes from (path or URL) */
+  source?: string;
 }
 
 export interface CmStatus {

@@ -1,4 +1,4 @@
-import type { SwissConfig } from "../../lib/machines/swiss-army.types";
+import type { SwissConfig } from "./types";
 
 function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const v = env[name];

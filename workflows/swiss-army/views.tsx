@@ -1,8 +1,8 @@
 "use client";
-import type { SwissContext } from "@/lib/machines/swiss-army.types";
+import type { SwissContext } from "./types";
 import { ArtifactsPanel } from "@/components/runs/artifacts-panel";
 import type { RunViewProps, WorkflowViews } from "@/components/runs/workflow-views";
-import { CycleHistory } from "@/components/swiss/cycle-history";
+import { CycleHistory } from "./cycle-history";
 import { ResultPayload } from "./review-views";
 
 function Tab({ tab, runId, context, version }: RunViewProps & { tab: string }) {

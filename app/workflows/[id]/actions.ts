@@ -14,11 +14,11 @@ export async function setContextManagerAction(input: z.input<typeof Switch>): Pr
   const rt = await getRuntime();
   if (parsed.data.offline) {
     await rt.cm.setMaintenance(parsed.data.reason || "switched off by an operator");
-    revalidatePath("/workflows/swiss-army");
+    revalidatePath("/workflows/[id]", "page"); // the workflow pages showing the Context Manager panel
     return { ok: true };
   }
   await rt.cm.setMaintenance(null);
   const { flushed } = await rt.cm.flushOutbox();
-  revalidatePath("/workflows/swiss-army");
+  revalidatePath("/workflows/[id]", "page"); // the workflow pages showing the Context Manager panel
   return { ok: true, flushed };
 }

@@ -1,5 +1,6 @@
 // Data shapes of seed 001 (Swiss Army Knife): the context record each state writes, as the
 // seed prints them, plus the run context that carries them.
+import type { SearchHit } from "../../lib/knowledge/context-manager";
 
 export type RequestType = "code" | "docs" | "refactor" | "query";
 export type Complexity = "simple" | "medium" | "complex";
@@ -18,16 +19,7 @@ export interface RequestRecord {
   };
 }
 
-export interface SearchHit {
-  id: string;
-  kind: "pattern" | "request" | "result" | "document";
-  title: string;
-  snippet: string;
-  score: number;
-  confidence?: number;
-  /** where a document passage comes from (path or URL) */
-  source?: string;
-}
+export type { SearchHit };
 
 export interface ContextSearchRecord {
   type: "context_search";

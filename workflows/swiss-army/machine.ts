@@ -2,11 +2,11 @@
 // IDLE → REQUEST_RECEIVED → CONTEXT_SEARCH → EXECUTING → CONTEXT_UPDATE → HUMAN_REVIEW → IDLE,
 // with the seed's error paths, hard timeouts and global abort. Every transition carries the
 // seed's condition as its description, which the engine records as the transition's reason.
-import { cycleFile, swissArtifacts } from "./swiss-army.artifacts";
+import { cycleFile, swissArtifacts } from "./artifacts";
 import { assign, setup } from "xstate";
 import { z } from "zod";
-import { effect } from "./effect";
-import type { StateMeta, WorkflowDefinition } from "./types";
+import { effect } from "../../lib/machines/effect";
+import type { StateMeta, WorkflowDefinition } from "../../lib/machines/types";
 import type {
   CycleOutcome,
   ExecuteOutput,
@@ -16,7 +16,7 @@ import type {
   SwissConfig,
   SwissContext,
   SwissError,
-} from "./swiss-army.types";
+} from "./types";
 
 export const defaultSwissConfig: SwissConfig = {
   parseTimeoutMs: 5_000,
@@ -113,7 +113,7 @@ export const swissArmyMachine = setup({
     parseRequest: effect<ParseOutput, { requestId: string; content: string; feedback?: string; at: number }>("parseRequest"),
     searchContext: effect<SearchOutput, { requestId: string; content: string; type: string }>("searchContext"),
     execute: effect<ExecuteOutput, { requestId: string; content: string; hits: SwissContext["hits"]; type: string }>("execute"),
-    storeResult: effect<StoreOutput, { requestId: string; content: string; output: string; partial: boolean; execution: unknown; hits: SwissContext["hits"]; tokens: number; requestType: string }>(
+    storeResult: effect<StoreOutput, { requestId: string; content: string; output: string; partial: boolean; execution: SwissContext["records"]["execution"]; hits: SwissContext["hits"]; tokens: number; requestType: string }>(
       "storeResult",
     ),
   },
@@ -584,7 +584,7 @@ const reviewFields = {
   modifications: z.array(z.string().max(2_000)).max(50).optional(),
 };
 
-export const swissArmy: WorkflowDefinition = {
+export const swissArmy = {
   id: "swiss-army",
   title: "Swiss Army Knife",
   seed: "001_aea31e4f20de8be2.txt",
@@ -670,4 +670,4 @@ export const swissArmy: WorkflowDefinition = {
   ],
   example: { request: "Write a TypeScript function that retries a fetch with exponential backoff" },
   eventFields: { REQUEST: [{ name: "request", label: "Next request", placeholder: "What should the agent do next?" }] },
-};
+} satisfies WorkflowDefinition;

@@ -1,8 +1,8 @@
 // REQUEST_RECEIVED's analysis: intent, parameters, type, complexity, and the seed's user
 // errors (ambiguous, invalid format, unrealistic) with the corrective suggestions it asks for.
-import { classify, type Cue } from "../../llm/classify";
-import { keyTerms, tokens } from "../../knowledge/text";
-import type { Complexity, ParseOutput, RequestType, SwissError } from "../../machines/swiss-army.types";
+import { classify, type Cue } from "../../../lib/llm/classify";
+import { keyTerms, tokens } from "../../../lib/knowledge/text";
+import type { Complexity, ParseOutput, RequestType, SwissError } from "../types";
 
 const TYPES: Record<RequestType, Cue[]> = {
   code: ["function", "implement", "code", "script", "class", "api", "endpoint", "bug", "fix", "build", "typescript", "javascript", "python", "sql", "regex", "test", "tests", "compile", "write", { cue: /\b(ts|js|py|go|rust|java)\b/, weight: 1 }],

@@ -1,9 +1,9 @@
 // The files of a swiss-army run: one Markdown file per finished cycle (cycles/<n>.md), written in
 // the commit that ended the cycle, so a decided cycle's whole output stays readable after the
 // next request replaces it in the run's context.
-import type { ArtifactWrite } from "../engine/store/types";
-import type { ArtifactStep } from "./types";
-import type { CycleOutcome, SwissContext } from "./swiss-army.types";
+import type { ArtifactWrite } from "../../lib/engine/store/types";
+import type { ArtifactStep } from "../../lib/machines/types";
+import type { CycleOutcome, SwissContext } from "./types";
 
 /** a cycle's file is named by its number (by its request id in runs recorded before numbers were kept) */
 export const cycleFile = (c: Pick<CycleOutcome, "cycle" | "request_id">) => `cycles/${c.cycle ?? c.request_id}.md`;

@@ -2,11 +2,13 @@
 // runs them after the transition that invoked them is committed; each receives a stable key,
 // so a re-run after a crash writes nothing twice.
 import { z } from "zod";
-import type { ActionFn, EffectContext, WorkflowEffects } from "../../engine/engine";
-import { idFromKey, type ContextManager } from "../../knowledge/context-manager";
-import { hitTitle, type KnowledgeStore } from "../../knowledge/documents";
-import { clip } from "../../knowledge/text";
-import type { ModelPort } from "../../llm/types";
+import type { ActionFn, EffectContext } from "../../../lib/engine/engine";
+import type { EffectsOf } from "../../../lib/machines/effects-of";
+import type { swissArmyMachine } from "../machine";
+import { idFromKey, type ContextManager } from "../../../lib/knowledge/context-manager";
+import { hitTitle, type KnowledgeStore } from "../../../lib/knowledge/documents";
+import { clip } from "../../../lib/knowledge/text";
+import type { ModelPort } from "../../../lib/llm/types";
 import type {
   ExecuteOutput,
   ExecutionRecord,
@@ -15,7 +17,7 @@ import type {
   SearchOutput,
   StoreOutput,
   SwissContext,
-} from "../../machines/swiss-army.types";
+} from "../types";
 import { analyzeRequest } from "./parse";
 
 /** The part of the knowledge store CONTEXT_SEARCH needs. */
@@ -56,7 +58,7 @@ async function documentHits(ports: SwissPorts, content: string): Promise<SearchH
 }
 
 
-export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
+export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyMachine> {
   const parseRequest = async (input: { requestId: string; content: string; at: number }, ctx: EffectContext): Promise<ParseOutput> => {
     const requestId = idFromKey(ctx.key);
     const out = analyzeRequest(input.content, requestId, input.at || ctx.clock.now());
@@ -281,10 +283,10 @@ export function swissArmyEffects(ports: SwissPorts): WorkflowEffects {
 
   return {
     actors: {
-      parseRequest: parseRequest as never,
-      searchContext: searchContext as never,
-      execute: execute as never,
-      storeResult: storeResult as never,
+      parseRequest,
+      searchContext,
+      execute,
+      storeResult,
     },
     actions: { logDecision, recordAbort, analyzePatterns },
   };

@@ -1,5 +1,5 @@
-import type { CycleOutcome } from "@/lib/machines/swiss-army.types";
-import { cycleFile } from "@/lib/machines/swiss-army.artifacts";
+import type { CycleOutcome } from "./types";
+import { cycleFile } from "./artifacts";
 
 const STYLE: Record<CycleOutcome["outcome"], string> = {
   approved: "bg-emerald-100 text-emerald-900",
