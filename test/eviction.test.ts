@@ -13,7 +13,7 @@ import { sqlitePath } from "../lib/db/url";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { RunStore } from "../lib/engine/store/types";
-import type { Runtime } from "../lib/runtime";
+import { createRuntime, defaultEffects, type Runtime } from "../lib/runtime";
 import { flush, hang, inState, swissRuntime, tempDbUrl } from "./helpers";
 import { commitItem, runRow } from "./support/databases";
 
@@ -216,8 +216,51 @@ describe("eviction of waiting runs (SQLite)", () => {
   });
 });
 
-// The store's side, on SQLite and on PostgreSQL (cluster mode's store): the boot query and the timer reads.
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+// Cluster mode: an evicted run's decision and its timer's queued job still find it.
+describe("eviction in cluster mode (PostgreSQL)", () => {
+  let skip: string | null = null;
+  let scratch: Awaited<ReturnType<typeof scratchSchema>> | null = null;
+  beforeAll(async () => {
+    skip = await pgReachable(PG_URL);
+    if (skip) console.log(`[eviction] cluster part skipped: PostgreSQL not reachable at ${PG_URL} (${skip})`);
+    else scratch = await scratchSchema(PG_URL, "sy_evict_cl");
+  }, 60_000);
+  afterAll(async () => {
+    await scratch?.drop();
+  }, 60_000);
+
+  it("a decision and a queued timer job load an evicted run", async (ctx) => {
+    if (skip || !scratch) return ctx.skip();
+    const env = { SWITCHYARD_EVICT_AFTER_MS: "0" } as unknown as NodeJS.ProcessEnv;
+    const rt = await createRuntime({
+      url: `${PG_URL}?schema=${scratch.schema}`,
+      env,
+      role: "all",
+      migrate: migrateDatabase,
+      outboxIntervalMs: 0,
+      seedGuide: false,
+      alerts: { start: false },
+      webhooks: { start: false },
+      queue: { schema: scratch.schema, expireSeconds: 30, maintenanceSeconds: 5 },
+      worker: { concurrency: 8, pollMs: 200 },
+      effects: (base) => defaultEffects(base, env),
+    });
+    open.push(rt);
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST, config: { idleAnalysisMs: 1_500 } });
+    const waiting = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"), 30_000);
+    await until(() => rt.engine.evictIdle(0) >= 0 && rt.engine.size === 0, "the run was evicted");
+    const out = await rt.engine.decide(waiting.reviewId!, { decision: "approve" });
+    expect(out.run.state).toEqual(["IDLE"]);
+    await until(() => rt.engine.evictIdle(0) >= 0 && rt.engine.size === 0, "the run was evicted again");
+    // the idle timer (1.5 s) is a delayed job: the worker that takes it loads the run
+    await until(async () => (await rt.store.transitions(run.id)).some((t) => t.event.includes("idleAnalysis")), "the idle timer fired from the queue", 20_000);
+    expect((await rt.store.transitions(run.id)).filter((t) => t.event.includes("idleAnalysis"))).toHaveLength(1);
+  }, 60_000);
+});
+
+// The store's side, on SQLite and on PostgreSQL (cluster mode's store): the boot query and the timer reads.
 const stores: [string, () => Promise<{ store: RunStore; close(): Promise<void> } | string>][] = [
   [
     "SQLite",
