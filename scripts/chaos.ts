@@ -33,6 +33,7 @@ import { restore } from "../lib/engine/step";
 import type { RunRow } from "../lib/engine/store/types";
 import { deriveGraph } from "../lib/graph/derive";
 import { findWorkflow, listWorkflows } from "../lib/machines/registry";
+import { swissArmy } from "../workflows/swiss-army/machine";
 
 const KILLS = Number(process.env.CHAOS_KILLS ?? 30);
 const PORT = Number(process.env.CHAOS_PORT ?? 3157);
@@ -233,7 +234,7 @@ const poison = { crashes: 0, seconds: 0 };
 {
   const t0 = Date.now();
   // the POST may die with the server (the effect starts right after the commit): the run is found by its input
-  await call("POST", "/api/runs", { workflow: "swiss-army", input: { request: `Write a function (${POISON})` } });
+  await call("POST", "/api/runs", { workflow: swissArmy.id, input: { request: `Write a function (${POISON})` } });
   const probe = await reader();
   let id: string | null = null;
   let row: { status: string; error: string | null } | undefined;
@@ -263,7 +264,7 @@ const poison = { crashes: 0, seconds: 0 };
   if (poison.crashes > POISON_CRASHES) violations.push(`poison pill: the process died ${poison.crashes} times (at most ${POISON_CRASHES})`);
   // and the server serves: a new run starts
   await up();
-  const after = await call("POST", "/api/runs", { workflow: "swiss-army", input: { request: "Write a function that adds two numbers" } });
+  const after = await call("POST", "/api/runs", { workflow: swissArmy.id, input: { request: "Write a function that adds two numbers" } });
   if (after.status !== 201) violations.push(`poison pill: after it the server answered ${after.status} to a new run`);
   else counts.started++;
 }
@@ -322,7 +323,7 @@ for (const r of runs) {
 {
   const left = await db.all<{ key: string; attempts: number; lastError: string | null }>(`SELECT "key","attempts","lastError" FROM "ActionOutbox"`);
   if (!POSTGRES) for (const a of left) violations.push(`post-commit action ${a.key} never finished (${a.attempts} attempts${a.lastError ? `: ${a.lastError}` : ""})`);
-  const decisions = (await db.all(`SELECT 1 FROM "Transition" t JOIN "Run" r ON r."id" = t."runId" WHERE r."workflow" = 'swiss-army' AND t."event" IN ('APPROVE','REJECT','MODIFY')`)).length;
+  const decisions = (await db.all(`SELECT 1 FROM "Transition" t JOIN "Run" r ON r."id" = t."runId" WHERE r."workflow" = ? AND t."event" IN ('APPROVE','REJECT','MODIFY')`, swissArmy.id)).length;
   const applied = (await db.all(`SELECT 1 FROM "CmDecision"`)).length;
   if (applied > decisions) violations.push(`${applied} decisions applied to patterns for ${decisions} decided reviews (a replayed action applied twice)`);
 }
