@@ -136,10 +136,11 @@ export function crashHook(marker: string | undefined): ((fx: WorkflowEffects) =>
       const actors: WorkflowEffects["actors"] = {};
       for (const [name, fn] of Object.entries(fx.actors)) {
         const run = fn as (input: unknown, ctx: EffectContext) => Promise<unknown>;
-        actors[name] = (async (input: unknown, ctx: EffectContext) => {
+        // Object.assign keeps the effect's own marks (waitingOutside)
+        actors[name] = Object.assign(async (input: unknown, ctx: EffectContext) => {
           if (JSON.stringify(input ?? null).includes(m)) process.kill(process.pid, "SIGKILL");
           return run(input, ctx);
-        }) as WorkflowEffects["actors"][string];
+        }, fn) as WorkflowEffects["actors"][string];
       }
       out = { ...fx, actors };
       seen.set(fx, out);
