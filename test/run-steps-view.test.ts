@@ -106,6 +106,8 @@ describe("the Steps view of a run", () => {
     expect(review!.decisions.map((d) => `${d.decision} by ${d.reviewer}`)).toEqual(["approve by ana", "approve by ben"]);
     expect(review!.durationMs).toBe(7_000); // entered, then decided 5 s + 2 s later
     expect(review!.by).toBe("approve by ben");
+    expect(review!.sameAs).toBe("DRAFT"); // approved as shown: DRAFT's output, unchanged
+    expect(view[0]!.sameAs).toBeNull();
     expect(publish).toMatchObject({ kind: "http", attempts: 2, httpStatus: 201, output: { id: "post-1" }, error: null });
   });
 
@@ -120,5 +122,18 @@ describe("the Steps view of a run", () => {
     const publish = (await rows(failed)).find((r) => r.stage === "PUBLISH")!;
     expect(publish).toMatchObject({ status: "failed", attempts: 2, httpStatus: 400 });
     expect(publish.error?.message).toMatch(/answered 400.*\(after 2 attempts\)$/);
+  });
+});
+
+describe("an edited review", () => {
+  it("shows the edited value as the review's output (not 'unchanged'), and DRAFT as edited", async () => {
+    const out = await rt.engine.start("post-pipeline-view", { topic: "edits", publish_url: `${base}/posts` });
+    await rt.engine.waitFor(out.run.id, (r) => r.state.includes("REVIEW"));
+    await rt.engine.decide((await pendingReview(out.run.id)).id, { decision: "edit", reviewer: "ana", data: { edited: "A better post." } });
+    const done = await rt.engine.waitFor(out.run.id, (r) => r.status === "completed");
+    const [draft, review] = await rows(done);
+    expect(draft).toMatchObject({ output: "A better post.", by: "edited by ana" });
+    expect(review).toMatchObject({ output: "A better post.", sameAs: null, by: "edit by ana" });
+    expect(review!.decisions.map((d) => `${d.decision} by ${d.reviewer}`)).toEqual(["edit by ana"]);
   });
 });

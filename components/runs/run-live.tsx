@@ -240,6 +240,12 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
             <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="timeline-link">timeline and replay</Link>
+            {flow?.steps && (
+              <>
+                {" · "}
+                <a href="#steps" className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="steps-link">what each step did</a>
+              </>
+            )}
             {run.parentId && (
               <>
                 {" · "}

@@ -75,7 +75,7 @@ function Step({ row, index }: { row: StepRow; index: number }) {
         <span className="rounded-md bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300" data-testid="step-kind">{KIND[row.kind] ?? row.kind}</span>
         <span className={`rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS[row.status] ?? STATUS.done}`} data-testid="step-status">{row.status}</span>
       </div>
-      <div className="flex flex-wrap gap-x-4 gap-y-1 pl-7 text-xs text-slate-500 dark:text-slate-400" data-testid="step-meta">
+      <div className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-500 sm:pl-7 dark:text-slate-400" data-testid="step-meta">
         {row.durationMs !== null ? (
           <Meta label="took">{formatDuration(row.durationMs)}</Meta>
         ) : row.status === "running" || row.status === "waiting" ? (
@@ -90,7 +90,7 @@ function Step({ row, index }: { row: StepRow; index: number }) {
         {row.visits > 1 && <Meta label="visits">{row.visits}</Meta>}
         {row.finishedAt !== null && <Meta label="at">{formatTime(new Date(row.finishedAt).toISOString())}</Meta>}
       </div>
-      <div className="min-w-0 space-y-2 pl-7">
+      <div className="min-w-0 space-y-2 sm:pl-7">
         {row.approvals && (
           <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="step-approvals">
             {row.approvals.by.length} of {row.approvals.needed} approvals{row.approvals.by.length ? ` (${row.approvals.by.join(", ")})` : ""}
@@ -114,7 +114,12 @@ function Step({ row, index }: { row: StepRow; index: number }) {
             <span className="font-semibold">{row.error.name === "Timeout" ? "Timed out" : "Failed"}:</span> {row.error.message}
           </p>
         )}
-        {row.hasOutput && (
+        {row.hasOutput && row.sameAs && (
+          <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="step-output">
+            Output: {row.sameAs}&apos;s output, unchanged{row.earlier ? " (previous visit)" : ""}.
+          </p>
+        )}
+        {row.hasOutput && !row.sameAs && (
           <div>
             {row.earlier && <p className="mb-1 text-xs text-slate-400">From the previous visit; this one is under way.</p>}
             {row.kind === "review" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Decided value</p>}
@@ -134,11 +139,11 @@ export function RunSteps({ runId, flow, context, active, transitions, seq }: { r
   const rows = useMemo(() => runSteps({ flow, context, active, transitions, reviews }), [flow, context, active, transitions, reviews]);
   if (!flow.steps || Object.keys(flow.steps).length === 0) return null;
   return (
-    <section className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="run-steps">
+    <section id="steps" className="min-w-0 scroll-mt-20 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="run-steps">
       <div className="mb-3 flex flex-wrap items-baseline gap-2">
         <h2 className="text-sm font-semibold">Steps</h2>
         <span className="text-xs text-slate-500 dark:text-slate-400">
-          {rows.length} of {Object.keys(flow.steps).length} ran so far
+          {rows.length} of {Object.keys(flow.steps).length} step{Object.keys(flow.steps).length === 1 ? "" : "s"} ran
         </span>
       </div>
       {rows.length === 0 ? <p className="text-sm text-slate-500">No step has run yet.</p> : <ol className="divide-y divide-slate-100 dark:divide-slate-800">{rows.map((r, i) => <Step key={r.stage} row={r} index={i} />)}</ol>}

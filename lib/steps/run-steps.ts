@@ -35,6 +35,8 @@ export interface StepRow {
   earlier: boolean;
   output: unknown;
   hasOutput: boolean;
+  /** an earlier step whose output is exactly this one (a review that passed DRAFT's text on unchanged) */
+  sameAs: string | null;
   error: { name: string; message: string; category?: string } | null;
   /** what produced it (the model, "http 200", the sandbox engine, "approve by ana", the worker) */
   by: string | null;
@@ -99,7 +101,14 @@ export function runSteps(src: StepsSource): StepRow[] {
   const order = (s: string) => first.get(keyOf(s)) ?? Number.MAX_SAFE_INTEGER;
   const ran = src.flow.stages.filter((s) => own(specs, s) && ((own(visits, s) ?? 0) > 0 || own(ctx.steps ?? {}, s) || activeKeys.has(keyOf(s))));
   ran.sort((a, b) => order(a) - order(b) || src.flow.stages.indexOf(a) - src.flow.stages.indexOf(b));
-  return ran.map((stage) => {
+  const json = (v: unknown) => {
+    try {
+      return JSON.stringify(v) ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const rows = ran.map((stage) => {
     const spec = own(specs, stage)!;
     const kind = kindOf(spec);
     const rec = own(ctx.steps ?? {}, stage);
@@ -142,6 +151,7 @@ export function runSteps(src: StepsSource): StepRow[] {
       earlier,
       output: rec?.output ?? null,
       hasOutput: !!rec && "output" in rec && rec.output !== undefined,
+      sameAs: null as string | null,
       error: rec?.error ?? null,
       by: rec?.by ?? null,
       prompt: rec?.prompt ?? null,
@@ -152,4 +162,13 @@ export function runSteps(src: StepsSource): StepRow[] {
       worker: kind === "external" ? (rec?.worker ?? rec?.by?.replace(/^worker /, "") ?? null) : null,
     };
   });
+  // a review's output is most often the value it showed, unchanged: name the step it came from
+  rows.forEach((row, i) => {
+    if (row.kind !== "review" || !row.hasOutput || row.output === null) return;
+    const mine = json(row.output);
+    // (an edit replaces the shown step's output too, marked "edited by …": that one is not "unchanged")
+    const from = rows.slice(0, i).find((r) => r.hasOutput && r.kind !== "review" && !r.by?.startsWith("edited by") && json(r.output) === mine);
+    if (from) row.sameAs = from.stage;
+  });
+  return rows;
 }
