@@ -215,6 +215,37 @@ describe("an external step", () => {
     expect(Date.now() - t1).toBeGreaterThanOrEqual(380);
   });
 
+  it("a database that refuses the task for a while delays it; the step does not fail", async () => {
+    const store = rt.tasks.store;
+    const real = store.create.bind(store);
+    let refused = 0;
+    store.create = async (...args) => {
+      if (refused < 2) {
+        refused++;
+        throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+      }
+      return real(...args);
+    };
+    try {
+      const run = await toNotify("locked");
+      await vi.waitFor(() => expect(refused).toBe(1));
+      expect((await claim("w1")).status).toBe(204);
+      rt.clock.advance(500);
+      await vi.waitFor(() => expect(refused).toBe(2));
+      rt.clock.advance(1_000);
+      const t = await vi.waitFor(async () => {
+        const res = await claim("w1");
+        expect(res.status).toBe(200);
+        return (await res.json()) as Claimed;
+      });
+      expect(t.runId).toBe(run.id);
+      expect((await complete(t.id, { output: "ok" })).status).toBe(200);
+      expect((await rt.engine.waitFor(run.id, (r) => r.status === "completed")).state).toEqual(["DONE"]);
+    } finally {
+      store.create = real;
+    }
+  });
+
   it("bad input is a 4xx with a message", async () => {
     expect((await post(claimRoute, "/api/tasks/claim", { queue: "Bad Queue", worker: "w" })).status).toBe(422);
     expect((await post(claimRoute, "/api/tasks/claim", { queue: "q", worker: "w", waitMs: 60_000 })).status).toBe(422);

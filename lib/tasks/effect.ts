@@ -5,6 +5,7 @@
 // it, and a task completed meanwhile is taken as the result at once: never done twice.
 import { z } from "zod";
 import { parkEffect, waitingOutside, type EffectContext, type EffectFn } from "../engine/engine";
+import { isStorageFailure } from "../engine/errors";
 import type { RunStore } from "../engine/store/types";
 import { TERMINAL } from "../engine/store/types";
 import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
@@ -37,7 +38,7 @@ export interface ExternalSpec {
 /** Queue the invocation's task (or find it) and wait for its outcome: the settled task row. */
 export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: EffectContext): Promise<TaskRow> {
   const { stage, ...rest } = spec;
-  const task = await tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest });
+  const task = await untilStored(ctx, () => tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest }));
   ctx.progress(task.attempt ? `task ${task.id} on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `task ${task.id} queued on ${spec.queue}`);
   // cluster mode: no job slot is held while a worker has the task; it is run again once the task is settled
   if (tasks.parks && !SETTLED.includes(task.status)) throw parkEffect(`task ${task.id} on queue ${spec.queue}`);
@@ -51,6 +52,22 @@ export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: Eff
   if (settled.status === "failed") throw new TaskFailed(`${spec.queue}: ${settled.error?.message ?? "the worker failed the task"}`, settled.error?.category ?? "BUSINESS");
   if (settled.status === "cancelled") throw new TaskFailed(`${spec.queue}: task ${settled.id} was withdrawn`, "BUSINESS");
   return settled;
+}
+
+/** A database that refuses for a while (locked, unreachable) delays the task; it does not fail the step. */
+async function untilStored<T>(ctx: EffectContext, write: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (e) {
+      if (!isStorageFailure(e) || ctx.signal.aborted) throw e;
+      ctx.progress(`the database refused the task (${(e as Error).message}); trying again`);
+      await new Promise<void>((resolve, reject) => {
+        const h = ctx.clock.setTimeout(resolve, Math.min(30_000, 500 * 2 ** attempt));
+        ctx.signal.addEventListener("abort", () => (ctx.clock.clearTimeout(h), reject(new Error("cancelled"))), { once: true });
+      });
+    }
+  }
 }
 
 // The effect stops both when its run left the stage and when this process stops: only in the
