@@ -68,7 +68,7 @@ test("topic → approved plan → task DAG → report.md with cited sources and 
   await views.getByRole("button", { name: /Knowledge graph/ }).click();
   await expect(views).toContainText("Fact-001");
   await views.getByRole("button", { name: /Sources/ }).click();
-  await expect(views).toContainText("docs/guide/");
+  await expect(views).toContainText(/docs\/guide\/|workflows\/[a-z-]+\/guide\.md/);
   await views.getByRole("button", { name: "Files" }).click();
   for (const name of ["task.md", "report.md", "logs/orchestrator.log", "orchestrator.md"]) await expect(views).toContainText(name);
   await shot(page, "research-files");

@@ -26,7 +26,9 @@ if (!process.env.SWITCHYARD_SKIP_INSTALL) run("npm install", "npm", ["install", 
 run("generate Prisma clients", process.execPath, ["scripts/prisma-generate.mjs"]);
 run("migrate the database", process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"]);
 // the shipped user guide, so that a first start has something to search (duplicates are skipped)
-if (process.env.SWITCHYARD_SEED_GUIDE !== "0") run("import the user guide into the knowledge store", process.execPath, ["--import", "tsx", "scripts/import.ts", "docs/guide"]);
+// docs/guide and each workflow's own guide page (workflows/<id>/guide.md)
+const workflowGuides = fs.readdirSync("workflows", { withFileTypes: true }).filter((d) => d.isDirectory() && fs.existsSync(`workflows/${d.name}/guide.md`)).map((d) => `workflows/${d.name}/guide.md`);
+if (process.env.SWITCHYARD_SEED_GUIDE !== "0") run("import the user guide into the knowledge store", process.execPath, ["--import", "tsx", "scripts/import.ts", "docs/guide", ...workflowGuides]);
 
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (fs.existsSync(chromium)) {

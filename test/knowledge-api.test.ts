@@ -48,7 +48,7 @@ describe("knowledge API", () => {
     const body = await res.json();
     expect(body.total).toBeGreaterThanOrEqual(8);
     expect(body.documents[0]).toEqual(
-      expect.objectContaining({ id: expect.any(String), title: expect.any(String), type: "markdown", source: expect.stringContaining("docs/guide/"), chunkCount: expect.any(Number), importedAt: expect.any(String) }),
+      expect.objectContaining({ id: expect.any(String), title: expect.any(String), type: "markdown", source: expect.stringMatching(/^(docs\/guide\/|workflows\/[^/]+\/guide\.md$)/), chunkCount: expect.any(Number), importedAt: expect.any(String) }),
     );
   });
 

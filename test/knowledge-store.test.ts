@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../lib/db/client";
 import { chunkText, CHUNK_SIZE, KnowledgeStore, MAX_DOCUMENT_BYTES } from "../lib/knowledge/documents";
-import { seedCorpus } from "../lib/knowledge/seed-corpus";
+import { seedCorpus, workflowGuides } from "../lib/knowledge/seed-corpus";
 import type { Runtime } from "../lib/runtime";
 import { swissRuntime } from "./helpers";
 
@@ -253,8 +253,9 @@ describe("importDocument", () => {
 // ------------------------------------------------------------------ search over the guide
 
 describe("search", () => {
+  // a guide page: docs/guide/<file>, or a workflow's own page (workflows/<id>/guide.md)
   const guideTitle = (file: string) => {
-    const text = fs.readFileSync(path.join("docs/guide", file), "utf8");
+    const text = fs.readFileSync(file.includes("/") ? file : path.join("docs/guide", file), "utf8");
     return text.match(/^# (.+)$/m)![1];
   };
 
@@ -265,19 +266,20 @@ describe("search", () => {
     fresh = new KnowledgeStore(r.db, { staleCheckMs: 0 });
     const seeded = await seedCorpus(fresh);
     expect(seeded.failed).toEqual([]);
-    expect(seeded.imported).toBe(fs.readdirSync("docs/guide").filter((f) => f.endsWith(".md")).length);
+    expect(seeded.imported).toBe(fs.readdirSync("docs/guide").filter((f) => f.endsWith(".md")).length + workflowGuides().length);
+    expect(workflowGuides()).toContain(path.join("workflows", "swiss-army", "guide.md"));
     expect(await seedCorpus(fresh)).toMatchObject({ seeded: false, imported: 0 });
   });
 
   it.each([
     ["review decided twice compare-and-set stale", "04-reviewing-results.md"],
     ["SWITCHYARD_DURABILITY synchronous power loss", "08-durability-and-restarts.md"],
-    ["log lines body weight clarification decline observer", "13-domain-agent-workflow.md"],
+    ["log lines body weight clarification decline observer", "workflows/domain-agent/guide.md"],
     ["maintenance switch outbox queued writes", "06-context-manager-degraded-mode.md"],
     ["OPENAI_BASE_URL fallback retries backoff", "09-models-offline-engine-and-endpoints.md"],
     ["chunk overlap heading duplicate sha256", "10-knowledge-store.md"],
     ["port already in use No production build found", "11-troubleshooting.md"],
-    ["parseTimeout executionTimeout idleAnalysis", "05-swiss-army-workflow.md"],
+    ["parseTimeout executionTimeout idleAnalysis", "workflows/swiss-army/guide.md"],
   ])("%s → %s first", async (q, file) => {
     const out = await fresh.searchDetailed(q);
     expect(out.method).toBe("bm25");

@@ -98,6 +98,6 @@ describe("SearxNG web search adapter", () => {
     const c = done.context as ResearchContext;
     expect(queries.length).toBeGreaterThan(0);
     expect(c.sources.length).toBeGreaterThan(0);
-    expect(c.sources.every((s) => s.url.startsWith("docs/guide/"))).toBe(true);
+    expect(c.sources.every((s) => /^(docs\/guide\/|workflows\/[^/]+\/guide\.md$)/.test(s.url))).toBe(true);
   });
 });

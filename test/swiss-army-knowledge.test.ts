@@ -37,6 +37,6 @@ describe("swiss-army CONTEXT_SEARCH over the knowledge store", () => {
     const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
     const docs = (r.context as SwissContext).hits.filter((h) => h.kind === "document");
     expect(docs.length).toBeGreaterThan(0);
-    expect(docs.every((d) => d.source?.startsWith("docs/guide/"))).toBe(true);
+    expect(docs.every((d) => /^(docs\/guide\/|workflows\/[^/]+\/guide\.md$)/.test(d.source ?? ""))).toBe(true);
   });
 });
