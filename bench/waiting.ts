@@ -46,6 +46,9 @@ const EVICT_AFTER_MS = EVICT_ENV ? Number(EVICT_ENV) : 5_000;
 const EVICT_MARGIN_MS = int("BENCH_EVICT_MARGIN_MS", 10_000);
 const FULL_HISTORY = process.env.BENCH_RESTART_HISTORY === "full";
 const WORKFLOW = "swiss-army";
+/** BENCH_ONLY=memory,latency,restart (any of them): the measures to take */
+const PHASES = new Set((process.env.BENCH_ONLY ?? "memory,latency,restart").split(",").map((p) => p.trim()));
+for (const p of PHASES) if (!["memory", "latency", "restart"].includes(p)) throw new Error(`BENCH_ONLY: unknown measure "${p}" (memory, latency, restart)`);
 const TARGET = { addedMb: 50, restartRatio: 2, p95Ratio: 2 };
 
 const serverExtraEnv: Record<string, string> = EVICT_ENV ? { SWITCHYARD_EVICT_AFTER_MS: EVICT_ENV } : {};
@@ -168,8 +171,8 @@ interface MemoryResult {
   createSeconds: number;
 }
 
-async function memory(s: Server, inspector: Inspector): Promise<MemoryResult> {
-  // warm-up: every route and module the measured runs use is loaded before the first reading
+/** every route and module the measured runs use is loaded before the first reading; the runs it leaves waiting and live */
+async function warmUp(s: Server): Promise<{ waiting: number; live: number }> {
   const warm = await startRuns(s, 20, "warm-up");
   await untilWaiting(s, warm.length, 120_000);
   for (const id of warm.slice(0, 10)) await postJson(api(s, `/api/reviews/${await reviewOf(s, id)}/decision`), { decision: "approve" });
@@ -179,9 +182,14 @@ async function memory(s: Server, inspector: Inspector): Promise<MemoryResult> {
   sse.close();
   // the approved ones wait in IDLE (swiss-army runs live on): counted apart
   const h = await s.health();
-  const base = h.runs?.waiting ?? 0;
-  if ((h.runs?.running ?? 0) !== 0 || base > warm.length) throw new Error(`warm-up runs still moving: ${JSON.stringify(h.runs)}`);
-  await sleep(EVICT_AFTER_MS + 2_000);
+  const waiting = h.runs?.waiting ?? 0;
+  if ((h.runs?.running ?? 0) !== 0 || waiting > warm.length) throw new Error(`warm-up runs still moving: ${JSON.stringify(h.runs)}`);
+  return { waiting, live: await untilEvicted(s, 0) };
+}
+
+async function memory(s: Server, inspector: Inspector, floor: { waiting: number; live: number }): Promise<MemoryResult> {
+  const base = floor.waiting;
+  await sleep(2_000);
   await inspector.gc();
   const before = rssBytes(s.pid);
   const heapBefore = await inspector.heapUsed();
@@ -327,7 +335,8 @@ function seedCopies(file: string, runId: string, copies: number): { rows: number
     const oldIds = new Set<string>([runId]);
     for (const { name } of tables) {
       const info = db.prepare(`PRAGMA table_info("${name}")`).all() as { name: string; type: string; pk: number }[];
-      const key = name === "Run" ? "id" : info.some((c) => c.name === "runId") ? "runId" : null;
+      // a request's Idempotency-Key row names its run but is the request's, not the run's (and unique per key)
+      const key = name === "Run" ? "id" : name !== "IdempotencyKey" && info.some((c) => c.name === "runId") ? "runId" : null;
       if (!key) continue;
       // older snapshots dropped unless BENCH_RESTART_HISTORY=full: retention leaves a run waiting past
       // its age only its latest one, and 100,000 runs' full history is ~6 GB to write
@@ -436,55 +445,82 @@ async function main(): Promise<number> {
   if (!fs.existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first");
   if (!fs.existsSync("/proc/self/status")) throw new Error("bench:waiting reads memory from /proc (Linux only)");
   console.log(
-    `bench:waiting — ${WAITING_RUNS} waiting runs (memory), ${RESTART_RUNS} (restart), ${LATENCY_RUNS} + ${LATENCY_RUNS} decisions (latency); server: npm start on SQLite, port ${PORT}; eviction delay ${EVICT_AFTER_MS} ms${EVICT_ENV ? "" : " (server default assumed)"}; ${os.cpus().length} cores`,
+    `bench:waiting — ${[PHASES.has("memory") && `${WAITING_RUNS} waiting runs (memory)`, PHASES.has("restart") && `${RESTART_RUNS} (restart)`, PHASES.has("latency") && `${LATENCY_RUNS} + ${LATENCY_RUNS} decisions (latency)`].filter(Boolean).join(", ")}; server: npm start on SQLite, port ${PORT}; eviction delay ${EVICT_AFTER_MS} ms${EVICT_ENV ? "" : " (server default assumed)"}; ${os.cpus().length} cores`,
   );
   const started = performance.now();
 
-  const s = await launch("main", path.join(dir, "main.db"));
-  const inspector = new Inspector(s.pid, INSPECT_PORT);
-  let mem: MemoryResult, live: LatencyResult, evicted: LatencyResult;
-  try {
-    mem = await memory(s, inspector);
-    log(`latency: ${LATENCY_RUNS} runs decided live`);
-    live = await latencyLive(s);
-    log(`latency: ${LATENCY_RUNS} runs decided after the eviction delay`);
-    evicted = await latencyEvicted(s, mem.liveBefore);
-  } finally {
-    inspector.close();
-    await stop(s);
+  let mem: MemoryResult | null = null;
+  let live: LatencyResult | null = null;
+  let evicted: LatencyResult | null = null;
+  if (PHASES.has("memory") || PHASES.has("latency")) {
+    const s = await launch("main", path.join(dir, "main.db"));
+    const inspector = new Inspector(s.pid, INSPECT_PORT);
+    try {
+      const floor = await warmUp(s);
+      if (PHASES.has("memory")) mem = await memory(s, inspector, floor);
+      if (PHASES.has("latency")) {
+        log(`latency: ${LATENCY_RUNS} runs decided live`);
+        live = await latencyLive(s);
+        log(`latency: ${LATENCY_RUNS} runs decided after the eviction delay`);
+        evicted = await latencyEvicted(s, floor.live);
+      }
+    } finally {
+      inspector.close();
+      await stop(s);
+    }
   }
-  const rs = await restart();
+  const rs = PHASES.has("restart") ? await restart() : null;
 
-  const added = mem.after - mem.before;
-  const restartRatio = median(rs.seededMs) / median(rs.emptyMs);
-  const ratioRun = pct(evicted.runStream, 95) / pct(live.runStream, 95);
-  const ratioAll = pct(evicted.allStream, 95) / pct(live.allStream, 95);
   const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-  const okMem = added / MB <= TARGET.addedMb;
-  const okRestart = restartRatio <= TARGET.restartRatio;
-  const okLatency = ratioRun <= TARGET.p95Ratio && ratioAll <= TARGET.p95Ratio;
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const secs = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(2)).join(", ");
-
+  let ok = true;
+  const details: string[] = [];
   console.log("");
   console.log(`measure                                   result                                   target     verdict`);
-  console.log(`RSS added by ${WAITING_RUNS} waiting runs`.padEnd(42) + `${fmtMb(added)} (${((added / Math.max(1, WAITING_RUNS)) / 1024).toFixed(1)} KB/run)`.padEnd(41) + `≤ ${TARGET.addedMb} MB`.padEnd(11) + verdict(okMem));
-  console.log(`restart-to-healthy, ${RESTART_RUNS} vs 0 waiting`.padEnd(42) + `${(median(rs.seededMs) / 1000).toFixed(2)} s vs ${(median(rs.emptyMs) / 1000).toFixed(2)} s = ${restartRatio.toFixed(2)}×`.padEnd(41) + `≤ ${TARGET.restartRatio}×`.padEnd(11) + verdict(okRestart));
-  console.log(`decision→SSE p95, evicted vs live`.padEnd(42) + `run stream ${ratioRun.toFixed(2)}×, all-runs stream ${ratioAll.toFixed(2)}×`.padEnd(41) + `≤ ${TARGET.p95Ratio}×`.padEnd(11) + verdict(okLatency));
+  if (mem) {
+    const added = mem.after - mem.before;
+    const okMem = added / MB <= TARGET.addedMb;
+    ok &&= okMem;
+    console.log(`RSS added by ${WAITING_RUNS} waiting runs`.padEnd(42) + `${fmtMb(added)} (${(added / Math.max(1, WAITING_RUNS) / 1024).toFixed(1)} KB/run)`.padEnd(41) + `≤ ${TARGET.addedMb} MB`.padEnd(11) + verdict(okMem));
+    details.push(`  memory   server RSS ${fmtMb(mem.before)} → ${fmtMb(mem.atCreation)} when the last run reached its review (${mem.liveAtCreation} live runs) → ${fmtMb(mem.settled)} after the eviction wait → ${fmtMb(mem.after)} after a full GC (${mem.liveAfter} live runs, ${mem.liveBefore} before)`);
+    details.push(`           V8 heap used ${fmtMb(mem.heapBefore)} → ${fmtMb(mem.heapAfter)} (+${fmtMb(mem.heapAfter - mem.heapBefore)}); ${WAITING_RUNS} runs started over HTTP and at their review in ${mem.createSeconds.toFixed(0)} s`);
+  }
+  if (rs) {
+    const restartRatio = median(rs.seededMs) / median(rs.emptyMs);
+    const okRestart = restartRatio <= TARGET.restartRatio;
+    ok &&= okRestart;
+    console.log(`restart-to-healthy, ${RESTART_RUNS} vs 0 waiting`.padEnd(42) + `${(median(rs.seededMs) / 1000).toFixed(2)} s vs ${(median(rs.emptyMs) / 1000).toFixed(2)} s = ${restartRatio.toFixed(2)}×`.padEnd(41) + `≤ ${TARGET.restartRatio}×`.padEnd(11) + verdict(okRestart));
+    details.push(`  restart  empty database: ${secs(rs.emptyMs)} s (RSS ${rs.emptyRss.map(fmtMb).join(", ")}); ${RESTART_RUNS + 1} waiting runs (${rs.dbMb.toFixed(0)} MB file): ${secs(rs.seededMs)} s (RSS ${rs.seededRss.map(fmtMb).join(", ")}, live runs ${rs.seededLive.join(", ")}); medians compared`);
+  }
+  if (live && evicted) {
+    const ratioRun = pct(evicted.runStream, 95) / pct(live.runStream, 95);
+    const ratioAll = pct(evicted.allStream, 95) / pct(live.allStream, 95);
+    const okLatency = ratioRun <= TARGET.p95Ratio && ratioAll <= TARGET.p95Ratio;
+    ok &&= okLatency;
+    console.log(`decision→SSE p95, evicted vs live`.padEnd(42) + `run stream ${ratioRun.toFixed(2)}×, all-runs stream ${ratioAll.toFixed(2)}×`.padEnd(41) + `≤ ${TARGET.p95Ratio}×`.padEnd(11) + verdict(okLatency));
+    for (const [name, r] of [
+      ["live", live],
+      ["evicted", evicted],
+    ] as const) {
+      details.push(`  latency  ${name.padEnd(8)} run stream p50 ${ms(pct(r.runStream, 50))}, p95 ${ms(pct(r.runStream, 95))}; all-runs stream p50 ${ms(pct(r.allStream, 50))}, p95 ${ms(pct(r.allStream, 95))}; ${r.runStream.length} decisions, ${r.liveBeforeDecisions} live runs before them`);
+    }
+  }
   console.log("");
   console.log("details");
-  console.log(`  memory   server RSS ${fmtMb(mem.before)} → ${fmtMb(mem.atCreation)} when the last run reached its review (${mem.liveAtCreation} live runs) → ${fmtMb(mem.settled)} after the eviction wait → ${fmtMb(mem.after)} after a full GC (${mem.liveAfter} live runs, ${mem.liveBefore} before)`);
-  console.log(`           V8 heap used ${fmtMb(mem.heapBefore)} → ${fmtMb(mem.heapAfter)} (+${fmtMb(mem.heapAfter - mem.heapBefore)}); ${WAITING_RUNS} runs started over HTTP and at their review in ${mem.createSeconds.toFixed(0)} s`);
-  console.log(`  restart  empty database: ${secs(rs.emptyMs)} s (RSS ${rs.emptyRss.map(fmtMb).join(", ")}); ${RESTART_RUNS + 1} waiting runs (${rs.dbMb.toFixed(0)} MB file): ${secs(rs.seededMs)} s (RSS ${rs.seededRss.map(fmtMb).join(", ")}, live runs ${rs.seededLive.join(", ")}); medians compared`);
-  for (const [name, r] of [
-    ["live", live],
-    ["evicted", evicted],
-  ] as const) {
-    console.log(`  latency  ${name.padEnd(8)} run stream p50 ${ms(pct(r.runStream, 50))}, p95 ${ms(pct(r.runStream, 95))}; all-runs stream p50 ${ms(pct(r.allStream, 50))}, p95 ${ms(pct(r.allStream, 95))}; ${r.runStream.length} decisions, ${r.liveBeforeDecisions} live runs before them`);
-  }
+  for (const d of details) console.log(d);
   console.log(`  took ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  return okMem && okRestart && okLatency ? 0 : 1;
+  return ok ? 0 : 1;
 }
+
+for (const sig of ["SIGINT", "SIGTERM"] as const)
+  process.on(sig, () => {
+    console.error(`bench:waiting: ${sig}, stopping its servers`);
+    void Promise.all([...servers].map((s) => s.stop().catch(() => {}))).finally(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      process.exit(2);
+    });
+  });
 
 let code = 2;
 try {
