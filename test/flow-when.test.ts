@@ -4,6 +4,7 @@
 // stage they route to), with line numbers in YAML and JSON; drawn as guarded edges.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveGraph } from "../lib/graph/derive";
+import { labelLine } from "../lib/graph/layout";
 import { flowMachine } from "../lib/flows/machine";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { checkFlowSource } from "../lib/flows/validate";
@@ -101,6 +102,9 @@ describe("when: expressions", () => {
         ["DROP", null, "done"],
       ]),
     );
+    // the diagram's label is the expression alone (lib/graph/layout.ts), not followed by the guard's name
+    const when = graph.transitions.find((t) => t.source === "SCORE" && t.target === "REVIEW")!;
+    expect(labelLine(when)).toBe("when steps.SCORE.output.score >= 0.5");
   });
 });
 

@@ -73,8 +73,9 @@ const MAX_CHARS = 28;
 export function labelLine(t: GraphTransition): string {
   const text = t.description ?? eventLabel(t.event);
   const extra: string[] = [];
-  // a stage machine's edges all carry the same rules guard (lib/flows): naming it on each says nothing
-  if (t.guard && t.guard !== "stageRules") extra.push(`[${t.guard}]`);
+  // a stage machine's edges all carry the same rules guard (lib/flows): naming it on each says nothing;
+  // a step's when: guard (lib/steps) is labelled by its own expression ("when …")
+  if (t.guard && t.guard !== "stageRules" && t.guard !== "whenTrue") extra.push(`[${t.guard}]`);
   if (t.kind === "after" && t.delayMs !== null) extra.push(`after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}`);
   return extra.length ? `${text} ${extra.join(" ")}` : text;
 }
