@@ -249,7 +249,7 @@ export const swissArmyMachine = setup({
           {
             target: "IDLE",
             description: "Critical error: request parsing failure",
-            actions: assign(({ context, event }) => failed(context, event as never, "REQUEST_RECEIVED", "Request parsing failed", false)),
+            actions: assign(({ context, event }) => failed(context, event, "REQUEST_RECEIVED", "Request parsing failed", false)),
           },
         ],
       },
@@ -297,7 +297,7 @@ export const swissArmyMachine = setup({
         onError: {
           target: "IDLE",
           description: "Critical error",
-          actions: assign(({ context, event }) => failed(context, event as never, "CONTEXT_SEARCH", "Context search failed", false)),
+          actions: assign(({ context, event }) => failed(context, event, "CONTEXT_SEARCH", "Context search failed", false)),
         },
       },
       after: {
@@ -358,7 +358,7 @@ export const swissArmyMachine = setup({
           actions: assign(({ context, event }) => {
             const execution = context.records.execution;
             return {
-              ...failed(context, event as never, "EXECUTING", "Execution failed", true),
+              ...failed(context, event, "EXECUTING", "Execution failed", true),
               records: execution ? { ...context.records, execution: { ...execution, status: "failed" as const } } : context.records,
             };
           }),
@@ -455,7 +455,7 @@ export const swissArmyMachine = setup({
         onError: {
           target: "IDLE",
           description: "Critical error",
-          actions: assign(({ context, event }) => failed(context, event as never, "CONTEXT_UPDATE", "Storing the result failed critically", true)),
+          actions: assign(({ context, event }) => failed(context, event, "CONTEXT_UPDATE", "Storing the result failed critically", true)),
         },
       },
       after: {
