@@ -80,11 +80,17 @@ test("DEEP_RESEARCH: seed 004's own states are lit in the diagram; the report ci
   for (const s of ["AgentRuntime.WorkflowInit.InitWorkflow", "AgentRuntime.RetryableExec.RetryBoundary.WriteReportPlan", "AgentRuntime.RetryableExec.RetryBoundary.GenerateSearchQueries", "AgentRuntime.RetryableExec.RetryBoundary.ExecuteSearchTasks.SearchTask", "AgentRuntime.RetryableExec.RetryBoundary.ExecuteSearchTasks.ProcessResult", "AgentRuntime.RetryableExec.RetryBoundary.WriteFinalReport", "AgentRuntime.WorkflowComplete"]) {
     await expect(page.locator(`[data-testid=diagram] [data-state="${s}"]`), s).toHaveAttribute("data-status", "visited");
   }
-  await expect(page.locator('[data-testid=diagram] [data-state="AgentRuntime.ErrorClassify.ErrorHandling"]')).toHaveAttribute("data-status", "idle");
+  // no error: the ErrorClassify box was never entered
+  await expect(page.locator('[data-testid=diagram] [data-state="AgentRuntime.ErrorClassify"]')).toHaveAttribute("data-status", "idle");
   await expect(page.getByTestId("mode-result")).toContainText("Assembled by the offline engine");
   await expect(page.getByTestId("mode-result")).toContainText("[S01]");
   await page.getByTestId("diagram").scrollIntoViewIfNeeded();
+  await page.getByTestId("diagram").getByRole("button", { name: "Fit" }).click();
   await shot(page, "modes-research-diagram");
+  await page.getByRole("button", { name: "Open all groups" }).click();
+  await expect(page.locator('[data-testid=diagram] [data-state="AgentRuntime.ErrorClassify.ErrorHandling"]')).toHaveAttribute("data-status", "idle");
+  await page.getByTestId("diagram").getByRole("button", { name: "Fit" }).click();
+  await shot(page, "modes-research-diagram-open");
   await page.getByTestId("run-views").getByRole("button", { name: "What the mode did" }).click();
   await expect(page.getByTestId("research-plan")).toBeVisible();
   await expect(page.getByTestId("research-tasks").locator("li").first()).toContainText("result(s) via");
