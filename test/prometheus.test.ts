@@ -363,6 +363,8 @@ describe("GET /api/metrics", () => {
       switchyard_reviews_pending: "gauge",
       switchyard_model_calls_total: "counter",
       switchyard_model_tokens_total: "counter",
+      switchyard_tasks: "gauge",
+      switchyard_task_oldest_queued_seconds: "gauge",
       switchyard_engine_live_runs: "gauge",
       switchyard_engine_evicted_runs_total: "counter",
       switchyard_build_info: "gauge",

@@ -206,7 +206,9 @@ describe("an external step", () => {
     const res = await pending;
     const waited = Date.now() - t0;
     expect(res.status).toBe(200);
-    expect(((await res.json()) as Claimed).runId).toBe(run.id);
+    const got = (await res.json()) as Claimed;
+    expect(got.runId).toBe(run.id);
+    expect((await complete(got.id, { output: "polled" })).status).toBe(200);
     expect(waited).toBeGreaterThanOrEqual(250);
     expect(waited).toBeLessThan(5_000);
     // an empty queue: 204 after about waitMs
@@ -244,6 +246,22 @@ describe("an external step", () => {
     } finally {
       store.create = real;
     }
+  });
+
+  it("open tasks per queue are in /api/metrics", async () => {
+    const { prometheusText } = await import("../lib/metrics/prometheus");
+    const run = await toNotify("metrics");
+    let text = await prometheusText(rt);
+    expect(text).toContain('switchyard_tasks{queue="publisher",status="queued"} 1');
+    expect(text).toContain('switchyard_tasks{queue="publisher",status="claimed"} 0');
+    expect(text).toMatch(/switchyard_task_oldest_queued_seconds\{queue="publisher"\} \d/);
+    const t = await claimed("w1");
+    text = await prometheusText(rt);
+    expect(text).toContain('switchyard_tasks{queue="publisher",status="claimed"} 1');
+    expect(text).not.toContain("switchyard_task_oldest_queued_seconds{");
+    await complete(t.id, { output: 1 });
+    await rt.engine.waitFor(run.id, (r) => r.status === "completed");
+    expect(await prometheusText(rt)).not.toContain('switchyard_tasks{queue="publisher"');
   });
 
   it("bad input is a 4xx with a message", async () => {

@@ -181,6 +181,9 @@ const SQLITE = {
     FROM "ModelCall" m
     LEFT JOIN "Run" r ON r."id" = m."runId"
     GROUP BY 1, 2 ORDER BY 1, 2`,
+
+  // external workers' open tasks (lib/tasks), per queue
+  tasks: `SELECT "queue", "status", COUNT(*) AS "n", MIN("createdAt") AS "oldest" FROM "Task" WHERE "status" IN ('queued','claimed') GROUP BY 1, 2 ORDER BY 1, 2`,
 };
 
 /** The same queries on PostgreSQL (TIMESTAMP(3) columns, TEXT holding JSON, real booleans). */
@@ -223,6 +226,8 @@ const POSTGRES = {
       LEFT JOIN "Run" r ON r."id" = m."runId"
       GROUP BY 1, 2) x
     ORDER BY x."workflow" COLLATE "C", x."outcome" COLLATE "C"`,
+
+  tasks: `SELECT "queue", "status", COUNT(*) AS "n", MIN("createdAt") AS "oldest" FROM "Task" WHERE "status" IN ('queued','claimed') GROUP BY 1, 2 ORDER BY "queue" COLLATE "C", 2`,
 } satisfies Record<keyof typeof SQLITE, string>;
 
 const SQL: Record<Dialect, typeof SQLITE> = { sqlite: SQLITE, postgres: POSTGRES };
@@ -234,19 +239,21 @@ interface Collected {
   reviewWait: Row[];
   reviewsPending: Row[];
   modelCalls: Row[];
+  tasks: Row[];
 }
 
 async function collect(rt: SqlPorts): Promise<Collected> {
   const sql = SQL[dialectOf(rt)];
-  const [runs, transitions, dwell, reviewWait, reviewsPending, modelCalls] = await readAll(rt, [
+  const [runs, transitions, dwell, reviewWait, reviewsPending, modelCalls, tasks] = await readAll(rt, [
     { sql: sql.runs },
     { sql: sql.transitions },
     { sql: sql.dwell },
     { sql: sql.reviewWait },
     { sql: sql.reviewsPending },
     { sql: sql.modelCalls },
+    { sql: sql.tasks },
   ]);
-  return { runs, transitions, dwell, reviewWait, reviewsPending, modelCalls };
+  return { runs, transitions, dwell, reviewWait, reviewsPending, modelCalls, tasks };
 }
 
 // ---------------------------------------------------------------------------
@@ -296,6 +303,14 @@ export async function prometheusText(rt: SqlPorts & { engine?: { memory: { live:
     out.sample("switchyard_model_tokens_total", { workflow: wf, kind: "prompt" }, t.prompt);
     out.sample("switchyard_model_tokens_total", { workflow: wf, kind: "completion" }, t.completion);
   }
+
+  out.family("switchyard_tasks", "gauge", "External workers' open tasks by queue and status (queued: waiting for a worker; claimed: a worker holds the lease).");
+  const queues = [...new Set(c.tasks.map((r) => str(r.queue)))];
+  const taskCount = new Map(c.tasks.map((r) => [`${str(r.queue)}\u0000${str(r.status)}`, num(r.n)]));
+  for (const q of queues) for (const status of ["queued", "claimed"]) out.sample("switchyard_tasks", { queue: q, status }, taskCount.get(`${q}\u0000${status}`) ?? 0);
+  out.family("switchyard_task_oldest_queued_seconds", "gauge", "Age of the oldest task still waiting for a worker, by queue (a queue nobody serves grows without bound).");
+  const now = Date.now();
+  for (const r of c.tasks) if (str(r.status) === "queued") out.sample("switchyard_task_oldest_queued_seconds", { queue: str(r.queue) }, Math.max(0, (now - num(r.oldest)) / 1000));
 
   if (rt.engine) {
     // this process's engine: runs held in memory, and waiting runs evicted from it (lib/engine/evict.ts)
