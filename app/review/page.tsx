@@ -1,6 +1,6 @@
 import { listReviews } from "@/lib/api/reviews";
 import { shortId } from "@/lib/format";
-import { getRun } from "@/lib/api/runs";
+import { runsByIds } from "@/lib/api/runs";
 import { runName } from "@/lib/machines/run-name";
 import { OfflineNotice } from "@/components/ui/offline-notice";
 import { deriveGraph } from "@/lib/graph/derive";
@@ -18,12 +18,9 @@ export default async function ReviewQueuePage() {
   await requireViewer();
   const rt = await getRuntime();
   const reviews = await listReviews(rt, { status: "pending", limit: 500 });
-  // what each run is about, once per run
-  const names = new Map<string, string | null>();
-  for (const id of new Set(reviews.map((r) => r.runId))) {
-    const run = await getRun(rt, id).catch(() => null);
-    names.set(id, run ? runName(findWorkflow(run.workflow, run.input), run) : null);
-  }
+  // what each run is about: every run in one query
+  const runs = await runsByIds(rt, reviews.map((r) => r.runId));
+  const names = new Map(runs.map((run) => [run.id, runName(findWorkflow(run.workflow, run.input), run)]));
   // each pending review's workflow's views (its review payloads)
   const workflows = [...new Set(reviews.map((r) => r.workflow))];
   const views = Object.fromEntries(await Promise.all(workflows.map(async (w) => [w, (await viewsOf(w)) as WorkflowViews | null] as const)));

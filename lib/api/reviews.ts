@@ -3,7 +3,7 @@ import type { Runtime } from "../runtime";
 import { reviewView } from "../engine/views";
 import type { IdempotencyClaim, IdempotencyRow, ReviewStatus } from "../engine/store/types";
 import { NotFoundError } from "../engine/errors";
-import { rebuiltStep, runResource } from "./runs";
+import { rebuiltStep, runResource, runsByIds } from "./runs";
 import { typedReview } from "./review-types";
 import { isBuiltIn } from "../machines/registry";
 
@@ -11,8 +11,8 @@ export async function listReviews(rt: Runtime, q: { status?: ReviewStatus; runId
   const now = rt.clock.now();
   const rows = await rt.store.listReviews({ status: q.status, runId: q.runId, limit: q.limit ?? 200 });
   // user-defined workflows' versions are pinned by each run's input
-  const inputs = new Map<string, unknown>();
-  for (const r of rows) if (!isBuiltIn(r.workflow) && !inputs.has(r.runId)) inputs.set(r.runId, (await rt.store.getRun(r.runId))?.input);
+  const pinned = rows.filter((r) => !isBuiltIn(r.workflow)).map((r) => r.runId);
+  const inputs = new Map<string, unknown>((await runsByIds(rt, pinned)).map((run) => [run.id, run.input]));
   return rows.map((r) => ({ ...typedReview(reviewView(r), inputs.get(r.runId)), ageMs: Math.max(0, (r.decidedAt ?? now) - r.createdAt) }));
 }
 

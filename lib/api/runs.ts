@@ -82,6 +82,12 @@ export async function getRun(rt: Runtime, id: string) {
   return runResource(run, { accepted: await rt.engine.acceptedNow(id) });
 }
 
+/** Runs by id in one query (those that exist, newest first): for pages that name many runs. */
+export async function runsByIds(rt: Runtime, ids: string[]) {
+  const unique = [...new Set(ids)];
+  return unique.length ? rt.store.listRuns({ ids: unique, limit: unique.length }) : [];
+}
+
 /** The one run whose id starts with `prefix` (at least 4 hex digits), or null when none or several do. */
 export async function runIdByPrefix(rt: Runtime, prefix: string): Promise<string | null> {
   if (!/^[0-9a-f-]{4,36}$/.test(prefix)) return null;

@@ -72,6 +72,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string;
     parts.push(`"status" = 'failed' AND ("failedStates" LIKE ${p(`%|${lit}|%`)} OR "failedStates" LIKE ${p(`%.${lit}|%`)})`);
   }
   if (q.idPrefix !== undefined) parts.push(`left("id", ${p(q.idPrefix.length)}) = ${p(q.idPrefix)}`);
+  if (q.ids) parts.push(q.ids.length ? `"id" = ANY(${p(q.ids)}::text[])` : "FALSE");
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 

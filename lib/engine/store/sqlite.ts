@@ -132,6 +132,10 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     parts.push(`"id" >= ? AND "id" < ?`);
     args.push(q.idPrefix, `${q.idPrefix}\uffff`);
   }
+  if (q.ids) {
+    parts.push(q.ids.length ? `"id" IN (${q.ids.map(() => "?").join(",")})` : "0");
+    args.push(...q.ids);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 

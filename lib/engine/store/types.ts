@@ -208,6 +208,8 @@ export interface RunQuery {
   failedIn?: string;
   /** runs whose id starts with this (lower-case hex digits and dashes only) */
   idPrefix?: string;
+  /** only these runs (one query for a page that names many runs, like the review queue) */
+  ids?: string[];
   limit?: number;
   offset?: number;
 }
