@@ -93,6 +93,26 @@ describe("swiss-army with a model", () => {
   // a request analysis whose request_type is not one of the seed's four: fails its schema, request and repair
   const bad = { reply: () => ({ intent: "retry fetch", request_type: "poem", estimated_complexity: "medium", parameters: [] }) };
 
+  it("REQUEST_RECEIVED (parse), EXECUTING and CONTEXT_UPDATE (pattern extraction) call the model; its words are the output and the patterns", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("swiss-army", { model: model() });
+    const { run } = await rt.engine.start("swiss-army", { request });
+    const r = await rt.engine.waitFor(run.id, (x) => x.state[0] === "HUMAN_REVIEW", 30_000);
+    const made = await calls(run.id);
+    expect(made.map((x) => `${x.state}:${x.purpose}`)).toEqual(["REQUEST_RECEIVED:parse", "EXECUTING:execute", "CONTEXT_UPDATE:extract-patterns"]);
+    expect(made.every((x) => x.ok && x.adapter === "schema-1 @ endpoint 1")).toBe(true);
+    const c = r.context as SwissContext;
+    expect(c.records.request?.metadata.intent).toMatch(/^model#\d+/);
+    expect(c.output).toMatch(/^model#\d+ .*This is the model's answer/);
+    expect(c.records.execution?.adapter).toBe("schema-1 @ endpoint 1");
+    expect(c.tokens).toBeGreaterThan(0);
+    expect(c.records.execution_result?.result.patterns_discovered.some((p) => /^model#\d+/.test(p))).toBe(true);
+    // the review shows the model's output
+    const review = (await rt.store.listReviews({ runId: run.id, status: "pending" }))[0]!;
+    expect((review.payload as { output: string }).output).toBe(c.output);
+  }, 60_000);
+
   it("a reply that never matches its schema: retried with backoff, then a person retries REQUEST_RECEIVED", async () => {
     const m = schemaModel();
     fake.setDefault({ reply: m.reply });
@@ -195,12 +215,16 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
     const m = schemaModel({ code: () => ({ language: "javascript", code: "console.log('model wrote this'); 6 * 7" }) });
     fake.setDefault({ reply: m.reply });
     rt = await workflowRuntime("processing-modes", { model: modesModel() });
-    const expected: Record<string, { calls: (n: number) => boolean; purposes: string[] }> = {
-      CHAT: { calls: (n) => n === 1, purposes: ["chat"] },
-      KNOWLEDGE: { calls: (n) => n === 2, purposes: ["embed", "answer"] },
-      SEARCH: { calls: (n) => n >= 2, purposes: ["search-queries", "answer"] },
-      CODE: { calls: (n) => n === 1, purposes: ["generate-code"] },
-      THINKING: { calls: (n) => n === 5, purposes: ["thinking:ProblemAnalysis", "thinking:MultiPerspective", "thinking:DeepReasoning", "thinking:SynthesisAndReflection", "thinking:FinalAnswer"] },
+    const expected: Record<string, { calls: (n: number) => boolean; purposes: string[]; states: string[] }> = {
+      CHAT: { calls: (n) => n === 1, purposes: ["chat"], states: ["ModelRuntime.ProcessorExec.CHAT.CallLLM"] },
+      KNOWLEDGE: { calls: (n) => n === 2, purposes: ["embed", "answer"], states: ["ModelRuntime.ProcessorExec.KNOWLEDGE.GenerateEmbeddings", "ModelRuntime.ProcessorExec.KNOWLEDGE.CallLLM"] },
+      SEARCH: { calls: (n) => n >= 2, purposes: ["search-queries", "answer"], states: ["ModelRuntime.ProcessorExec.SEARCH.GenerateSearchQueries", "ModelRuntime.ProcessorExec.SEARCH.CallLLM"] },
+      CODE: { calls: (n) => n === 1, purposes: ["generate-code"], states: ["ModelRuntime.ProcessorExec.CODE.GenerateCode"] },
+      THINKING: {
+        calls: (n) => n === 5,
+        purposes: ["thinking:ProblemAnalysis", "thinking:MultiPerspective", "thinking:DeepReasoning", "thinking:SynthesisAndReflection", "thinking:FinalAnswer"],
+        states: ["ProblemAnalysis", "MultiPerspective", "DeepReasoning", "SynthesisAndReflection", "FinalAnswer"].map((s) => `ModelRuntime.ProcessorExec.THINKING.${s}`),
+      },
     };
     for (const [mode, want] of Object.entries(expected)) {
       const { run } = await rt.engine.start("processing-modes", { query: `explain durable timers in workflow engines (${mode})`, mode });
@@ -209,11 +233,28 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
       const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
       const made = (await calls(run.id)).filter((x) => x.purpose !== "route");
       expect(made.map((x) => x.purpose), mode).toEqual(want.purposes);
+      expect(made.map((x) => x.state), mode).toEqual(want.states);
       expect(want.calls(c.metrics!.llmCalls), `${mode}: ${c.metrics!.llmCalls}`).toBe(true);
       if (mode === "CODE") expect(c.execution?.stdout).toContain("model wrote this");
       else expect(c.result?.text, mode).toMatch(/model#\d+/);
     }
   }, 120_000);
+
+  it("routed (no mode given): RouteRequest asks the model, and its routing and reason are used", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    rt = await workflowRuntime("processing-modes", { model: modesModel() });
+    const { run } = await rt.engine.start("processing-modes", { query: "hello, what can you do for me today?" });
+    const done = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(done.status).toBe("completed");
+    const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
+    const made = await calls(run.id);
+    expect(made[0]).toMatchObject({ state: "RouteRequest", purpose: "route", ok: true });
+    expect(c.routing).toMatchObject({ routedBy: "classified", adapter: "schema-1 @ endpoint 1", mode: "CHAT" });
+    expect(c.routing?.reason).toMatch(/^model#\d+/);
+    // the route call is not counted as the mode's LLM work (seed 004's per-mode counts)
+    expect(c.metrics?.llmCalls).toBe(1);
+  }, 60_000);
 
   it("DEEP_RESEARCH: WriteReportPlan, GenerateSearchQueries, each ProcessResult and WriteFinalReport are the model (3+ calls); its report is the result", async () => {
     const m = schemaModel({
@@ -255,5 +296,19 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
     const last = fake.requests.filter((q) => q.method === "POST").at(-1)!;
     expect(JSON.stringify(last.body.messages)).toContain(r.tasks[0]!.summary!.slice(0, 20));
     expect(c.workflow).toMatchObject({ status: "completed", attempts: 1, completed: ["plan", "search", "synthesize"] });
+  }, 60_000);
+});
+
+describe("conversation with a model", () => {
+  it("seed 003 has no model step: stage detection is keyword scoring, and no call is made even with an endpoint", async () => {
+    fake.setDefault({ reply: schemaModel().reply });
+    rt = await workflowRuntime("conversation", { model: model(), seedGuide: false });
+    const { run } = await rt.engine.start("conversation", { task: "Fix the failing login test" });
+    await rt.engine.send(run.id, { type: "MESSAGE", text: "I will read the files and examine the tests first" });
+    await rt.engine.send(run.id, { type: "MESSAGE", text: "Now implement the change and fix the bug" });
+    const r = await rt.engine.getRun(run.id);
+    expect(r.state.length).toBeGreaterThan(0);
+    expect(await calls(run.id)).toEqual([]);
+    expect(fake.requests).toEqual([]);
   }, 60_000);
 });

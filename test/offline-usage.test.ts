@@ -29,6 +29,13 @@ async function noModelCalls(runIds: string[]) {
 }
 
 describe("offline: no usage row claims a model call", () => {
+  it("conversation: no model step, no row", async () => {
+    rt = await workflowRuntime("conversation", { seedGuide: false });
+    const { run } = await rt.engine.start("conversation", { task: "Fix the failing login test" });
+    await rt.engine.send(run.id, { type: "MESSAGE", text: "Now implement the change and fix the bug" });
+    expect(await noModelCalls([run.id])).toEqual([]);
+  });
+
   it("swiss-army", async () => {
     rt = await swissRuntime();
     const { run } = await rt.engine.start("swiss-army", { request: "Write a function that retries a fetch with exponential backoff" });
