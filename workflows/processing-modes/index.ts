@@ -8,7 +8,7 @@ import { modesConfigFromEnv } from "./config";
 export default builtIn({
   definition: { ...processingModes, machine: processingModesMachine },
   order: 4,
-  effects: (p) => processingModesEffects({ db: p.db, model: p.model, knowledge: p.knowledge, web: p.web, engine: p.engine }) as unknown as EffectsOf<typeof processingModesMachine>,
+  effects: (p) => processingModesEffects({ db: p.db, model: p.model, knowledge: p.knowledge, web: p.web }) as unknown as EffectsOf<typeof processingModesMachine>,
   defaults: (env) => ({ config: modesConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),

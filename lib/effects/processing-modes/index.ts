@@ -4,7 +4,6 @@
 // steps are in ./research.
 import { z } from "zod";
 import type { Db } from "../../db/client";
-import type { Engine } from "../../engine/engine";
 import type { EffectContext, WorkflowEffects } from "../../engine/engine";
 import { keyTerms } from "../../knowledge/text";
 import { isSmallTalk, OFFLINE_ADAPTER } from "../../llm/offline";
@@ -22,7 +21,6 @@ export interface ModesPorts {
   model: () => ModelPort;
   knowledge: SearchPort;
   web: SearchPort | null;
-  engine: () => Engine;
 }
 
 const STAGE_PROMPTS: Record<ThinkingStage, string> = {
