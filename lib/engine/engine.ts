@@ -665,6 +665,7 @@ export class Engine {
       keep: cluster ? (id) => this.bus.watched(id) : undefined,
       drop: (id, live) => {
         this.live.delete(id);
+        this.opts.store.forget?.(id);
         live.evicted = true;
         if (cluster) {
           // not retired: a caller holding it still steps it correctly (each step re-reads the run)

@@ -235,6 +235,11 @@ export class SqliteRunStore implements RunStore {
     return out;
   }
 
+  forget(runId: string): void {
+    // its next step writes every column (nothing kept per waiting run)
+    this.written.delete(runId);
+  }
+
   async getRun(id: string): Promise<RunRow | null> {
     const r = this.s.getRun.get(id) as Row | undefined;
     return r ? read.run(r) : null;

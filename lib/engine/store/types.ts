@@ -269,6 +269,8 @@ export interface RunStore {
   outboxDone(keys: string[]): Promise<void>;
   /** an attempt failed: `attempts` made so far, the error, due again at `dueAt` */
   outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void>;
+  /** the engine evicted the run from memory: drop anything kept per run to write its next step (lib/engine/evict.ts) */
+  forget?(runId: string): void;
   /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
