@@ -1,7 +1,8 @@
 // The meaning of a definition's steps, each problem with the line it was written on: routes to
 // unknown stages or to stages the transitions do not allow, a review decision with no route,
-// templates naming a step that cannot have run before, an invalid JSON Schema, a URL the webhook
-// egress guard refuses.
+// templates and when: expressions naming a step that cannot have run before (or that do not
+// parse), an invalid JSON Schema, a URL the webhook egress guard refuses, and steps where they
+// cannot run (on a composite or a fork; two reviews waiting at once in parallel branches).
 import { z } from "zod";
 import { blockedUrl } from "../hooks/egress-rules";
 import { own, type FlowConfig, type FlowIssue } from "../flows/types";
