@@ -47,9 +47,15 @@ steps:
     on_error: FAILED
 `;
 
-async function defineWorkflow(request: APIRequestContext, yaml: string, headers: Record<string, string> = {}) {
-  const res = await request.post("/api/workflows", { data: { yaml }, headers });
+async function defineWorkflow(request: APIRequestContext, yaml: string) {
+  const res = await request.post("/api/workflows", { data: { yaml } });
   expect(res.status(), await res.text()).toBeLessThan(300);
+}
+
+/** the same on the own server, with a token */
+async function defineWorkflowAt(base: string, token: string, yaml: string) {
+  const res = await fetch(`${base}/api/workflows`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ yaml }) });
+  expect(res.status, await res.text()).toBeLessThan(300);
 }
 
 /** Run a program to its end; its output and exit code. */
@@ -318,11 +324,10 @@ test.describe("with accounts on and a short lease (own server)", () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test("a worker token claims and completes, and may do nothing else; without a token the claim is refused", async ({ playwright }) => {
+  test("a worker token claims and completes, and may do nothing else; without a token the claim is refused", async () => {
     const admin = new Switchyard({ baseUrl: BASE, token: adminToken });
     const worker = new Switchyard({ baseUrl: BASE, token: workerToken });
-    const request = await playwright.request.newContext({ baseURL: BASE, extraHTTPHeaders: { authorization: `Bearer ${adminToken}` } });
-    await defineWorkflow(request, externalFlow("auth-notify", "auth-notify"));
+    await defineWorkflowAt(BASE, adminToken, externalFlow("auth-notify", "auth-notify"));
     const run = await admin.startRun("auth-notify", { text: "members only" });
 
     const refused = await worker.startRun("auth-notify", {}).catch((e: unknown) => e);
@@ -337,14 +342,12 @@ test.describe("with accounts on and a short lease (own server)", () => {
     expect(py.code, py.out).toBe(0);
     const done = await admin.waitForRun(run.id, { timeoutMs: 15_000 });
     expect(stepOf(done, "NOTIFY")!.output).toMatchObject({ notified: true, by: "py-token", post: "members only" });
-    await request.dispose();
   });
 
-  test("heartbeats keep a task that takes three leases; without them another worker gets it and the late result is refused", async ({ playwright }) => {
+  test("heartbeats keep a task that takes three leases; without them another worker gets it and the late result is refused", async () => {
     const admin = new Switchyard({ baseUrl: BASE, token: adminToken });
     const worker = new Switchyard({ baseUrl: BASE, token: workerToken });
-    const request = await playwright.request.newContext({ baseURL: BASE, extraHTTPHeaders: { authorization: `Bearer ${adminToken}` } });
-    await defineWorkflow(request, externalFlow("slow-notify", "slow"));
+    await defineWorkflowAt(BASE, adminToken, externalFlow("slow-notify", "slow"));
     const slow = (ms: number) => async (_input: unknown, { task }: { task: Task }) => {
       await new Promise((r) => setTimeout(r, ms));
       return { attempt: task.attempt, leaseMs: task.leaseMs };
@@ -357,6 +360,20 @@ test.describe("with accounts on and a short lease (own server)", () => {
     const keptDone = await admin.waitForRun(kept.id, { timeoutMs: 10_000 });
     expect(stepOf(keptDone, "NOTIFY")!.output).toEqual({ attempt: 1, leaseMs: LEASE_MS });
 
+    // the Python worker's heartbeat thread too: its handler made three leases slow (the module imported, `handle` wrapped)
+    const py = await admin.startRun("slow-notify", { text: "slow python" });
+    const slowPython = [
+      "import sys, time; sys.path.insert(0, 'examples/python'); import worker",
+      "orig = worker.handle",
+      `worker.handle = lambda task, name: (time.sleep(${(LEASE_MS * 3) / 1000}), orig(task, name))[1]`,
+      "sys.argv = ['worker.py', '--queue', 'slow', '--once', '--timeout', '20', '--worker', 'py-slow']",
+      "sys.exit(worker.main())",
+    ].join("\n");
+    const out = await runProgram("python3", ["-c", slowPython], { SWITCHYARD_URL: BASE, SWITCHYARD_TOKEN: workerToken });
+    expect(out.code, out.out).toBe(0);
+    const pyDone = await admin.waitForRun(py.id, { timeoutMs: 10_000 });
+    expect(stepOf(pyDone, "NOTIFY")!.output).toMatchObject({ notified: true, by: "py-slow", attempt: 1 });
+
     // without heartbeats (one every 100 leases): the lease runs out, a second worker takes attempt 2 and its result counts
     const lost = await admin.startRun("slow-notify", {});
     const lapsing = worker.work("slow", slow(LEASE_MS * 3), { worker: "lapsing", waitMs: 5_000, maxTasks: 1, heartbeatFraction: 100, onError: () => {} });
@@ -367,6 +384,5 @@ test.describe("with accounts on and a short lease (own server)", () => {
     const lostDone = await admin.waitForRun(lost.id, { timeoutMs: 10_000 });
     expect(lostDone.status).toBe("completed");
     expect(stepOf(lostDone, "NOTIFY")!.output).toEqual({ attempt: 2, leaseMs: LEASE_MS });
-    await request.dispose();
   });
 });

@@ -144,6 +144,7 @@ export interface HeartbeatResult {
   /** ISO time the lease now ends (leaseMs from the heartbeat) */
   leaseUntil: string | null;
   attempt: number;
+  leaseMs: number;
 }
 
 export interface CompleteResult {
