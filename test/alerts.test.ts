@@ -10,7 +10,7 @@ import { migrateDatabase } from "../lib/db/migrations";
 import type { ManualClock } from "../lib/engine/clock";
 import { deriveGraph } from "../lib/graph/derive";
 import { verifySignature, type AlertWebhookPayload } from "../lib/hooks/webhooks";
-import { processingModes } from "../lib/machines/processing-modes";
+import { processingModes } from "../workflows/processing-modes/machine";
 import { swissArmy } from "../workflows/swiss-army/machine";
 import type { Runtime } from "../lib/runtime";
 import { fail, flush, hang, inState, swissRuntime, tempDbUrl } from "./helpers";

@@ -20,7 +20,7 @@ import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
 import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../workflows/deep-research/types";
-import type { ModesContext } from "../lib/machines/processing-modes.types";
+import type { ModesContext } from "../workflows/processing-modes/types";
 import { findWorkflow } from "../lib/machines/registry";
 import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";

@@ -230,7 +230,7 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
       const { run } = await rt.engine.start("processing-modes", { query: `explain durable timers in workflow engines (${mode})`, mode });
       const done = await rt.engine.waitFor(run.id, settled, 30_000);
       expect(done.status, mode).toBe("completed");
-      const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
+      const c = done.context as import("../workflows/processing-modes/types").ModesContext;
       const made = (await calls(run.id)).filter((x) => x.purpose !== "route");
       expect(made.map((x) => x.purpose), mode).toEqual(want.purposes);
       expect(made.map((x) => x.state), mode).toEqual(want.states);
@@ -247,7 +247,7 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
     const { run } = await rt.engine.start("processing-modes", { query: "hello, what can you do for me today?" });
     const done = await rt.engine.waitFor(run.id, settled, 30_000);
     expect(done.status).toBe("completed");
-    const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
+    const c = done.context as import("../workflows/processing-modes/types").ModesContext;
     const made = await calls(run.id);
     expect(made[0]).toMatchObject({ state: "RouteRequest", purpose: "route", ok: true });
     expect(c.routing).toMatchObject({ routedBy: "classified", adapter: "schema-1 @ endpoint 1", mode: "CHAT" });
@@ -271,7 +271,7 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
     const { run } = await rt.engine.start("processing-modes", { query: "How do durable workflow engines resume runs after a restart?", mode: "DEEP_RESEARCH" });
     const done = await rt.engine.waitFor(run.id, settled, 30_000);
     expect(done.status).toBe("completed");
-    const c = done.context as import("../lib/machines/processing-modes.types").ModesContext;
+    const c = done.context as import("../workflows/processing-modes/types").ModesContext;
     const made = (await calls(run.id)).filter((x) => x.purpose !== "route");
     const B = "AgentRuntime.RetryableExec.RetryBoundary";
     expect(made.map((x) => `${x.state}:${x.purpose}`)).toEqual([

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
 import type { AgentContext } from "../workflows/domain-agent/types";
 import type { ResearchContext } from "../workflows/deep-research/types";
-import type { ModesContext } from "../lib/machines/processing-modes.types";
+import type { ModesContext } from "../workflows/processing-modes/types";
 import { runUsage } from "../lib/metrics/model-usage";
 import type { Runtime } from "../lib/runtime";
 import { researchRuntime, swissRuntime, workflowRuntime } from "./helpers";

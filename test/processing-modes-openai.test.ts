@@ -4,7 +4,7 @@
 // (not retryable: the request fails at once with that category). Plus CODE with a Python block, on the offline engine.
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../lib/engine/clock";
-import type { ModesContext } from "../lib/machines/processing-modes.types";
+import type { ModesContext } from "../workflows/processing-modes/types";
 import type { Runtime } from "../lib/runtime";
 import { flush, workflowRuntime } from "./helpers";
 import { fakeModel, useFakeOpenAi } from "./support/fake-openai";

@@ -7,11 +7,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
-import { cacheKey } from "../lib/effects/processing-modes/cache";
-import { classifyMode } from "../lib/effects/processing-modes/router";
-import { offlineStage } from "../lib/effects/processing-modes/thinking";
-import { modeMetrics } from "../lib/metrics/mode-metrics";
-import { THINKING_STAGES, type ModesContext } from "../lib/machines/processing-modes.types";
+import { cacheKey } from "../workflows/processing-modes/effects/cache";
+import { classifyMode } from "../workflows/processing-modes/effects/router";
+import { offlineStage } from "../workflows/processing-modes/effects/thinking";
+import { modeMetrics } from "../workflows/processing-modes/mode-metrics";
+import { THINKING_STAGES, type ModesContext } from "../workflows/processing-modes/types";
 import { flush, workflowRuntime, type Overrides, type RuntimeOverrides } from "./helpers";
 
 let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;

@@ -1,7 +1,7 @@
 "use client";
-import type { ModesContext } from "@/lib/machines/processing-modes.types";
+import type { ModesContext } from "./types";
 import type { RunViewProps, WorkflowViews } from "@/components/runs/workflow-views";
-import { ModeResultView, ModeRouting, ModeWork } from "@/components/modes/mode-views";
+import { ModeResultView, ModeRouting, ModeWork } from "./mode-views";
 
 function Tab({ tab, context }: RunViewProps & { tab: string }) {
   const c = context as ModesContext;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { handler, json, parse, query } from "@/lib/api/http";
-import { modeMetrics } from "@/lib/metrics/mode-metrics";
+import { modeMetrics } from "@/workflows/processing-modes/mode-metrics";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";

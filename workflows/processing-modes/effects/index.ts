@@ -3,14 +3,16 @@
 // configured, the WebAssembly sandbox, the response cache and the metrics table. DEEP_RESEARCH's
 // steps are in ./research.
 import { z } from "zod";
-import type { Db } from "../../db/client";
-import type { EffectContext, WorkflowEffects } from "../../engine/engine";
-import { keyTerms } from "../../knowledge/text";
-import { isSmallTalk, OFFLINE_ADAPTER } from "../../llm/offline";
-import type { ModelPort } from "../../llm/types";
-import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../../machines/processing-modes.types";
-import { codeBlock, runInSandbox } from "../../sandbox";
-import type { SearchPort } from "../../search/types";
+import type { Db } from "../../../lib/db/client";
+import type { EffectContext } from "../../../lib/engine/engine";
+import type { EffectsOf } from "../../../lib/machines/effects-of";
+import type { processingModesMachine } from "../machine";
+import { keyTerms } from "../../../lib/knowledge/text";
+import { isSmallTalk, OFFLINE_ADAPTER } from "../../../lib/llm/offline";
+import type { ModelPort } from "../../../lib/llm/types";
+import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../types";
+import { codeBlock, runInSandbox } from "../../../lib/sandbox";
+import type { SearchPort } from "../../../lib/search/types";
 import { cacheGet, cachePut } from "./cache";
 import { researchEffects } from "./research";
 import { classifyMode } from "./router";
@@ -34,7 +36,7 @@ const STAGE_PROMPTS: Record<ThinkingStage, string> = {
 const classified = (message: string, category: string) => Object.assign(new Error(message), { category });
 const where = (ctx: EffectContext) => ({ runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
 
-export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
+export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof processingModesMachine> {
   const toPassages = (rs: Awaited<ReturnType<SearchPort["search"]>>): Passage[] =>
     rs.map((r, i) => ({ id: `${r.via === "knowledge store" ? "kb" : "web"}:${i + 1}:${r.url}`, title: r.title, url: r.url, text: r.text, score: r.score, via: r.via }));
 
@@ -199,24 +201,24 @@ export function processingModesEffects(ports: ModesPorts): WorkflowEffects {
 
   return {
     actors: {
-      route: route as never,
-      cacheCheck: cacheCheck as never,
-      cachePut: putInCache as never,
-      chat: chat as never,
-      embed: embed as never,
-      searchKnowledge: searchKnowledge as never,
-      answer: answer as never,
-      generateQueries: generateQueries as never,
-      executeSearches: executeSearches as never,
-      generateCode: generateCode as never,
-      executeCode: executeCode as never,
-      think: think as never,
-      writeReportPlan: research.writeReportPlan as never,
-      generateSearchTasks: research.generateSearchTasks as never,
-      searchTask: research.searchTask as never,
-      processResult: research.processResult as never,
-      writeFinalReport: research.writeFinalReport as never,
-      recordMetrics: recordMetrics as never,
+      route,
+      cacheCheck,
+      cachePut: putInCache,
+      chat,
+      embed,
+      searchKnowledge,
+      answer,
+      generateQueries,
+      executeSearches,
+      generateCode,
+      executeCode,
+      think,
+      writeReportPlan: research.writeReportPlan,
+      generateSearchTasks: research.generateSearchTasks,
+      searchTask: research.searchTask,
+      processResult: research.processResult,
+      writeFinalReport: research.writeFinalReport,
+      recordMetrics,
     },
   };
 }

@@ -1,7 +1,7 @@
 // RecordMetrics, aggregated: per processing mode, the requests, latency (mean and p95), LLM calls
 // per request, the cache hit rate of System 1 modes, and errors by category.
-import type { Db } from "../db/client";
-import { LEVEL, MODES, type Mode } from "../machines/processing-modes.types";
+import type { Db } from "../../lib/db/client";
+import { LEVEL, MODES, type Mode } from "./types";
 
 export interface ModeSummary {
   mode: Mode;

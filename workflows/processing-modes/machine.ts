@@ -9,7 +9,7 @@
 // drawn from further away. A model error that outlived its retries waits in ERROR for a person.
 import { assign, setup } from "xstate";
 import { z } from "zod";
-import { effect } from "./effect";
+import { effect } from "../../lib/machines/effect";
 import {
   LEVEL,
   MODES,
@@ -30,8 +30,8 @@ import {
   type ThinkingStage,
   THINKING_STAGES,
   type WorkflowStep,
-} from "./processing-modes.types";
-import type { StateMeta, WorkflowDefinition } from "./types";
+} from "./types";
+import type { StateMeta, WorkflowDefinition } from "../../lib/machines/types";
 
 export const defaultModesConfig: ModesConfig = { enableCache: true, cacheTtlMs: 300_000, maxRetries: 2, backoffBaseMs: 1_000, codeTimeoutMs: 5_000, codeMemoryMb: 64 };
 
@@ -654,7 +654,7 @@ function thinkingStage(stage: ThinkingStage, next: string, edge: string, summary
   };
 }
 
-export const processingModes: WorkflowDefinition = {
+export const processingModes = {
   id: "processing-modes",
   title: "Processing Modes",
   seed: "004_7d2066cca6d42ffb.txt",
@@ -709,4 +709,4 @@ export const processingModes: WorkflowDefinition = {
   },
   example: { query: "What does the response cache key on, and how long do entries live?" },
   inputChoices: { mode: { label: "Mode", options: MODES, empty: "Route automatically (classified)" } },
-};
+} satisfies WorkflowDefinition;

@@ -1,8 +1,8 @@
 // THINKING, offline: the five stages of the seed, each built from the request's own structure
 // (its question type, its parts, its key terms) and from what the knowledge store holds on it.
 // No model reasons here, and each stage says so; with a model endpoint every stage is a call.
-import { keyTerms, sentences } from "../../knowledge/text";
-import type { Passage, ThinkingStage } from "../../machines/processing-modes.types";
+import { keyTerms, sentences } from "../../../lib/knowledge/text";
+import type { Passage, ThinkingStage } from "../types";
 
 function questionType(q: string): string {
   const w = q.trim().toLowerCase().split(/\s+/)[0] ?? "";

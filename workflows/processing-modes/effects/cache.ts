@@ -1,8 +1,8 @@
 // The System 1 ResponseCache: SHA-256 of "<mode>:<query>", a TTL, kept in the database so that
 // it survives restarts and is shared by every process.
 import { createHash } from "node:crypto";
-import type { Db } from "../../db/client";
-import type { CacheCheck, Mode, ModeResult } from "../../machines/processing-modes.types";
+import type { Db } from "../../../lib/db/client";
+import type { CacheCheck, Mode, ModeResult } from "../types";
 
 export function cacheKey(mode: Mode, query: string): string {
   return createHash("sha256").update(`${mode}:${query}`).digest("hex");

@@ -3,13 +3,13 @@
 // task's summary and the report are the model's (3 + one per task calls); offline each is built
 // from the request and the search results, makes no call and says so.
 import { z } from "zod";
-import type { EffectContext } from "../../engine/engine";
-import { clip, isProse, keyTerms, quotable, sentences } from "../../knowledge/text";
-import { OFFLINE_ADAPTER } from "../../llm/offline";
-import type { ModelPort } from "../../llm/types";
-import type { ReportOutput, SearchTaskOutput, SummaryOutput } from "../../machines/processing-modes";
-import type { ReportPlan, ResearchSource, SearchTaskState } from "../../machines/processing-modes.types";
-import type { SearchPort } from "../../search/types";
+import type { EffectContext } from "../../../lib/engine/engine";
+import { clip, isProse, keyTerms, quotable, sentences } from "../../../lib/knowledge/text";
+import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
+import type { ModelPort } from "../../../lib/llm/types";
+import type { ReportOutput, SearchTaskOutput, SummaryOutput } from "../machine";
+import type { ReportPlan, ResearchSource, SearchTaskState } from "../types";
+import type { SearchPort } from "../../../lib/search/types";
 
 export interface ResearchPorts {
   model: () => ModelPort;

@@ -2,7 +2,7 @@
 // The processing-modes run's own views: the result, how it was routed and cached, what the mode
 // did (passages, searches, code and its execution, thinking stages, the research plan and tasks),
 // and the request's metrics.
-import type { ModesContext } from "@/lib/machines/processing-modes.types";
+import type { ModesContext } from "./types";
 import { Markdown } from "@/components/ui/markdown";
 
 function Pill({ children, tone = "slate" }: { children: React.ReactNode; tone?: "slate" | "emerald" | "amber" | "red" | "sky" | "violet" }) {

@@ -1,7 +1,7 @@
 // DefaultRouter, offline: keyword and pattern cues per mode (lib/llm/classify), plus the
 // knowledge store's own opinion: a request its documents answer well leans to KNOWLEDGE.
-import { classify, type Cue } from "../../llm/classify";
-import type { Mode } from "../../machines/processing-modes.types";
+import { classify, type Cue } from "../../../lib/llm/classify";
+import type { Mode } from "../types";
 
 const CUES: Record<Mode, Cue[]> = {
   CODE: [{ cue: /```/, weight: 4 }, { cue: "run this", weight: 2 }, { cue: "execute", weight: 2 }, "code", "script", "function", "javascript", "python", "compute", "calculate", "algorithm", "program"],

@@ -1,4 +1,4 @@
-import type { ModeSummary } from "@/lib/metrics/mode-metrics";
+import type { ModeSummary } from "./mode-metrics";
 import { TableHead } from "@/components/ui/table-head";
 
 /** RecordMetrics per mode, for the processing-modes workflow page. */
