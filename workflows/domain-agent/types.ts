@@ -1,5 +1,5 @@
 // Types of the domain-agent workflow (seed 000): what each step produces and what the run's
-// context holds. The machine is in ./domain-agent.ts, the steps in lib/effects/domain-agent.
+// context holds. The machine is in ./machine.ts, the steps in ./effects.
 import type { ActiveDomainContext, Metric, ParsedEntry } from "../../lib/domains/types";
 
 export type InputType = "QUERY" | "LOG" | "BOTH";

@@ -1,6 +1,6 @@
 // Types of the processing-modes workflow (seed 004): the six modes, their cognitive levels and
 // runtimes, and what a run's context holds. The machine is in ./processing-modes.ts, the
-// processors in lib/effects/processing-modes.
+// processors in ./effects.
 
 export const MODES = ["CHAT", "KNOWLEDGE", "SEARCH", "CODE", "THINKING", "DEEP_RESEARCH"] as const;
 export type Mode = (typeof MODES)[number];

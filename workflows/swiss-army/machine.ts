@@ -118,7 +118,7 @@ export const swissArmyMachine = setup({
     ),
   },
   actions: {
-    // side effects the engine runs after the transition is committed (lib/effects/swiss-army)
+    // side effects the engine runs after the transition is committed (./effects)
     logDecision: () => {},
     recordAbort: () => {},
     analyzePatterns: () => {},
