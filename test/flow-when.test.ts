@@ -170,6 +170,9 @@ steps:
       }
       return (await rt.engine.waitFor(id, ended)).state;
     };
+    const r = checkFlowSource("yaml", (await rt.db.flowDefinition.findFirst({ where: { id: "two-approvals" } }))!.source);
+    const labels = deriveGraph(flowMachine((r as { config: FlowConfig }).config)).transitions.filter((t) => t.source === "ASK").map(labelLine);
+    expect(labels).toEqual(['when size(review.approvers) == 2 && review.feedback == "rush" (2 approvals)', "2 approvals [approvalsDone]", "approval counted"]);
     expect(await go("rush")).toEqual(["FAST"]);
     expect(await go("calm")).toEqual(["SLOW"]);
   }, 30_000);

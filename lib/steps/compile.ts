@@ -5,7 +5,6 @@
 // context until enough distinct people approved. `wait` and `timeout` are XState `after` timers,
 // which the engine keeps in the database. Routes (`next`, `on`, `on_error`, `timeout.to`) are the
 // transitions out of the stage.
-import { and } from "xstate";
 import { z } from "zod";
 import type { StateMeta } from "../machines/types";
 import type { FlowConfig } from "../flows/types";
@@ -159,12 +158,13 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
       const to = routed ?? spec.next!;
       const decided = { type: "reviewed", params: { stage, decision: d } };
       // a decision with no on.<decision> of its own goes by the when: guards first, then next
-      const guarded = routed === undefined ? whenRoutes(stage, spec, "reviewed", { decision: d }, go, [decided]) : [];
-      if (d === "approve" && r.approvers > 1) {
-        const enough = { type: "approvalsDone", params: { stage, needed: r.approvers } };
+      const several = d === "approve" && r.approvers > 1;
+      // with several approvers, a guard is read once the last approval is in (whenTrue checks `needed` too)
+      const guarded = routed === undefined ? whenRoutes(stage, spec, "reviewed", { decision: d, ...(several ? { needed: r.approvers } : {}) }, go, [decided]) : [];
+      if (several) {
         on.APPROVE = [
-          ...guarded.map((g) => ({ ...g, guard: and([enough, g.guard]) })),
-          { ...go(to, [decided]), guard: enough, description: `${r.approvers} approvals` },
+          ...guarded.map((g) => ({ ...g, description: `${g.description} (${r.approvers} approvals)` })),
+          { ...go(to, [decided]), guard: { type: "approvalsDone", params: { stage, needed: r.approvers } }, description: `${r.approvers} approvals` },
           { actions: [{ type: "approved", params: { stage } }], description: "approval counted" },
         ];
       } else on[d.toUpperCase()] = guarded.length ? [...guarded, { ...go(to, [decided]), description: d }] : { ...go(to, [decided]), description: d };
@@ -215,7 +215,8 @@ const when = (ctx: Ctx, e: Ev) => e.at ?? ctx.lastTransitionAt ?? ctx.startedAt;
 export function stepGuards(c: FlowConfig) {
   const updates = stepUpdates(c);
   return {
-    whenTrue: ({ context, event }: { context: Ctx; event: Ev }, p: { stage: string; expr: string; update: "stepDone" | "reviewed" | "stepWaited"; decision?: string }) => {
+    whenTrue: ({ context, event }: { context: Ctx; event: Ev }, p: { stage: string; expr: string; update: "stepDone" | "reviewed" | "stepWaited"; decision?: string; needed?: number }) => {
+      if (p.needed !== undefined && ((context.approvals ?? {})[p.stage]?.length ?? 0) + 1 < p.needed) return false;
       const after = { ...context, ...(updates[p.update] as (c: Ctx, e: Ev, p: unknown) => Partial<Ctx>)(context, event, p) };
       return whenHolds(p.expr, scopeOf(after));
     },
