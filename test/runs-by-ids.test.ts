@@ -20,12 +20,24 @@ async function sqlite() {
   await migrateDatabase(url);
   const handle = openSqlite(sqlitePath(url));
   const store = new SqliteRunStore(handle);
-  return { store: store as RunStore, close: async () => (await store.close(), handle.db.close()) };
+  return {
+    store: store as RunStore,
+    close: async () => {
+      await store.close();
+      handle.db.close();
+    },
+  };
 }
 async function postgres() {
   const scratch = await scratchSchema(PG_URL, "sy_ui_ids");
   const store = new PostgresRunStore(PG_URL, { options: scratch.options, max: 2 });
-  return { store: store as RunStore, close: async () => (await store.close(), await scratch.drop()) };
+  return {
+    store: store as RunStore,
+    close: async () => {
+      await store.close();
+      await scratch.drop();
+    },
+  };
 }
 
 for (const [name, make, reachable] of [
