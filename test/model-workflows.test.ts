@@ -256,6 +256,32 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
     expect(c.metrics?.llmCalls).toBe(1);
   }, 60_000);
 
+  it("DEEP_RESEARCH retried after a model error redoes only the failed step: the plan and the tasks are not asked for twice", async () => {
+    const m = schemaModel();
+    fake.setDefault({ reply: m.reply });
+    // the report plan and the tasks answer; the first summary's call fails (no port retry here), the retry's succeeds
+    fake.script({ reply: m.reply }, { reply: m.reply }, { status: 500, message: "upstream exploded" });
+    const r0 = await workflowRuntime("processing-modes", { model: fakeModel(fake, { OPENAI_MODEL: "schema-1", SWITCHYARD_LLM_MAX_RETRIES: "0" }) });
+    rt = r0;
+    const { run } = await rt.engine.start("processing-modes", { query: "How do durable workflow engines resume runs after a restart?", mode: "DEEP_RESEARCH" });
+    const waiting = await rt.engine.waitFor(run.id, (x) => x.state.includes("AgentRuntime.ErrorClassify.ErrorHandling"), 30_000);
+    expect(waiting.status).toBe("running");
+    r0.clock.advance(1_000); // the backoff: ErrorClassify → RetryableExec
+    const done = await rt.engine.waitFor(run.id, settled, 30_000);
+    expect(done.status).toBe("completed");
+    const c = done.context as import("../workflows/processing-modes/types").ModesContext;
+    expect(c.workflow).toMatchObject({ attempts: 2, errors: [{ attempt: 1, category: "LLM" }] });
+    const made = await calls(run.id);
+    const count = (purpose: string, ok = true) => made.filter((x) => x.purpose === purpose && x.ok === ok).length;
+    expect([count("report-plan"), count("search-tasks"), count("process-result", false), count("final-report")]).toEqual([1, 1, 1, 1]);
+    // every successful call was used, and only those count
+    expect(c.metrics!.llmCalls).toBe(made.filter((x) => x.ok && x.purpose !== "route").length);
+    // the second attempt still passed through the boundary's states
+    const entered = (await rt.store.transitions(run.id)).flatMap((t) => t.to).filter((x) => x.endsWith(".WriteReportPlan"));
+    expect(entered).toHaveLength(2);
+    expect(c.result?.text).toMatch(/^model#\d+/);
+  }, 60_000);
+
   it("DEEP_RESEARCH: WriteReportPlan, GenerateSearchQueries, each ProcessResult and WriteFinalReport are the model (3+ calls); its report is the result", async () => {
     const m = schemaModel({
       // two search tasks, so that SearchTask ⇄ ProcessResult goes round twice

@@ -100,8 +100,8 @@ export const processingModesMachine = setup({
     generateCode: effect<{ language: "javascript" | "python"; code: string; source: "request" | "model" }, { query: string }>("generateCode"),
     executeCode: effect<Execution, { language: "javascript" | "python"; code: string; timeoutMs: number; memoryMb: number }>("executeCode"),
     think: effect<{ stage: ThinkingStage; text: string; adapter: string }, { stage: ThinkingStage; query: string; previous: { stage: ThinkingStage; text: string }[] }>("think"),
-    writeReportPlan: effect<ReportPlan, { query: string }>("writeReportPlan"),
-    generateSearchTasks: effect<{ tasks: Pick<SearchTaskState, "query" | "goal" | "priority">[]; adapter: string }, { query: string; plan: ReportPlan }>("generateSearchTasks"),
+    writeReportPlan: effect<ReportPlan, { query: string; plan: ReportPlan | null }>("writeReportPlan"),
+    generateSearchTasks: effect<{ tasks: Pick<SearchTaskState, "query" | "goal" | "priority">[]; adapter: string; kept?: boolean }, { query: string; plan: ReportPlan; tasks: SearchTaskState[] }>("generateSearchTasks"),
     searchTask: effect<SearchTaskOutput, { task: SearchTaskState; sources: ResearchSource[] }>("searchTask"),
     processResult: effect<SummaryOutput, { query: string; task: SearchTaskState; sources: ResearchSource[] }>("processResult"),
     writeFinalReport: effect<ReportOutput, { query: string; plan: ReportPlan; tasks: SearchTaskState[]; sources: ResearchSource[] }>("writeFinalReport"),
@@ -187,7 +187,10 @@ export const processingModesMachine = setup({
     resetResearch: assign({ research: () => emptyResearch() }),
     setReportPlan: assign(({ context, event }) => ({ research: { ...context.research!, plan: out<ReportPlan>(event) } })),
     setSearchTasks: assign(({ context, event }) => {
-      const tasks = out<{ tasks: Pick<SearchTaskState, "query" | "goal" | "priority">[] }>(event).tasks;
+      const o = out<{ tasks: Pick<SearchTaskState, "query" | "goal" | "priority">[]; kept?: boolean }>(event);
+      // a retry keeps the tasks of an earlier attempt, with what they found
+      if (o.kept) return { research: { ...context.research!, index: 0 } };
+      const tasks = o.tasks;
       return { research: { ...context.research!, index: 0, tasks: tasks.map((t) => ({ ...t, results: 0, via: "", summary: null, adapter: null, sources: [] })) } };
     }),
     setSearchResult: assign(({ context, event }) => {
@@ -489,7 +492,7 @@ export const processingModesMachine = setup({
           initial: "InitWorkflow",
           states: {
             InitWorkflow: {
-              entry: "initWorkflow",
+              entry: ["initWorkflow", "resetResearch"],
               description: "WorkflowState(steps=[plan, search, synthesize]), status running.",
               meta: { summary: "WorkflowState(steps=[plan, search, synthesize])" } satisfies StateMeta,
               always: { target: `${AGENT}.RetryableExec.RetryBoundary`, description: "retry_with_backoff(max=2)" },
@@ -498,12 +501,11 @@ export const processingModesMachine = setup({
         },
         RetryableExec: {
           entry: "countAttempt",
-          description: "One attempt of the retry boundary: the research pipeline, plan → search → synthesize.",
+          description: "One attempt of the retry boundary: the research pipeline, plan → search → synthesize. What an earlier attempt produced is kept; only the failed step and those after it run again.",
           meta: { summary: "Running the research workflow" } satisfies StateMeta,
           initial: "RetryBoundary",
           states: {
             RetryBoundary: {
-              entry: "resetResearch",
               description: "DeepResearchProcessor: outline, search tasks, searched and summarized one by one, the report with citations.",
               meta: { summary: "Research pipeline" } satisfies StateMeta,
               initial: "WriteReportPlan",
@@ -515,7 +517,7 @@ export const processingModesMachine = setup({
                   meta: { summary: "Writing the report plan" } satisfies StateMeta,
                   invoke: {
                     src: "writeReportPlan",
-                    input: ({ context }) => ({ query: context.query }),
+                    input: ({ context }) => ({ query: context.query, plan: context.research!.plan }),
                     onDone: { target: "GenerateSearchQueries", description: "Extract structured search tasks", actions: "setReportPlan" },
                     onError: boundaryError,
                   },
@@ -526,7 +528,7 @@ export const processingModesMachine = setup({
                   meta: { summary: "Search tasks from the plan" } satisfies StateMeta,
                   invoke: {
                     src: "generateSearchTasks",
-                    input: ({ context }) => ({ query: context.query, plan: context.research!.plan! }),
+                    input: ({ context }) => ({ query: context.query, plan: context.research!.plan!, tasks: context.research!.tasks }),
                     onDone: { target: "ExecuteSearchTasks", description: "Iterate through tasks", actions: "setSearchTasks" },
                     onError: boundaryError,
                   },

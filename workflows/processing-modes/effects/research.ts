@@ -98,7 +98,9 @@ const sourceBlock = (sources: ResearchSource[], max = 1_200) => sources.map((s) 
 const citedIn = (text: string, sources: ResearchSource[]) => sources.filter((s) => text.includes(`[${s.id}]`)).map((s) => s.id);
 
 export function researchEffects(ports: ResearchPorts) {
-  const writeReportPlan = async (input: { query: string }, ctx: EffectContext): Promise<ReportPlan> => {
+  // a retried boundary passes through every state again; a step an earlier attempt finished returns its result without a call
+  const writeReportPlan = async (input: { query: string; plan: ReportPlan | null }, ctx: EffectContext): Promise<ReportPlan> => {
+    if (input.plan) return input.plan;
     const out = await ports.model().generateObject({
       purpose: "report-plan",
       schemaName: "report_plan",
@@ -111,7 +113,8 @@ export function researchEffects(ports: ResearchPorts) {
     return { ...out.object, adapter: out.adapter };
   };
 
-  const generateSearchTasks = async (input: { query: string; plan: ReportPlan }, ctx: EffectContext) => {
+  const generateSearchTasks = async (input: { query: string; plan: ReportPlan; tasks: SearchTaskState[] }, ctx: EffectContext) => {
+    if (input.tasks.length > 0) return { tasks: input.tasks, adapter: "", kept: true };
     const out = await ports.model().generateObject({
       purpose: "search-tasks",
       schemaName: "search_tasks",
@@ -128,6 +131,7 @@ export function researchEffects(ports: ResearchPorts) {
 
   /** SearchTask: the task's query; new results join the source registry as S01, S02 … (by address). */
   const searchTask = async (input: { task: SearchTaskState; sources: ResearchSource[] }, ctx: EffectContext): Promise<SearchTaskOutput> => {
+    if (input.task.summary !== null) return { results: input.task.results, via: input.task.via, sources: input.sources, ids: input.task.sources };
     const port = ports.search();
     const results = await port.search(input.task.query, { limit: 4, signal: ctx.signal });
     const sources = [...input.sources];
@@ -145,6 +149,7 @@ export function researchEffects(ports: ResearchPorts) {
   };
 
   const processResult = async (input: { query: string; task: SearchTaskState; sources: ResearchSource[] }, ctx: EffectContext): Promise<SummaryOutput> => {
+    if (input.task.summary !== null && input.task.adapter !== null) return { summary: input.task.summary, adapter: input.task.adapter };
     const model = ports.model();
     // nothing found, or no model: the summary is built from the results, no call is made
     if (model.offline || input.sources.length === 0) return { summary: offlineSummary(input.task, input.sources), adapter: OFFLINE_ADAPTER };
