@@ -199,3 +199,44 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
   // exactly once, still
   expect(received).toHaveLength(1);
 });
+
+test("a review step's edit: the run page's panel offers the shown text to edit, and the edit is what gets published", async ({ page, request }) => {
+  const yaml = YAML.replace("id: post-pipeline", "id: post-pipeline-edits");
+  expect((await request.post("/api/workflows", { data: { yaml } })).status()).toBeLessThan(300);
+  const started = await request.post("/api/runs", { data: { workflow: "post-pipeline-edits", input: { topic: "tide tables", publish_url: publishUrl } } });
+  expect(started.status()).toBe(201);
+  const { id } = (await started.json()) as { id: string };
+  const before = received.length;
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${id}`);
+  const runPage = page.getByTestId("run-page");
+  await expect(runPage).toHaveAttribute("data-state", "REVIEW");
+  const panel = page.getByTestId("decision-panel");
+  await expect(panel.getByTestId("approvals")).toContainText("0 of 2 approvals");
+  await expect(panel.getByTestId("review-shown")).toContainText("tide tables");
+  await expect(panel.locator("[data-decision]")).toHaveText(["Approve", "Reject", "Edit…"]);
+  await shot(page, "post-pipeline-run-review-1440");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, "post-pipeline-run-review-390");
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  // Edit… opens the shown text, prefilled; the edit goes as data.edited and decides at once
+  await panel.locator('[data-decision="edit"]').click();
+  const edited = panel.getByTestId("edited-value");
+  await expect(edited).toHaveValue(/Write a short post about tide tables/);
+  await edited.fill("Tide tables, by the moon. (edited)");
+  await panel.getByLabel("Your name").fill("Cleo Editor");
+  await panel.getByRole("button", { name: "Send my edit" }).click();
+  await expect(runPage).toHaveAttribute("data-state", "NOTIFY", { timeout: 20_000 });
+  expect(received.slice(before).map((r) => r.body)).toEqual([{ text: "Tide tables, by the moon. (edited)" }]);
+
+  const steps = page.getByTestId("run-steps");
+  const review = steps.locator('[data-testid=step][data-stage="REVIEW"]');
+  await expect(review.getByTestId("step-decisions").locator("li")).toHaveText([/^edit by Cleo Editor/]);
+  await expect(review.getByTestId("step-output")).toContainText("Tide tables, by the moon. (edited)");
+  await expect(steps.locator('[data-testid=step][data-stage="DRAFT"]').getByTestId("step-output")).toContainText("(edited)");
+  await expect(steps.locator('[data-testid=step][data-stage="NOTIFY"]')).toHaveAttribute("data-status", "waiting");
+  // nothing is left on the queue: the run is stopped (its task is withdrawn)
+  expect((await request.post(`/api/runs/${id}/abort`, { data: { reason: "e2e done" } })).status()).toBe(200);
+});

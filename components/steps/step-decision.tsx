@@ -63,7 +63,7 @@ export function Approvals({ approvals }: { approvals: StepReviewPayload["approva
         {so_far} of {needed} approvals
       </span>
       <span className="text-slate-600 dark:text-slate-300">{by.length ? `approved by ${by.join(", ")}` : "no approval yet"}</span>
-      <span className="text-slate-400">· each person approves once; any reject decides</span>
+      <span className="text-slate-400">each person approves once; any reject decides</span>
     </div>
   );
 }
@@ -110,7 +110,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
 
   const field = "w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900";
   return (
-    <div className="min-w-0 space-y-3" data-testid="decision-panel" data-review={review.id} data-kind={review.kind ?? "step"} data-step={step.stage}>
+    <div className="@container min-w-0 space-y-3" data-testid="decision-panel" data-review={review.id} data-kind={review.kind ?? "step"} data-step={step.stage}>
       <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{prompt}</p>
       {counting && <Approvals approvals={step.approvals} />}
       {step.show !== null && !editing && (
@@ -130,7 +130,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
           </button>
         </div>
       )}
-      <div className="grid gap-2 sm:grid-cols-[minmax(0,1fr)_200px]">
+      <div className="grid gap-2 @lg:grid-cols-[minmax(0,1fr)_220px]">
         <div>
           <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} placeholder={respond ? "Your response (needed to respond), or a note" : "Note (optional): why, what to change"} aria-label={respond ? "Response" : "Note"} className={field} />
           {result?.fieldErrors?.feedback && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.feedback}</p>}
