@@ -78,11 +78,12 @@ describe("alert rules", () => {
     expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: "5s" })[0]).toMatch(/^threshold: threshold must be a number/);
     expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 5, windowMs: 10 })[0]).toMatch(/^windowMs: windowMs must be at least 1000 ms/);
     expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 5, extra: 1 })[0]).toMatch(/extra/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of HUMAN_REVIEW"]);
+    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of ERROR, HUMAN_REVIEW"]);
     expect(issues({ workflow: "processing-modes", state: "ModelRuntime", metric: "dwell", threshold: 5 })[0]).toMatch(/ModelRuntime is a group of states \(compound\)/);
     expect(issues({ workflow: "deep-research", state: "COMPLETED", metric: "dwell", threshold: 5 })[0]).toMatch(/COMPLETED is a final state: runs never leave it/);
     expect(issues({ workflow: "processing-modes", state: "CallLLM", metric: "dwell", threshold: 5 })[0]).toMatch(/"CallLLM" names several states .*use the full id/);
-    expect(issues({ workflow: "processing-modes", state: "RouteRequest", metric: "waiting", threshold: 5 })[0]).toMatch(/review states, and workflow processing-modes has none/);
+    expect(issues({ workflow: "processing-modes", state: "RouteRequest", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of ERROR"]);
+    expect(issues({ workflow: "conversation", state: "PLANNING", metric: "waiting", threshold: 5 })[0]).toMatch(/review states, and workflow conversation has none/);
     expect(issues({})).toEqual(expect.arrayContaining([expect.stringMatching(/^workflow: workflow is required/), expect.stringMatching(/^state: state is required/)]));
   });
 
@@ -121,7 +122,7 @@ describe("evaluation (pure, at any now)", () => {
 
   it("failure rate: error exits and exits into failure states, over all exits but aborts", () => {
     const failureStates = failureStatesOf(deriveGraph(processingModes.machine).states);
-    expect([...failureStates].sort()).toEqual(["AgentRuntime.WorkflowFailed", "Failed", "ModelRuntime.ProcessorExec.CODE.FormatError"]);
+    expect([...failureStates].sort()).toEqual(["AgentRuntime.WorkflowFailed", "ERROR", "Failed", "ModelRuntime.ProcessorExec.CODE.FormatError"]);
     expect(isFailure({ event: "xstate.error.actor.execute", to: ["IDLE"] }, failureStates)).toBe(true);
     expect(isFailure({ event: "xstate.done.actor.x", to: ["Failed"] }, failureStates)).toBe(true);
     expect(isFailure({ event: "xstate.done.actor.x", to: ["Done"] }, failureStates)).toBe(false);
