@@ -54,6 +54,10 @@ describe("when: expressions", () => {
     expect(whenHolds("input.n == 3 && input.n > 2 && input.n + 1.0 == 4.0 && int(input.n) % 2 == 1", scope)).toBe(true);
     expect(whenHolds("input.n + 1 == 4", scope)).toBe(false);
     expect(whenInfo('input.t.matches("(a+)+$")').problem).toMatch(/matches\(\) is not available/);
+    // one list macro walks its list once; one inside another multiplies (60^5 steps with five): refused, and never evaluated
+    expect(whenHolds('steps.A.output.tags.exists(t, t == "x") && steps.A.output.tags.all(t, size(t) == 1)', scope)).toBe(true);
+    expect(whenInfo("[[1, 2], [3]].exists(l, l.exists(x, x == 3))").problem).toMatch(/^exists\(\) holds another list macro \(map, filter, all, exists, exists_one\): refused/);
+    expect(whenHolds("[[1, 2], [3]].exists(l, l.exists(x, x == 3))", scope)).toBe(false);
     expect(whenInfo("steps.A.output.n + 1").problem).toMatch(/not true or false/);
     expect(whenInfo("nope == 1").problem).toMatch(/Unknown variable: nope/);
     expect(whenInfo('steps.A.output > 1 || steps["B"].output == 2 || !(steps.C.output == 1)').steps).toEqual(["A", "B", "C"]);

@@ -37,6 +37,9 @@ function* nodes(n: unknown): Generator<ASTNode> {
   yield* nodes((n as unknown as { args: unknown }).args);
 }
 
+/** CEL's comprehensions: each walks a list (or map) once */
+const MACROS = new Set(["map", "filter", "all", "exists", "exists_one"]);
+
 export interface WhenInfo {
   /** why the expression cannot be used, or null */
   problem: string | null;
@@ -62,6 +65,9 @@ export function whenInfo(expr: string): WhenInfo {
     const args = (n as { args: unknown }).args as unknown[];
     if (op === "id" && (args as unknown as string) === "review") review = true;
     if ((op === "call" || op === "rcall") && args[0] === "matches") problem ??= "matches() is not available in when: (a regular expression can take unbounded time); use contains, startsWith or endsWith";
+    // a list macro inside another multiplies their lengths (five nested over 60 items: 60^5 steps)
+    if (op === "rcall" && MACROS.has(args[0] as string) && [...nodes(args.slice(1))].some((m) => m.op === "rcall" && MACROS.has((m as unknown as { args: unknown[] }).args[0] as string)))
+      problem ??= `${args[0]}() holds another list macro (${[...MACROS].join(", ")}): refused, their cost multiplies`;
     // steps.X or steps["X"]
     if ((op === "." || op === "[]") && (args[0] as ASTNode | undefined)?.op === "id" && ((args[0] as { args: unknown }).args as string) === "steps") {
       const name = op === "." ? (args[1] as string) : (args[1] as { op: string; args: unknown }).op === "value" ? String((args[1] as { args: unknown }).args) : null;
@@ -79,8 +85,18 @@ export function whenInfo(expr: string): WhenInfo {
 
 const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.trim();
 
+const usable = new Map<string, boolean>();
+
 /** Whether the expression holds in this scope. An error while evaluating (a missing key: use has()) counts as false. */
 export function whenHolds(expr: string, scope: Scope): boolean {
+  // what saving refuses is never evaluated (a definition stored before a rule was added included)
+  let ok = usable.get(expr);
+  if (ok === undefined) {
+    ok = whenInfo(expr).problem === null;
+    if (usable.size > 2_000) usable.clear();
+    usable.set(expr, ok);
+  }
+  if (!ok) return false;
   try {
     return compile(expr)({ input: scope.input ?? {}, steps: scope.steps ?? {}, review: scope.review ?? null }) === true;
   } catch {
