@@ -59,12 +59,12 @@ async function defineWorkflowAt(base: string, token: string, yaml: string) {
 }
 
 /** Run a program to its end; its output and exit code. */
-function runProgram(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 45_000): Promise<{ code: number | null; out: string }> {
+function runProgram(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 45_000, onOutput?: (out: string) => void): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
+    child.stdout.on("data", (d) => onOutput?.((out += d)));
+    child.stderr.on("data", (d) => onOutput?.((out += d)));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${cmd} ${args.join(" ")} did not finish in ${timeoutMs} ms:\n${out}`));
@@ -353,10 +353,17 @@ test.describe("with accounts on and a short lease (own server)", () => {
       return { attempt: task.attempt, leaseMs: task.leaseMs };
     };
 
+    // a competitor polling the queue while a slow handler works gets nothing: the task's lease is kept
+    const competitor = () => worker.claimTask("slow", "competitor", LEASE_MS * 2);
+
     // with heartbeats (every lease/3): a handler of 3 leases keeps its task
     const kept = await admin.startRun("slow-notify", {});
-    const stats = await worker.work("slow", slow(LEASE_MS * 3), { worker: "steady", waitMs: 5_000, maxTasks: 1 });
-    expect(stats).toEqual({ claimed: 1, completed: 1, failed: 0, lost: 0 });
+    let started!: () => void;
+    const handling = new Promise<void>((r) => (started = r));
+    const steady = worker.work("slow", async (input, ctx) => (started(), slow(LEASE_MS * 3)(input, ctx)), { worker: "steady", waitMs: 5_000, maxTasks: 1 });
+    await handling;
+    expect(await competitor()).toBeNull();
+    expect(await steady).toEqual({ claimed: 1, completed: 1, failed: 0, lost: 0 });
     const keptDone = await admin.waitForRun(kept.id, { timeoutMs: 10_000 });
     expect(stepOf(keptDone, "NOTIFY")!.output).toEqual({ attempt: 1, leaseMs: LEASE_MS });
 
@@ -369,7 +376,13 @@ test.describe("with accounts on and a short lease (own server)", () => {
       "sys.argv = ['worker.py', '--queue', 'slow', '--once', '--timeout', '20', '--worker', 'py-slow']",
       "sys.exit(worker.main())",
     ].join("\n");
-    const out = await runProgram("python3", ["-c", slowPython], { SWITCHYARD_URL: BASE, SWITCHYARD_TOKEN: workerToken });
+    let printed = "";
+    const python = runProgram("python3", ["-c", slowPython], { SWITCHYARD_URL: BASE, SWITCHYARD_TOKEN: workerToken }, 45_000, (o) => (printed = o));
+    // the Python worker claims as soon as it is up (its task is queued): then compete
+    await expect.poll(() => printed, { timeout: 10_000 }).toContain("on queue slow");
+    await new Promise((r) => setTimeout(r, 700));
+    expect(await competitor()).toBeNull();
+    const out = await python;
     expect(out.code, out.out).toBe(0);
     const pyDone = await admin.waitForRun(py.id, { timeoutMs: 10_000 });
     expect(stepOf(pyDone, "NOTIFY")!.output).toMatchObject({ notified: true, by: "py-slow", attempt: 1 });
