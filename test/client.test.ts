@@ -170,6 +170,30 @@ describe("the worker loop on an external step", () => {
     expect(reports.filter((r) => r.path.endsWith("/fail")).map((r) => (r.body as { retryable: boolean }).retryable).sort()).toEqual([false, true]);
   });
 
+  it("a stop asked while a handler works lets it finish and report, then claims nothing more", async () => {
+    const run = await client.startRun("client-external", { text: "in hand" });
+    const later = await client.startRun("client-external", { text: "later" });
+    const stop = new AbortController();
+    let sawStopping = false;
+    const stats = await client.work(
+      "client-q",
+      async (input, { stopping }) => {
+        stop.abort(); // Ctrl-C while this task is in hand
+        await new Promise((r) => setTimeout(r, 100));
+        sawStopping = stopping.aborted;
+        return { sent: (input as { input: { text: string } }).input.text };
+      },
+      { worker: "stopper", waitMs: 1_000, signal: stop.signal },
+    );
+    expect(stats).toEqual({ claimed: 1, completed: 1, failed: 0, lost: 0 });
+    expect(sawStopping).toBe(true);
+    expect(steps(await client.waitForRun(run.id, { timeoutMs: 5_000, intervalMs: 20 })).NOTIFY!.output).toEqual({ sent: "in hand" });
+    // the other task is still queued for the next worker
+    const next = await client.claimTask("client-q", "next", 0);
+    expect(next).toMatchObject({ runId: later.id, attempt: 1 });
+    await client.complete(next!.id, { sent: "later" }, { worker: "next", attempt: 1 });
+  });
+
   it("completing twice is a no-op; a claim the server refuses rejects work()", async () => {
     const run = await client.startRun("client-external", { text: "twice" });
     const task = await client.claimTask("client-q", "manual", 1_000);
