@@ -23,11 +23,11 @@ export interface StateNodeData extends Record<string, unknown> {
 }
 
 const frame: Record<NodeStatus, string> = {
-  active: "border-blue-600 bg-blue-50 ring-4 ring-blue-500/25 shadow-lg shadow-blue-500/20",
-  waiting: "border-emerald-600 bg-emerald-50 ring-4 ring-emerald-500/25 shadow-lg shadow-emerald-500/20",
-  failed: "border-red-500 bg-red-50",
-  visited: "border-slate-400 bg-white",
-  idle: "border-slate-200 bg-white",
+  active: "border-blue-600 bg-blue-50 ring-4 ring-blue-500/25 shadow-lg shadow-blue-500/20 dark:border-blue-400 dark:bg-blue-950",
+  waiting: "border-emerald-600 bg-emerald-50 ring-4 ring-emerald-500/25 shadow-lg shadow-emerald-500/20 dark:border-emerald-400 dark:bg-emerald-950",
+  failed: "border-red-500 bg-red-50 dark:border-red-400 dark:bg-red-950",
+  visited: "border-slate-400 bg-white dark:border-slate-500 dark:bg-slate-900",
+  idle: "border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900",
 };
 
 const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
@@ -45,7 +45,7 @@ function StateNodeView({ data }: NodeProps) {
       data-collapsed={collapsed ? count : undefined}
       data-alert={alert ? "open" : undefined}
       title={collapsed ? `${state.name}: ${count} states inside. Click to open.` : undefined}
-      className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50" : ""} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}
+      className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}
     >
       {alert && <AlertBadge message={alert} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
@@ -57,30 +57,30 @@ function StateNodeView({ data }: NodeProps) {
           </span>
         )}
         {status === "failed" && <span className="h-2.5 w-2.5 shrink-0 rounded-full bg-red-500" />}
-        <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900">{state.name}</span>
+        <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900 dark:text-slate-100">{state.name}</span>
       </div>
-      <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500">
-        {collapsed ? <span className="truncate font-medium text-slate-600">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
+      <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500 dark:text-slate-400">
+        {collapsed ? <span className="truncate font-medium text-slate-600 dark:text-slate-300">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
       </div>
       <div className="mt-auto flex min-w-0 gap-1 overflow-hidden">
-        {state.human && <span className="shrink-0 whitespace-nowrap rounded bg-emerald-100 px-1.5 text-[12px] font-medium leading-4 text-emerald-800">human review</span>}
-        {state.timeout && <span className="shrink-0 whitespace-nowrap rounded bg-amber-100 px-1.5 text-[12px] font-medium leading-4 text-amber-800">max {state.timeout}</span>}
+        {state.human && <span className="shrink-0 whitespace-nowrap rounded bg-emerald-100 px-1.5 text-[12px] font-medium leading-4 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100">human review</span>}
+        {state.timeout && <span className="shrink-0 whitespace-nowrap rounded bg-amber-100 px-1.5 text-[12px] font-medium leading-4 text-amber-800 dark:bg-amber-900 dark:text-amber-100">max {state.timeout}</span>}
         {state.invokes.map((i) => (
-          <span key={i} className="min-w-0 truncate rounded bg-slate-100 px-1.5 font-mono text-[12px] leading-4 text-slate-600">{i}()</span>
+          <span key={i} className="min-w-0 truncate rounded bg-slate-100 px-1.5 font-mono text-[12px] leading-4 text-slate-600 dark:bg-slate-800 dark:text-slate-300">{i}()</span>
         ))}
       </div>
       {(internal.length > 0 || aborts.length > 0 || errors.length > 0) && (
-        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500">
+        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500 dark:border-slate-600 dark:text-slate-400">
           {internal.map((t) => (
             <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
           ))}
           {errors.length > 0 && (
-            <li className="truncate text-red-600/80" title={errors.map((t) => t.description ?? "on error").join("; ")}>
+            <li className="truncate text-red-600/80 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
               ✕ on error → {[...new Set(errors.map((t) => t.target))].join(", ")}
             </li>
           )}
           {aborts.length > 0 && (
-            <li className={`truncate ${abortTaken ? "font-semibold text-amber-700" : ""}`} title="ABORT: the seed's global abort">
+            <li className={`truncate ${abortTaken ? "font-semibold text-amber-700 dark:text-amber-300" : ""}`} title="ABORT: the seed's global abort">
               ⤺ ABORT → {[...new Set(aborts.map((a) => a.target))].join(", ")}
             </li>
           )}
@@ -94,7 +94,7 @@ function StateNodeView({ data }: NodeProps) {
 /** A red "⚠ alert" tag on the node's top right corner; the alert messages are its tooltip. */
 function AlertBadge({ message }: { message: string }) {
   return (
-    <span title={message} data-testid="node-alert" className="absolute -right-2 -top-3 z-10 cursor-help rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white">
+    <span title={message} data-testid="node-alert" className="absolute -right-2 -top-3 z-10 cursor-help rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white dark:ring-slate-900">
       ⚠ alert
     </span>
   );
@@ -103,14 +103,14 @@ function AlertBadge({ message }: { message: string }) {
 function GroupNodeView({ data }: NodeProps) {
   const { state, status, alert, onToggle } = data as StateNodeData;
   return (
-    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40" : "border-slate-300 bg-slate-50/60"}`}>
+    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
       {alert && <AlertBadge message={alert} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       <div className="flex items-center gap-2 px-3 py-1.5">
-        <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700">{state.name}</span>
-        {state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400">parallel regions</span>}
+        <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200">{state.name}</span>
+        {state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400 dark:text-slate-500">parallel regions</span>}
         {onToggle && (
-          <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100">
+          <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">
             ▾ collapse
           </button>
         )}

@@ -25,7 +25,8 @@ export function toneOf(t: GraphTransition): Tone {
   return "normal";
 }
 
-const stroke: Record<Tone, string> = { error: "#dc2626", abort: "#94a3b8", timer: "#d97706", human: "#059669", normal: "#475569" };
+// colours from CSS variables (app/globals.css), so edges and label rows stay readable in dark mode
+const stroke: Record<Tone, string> = { error: "var(--edge-error)", abort: "var(--edge-abort)", timer: "var(--edge-timer)", human: "var(--edge-human)", normal: "var(--edge-normal)" };
 const dash: Record<Tone, string | undefined> = { error: "5 4", abort: "2 4", timer: "6 3", human: undefined, normal: undefined };
 
 /** Edges' stacking: the last edge taken over the others taken, those over the rest; labels above them all. */
@@ -53,7 +54,7 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
   const d = data as TransitionEdgeData;
   const tone = toneOf(d.transitions[0]);
   const points = d.points.length >= 2 ? d.points : [{ x: sourceX, y: sourceY }, { x: targetX, y: targetY }];
-  const color = d.last ? "#2563eb" : d.taken ? "#1e40af" : stroke[tone];
+  const color = d.last ? "var(--edge-last)" : d.taken ? "var(--edge-taken)" : stroke[tone];
   const byId = new Map(d.transitions.map((t) => [t.id, t]));
   return (
     <>
@@ -69,7 +70,7 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
           <div
             data-edge={id}
             data-next={d.next ? "" : undefined}
-            className={`nodrag nopan pointer-events-auto absolute overflow-hidden whitespace-nowrap rounded-md border px-[7px] py-0.5 font-mono text-[12px] leading-4 shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900" : d.next ? "border-blue-400 bg-white text-slate-700" : "border-slate-200 bg-white/95 text-slate-600"}`}
+            className={`nodrag nopan pointer-events-auto absolute overflow-hidden whitespace-nowrap rounded-md border px-[7px] py-0.5 font-mono text-[12px] leading-4 shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900 dark:border-blue-700 dark:bg-blue-950 dark:text-blue-100" : d.next ? "border-blue-400 bg-white text-slate-700 dark:border-blue-500 dark:bg-slate-900 dark:text-slate-200" : "border-slate-200 bg-white/95 text-slate-600 dark:border-slate-700 dark:bg-slate-900/95 dark:text-slate-300"}`}
             style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width, height: d.label.height, zIndex: LABEL_Z }}
           >
             {d.label.rows.map((row, i) => {

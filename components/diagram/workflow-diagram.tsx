@@ -177,7 +177,7 @@ function Diagram({
           source: e.source,
           target: e.target,
           type: "transition",
-          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "#2563eb" : taken ? "#1e40af" : "#64748b" },
+          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
           data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next },
           zIndex: last ? EDGE_Z.last : taken ? EDGE_Z.taken : EDGE_Z.rest,
         };
@@ -209,8 +209,9 @@ function Diagram({
           elementsSelectable={false}
           onNodeClick={(_, node) => (node.data as { hidden?: number }).hidden !== undefined && toggle(node.id)}
           proOptions={{ hideAttribution: true }}
+          colorMode="system"
         >
-          <Background gap={24} color="#e2e8f0" />
+          <Background gap={24} color="var(--diagram-dots)" />
           {size && shown.decided && <AutoView layout={l} status={m} follow={follow} size={size} onApplied={() => setReady(true)} apply={applyView} />}
         </ReactFlow>
       </div>
@@ -257,11 +258,11 @@ function AutoView({ layout, status, follow, size, onApplied, apply }: { layout: 
 function Toolbar({ collapsed, groups, onOpenAll, onCollapseAll, onFit }: { collapsed: number; groups: number; onOpenAll: () => void; onCollapseAll: () => void; onFit: () => void }) {
   const flow = useReactFlow();
   const zoom = useStore((st) => st.transform[2]);
-  const button = "rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] leading-4 text-slate-700 hover:bg-slate-100";
+  const button = "rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] leading-4 text-slate-700 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200 dark:hover:bg-slate-800";
   return (
-    <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 bg-slate-50 px-2 py-1.5" data-testid="diagram-toolbar">
+    <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 bg-slate-50 px-2 py-1.5 dark:border-slate-700 dark:bg-slate-900" data-testid="diagram-toolbar">
       <button type="button" className={button} onClick={() => void flow.zoomOut({ duration: 150 })} aria-label="Zoom out">−</button>
-      <span className="w-11 text-center text-[12px] tabular-nums text-slate-500" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
+      <span className="w-11 text-center text-[12px] tabular-nums text-slate-500 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
       <button type="button" className={button} onClick={() => void flow.zoomIn({ duration: 150 })} aria-label="Zoom in">+</button>
       <button type="button" className={button} onClick={onFit} title="The whole machine if it fits readably, else the part that matters now">Fit</button>
       {groups > 0 &&

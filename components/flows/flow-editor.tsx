@@ -128,9 +128,9 @@ export function FlowEditor({ from }: { from: string | null }) {
 
   return (
     <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
-      <div className="space-y-3 rounded-xl border border-slate-200 bg-white p-4">
+      <div className="space-y-3 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
         <div className="flex flex-wrap items-center gap-2">
-          <div className="flex rounded-md ring-1 ring-slate-200" role="tablist">
+          <div className="flex rounded-md ring-1 ring-slate-200 dark:ring-slate-700" role="tablist">
             {(["mermaid", "yaml", "json"] as const).map((f) => (
               <button
                 key={f}
@@ -141,24 +141,24 @@ export function FlowEditor({ from }: { from: string | null }) {
                   setSource(EXAMPLES[f]);
                   setSaved(null);
                 }}
-                className={`px-3 py-1 text-sm ${format === f ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-50"}`}
+                className={`px-3 py-1 text-sm ${format === f ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "text-slate-600 hover:bg-slate-50 dark:text-slate-300 dark:hover:bg-slate-800"}`}
               >
                 {f === "mermaid" ? "Mermaid" : f.toUpperCase()}
               </button>
             ))}
           </div>
-          <span className="text-xs text-slate-500">switching format loads its example</span>
+          <span className="text-xs text-slate-500 dark:text-slate-400">switching format loads its example</span>
           {format === "mermaid" && (
-            <label className="ml-auto flex items-center gap-1 text-xs text-slate-600">
+            <label className="ml-auto flex items-center gap-1 text-xs text-slate-600 dark:text-slate-300">
               Workflow id
-              <input value={id} onChange={(e) => setId(e.target.value)} className="w-44 rounded border border-slate-300 px-2 py-1 font-mono text-xs" aria-label="workflow id" />
+              <input value={id} onChange={(e) => setId(e.target.value)} className="w-44 rounded border border-slate-300 px-2 py-1 font-mono text-xs dark:border-slate-600 dark:bg-slate-950" aria-label="workflow id" />
             </label>
           )}
         </div>
-        <div className="flex h-[460px] overflow-hidden rounded-md border border-slate-300 font-mono text-[12.5px] leading-5">
-          <div ref={gutter} className="select-none overflow-hidden bg-slate-50 px-2 py-2 text-right text-slate-400" aria-hidden>
+        <div className="flex h-[460px] overflow-hidden rounded-md border border-slate-300 font-mono text-[12.5px] leading-5 dark:border-slate-600">
+          <div ref={gutter} className="select-none overflow-hidden bg-slate-50 px-2 py-2 text-right text-slate-400 dark:bg-slate-800 dark:text-slate-500" aria-hidden>
             {Array.from({ length: lines }, (_, i) => (
-              <div key={i} className={bad.has(i + 1) ? "font-semibold text-red-600" : ""}>{i + 1}</div>
+              <div key={i} className={bad.has(i + 1) ? "font-semibold text-red-600 dark:text-red-400" : ""}>{i + 1}</div>
             ))}
           </div>
           <textarea
@@ -173,14 +173,14 @@ export function FlowEditor({ from }: { from: string | null }) {
             onScroll={(e) => {
               if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
             }}
-            className="h-full flex-1 resize-none whitespace-pre px-2 py-2 outline-none"
+            className="h-full flex-1 resize-none whitespace-pre px-2 py-2 outline-none dark:bg-slate-950"
           />
         </div>
         <div data-testid="flow-check" data-valid={check.issues.length === 0}>
           {check.issues.length === 0 ? (
-            <p className="text-sm text-emerald-700">✓ Valid: {check.stages} stages, {check.transitions} transitions.</p>
+            <p className="text-sm text-emerald-700 dark:text-emerald-400">✓ Valid: {check.stages} stages, {check.transitions} transitions.</p>
           ) : (
-            <ul className="space-y-0.5 text-sm text-red-700">
+            <ul className="space-y-0.5 text-sm text-red-700 dark:text-red-400">
               {check.issues.map((i, n) => (
                 <li key={n}>{i.line ? <span className="font-mono text-xs">line {i.line}: </span> : null}{i.message}</li>
               ))}
@@ -191,12 +191,12 @@ export function FlowEditor({ from }: { from: string | null }) {
           <button onClick={save} disabled={pending || check.issues.length > 0} className="rounded-md bg-blue-600 px-4 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50">
             {pending ? "Saving…" : "Save workflow"}
           </button>
-          {saved && !saved.ok && <p className="text-sm text-red-700" role="alert">{saved.error}</p>}
+          {saved && !saved.ok && <p className="text-sm text-red-700 dark:text-red-400" role="alert">{saved.error}</p>}
         </div>
       </div>
-      <div className="overflow-hidden rounded-xl border border-slate-200 bg-white">
-        <div className="border-b border-slate-100 px-4 py-2 text-[11px] font-medium text-slate-600">Preview{check.issues.length ? " (last valid version)" : ""}</div>
-        {check.layout ? <WorkflowDiagram layout={check.layout} autoCollapse={false} className="h-[560px] w-full" /> : <p className="p-4 text-sm text-slate-500">The diagram appears once the definition is valid.</p>}
+      <div className="overflow-hidden rounded-xl border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
+        <div className="border-b border-slate-100 px-4 py-2 text-xs font-medium text-slate-600 dark:border-slate-800 dark:text-slate-300">Preview{check.issues.length ? " (last valid version)" : ""}</div>
+        {check.layout ? <WorkflowDiagram layout={check.layout} autoCollapse={false} className="h-[560px] w-full" /> : <p className="p-4 text-sm text-slate-500 dark:text-slate-400">The diagram appears once the definition is valid.</p>}
       </div>
     </div>
   );

@@ -56,14 +56,14 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
             </label>
           </div>
           {lastRefusal && (
-            <p className="mt-1 rounded-md border border-red-200 bg-red-50 px-2 py-1 text-xs text-red-800" data-testid="last-refusal">
+            <p className="mt-1 rounded-md border border-red-200 bg-red-50 px-2 py-1 text-xs text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200" data-testid="last-refusal">
               ✕ {lastRefusal.from.join(" + ")} → {lastRefusal.to} refused: {lastRefusal.reason}
             </p>
           )}
           <div className="mt-1 flex flex-wrap gap-1.5" data-testid="next-stages">
             {next.length === 0 && <span className="text-xs text-slate-400">no way out: this stage is terminal</span>}
             {next.map((s) => (
-              <button key={s} disabled={pending} onClick={() => send({ type: "TRANSITION", to: s, confidence: Number(confidence) })} className="rounded-md bg-blue-50 px-2 py-0.5 font-mono text-xs text-blue-800 ring-1 ring-blue-200 hover:bg-blue-100 disabled:opacity-50">
+              <button key={s} disabled={pending} onClick={() => send({ type: "TRANSITION", to: s, confidence: Number(confidence) })} className="rounded-md bg-blue-50 px-2 py-0.5 font-mono text-xs text-blue-800 ring-1 ring-blue-200 hover:bg-blue-100 disabled:opacity-50 dark:bg-blue-950 dark:text-blue-200 dark:ring-blue-800 dark:hover:bg-blue-900">
                 → {s}
               </button>
             ))}
@@ -137,7 +137,7 @@ export function StageHistory({ context }: { context: FlowContext }) {
         {moves.length === 0 && <p className="text-xs text-slate-500 dark:text-slate-400">No move attempted yet.</p>}
         <ol className="space-y-1" data-testid="stage-decisions">
           {moves.map((d, i) => (
-            <li key={i} data-accepted={d.accepted} className={`rounded-md border px-2 py-1 text-xs ${d.accepted ? "border-emerald-200 bg-emerald-50/50" : "border-red-200 bg-red-50/60"}`}>
+            <li key={i} data-accepted={d.accepted} className={`rounded-md border px-2 py-1 text-xs ${d.accepted ? "border-emerald-200 bg-emerald-50/50 dark:border-emerald-900 dark:bg-emerald-950/40" : "border-red-200 bg-red-50/60 dark:border-red-900 dark:bg-red-950/40"}`}>
               <div className="flex flex-wrap items-center gap-x-2">
                 <span className={d.accepted ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}>{d.accepted ? "✓ moved" : "✕ refused"}</span>
                 <span className="font-mono">{d.from.join(" + ")} → {d.to}</span>

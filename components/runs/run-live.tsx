@@ -352,7 +352,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
 
           {waitingHuman && review && (
-            <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4">
+            <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 dark:bg-emerald-950/30">
               <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
