@@ -66,7 +66,7 @@ export function AlertsPanel({ workflow, open, resolved, rules, states }: { workf
               <div className="flex flex-wrap items-baseline gap-x-2">
                 <span className="font-mono font-semibold">{a.stateName}</span>
                 <span className="text-red-700 dark:text-red-400">{a.source === "seed" ? `seed: ${a.metric}` : a.metric.replace("_", " ")}</span>
-                <span className="ml-auto text-[10px] text-red-700/80 dark:text-red-400">since {formatTime(a.openedAt)}</span>
+                <span className="ml-auto text-[11px] text-red-700/80 dark:text-red-400">since {formatTime(a.openedAt)}</span>
               </div>
               <p className="mt-0.5">{a.message}</p>
             </li>

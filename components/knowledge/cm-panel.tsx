@@ -24,7 +24,7 @@ export async function CmPanel({ rt }: { rt: Runtime }) {
             <span className="h-1.5 flex-1 overflow-hidden rounded-full bg-slate-100 dark:bg-slate-800">
               <span className="block h-full rounded-full bg-blue-500" style={{ width: `${Math.round(p.confidence * 100)}%` }} />
             </span>
-            <span className="w-20 shrink-0 text-right font-mono text-[10.5px] text-slate-500 dark:text-slate-400">{p.confidence.toFixed(2)} · {p.approvals}✓ {p.rejections}✗</span>
+            <span className="w-24 shrink-0 text-right font-mono text-[11px] text-slate-500 dark:text-slate-400">{p.confidence.toFixed(2)} · {p.approvals}✓ {p.rejections}✗</span>
           </li>
         ))}
       </ul>

@@ -75,7 +75,7 @@ export function TriggerChip({ trigger }: { trigger: string }) {
 export function SourceBadge({ source }: { source: "observer" | "user" }) {
   return (
     <span
-      className={`rounded-full px-1.5 py-0.5 text-[10px] font-semibold uppercase tracking-wide ${source === "user" ? "bg-slate-800 text-white" : "bg-violet-100 text-violet-800"}`}
+      className={`rounded-full px-1.5 py-0.5 text-[11px] font-semibold uppercase tracking-wide ${source === "user" ? "bg-slate-800 text-white" : "bg-violet-100 text-violet-800"}`}
       title={source === "user" ? "set by you" : "set by the observer"}
     >
       {source === "user" ? "you" : "observer"}

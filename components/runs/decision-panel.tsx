@@ -60,7 +60,7 @@ function KindDecisionPanel({ review, decisions = ["approve", "reject", "modify"]
       <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{review.prompt}</p>
       <ReviewPayload review={review} compact={compact} onEdit={setData} />
       {result?.fieldErrors?.data && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.data}</p>}
-      <div className="grid gap-2 @lg:grid-cols-[1fr_180px]">
+      <div className="grid gap-2 @lg:grid-cols-[minmax(0,1fr)_260px]">
         <textarea
           value={feedback}
           onChange={(e) => setFeedback(e.target.value)}

@@ -40,7 +40,7 @@ export function Timeline({ transitions }: { transitions: TransitionView[] }) {
                   <td className="py-1.5 pr-2 font-mono wrap-anywhere">
                     <span className="inline-flex flex-wrap items-center gap-x-1.5" title={`${t.from || "∗"} → ${t.to}`}>
                       <span className={`h-2 w-2 shrink-0 rounded-full ${tone(t)}`} />
-                      {parts.scope && <span className="text-[10px] text-slate-400">{parts.scope}</span>}
+                      {parts.scope && <span className="text-[11px] text-slate-400">{parts.scope}</span>}
                       <span className="text-slate-500 dark:text-slate-400">{parts.from || "∗"}</span>
                       <span className="text-slate-400">→</span>
                       <span className="font-semibold text-slate-900 dark:text-slate-100">{parts.to}</span>

@@ -23,7 +23,7 @@ export function KnowledgeGraph({ facts, sources }: { facts: Fact[]; sources: Sou
                 <li key={f.id} className="flex gap-2" data-fact={f.id}>
                   <span className="shrink-0 font-mono text-[11px] text-slate-400">{f.id}</span>
                   <span className="flex-1">{f.statement}</span>
-                  <span className={`h-fit shrink-0 rounded px-1.5 text-[10px] font-semibold ${CONF[f.confidence]}`}>{f.confidence}</span>
+                  <span className={`h-fit shrink-0 rounded px-1.5 text-[11px] font-semibold ${CONF[f.confidence]}`}>{f.confidence}</span>
                 </li>
               ))}
             </ul>

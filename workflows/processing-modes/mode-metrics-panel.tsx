@@ -12,7 +12,7 @@ export function ModeMetricsPanel({ modes }: { modes: ModeSummary[] }) {
           {modes.map((m) => (
             <tr key={m.mode} data-mode={m.mode}>
               <td className="py-1.5 pr-2">
-                <span className="font-mono">{m.mode}</span> <span className="text-[10px] text-slate-400">{m.level}</span>
+                <span className="font-mono">{m.mode}</span> <span className="text-[11px] text-slate-400">{m.level}</span>
               </td>
               <td className="py-1.5 text-right">{m.requests}</td>
               <td className="py-1.5 text-right font-mono">{m.requests ? `${m.avgLatencyMs} / ${m.p95LatencyMs} ms` : "—"}</td>

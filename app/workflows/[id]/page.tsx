@@ -105,7 +105,7 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
                       <td className="py-1.5 pr-2">{m.metric}</td>
                       <td className="py-1.5 pr-2">
                         <span className={`rounded px-1.5 py-0.5 ${verdictStyle[m.verdict]}`} title={m.detail}>{m.value}</span>
-                        <div className="mt-0.5 text-[10px] text-slate-400">{m.samples ? `${m.detail} · n=${m.samples}` : m.detail}</div>
+                        <div className="mt-0.5 text-[11px] text-slate-400">{m.samples ? `${m.detail} · n=${m.samples}` : m.detail}</div>
                       </td>
                       <td className="py-1.5 pr-2 text-slate-600 dark:text-slate-400">{m.target}</td>
                       <td className="py-1.5 text-slate-600 dark:text-slate-400">{m.alert}</td>
