@@ -21,6 +21,8 @@ export interface ForkLink {
 export function TimelineLive(props: {
   runId: string;
   title: string;
+  /** what the run is about (runName), shown instead of its id when there is one */
+  name?: string | null;
   workflow: string;
   status: string;
   transitions: TransitionView[];
@@ -62,10 +64,10 @@ export function TimelineLive(props: {
     <div className="space-y-3">
       <div>
         <div className="text-xs text-slate-500 dark:text-slate-400">
-          <Link href="/" className="hover:underline">Runs</Link> / <Link href={`/runs/${props.runId}`} className="hover:underline">{shortId(props.runId)}</Link> / timeline
+          <Link href="/" className="hover:underline">Runs</Link> / <Link href={`/runs/${props.runId}`} className="hover:underline">{props.name ?? shortId(props.runId)}</Link> / timeline
         </div>
-        <h1 className="mt-1 flex items-center gap-2 text-xl font-semibold tracking-tight">
-          Timeline of <span className="font-mono">{shortId(props.runId)}</span> <StatusBadge status={status} />
+        <h1 className="mt-1 flex min-w-0 flex-wrap items-center gap-x-2 text-xl font-semibold tracking-tight">
+          Timeline of {props.name ? <span className="min-w-0 break-words">{props.name}</span> : <span className="font-mono">{shortId(props.runId)}</span>} <StatusBadge status={status} />
         </h1>
         <p className="text-xs text-slate-500 dark:text-slate-400">
           {props.title} · {transitions.length} transitions · drag the slider, use ← / →, or play the run back; click a bar to jump to its entry.

@@ -1,6 +1,7 @@
 import { runForks, runTransitions } from "@/lib/api/runs";
 import { isImportedRun } from "@/lib/engine/imported";
 import { loadRunPage } from "../load";
+import { runName } from "@/lib/machines/run-name";
 import { deriveGraph } from "@/lib/graph/derive";
 import { TimelineLive } from "@/components/timeline/timeline-live";
 import { requireViewer } from "@/app/session";
@@ -21,6 +22,7 @@ export default async function TimelinePage({ params }: { params: Promise<{ id: s
     <TimelineLive
       runId={id}
       title={def.title}
+      name={runName(def, run)}
       workflow={def.id}
       status={run.status}
       transitions={transitions}
