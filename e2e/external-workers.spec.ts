@@ -63,8 +63,12 @@ function runProgram(cmd: string, args: string[], env: Record<string, string>, ti
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
-    child.stdout.on("data", (d) => onOutput?.((out += d)));
-    child.stderr.on("data", (d) => onOutput?.((out += d)));
+    const take = (d: Buffer) => {
+      out += d;
+      onOutput?.(out);
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${cmd} ${args.join(" ")} did not finish in ${timeoutMs} ms:\n${out}`));
