@@ -60,6 +60,15 @@ describe("diagram derivation", () => {
     expect(labelLine(edge.transitions[0])).toBe("Both at once [ready]");
   });
 
+  it("a timer edge whose description already names its delay does not repeat it", () => {
+    const timed = setup({}).createMachine({
+      initial: "WAIT",
+      states: { WAIT: { after: { 30_000: { target: "FAILED", description: "timed out after 30 s" }, 5_000: { target: "NUDGE", description: "nudge" } } }, NUDGE: {}, FAILED: {} },
+    });
+    const labels = deriveGraph(timed).transitions.filter((t) => t.kind === "after").map(labelLine);
+    expect(labels.sort()).toEqual(["nudge after 5 s", "timed out after 30 s"]);
+  });
+
   it("lists the global abort on each swiss-army state instead of drawing five edges", async () => {
     const l = await layoutGraph(deriveGraph(swissArmyMachine));
     for (const s of ["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW"]) {

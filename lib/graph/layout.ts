@@ -76,7 +76,9 @@ export function labelLine(t: GraphTransition): string {
   // a stage machine's edges all carry the same rules guard (lib/flows): naming it on each says nothing;
   // a step's when: guard (lib/steps) is labelled by its own expression ("when …")
   if (t.guard && t.guard !== "stageRules" && t.guard !== "whenTrue") extra.push(`[${t.guard}]`);
-  if (t.kind === "after" && t.delayMs !== null) extra.push(`after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}`);
+  // a description that already names the delay ("timed out after 30 s") is not followed by it again
+  const delay = t.kind === "after" && t.delayMs !== null ? `after ${t.delayMs >= 1000 ? `${t.delayMs / 1000} s` : `${t.delayMs} ms`}` : null;
+  if (delay && !text.includes(delay)) extra.push(delay);
   return extra.length ? `${text} ${extra.join(" ")}` : text;
 }
 
