@@ -171,8 +171,22 @@ export function flowToMermaid(c: FlowConfig): string {
             }
         }
       };
+      /** st, after the statements of its list that come before it */
+      const early = (st: Stmt) => {
+        if (st.done) return;
+        if (st.after) early(st.after);
+        write(st);
+      };
       const block = (s: string) => {
         blocks.add(s);
+        // Mermaid makes a stage the child of the last composite that mentions it (the top level
+        // does not count), so inside a composite a statement naming a stage inside s (an edge
+        // leaving or entering s's inside) goes before s's block, and the block mentions it again
+        if (scope !== null) {
+          const inside = (n: string) => n !== s && childOf(scope, n) === s;
+          for (const st of pending) if (!st.done && st.names.some(inside)) early(st);
+          for (const n of [...introduced]) if (inside(n)) introduced.delete(n);
+        }
         introduced.add(s);
         out.push(`${ind}state ${w(s)} {`);
         emitScope(s, depth + 1);
