@@ -11,6 +11,10 @@ import { BUILT_IN } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
 import { domainAgentMachine } from "../workflows/domain-agent/machine";
 import { swissArmyMachine } from "../workflows/swiss-army/machine";
+import { flowMachine } from "../lib/flows/machine";
+import { checkFlowSource } from "../lib/flows/validate";
+import type { FlowConfig } from "../lib/flows/types";
+import { POST_PIPELINE } from "./support/post-pipeline";
 
 const nested = setup({ guards: { ready: () => true }, delays: { patience: 2_500 } }).createMachine({
   id: "nested",
@@ -67,6 +71,13 @@ describe("diagram derivation", () => {
     });
     const labels = deriveGraph(timed).transitions.filter((t) => t.kind === "after").map(labelLine);
     expect(labels.sort()).toEqual(["nudge after 5 s", "timed out after 30 s"]);
+  });
+
+  it("a step's timeout is shown in readable units on its node (86400 s as 24 h)", () => {
+    const r = checkFlowSource("yaml", POST_PIPELINE);
+    const states = deriveGraph(flowMachine((r as { config: FlowConfig }).config)).states;
+    expect(states.find((s) => s.id === "REVIEW")!.timeout).toBe("24 h");
+    expect(states.find((s) => s.id === "PUBLISH")!.timeout).toBe("30 s");
   });
 
   it("lists the global abort on each swiss-army state instead of drawing five edges", async () => {

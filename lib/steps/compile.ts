@@ -6,6 +6,7 @@
 // which the engine keeps in the database. Routes (`next`, `on`, `on_error`, `timeout.to`) are the
 // transitions out of the stage.
 import { z } from "zod";
+import { formatDuration } from "../format";
 import type { StateMeta } from "../machines/types";
 import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
@@ -133,7 +134,7 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
     const action = { type: "stepTimedOut", params: { stage, after_s: spec.timeout.after_s } };
     after[String(ms(spec.timeout.after_s))] = to ? { ...go(to, [action]), description: `timed out after ${spec.timeout.after_s} s` } : { target: h.failed(), actions: [action], description: `timed out after ${spec.timeout.after_s} s` };
   }
-  const meta: StateMeta = { summary: `${kind} step`, ...(spec.timeout ? { timeout: `${spec.timeout.after_s} s` } : {}) };
+  const meta: StateMeta = { summary: `${kind} step`, ...(spec.timeout ? { timeout: formatDuration(spec.timeout.after_s * 1000) } : {}) };
   if (kind === "llm" || kind === "http" || kind === "code" || kind === "external") {
     const done = { type: "stepDone", params: { stage } };
     const routes: unknown[] = Object.entries(spec.on ?? {}).map(([outcome, to]) => ({ ...go(to, [done]), guard: { type: "outcomeIs", params: { outcome } }, description: outcome }));
