@@ -35,7 +35,7 @@ export default async function Settings() {
       <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="model-settings">
         <div className="mb-2 flex items-center justify-between">
           <h2 className="text-sm font-semibold">Model</h2>
-          <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${rt.model.offline ? "bg-slate-100 dark:bg-slate-800 text-slate-700" : "bg-blue-100 text-blue-800"}`} data-testid="adapter">
+          <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${rt.model.offline ? "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-200" : "bg-blue-100 text-blue-800 dark:bg-blue-950 dark:text-blue-200"}`} data-testid="adapter">
             {rt.model.offline ? "offline engine" : "OpenAI-compatible endpoints"}
           </span>
         </div>

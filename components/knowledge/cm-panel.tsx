@@ -8,7 +8,7 @@ export async function CmPanel({ rt }: { rt: Runtime }) {
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="cm-panel" data-available={status.available}>
       <div className="mb-2 flex items-center justify-between gap-2">
         <h2 className="text-sm font-semibold">Context Manager</h2>
-        <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${status.available ? "bg-emerald-100 text-emerald-800" : "bg-amber-100 text-amber-900"}`}>
+        <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${status.available ? "bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300" : "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200"}`}>
           {status.available ? "available" : "degraded mode"}
         </span>
       </div>
