@@ -32,8 +32,8 @@ import { POISON_CATEGORY, POISON_CRASHES } from "../lib/engine/poison";
 import { restore } from "../lib/engine/step";
 import type { RunRow } from "../lib/engine/store/types";
 import { deriveGraph } from "../lib/graph/derive";
-import { findWorkflow, listWorkflows } from "../lib/machines/registry";
-import { swissArmy } from "../workflows/swiss-army/machine";
+import type { EffectPorts } from "../lib/machines/built-in";
+import { BUILT_IN_ENTRIES, findWorkflow, listWorkflows } from "../lib/machines/registry";
 
 const KILLS = Number(process.env.CHAOS_KILLS ?? 30);
 const PORT = Number(process.env.CHAOS_PORT ?? 3157);
@@ -49,6 +49,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // person, with which decisions) from its machine
 const WORKFLOWS = listWorkflows().filter((w) => w.example !== undefined);
 const STATES = new Map(WORKFLOWS.map((w) => [w.id, new Map(deriveGraph(w.machine).states.map((s) => [s.id, s]))]));
+// the poison pill and the post-commit-action check use the first built-in (catalog order) with an
+// example whose effects declare post-commit actions (the engine's outbox); picked through the
+// registry, not by its folder. Effect factories only capture their ports, so none are needed here.
+const OUTBOX = BUILT_IN_ENTRIES.find((e) => e.definition.example !== undefined && Object.keys(e.effects?.({} as EffectPorts).actions ?? {}).length > 0)?.definition;
+if (!OUTBOX) {
+  console.error("chaos: no built-in workflow with an example and post-commit actions");
+  process.exit(2);
+}
+/** its example input, with `marker` appended to each text field (an effect's input then holds it) */
+const exampleWith = (marker: string) => Object.fromEntries(Object.entries(OUTBOX.example as Record<string, unknown>).map(([k, v]) => [k, typeof v === "string" ? `${v} (${marker})` : v]));
 
 if (!fs.existsSync(".next/BUILD_ID")) {
   console.error("chaos: no production build (.next/BUILD_ID); run `npm run build` first");
@@ -234,7 +244,7 @@ const poison = { crashes: 0, seconds: 0 };
 {
   const t0 = Date.now();
   // the POST may die with the server (the effect starts right after the commit): the run is found by its input
-  await call("POST", "/api/runs", { workflow: swissArmy.id, input: { request: `Write a function (${POISON})` } });
+  await call("POST", "/api/runs", { workflow: OUTBOX.id, input: exampleWith(POISON) });
   const probe = await reader();
   let id: string | null = null;
   let row: { status: string; error: string | null } | undefined;
@@ -264,7 +274,7 @@ const poison = { crashes: 0, seconds: 0 };
   if (poison.crashes > POISON_CRASHES) violations.push(`poison pill: the process died ${poison.crashes} times (at most ${POISON_CRASHES})`);
   // and the server serves: a new run starts
   await up();
-  const after = await call("POST", "/api/runs", { workflow: swissArmy.id, input: { request: "Write a function that adds two numbers" } });
+  const after = await call("POST", "/api/runs", { workflow: OUTBOX.id, input: OUTBOX.example });
   if (after.status !== 201) violations.push(`poison pill: after it the server answered ${after.status} to a new run`);
   else counts.started++;
 }
@@ -323,7 +333,7 @@ for (const r of runs) {
 {
   const left = await db.all<{ key: string; attempts: number; lastError: string | null }>(`SELECT "key","attempts","lastError" FROM "ActionOutbox"`);
   if (!POSTGRES) for (const a of left) violations.push(`post-commit action ${a.key} never finished (${a.attempts} attempts${a.lastError ? `: ${a.lastError}` : ""})`);
-  const decisions = (await db.all(`SELECT 1 FROM "Transition" t JOIN "Run" r ON r."id" = t."runId" WHERE r."workflow" = ? AND t."event" IN ('APPROVE','REJECT','MODIFY')`, swissArmy.id)).length;
+  const decisions = (await db.all(`SELECT 1 FROM "Transition" t JOIN "Run" r ON r."id" = t."runId" WHERE r."workflow" = ? AND t."event" IN ('APPROVE','REJECT','MODIFY')`, OUTBOX.id)).length;
   const applied = (await db.all(`SELECT 1 FROM "CmDecision"`)).length;
   if (applied > decisions) violations.push(`${applied} decisions applied to patterns for ${decisions} decided reviews (a replayed action applied twice)`);
 }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../lib/engine/engine";
 import { builtIn, type BuiltInWorkflow, type EffectPorts } from "../lib/machines/built-in";
-import { BUILT_IN, BUILT_IN_ENTRIES } from "../lib/machines/registry";
+import { BUILT_IN, BUILT_IN_ENTRIES, apiOf, pageOf } from "../lib/machines/registry";
 import * as fixtures from "./fixtures/workflows/registry";
 import { hello } from "./fixtures/workflows/hello/machine";
 import { sqliteDb } from "./support/databases";
@@ -92,6 +92,47 @@ describe("a workflow is one folder plus one registry line", () => {
       });
     }
     expect(hits).toEqual([]);
+  });
+
+  it("no import path names a workflow folder outside it (but workflows/registry.ts, test/, e2e/, bench/)", () => {
+    const folders = new Set(fs.readdirSync(path.join(ROOT, "workflows"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name));
+    const skip = new Set(["node_modules", "test", "e2e", "bench", "test-results", "data"]);
+    const top = fs.readdirSync(ROOT, { withFileTypes: true }).filter((d) => !d.name.startsWith(".") && !skip.has(d.name));
+    const sources = top.flatMap((d) => (d.isDirectory() ? files(d.name, [".ts", ".tsx", ".mts", ".mjs", ".js"]) : /\.(ts|tsx|mts|mjs)$/.test(d.name) ? [d.name] : []));
+    expect(sources).toContain(path.join("app", "log", "page.tsx"));
+    const bad: string[] = [];
+    for (const file of sources) {
+      if (file === path.join("workflows", "registry.ts")) continue;
+      const own = file.split(path.sep)[0] === "workflows" ? file.split(path.sep)[1] : null;
+      const src = fs.readFileSync(path.join(ROOT, file), "utf8");
+      for (const m of src.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g)) {
+        const spec = m[1]!;
+        const abs = spec.startsWith("@/") ? path.join(ROOT, spec.slice(2)) : spec.startsWith(".") ? path.resolve(ROOT, path.dirname(file), spec) : null;
+        if (!abs) continue;
+        const [head, folder] = path.relative(ROOT, abs).split(path.sep);
+        if (head === "workflows" && folder && folders.has(folder) && folder !== own) bad.push(`${file}: imports ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("a workflow's app-level endpoints and pages are found by name, not by its folder", async () => {
+    // /api/metrics/modes and /log keep their URLs; their route files ask the registry
+    const api = apiOf("metrics/modes");
+    expect(api, "some workflow serves /api/metrics/modes").not.toBeNull();
+    expect(BUILT_IN_ENTRIES.filter((e) => e.api?.["metrics/modes"]).map((e) => e.definition.id)).toEqual([api!.workflow]);
+    // a database holding no requests: the handler reads it (with the since filter) and summarises
+    const asked: unknown[] = [];
+    const db = { modeRequest: { findMany: async (q: unknown) => (asked.push(q), []) } } as unknown as EffectPorts["db"];
+    const body = (await api!.handler(new Request("http://x/api/metrics/modes?since=2026-11-23T00:00:00Z"), { db })) as { modes: { requests: number }[] };
+    expect(body.modes.length).toBeGreaterThan(0);
+    expect(body.modes.every((m) => m.requests === 0)).toBe(true);
+    expect(JSON.stringify(asked)).toContain("2026-11-23T00:00:00.000Z");
+    await expect(api!.handler(new Request("http://x/api/metrics/modes?since=yesterday"), { db })).rejects.toThrow("since must be an ISO date-time"); // lib/api/http handler() answers a ZodError with 400
+    expect(apiOf("no/such/endpoint")).toBeNull();
+    expect(typeof (await pageOf("log"))).toBe("function");
+    expect(await pageOf("no-such-page")).toBeNull();
+    for (const route of ["app/api/metrics/modes/route.ts", "app/log/page.tsx"]) expect(fs.readFileSync(path.join(ROOT, route), "utf8")).toMatch(/apiOf\(|pageOf\(/);
   });
 
   it("lib/ imports no workflow folder but through the catalog, and no React", () => {

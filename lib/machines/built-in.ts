@@ -2,14 +2,15 @@
 // builtIn({...}), listed by one line in workflows/registry.ts. The definition (machine, input,
 // hooks) is plain data; the effects are server code built on the runtime's ports; the run-page
 // views are a client module the pages load lazily, so neither the worker nor lib pulls React in.
-import type { AnyStateMachine } from "xstate";
+import type { AnyStateMachine, OutputFrom } from "xstate";
+import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { Engine, WorkflowEffects } from "../engine/engine";
 import type { ContextManager } from "../knowledge/context-manager";
 import type { KnowledgeStore } from "../knowledge/documents";
 import type { ModelPort } from "../llm/types";
 import type { SearchPort } from "../search/types";
-import type { EffectsOf } from "./effects-of";
+import type { ActorLogics, EffectsOf } from "./effects-of";
 import type { WorkflowDefinition } from "./types";
 
 /** What the runtime hands every workflow's effects (each takes the ports it needs). */
@@ -32,6 +33,12 @@ export interface EffectPorts {
 /** A module whose default export the pages use (client views, a server panel). */
 export type Lazy = () => Promise<{ default: unknown }>;
 
+/**
+ * An app-level JSON endpoint a workflow contributes: the app's route file at /api/<name> finds it
+ * by that name (apiOf) and answers with what it returns; it validates its own input with zod.
+ */
+export type ApiHandler = (req: Request, ports: { db: Db }) => Promise<unknown>;
+
 export interface BuiltInWorkflow {
   definition: WorkflowDefinition;
   /** its place in the catalog and the New run form (lower first; none: after the others) */
@@ -44,20 +51,43 @@ export interface BuiltInWorkflow {
   views?: Lazy;
   /** extra panels on the workflow page: a server component taking { rt } */
   panel?: Lazy;
+  /** app-level JSON endpoints, by name: app/api/<name>/route.ts serves each through apiOf(name) */
+  api?: Record<string, ApiHandler>;
+  /** app-level pages, by name: app/<name>/page.tsx renders each through pageOf(name) (a server component taking the page's props) */
+  pages?: Record<string, Lazy>;
+  /**
+   * zod schemas of effects' outputs, by effect name: what an external worker must return when
+   * SWITCHYARD_EXTERNAL_EFFECTS sends that effect to a queue (an effect without one cannot be sent)
+   */
+  outputs?: Record<string, z.ZodType>;
 }
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * Output schemas for machine M's effects: each key an effect M names, each schema's parsed type
+ * the same as that effect's output (a schema that lets through less or more is a compile error).
+ */
+export type OutputSchemas<M extends AnyStateMachine, O> = {
+  [K in keyof O]: K extends keyof ActorLogics<M> ? (O[K] extends z.ZodType ? (Same<z.output<O[K]>, OutputFrom<NonNullable<ActorLogics<M>[K]>>> extends true ? O[K] : { error: "the schema's type is not the effect's output"; effect: K }) : never) : never;
+};
 
 /**
  * Declares a built-in workflow. `definition.machine` keeps its own type (declare the definition
  * with `satisfies WorkflowDefinition`), so `effects` must implement every actor the machine's
  * setup() names, with its input and output types: a missing effect does not compile.
  */
-export function builtIn<M extends AnyStateMachine>(w: {
+export function builtIn<M extends AnyStateMachine, O extends Record<string, z.ZodType> = Record<never, z.ZodType>>(w: {
   definition: WorkflowDefinition & { machine: M };
   order?: number;
   effects?: (ports: EffectPorts) => EffectsOf<M>;
   defaults?: (env: NodeJS.ProcessEnv) => Record<string, unknown>;
   views?: Lazy;
   panel?: Lazy;
+  api?: Record<string, ApiHandler>;
+  pages?: Record<string, Lazy>;
+  /** zod schemas of the effects' outputs (see BuiltInWorkflow.outputs), typed against the machine */
+  outputs?: O & OutputSchemas<M, O>;
 }): BuiltInWorkflow {
   return w;
 }

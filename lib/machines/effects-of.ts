@@ -5,7 +5,7 @@ import type { AnyStateMachine, InputFrom, OutputFrom } from "xstate";
 import type { ActionFn, EffectContext } from "../engine/engine";
 
 type Implementations<M extends AnyStateMachine> = NonNullable<Parameters<M["provide"]>[0]>;
-type ActorLogics<M extends AnyStateMachine> = NonNullable<Implementations<M>["actors"]>;
+export type ActorLogics<M extends AnyStateMachine> = NonNullable<Implementations<M>["actors"]>;
 
 /** an effect's implementation: the actor's input in, its output out */
 export type EffectOf<L> = (input: InputFrom<NonNullable<L>>, ctx: EffectContext) => Promise<OutputFrom<NonNullable<L>>>;

@@ -2,8 +2,9 @@
 // state machine) that lib/flows/store.ts loads from the database and registers here. Everything
 // about a workflow's shape (diagram, REST description, tests) is derived from its machine.
 import * as registry from "../../workflows/registry";
-import type { BuiltInWorkflow, EffectPorts } from "./built-in";
+import type { ApiHandler, BuiltInWorkflow, EffectPorts } from "./built-in";
 import type { WorkflowEffects } from "../engine/engine";
+import type { ZodType } from "zod";
 import type { WorkflowDefinition } from "./types";
 
 /** the built-in workflows' entries (workflows/<id>/index.ts), in catalog order */
@@ -16,6 +17,11 @@ const entries = new Map(BUILT_IN_ENTRIES.map((w) => [w.definition.id, w]));
 /** the built-in workflows' effects on the runtime's ports, by workflow id */
 export function builtInEffects(ports: EffectPorts): Record<string, WorkflowEffects> {
   return Object.fromEntries(BUILT_IN_ENTRIES.filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports)]));
+}
+
+/** the built-ins' effect output schemas (what an external worker must return), by workflow id, then effect */
+export function builtInOutputs(): Record<string, Record<string, ZodType>> {
+  return Object.fromEntries(BUILT_IN_ENTRIES.map((w) => [w.definition.id, w.outputs ?? {}]));
 }
 
 /** run-input defaults from the environment, by workflow id */
@@ -32,6 +38,18 @@ export async function viewsOf(id: string): Promise<unknown> {
 export async function panelOf(id: string): Promise<unknown> {
   return (await entries.get(id)?.panel?.())?.default ?? null;
 }
+/** the built-in workflow that contributes the app-level JSON endpoint /api/<name> (null: none) */
+export function apiOf(name: string): { workflow: string; handler: ApiHandler } | null {
+  const w = BUILT_IN_ENTRIES.find((e) => e.api && Object.hasOwn(e.api, name));
+  return w ? { workflow: w.definition.id, handler: w.api![name]! } : null;
+}
+
+/** the app-level page <name> a built-in workflow contributes (a server component; null: none) */
+export async function pageOf(name: string): Promise<unknown> {
+  const w = BUILT_IN_ENTRIES.find((e) => e.pages && Object.hasOwn(e.pages, name));
+  return w ? ((await w.pages![name]!()).default ?? null) : null;
+}
+
 /**
  * user-defined workflows: id → version → definition, one map per process. Next.js may load this
  * module once per server bundle (route handlers, server actions, pages), so the map hangs on

@@ -8,4 +8,5 @@ export default builtIn({
   order: 3,
   effects: (p) => domainAgentEffects({ db: p.db, model: p.model }),
   views: () => import("./views"),
+  pages: { log: () => import("./log-page") },
 });

@@ -3,6 +3,7 @@ import { builtIn } from "../../lib/machines/built-in";
 import { processingModes } from "./machine";
 import { processingModesEffects } from "./effects";
 import { modesConfigFromEnv } from "./config";
+import { modesMetricsApi } from "./api";
 
 export default builtIn({
   definition: processingModes,
@@ -11,4 +12,5 @@ export default builtIn({
   defaults: (env) => ({ config: modesConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),
+  api: { "metrics/modes": modesMetricsApi },
 });

@@ -1,15 +1,13 @@
-import { z } from "zod";
-import { handler, json, parse, query } from "@/lib/api/http";
-import { modeMetrics } from "@/workflows/processing-modes/mode-metrics";
+import { HttpError, handler, json } from "@/lib/api/http";
+import { apiOf } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-const Query = z.object({ since: z.iso.datetime({ message: "since must be an ISO date-time, e.g. 2026-11-23T00:00:00Z" }).optional() }).strict();
-
-/** processing-modes metrics per mode: requests, latency, LLM calls, cache hit rate, errors. */
+/** per-mode metrics (requests, latency, LLM calls, cache hit rate, errors): served by the workflow whose entry declares api "metrics/modes" */
 export const GET = handler(async (req: Request) => {
-  const q = parse(Query, query(req));
+  const api = apiOf("metrics/modes");
+  if (!api) throw new HttpError("no workflow serves /api/metrics/modes", 404, "not_found");
   const rt = await getRuntime();
-  return json({ modes: await modeMetrics(rt.db, { since: q.since ? new Date(q.since) : undefined }) });
+  return json(await api.handler(req, { db: rt.db }));
 });
