@@ -167,3 +167,45 @@ test("a collapsed group opens on click and its states are drawn", async ({ page 
   await expect(diagram.locator('[data-state^="RESEARCHING."]')).toHaveCount(count);
   check(await readDiagram(page), "deep-research with RESEARCHING opened");
 });
+
+test("in dark mode the diagram is dark too: dark canvas and states, light names and edges", async ({ page }) => {
+  // relative luminance of a computed colour (rgb()/rgba(), or lab/lch/oklab/oklch(L …) as Tailwind 4 and the browser write them)
+  const lum = (css: string) => {
+    // lab()/lch() give L in 0–100, oklab()/oklch() in 0–1 (or a percentage)
+    const l = /(ok)?l(?:ch|ab)\(([\d.]+)(%?)/.exec(css);
+    if (l) return Number(l[2]) / (l[3] || !l[1] ? 100 : 1);
+    const [r, g, b] = (css.match(/[\d.]+/g) ?? ["0", "0", "0"]).map(Number);
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+  };
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto("/workflows/swiss-army");
+    const diagram = page.getByTestId("diagram");
+    await expect(diagram).toHaveAttribute("data-ready", "");
+    const colours = await diagram.evaluate((root) => {
+      const css = (el: Element | null, p: string) => (el ? getComputedStyle(el).getPropertyValue(p) : "");
+      // the colour a box shows: its own background, or the nearest ancestor's when it has none
+      const shown = (el: Element | null): string => {
+        for (let e = el; e; e = e.parentElement) {
+          const c = getComputedStyle(e).backgroundColor;
+          if (!/^rgba\(.*,\s*0\)$/.test(c) && c !== "transparent") return c;
+        }
+        return "";
+      };
+      const node = root.querySelector('.react-flow__node [data-state="IDLE"]');
+      return {
+        canvas: shown(root.querySelector(".react-flow")),
+        node: shown(node),
+        name: css(node?.querySelector(".font-mono") ?? null, "color"),
+        // the request edge out of IDLE: a plain (not error, timer or abort) edge
+        edge: css(root.querySelector('.react-flow__edge[data-id^="IDLE->"] path.react-flow__edge-path'), "stroke"),
+        label: shown(root.querySelector('[data-edge^="IDLE->"]')),
+      };
+    });
+    await shot(page, `diagram-${scheme}`);
+    const dark = scheme === "dark";
+    for (const k of ["canvas", "node", "label"] as const) expect(lum(colours[k]) < 0.35, `${scheme}: ${k} background ${colours[k]}`).toBe(dark);
+    for (const k of ["name", "edge"] as const) expect(lum(colours[k]) > 0.5, `${scheme}: ${k} colour ${colours[k]}`).toBe(dark);
+  }
+});
