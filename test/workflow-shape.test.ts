@@ -9,6 +9,8 @@ import { builtIn, type BuiltInWorkflow, type EffectPorts } from "../lib/machines
 import { BUILT_IN, BUILT_IN_ENTRIES, apiOf, pageOf } from "../lib/machines/registry";
 import * as fixtures from "./fixtures/workflows/registry";
 import { hello } from "./fixtures/workflows/hello/machine";
+import type { EffectsOf } from "../lib/machines/effects-of";
+import { swissArmyMachine } from "../workflows/swiss-army/machine";
 import { sqliteDb } from "./support/databases";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -37,6 +39,13 @@ export function effectTypeChecks() {
       },
     }),
   });
+  // post-commit actions: only ones the machine names in setup({ actions })
+  const misspelt: EffectsOf<typeof swissArmyMachine>["actions"] = {
+    // @ts-expect-error "logDecison" is not an action the machine names
+    logDecison: () => {},
+  };
+  const named: EffectsOf<typeof swissArmyMachine>["actions"] = { logDecision: () => {}, recordAbort: () => {} };
+  void [misspelt, named];
   // what compiles: every effect, with the machine's input and output types
   return builtIn({ definition: hello, effects: () => ({ actors: { greet: async ({ name }) => ({ text: name }), shout: async ({ text }) => ({ text, length: text.length }) } }) });
 }

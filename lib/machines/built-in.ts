@@ -89,5 +89,7 @@ export function builtIn<M extends AnyStateMachine, O extends Record<string, z.Zo
   /** zod schemas of the effects' outputs (see BuiltInWorkflow.outputs), typed against the machine */
   outputs?: O & OutputSchemas<M, O>;
 }): BuiltInWorkflow {
-  return w;
+  // EffectsOf<M>'s actions map has optional keys (a value may read as undefined), which
+  // WorkflowEffects' Record does not say; the engine looks each action up and skips a missing one
+  return w as BuiltInWorkflow;
 }
