@@ -153,9 +153,9 @@ describe("conversation workflow", () => {
 });
 
 describe("the guide's stage table is the machine's", () => {
-  it("docs/guide/15 lists each stage with the config's tools, keywords and next stages", async () => {
+  it("workflows/conversation/guide.md lists each stage with the config's tools, keywords and next stages", async () => {
     const fs = await import("node:fs");
-    const text = fs.readFileSync(new URL("../docs/guide/15-conversation-and-your-own-workflows.md", import.meta.url), "utf8");
+    const text = fs.readFileSync(new URL("../workflows/conversation/guide.md", import.meta.url), "utf8");
     const rows = new Map(
       text
         .split("\n")
