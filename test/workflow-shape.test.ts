@@ -137,7 +137,7 @@ describe("a workflow is one folder plus one registry line", () => {
     expect(body.modes.length).toBeGreaterThan(0);
     expect(body.modes.every((m) => m.requests === 0)).toBe(true);
     expect(JSON.stringify(asked)).toContain("2026-11-23T00:00:00.000Z");
-    await expect(api!.handler(new Request("http://x/api/metrics/modes?since=yesterday"), { db })).rejects.toThrow("since must be an ISO date-time"); // lib/api/http handler() answers a ZodError with 400
+    await expect(api!.handler(new Request("http://x/api/metrics/modes?since=yesterday"), { db })).rejects.toThrow("since must be an ISO date-time"); // lib/api/http handler() answers a ZodError with 422
     expect(apiOf("no/such/endpoint")).toBeNull();
     expect(typeof (await pageOf("log"))).toBe("function");
     expect(await pageOf("no-such-page")).toBeNull();
