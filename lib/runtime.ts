@@ -37,7 +37,7 @@ import { RecordingModel } from "./llm/recording";
 import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { builtInDefaults, builtInEffects, findWorkflow } from "./machines/registry";
+import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow } from "./machines/registry";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 
@@ -243,7 +243,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     defaults: builtInDefaults(env),
   };
   // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
-  const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks);
+  const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
   // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
   const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks) });
   const effectsOf = (id: string) => effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} });

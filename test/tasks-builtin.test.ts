@@ -6,7 +6,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
 import type { ResearchContext } from "../workflows/deep-research/types";
 import type { Plan, Task } from "../lib/research/types";
-import { externalRoutesFromEnv } from "../lib/tasks/settings";
+import { externalRoutesFromEnv, routeEffects } from "../lib/tasks/settings";
+import { builtInOutputs } from "../lib/machines/registry";
+import { researchOutputs } from "../workflows/deep-research/outputs";
+import { deepResearch } from "../workflows/deep-research/machine";
 import type { Runtime } from "../lib/runtime";
 import { researchRuntime } from "./helpers";
 
@@ -88,6 +91,18 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     await expect(researchRuntime({ env: { SWITCHYARD_EXTERNAL_EFFECTS: "no-such-flow.x=q" } as never })).rejects.toThrow(/no built-in workflow "no-such-flow"/);
   });
 
+  it("refuses at boot an effect whose workflow declares no output schema for it", async () => {
+    const outputs = { "deep-research": { researchTask: researchOutputs.researchTask } };
+    const effects = { "deep-research": { actors: { researchTask: async () => ({}), plan: async () => ({}) } } } as never;
+    const routes = (e: string) => externalRoutesFromEnv({ SWITCHYARD_EXTERNAL_EFFECTS: e } as never);
+    expect(() => routeEffects(effects, routes("deep-research.plan=q"), () => null as never, outputs)).toThrow(/deep-research\.plan cannot be sent to a worker: its workflow declares no output schema for it \(effects that can: researchTask/);
+    expect(() => routeEffects(effects, routes("deep-research.researchTask=q"), () => null as never, outputs)).not.toThrow();
+    // every effect of deep-research declares its output: each can be sent out
+    const names = Object.keys(deepResearch.machine.implementations.actors).sort();
+    expect(names).toEqual(["plan", "reflect", "researchTask", "synthesize"]);
+    expect(Object.keys(builtInOutputs()["deep-research"]!).sort()).toEqual(names);
+  });
+
   it("deep-research's sub-agent answered by a worker outside Switchyard: one task per sub-agent call, its results in the report", async () => {
     rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
     const w = worker(result);
@@ -126,5 +141,46 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     const log = (await rt.store.transitions(runId)).map((t) => JSON.stringify(t.payload ?? null)).join("\n");
     expect(log).toMatch(/must be a JSON object \(got an array\)/);
     expect(log).toMatch(/"category":"BUSINESS"/);
+  }, 40_000);
+
+  it("a sub-agent result without taskId fails the call with the schema's message (BUSINESS), and the mission retries it", async () => {
+    rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
+    let bad = true;
+    const w = worker((t) => {
+      if (t.input.task.id === "S1" && bad) {
+        bad = false;
+        const { taskId: _, ...rest } = result(t);
+        return rest;
+      }
+      return result(t);
+    });
+    const runId = await approved(rt);
+    const done = await rt.engine.waitFor(runId, settled, 20_000);
+    await w.stop();
+    expect(done.state).toEqual(["COMPLETED"]);
+    const s1 = (done.context as ResearchContext).tasks.find((t) => t.id === "S1")!;
+    expect(s1.attempts).toBe(2);
+    const log = (await rt.store.transitions(runId)).map((t) => JSON.stringify(t.payload ?? null)).join("\n");
+    expect(log).toMatch(/the worker's output for deep-research\.researchTask is not valid: taskId: /);
+    expect(log).toMatch(/"category":"BUSINESS"/);
+  }, 40_000);
+
+  it("a sub-agent answering with wrong types every time: the critical task fails and the mission escalates to the reviewer (no hang)", async () => {
+    rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
+    const w = worker((t) => (t.input.task.id === "S1" ? { ...result(t), attempt: "first", facts: [{ statement: 42, source: 0, confidence: "Sure" }] } : result(t)));
+    const runId = await approved(rt);
+    const done = await rt.engine.waitFor(runId, settled, 20_000);
+    await w.stop();
+    expect(done.state).toEqual(["RESEARCHING.escalated"]);
+    const ctx = done.context as ResearchContext;
+    const s1 = ctx.tasks.find((t) => t.id === "S1")!;
+    expect(s1.status).toBe("FAILED");
+    expect(s1.attempts).toBe(2);
+    expect(ctx.escalation?.error).toMatch(/not valid: attempt: .*expected number/);
+    expect(ctx.escalation?.error).toMatch(/facts\.0\.statement: /);
+    expect(ctx.escalation?.error).toMatch(/facts\.0\.confidence: /);
+    // nothing the worker sent reached the mission's facts
+    expect(ctx.facts.some((f) => f.task === "S1")).toBe(false);
+    expect(ctx.escalation!.error.length).toBeLessThan(600);
   }, 40_000);
 });

@@ -92,15 +92,27 @@ export function currentIn(store: RunStore): (runId: string, key: string) => Prom
   };
 }
 
-/** A built-in's effect sent to a queue: the worker's output is the effect's result (it must be a JSON object). */
-export function externalBuiltin(tasks: () => TaskQueue, workflow: string, effect: string, queue: string, maxAttempts: number): EffectFn {
+/** A zod error in one line, clipped: what the run's log and the worker's dashboard show. */
+export function issuesOf(e: z.ZodError, max = 400): string {
+  const line = e.issues.map((i) => `${i.path.length ? i.path.join(".") : "(output)"}: ${i.message}`).join("; ");
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * A built-in's effect sent to a queue: the worker's output, parsed with the effect's declared
+ * schema (builtIn({ outputs })), is the effect's result. An output that does not parse fails the
+ * call with a BUSINESS error naming what is wrong: the machine takes its error path.
+ */
+export function externalBuiltin(tasks: () => TaskQueue, workflow: string, effect: string, queue: string, maxAttempts: number, schema: z.ZodType): EffectFn {
   return waitingOutside(async (input: never, ctx: EffectContext) => {
     const t = await runExternal(tasks(), { queue, workflow, effect, input, maxAttempts, backoffMs: 1_000 }, ctx);
     const out = t.output;
     if (out === null || typeof out !== "object" || Array.isArray(out)) {
       throw new TaskFailed(`${queue}: the worker's output for ${effect} must be a JSON object (got ${out === null ? "null" : Array.isArray(out) ? "an array" : typeof out})`, "BUSINESS");
     }
-    return out;
+    const parsed = schema.safeParse(out);
+    if (!parsed.success) throw new TaskFailed(`${queue}: the worker's output for ${workflow}.${effect} is not valid: ${issuesOf(parsed.error)}`, "BUSINESS");
+    return parsed.data;
   });
 }
 

@@ -2,7 +2,10 @@
 //   SWITCHYARD_EXTERNAL_EFFECTS="<workflow>.<effect>=<queue>,…"
 // e.g. a team's own research agent answering a built-in's sub-agent tasks. The effect's input
 // becomes the task's input; the worker's output is the effect's result. Checked at boot: an
-// unknown workflow or effect, or a malformed entry, stops the start with a message.
+// unknown workflow or effect, or a malformed entry, stops the start with a message; so does an
+// effect whose workflow declares no output schema for it (builtIn({ outputs })): a worker's output
+// is hostile input, and only a declared schema says what the machine can take.
+import type { z } from "zod";
 import type { WorkflowEffects } from "../engine/engine";
 import { externalBuiltin } from "./effect";
 import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
@@ -31,14 +34,19 @@ export function externalRoutesFromEnv(env: NodeJS.ProcessEnv): ExternalRoute[] {
 }
 
 /** The effects map with the routed effects replaced by tasks; throws for a route naming no built-in effect. */
-export function routeEffects(effects: Record<string, WorkflowEffects>, routes: ExternalRoute[], tasks: () => TaskQueue): Record<string, WorkflowEffects> {
+export function routeEffects(effects: Record<string, WorkflowEffects>, routes: ExternalRoute[], tasks: () => TaskQueue, outputs: Record<string, Record<string, z.ZodType>>): Record<string, WorkflowEffects> {
   if (!routes.length) return effects;
   const out = { ...effects };
   for (const r of routes) {
     const wf = out[r.workflow];
     if (!wf) throw new Error(`SWITCHYARD_EXTERNAL_EFFECTS: no built-in workflow "${r.workflow}" (built-ins: ${Object.keys(effects).sort().join(", ")})`);
     if (!wf.actors[r.effect]) throw new Error(`SWITCHYARD_EXTERNAL_EFFECTS: ${r.workflow} has no effect "${r.effect}" (its effects: ${Object.keys(wf.actors).sort().join(", ")})`);
-    out[r.workflow] = { ...wf, actors: { ...wf.actors, [r.effect]: externalBuiltin(tasks, r.workflow, r.effect, r.queue, DEFAULT_MAX_ATTEMPTS) } };
+    const schema = outputs[r.workflow]?.[r.effect];
+    if (!schema) {
+      const declared = Object.keys(outputs[r.workflow] ?? {}).sort();
+      throw new Error(`SWITCHYARD_EXTERNAL_EFFECTS: ${r.workflow}.${r.effect} cannot be sent to a worker: its workflow declares no output schema for it (${declared.length ? `effects that can: ${declared.join(", ")}` : `${r.workflow} declares none`}; see docs/guide/16-external-workers.md)`);
+    }
+    out[r.workflow] = { ...wf, actors: { ...wf.actors, [r.effect]: externalBuiltin(tasks, r.workflow, r.effect, r.queue, DEFAULT_MAX_ATTEMPTS, schema) } };
   }
   return out;
 }
