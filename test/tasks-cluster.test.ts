@@ -1,7 +1,8 @@
 // External workers in cluster mode (PostgreSQL, a web process and a worker process; skipped with
 // a reason when PostgreSQL is unreachable): a run waiting for an external worker holds none of the
 // worker process's effect slots (the effect parks), so more runs can wait than there are slots;
-// a completion sent to the web process wakes the parked effect and the run goes on.
+// a completion sent to the web process wakes the parked effect and the run goes on; a result the
+// completing process never handed over (it died) is handed over by the 5 s sweep, once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
 import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scratch";
@@ -95,5 +96,36 @@ describe("external workers in cluster mode", () => {
     }
     const rows = await web.tasks.store.list({ queue: "cluster-publisher" });
     expect(rows.every((r) => r.status === "done")).toBe(true);
+  }, 60_000);
+
+  it("a result completed where nobody hands it over (the completing process died) is handed over by another process's sweep, once", async (ctx) => {
+    if (skip) return ctx.skip();
+    const web = runtimes[0] ?? (await node("web", 1));
+    const worker = runtimes[1] ?? (await node("worker", 2));
+    await saveUserWorkflow(web.db, "yaml", FLOW);
+    const id = (await web.engine.start("ext-cluster", { topic: "orphan" })).run.id;
+    const task = await until(async () => (await web.tasks.store.list({ runId: id }))[0]);
+    await until(async () => worker.cluster!.worker!.busy === 0, 10_000);
+    // the row is claimed and completed straight in the store, as a process would before it is
+    // killed: no process learns of it, so only the sweep (unconsumed results, every 5 s) hands it over
+    const now = Date.now();
+    const claimed = await web.tasks.store.claim("cluster-publisher", "dying", now, 30_000);
+    expect(claimed?.id).toBe(task.id);
+    await web.tasks.store.complete(task.id, { n: 7, run: id }, { worker: "dying", attempt: 1 }, now);
+    expect((await web.tasks.store.get(task.id))!.consumedAt).toBeNull();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await web.store.getRun(id))!.status).toBe("running");
+    const done = await until(async () => {
+      const r = await web.store.getRun(id);
+      return r && r.status !== "running" ? r : null;
+    }, 20_000);
+    expect(done.status).toBe("completed");
+    expect((done.context as { steps: Record<string, { output?: { n?: number; run?: string } }> }).steps.NOTIFY!.output).toEqual({ n: 7, run: id });
+    expect((await web.tasks.store.get(task.id))!.consumedAt).not.toBeNull();
+    // taken exactly once: one NOTIFY -> DONE transition, however many processes swept
+    await new Promise((r) => setTimeout(r, 6_000));
+    const into = (await web.store.transitions(id)).filter((t) => t.to.includes("DONE"));
+    expect(into.length).toBe(1);
+    expect((await web.store.getRun(id))!.status).toBe("completed");
   }, 60_000);
 });
