@@ -215,6 +215,8 @@ test("a review step's edit: the run page's panel offers the shown text to edit, 
   await expect(panel.getByTestId("approvals")).toContainText("0 of 2 approvals");
   await expect(panel.getByTestId("review-shown")).toContainText("tide tables");
   await expect(panel.locator("[data-decision]")).toHaveText(["Approve", "Reject", "Edit…"]);
+  // the decision's buttons are on the first screen, beside the diagram
+  await expect(panel.locator('[data-decision="approve"]')).toBeInViewport();
   await shot(page, "post-pipeline-run-review-1440");
   await page.setViewportSize({ width: 390, height: 844 });
   await panel.scrollIntoViewIfNeeded();

@@ -114,7 +114,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
       <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{prompt}</p>
       {counting && <Approvals approvals={step.approvals} />}
       {step.show !== null && !editing && (
-        <div className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-[420px]"}`}>
+        <div className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-40"}`}>
           <StepValue value={step.show} label="Value" testId="review-shown" />
         </div>
       )}
