@@ -115,7 +115,7 @@ describe("REST API validation", () => {
   it("GET /api/workflows/{id} describes the machine; unknown → 404", async () => {
     const res = await workflow.GET(get("/api/workflows/swiss-army"), ctx({ id: "swiss-army" }));
     const body = await res.json();
-    expect(body.states.map((s: { name: string }) => s.name)).toEqual(["IDLE", "REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW", "ERROR"]);
+    expect(body.states.map((s: { name: string }) => s.name)).toEqual(["IDLE", "REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "ERROR", "HUMAN_REVIEW"]);
     expect(body.states.find((s: { name: string }) => s.name === "HUMAN_REVIEW").human).toBe(true);
     expect(body.transitions).toContainEqual(expect.objectContaining({ source: "CONTEXT_SEARCH", target: "EXECUTING", delay: "searchTimeout", delayMs: 5000 }));
     expect(body.transitions).toContainEqual(expect.objectContaining({ source: "REQUEST_RECEIVED", target: "CONTEXT_SEARCH", guard: "requestValid" }));
