@@ -9,30 +9,9 @@ import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { shot } from "./helpers";
+import { POST_PIPELINE } from "../test/support/post-pipeline";
 
-const YAML = `id: post-pipeline
-title: Draft, review and publish a post
-initial_stage: DRAFT
-stages: [DRAFT, REVIEW, PUBLISH, NOTIFY, DONE, FAILED]
-transitions: { DRAFT: [REVIEW], REVIEW: [DRAFT, PUBLISH], PUBLISH: [NOTIFY, FAILED], NOTIFY: [DONE], DONE: [], FAILED: [] }
-steps:
-  DRAFT:
-    llm: { prompt: "Write a short post about {{input.topic}}. {{review.feedback}}" }
-    next: REVIEW
-  REVIEW:
-    review: { prompt: "Publish this post?", show: "{{steps.DRAFT.output}}", decisions: [approve, reject, edit], approvers: 2 }
-    on: { approve: PUBLISH, edit: PUBLISH, reject: DRAFT }
-    timeout: { after_s: 86400, to: DRAFT }
-  PUBLISH:
-    http: { url: "{{input.publish_url}}", method: POST, body: { text: "{{steps.DRAFT.output}}" } }
-    retry: { max: 3, backoff_s: 1 }
-    timeout: { after_s: 30 }
-    next: NOTIFY
-    on_error: FAILED
-  NOTIFY:
-    external: { queue: publisher }
-    next: DONE
-`;
+const YAML = POST_PIPELINE;
 
 type Received = { method: string; path: string; body: unknown; key: string | undefined };
 const received: Received[] = [];

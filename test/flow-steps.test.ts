@@ -10,33 +10,13 @@ import { saveUserWorkflow } from "../lib/flows/store";
 import { checkFlowSource } from "../lib/flows/validate";
 import type { RunView } from "../lib/engine/views";
 import { flush, workflowRuntime } from "./helpers";
+import { POST_PIPELINE } from "./support/post-pipeline";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 
-const PIPELINE = `id: post-pipeline
-title: Draft, review and publish a post
-initial_stage: DRAFT
-stages: [DRAFT, REVIEW, PUBLISH, NOTIFY, DONE, FAILED]
-transitions: { DRAFT: [REVIEW], REVIEW: [DRAFT, PUBLISH], PUBLISH: [NOTIFY, FAILED], NOTIFY: [DONE], DONE: [], FAILED: [] }
-steps:
-  DRAFT:
-    llm: { prompt: "Write a short post about {{input.topic}}. {{review.feedback}}" }
-    next: REVIEW
-  REVIEW:
-    review: { prompt: "Publish this post?", show: "{{steps.DRAFT.output}}", decisions: [approve, reject, edit], approvers: 2 }
-    on: { approve: PUBLISH, edit: PUBLISH, reject: DRAFT }
-    timeout: { after_s: 86400, to: DRAFT }
-  PUBLISH:
-    http: { url: "{{input.publish_url}}", method: POST, body: { text: "{{steps.DRAFT.output}}" } }
-    retry: { max: 3, backoff_s: 1 }
-    timeout: { after_s: 30 }
-    next: NOTIFY
-    on_error: FAILED
-`;
-const NOTIFY_EXTERNAL = `  NOTIFY:
-    external: { queue: publisher }
-    next: DONE
-`;
+/** the issue's YAML without NOTIFY's step (NOTIFY is then moved on by an event), and that step */
+const PIPELINE = POST_PIPELINE.slice(0, POST_PIPELINE.indexOf("  NOTIFY:\n"));
+const NOTIFY_EXTERNAL = POST_PIPELINE.slice(POST_PIPELINE.indexOf("  NOTIFY:\n"));
 
 type Received = { body: unknown; key: string | undefined };
 let received: Received[] = [];
