@@ -13,6 +13,7 @@ import type { Clock } from "../engine/clock";
 import { SEED_PATTERNS } from "./seed-patterns";
 import { clip, coverage, keyTerms } from "./text";
 
+/** What the search index takes in for one pattern or result (held only while it is added). */
 interface IndexDoc {
   id: string;
   kind: SearchHit["kind"];
@@ -22,6 +23,22 @@ interface IndexDoc {
   confidence: number;
   decision: string | null;
 }
+
+/**
+ * What stays in memory per indexed document: only what ranking weighs. Titles and texts are read
+ * from the database for the best candidates of a search, so that memory does not grow with the
+ * text of every stored result (issue 26: each waiting swiss-army run has stored one).
+ */
+interface DocMark {
+  kind: "pattern" | "result";
+  confidence: number;
+  decision: string | null;
+}
+
+/** the candidates (best BM25 score first) whose text a search reads to rank them */
+const CANDIDATES = 50;
+/** the characters of a result's output that are indexed (the snippet and coverage still see up to 4,000) */
+const INDEXED_OUTPUT = 1_000;
 
 /** one thing a context search found: a pattern, a past request or result, a document passage */
 export interface SearchHit {
@@ -111,7 +128,7 @@ const ms = (d: Date | string | null | undefined) => (d ? new Date(d).getTime() :
 
 export class ContextManager {
   private index: MiniSearch<IndexDoc> | null = null;
-  private docs = new Map<string, IndexDoc>();
+  private docs = new Map<string, DocMark>();
   private maintenance: string | null = null;
   private maintenanceReadAt = -Infinity;
   private brokenUntil = 0;
@@ -220,7 +237,7 @@ export class ContextManager {
     if (this.index) return this.index;
     const index = new MiniSearch<IndexDoc>({
       fields: ["title", "text", "keywords"],
-      storeFields: ["id"],
+      storeFields: [],
       searchOptions: { boost: { title: 2, keywords: 2 }, fuzzy: 0.15, prefix: true },
     });
     this.docs.clear();
@@ -233,7 +250,7 @@ export class ContextManager {
     this.known = mark;
     this.checkedAt = this.clock.now();
     for (const p of patterns) this.put(index, patternDoc(p));
-    for (const r of results) this.put(index, resultDoc(r));
+    for (const r of results) this.put(index, resultDoc(r, INDEXED_OUTPUT));
     this.index = index;
     return index;
   }
@@ -277,7 +294,7 @@ export class ContextManager {
     const index = this.index;
     if (!index) return;
     for (const p of patterns) this.put(index, patternDoc(p));
-    for (const r of results) this.put(index, resultDoc(r));
+    for (const r of results) this.put(index, resultDoc(r, INDEXED_OUTPUT));
     this.known = mark;
     let patternsIndexed = 0;
     for (const d of this.docs.values()) if (d.kind === "pattern") patternsIndexed++;
@@ -287,7 +304,7 @@ export class ContextManager {
 
   private put(index: MiniSearch<IndexDoc>, doc: IndexDoc) {
     if (this.docs.has(doc.id)) index.discard(doc.id);
-    this.docs.set(doc.id, doc);
+    this.docs.set(doc.id, { kind: doc.kind === "pattern" ? "pattern" : "result", confidence: doc.confidence, decision: doc.decision });
     index.add(doc);
   }
 
@@ -310,18 +327,21 @@ export class ContextManager {
         for (const r of index.search(q, { combineWith: "OR" })) best.set(r.id as string, Math.max(best.get(r.id as string) ?? 0, r.score));
       }
       const top = Math.max(0, ...best.values());
+      const candidates = [...best].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(CANDIDATES, limit));
+      const texts = await this.texts(candidates.map(([id]) => id));
       const hits: SearchHit[] = [];
-      for (const [id, score] of best) {
+      for (const [id, score] of candidates) {
         const doc = this.docs.get(id);
-        if (!doc) continue;
+        const text = texts.get(id);
+        if (!doc || !text) continue;
         const weight = doc.kind === "pattern" ? 0.6 + 0.4 * doc.confidence : doc.decision === "approved" ? 1 : doc.decision === "rejected" ? 0.4 : 0.7;
-        const relevance = (0.5 * (score / top) + 0.5 * coverage(terms, `${doc.title} ${doc.text} ${doc.keywords}`)) * weight;
+        const relevance = (0.5 * (score / top) + 0.5 * coverage(terms, `${text.title} ${text.text} ${text.keywords}`)) * weight;
         if (relevance < 0.15) continue;
         hits.push({
           id,
           kind: doc.kind,
-          title: doc.title,
-          snippet: clip(doc.text, 400),
+          title: text.title,
+          snippet: clip(text.text, 400),
           score: Math.round(relevance * 100) / 100,
           ...(doc.kind === "pattern" ? { confidence: Math.round(doc.confidence * 100) / 100 } : {}),
         });
@@ -329,6 +349,20 @@ export class ContextManager {
       hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
       return { queries, hits: hits.slice(0, limit) };
     });
+  }
+
+  /** The title and text of indexed documents, read from the database (one query per table). */
+  private async texts(ids: string[]): Promise<Map<string, IndexDoc>> {
+    const of = (prefix: string) => ids.filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+    const [patternIds, resultIds] = [of("pattern:"), of("result:")];
+    const [patterns, results] = await Promise.all([
+      patternIds.length ? this.db.cmPattern.findMany({ where: { id: { in: patternIds } } }) : [],
+      resultIds.length ? this.db.cmResult.findMany({ where: { id: { in: resultIds } }, select: { id: true, content: true, output: true, decision: true } }) : [],
+    ]);
+    const out = new Map<string, IndexDoc>();
+    for (const p of patterns) out.set(`pattern:${p.id}`, patternDoc(p));
+    for (const r of results) out.set(`result:${r.id}`, resultDoc(r));
+    return out;
   }
 
   /** CONTEXT_UPDATE → CM: store the result, extract patterns, bump the patterns used, link related contexts. */
@@ -475,7 +509,7 @@ export class ContextManager {
           },
         });
       for (const id of patternHits) await tx.cmPattern.updateMany({ where: { id }, data: { uses: { increment: 1 }, updatedAt: now } });
-      const docs = [resultDoc(stored)];
+      const docs = [resultDoc(stored, INDEXED_OUTPUT)];
       for (const name of input.patterns_discovered) {
         const pat = await tx.cmPattern.upsert({
           where: { name },
@@ -515,7 +549,7 @@ export class ContextManager {
       docs.push(patternDoc(updated));
     }
     const stored = await tx.cmResult.findUnique({ where: { id: requestId } });
-    if (stored) docs.push(resultDoc(stored));
+    if (stored) docs.push(resultDoc(stored, INDEXED_OUTPUT));
     return docs;
   }
 }
@@ -524,12 +558,13 @@ function patternDoc(p: { id: string; name: string; description: string; keywords
   return { id: `pattern:${p.id}`, kind: "pattern", title: p.name, text: p.description, keywords: p.keywords, confidence: p.confidence, decision: null };
 }
 
-function resultDoc(r: { id: string; content: string; output: string; decision: string | null }): IndexDoc {
+/** `output`: the characters of the output taken (fewer for the index than for the snippet) */
+function resultDoc(r: { id: string; content: string; output: string; decision: string | null }, output = 4000): IndexDoc {
   return {
     id: `result:${r.id}`,
     kind: "result",
     title: `Earlier request: ${r.content.slice(0, 120)}`,
-    text: `${r.content}\n${r.output.slice(0, 4000)}`,
+    text: `${r.content}\n${r.output.slice(0, output)}`,
     keywords: "",
     confidence: 0,
     decision: r.decision,
