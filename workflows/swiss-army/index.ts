@@ -3,6 +3,7 @@ import { builtIn } from "../../lib/machines/built-in";
 import { swissArmy } from "./machine";
 import { swissArmyEffects } from "./effects";
 import { swissConfigFromEnv } from "./config";
+import { swissOutputs } from "./outputs";
 
 export default builtIn({
   definition: swissArmy,
@@ -11,4 +12,5 @@ export default builtIn({
   defaults: (env) => ({ config: swissConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),
+  outputs: swissOutputs,
 });
