@@ -2,6 +2,7 @@
 import { builtIn } from "../../lib/machines/built-in";
 import { domainAgent } from "./machine";
 import { domainAgentEffects } from "./effects";
+import { agentOutputs } from "./outputs";
 
 export default builtIn({
   definition: domainAgent,
@@ -9,4 +10,5 @@ export default builtIn({
   effects: (p) => domainAgentEffects({ db: p.db, model: p.model }),
   views: () => import("./views"),
   pages: { log: () => import("./log-page") },
+  outputs: agentOutputs,
 });
