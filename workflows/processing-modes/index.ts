@@ -4,6 +4,7 @@ import { processingModes } from "./machine";
 import { processingModesEffects } from "./effects";
 import { modesConfigFromEnv } from "./config";
 import { modesMetricsApi } from "./api";
+import { modesOutputs } from "./outputs";
 
 export default builtIn({
   definition: processingModes,
@@ -13,4 +14,5 @@ export default builtIn({
   views: () => import("./views"),
   panel: () => import("./panel"),
   api: { "metrics/modes": modesMetricsApi },
+  outputs: modesOutputs,
 });
