@@ -38,7 +38,7 @@ interface DocMark {
 /** the candidates (best BM25 score first) whose text a search reads to rank them */
 const CANDIDATES = 50;
 /** the characters of a result's output that are indexed (the snippet and coverage still see up to 4,000) */
-const INDEXED_OUTPUT = 300;
+const INDEXED_OUTPUT = 1_000;
 
 /** one thing a context search found: a pattern, a past request or result, a document passage */
 export interface SearchHit {
