@@ -7,11 +7,12 @@ import type { RunView } from "../lib/engine/views";
 import type { ResearchContext } from "../workflows/deep-research/types";
 import type { Plan, Task } from "../lib/research/types";
 import { externalRoutesFromEnv, routeEffects } from "../lib/tasks/settings";
-import { builtInOutputs } from "../lib/machines/registry";
+import { BUILT_IN_ENTRIES, builtInOutputs } from "../lib/machines/registry";
 import { researchOutputs } from "../workflows/deep-research/outputs";
 import { deepResearch } from "../workflows/deep-research/machine";
 import type { Runtime } from "../lib/runtime";
-import { researchRuntime } from "./helpers";
+import { researchRuntime, swissRuntime } from "./helpers";
+import type { SwissContext } from "../workflows/swiss-army/types";
 
 const KEY = Symbol.for("switchyard.runtime");
 const ENV = { SWITCHYARD_EXTERNAL_EFFECTS: "deep-research.researchTask=research-agents" } as unknown as NodeJS.ProcessEnv;
@@ -39,14 +40,14 @@ const settled = (r: RunView) => r.status !== "running";
 type Claimed = { id: string; runId: string; stage: string; input: { task: Task; topic: string; attempt: number }; attempt: number };
 
 /** A worker over the HTTP routes: answers each task with `answer` until stopped. */
-function worker(answer: (t: Claimed) => unknown) {
+function worker(answer: (t: Claimed) => unknown, queue = "research-agents") {
   let stop = false;
   const seen: Claimed[] = [];
   const done = (async () => {
     const claim = (await import("../app/api/tasks/claim/route")) as { POST: (r: Request) => Promise<Response> };
     const complete = (await import("../app/api/tasks/[id]/complete/route")) as { POST: (r: Request, c: unknown) => Promise<Response> };
     while (!stop) {
-      const res = await claim.POST(new Request("http://localhost:3000/api/tasks/claim", { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json" }, body: JSON.stringify({ queue: "research-agents", worker: "team-agent", waitMs: 200 }) }));
+      const res = await claim.POST(new Request("http://localhost:3000/api/tasks/claim", { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json" }, body: JSON.stringify({ queue, worker: "team-agent", waitMs: 200 }) }));
       if (res.status === 204) continue;
       const t = (await res.json()) as Claimed;
       seen.push(t);
@@ -102,6 +103,66 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     expect(names).toEqual(["plan", "reflect", "researchTask", "synthesize"]);
     expect(Object.keys(builtInOutputs()["deep-research"]!).sort()).toEqual(names);
   });
+
+  it("every effect of every built-in declares its output schema, so the setting accepts any <workflow>.<effect>", () => {
+    const outputs = builtInOutputs();
+    const effects: Record<string, { actors: Record<string, () => Promise<unknown>> }> = {};
+    const all: string[] = [];
+    // the built-ins with effects of their own (a stage machine's steps are not sent out this way)
+    const withEffects = BUILT_IN_ENTRIES.filter((e) => e.effects).map((e) => e.definition);
+    expect(withEffects.length).toBeGreaterThanOrEqual(4);
+    for (const w of withEffects) {
+      const names = Object.keys(w.machine.implementations.actors ?? {}).sort();
+      expect(Object.keys(outputs[w.id] ?? {}).sort(), `${w.id}'s output schemas`).toEqual(names);
+      effects[w.id] = { actors: Object.fromEntries(names.map((n) => [n, async () => ({})])) };
+      all.push(...names.map((n) => `${w.id}.${n}=q-${all.length}`));
+    }
+    expect(all.length).toBeGreaterThanOrEqual(4 + 4 + 11 + 18);
+    const routed = routeEffects(effects as never, externalRoutesFromEnv({ SWITCHYARD_EXTERNAL_EFFECTS: all.join(",") } as never), () => null as never, outputs);
+    // each effect was replaced by the external one
+    for (const w of withEffects) for (const n of Object.keys(effects[w.id]!.actors)) expect(routed[w.id]!.actors[n], `${w.id}.${n}`).not.toBe(effects[w.id]!.actors[n]);
+  });
+
+  it("swiss-army's EXECUTING answered by a worker outside Switchyard: its output is the result reviewed; an output that breaks the schema is refused (BUSINESS)", async () => {
+    rt = await swissRuntime({ env: { SWITCHYARD_EXTERNAL_EFFECTS: "swiss-army.execute=coders" } as never });
+    (globalThis as Record<symbol, unknown>)[KEY] = Promise.resolve(rt);
+    const seen: { requestId: string; content: string }[] = [];
+    let bad = true;
+    const w = worker((t) => {
+      const input = t.input as unknown as { requestId: string; content: string };
+      seen.push(input);
+      const record = { type: "execution", request_id: input.requestId, status: "completed", progress_updates: ["team coder wrote it"], patterns_applied: [], execution_duration_ms: 12, result_preview: "func main() {}", adapter: "team-coder" };
+      if (bad) {
+        bad = false;
+        return { output: "package main", record: { ...record, status: "done" }, tokens_used: -1 };
+      }
+      return { output: "package main\n\nfunc main() {}", record, tokens_used: 42 };
+    }, "coders");
+    try {
+    const { run } = await rt.engine.start("swiss-army", { request: "Write a Go program that prints nothing" });
+    const first = await rt.engine.waitFor(run.id, settled, 20_000);
+    // the malformed output fails EXECUTING with the schema's message, classified BUSINESS
+    const log = (await rt.store.transitions(run.id)).map((t) => JSON.stringify(t.payload ?? null)).join("\n");
+    expect(log).toMatch(/the worker's output for swiss-army\.execute is not valid: /);
+    expect(log).toMatch(/record\.status: /);
+    expect(log).toMatch(/tokens_used: /);
+    // the cycle ended (back to IDLE) with nothing of the refused output in the run's context
+    expect(first.state).toEqual(["IDLE"]);
+    expect((first.context as SwissContext).output).toBe("");
+    expect((first.context as SwissContext).last?.outcome).toBe("failed");
+    await rt.engine.send(run.id, { type: "REQUEST", request: "Write a Go program that prints nothing" });
+    const done = await rt.engine.waitFor(run.id, (r) => r.state.includes("HUMAN_REVIEW"), 20_000);
+    const ctx = done.context as SwissContext;
+    expect(ctx.output).toBe("package main\n\nfunc main() {}");
+    expect(ctx.records.execution).toMatchObject({ adapter: "team-coder", request_id: seen[1]!.requestId });
+    expect(seen[0]!.content).toContain("Write a Go program");
+    const rows = await rt.tasks.store.list({ runId: run.id });
+    expect(rows.length).toBe(seen.length);
+    expect(rows.every((r) => r.effect === "execute" && r.workflow === "swiss-army" && r.queue === "coders")).toBe(true);
+    } finally {
+      await w.stop();
+    }
+  }, 40_000);
 
   it("deep-research's sub-agent answered by a worker outside Switchyard: one task per sub-agent call, its results in the report", async () => {
     rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
