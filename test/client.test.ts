@@ -175,22 +175,26 @@ describe("the worker loop on an external step", () => {
     const later = await client.startRun("client-external", { text: "later" });
     const stop = new AbortController();
     let sawStopping = false;
+    let handled = "";
     const stats = await client.work(
       "client-q",
       async (input, { stopping }) => {
         stop.abort(); // Ctrl-C while this task is in hand
         await new Promise((r) => setTimeout(r, 100));
         sawStopping = stopping.aborted;
-        return { sent: (input as { input: { text: string } }).input.text };
+        handled = (input as { input: { text: string } }).input.text;
+        return { sent: handled };
       },
       { worker: "stopper", waitMs: 1_000, signal: stop.signal },
     );
     expect(stats).toEqual({ claimed: 1, completed: 1, failed: 0, lost: 0 });
     expect(sawStopping).toBe(true);
-    expect(steps(await client.waitForRun(run.id, { timeoutMs: 5_000, intervalMs: 20 })).NOTIFY!.output).toEqual({ sent: "in hand" });
+    // each run's task is queued by its effect after the run's commit, so either may be first
+    const [first, second] = handled === "in hand" ? [run, later] : [later, run];
+    expect(steps(await client.waitForRun(first.id, { timeoutMs: 15_000, intervalMs: 20 })).NOTIFY!.output).toEqual({ sent: handled });
     // the other task is still queued for the next worker
-    const next = await client.claimTask("client-q", "next", 0);
-    expect(next).toMatchObject({ runId: later.id, attempt: 1 });
+    const next = await client.claimTask("client-q", "next", 5_000);
+    expect(next).toMatchObject({ runId: second.id, attempt: 1 });
     await client.complete(next!.id, { sent: "later" }, { worker: "next", attempt: 1 });
   });
 
@@ -201,7 +205,7 @@ describe("the worker loop on an external step", () => {
     const first = await client.complete(task!.id, { n: 1 }, { worker: "manual", attempt: 1 });
     const second = await client.complete(task!.id, { n: 2 }, { worker: "manual", attempt: 1 });
     expect(second).toEqual(first);
-    expect(steps(await client.waitForRun(run.id, { timeoutMs: 5_000, intervalMs: 20 })).NOTIFY!.output).toEqual({ n: 1 });
+    expect(steps(await client.waitForRun(run.id, { timeoutMs: 15_000, intervalMs: 20 })).NOTIFY!.output).toEqual({ n: 1 });
     expect(await client.claimTask("client-q", "manual", 0)).toBeNull();
     await expect(client.work("Not A Queue", () => null, { worker: "w", waitMs: 0 })).rejects.toMatchObject({ status: 422 });
   });
