@@ -7,11 +7,11 @@ import type { RunView } from "../lib/engine/views";
 import type { ResearchContext } from "../workflows/deep-research/types";
 import type { Plan, Task } from "../lib/research/types";
 import { externalRoutesFromEnv, routeEffects } from "../lib/tasks/settings";
-import { BUILT_IN_ENTRIES, builtInOutputs } from "../lib/machines/registry";
+import { BUILT_IN_ENTRIES, builtInOutputs, findWorkflow } from "../lib/machines/registry";
 import { researchOutputs } from "../workflows/deep-research/outputs";
 import { deepResearch } from "../workflows/deep-research/machine";
 import type { Runtime } from "../lib/runtime";
-import { researchRuntime, swissRuntime } from "./helpers";
+import { researchRuntime, swissRuntime, workflowRuntime } from "./helpers";
 import type { SwissContext } from "../workflows/swiss-army/types";
 
 const KEY = Symbol.for("switchyard.runtime");
@@ -122,6 +122,54 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     // each effect was replaced by the external one
     for (const w of withEffects) for (const n of Object.keys(effects[w.id]!.actors)) expect(routed[w.id]!.actors[n], `${w.id}.${n}`).not.toBe(effects[w.id]!.actors[n]);
   });
+
+  it("the built-ins' own effect outputs pass their schemas (a worker answering as the built-in does is accepted)", async () => {
+    type Node = { invoke?: { id: string; src: unknown }[]; states?: Record<string, Node> };
+    const runs: Record<string, unknown[]> = {
+      "swiss-army": [{ request: "Write a Go program that counts words in a file" }, { request: "Explain the retry policy" }],
+      "domain-agent": [{ text: "slept 4 h, resting HR 66\nwhy is my sleep worse this week?", today: "2026-11-20" }, { text: "ran 10 km in 52 min, HR avg 150", today: "2026-11-20" }, { text: "how much protein should I eat?", today: "2026-11-20" }],
+      "processing-modes": [
+        { query: "hello there" },
+        { query: "What does the guide say about timers?", mode: "KNOWLEDGE" },
+        { query: "latest news on durable timers", mode: "SEARCH" },
+        { query: "Run this:\n```js\n[1, 2, 3].map((x) => x * x)\n```", mode: "CODE" },
+        { query: "think hard about queues", mode: "THINKING" },
+        { query: "research durable workflow engines", mode: "DEEP_RESEARCH" },
+      ],
+    };
+    for (const [wf, inputs] of Object.entries(runs)) {
+      const schemas = builtInOutputs()[wf]!;
+      // an invoke's id names the transition's event (xstate.done.actor.<id>), its src the effect
+      const srcs = new Map<string, string>();
+      const walk = (n: Node) => {
+        for (const i of n.invoke ?? []) srcs.set(i.id, String(i.src));
+        for (const c of Object.values(n.states ?? {})) walk(c);
+      };
+      walk((findWorkflow(wf)!.machine as unknown as { root: Node }).root);
+      const r = await workflowRuntime(wf);
+      const seen = new Set<string>();
+      const bad: string[] = [];
+      try {
+        for (const input of inputs) {
+          const { run } = await r.engine.start(wf, input);
+          await r.engine.waitFor(run.id, settled, 20_000);
+          for (const t of await r.store.transitions(run.id)) {
+            const m = /^xstate\.done\.actor\.(.+)$/.exec(t.event);
+            if (!m) continue;
+            const effect = srcs.get(m[1]!) ?? m[1]!;
+            seen.add(effect);
+            const parsed = schemas[effect]?.safeParse((t.payload as { output?: unknown }).output);
+            if (!parsed?.success) bad.push(`${wf}.${effect}: ${parsed ? parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ") : "no schema"}`);
+          }
+        }
+      } finally {
+        await r.close();
+      }
+      expect(bad).toEqual([]);
+      // the runs reached most of the workflow's effects (all but the error-only ones)
+      expect(seen.size, `${wf}: ${[...seen].sort().join(", ")}`).toBeGreaterThanOrEqual(Math.min(Object.keys(schemas).length, 11));
+    }
+  }, 60_000);
 
   it("swiss-army's EXECUTING answered by a worker outside Switchyard: its output is the result reviewed; an output that breaks the schema is refused (BUSINESS)", async () => {
     rt = await swissRuntime({ env: { SWITCHYARD_EXTERNAL_EFFECTS: "swiss-army.execute=coders" } as never });

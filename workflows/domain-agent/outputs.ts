@@ -68,7 +68,11 @@ export const agentOutputs = {
     inputType: z.enum(["QUERY", "LOG", "BOTH"]),
     domains,
     confidence: z.number().min(0).max(1),
-    scores: z.record(text(60), z.number().finite()).refine((s) => Object.keys(s).length <= 100, "at most 100 scores"),
+    // the built-in's own route (its model schema) leaves scores out although RouteResult names them: {} when absent
+    scores: z
+      .record(text(60), z.number().finite())
+      .refine((s) => Object.keys(s).length <= 100, "at most 100 scores")
+      .default({}),
     logText: text(20_000),
     queryText: text(20_000),
     corrections: few(z.object({ key, value: text(500), text: text(2_000) }), 50),

@@ -62,7 +62,7 @@ export const modesOutputs = {
     stdout: text(1_000_000),
     stderr: text(1_000_000),
     returnValue: z.unknown().refine((v) => jsonSize(v) <= 1_000_000, "the return value is larger than 1,000,000 characters as JSON"),
-    durationMs: time,
+    durationMs: z.number().min(0).max(86_400_000),
     truncated: z.boolean(),
     error: z.object({ kind: text(100), message: text(10_000) }).nullable(),
     engine: text(100),
