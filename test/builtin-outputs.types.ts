@@ -3,6 +3,12 @@ import { z } from "zod";
 import { builtIn } from "../lib/machines/built-in";
 import { deepResearch } from "../workflows/deep-research/machine";
 import { researchOutputs } from "../workflows/deep-research/outputs";
+import { swissArmy } from "../workflows/swiss-army/machine";
+import { swissOutputs } from "../workflows/swiss-army/outputs";
+import { domainAgent } from "../workflows/domain-agent/machine";
+import { agentOutputs } from "../workflows/domain-agent/outputs";
+import { processingModes } from "../workflows/processing-modes/machine";
+import { modesOutputs } from "../workflows/processing-modes/outputs";
 
 const { taskId: _taskId, ...rest } = researchOutputs.researchTask.shape;
 void _taskId;
@@ -18,4 +24,14 @@ export const checks = [
   // an effect the machine does not name
   // @ts-expect-error no such effect
   builtIn({ definition: deepResearch, outputs: { nope: z.object({}) } }),
+  // the other built-ins' schemas, and a wrong one for each
+  builtIn({ definition: swissArmy, outputs: swissOutputs }),
+  builtIn({ definition: domainAgent, outputs: agentOutputs }),
+  builtIn({ definition: processingModes, outputs: modesOutputs }),
+  // @ts-expect-error the schema's type is not the effect's output
+  builtIn({ definition: swissArmy, outputs: { execute: swissOutputs.execute.extend({ tokens_used: z.string() }) } }),
+  // @ts-expect-error the schema's type is not the effect's output
+  builtIn({ definition: domainAgent, outputs: { plan: agentOutputs.plan.omit({ round: true }) } }),
+  // @ts-expect-error the schema's type is not the effect's output
+  builtIn({ definition: processingModes, outputs: { executeCode: modesOutputs.executeCode.extend({ returnValue: z.string() }) } }),
 ];
