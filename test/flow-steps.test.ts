@@ -90,7 +90,7 @@ describe("the post pipeline", () => {
 
     const first = await pending(run.id);
     expect(first.prompt).toBe("Publish this post? (0 of 2 approvals)");
-    expect(first.payload).toMatchObject({ show: draft.output, decisions: ["approve", "reject", "edit"], approvals: { so_far: 0, needed: 2 } });
+    expect(first.payload).toMatchObject({ question: "Publish this post?", show: draft.output, decisions: ["approve", "reject", "edit"], approvals: { so_far: 0, needed: 2 } });
     // an approval needs a name, then counts once per person
     await expect(rt.engine.decide(first.id, { decision: "approve" })).rejects.toThrow(/2 distinct approvers/);
     const one = await rt.engine.decide(first.id, { decision: "approve", reviewer: "ana" });

@@ -97,7 +97,7 @@ describe("an external step", () => {
     expect(await res.json()).toEqual({ id: t.id, status: "done", output: { sent: true, channel: "#news" } });
     const done = await rt.engine.waitFor(run.id, (r) => r.status === "completed");
     expect(done.state).toEqual(["DONE"]);
-    expect(steps(done).NOTIFY).toMatchObject({ output: { sent: true, channel: "#news" }, by: "worker w1" });
+    expect(steps(done).NOTIFY).toMatchObject({ output: { sent: true, channel: "#news" }, by: "worker w1", worker: "w1" });
 
     // completing twice: 200, the first result, nothing moves
     const before = (await rt.store.transitions(run.id)).length;

@@ -12,6 +12,8 @@ import { useReviewer } from "./reviewer";
 
 export interface StepReviewPayload {
   stage: string;
+  /** the prompt without its "(1 of 2 approvals)" count */
+  question?: string;
   show: unknown;
   decisions: string[];
   approvals: { so_far: number; needed: number; by: string[] };
@@ -77,7 +79,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
   const [result, setResult] = useState<ActionResult | null>(null);
   const [pending, start] = useTransition();
   const counting = step.approvals.needed > 1;
-  const prompt = counting ? review.prompt.replace(/ \(\d+ of \d+ approvals\)$/, "") : review.prompt;
+  const prompt = step.question ?? review.prompt;
   const respond = decisions.some((d) => needs(review.decisionSchemas, d).feedback);
   const fail = (error: string, field?: string) => setResult({ ok: false, status: 422, error, ...(field ? { fieldErrors: { [field]: error } } : {}) });
 

@@ -24,6 +24,8 @@ export interface StepRecord {
   prompt?: string;
   /** how many attempts an llm, http or code step took (1 + its retries) */
   attempts?: number;
+  /** external: the worker that completed the task */
+  worker?: string;
 }
 
 export interface ReviewRecord {
@@ -79,9 +81,10 @@ export function reviewView(stage: string, spec: StepSpec, ctx: StepContext) {
   const r = spec.review!;
   const so = (ctx.approvals ?? {})[stage] ?? [];
   const counting = r.approvers > 1 ? ` (${so.length} of ${r.approvers} approvals)` : "";
+  const question = render(r.prompt, scopeOf(ctx));
   return {
-    prompt: `${render(r.prompt, scopeOf(ctx))}${counting}`,
-    payload: { stage, show: shownValue(spec, ctx), decisions: r.decisions, approvals: { so_far: so.length, needed: r.approvers, by: so } },
+    prompt: `${question}${counting}`,
+    payload: { stage, question, show: shownValue(spec, ctx), decisions: r.decisions, approvals: { so_far: so.length, needed: r.approvers, by: so } },
   };
 }
 
@@ -234,8 +237,8 @@ export function stepUpdates(c: FlowConfig) {
   const put = (ctx: Ctx, stage: string, rec: StepRecord) => ({ steps: { ...ctx.steps, [stage]: rec } });
   return {
     stepDone: (ctx: Ctx, e: Ev, p: { stage: string }) => {
-      const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string; attempts?: number };
-      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}) });
+      const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string; attempts?: number; worker?: string };
+      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.worker ? { worker: out.worker } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}) });
     },
     stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e) }),
     stepTimedOut: (ctx: Ctx, e: Ev, p: { stage: string; after_s: number }) => put(ctx, p.stage, { error: { name: "Timeout", message: `${p.stage} timed out after ${p.after_s} s` }, at: when(ctx, e) }),

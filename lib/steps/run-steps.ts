@@ -65,7 +65,7 @@ const keyOf = (s: string) => (/[.#\\%]/.test(s) ? s.replace(/[.#\\%]/g, (ch) => 
 const lastSeg = (path: string) => path.split(".").at(-1)!;
 
 interface Ctx {
-  steps?: Record<string, StepRecord & { worker?: string }>;
+  steps?: Record<string, StepRecord>;
   enteredAt?: Record<string, number>;
   visits?: Record<string, number>;
   approvals?: Record<string, string[]>;
@@ -158,8 +158,7 @@ export function runSteps(src: StepsSource): StepRow[] {
       httpStatus: kind === "http" ? httpStatusOf(rec) : null,
       decisions,
       approvals: kind === "review" && needed > 1 ? { needed, by: approvedBy } : null,
-      // lib/tasks/effect.ts records the worker as "worker <name>"
-      worker: kind === "external" ? (rec?.worker ?? rec?.by?.replace(/^worker /, "") ?? null) : null,
+      worker: kind === "external" ? (rec?.worker ?? null) : null,
     };
   });
   // a review's output is most often the value it showed, unchanged: name the step it came from
