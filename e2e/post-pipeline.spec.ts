@@ -105,6 +105,9 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
   await item.locator('[data-decision="approve"]').click();
   await expect(item.getByRole("alert")).toContainText("Ana Reviewer has already approved REVIEW; it needs another person's approval");
   await expect(item.getByTestId("approvals")).toContainText("1 of 2 approvals");
+  // the count is shown once, by the badge, not again after the question
+  await expect(item.getByText("Publish this post?", { exact: true })).toBeVisible();
+  await expect(item.getByText("(1 of 2 approvals)")).toHaveCount(0);
 
   // the queue on a phone
   const phone = await reviewerPage(browser, baseURL, { width: 390, height: 844 });

@@ -34,7 +34,7 @@ export function stepReviewOf(payload: unknown): StepReviewPayload | null {
   if (!p || typeof p !== "object" || typeof p.stage !== "string" || !Array.isArray(p.decisions)) return null;
   const a = p.approvals;
   if (!a || typeof a.so_far !== "number" || typeof a.needed !== "number") return null;
-  return { stage: p.stage, show: p.show ?? null, decisions: p.decisions.map(String), approvals: { so_far: a.so_far, needed: a.needed, by: Array.isArray(a.by) ? a.by.map(String) : [] } };
+  return { stage: p.stage, ...(typeof p.question === "string" ? { question: p.question } : {}), show: p.show ?? null, decisions: p.decisions.map(String), approvals: { so_far: a.so_far, needed: a.needed, by: Array.isArray(a.by) ? a.by.map(String) : [] } };
 }
 
 type Schema = { required?: string[]; properties?: Record<string, Schema> };
