@@ -10,7 +10,7 @@ import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scr
 import { query } from "../lib/db/sql";
 import { ManualClock } from "../lib/engine/clock";
 import { IDEMPOTENCY_TTL_MS, idempotent, keyedRequest } from "../lib/api/idempotency";
-import { startRun } from "../lib/api/runs";
+import { getRun, startRun } from "../lib/api/runs";
 import { createRuntime, defaultEffects, type Runtime } from "../lib/runtime";
 import { pruneRuns } from "../lib/retention/prune";
 import { DATABASES, commitItem, opened, runRow } from "./support/databases";
@@ -219,7 +219,7 @@ describe("Idempotency-Key across processes (PostgreSQL)", () => {
     const before = await count(first, "Run");
     const start = (rt: Runtime) => {
       const k = keyedRequest(post("/api/runs", body, "race-key"), body, null);
-      return idempotent(rt, k, 201, (claim) => startRun(rt, body.workflow, body.input, claim), async () => ({ id: "rebuilt" }) as never);
+      return idempotent(rt, k, 201, (claim) => startRun(rt, body.workflow, body.input, claim), (row) => getRun(rt, row.runId));
     };
     const answers = await Promise.all([...Array.from({ length: 10 }, () => start(first)), ...Array.from({ length: 10 }, () => start(other))]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
