@@ -198,7 +198,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     };
     queue = { boss, dispatcher: new QueueDispatcher(boss, settings, queued), settings, origin, target };
   }
-  const cm = new ContextManager(db, clock);
+  const cm = new ContextManager(db, clock, provider);
   await cm.seed();
   await loadUserWorkflows(db);
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);

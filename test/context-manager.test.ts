@@ -88,7 +88,7 @@ describe("Context Manager", () => {
     expect(await rt.db.cmOutbox.count()).toBe(1);
     await rt.cm.setMaintenance(null);
     // three flushers on the same database: this one and two other "processes"
-    const others = [new ContextManager(rt.db, rt.clock), new ContextManager(rt.db, rt.clock)];
+    const others = [new ContextManager(rt.db, rt.clock, rt.provider), new ContextManager(rt.db, rt.clock, rt.provider)];
     const results = await Promise.all([rt.cm.flushOutbox(), ...others.map((cm) => cm.flushOutbox())]);
     expect(results.reduce((n, x) => n + x.flushed, 0)).toBe(1);
     const after = (await rt.cm.patterns()).find((p) => p.name === name)!;

@@ -1005,7 +1005,8 @@ let rt: Runtime;
  * the test). The one GET that could — the first use of the knowledge store seeds the shipped
  * guide into KnowledgeDocument/KnowledgeChunk — is made to happen in the setup, before the batch.
  */
-const TABLE_SKIP = /^(RunText|sqlite_)/;
+/** full-text indexes (FTS5 tables and their shadow tables): derived from the tables they index */
+const TABLE_SKIP = /^(RunText|CmText|sqlite_)/;
 
 function tables(): string[] {
   return (rt.sqlite!.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name).filter((n) => !TABLE_SKIP.test(n));

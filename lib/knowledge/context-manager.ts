@@ -1,11 +1,12 @@
 // The Context Manager of seed 001: it logs requests, stores results, keeps solution patterns
 // whose confidence rises with approvals and falls with rejections, and answers ranked
-// searches (BM25 via MiniSearch) over all of it. When it is unavailable (switched off for
-// maintenance, or its storage failing) searches are skipped and writes wait in an outbox
-// that is flushed when it comes back.
+// searches (BM25) over all of it. The search index lives in the database (cm-text.ts), so memory
+// does not grow with what is stored and every process sees every write at once. When it is
+// unavailable (switched off for maintenance, or its storage failing) searches are skipped and
+// writes wait in an outbox that is flushed when it comes back.
 import { createHash, randomUUID } from "node:crypto";
-import MiniSearch from "minisearch";
 import type { Db } from "../db/client";
+import { TITLE_CHARS, prepareCmText, searchCmText, type CmDialect } from "./cm-text";
 
 /** A Prisma client inside an interactive transaction. */
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
@@ -13,10 +14,10 @@ import type { Clock } from "../engine/clock";
 import { SEED_PATTERNS } from "./seed-patterns";
 import { clip, coverage, keyTerms } from "./text";
 
-/** What the search index takes in for one pattern or result (held only while it is added). */
-interface IndexDoc {
+/** A pattern or result as a search ranks and shows it (read from the database for its candidates). */
+interface Doc {
   id: string;
-  kind: SearchHit["kind"];
+  kind: "pattern" | "result";
   title: string;
   text: string;
   keywords: string;
@@ -24,21 +25,8 @@ interface IndexDoc {
   decision: string | null;
 }
 
-/**
- * What stays in memory per indexed document: only what ranking weighs. Titles and texts are read
- * from the database for the best candidates of a search, so that memory does not grow with the
- * text of every stored result (issue 26: each waiting swiss-army run has stored one).
- */
-interface DocMark {
-  kind: "pattern" | "result";
-  confidence: number;
-  decision: string | null;
-}
-
-/** the candidates (best BM25 score first) whose text a search reads to rank them */
+/** the candidates (best text score first) a search reads to rank them */
 const CANDIDATES = 50;
-/** the characters of a result's output that are indexed (the snippet and coverage still see up to 4,000) */
-const INDEXED_OUTPUT = 1_000;
 
 /** one thing a context search found: a pattern, a past request or result, a document passage */
 export interface SearchHit {
@@ -100,50 +88,20 @@ export function idFromKey(key: string): string {
 const MAINTENANCE_KEY = "cm.maintenance";
 const BREAKER_MS = 30_000;
 
-/**
- * How often (ms) a search checks whether patterns or results changed in the database since this
- * process indexed them — another process (a cluster worker) learned a pattern, stored a result or
- * logged a decision — and takes those rows into its index. As the knowledge store does for documents.
- */
-export const CM_STALE_CHECK_MS = 2_000;
-/** a refresh reads again the rows changed up to this long before the newest it had seen (processes' clocks differ a little) */
-const CLOCK_SKEW_MS = 60_000;
-/** results indexed at most (the newest) */
-const MAX_RESULTS = 20_000;
-
-/** What the tables hold, in a few numbers: any write by any process changes one of them. */
-interface TableMark {
-  patterns: number;
-  patternsAt: number;
-  /** uses + approvals + rejections + confidence over all patterns */
-  patternSum: number;
-  results: number;
-  resultsAt: number;
-  decidedAt: number;
-  decided: number;
-}
-
-const sameMark = (a: TableMark, b: TableMark) => (Object.keys(a) as (keyof TableMark)[]).every((k) => a[k] === b[k]);
-const ms = (d: Date | string | null | undefined) => (d ? new Date(d).getTime() : 0);
-
 export class ContextManager {
-  private index: MiniSearch<IndexDoc> | null = null;
-  private docs = new Map<string, DocMark>();
   private maintenance: string | null = null;
   private maintenanceReadAt = -Infinity;
   private brokenUntil = 0;
   private lastError: string | null = null;
   private queued = 0;
   private flushing: Promise<{ flushed: number; left: number }> | null = null;
-  /** the tables as they were when the index last caught up with them, and when that was checked */
-  private known: TableMark | null = null;
-  private checkedAt = -Infinity;
+  /** the search index created (or checked) in this database */
+  private prepared: Promise<void> | null = null;
 
-  /** `staleCheckMs`: see CM_STALE_CHECK_MS (0: never check) */
   constructor(
     private db: Db,
     private clock: Clock,
-    private opts: { staleCheckMs?: number } = {},
+    private dialect: CmDialect,
   ) {}
 
   // ------------------------------------------------------------ availability
@@ -214,6 +172,7 @@ export class ContextManager {
 
   /** Insert the shipped solution patterns that are not there yet. */
   async seed(): Promise<number> {
+    await this.ready();
     const now = new Date(this.clock.now());
     let added = 0;
     for (const p of SEED_PATTERNS) {
@@ -227,85 +186,18 @@ export class ContextManager {
         if ((e as { code?: string }).code !== "P2002") throw e;
       }
     }
-    if (added) this.index = null;
     return added;
   }
 
   // ------------------------------------------------------------ index
 
-  private async ensureIndex(): Promise<MiniSearch<IndexDoc>> {
-    if (this.index) return this.index;
-    const index = new MiniSearch<IndexDoc>({
-      fields: ["title", "text", "keywords"],
-      storeFields: [],
-      searchOptions: { boost: { title: 2, keywords: 2 }, fuzzy: 0.15, prefix: true },
+  /** The search index in this database: created (or rebuilt) once per process, before the first write or search. */
+  private ready(): Promise<void> {
+    this.prepared ??= prepareCmText(this.db, this.dialect).catch((e) => {
+      this.prepared = null;
+      throw e;
     });
-    this.docs.clear();
-    // the mark first: a write that lands while the rows are read is taken in at the next check
-    const mark = await this.tableMark();
-    const [patterns, results] = await Promise.all([
-      this.db.cmPattern.findMany(),
-      this.db.cmResult.findMany({ orderBy: { createdAt: "desc" }, take: MAX_RESULTS }),
-    ]);
-    this.known = mark;
-    this.checkedAt = this.clock.now();
-    for (const p of patterns) this.put(index, patternDoc(p));
-    for (const r of results) this.put(index, resultDoc(r, INDEXED_OUTPUT));
-    this.index = index;
-    return index;
-  }
-
-  private async tableMark(): Promise<TableMark> {
-    const [p, r, decided] = await Promise.all([
-      this.db.cmPattern.aggregate({ _count: { _all: true }, _max: { updatedAt: true }, _sum: { uses: true, approvals: true, rejections: true, confidence: true } }),
-      this.db.cmResult.aggregate({ _count: { _all: true }, _max: { createdAt: true, decidedAt: true } }),
-      this.db.cmResult.count({ where: { decision: { not: null } } }),
-    ]);
-    const sum = p._sum;
-    return {
-      patterns: p._count._all,
-      patternsAt: ms(p._max.updatedAt),
-      patternSum: Number(sum.uses ?? 0) + Number(sum.approvals ?? 0) + Number(sum.rejections ?? 0) + Math.round(Number(sum.confidence ?? 0) * 1e6) / 1e6,
-      results: r._count._all,
-      resultsAt: ms(r._max.createdAt),
-      decidedAt: ms(r._max.decidedAt),
-      decided,
-    };
-  }
-
-  /**
-   * Take in what other processes wrote since the index caught up (checked at most every
-   * staleCheckMs): the patterns and results changed since the newest change seen (less a margin
-   * for clocks), put into the index. Should that miss rows (counts that disagree), the index is
-   * built again from scratch.
-   */
-  private async refreshIfStale(): Promise<void> {
-    const every = this.opts.staleCheckMs ?? CM_STALE_CHECK_MS;
-    const known = this.known;
-    if (!this.index || !known || every <= 0 || this.clock.now() - this.checkedAt < every) return;
-    this.checkedAt = this.clock.now();
-    const mark = await this.tableMark();
-    if (sameMark(mark, known)) return;
-    const since = (t: number) => new Date(Math.max(0, t - CLOCK_SKEW_MS));
-    const [patterns, results] = await Promise.all([
-      this.db.cmPattern.findMany({ where: { updatedAt: { gte: since(known.patternsAt) } } }),
-      this.db.cmResult.findMany({ where: { OR: [{ createdAt: { gte: since(known.resultsAt) } }, { decidedAt: { gte: since(known.decidedAt) } }] }, orderBy: { createdAt: "desc" }, take: MAX_RESULTS }),
-    ]);
-    const index = this.index;
-    if (!index) return;
-    for (const p of patterns) this.put(index, patternDoc(p));
-    for (const r of results) this.put(index, resultDoc(r, INDEXED_OUTPUT));
-    this.known = mark;
-    let patternsIndexed = 0;
-    for (const d of this.docs.values()) if (d.kind === "pattern") patternsIndexed++;
-    // rows the window missed (a writer whose clock is far behind): build again
-    if (patternsIndexed < mark.patterns || this.docs.size - patternsIndexed < Math.min(mark.results, MAX_RESULTS)) this.index = null;
-  }
-
-  private put(index: MiniSearch<IndexDoc>, doc: IndexDoc) {
-    if (this.docs.has(doc.id)) index.discard(doc.id);
-    this.docs.set(doc.id, { kind: doc.kind === "pattern" ? "pattern" : "result", confidence: doc.confidence, decision: doc.decision });
-    index.add(doc);
+    return this.prepared;
   }
 
   // ------------------------------------------------------------ operations
@@ -318,30 +210,28 @@ export class ContextManager {
   /** CONTEXT_SEARCH ← CM: ranked hits for a request. Throws CmUnavailableError when unavailable. */
   async search(content: string, requestType: string, limit = 5): Promise<{ queries: string[]; hits: SearchHit[] }> {
     return this.guarded(async () => {
-      await this.refreshIfStale();
-      const index = await this.ensureIndex();
+      await this.ready();
       const terms = keyTerms(content, 12);
       const queries = [terms.slice(0, 8).join(" "), `${requestType} ${terms.slice(0, 3).join(" ")}`].filter((q) => q.trim().length > 0);
       const best = new Map<string, number>();
-      for (const q of queries) {
-        for (const r of index.search(q, { combineWith: "OR" })) best.set(r.id as string, Math.max(best.get(r.id as string) ?? 0, r.score));
+      for (const q of [terms.slice(0, 8), [requestType, ...terms.slice(0, 3)]]) {
+        for (const r of await searchCmText(this.db, this.dialect, q, Math.max(CANDIDATES, limit))) best.set(r.id, Math.max(best.get(r.id) ?? 0, r.score));
       }
       const top = Math.max(0, ...best.values());
       const candidates = [...best].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(CANDIDATES, limit));
       const texts = await this.texts(candidates.map(([id]) => id));
       const hits: SearchHit[] = [];
       for (const [id, score] of candidates) {
-        const doc = this.docs.get(id);
-        const text = texts.get(id);
-        if (!doc || !text) continue;
+        const doc = texts.get(id);
+        if (!doc) continue;
         const weight = doc.kind === "pattern" ? 0.6 + 0.4 * doc.confidence : doc.decision === "approved" ? 1 : doc.decision === "rejected" ? 0.4 : 0.7;
-        const relevance = (0.5 * (score / top) + 0.5 * coverage(terms, `${text.title} ${text.text} ${text.keywords}`)) * weight;
+        const relevance = (0.5 * (top > 0 ? score / top : 0) + 0.5 * coverage(terms, `${doc.title} ${doc.text} ${doc.keywords}`)) * weight;
         if (relevance < 0.15) continue;
         hits.push({
           id,
           kind: doc.kind,
-          title: text.title,
-          snippet: clip(text.text, 400),
+          title: doc.title,
+          snippet: clip(doc.text, 400),
           score: Math.round(relevance * 100) / 100,
           ...(doc.kind === "pattern" ? { confidence: Math.round(doc.confidence * 100) / 100 } : {}),
         });
@@ -351,15 +241,15 @@ export class ContextManager {
     });
   }
 
-  /** The title and text of indexed documents, read from the database (one query per table). */
-  private async texts(ids: string[]): Promise<Map<string, IndexDoc>> {
+  /** The candidates as a search ranks and shows them, read from the database (one query per table). */
+  private async texts(ids: string[]): Promise<Map<string, Doc>> {
     const of = (prefix: string) => ids.filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
     const [patternIds, resultIds] = [of("pattern:"), of("result:")];
     const [patterns, results] = await Promise.all([
       patternIds.length ? this.db.cmPattern.findMany({ where: { id: { in: patternIds } } }) : [],
       resultIds.length ? this.db.cmResult.findMany({ where: { id: { in: resultIds } }, select: { id: true, content: true, output: true, decision: true } }) : [],
     ]);
-    const out = new Map<string, IndexDoc>();
+    const out = new Map<string, Doc>();
     for (const p of patterns) out.set(`pattern:${p.id}`, patternDoc(p));
     for (const r of results) out.set(`result:${r.id}`, resultDoc(r));
     return out;
@@ -396,7 +286,6 @@ export class ContextManager {
           updated++;
         }
       }
-      if (updated) this.index = null;
       return { patterns: patterns.length, updated };
     });
   }
@@ -418,20 +307,20 @@ export class ContextManager {
 
   private async flush(): Promise<{ flushed: number; left: number }> {
     if (!(await this.available())) return { flushed: 0, left: this.queued };
+    await this.ready();
     let flushed = 0;
     const rows = await this.db.cmOutbox.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
     for (const row of rows) {
       try {
         // the row is claimed (deleted) in the transaction that applies it: applied exactly once,
         // even when another process (or a recovery path here) flushes the same outbox meanwhile
-        const docs = await this.db.$transaction(async (tx) => {
+        const applied = await this.db.$transaction(async (tx) => {
           const { count } = await tx.cmOutbox.deleteMany({ where: { id: row.id } });
-          return count === 0 ? null : this.apply(tx, row.kind as OutboxKind, JSON.parse(row.payload));
+          if (count === 0) return false;
+          await this.apply(tx, row.kind as OutboxKind, JSON.parse(row.payload));
+          return true;
         });
-        if (docs) {
-          this.reindex(docs);
-          flushed++;
-        }
+        if (applied) flushed++;
       } catch (e) {
         await this.db.cmOutbox.updateMany({ where: { id: row.id }, data: { attempts: { increment: 1 }, lastError: e instanceof Error ? e.message : String(e) } });
         this.trip(e);
@@ -456,7 +345,8 @@ export class ContextManager {
     await this.refreshMaintenance();
     if (this.unavailableReason() === null) {
       try {
-        this.reindex(await this.db.$transaction((tx) => this.apply(tx, kind, payload)));
+        await this.ready();
+        await this.db.$transaction((tx) => this.apply(tx, kind, payload));
         return "stored";
       } catch (e) {
         this.trip(e);
@@ -471,13 +361,8 @@ export class ContextManager {
     return "queued";
   }
 
-  /** Index documents to refresh once the transaction has committed. */
-  private reindex(docs: IndexDoc[]): void {
-    if (this.index) for (const d of docs) this.put(this.index, d);
-  }
-
-  /** One Context Manager write, in the caller's transaction; returns what the search index must refresh. */
-  private async apply(tx: Tx, kind: OutboxKind, p: Record<string, unknown>): Promise<IndexDoc[]> {
+  /** One Context Manager write, in the caller's transaction (the search index follows by trigger or expression index). */
+  private async apply(tx: Tx, kind: OutboxKind, p: Record<string, unknown>): Promise<void> {
     const now = new Date(this.clock.now());
     if (kind === "request") {
       const id = String(p.request_id);
@@ -486,14 +371,14 @@ export class ContextManager {
         create: { id, runId: String(p.runId), content: String(p.content), metadata: JSON.stringify(p.metadata ?? {}), createdAt: now },
         update: {},
       });
-      return [];
+      return;
     }
     if (kind === "result") {
       const input = p as unknown as StoreResultInput & StoredResult;
       const existing = await tx.cmResult.findUnique({ where: { id: input.requestId } });
-      if (existing) return []; // already stored: the write is idempotent on the request id
+      if (existing) return; // already stored: the write is idempotent on the request id
       const patternHits = input.hits.filter((h) => h.kind === "pattern").map((h) => h.id.replace(/^pattern:/, ""));
-      const stored = await tx.cmResult.create({
+      await tx.cmResult.create({
           data: {
             id: input.requestId,
             requestId: input.requestId,
@@ -509,35 +394,32 @@ export class ContextManager {
           },
         });
       for (const id of patternHits) await tx.cmPattern.updateMany({ where: { id }, data: { uses: { increment: 1 }, updatedAt: now } });
-      const docs = [resultDoc(stored, INDEXED_OUTPUT)];
       for (const name of input.patterns_discovered) {
-        const pat = await tx.cmPattern.upsert({
+        await tx.cmPattern.upsert({
           where: { name },
           create: { id: idFromKey(`pattern:${name}`), name, description: `Learned from: ${input.content.slice(0, 300)}`, keywords: keyTerms(input.content, 10).join(" "), requestType: input.requestType, confidence: 0.5, uses: 1, createdAt: now, updatedAt: now },
           update: { uses: { increment: 1 }, updatedAt: now },
         });
-        docs.push(patternDoc(pat));
       }
-      return docs;
+      return;
     }
     // decision
     const requestId = String(p.requestId);
     const decision = String(p.decision);
     if (typeof p.key === "string") {
       // applied once per key: the marker is written in this transaction with the decision's effects
-      if (await tx.cmDecision.findUnique({ where: { key: p.key }, select: { key: true } })) return [];
+      if (await tx.cmDecision.findUnique({ where: { key: p.key }, select: { key: true } })) return;
       await tx.cmDecision.create({ data: { key: p.key, requestId, decision, createdAt: now } });
     }
     const patterns = (p.patterns as string[]) ?? [];
     await tx.cmResult.updateMany({ where: { id: requestId }, data: { decision, feedback: String(p.feedback ?? ""), decidedAt: now } });
-    const docs: IndexDoc[] = [];
     const ids = patterns.map((x) => x.replace(/^pattern:/, ""));
     for (const id of ids) {
       const pat = await tx.cmPattern.findUnique({ where: { id } });
       if (!pat) continue;
       const confidence =
         decision === "approved" ? Math.min(0.99, pat.confidence + (1 - pat.confidence) * 0.2) : decision === "rejected" ? Math.max(0.05, pat.confidence * 0.75) : pat.confidence;
-      const updated = await tx.cmPattern.update({
+      await tx.cmPattern.update({
         where: { id },
         data: {
           confidence,
@@ -546,24 +428,20 @@ export class ContextManager {
           updatedAt: now,
         },
       });
-      docs.push(patternDoc(updated));
     }
-    const stored = await tx.cmResult.findUnique({ where: { id: requestId } });
-    if (stored) docs.push(resultDoc(stored, INDEXED_OUTPUT));
-    return docs;
   }
 }
 
-function patternDoc(p: { id: string; name: string; description: string; keywords: string; confidence: number }): IndexDoc {
+function patternDoc(p: { id: string; name: string; description: string; keywords: string; confidence: number }): Doc {
   return { id: `pattern:${p.id}`, kind: "pattern", title: p.name, text: p.description, keywords: p.keywords, confidence: p.confidence, decision: null };
 }
 
-/** `output`: the characters of the output taken (fewer for the index than for the snippet) */
-function resultDoc(r: { id: string; content: string; output: string; decision: string | null }, output = 4000): IndexDoc {
+/** the snippet and the coverage check see up to 4,000 characters of the output (the index the first INDEXED_OUTPUT) */
+function resultDoc(r: { id: string; content: string; output: string; decision: string | null }, output = 4000): Doc {
   return {
     id: `result:${r.id}`,
     kind: "result",
-    title: `Earlier request: ${r.content.slice(0, 120)}`,
+    title: `Earlier request: ${r.content.slice(0, TITLE_CHARS)}`,
     text: `${r.content}\n${r.output.slice(0, output)}`,
     keywords: "",
     confidence: 0,
