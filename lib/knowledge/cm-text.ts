@@ -76,7 +76,11 @@ const SQLITE_SEARCH = `SELECT CASE WHEN "CmText".rowid > 0 THEN 'result:' || r."
 
 /** An FTS5 query: any of the terms, each as a prefix (quoted, so punctuation in a term is literal). */
 function ftsQuery(terms: string[]): string {
-  return terms.map((t) => `"${t.replace(/\u0000/g, "").replace(/"/g, '""')}"*`).join(" OR ");
+  return terms
+    .map((t) => t.replace(/\u0000/g, "").trim())
+    .filter((t) => t.length > 0)
+    .map((t) => `"${t.replace(/"/g, '""')}"*`)
+    .join(" OR ");
 }
 
 // ------------------------------------------------------------------ PostgreSQL
