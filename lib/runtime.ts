@@ -212,8 +212,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
   const keep = opts.retention !== undefined ? opts.retention : retentionFromEnv(env);
   const retention = keep ? new RetentionJob({ sqlite, pg: pgPool, clock } as never, keep) : null;
-  // cluster mode: an effect waiting for a worker parks; a settled task runs its invocation again
-  const resume = queue ? (t: { runId: string; key: string }) => engineRef!.runEffect({ runId: t.runId, child: t.key.slice(t.runId.length + 1, t.key.lastIndexOf(":")), key: t.key }) : undefined;
+  // an effect waiting for a worker parks (no effect held in memory, so its run can be evicted, and in
+  // cluster mode no job slot held); a settled task runs its invocation again, loading the run if evicted
+  const resume = (t: { runId: string; key: string }) => engineRef!.runEffect({ runId: t.runId, child: t.key.slice(t.runId.length + 1, t.key.lastIndexOf(":")), key: t.key });
   const tasks = new TaskQueue({ ports: { sqlite, pg: pgPool }, clock, leaseMs: leaseFromEnv(env), isCurrent: currentIn(store), resume, log });
   const base = {
     tasks,
@@ -261,6 +262,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   });
   engineRef = engine;
   webhooks.attach(engine.hooks);
+  // a run that moved on withdraws the tasks its parked effects left for workers
+  engine.bus.subscribe("*", (msg) => void (msg.type === "run" && tasks.runMoved(msg.run.id).catch(() => undefined)), { passive: true });
   const outboxInterval = opts.outboxIntervalMs ?? 10_000;
   let cluster: Cluster | null = null;
   let chores: ReturnType<typeof setInterval> | null = null;

@@ -121,6 +121,32 @@ describe("an external step", () => {
     expect((await heartbeat(t.id)).status).toBe(409);
   });
 
+  it("a run waiting for a worker is evicted like one waiting for a person: the completion loads it, a timeout withdraws its task", async () => {
+    const run = await toNotify("evicted");
+    const t = await claimed("w-evict");
+    // the effect parked (no effect held in memory), so the idle run leaves memory
+    await flush();
+    rt.engine.evictIdle(0);
+    expect(rt.engine.holds(run.id)).toBe(false);
+    expect((await heartbeat(t.id, { worker: "w-evict", attempt: 1 })).status).toBe(200);
+    const res = await complete(t.id, { output: { sent: true, evicted: true }, worker: "w-evict", attempt: 1 });
+    expect(res.status).toBe(200);
+    const done = await rt.engine.waitFor(run.id, at("DONE"));
+    expect(steps(done).NOTIFY).toMatchObject({ output: { sent: true, evicted: true }, worker: "w-evict" });
+    await vi.waitFor(async () => expect((await rt.tasks.store.get(t.id))!.consumedAt).not.toBeNull());
+
+    // evicted at NOTIFY, then its step times out: the timer loads the run, the task is withdrawn at once
+    const late = await toNotify("evicted late");
+    const lateTask = await claimed("w-slow");
+    await flush();
+    rt.engine.evictIdle(0);
+    expect(rt.engine.holds(late.id)).toBe(false);
+    rt.clock.advance(600_000);
+    await rt.engine.waitFor(late.id, at("FAILED"));
+    await vi.waitFor(async () => expect((await rt.tasks.store.get(lateTask.id))!.status).toBe("cancelled"));
+    expect(await (await complete(lateTask.id, { output: 1, worker: "w-slow", attempt: 1 })).json()).toMatchObject({ code: "run_moved_on" });
+  });
+
   it("a run that moved on while nobody noticed (task still claimed) is found out on complete", async () => {
     const run = await toNotify("aborted");
     const t = await claimed("w1");

@@ -610,6 +610,11 @@ export class Engine {
     return this.live.size;
   }
 
+  /** Is the run held in memory as a live actor (not evicted, not finished)? */
+  holds(runId: string): boolean {
+    return this.live.has(runId);
+  }
+
   /** runs evicted from memory so far, and the process's next timer wake-up (null: none) */
   get memory(): { live: number; evicted: number; nextTimer: number | null } {
     return { live: this.live.size, evicted: this.eviction.evicted, nextTimer: this.wheel?.nextWake ?? null };

@@ -40,8 +40,13 @@ export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: Eff
   const { stage, ...rest } = spec;
   const task = await untilStored(ctx, () => tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest }));
   ctx.progress(task.attempt ? `task ${task.id} on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `task ${task.id} queued on ${spec.queue}`);
-  // cluster mode: no job slot is held while a worker has the task; it is run again once the task is settled
-  if (tasks.parks && !SETTLED.includes(task.status)) throw parkEffect(`task ${task.id} on queue ${spec.queue}`);
+  // no memory (and, in cluster mode, no job slot) is held while a worker has the task: the effect
+  // parks, so its run can be evicted, and it runs again once the task is settled
+  if (tasks.parks && !SETTLED.includes(task.status)) {
+    tasks.park(task);
+    if (ctx.signal.aborted) void withdrawIfStale(tasks, task); // the run moved on while the task was written
+    throw parkEffect(`task ${task.id} on queue ${spec.queue}`);
+  }
   let settled: TaskRow;
   try {
     settled = await tasks.wait(task, ctx.signal);

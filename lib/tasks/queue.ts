@@ -47,11 +47,12 @@ export interface TaskQueueOptions {
   /** is invocation `key` of run `runId` still in flight (the run has not left the stage)? */
   isCurrent: (runId: string, key: string) => Promise<boolean>;
   /**
-   * Cluster mode: effects do not wait for their task in a job slot, they park (lib/tasks/effect.ts);
+   * Effects do not wait for their task in memory (or, in cluster mode, in a job slot), they park
+   * (lib/tasks/effect.ts), so a run waiting for a worker can be evicted like one waiting for a person;
    * this runs a settled task's invocation again (Engine.runEffect) so that its run takes the outcome.
    */
   resume?: (task: TaskRow) => Promise<unknown>;
-  /** cluster mode: how often settled tasks not yet taken by their run are looked for (ms) */
+  /** how often settled tasks not yet taken by their run, and expired leases, are looked for (ms) */
   sweepMs?: number;
   log?: (message: string) => void;
 }
@@ -67,6 +68,8 @@ export class TaskQueue {
   private poller: ReturnType<typeof setTimeout> | null = null;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   private resuming = new Set<string>();
+  /** run → its parked tasks (task id → invocation key): withdrawn when a commit moves the run on */
+  private parked = new Map<string, Map<string, string>>();
   private closed = false;
 
   constructor(private o: TaskQueueOptions) {
@@ -79,7 +82,7 @@ export class TaskQueue {
     }
   }
 
-  /** Cluster mode: effects park instead of waiting (see `resume`). */
+  /** Effects park instead of waiting (see `resume`; the runtime always sets it). */
   get parks(): boolean {
     return !!this.o.resume;
   }
@@ -192,6 +195,7 @@ export class TaskQueue {
     if (this.poller) clearTimeout(this.poller);
     this.poller = null;
     for (const set of this.sleepers.values()) for (const wake of set) wake();
+    this.parked.clear();
   }
 
   // ---------------------------------------------------------------- internals
@@ -217,7 +221,39 @@ export class TaskQueue {
     return new TaskConflict(`task ${t.id} has failed already: ${t.error?.message ?? ""}`, "task_failed");
   }
 
+  /**
+   * An effect parked on `task` (it does not wait in memory). When its run commits (runMoved), a
+   * task whose invocation is no longer in flight is withdrawn at once, as a waiting effect's
+   * would be when it is stopped; a worker holding it gets 409 run_moved_on.
+   */
+  park(task: TaskRow): void {
+    let m = this.parked.get(task.runId);
+    if (!m) this.parked.set(task.runId, (m = new Map()));
+    m.set(task.id, task.key);
+  }
+
+  /** The run committed a step (here or, relayed, in another process): withdraw its parked tasks it has left behind. */
+  async runMoved(runId: string): Promise<void> {
+    const m = this.parked.get(runId);
+    if (!m || this.closed) return;
+    for (const [id, key] of [...m]) {
+      if (await this.o.isCurrent(runId, key)) continue;
+      m.delete(id);
+      await this.cancel(id);
+    }
+    if (m.size === 0 && this.parked.get(runId) === m) this.parked.delete(runId);
+  }
+
+  /** tasks parked here and not settled yet */
+  get parkedCount(): number {
+    let n = 0;
+    for (const m of this.parked.values()) n += m.size;
+    return n;
+  }
+
   private settled(t: TaskRow): TaskRow {
+    const m = this.parked.get(t.runId);
+    if (m?.delete(t.id) && m.size === 0) this.parked.delete(t.runId);
     const set = this.waiting.get(t.id);
     if (set) {
       this.waiting.delete(t.id);
@@ -227,7 +263,7 @@ export class TaskQueue {
     return t;
   }
 
-  /** Cluster mode: the run takes the settled task's outcome (its parked effect runs again and finds it). */
+  /** The run takes the settled task's outcome (its parked effect runs again and finds it). */
   private async resumeRun(t: TaskRow): Promise<void> {
     if (this.resuming.has(t.id) || this.closed) return;
     this.resuming.add(t.id);
@@ -242,7 +278,7 @@ export class TaskQueue {
     }
   }
 
-  /** Cluster mode: lease expiries, and settled tasks whose run has not taken the outcome (a process died, a commit was refused). */
+  /** Lease expiries, and settled tasks whose run has not taken the outcome (a process died, a commit was refused). */
   async sweep(): Promise<void> {
     if (this.closed) return;
     for (const t of await this.store.expire(this.now())) this.settled(t);
