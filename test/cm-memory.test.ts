@@ -2,6 +2,7 @@
 // the database (FTS5 on SQLite), and a hit's title, snippet, confidence and decision are read
 // from the rows of the best candidates. Search results look as they did with an in-memory index.
 import { afterEach, describe, expect, it } from "vitest";
+import { SEARCHED_RESULTS } from "../lib/knowledge/cm-text";
 import { ContextManager } from "../lib/knowledge/context-manager";
 import { clip } from "../lib/knowledge/text";
 import type { Runtime } from "../lib/runtime";
@@ -70,4 +71,27 @@ describe("Context Manager memory", () => {
     const again = await cm.search("quaternion slerp camera rotation", "code");
     expect(again.hits.find((h) => h.id === "result:req-0")!.score).toBeGreaterThan(hit!.score);
   });
+});
+
+describe("Context Manager search cost", () => {
+  it("SQLite searches the newest SEARCHED_RESULTS results (and every pattern): an older one is no longer found", async () => {
+    rt = await swissRuntime();
+    const cm = new ContextManager(rt.db, rt.clock, rt.provider);
+    await cm.seed();
+    const db = rt.sqlite!.db;
+    const insert = db.prepare(
+      `INSERT INTO "CmResult" ("id","requestId","runId","content","output","success","patterns","metrics","links","storageStatus","createdAt") VALUES (?,?,?,?,?,1,'{}','{}','[]','success',?)`,
+    );
+    const add = (id: string, content: string) => insert.run(id, id, `run-${id}`, content, "done", new Date(0).toISOString());
+    db.transaction(() => {
+      add("old-zebra", "Teach the zebra crossing detector to see faded stripes");
+      for (let i = 0; i < SEARCHED_RESULTS - 1; i++) add(`filler-${i}`, `Filler request number ${i} about invoices`);
+    })();
+    const find = async () => (await cm.search("zebra crossing detector stripes", "code")).hits.some((h) => h.id === "result:old-zebra");
+    expect(await find()).toBe(true); // the newest 20,000 include it
+    add("one-more", "Filler request that pushes the oldest out");
+    expect(await find()).toBe(false);
+    // a pattern is found however many results came after it
+    expect((await cm.search("Add retries with exponential backoff to the HTTP client", "code")).hits[0].title).toBe("Retry with exponential backoff");
+  }, 60_000);
 });

@@ -68,11 +68,18 @@ const SQLITE_REBUILD = [
   `${insertPattern("p", "-p.rowid")} FROM "CmPattern" p`,
 ];
 
-const SQLITE_SEARCH = `SELECT CASE WHEN "CmText".rowid > 0 THEN 'result:' || r."id" ELSE 'pattern:' || p."id" END AS "id", -bm25("CmText", 2.0, 1.0, 2.0) AS "score"
-  FROM "CmText"
-  LEFT JOIN "CmResult" r ON "CmText".rowid > 0 AND r.rowid = "CmText".rowid
-  LEFT JOIN "CmPattern" p ON "CmText".rowid < 0 AND p.rowid = -"CmText".rowid
-  WHERE "CmText" MATCH ? ORDER BY bm25("CmText", 2.0, 1.0, 2.0) LIMIT ?`;
+/** results searched at most: the newest (as many as the in-memory index once held), so a search's cost stops growing */
+export const SEARCHED_RESULTS = 20_000;
+
+// the newest SEARCHED_RESULTS results (rowids grow with inserts) and every pattern, ranked together
+const bm25 = `bm25("CmText", 2.0, 1.0, 2.0)`;
+const SQLITE_SEARCH = `SELECT "id", "score" FROM (
+    SELECT 'result:' || r."id" AS "id", -${bm25} AS "score" FROM "CmText" JOIN "CmResult" r ON r.rowid = "CmText".rowid
+      WHERE "CmText" MATCH ? AND "CmText".rowid > (SELECT coalesce(max(rowid), 0) FROM "CmResult") - ${SEARCHED_RESULTS}
+    UNION ALL
+    SELECT 'pattern:' || p."id", -${bm25} FROM "CmText" JOIN "CmPattern" p ON p.rowid = -"CmText".rowid
+      WHERE "CmText" MATCH ? AND "CmText".rowid < 0
+  ) ORDER BY "score" DESC, "id" LIMIT ?`;
 
 /** An FTS5 query: any of the terms, each as a prefix (quoted, so punctuation in a term is literal). */
 function ftsQuery(terms: string[]): string {
@@ -136,6 +143,6 @@ export async function searchCmText(db: Db, dialect: CmDialect, terms: string[], 
   }
   const q = ftsQuery(terms);
   if (!q) return [];
-  const rows = await db.$queryRawUnsafe<{ id: string | null; score: number }[]>(SQLITE_SEARCH, q, limit);
-  return rows.filter((r): r is TextHit => typeof r.id === "string").map((r) => ({ id: r.id, score: Number(r.score) }));
+  const rows = await db.$queryRawUnsafe<{ id: string; score: number }[]>(SQLITE_SEARCH, q, q, limit);
+  return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
 }
