@@ -2,7 +2,7 @@
 // the database (FTS5 on SQLite), and a hit's title, snippet, confidence and decision are read
 // from the rows of the best candidates. Search results look as they did with an in-memory index.
 import { afterEach, describe, expect, it } from "vitest";
-import { SEARCHED_RESULTS } from "../lib/knowledge/cm-text";
+import { SEARCHED_RESULTS, prepareCmText } from "../lib/knowledge/cm-text";
 import { ContextManager } from "../lib/knowledge/context-manager";
 import { clip } from "../lib/knowledge/text";
 import type { Runtime } from "../lib/runtime";
@@ -59,6 +59,10 @@ describe("Context Manager memory", () => {
     // another process (a new Context Manager) finds them at once: nothing to build or catch up
     const other = new ContextManager(rt.db, rt.clock, rt.provider);
     expect((await other.search("quaternion slerp camera rotation", "code")).hits.find((h) => h.id === "result:req-0")?.score).toBe(hit!.score);
+
+    // an index that covers every row is kept as it is when the database is opened again (a rebuild
+    // at every start would make restarts grow with the results stored)
+    expect(await prepareCmText(rt.db, rt.provider)).toEqual({ rebuilt: false });
 
     // a database whose index lost rows (written before the index existed, copied in) is re-indexed on open
     await rt.db.$executeRawUnsafe(`DELETE FROM "CmText"`);

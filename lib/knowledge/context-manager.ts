@@ -193,10 +193,13 @@ export class ContextManager {
 
   /** The search index in this database: created (or rebuilt) once per process, before the first write or search. */
   private ready(): Promise<void> {
-    this.prepared ??= prepareCmText(this.db, this.dialect).catch((e) => {
-      this.prepared = null;
-      throw e;
-    });
+    this.prepared ??= prepareCmText(this.db, this.dialect).then(
+      () => undefined,
+      (e) => {
+        this.prepared = null;
+        throw e;
+      },
+    );
     return this.prepared;
   }
 

@@ -66,7 +66,9 @@ export function ensureRunText(db: Database.Database): void {
       const hi = Number(db.prepare(`SELECT rowid FROM "${t}" ORDER BY rowid DESC LIMIT 1`).pluck().get() ?? 0);
       return `${n}:${lo}:${hi}`;
     };
-    if (span("Run") !== span("RunText")) {
+    // the index side from its docsize shadow table (a row per indexed run): counting the FTS table
+    // itself reads every indexed text, seconds on a restart with 100,000 runs
+    if (span("Run") !== span("RunText_docsize")) {
       db.exec(`DELETE FROM "RunText"`);
       db.exec(`INSERT INTO "RunText" (rowid, "text") SELECT rowid, coalesce("id", '') || ' ' || coalesce("input", '') || ' ' || coalesce("output", '') FROM "Run"`);
     }
