@@ -13,11 +13,12 @@
 //     they reached the review (live) and as many decided after the eviction delay (evicted);
 //     target: p95 evicted ≤ 2 × p95 live.
 //
-// Needs a production build (`npm run build`). Exits 1 when a target is missed, 2 when something
+// Needs a production build (`npm run build`; made first when there is none). Exits 1 when a target is missed, 2 when something
 // could not be measured. Other settings: BENCH_PORT (3290; the inspector uses BENCH_PORT + 8),
 // BENCH_CONCURRENCY (16 requests at once), BENCH_RESTARTS (2 timed starts per database, median
 // printed), SWITCHYARD_EVICT_AFTER_MS (passed to the server when set; the bench waits that long
 // plus BENCH_EVICT_MARGIN_MS, 10 s, for eviction), BENCH_KEEP=1 keeps the temp directory.
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -442,7 +443,12 @@ async function restart(): Promise<RestartResult> {
 // ------------------------------------------------------------------------------------ main
 
 async function main(): Promise<number> {
-  if (!fs.existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first");
+  if (!fs.existsSync(".next/BUILD_ID")) {
+    // the server is measured as it runs in production: build it once when there is no build
+    console.log("bench:waiting — no production build (.next/BUILD_ID): running `npm run build` first");
+    const built = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+    if (built.status !== 0 || !fs.existsSync(".next/BUILD_ID")) throw new Error(`\`npm run build\` failed (exit ${built.status ?? built.signal}); the bench needs a production build`);
+  }
   if (!fs.existsSync("/proc/self/status")) throw new Error("bench:waiting reads memory from /proc (Linux only)");
   console.log(
     `bench:waiting — ${[PHASES.has("memory") && `${WAITING_RUNS} waiting runs (memory)`, PHASES.has("restart") && `${RESTART_RUNS} (restart)`, PHASES.has("latency") && `${LATENCY_RUNS} + ${LATENCY_RUNS} decisions (latency)`].filter(Boolean).join(", ")}; server: npm start on SQLite, port ${PORT}; eviction delay ${EVICT_AFTER_MS} ms${EVICT_ENV ? "" : " (server default assumed)"}; ${os.cpus().length} cores`,
