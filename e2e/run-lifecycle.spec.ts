@@ -6,6 +6,8 @@ import { expectState, pendingReviewFor, shot, startFromUi } from "./helpers";
 test("new run → diagram moves → review in the queue → approve → back in IDLE, approved", async ({ page, request }) => {
   const id = await startFromUi(page, "Write a TypeScript function that retries a fetch with exponential backoff and jitter");
   await expectState(page, "HUMAN_REVIEW", "waiting");
+  // the tab names the run by what it is about and its workflow, not by a raw id
+  await expect(page).toHaveTitle(/^Write a TypeScript function that retries a fetch.*… · Swiss Army Knife · Switchyard$/);
   // the run went through every state of the loop, and the diagram marks them visited
   for (const s of ["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE"]) {
     await expect(page.locator(`[data-testid=diagram] [data-state="${s}"]`)).toHaveAttribute("data-status", "visited");

@@ -61,6 +61,7 @@ test("the context at the cursor, and a fork from there with edited context", asy
   const history = (await (await request.get(`/api/runs/${id}/transitions`)).json()) as { seq: number; to: string }[];
   const planning = history.find((t) => t.to === "PLANNING")!.seq;
   await page.goto(`/runs/${id}/timeline`);
+  await expect(page).toHaveTitle(/^Timeline · fork me · .+ · Switchyard$/);
   const view = page.getByTestId("run-timeline");
   await page.locator('[data-visit="PLANNING#1"]').click();
   await expect(view).toHaveAttribute("data-active", "PLANNING");

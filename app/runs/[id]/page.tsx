@@ -3,6 +3,7 @@ import { findWorkflow, viewsOf } from "@/lib/machines/registry";
 import { runName } from "@/lib/machines/run-name";
 import { OfflineNotice } from "@/components/ui/offline-notice";
 import { loadRunPage } from "./load";
+import { runTitle } from "./title";
 import { listReviews } from "@/lib/api/reviews";
 import { deriveGraph } from "@/lib/graph/derive";
 import { RunLive } from "@/components/runs/run-live";
@@ -14,7 +15,7 @@ export const dynamic = "force-dynamic";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return { title: `Run ${id.slice(0, 8)}` };
+  return { title: await runTitle(id) };
 }
 
 

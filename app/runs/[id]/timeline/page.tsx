@@ -1,6 +1,7 @@
 import { runForks, runTransitions } from "@/lib/api/runs";
 import { isImportedRun } from "@/lib/engine/imported";
 import { loadRunPage } from "../load";
+import { runTitle } from "../title";
 import { runName } from "@/lib/machines/run-name";
 import { deriveGraph } from "@/lib/graph/derive";
 import { TimelineLive } from "@/components/timeline/timeline-live";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return { title: `Timeline ${id.slice(0, 8)}` };
+  return { title: await runTitle(id, "Timeline") };
 }
 
 export default async function TimelinePage({ params }: { params: Promise<{ id: string }> }) {
