@@ -44,6 +44,8 @@ async function* sse(res: Response) {
 describe("run stream (SSE)", () => {
   it("delivers each committed transition to a watcher within a fraction of a second", async () => {
     const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"swiss-army","input":{}}' }), { params: Promise.resolve({}) })).json();
+    const { getRuntime } = await import("../lib/runtime");
+    const listeners = (await getRuntime()).engine.bus.size; // the runtime's own (hooks, tasks)
     const abort = new AbortController();
     const res = await stream.GET(new Request(`http://t/api/runs/${created.id}/stream`, { signal: abort.signal }), { params: Promise.resolve({ id: created.id }) });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -69,11 +71,11 @@ describe("run stream (SSE)", () => {
     }
     expect(first).toBeLessThan(500);
     expect(seen).toEqual(expect.arrayContaining(["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW"]));
+    expect((await getRuntime()).engine.bus.size).toBe(listeners + 1);
     abort.abort();
-    const { getRuntime } = await import("../lib/runtime");
     await new Promise((r) => setTimeout(r, 20));
-    // only the engine's own hook listener (lib/engine/hooks.ts) is left: the stream's subscription is gone
-    expect((await getRuntime()).engine.bus.size).toBe(1);
+    // only the runtime's own listeners are left: the stream's subscription is gone
+    expect((await getRuntime()).engine.bus.size).toBe(listeners);
   });
 
   it("answers 404 for an unknown run before opening a stream", async () => {
