@@ -38,7 +38,7 @@ test("CHAT twice: the second request is served from the System 1 cache", async (
 test("KNOWLEDGE: a grounded answer citing the guide", async ({ page }) => {
   await start(page, "How does Switchyard resume runs after a restart?", "KNOWLEDGE");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 20_000 });
-  await expect(page.getByTestId("mode-result")).toContainText("What the sources say");
+  await expect(page.getByTestId("run-result")).toContainText("What the sources say");
   await expect(page.getByTestId("mode-result").locator("ol li").first()).toBeVisible();
   await page.getByTestId("run-views").getByRole("button", { name: "What the mode did" }).click();
   await expect(page.getByTestId("mode-work")).toContainText("BM25 terms");
@@ -56,13 +56,13 @@ test("SEARCH: generated queries run and are listed", async ({ page }) => {
 test("CODE: the request's code block runs in the sandbox; a bad program is formatted as an error", async ({ page }) => {
   await start(page, "Run this:\n```js\nconsole.log('hi from the sandbox');\n6 * 7\n```", "CODE");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 20_000 });
-  await expect(page.getByTestId("mode-result")).toContainText("hi from the sandbox");
-  await expect(page.getByTestId("mode-result")).toContainText("42");
+  await expect(page.getByTestId("run-result")).toContainText("hi from the sandbox");
+  await expect(page.getByTestId("run-result")).toContainText("42");
   await expect(page.locator('[data-testid=diagram] [data-state="ModelRuntime.ProcessorExec.CODE.FormatSuccess"]')).toHaveAttribute("data-status", "visited");
   await viewsShot(page, "modes-code");
   await start(page, "```js\nwhile (true) {}\n```", "CODE");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 30_000 });
-  await expect(page.getByTestId("mode-result")).toContainText("timeout");
+  await expect(page.getByTestId("run-result")).toContainText("timeout");
 });
 
 test("THINKING: five stages, each shown", async ({ page }) => {
@@ -82,8 +82,11 @@ test("DEEP_RESEARCH: seed 004's own states are lit in the diagram; the report ci
   }
   // no error: the ErrorClassify box was never entered
   await expect(page.locator('[data-testid=diagram] [data-state="AgentRuntime.ErrorClassify"]')).toHaveAttribute("data-status", "idle");
-  await expect(page.getByTestId("mode-result")).toContainText("Assembled by the offline engine");
-  await expect(page.getByTestId("mode-result")).toContainText("[S01]");
+  await expect(page.getByTestId("run-result")).toContainText("Assembled by the offline engine");
+  await expect(page.getByTestId("run-result")).toContainText("[S01]");
+  // the answer is shown once: in the result card, not again in the Result tab
+  await expect(page.getByText("Assembled by the offline engine").locator("visible=true")).toHaveCount(1);
+  await expect(page.getByTestId("mode-result")).toContainText("The answer is at the top of this page");
   await page.getByTestId("diagram").scrollIntoViewIfNeeded();
   await page.getByTestId("diagram").getByRole("button", { name: "Fit" }).click();
   await shot(page, "modes-research-diagram");

@@ -30,9 +30,10 @@ export function ModeResultView({ c }: { c: ModesContext }) {
         <span>by {c.result.adapter}</span>
         {c.result.cached && <Pill tone="emerald">served from cache</Pill>}
       </div>
-      <div className="max-h-[560px] overflow-auto rounded-lg border border-slate-200 dark:border-slate-700 p-3">
-        <Markdown text={c.result.text} />
-      </div>
+      {/* the answer itself is the run's result card at the top of the page: not shown twice */}
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        The answer is at the top of this page{c.result.citations.length > 0 ? "; the sources it cites:" : "."}
+      </p>
       {c.result.citations.length > 0 && (
         <ol className="list-decimal space-y-0.5 pl-5 text-xs text-slate-600 dark:text-slate-400">
           {c.result.citations.map((x) => (
