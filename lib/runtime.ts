@@ -263,7 +263,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   engineRef = engine;
   webhooks.attach(engine.hooks);
   // a run that moved on withdraws the tasks its parked effects left for workers
-  engine.bus.subscribe("*", (msg) => void (msg.type === "run" && tasks.runMoved(msg.run.id).catch(() => undefined)), { passive: true });
+  engine.bus.subscribe("*", (msg) => msg.type === "run" && tasks.runMoved(msg.run.id), { passive: true });
   const outboxInterval = opts.outboxIntervalMs ?? 10_000;
   let cluster: Cluster | null = null;
   let chores: ReturnType<typeof setInterval> | null = null;

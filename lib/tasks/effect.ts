@@ -35,28 +35,21 @@ export interface ExternalSpec {
   backoffMs: number;
 }
 
-/** Queue the invocation's task (or find it) and wait for its outcome: the settled task row. */
+/** Queue the invocation's task (or find it): its row once settled; until then the effect parks (it runs again when the task settles). */
 export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: EffectContext): Promise<TaskRow> {
   const { stage, ...rest } = spec;
   const task = await untilStored(ctx, () => tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest }));
   ctx.progress(task.attempt ? `task ${task.id} on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `task ${task.id} queued on ${spec.queue}`);
   // no memory (and, in cluster mode, no job slot) is held while a worker has the task: the effect
   // parks, so its run can be evicted, and it runs again once the task is settled
-  if (tasks.parks && !SETTLED.includes(task.status)) {
+  if (!SETTLED.includes(task.status)) {
     tasks.park(task);
     if (ctx.signal.aborted) void withdrawIfStale(tasks, task); // the run moved on while the task was written
     throw parkEffect(`task ${task.id} on queue ${spec.queue}`);
   }
-  let settled: TaskRow;
-  try {
-    settled = await tasks.wait(task, ctx.signal);
-  } catch (e) {
-    if (ctx.signal.aborted) void withdrawIfStale(tasks, task);
-    throw e;
-  }
-  if (settled.status === "failed") throw new TaskFailed(`${spec.queue}: ${settled.error?.message ?? "the worker failed the task"}`, settled.error?.category ?? "BUSINESS");
-  if (settled.status === "cancelled") throw new TaskFailed(`${spec.queue}: task ${settled.id} was withdrawn`, "BUSINESS");
-  return settled;
+  if (task.status === "failed") throw new TaskFailed(`${spec.queue}: ${task.error?.message ?? "the worker failed the task"}`, task.error?.category ?? "BUSINESS");
+  if (task.status === "cancelled") throw new TaskFailed(`${spec.queue}: task ${task.id} was withdrawn`, "BUSINESS");
+  return task;
 }
 
 /** A database that refuses for a while (locked, unreachable) delays the task; it does not fail the step. */

@@ -1,7 +1,8 @@
 // External workers' task queue (issue 22): what the /api/tasks routes and the `external` effect
 // call. The database row is the truth; this process adds wake-ups: a claim that long-polls wakes
-// when a task is queued here, and an effect waiting for its task wakes when the task is completed
-// or failed here. Changes made by another process (cluster mode) are seen by polling the table.
+// when a task is queued here. An effect does not wait for its task: it parks (lib/tasks/effect.ts),
+// and a task completed or failed here runs its invocation again (`resume`); results a process did
+// not hand over (it died, a commit was refused) and expired leases are found by a sweep.
 import { ConflictError, EngineError, NotFoundError } from "../engine/errors";
 import type { Clock } from "../engine/clock";
 import type { SqlPorts } from "../db/sql";
@@ -42,7 +43,7 @@ export interface TaskQueueOptions {
   ports: SqlPorts;
   clock: Clock;
   leaseMs?: number;
-  /** how often waiting effects and long-polling claims look at the table (ms) */
+  /** how often long-polling claims look at the table (ms) */
   pollMs?: number;
   /** is invocation `key` of run `runId` still in flight (the run has not left the stage)? */
   isCurrent: (runId: string, key: string) => Promise<boolean>;
@@ -51,7 +52,7 @@ export interface TaskQueueOptions {
    * (lib/tasks/effect.ts), so a run waiting for a worker can be evicted like one waiting for a person;
    * this runs a settled task's invocation again (Engine.runEffect) so that its run takes the outcome.
    */
-  resume?: (task: TaskRow) => Promise<unknown>;
+  resume: (task: TaskRow) => Promise<unknown>;
   /** how often settled tasks not yet taken by their run, and expired leases, are looked for (ms) */
   sweepMs?: number;
   log?: (message: string) => void;
@@ -61,11 +62,8 @@ export class TaskQueue {
   readonly store: TaskStore;
   readonly leaseMs: number;
   private pollMs: number;
-  /** task id → effects waiting for it to settle */
-  private waiting = new Map<string, Set<(t: TaskRow) => void>>();
   /** queue → long-polling claims to wake */
   private sleepers = new Map<string, Set<() => void>>();
-  private poller: ReturnType<typeof setTimeout> | null = null;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   private resuming = new Set<string>();
   /** run → its parked tasks (task id → invocation key): withdrawn when a commit moves the run on */
@@ -76,15 +74,8 @@ export class TaskQueue {
     this.store = new TaskStore(o.ports);
     this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = o.pollMs ?? 1_000;
-    if (o.resume) {
-      this.sweeper = setInterval(() => void this.sweep().catch((e) => this.o.log?.(`tasks: sweep failed (${(e as Error).message})`)), o.sweepMs ?? 5_000);
-      (this.sweeper as { unref?: () => void }).unref?.();
-    }
-  }
-
-  /** Effects park instead of waiting (see `resume`; the runtime always sets it). */
-  get parks(): boolean {
-    return !!this.o.resume;
+    this.sweeper = setInterval(() => void this.sweep().catch((e) => this.o.log?.(`tasks: sweep failed (${(e as Error).message})`)), o.sweepMs ?? 5_000);
+    (this.sweeper as { unref?: () => void }).unref?.();
   }
 
   private now() {
@@ -164,36 +155,10 @@ export class TaskQueue {
     if (t) this.settled(t);
   }
 
-  /** Resolves with the task once it is done, failed or cancelled; rejects when `signal` aborts. */
-  wait(task: TaskRow, signal: AbortSignal): Promise<TaskRow> {
-    if (SETTLED.includes(task.status)) return Promise.resolve(task);
-    return new Promise<TaskRow>((resolve, reject) => {
-      const set = this.waiting.get(task.id) ?? new Set();
-      this.waiting.set(task.id, set);
-      const done = (t: TaskRow) => {
-        signal.removeEventListener("abort", aborted);
-        resolve(t);
-      };
-      const aborted = () => {
-        set.delete(done);
-        if (!set.size) this.waiting.delete(task.id);
-        reject(new Error("cancelled"));
-      };
-      if (signal.aborted) return aborted();
-      signal.addEventListener("abort", aborted, { once: true });
-      set.add(done);
-      this.schedulePoll();
-      // it may have settled between the read and now (another process)
-      void this.store.get(task.id).then((t) => t && SETTLED.includes(t.status) && this.settled(t), () => {});
-    });
-  }
-
   close(): void {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    if (this.poller) clearTimeout(this.poller);
-    this.poller = null;
     for (const set of this.sleepers.values()) for (const wake of set) wake();
     this.parked.clear();
   }
@@ -223,8 +188,8 @@ export class TaskQueue {
 
   /**
    * An effect parked on `task` (it does not wait in memory). When its run commits (runMoved), a
-   * task whose invocation is no longer in flight is withdrawn at once, as a waiting effect's
-   * would be when it is stopped; a worker holding it gets 409 run_moved_on.
+   * task whose invocation is no longer in flight is withdrawn at once; a worker holding it gets
+   * 409 run_moved_on.
    */
   park(task: TaskRow): void {
     let m = this.parked.get(task.runId);
@@ -232,10 +197,16 @@ export class TaskQueue {
     m.set(task.id, task.key);
   }
 
-  /** The run committed a step (here or, relayed, in another process): withdraw its parked tasks it has left behind. */
-  async runMoved(runId: string): Promise<void> {
+  /**
+   * The run committed a step (here or, relayed, in another process): withdraw the parked tasks it
+   * has left behind. Called on every commit, so a run with none costs one map lookup.
+   */
+  runMoved(runId: string): void {
     const m = this.parked.get(runId);
-    if (!m || this.closed) return;
+    if (m && !this.closed) void this.withdrawLeft(runId, m).catch((e) => this.o.log?.(`tasks: run ${runId}'s tasks not withdrawn yet (${(e as Error).message}); a claim or completion finds the run moved on`));
+  }
+
+  private async withdrawLeft(runId: string, m: Map<string, string>): Promise<void> {
     for (const [id, key] of [...m]) {
       if (await this.o.isCurrent(runId, key)) continue;
       m.delete(id);
@@ -244,22 +215,10 @@ export class TaskQueue {
     if (m.size === 0 && this.parked.get(runId) === m) this.parked.delete(runId);
   }
 
-  /** tasks parked here and not settled yet */
-  get parkedCount(): number {
-    let n = 0;
-    for (const m of this.parked.values()) n += m.size;
-    return n;
-  }
-
   private settled(t: TaskRow): TaskRow {
     const m = this.parked.get(t.runId);
     if (m?.delete(t.id) && m.size === 0) this.parked.delete(t.runId);
-    const set = this.waiting.get(t.id);
-    if (set) {
-      this.waiting.delete(t.id);
-      for (const fn of set) fn(t);
-    }
-    if (this.o.resume && (t.status === "done" || t.status === "failed")) void this.resumeRun(t);
+    if (t.status === "done" || t.status === "failed") void this.resumeRun(t);
     return t;
   }
 
@@ -268,7 +227,7 @@ export class TaskQueue {
     if (this.resuming.has(t.id) || this.closed) return;
     this.resuming.add(t.id);
     try {
-      await this.o.resume!(t);
+      await this.o.resume(t);
       // taken, or the run has moved on anyway (a resume that met the effect before it parked took nothing)
       if (!(await this.o.isCurrent(t.runId, t.key))) await this.store.consumed(t.id, this.now());
     } catch (e) {
@@ -306,25 +265,5 @@ export class TaskQueue {
       signal?.addEventListener("abort", done, { once: true });
       set.add(done);
     });
-  }
-
-  /** While effects wait: look for tasks settled elsewhere and fail leases run out on the last attempt. */
-  private schedulePoll() {
-    if (this.poller || this.closed) return;
-    this.poller = setTimeout(() => {
-      this.poller = null;
-      void this.pollOnce()
-        .catch((e) => this.o.log?.(`tasks: poll failed (${(e as Error).message})`))
-        .finally(() => {
-          if (this.waiting.size) this.schedulePoll();
-        });
-    }, this.pollMs);
-    (this.poller as { unref?: () => void }).unref?.();
-  }
-
-  async pollOnce(): Promise<void> {
-    if (this.closed) return;
-    for (const t of await this.store.expire(this.now())) this.settled(t);
-    for (const t of await this.store.settled([...this.waiting.keys()])) this.settled(t);
   }
 }

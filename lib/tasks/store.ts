@@ -185,19 +185,7 @@ export class TaskStore {
     return r.rows.map(rowOf);
   }
 
-  /** Of these tasks, the ones that are done, failed or cancelled. */
-  async settled(ids: string[]): Promise<TaskRow[]> {
-    if (!ids.length) return [];
-    const out: TaskRow[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const r = await query(this.ports, `SELECT * FROM "Task" WHERE "status" IN ('done','failed','cancelled') AND "id" IN (${chunk.map(() => "?").join(",")})`, chunk);
-      out.push(...r.rows.map(rowOf));
-    }
-    return out;
-  }
-
-  /** Done or failed tasks settled before `before` whose run has not taken the outcome yet (cluster mode). */
+  /** Done or failed tasks settled before `before` whose run has not taken the outcome yet. */
   async unconsumed(before: number, limit = 50): Promise<TaskRow[]> {
     const r = await query(this.ports, `SELECT * FROM "Task" WHERE "status" IN ('done','failed') AND "consumedAt" IS NULL AND "doneAt" < ? ORDER BY "doneAt" LIMIT ?`, [before, limit]);
     return r.rows.map(rowOf);
