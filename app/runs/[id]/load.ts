@@ -1,14 +1,18 @@
 // What the run page and its timeline page both start from: the run (404 for a bad or unknown
 // id), its workflow at the version the run started with, and that machine's diagram layout.
 import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { getRun, runIdByPrefix } from "@/lib/api/runs";
 import { isEngineError } from "@/lib/engine/errors";
 import { workflowLayout } from "@/lib/graph";
 import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 
-/** `suffix`: the rest of the path to keep when a short id is expanded ("/timeline"). */
-export async function loadRunPage(id: string, suffix = "") {
+/**
+ * `suffix`: the rest of the path to keep when a short id is expanded ("/timeline"). Once per
+ * request: the tab's title (generateMetadata) and the page share one read.
+ */
+export const loadRunPage = cache(async (id: string, suffix = "") => {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) notFound();
   const rt = await getRuntime();
   let run;
@@ -25,4 +29,4 @@ export async function loadRunPage(id: string, suffix = "") {
   const layout = def ? await workflowLayout(def.id, run.input) : null;
   if (!def || !layout) notFound();
   return { rt, run, def, layout };
-}
+});

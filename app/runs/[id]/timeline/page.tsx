@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return { title: await runTitle(id, "Timeline") };
+  return { title: await runTitle(id, "/timeline", "Timeline") };
 }
 
 export default async function TimelinePage({ params }: { params: Promise<{ id: string }> }) {
