@@ -215,11 +215,11 @@ export class ContextManager {
     return this.guarded(async () => {
       await this.ready();
       const terms = keyTerms(content, 12);
-      const queries = [terms.slice(0, 8).join(" "), `${requestType} ${terms.slice(0, 3).join(" ")}`].filter((q) => q.trim().length > 0);
-      // one query over both term lists (the second's terms are the first's and the request type):
-      // a search costs one pass over the index's matches, not two
+      // one query: the request's first key terms and its type (one pass over the index's matches)
+      const words = [...new Set([...terms.slice(0, 8), requestType].filter((w) => w.trim().length > 0))];
+      const queries = words.length ? [words.join(" ")] : [];
       const best = new Map<string, number>();
-      for (const r of await searchCmText(this.db, this.dialect, [...new Set([...terms.slice(0, 8), requestType])], Math.max(CANDIDATES, limit))) best.set(r.id, r.score);
+      for (const r of await searchCmText(this.db, this.dialect, words, Math.max(CANDIDATES, limit))) best.set(r.id, r.score);
       const top = Math.max(0, ...best.values());
       const candidates = [...best].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(CANDIDATES, limit));
       const texts = await this.texts(candidates.map(([id]) => id));
