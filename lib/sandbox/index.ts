@@ -29,7 +29,8 @@ export interface SandboxRequest {
   maxOutputBytes?: number;
 }
 
-export type SandboxErrorKind = "runtime" | "timeout" | "memory" | "output_limit" | "unavailable" | "crash";
+export const SANDBOX_ERROR_KINDS = ["runtime", "timeout", "memory", "output_limit", "unavailable", "crash"] as const;
+export type SandboxErrorKind = (typeof SANDBOX_ERROR_KINDS)[number];
 
 export interface SandboxResult {
   /** exit 0 */

@@ -4,6 +4,7 @@
 // output type). Limits keep a hostile worker from filling a run's context (a query is at most
 // 20,000 characters); code's return value is any JSON, capped by its serialized size.
 import { z } from "zod";
+import { SANDBOX_ERROR_KINDS } from "../../lib/sandbox";
 import { MODES, THINKING_STAGES } from "./types";
 
 const text = (max: number) => z.string().max(max);
@@ -64,7 +65,7 @@ export const modesOutputs = {
     returnValue: z.unknown().refine((v) => jsonSize(v) <= 1_000_000, "the return value is larger than 1,000,000 characters as JSON"),
     durationMs: z.number().min(0).max(86_400_000),
     truncated: z.boolean(),
-    error: z.object({ kind: text(100), message: text(10_000) }).nullable(),
+    error: z.object({ kind: z.enum(SANDBOX_ERROR_KINDS), message: text(10_000) }).nullable(),
     engine: text(100),
   }),
   /** THINKING: one stage's text */

@@ -1,6 +1,8 @@
 // Types of the processing-modes workflow (seed 004): the six modes, their cognitive levels and
-// runtimes, and what a run's context holds. The machine is in ./processing-modes.ts, the
+// runtimes, and what a run's context holds. The machine is in ./machine.ts, the
 // processors in ./effects.
+
+import type { SandboxResult } from "../../lib/sandbox";
 
 export const MODES = ["CHAT", "KNOWLEDGE", "SEARCH", "CODE", "THINKING", "DEEP_RESEARCH"] as const;
 export type Mode = (typeof MODES)[number];
@@ -80,17 +82,8 @@ export interface CacheCheck {
   expiresAt?: number;
 }
 
-export interface Execution {
-  ok: boolean;
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  returnValue: unknown;
-  durationMs: number;
-  truncated: boolean;
-  error: null | { kind: string; message: string };
-  engine: string;
-}
+/** CODE's ExecuteInSandbox: what the sandbox answered. */
+export type Execution = SandboxResult;
 
 /** AgentRuntime's WorkflowState, the seed's intermediate_results["workflow_state"]. */
 export interface WorkflowState {
