@@ -33,3 +33,25 @@ export async function pendingReviewFor(request: APIRequestContext, runId: string
     .toBeTruthy();
   return id!;
 }
+
+/** A task claimed over the workers' API, as a worker gets it. */
+export interface ClaimedTask {
+  id: string;
+  runId: string;
+  stage: string;
+  attempt: number;
+  input: { steps: Record<string, { output?: unknown }> };
+}
+
+/** Claim the next task of `queue` as `worker` (long-poll up to 10 s); the claim must succeed. */
+export async function claimTask(request: APIRequestContext, queue: string, worker: string): Promise<ClaimedTask> {
+  const claim = await request.post("/api/tasks/claim", { data: { queue, worker, waitMs: 10_000 } });
+  expect(claim.status()).toBe(200);
+  return (await claim.json()) as ClaimedTask;
+}
+
+/** Complete a claimed task as the worker that holds it; the completion must be accepted. */
+export async function completeTask(request: APIRequestContext, task: ClaimedTask, worker: string, output: unknown): Promise<void> {
+  const done = await request.post(`/api/tasks/${task.id}/complete`, { data: { output, worker, attempt: task.attempt } });
+  expect(done.status()).toBe(200);
+}

@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { shot } from "./helpers";
+import { claimTask, completeTask, shot } from "./helpers";
 import { POST_PIPELINE, Receiver } from "../test/support/post-pipeline";
 
 const PORT = 3312;
@@ -197,13 +197,10 @@ test.describe("post pipeline with a model (own server)", () => {
     await ben.context.close();
 
     // a worker claims NOTIFY's task and completes it
-    const claim = await request.post("/api/tasks/claim", { data: { queue: "publisher", worker: "e2e-notifier", waitMs: 10_000 } });
-    expect(claim.status()).toBe(200);
-    const task = (await claim.json()) as { id: string; runId: string; stage: string; attempt: number; input: { steps: Record<string, { output?: unknown }> } };
+    const task = await claimTask(request, "publisher", "e2e-notifier");
     expect(task).toMatchObject({ runId, stage: "NOTIFY", attempt: 1 });
     expect(task.input.steps.DRAFT?.output).toBe(second);
-    const done = await request.post(`/api/tasks/${task.id}/complete`, { data: { output: { notified: ["#posts"] }, worker: "e2e-notifier", attempt: task.attempt } });
-    expect(done.status()).toBe(200);
+    await completeTask(request, task, "e2e-notifier", { notified: ["#posts"] });
     await expect(runPage).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
     await expect(runPage).toHaveAttribute("data-state", "DONE");
 

@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { shot } from "./helpers";
+import { claimTask, completeTask, shot } from "./helpers";
 import { POST_PIPELINE } from "../test/support/post-pipeline";
 
 const YAML = POST_PIPELINE;
@@ -135,13 +135,10 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
   await ben.context.close();
 
   // 5. a worker claims NOTIFY's task on queue "publisher" and completes it
-  const claim = await request.post("/api/tasks/claim", { data: { queue: "publisher", worker: "e2e-notifier", waitMs: 10_000 } });
-  expect(claim.status()).toBe(200);
-  const task = (await claim.json()) as { id: string; runId: string; stage: string; attempt: number; input: { steps: Record<string, { output?: unknown }> } };
+  const task = await claimTask(request, "publisher", "e2e-notifier");
   expect(task).toMatchObject({ runId, stage: "NOTIFY", attempt: 1 });
   expect(task.input.steps.PUBLISH?.output).toEqual({ id: "post-1", published: true });
-  const done = await request.post(`/api/tasks/${task.id}/complete`, { data: { output: { notified: ["#posts"] }, worker: "e2e-notifier", attempt: task.attempt } });
-  expect(done.status()).toBe(200);
+  await completeTask(request, task, "e2e-notifier", { notified: ["#posts"] });
   await expect(runPage).toHaveAttribute("data-status", "completed", { timeout: 15_000 });
   await expect(runPage).toHaveAttribute("data-state", "DONE");
 
