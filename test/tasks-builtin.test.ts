@@ -231,13 +231,26 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
   }, 40_000);
 
-  it("a worker answering with something not an object fails the sub-agent call with a classified error (and the mission retries it)", async () => {
+  // a malformed answer on S1's first attempt: the call fails as BUSINESS with the schema's message,
+  // and the mission retries the task (its second attempt gets a good answer)
+  it.each([
+    {
+      what: "a worker answering with something not an object fails the sub-agent call with a classified error (and the mission retries it)",
+      malformed: (_good: Record<string, unknown>): unknown => ["not", "an", "object"],
+      message: /must be a JSON object \(got an array\)/,
+    },
+    {
+      what: "a sub-agent result without taskId fails the call with the schema's message (BUSINESS), and the mission retries it",
+      malformed: ({ taskId: _, ...rest }: Record<string, unknown>): unknown => rest,
+      message: /the worker's output for deep-research\.researchTask is not valid: taskId: /,
+    },
+  ])("$what", async ({ malformed, message }) => {
     rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
     let bad = true;
     const w = worker((t) => {
       if (t.input.task.id === "S1" && bad) {
         bad = false;
-        return ["not", "an", "object"];
+        return malformed(result(t));
       }
       return result(t);
     });
@@ -248,29 +261,7 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     const s1 = (done.context as ResearchContext).tasks.find((t) => t.id === "S1")!;
     expect(s1.attempts).toBe(2);
     const log = (await rt.store.transitions(runId)).map((t) => JSON.stringify(t.payload ?? null)).join("\n");
-    expect(log).toMatch(/must be a JSON object \(got an array\)/);
-    expect(log).toMatch(/"category":"BUSINESS"/);
-  }, 40_000);
-
-  it("a sub-agent result without taskId fails the call with the schema's message (BUSINESS), and the mission retries it", async () => {
-    rt = await researchRuntime({ env: ENV, actors: { plan: fixedPlan as never } });
-    let bad = true;
-    const w = worker((t) => {
-      if (t.input.task.id === "S1" && bad) {
-        bad = false;
-        const { taskId: _, ...rest } = result(t);
-        return rest;
-      }
-      return result(t);
-    });
-    const runId = await approved(rt);
-    const done = await rt.engine.waitFor(runId, settled, 20_000);
-    await w.stop();
-    expect(done.state).toEqual(["COMPLETED"]);
-    const s1 = (done.context as ResearchContext).tasks.find((t) => t.id === "S1")!;
-    expect(s1.attempts).toBe(2);
-    const log = (await rt.store.transitions(runId)).map((t) => JSON.stringify(t.payload ?? null)).join("\n");
-    expect(log).toMatch(/the worker's output for deep-research\.researchTask is not valid: taskId: /);
+    expect(log).toMatch(message);
     expect(log).toMatch(/"category":"BUSINESS"/);
   }, 40_000);
 
