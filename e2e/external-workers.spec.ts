@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { Switchyard, SwitchyardError, TaskFailure, type Review, type Run, type Task } from "../clients/typescript/index.ts";
+import { Switchyard, SwitchyardError, TaskFailure, type Review, type Run, type Task } from "@switchyard/client";
 
 const stamp = Date.now().toString(36);
 const TSX = path.resolve("node_modules/.bin/tsx");

@@ -10,7 +10,7 @@
 // { notified: true, … }. Replace `notify` with your own work.
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { Switchyard, TaskFailure, type TaskContext } from "../clients/typescript/index.ts";
+import { Switchyard, TaskFailure, type TaskContext } from "@switchyard/client";
 
 const { values: args } = parseArgs({
   options: {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import type { z } from "zod";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { DecisionBody, ReviewListQuery, StartRunBody } from "../lib/api/schemas";
-import { Switchyard, SwitchyardError, TaskFailure, type DecisionPayload, type Run, type Task } from "../clients/typescript/index.ts";
+import { Switchyard, SwitchyardError, TaskFailure, type DecisionPayload, type Run, type Task } from "@switchyard/client";
 import { flush, workflowRuntime } from "./helpers";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";

@@ -75,7 +75,7 @@ interface Setup {
 
 async function open(kind: "sqlite" | "postgres"): Promise<Setup | string> {
   const clock = new ManualClock(Date.UTC(2026, 10, 27, 9));
-  const env = { SWITCHYARD_TASK_LEASE_MS: String(LEASE_MS) } as NodeJS.ProcessEnv;
+  const env = { SWITCHYARD_TASK_LEASE_MS: String(LEASE_MS) } as unknown as NodeJS.ProcessEnv;
   let url = tempDbUrl("leases");
   let scratch: ScratchSchema | null = null;
   let queue: { schema: string; expireSeconds: number; maintenanceSeconds: number } | undefined;
