@@ -11,7 +11,7 @@ const Worker = z.string().trim().min(1, "worker: name this worker").max(200);
  * and `attempt` are informational (accepted, not checked: the token says which claim this is).
  */
 const Fence = {
-  leaseToken: z.string({ error: "leaseToken is required: send the leaseToken your claim's answer carried" }).min(1, "leaseToken is required: send the leaseToken your claim's answer carried").max(200),
+  leaseToken: z.string({ error: "required: send the leaseToken your claim's answer carried" }).min(1, "required: send the leaseToken your claim's answer carried").max(200),
   worker: Worker.optional(),
   attempt: z.number().int().min(1).optional(),
 };
