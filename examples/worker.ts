@@ -1,4 +1,4 @@
-// An external worker for Switchyard in TypeScript, on the client in clients/typescript.
+// An external worker for Switchyard in TypeScript, on the package @switchyard/client (clients/typescript).
 //
 //   SWITCHYARD_URL=http://localhost:3000 npx tsx examples/worker.ts --queue publisher
 //   SWITCHYARD_TOKEN=sy_...   # with accounts on: an API token with the worker role
