@@ -200,10 +200,10 @@ for (const kind of ["sqlite", "postgres"] as const) {
       // the same lease again (a retry after a lost answer): the first answer, nothing changes
       expect(await taskCall(s.b, s.tokens.pub, c.id, "complete", { output: { sent: "twice" }, leaseToken: c.leaseToken })).toEqual(done);
       const finished = await waitFor(s.a, run.id, (r) => r.status === "completed");
-      expect(stepOf(finished)).toMatchObject({ output: { sent: "ana's" }, by: "worker ana (token publisher-bot)" });
+      expect(stepOf(finished)).toMatchObject({ output: { sent: "ana's" }, by: "worker ana (token publisher-bot)", worker: "ana (token publisher-bot)" });
       // ben's claim completes with ben's token: credited to ben, whatever worker name it gives
       expect((await taskCall(s.a, s.tokens.ben, benClaim.id, "complete", { output: { sent: "ben's" }, leaseToken: benClaim.leaseToken, worker: "publisher-bot" })).status).toBe(200);
-      expect(stepOf(await waitFor(s.a, other.run.id, (r) => r.status === "completed")).by).toBe("worker ben (token ben-bot)");
+      expect(stepOf(await waitFor(s.a, other.run.id, (r) => r.status === "completed"))).toMatchObject({ by: "worker ben (token ben-bot)", worker: "ben (token ben-bot)" });
     });
 
     it("a stale worker's complete does not overwrite the current holder's result; its heartbeat does not keep the lease", async (ctx) => {

@@ -133,7 +133,8 @@ export function externalStep(tasks: () => TaskQueue): EffectFn {
     const i = StepInput.parse(raw);
     const maxAttempts = i.retry ? i.retry.max + 1 : DEFAULT_MAX_ATTEMPTS;
     const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
-    // credited to whoever completed it (accounts on: the principal; off: the claim's worker name)
-    return { output: t.output, by: `worker ${t.settledBy ?? t.worker ?? "?"}`, worker: t.worker ?? undefined };
+    // credited to whoever completed it (accounts on: the principal, e.g. "ana (token mailer-1)"; off: the claim's worker name)
+    const who = t.settledBy ?? t.worker ?? "?";
+    return { output: t.output, by: `worker ${who}`, worker: who };
   });
 }
