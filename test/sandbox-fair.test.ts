@@ -11,6 +11,11 @@ import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
 import { clientAddress } from "../lib/api/who";
+import { forkRun, startRun } from "../lib/api/runs";
+import { migrateDatabase } from "../lib/db/migrations";
+import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
+import { createRuntime, defaultEffects } from "../lib/runtime";
+import { principalsIn } from "../lib/sandbox/principal";
 import { workflowRuntime } from "./helpers";
 
 beforeAll(() => configureSandbox({ prewarmPython: false, prewarmJavascript: false, maxConcurrent: 1 }));
@@ -135,3 +140,53 @@ describe("the client address a request counts as", () => {
     expect(clientAddress(new Headers(), {})).toBe("unknown");
   });
 });
+
+const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const REVIEW = `id: fair-review
+initial_stage: ASK
+stages: [ASK, DONE]
+transitions: { ASK: [DONE], DONE: [] }
+steps:
+  ASK:
+    review: { prompt: "ok?", decisions: [approve] }
+    on: { approve: DONE }
+`;
+
+for (const kind of ["sqlite", "postgres"] as const) {
+  describe(`who started a run is on record (${kind})`, () => {
+    it("a start and a fork record their principal; a fork not yet recorded counts as its source", async (ctx) => {
+      let url: string | undefined;
+      let drop = async () => {};
+      let queue: { schema: string } | undefined;
+      if (kind === "postgres") {
+        const why = await pgReachable(PG_URL);
+        if (why) return ctx.skip();
+        const scratch = await scratchSchema(PG_URL, "sy_fair");
+        url = `${PG_URL}?schema=${scratch.schema}`;
+        queue = { schema: scratch.schema };
+        drop = () => scratch.drop();
+      }
+      const env = {} as NodeJS.ProcessEnv;
+      const rt = url
+        ? await createRuntime({ url, env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, retention: null, queue, effects: (base) => defaultEffects(base, env) })
+        : await workflowRuntime("conversation", { seedGuide: false });
+      try {
+        await saveUserWorkflow(rt.db, "yaml", REVIEW);
+        const run = await startRun(rt, "fair-review", {}, undefined, "token:t-1");
+        await rt.engine.waitFor(run.id, (r) => r.status === "waiting");
+        const principalOf = principalsIn(rt.db);
+        expect(await principalOf(run.id)).toBe("token:t-1");
+        // a fork counts as the run it was forked from until its own principal is written, then as that
+        const bare = await forkRun(rt, run.id, { seq: 1 });
+        expect(await principalOf(bare.run.id)).toBe("token:t-1");
+        const forked = await forkRun(rt, run.id, { seq: 1 }, "addr:10.0.0.3");
+        expect(await principalOf(forked.run.id)).toBe("addr:10.0.0.3");
+        expect(await principalOf("no-such-run")).toBeNull();
+        for (const id of [run.id, bare.run.id, forked.run.id]) await rt.engine.abort(id, "test done");
+      } finally {
+        await rt.close();
+        await drop();
+      }
+    }, 60_000);
+  });
+}
