@@ -25,7 +25,7 @@ const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432
 const ADMIN = "adm1n-S3CRET-value-0042";
 const API = "api-S3CRET-value-7777";
 const SECRETS = [ADMIN, API, "S3CRET-value-0042", "S3CRET-value-7777"];
-const env = { SWITCHYARD_SECRET_ADMIN: ADMIN, SWITCHYARD_SECRET_API: API } as NodeJS.ProcessEnv;
+const env = { SWITCHYARD_SECRET_ADMIN: ADMIN, SWITCHYARD_SECRET_API: API } as unknown as NodeJS.ProcessEnv;
 
 /** forwards a header from the run's input and nothing else (the issue's workflow); no on_error */
 const FORWARDER = `id: forwarder
