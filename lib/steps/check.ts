@@ -9,6 +9,7 @@ import { own, type FlowConfig, type FlowIssue } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
 import { whenInfo } from "./when";
+import { httpMaxBytesForChecks } from "./http-limits";
 import { forkPlan, regionsOf } from "../flows/forks";
 
 /** Every template of a step, with the path (for its line) it is written at. */
@@ -175,6 +176,8 @@ export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIs
       if (problem) add(`not a valid JSON Schema: ${problem}`, "llm.schema");
     }
     if (spec.http) {
+      const cap = httpMaxBytesForChecks();
+      if (spec.http.max_bytes !== undefined && spec.http.max_bytes > cap) add(`${spec.http.max_bytes} is more than this server reads from a reply: at most ${cap} bytes (SWITCHYARD_HTTP_MAX_BYTES)`, "http.max_bytes");
       const url = spec.http.url;
       const literal = url.split("{{")[0]!;
       const hostKnown = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+[/?#]/i.test(literal) || !url.includes("{{");

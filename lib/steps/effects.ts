@@ -9,7 +9,8 @@ import { egressFetch } from "../hooks/egress";
 import type { ModelPort } from "../llm/types";
 import { runInSandbox, type Language } from "../sandbox";
 import { StepError } from "./errors";
-import { httpAttempt, httpMaxBytes, sendHeaders } from "./http";
+import { httpAttempt, sendHeaders } from "./http";
+import { httpMaxBytes } from "./http-limits";
 
 export interface StepPorts {
   model: () => ModelPort;

@@ -6,23 +6,8 @@
 // attempt that has no answer within HTTP_TIMEOUT_MS is a retryable NETWORK error.
 import type { EffectContext } from "../engine/engine";
 import { StepError } from "./errors";
+import { HTTP_DEFAULT_MAX_BYTES, HTTP_TIMEOUT_MS } from "./http-limits";
 import type { HeaderPart } from "./template";
-
-/** the largest reply an http step reads when it names no max_bytes (1 MB) */
-export const HTTP_DEFAULT_MAX_BYTES = 1_000_000;
-/** SWITCHYARD_HTTP_MAX_BYTES's default: no http step reads more (10 MB) */
-export const HTTP_MAX_BYTES_CAP = 10_000_000;
-/** how long one attempt may wait for its whole reply */
-export const HTTP_TIMEOUT_MS = 30_000;
-
-/** The most any http step may read: SWITCHYARD_HTTP_MAX_BYTES (bytes), default 10 MB. Throws on a bad value (checked at boot). */
-export function httpMaxBytes(env: NodeJS.ProcessEnv): number {
-  const v = env.SWITCHYARD_HTTP_MAX_BYTES?.trim();
-  if (!v) return HTTP_MAX_BYTES_CAP;
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new Error(`SWITCHYARD_HTTP_MAX_BYTES must be a whole number of bytes (1 or more); got "${v}"`);
-  return n;
-}
 
 /** A header value of an effect's input: parts (text and secrets by name), or plain text. */
 export type HeaderValue = string | HeaderPart[];
