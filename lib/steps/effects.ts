@@ -10,6 +10,7 @@ import type { ModelPort } from "../llm/types";
 import { runInSandbox, type Language } from "../sandbox";
 import { StepError } from "./errors";
 import { httpAttempt, sendHeaders } from "./http";
+import { outputValidator, sampleFor } from "./json-schema";
 import { httpMaxBytes } from "./http-limits";
 
 export interface StepPorts {
@@ -53,20 +54,6 @@ async function withRetry<T extends object>(ctx: EffectContext, retry: Retry | un
   }
 }
 
-/** A deterministic object for a JSON Schema (the offline engine's answer to a structured llm step). */
-export function sampleFor(schema: Record<string, unknown>, text: string): unknown {
-  const s = schema as { type?: unknown; properties?: Record<string, Record<string, unknown>>; enum?: unknown[]; default?: unknown; items?: Record<string, unknown>; minItems?: number };
-  if (s.default !== undefined) return s.default;
-  if (s.enum?.length) return s.enum[0];
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  if (type === "object" || s.properties) return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, sampleFor(v, text)]));
-  if (type === "array") return Array.from({ length: s.minItems ?? 0 }, () => sampleFor(s.items ?? {}, text));
-  if (type === "number" || type === "integer") return typeof (s as { minimum?: number }).minimum === "number" ? (s as { minimum: number }).minimum : 0;
-  if (type === "boolean") return false;
-  if (type === "null") return null;
-  return text;
-}
-
 const LlmInput = z.object({ stage: z.string(), prompt: z.string(), system: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional(), retry: z.object({ max: z.number(), backoff_s: z.number() }).optional() });
 const HeaderPart = z.union([z.string(), z.object({ secret: z.string() })]);
 const HttpInput = z.object({
@@ -96,10 +83,16 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
       "step.llm": async (raw: never, ctx: EffectContext) => {
         const input = LlmInput.parse(raw);
         const where = { runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal };
+        let schema: z.ZodType<unknown> | null = null;
+        try {
+          // patterns are checked with RE2 (lib/steps/json-schema.ts), never with a backtracking RegExp
+          if (input.schema) schema = outputValidator(input.schema);
+        } catch (e) {
+          throw new StepError(`the step's schema cannot be used: ${(e as Error).message}`, "BUSINESS", false);
+        }
         return withRetry(ctx, input.retry, async () => {
           const model = ports.model();
-          if (input.schema) {
-            const schema = z.fromJSONSchema(input.schema as never) as z.ZodType<unknown>;
+          if (input.schema && schema) {
             const out = await model.generateObject({ purpose: "step", prompt: input.prompt, system: input.system, schema, schemaName: "step_output", offline: () => sampleFor(input.schema!, input.prompt), ...where });
             return { output: out.object, by: out.adapter, prompt: input.prompt };
           }
