@@ -10,7 +10,7 @@ import { ManualClock } from "../lib/engine/clock";
 import { checkFlowSource, MAX_TRANSITIONS } from "../lib/flows/validate";
 import { requiredRole } from "../lib/auth/roles";
 import { exportRun } from "../lib/api/run-export";
-import { createRuntime, defaultEffects, type Runtime } from "../lib/runtime";
+import { createRuntime, defaultEffects, type Runtime, type RuntimeOptions } from "../lib/runtime";
 import { tempDbUrl } from "./helpers";
 
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -179,9 +179,9 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, reopen: ((
   });
 }
 
-const options = (url: string, extra: Record<string, unknown> = {}) => {
+const options = (url: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions => {
   const env = {} as NodeJS.ProcessEnv;
-  return { url, clock: new ManualClock(), env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, effects: (b: never) => defaultEffects(b, env), ...extra };
+  return { url, clock: new ManualClock(), env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, effects: (b) => defaultEffects(b, env), ...extra };
 };
 
 let sqliteUrl = "";

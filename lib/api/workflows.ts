@@ -110,6 +110,9 @@ async function existing(rt: Runtime, id: string) {
   return s;
 }
 
+/** a workflow id in a path (a built-in's or one defined here) */
+export const WorkflowIdParam = z.object({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a workflow id") });
+
 export const PatchWorkflowBody = z.object({ disabled: z.boolean({ error: "disabled must be true or false" }) }).strict();
 
 /** PATCH /api/workflows/{id} { disabled }: a disabled workflow starts no new runs and leaves the New-run form. */
