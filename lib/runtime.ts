@@ -246,7 +246,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
   // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
-  const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks) });
+  const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks), env });
   const effectsOf = (id: string) => effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} });
   const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({

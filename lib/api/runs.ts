@@ -8,6 +8,7 @@ import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
 import { snapshotFor } from "../engine/fork";
+import { assertStartable } from "../flows/status";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
@@ -19,6 +20,7 @@ export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
 /** `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts). */
 export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
+  await assertStartable(rt.db, workflow);
   const defaults = rt.defaults[workflow];
   let merged = input;
   if (defaults && input && typeof input === "object" && !Array.isArray(input)) {
@@ -118,6 +120,9 @@ export async function rebuiltStep(rt: Runtime, row: IdempotencyRow) {
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 /** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
 export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }) {
+  // a fork is a new run: not of a disabled or deleted workflow
+  const source = await rt.store.getRun(id);
+  if (source) await assertStartable(rt.db, source.workflow);
   const out = await rt.engine.fork(id, body);
   return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
 }
