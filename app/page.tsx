@@ -16,6 +16,7 @@ import { LiveRefresh } from "@/components/ui/live-refresh";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
 import { TableHead } from "@/components/ui/table-head";
 import { requireViewer } from "@/app/session";
+import { startable, workflowSwitches } from "@/lib/flows/status";
 
 export const dynamic = "force-dynamic";
 
@@ -37,11 +38,14 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   await requireViewer();
   const sp = await searchParams;
   const status = RUN_STATUSES.includes(sp.status as RunStatus) ? (sp.status as RunStatus) : undefined;
-  const workflows = listWorkflows();
+  const rt = await getRuntime();
+  const switches = await workflowSwitches(rt.db);
+  // deleted workflows leave the lists; disabled ones are not offered for new runs
+  const workflows = listWorkflows().filter((w) => !switches.get(w.id)?.deletedAt);
+  const offered = workflows.filter((w) => startable(switches.get(w.id)));
   const workflow = workflows.some((w) => w.id === sp.workflow) ? sp.workflow : undefined;
   const waiting = sp.waiting === "1";
   const page = Math.max(1, Number(sp.page) || 1);
-  const rt = await getRuntime();
   const pageSize = 25;
   // the search filters, validated like GET /api/runs; a bad one is reported and left out
   const raw: FilterValues = { q: sp.q || undefined, from: sp.from || undefined, to: sp.to || undefined, waitingLongerThan: sp.waitingLongerThan || undefined, retrying: sp.retrying || undefined, failedIn: sp.failedIn || undefined };
@@ -157,8 +161,8 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <h2 className="mb-3 text-sm font-semibold">New run</h2>
           <NewRunForm
             key={workflow ?? ""}
-            initial={workflow}
-            workflows={workflows.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {}, placeholders: placeholdersOf(w) }))}
+            initial={offered.some((w) => w.id === workflow) ? workflow : undefined}
+            workflows={offered.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {}, placeholders: placeholdersOf(w) }))}
           />
         </div>
         <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 text-xs text-slate-500 dark:text-slate-400">

@@ -661,6 +661,7 @@ function phaseA(): Endpoint[] {
       type: fc.oneof(nonString, unknownName("t_"), fc.constantFrom("pdf", "docx", "")),
     },
   };
+  const workflowPatch: BodySpec = { template: { disabled: true }, strict: true, required: ["disabled"], bad: { disabled: nonBool } };
   const workflowBody: BodySpec = {
     template: { mermaid: "stateDiagram-v2\n  [*] --> A\n  A --> B\n" },
     strict: true,
@@ -840,6 +841,8 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/webhooks", "POST", 450, invalidBody(webhook)),
     getEndpoint("/api/workflows/[id]/export", 200, { params: { format: { good: fc.constantFrom("json", "mermaid"), bad: oddString }, download: { good: fc.constantFrom("0", "1"), bad: oddString } } }, { id: idOf("workflows") }),
     getEndpoint("/api/workflows/[id]", 200, { params: {} }, { id: idOf("workflows") }),
+    bodyEndpoint("/api/workflows/[id]", "PATCH", 300, invalidBody(workflowPatch), { id: idOf("workflows") }),
+    idOnlyEndpoint("/api/workflows/[id]", "DELETE", 200, idOf(null), fc.constantFrom("", "?force=true", "?force=1", "?force=true&x=1")),
     getEndpoint("/api/workflows", 150, { params: {} }),
     bodyEndpoint("/api/workflows", "POST", 450, invalidBody(workflowBody)),
   ];

@@ -3,6 +3,7 @@ import { deriveGraph } from "@/lib/graph/derive";
 import { listWorkflows } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 import { requireViewer } from "@/app/session";
+import { workflowSwitches } from "@/lib/flows/status";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Workflows" };
@@ -10,7 +11,9 @@ export const metadata = { title: "Workflows" };
 export default async function Workflows() {
   await requireViewer();
   const rt = await getRuntime();
-  const workflows = listWorkflows();
+  const switches = await workflowSwitches(rt.db);
+  // a deleted workflow leaves the catalog (its runs still link to its page)
+  const workflows = listWorkflows().filter((w) => !switches.get(w.id)?.deletedAt);
   const counts = await Promise.all(workflows.map((w) => rt.store.countByStatus(w.id)));
   return (
     <div className="space-y-4">
@@ -40,6 +43,11 @@ export default async function Workflows() {
                 <span>{g.states.filter((s) => s.human).length} human step(s)</span>
                 <span>·</span>
                 <span>{w.seed === "user-defined" ? "user-defined" : `seed ${w.seed.slice(0, 3)}`}</span>
+                {switches.get(w.id)?.disabled && (
+                  <span className="rounded bg-amber-100 px-1.5 font-medium text-amber-900" data-testid="workflow-disabled">
+                    disabled: no new runs
+                  </span>
+                )}
               </div>
               <div className="mt-2 text-xs text-slate-500 dark:text-slate-400">
                 {c.running} running · {c.waiting} waiting · {c.completed} completed · {c.failed} failed · {c.aborted} aborted

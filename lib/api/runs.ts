@@ -9,6 +9,7 @@ import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
 import { snapshotFor } from "../engine/fork";
+import { assertStartable } from "../flows/status";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
@@ -32,6 +33,7 @@ async function recordPrincipal(rt: Runtime, runId: string, principal: string | u
  */
 export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim, principal?: string) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
+  await assertStartable(rt.db, workflow);
   const defaults = rt.defaults[workflow];
   let merged = input;
   if (defaults && input && typeof input === "object" && !Array.isArray(input)) {
@@ -139,6 +141,9 @@ export async function rebuiltStep(rt: Runtime, row: IdempotencyRow) {
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 /** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
 export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }, principal?: string) {
+  // a fork is a new run: not of a disabled or deleted workflow
+  const source = await rt.store.getRun(id);
+  if (source) await assertStartable(rt.db, source.workflow);
   const out = await rt.engine.fork(id, body);
   // (until this is written, the fork counts as the run it was forked from)
   await recordPrincipal(rt, out.run.id, principal);

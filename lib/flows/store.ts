@@ -6,6 +6,7 @@ import { ConflictError, InvalidError } from "../engine/errors";
 import { isBuiltIn, registerUserWorkflow, userVersions } from "../machines/registry";
 import { flowWorkflow } from "./machine";
 import type { FlowConfig, FlowIssue } from "./types";
+import { switchesOf } from "./status";
 import { checkFlowSource, type FlowFormat } from "./validate";
 
 export interface SavedFlow {
@@ -38,6 +39,8 @@ export async function saveUserWorkflow(db: Db, format: FlowFormat, source: strin
   }
   const config = checked.config;
   if (isBuiltIn(config.id)) throw new ConflictError(`"${config.id}" is a built-in workflow; choose another id`);
+  // a deleted workflow's id stays taken: its old runs and exports name its versions
+  if ((await switchesOf(db, config.id)).deletedAt !== null) throw new ConflictError(`workflow "${config.id}" was deleted and its id stays reserved for its old runs; choose another id`);
   const latest = await db.flowDefinition.findFirst({ where: { id: config.id }, orderBy: { version: "desc" } });
   if (latest && latest.config === JSON.stringify(config)) {
     if (!userVersions(config.id).includes(latest.version)) registerUserWorkflow(flowWorkflow(config, { version: latest.version }), latest.version);

@@ -33,6 +33,8 @@ const Validator = z.discriminatedUnion("type", [
 export const MAX_STAGES = 500;
 /** composite stages inside composite stages: at most this many levels */
 export const MAX_NESTING = 24;
+/** the most transitions (stage → stage moves) a definition may have, in any format: more cannot be laid out or read */
+export const MAX_TRANSITIONS = 1_000;
 
 export const FlowConfigSchema = z
   .object({
@@ -92,6 +94,8 @@ export function checkFlowSource(format: FlowFormat, source: string, opts: { id?:
   if (parsed.issues.length) return { ok: false, issues: sortIssues(parsed.issues), format };
   // JSON and YAML meet the cap in FlowConfigSchema; a Mermaid diagram's stages are counted here
   if (parsed.config.stages.length > MAX_STAGES) return { ok: false, issues: [{ message: `too many stages: ${parsed.config.stages.length} (at most ${MAX_STAGES})`, line: 1 }], format };
+  const moves = Object.values(parsed.config.transitions).reduce((n, t) => n + t.length, 0);
+  if (moves > MAX_TRANSITIONS) return { ok: false, issues: [{ message: `too many transitions: ${moves.toLocaleString("en-US")} (at most ${MAX_TRANSITIONS.toLocaleString("en-US")} per workflow; split it into smaller workflows)`, line: 1 }], format };
   const issues = checkFlow(parsed.config, parsed.lines, { unreachable: format !== "mermaid" });
   if (issues.length) return { ok: false, issues: sortIssues(issues), format };
   // Mermaid draws disconnected parts; a stage no run reaches is kept, with a warning

@@ -9,6 +9,8 @@ import { own, type FlowConfig, type FlowIssue } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
 import { whenInfo } from "./when";
+import { outputValidator, schemaProblems } from "./json-schema";
+import { httpMaxBytesForChecks } from "./http-limits";
 import { forkPlan, regionsOf } from "../flows/forks";
 
 /** Every template of a step, with the path (for its line) it is written at. */
@@ -47,8 +49,14 @@ function reachesFrom(c: FlowConfig, to: string): Set<string> {
   return seen;
 }
 
-/** A JSON Schema's problem, or null when zod can build a validator from it. */
-export function jsonSchemaProblem(schema: Record<string, unknown>): string | null {
+/**
+ * A JSON Schema's problems, each with its path inside the schema: what it may not ask for
+ * (lib/steps/json-schema.ts: depth, sizes, patterns RE2 cannot compile), then the shape zod needs
+ * to build a validator from it.
+ */
+export function jsonSchemaProblems(schema: Record<string, unknown>): { path: string; message: string }[] {
+  const bounded = schemaProblems(schema);
+  if (bounded.length) return bounded;
   const shape = z
     .object({
       type: z.union([z.string(), z.array(z.string())]).optional(),
@@ -58,13 +66,15 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | nul
       enum: z.array(z.unknown()).optional(),
       minLength: z.number().int().min(0).optional(),
       maxLength: z.number().int().min(0).optional(),
+      minItems: z.number().int().min(0).optional(),
+      maxItems: z.number().int().min(0).optional(),
       minimum: z.number().optional(),
       maximum: z.number().optional(),
     })
     .loose();
-  const walk = (s: unknown, at: string): string | null => {
+  const walk = (s: unknown, at: string): { path: string; message: string } | null => {
     const r = shape.safeParse(s);
-    if (!r.success) return `${at}${r.error.issues[0]!.path.join(".")}: ${r.error.issues[0]!.message}`;
+    if (!r.success) return { path: `${at}${r.error.issues[0]!.path.join(".")}`, message: `not a valid JSON Schema: ${r.error.issues[0]!.message}` };
     for (const [k, v] of Object.entries(r.data.properties ?? {})) {
       const p = walk(v, `${at}properties.${k}.`);
       if (p) return p;
@@ -73,12 +83,12 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | nul
     return null;
   };
   const shaped = walk(schema, "");
-  if (shaped) return shaped;
+  if (shaped) return [shaped];
   try {
-    z.fromJSONSchema(schema as never);
-    return null;
+    outputValidator(schema);
+    return [];
   } catch (e) {
-    return (e as Error).message;
+    return [{ path: "", message: `not a valid JSON Schema: ${(e as Error).message}` }];
   }
 }
 
@@ -170,11 +180,10 @@ export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIs
     } else if (spec.next === undefined) add(`a ${kind} step needs next: the stage the run goes to when it is done`);
     if (spec.timeout && !spec.timeout.to && !spec.on_error) add("say where a timeout goes: timeout.to or on_error", "timeout");
     if (kind === "wait" && spec.timeout) add("a wait is its own timer: remove timeout", "timeout");
-    if (spec.llm?.schema) {
-      const problem = jsonSchemaProblem(spec.llm.schema);
-      if (problem) add(`not a valid JSON Schema: ${problem}`, "llm.schema");
-    }
+    if (spec.llm?.schema) for (const p of jsonSchemaProblems(spec.llm.schema)) add(p.message, p.path ? `llm.schema.${p.path.replace(/\.$/, "")}` : "llm.schema");
     if (spec.http) {
+      const cap = httpMaxBytesForChecks();
+      if (spec.http.max_bytes !== undefined && spec.http.max_bytes > cap) add(`${spec.http.max_bytes} is more than this server reads from a reply: at most ${cap} bytes (SWITCHYARD_HTTP_MAX_BYTES)`, "http.max_bytes");
       const url = spec.http.url;
       const literal = url.split("{{")[0]!;
       const hostKnown = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+[/?#]/i.test(literal) || !url.includes("{{");

@@ -11,7 +11,7 @@ import type { StateMeta } from "../machines/types";
 import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
-import { render, renderJson, type Scope } from "./template";
+import { render, renderHeader, renderJson, type Scope } from "./template";
 import { whenHolds } from "./when";
 
 export interface StepRecord {
@@ -60,8 +60,9 @@ export function effectInput(stage: string, spec: StepSpec, ctx: StepContext, wor
   const retry = spec.retry ? { max: spec.retry.max, backoff_s: spec.retry.backoff_s } : { max: 0, backoff_s: 0 };
   if (spec.llm) return { stage, prompt: render(spec.llm.prompt, scope), ...(spec.llm.system ? { system: render(spec.llm.system, scope) } : {}), ...(spec.llm.schema ? { schema: spec.llm.schema } : {}), retry };
   if (spec.http) {
-    const headers = Object.fromEntries(Object.entries(spec.http.headers ?? {}).map(([k, v]) => [k, render(v, scope)]));
-    return { stage, url: render(spec.http.url, scope), method: spec.http.method, headers, ...(spec.http.body !== undefined ? { body: renderJson(spec.http.body, scope) } : {}), retry };
+    // header values as parts: text, and secrets by name only (the effect fills them in; never stored)
+    const headers = Object.fromEntries(Object.entries(spec.http.headers ?? {}).map(([k, v]) => [k, renderHeader(v, scope)]));
+    return { stage, url: render(spec.http.url, scope), method: spec.http.method, headers, ...(spec.http.body !== undefined ? { body: renderJson(spec.http.body, scope) } : {}), ...(spec.http.max_bytes !== undefined ? { maxBytes: spec.http.max_bytes } : {}), retry };
   }
   // an external worker's task (lib/tasks): its input is what the stage knows; retry counts the worker's retryable failures
   if (spec.external) return { stage, workflow, queue: spec.external.queue, input: { input: scope.input, steps: scope.steps, review: scope.review }, ...(spec.retry ? { retry } : {}) };

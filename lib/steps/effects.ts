@@ -8,29 +8,23 @@ import type { EffectContext, EffectFn, WorkflowEffects } from "../engine/engine"
 import { egressFetch } from "../hooks/egress";
 import type { ModelPort } from "../llm/types";
 import { runInSandbox, type Language } from "../sandbox";
-import { renderSecrets } from "./template";
+import { StepError } from "./errors";
+import { httpAttempt, sendHeaders } from "./http";
+import { outputValidator, sampleFor } from "./json-schema";
+import { httpMaxBytes } from "./http-limits";
 
 export interface StepPorts {
   model: () => ModelPort;
   fetch?: typeof globalThis.fetch;
   /** a secret by name for http headers (default: env SWITCHYARD_SECRET_<NAME>) */
   secret?: (name: string) => string | undefined;
+  /** SWITCHYARD_HTTP_MAX_BYTES and the secrets (default: process.env) */
+  env?: NodeJS.ProcessEnv;
   /** the `external` step: a task for a worker outside Switchyard (lib/tasks/effect.ts) */
   external?: EffectFn;
 }
 
 type Retry = { max: number; backoff_s: number };
-
-class StepError extends Error {
-  constructor(
-    message: string,
-    readonly category: "NETWORK" | "BUSINESS" | "LLM" | "RESOURCE_LIMIT",
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = "StepError";
-  }
-}
 
 const sleep = (ctx: EffectContext, ms: number) =>
   new Promise<void>((resolve, reject) => {
@@ -60,27 +54,15 @@ async function withRetry<T extends object>(ctx: EffectContext, retry: Retry | un
   }
 }
 
-/** A deterministic object for a JSON Schema (the offline engine's answer to a structured llm step). */
-export function sampleFor(schema: Record<string, unknown>, text: string): unknown {
-  const s = schema as { type?: unknown; properties?: Record<string, Record<string, unknown>>; enum?: unknown[]; default?: unknown; items?: Record<string, unknown>; minItems?: number };
-  if (s.default !== undefined) return s.default;
-  if (s.enum?.length) return s.enum[0];
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  if (type === "object" || s.properties) return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, sampleFor(v, text)]));
-  if (type === "array") return Array.from({ length: s.minItems ?? 0 }, () => sampleFor(s.items ?? {}, text));
-  if (type === "number" || type === "integer") return typeof (s as { minimum?: number }).minimum === "number" ? (s as { minimum: number }).minimum : 0;
-  if (type === "boolean") return false;
-  if (type === "null") return null;
-  return text;
-}
-
 const LlmInput = z.object({ stage: z.string(), prompt: z.string(), system: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional(), retry: z.object({ max: z.number(), backoff_s: z.number() }).optional() });
+const HeaderPart = z.union([z.string(), z.object({ secret: z.string() })]);
 const HttpInput = z.object({
   stage: z.string(),
   url: z.string(),
   method: z.string(),
-  headers: z.record(z.string(), z.string()).default({}),
+  headers: z.record(z.string(), z.union([z.string(), z.array(HeaderPart)])).default({}),
   body: z.unknown().optional(),
+  maxBytes: z.number().int().positive().optional(),
   retry: z.object({ max: z.number(), backoff_s: z.number() }).optional(),
 });
 const CodeInput = z.object({ stage: z.string(), language: z.enum(["javascript", "python"]), source: z.string(), scope: z.record(z.string(), z.unknown()), timeoutMs: z.number().optional(), retry: z.object({ max: z.number(), backoff_s: z.number() }).optional() });
@@ -93,18 +75,24 @@ function program(language: Language, source: string, scope: Record<string, unkno
 }
 
 export function stepEffects(ports: StepPorts): WorkflowEffects {
-  const fetch = ports.fetch ?? egressFetch;
-  const secret = ports.secret ?? ((name: string) => process.env[`SWITCHYARD_SECRET_${name}`]);
+  const env = ports.env ?? process.env;
+  const http = { fetch: ports.fetch ?? egressFetch, secret: ports.secret ?? ((name: string) => env[`SWITCHYARD_SECRET_${name}`]), maxBytes: httpMaxBytes(env) };
   return {
     actors: {
       ...(ports.external ? { "step.external": ports.external } : {}),
       "step.llm": async (raw: never, ctx: EffectContext) => {
         const input = LlmInput.parse(raw);
         const where = { runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal };
+        let schema: z.ZodType<unknown> | null = null;
+        try {
+          // patterns are checked with RE2 (lib/steps/json-schema.ts), never with a backtracking RegExp
+          if (input.schema) schema = outputValidator(input.schema);
+        } catch (e) {
+          throw new StepError(`the step's schema cannot be used: ${(e as Error).message}`, "BUSINESS", false);
+        }
         return withRetry(ctx, input.retry, async () => {
           const model = ports.model();
-          if (input.schema) {
-            const schema = z.fromJSONSchema(input.schema as never) as z.ZodType<unknown>;
+          if (input.schema && schema) {
             const out = await model.generateObject({ purpose: "step", prompt: input.prompt, system: input.system, schema, schemaName: "step_output", offline: () => sampleFor(input.schema!, input.prompt), ...where });
             return { output: out.object, by: out.adapter, prompt: input.prompt };
           }
@@ -114,33 +102,8 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
       },
       "step.http": async (raw: never, ctx: EffectContext) => {
         const input = HttpInput.parse(raw);
-        const headers: Record<string, string> = { "idempotency-key": ctx.key };
-        for (const [k, v] of Object.entries(input.headers)) headers[k.toLowerCase()] = renderSecrets(v, secret);
-        const hasBody = input.body !== undefined && input.method !== "GET";
-        if (hasBody) headers["content-type"] ??= "application/json";
-        return withRetry(ctx, input.retry, async () => {
-          let res: Response;
-          try {
-            res = await fetch(input.url, { method: input.method, headers, body: hasBody ? JSON.stringify(input.body) : undefined, signal: ctx.signal, redirect: "manual" });
-          } catch (e) {
-            const blocked = (e as { code?: string }).code === "EBLOCKED";
-            throw new StepError(`${input.method} ${input.url}: ${(e as Error).message}`, blocked ? "BUSINESS" : "NETWORK", !blocked);
-          }
-          const text = await res.text();
-          if (!res.ok) {
-            const retryable = res.status >= 500 || res.status === 429 || res.status === 408;
-            throw new StepError(`${input.method} ${input.url} answered ${res.status}${text ? `: ${text.slice(0, 300)}` : ""}`, retryable ? "NETWORK" : "BUSINESS", retryable);
-          }
-          let output: unknown = text;
-          if ((res.headers.get("content-type") ?? "").includes("json") && text) {
-            try {
-              output = JSON.parse(text);
-            } catch {
-              throw new StepError(`${input.method} ${input.url}: the reply says JSON but is not`, "BUSINESS", false);
-            }
-          }
-          return { output, by: `http ${res.status}` };
-        });
+        const sent = sendHeaders(input, ctx.key, http.secret);
+        return withRetry(ctx, input.retry, () => httpAttempt(input, ctx, http, sent));
       },
       "step.code": async (raw: never, ctx: EffectContext) => {
         const input = CodeInput.parse(raw);

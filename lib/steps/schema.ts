@@ -31,6 +31,8 @@ const Http = z
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,80}$/, "a header name"), Template).optional(),
     /** any JSON; every string in it is a template */
     body: z.unknown().optional(),
+    /** the largest reply read, in bytes (default 1 MB; at most SWITCHYARD_HTTP_MAX_BYTES, checked when saved) */
+    max_bytes: z.number().int().min(1).optional(),
   })
   .strict();
 

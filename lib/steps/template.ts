@@ -39,20 +39,38 @@ export function lookup(scope: Scope, path: string): unknown {
 
 const text = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
 
-/** Render a template; `{{secrets.NAME}}` is kept as written (the effect fills it in from settings, so it is never stored). */
+/** Render a template; `{{secrets.NAME}}` is kept as written (secrets are allowed in http headers only: see renderHeader). */
 export function render(template: string, scope: Scope): string {
   return template.replace(REF, (whole, path: string) => (path.startsWith("secrets.") ? whole : text(lookup(scope, path))));
 }
 
-/** Fill in `{{secrets.NAME}}` from `secrets` (missing: an error naming the secret). */
-export function renderSecrets(template: string, secrets: (name: string) => string | undefined): string {
-  return template.replace(REF, (whole, path: string) => {
-    if (!path.startsWith("secrets.")) return whole;
-    const name = path.slice(8);
-    const v = secrets(name);
-    if (v === undefined) throw Object.assign(new Error(`secret ${name} is not set (set SWITCHYARD_SECRET_${name} in the environment)`), { category: "BUSINESS" });
-    return v;
-  });
+/** A part of an http header value: text, or a secret by name (the effect fills it in when it sends; it is never stored). */
+export type HeaderPart = string | { secret: string };
+
+/**
+ * Render an http header template in one pass over the definition's own text: a `{{secrets.NAME}}`
+ * written there becomes a secret part; whatever a reference inserts (run input, a step's output)
+ * is text and is never read for templates again, so `{{secrets.…}}` arriving in it stays text.
+ */
+export function renderHeader(template: string, scope: Scope): HeaderPart[] {
+  const parts: HeaderPart[] = [];
+  let buf = "";
+  let last = 0;
+  for (const m of template.matchAll(REF)) {
+    buf += template.slice(last, m.index);
+    last = m.index + m[0].length;
+    const path = m[1]!;
+    if (!path.startsWith("secrets.")) {
+      buf += text(lookup(scope, path));
+      continue;
+    }
+    if (buf) parts.push(buf);
+    buf = "";
+    parts.push({ secret: path.slice("secrets.".length) });
+  }
+  buf += template.slice(last);
+  if (buf || parts.length === 0) parts.push(buf);
+  return parts;
 }
 
 /** A JSON value with every string rendered; a string that is one reference becomes the value itself. */

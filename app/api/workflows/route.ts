@@ -2,7 +2,7 @@ import { handler, json, parse, readJson } from "@/lib/api/http";
 import { createWorkflow, CreateWorkflowBody, workflowSummaries } from "@/lib/api/workflows";
 import { getRuntime } from "@/lib/runtime";
 
-export const GET = handler(async () => json({ workflows: workflowSummaries() }));
+export const GET = handler(async () => json({ workflows: await workflowSummaries(await getRuntime()) }));
 
 /** Define a workflow from Mermaid, JSON or YAML: 201 with its description, 422 with line-numbered issues. */
 export const POST = handler(async (req: Request) => {
