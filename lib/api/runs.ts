@@ -46,12 +46,14 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown, id
     }
   }
   const id = randomUUID();
-  await recordPrincipal(rt, id, principal);
+  // recorded first (its first step may run code at once), once the input is known to be taken: a refused start writes nothing
+  const taken = findWorkflow(workflow)!.input.safeParse(merged ?? {}).success;
+  if (taken) await recordPrincipal(rt, id, principal);
   let out;
   try {
     out = await rt.engine.start(workflow, merged ?? {}, { id, idempotency });
   } catch (e) {
-    if (principal) await rt.db.runPrincipal.deleteMany({ where: { runId: id } }).catch(() => {});
+    if (principal && taken) await rt.db.runPrincipal.deleteMany({ where: { runId: id } }).catch(() => {});
     throw e;
   }
   return runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) });
