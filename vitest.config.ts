@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["test/**/*.test.ts"],
+    // builds @switchyard/client's dist/ when it is missing or stale (scripts/build-client.mjs)
+    globalSetup: ["test/support/client-dist.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

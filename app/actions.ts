@@ -1,6 +1,8 @@
 "use server";
 import { requireRole } from "@/app/session";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { principalKeyOf } from "@/lib/api/who";
 import { z } from "zod";
 import { startRun } from "@/lib/api/runs";
 import { isEngineError } from "@/lib/engine/errors";
@@ -20,7 +22,7 @@ const NewRunForm = z.object({
 
 /** Start a run from the dashboard form: either the per-field inputs or the JSON input. */
 export async function startRunAction(_prev: FormState, form: FormData): Promise<FormState> {
-  await requireRole("operator");
+  const who = await requireRole("operator");
   const parsed = NewRunForm.safeParse({ workflow: form.get("workflow"), json: form.get("json") ?? undefined });
   if (!parsed.success) {
     return { ok: false, fieldErrors: Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? "form"), i.message])) };
@@ -40,7 +42,7 @@ export async function startRunAction(_prev: FormState, form: FormData): Promise<
   }
   let id: string;
   try {
-    id = (await startRun(await getRuntime(), parsed.data.workflow, input)).id;
+    id = (await startRun(await getRuntime(), parsed.data.workflow, input, undefined, principalKeyOf(who, await headers()))).id;
   } catch (e) {
     if (isEngineError(e)) {
       const issues = (e.details as { path: PropertyKey[]; message: string }[] | undefined) ?? [];

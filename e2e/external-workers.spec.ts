@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { Switchyard, SwitchyardError, TaskFailure, type Review, type Run, type Task } from "../clients/typescript/index.ts";
+import { Switchyard, SwitchyardError, TaskFailure, type Review, type Run, type Task } from "@switchyard/client";
 
 const stamp = Date.now().toString(36);
 const TSX = path.resolve("node_modules/.bin/tsx");
@@ -191,6 +191,13 @@ test.describe("the client and the example workers on the suite's server", () => 
     expect(done.status).toBe("completed");
     expect(done.state).toEqual(["DONE"]);
     expect(stepOf(done, "NOTIFY")!.output).toEqual({ notified: true, by: "py-e2e", language: "python", post: draft, published: null, attempt: 1 });
+    // the worker knows its task's id; viewers do not: neither the run page nor the run's document shows it
+    const taskId = /task (\S+) completed/.exec(py.out)![1]!;
+    expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
+    const page = await request.get(`/runs/${run.id}`);
+    expect(page.status()).toBe(200);
+    expect(await page.text()).not.toContain(taskId);
+    expect(await (await request.get(`/api/runs/${run.id}`)).text()).not.toContain(taskId);
   });
 
   test("the Python example worker fails a task it cannot do: the step fails and the run takes on_error", async ({ request, baseURL }) => {
@@ -296,6 +303,7 @@ test.describe("with accounts on and a short lease (own server)", () => {
   let dir: string;
   let workerToken = "";
   let adminToken = "";
+  let boundToken = "";
 
   test.beforeAll(async () => {
     test.setTimeout(150_000);
@@ -310,6 +318,10 @@ test.describe("with accounts on and a short lease (own server)", () => {
     workerToken = tokenOf(w.stdout);
     const a = user("token", "--name", "ana", "--label", "ops", "--role", "admin");
     adminToken = tokenOf(a.stdout);
+    // a worker token bound to one queue (`--queues`)
+    const bound = user("token", "--name", "ana", "--label", "notifier", "--role", "worker", "--queues", "auth-notify");
+    expect(bound.stdout, bound.stderr).toContain("queues auth-notify");
+    boundToken = tokenOf(bound.stdout);
     expect(workerToken).toMatch(/^sy_/);
     server = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: "ignore", detached: true });
     for (let i = 0; i < 1200; i++) {
@@ -337,15 +349,20 @@ test.describe("with accounts on and a short lease (own server)", () => {
     const refused = await worker.startRun("auth-notify", {}).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SwitchyardError);
     expect((refused as SwitchyardError).status).toBe(403);
+    // the queue-bound token may not claim from another queue
+    const elsewhere = await new Switchyard({ baseUrl: BASE, token: boundToken }).claimTask("slow", "bound").catch((e: unknown) => e);
+    expect(elsewhere).toMatchObject({ status: 403, code: "queue_not_allowed" });
     const anonymous = await new Switchyard({ baseUrl: BASE }).claimTask("auth-notify", "nobody").catch((e: unknown) => e);
     expect((anonymous as SwitchyardError).status).toBe(401);
     // the loop does not spin on a refusal: it rejects with it
     await expect(new Switchyard({ baseUrl: BASE }).work("auth-notify", () => null, { worker: "nobody", waitMs: 100 })).rejects.toMatchObject({ status: 401 });
 
-    const py = await runProgram("python3", ["examples/python/worker.py", "--queue", "auth-notify", "--once", "--timeout", "30", "--worker", "py-token"], { SWITCHYARD_URL: BASE, SWITCHYARD_TOKEN: workerToken });
+    const py = await runProgram("python3", ["examples/python/worker.py", "--queue", "auth-notify", "--once", "--timeout", "30", "--worker", "py-token"], { SWITCHYARD_URL: BASE, SWITCHYARD_TOKEN: boundToken });
     expect(py.code, py.out).toBe(0);
     const done = await admin.waitForRun(run.id, { timeoutMs: 15_000 });
     expect(stepOf(done, "NOTIFY")!.output).toMatchObject({ notified: true, by: "py-token", post: "members only" });
+    // credited to the token that completed it, not to the name the worker gave
+    expect((done.context as { steps: Record<string, { by?: string }> }).steps.NOTIFY!.by).toBe("worker ana (token notifier)");
   });
 
   test("heartbeats keep a task that takes three leases; without them another worker gets it and the late result is refused", async () => {

@@ -3,10 +3,13 @@
 // run's start in epoch ms). Only those older than a day go: a run still going on the same
 // server keeps its own, and the last runs' data stays around for a look after a failure.
 import pg from "pg";
+import { buildClient } from "../scripts/build-client.mjs";
 
 const KEEP_MS = 24 * 3_600_000;
 
 export default async function globalSetup(): Promise<void> {
+  // the specs import @switchyard/client: its dist/, built when missing or stale
+  buildClient();
   const url = process.env.E2E_DB_URL ?? "";
   const masked = url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
   if (process.env.E2E_DB !== "postgres") {

@@ -40,6 +40,8 @@ export interface ClaimedTask {
   runId: string;
   stage: string;
   attempt: number;
+  /** the claim's lease: complete, fail and heartbeat send it */
+  leaseToken: string;
   input: { steps: Record<string, { output?: unknown }> };
 }
 
@@ -52,6 +54,6 @@ export async function claimTask(request: APIRequestContext, queue: string, worke
 
 /** Complete a claimed task as the worker that holds it; the completion must be accepted. */
 export async function completeTask(request: APIRequestContext, task: ClaimedTask, worker: string, output: unknown): Promise<void> {
-  const done = await request.post(`/api/tasks/${task.id}/complete`, { data: { output, worker, attempt: task.attempt } });
+  const done = await request.post(`/api/tasks/${task.id}/complete`, { data: { output, leaseToken: task.leaseToken, worker, attempt: task.attempt } });
   expect(done.status()).toBe(200);
 }

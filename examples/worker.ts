@@ -1,4 +1,4 @@
-// An external worker for Switchyard in TypeScript, on the client in clients/typescript.
+// An external worker for Switchyard in TypeScript, on the package @switchyard/client (clients/typescript).
 //
 //   SWITCHYARD_URL=http://localhost:3000 npx tsx examples/worker.ts --queue publisher
 //   SWITCHYARD_TOKEN=sy_...   # with accounts on: an API token with the worker role
@@ -10,7 +10,7 @@
 // { notified: true, … }. Replace `notify` with your own work.
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { Switchyard, TaskFailure, type TaskContext } from "../clients/typescript/index.ts";
+import { Switchyard, TaskFailure, type TaskContext } from "@switchyard/client";
 
 const { values: args } = parseArgs({
   options: {

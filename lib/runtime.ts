@@ -26,6 +26,8 @@ import type { RunStore } from "./engine/store/types";
 import { WebhookDispatcher, type WebhookDispatcherOptions } from "./hooks/webhooks";
 import { loadUserWorkflows } from "./flows/store";
 import { stepEffects } from "./steps/effects";
+import { configureSandbox, queuePerPrincipalFromEnv } from "./sandbox";
+import { principalScoped, principalsIn } from "./sandbox/principal";
 import { currentIn, externalStep } from "./tasks/effect";
 import { leaseFromEnv, TaskQueue } from "./tasks/queue";
 import { externalRoutesFromEnv, routeEffects } from "./tasks/settings";
@@ -247,7 +249,10 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
   // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
   const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks), env });
-  const effectsOf = (id: string) => effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} });
+  // each effect runs in its run's scope: code it sends to the sandbox counts against whoever started the run
+  configureSandbox({ maxQueuedPerPrincipal: queuePerPrincipalFromEnv(env) });
+  const scoped = principalScoped(principalsIn(db));
+  const effectsOf = (id: string) => scoped(effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} }));
   const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({
     store,

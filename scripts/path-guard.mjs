@@ -1,7 +1,9 @@
 // Preloaded into the web server (npm start): a request whose path is not valid percent-encoding
 // (/api/runs/%c0%ae) is answered 400 with a message before Next.js sees it. Next.js 16.4's
 // router throws on such a path before any of the app's code (proxy or route handler) runs and
-// answers 500. Every other request passes through untouched.
+// answers 500. Every other request passes through, stamped with the address its connection came
+// from (x-switchyard-client-address, replacing any a client sent): per-client limits read it
+// (lib/api/who.ts).
 import http from "node:http";
 
 export function badPath(url) {
@@ -23,5 +25,6 @@ http.Server.prototype.emit = function (event, req, res, ...rest) {
     res.end(api ? JSON.stringify({ error: "bad_path", message }) : `400 Bad Request: ${message}\n`);
     return true;
   }
+  if (event === "request" && req?.headers) req.headers["x-switchyard-client-address"] = req.socket?.remoteAddress ?? "";
   return emit.call(this, event, req, res, ...rest);
 };

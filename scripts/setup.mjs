@@ -1,6 +1,6 @@
-// npm run setup — install, generate the Prisma clients, create or migrate the database,
-// make sure Chromium is there for the browser tests, and build. Downloads nothing but npm
-// and Debian packages; safe to run again.
+// npm run setup — install, generate the Prisma clients, build the TypeScript client package
+// (clients/typescript/dist), create or migrate the database, make sure Chromium is there for the
+// browser tests, and build. Downloads nothing but npm and Debian packages; safe to run again.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
@@ -24,6 +24,8 @@ if (major < 20) {
 // `npm ci` cannot work here (the registry serves no non-Linux optional packages); `npm install` honours the lockfile
 if (!process.env.SWITCHYARD_SKIP_INSTALL) run("npm install", "npm", ["install", "--no-audit", "--no-fund"]);
 run("generate Prisma clients", process.execPath, ["scripts/prisma-generate.mjs"]);
+// @switchyard/client (clients/typescript): its dist/ (JavaScript and types) is built here, not committed
+run("build the TypeScript client (@switchyard/client)", process.execPath, ["scripts/build-client.mjs", "--always"]);
 run("migrate the database", process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"]);
 // the shipped user guide, so that a first start has something to search (duplicates are skipped)
 // docs/guide and each workflow's own guide page (workflows/<id>/guide.md)

@@ -1,7 +1,9 @@
 // npm run user -- <command> — accounts for SWITCHYARD_AUTH=on, on DATABASE_URL:
 //   add --name <name> --role viewer|reviewer|operator|admin   (password from SWITCHYARD_PASSWORD, else asked)
-//   token --name <user> --label <label> --role <role|worker>   (prints the token once; worker: /api/tasks/* only)
+//   token --name <user> --label <label> --role <role|worker> [--queues a,b]   (prints the token once;
+//         worker: /api/tasks/* only; --queues: a worker token that may claim from these queues only)
 //   revoke <token id>
+//   unlock --name <name>   (clears the sign-in lockout of that name: it may try again at once)
 //   list
 import "dotenv/config";
 import { createInterface } from "node:readline/promises";
@@ -13,14 +15,22 @@ import { createRuntime } from "../lib/runtime";
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),
   allowPositionals: true,
-  options: { name: { type: "string" }, role: { type: "string" }, label: { type: "string" } },
+  options: { name: { type: "string" }, role: { type: "string" }, label: { type: "string" }, queues: { type: "string" } },
 });
 const [command, arg] = positionals;
 const usage = () => {
-  console.error("usage: npm run user -- add --name <name> --role <viewer|reviewer|operator|admin>\n       npm run user -- token --name <user> --label <label> --role <viewer|reviewer|operator|admin|worker>\n       npm run user -- revoke <token id>\n       npm run user -- list");
+  console.error(
+    [
+      "usage: npm run user -- add --name <name> --role <viewer|reviewer|operator|admin>",
+      "       npm run user -- token --name <user> --label <label> --role <viewer|reviewer|operator|admin|worker> [--queues a,b]",
+      "       npm run user -- revoke <token id>",
+      "       npm run user -- unlock --name <name>",
+      "       npm run user -- list",
+    ].join("\n"),
+  );
   process.exit(2);
 };
-if (!command || !["add", "token", "revoke", "list"].includes(command)) usage();
+if (!command || !["add", "token", "revoke", "unlock", "list"].includes(command)) usage();
 
 const rt = await createRuntime({ migrate: migrateDatabase, resume: false, outboxIntervalMs: 0, alerts: { start: false }, retention: null });
 try {
@@ -36,15 +46,20 @@ try {
     console.log(`user ${u.name} (${u.role}) created`);
   } else if (command === "token") {
     if (!values.name || !values.label || !isTokenRole(values.role)) usage();
-    const t = await rt.accounts.createToken(values.name!, values.label!, values.role as never);
-    console.log(`token ${t.id} (${values.role}) for ${values.name}; shown once:\n${t.token}`);
+    const queues = values.queues === undefined ? undefined : values.queues.split(",").map((q) => q.trim()).filter(Boolean);
+    const t = await rt.accounts.createToken(values.name!, values.label!, values.role as never, queues);
+    console.log(`token ${t.id} (${values.role}${queues ? `, queues ${queues.join(", ")}` : ""}) for ${values.name}; shown once:\n${t.token}`);
+  } else if (command === "unlock") {
+    if (!values.name) usage();
+    const cleared = await rt.accounts.unlock(values.name!);
+    console.log(cleared ? `sign-in lockout of ${values.name} cleared` : `no failed sign-ins counted for ${values.name}: nothing to clear`);
   } else if (command === "revoke") {
     if (!arg) usage();
     await rt.accounts.revokeToken(arg!);
     console.log(`token ${arg} revoked`);
   } else {
     for (const u of await rt.db.user.findMany({ orderBy: { name: "asc" } })) console.log(`${u.name}\t${u.role}${u.disabled ? "\tdisabled" : ""}`);
-    for (const t of await rt.db.apiToken.findMany({ orderBy: { createdAt: "asc" } })) console.log(`token ${t.id}\t${t.name}\t${t.role}${t.revokedAt ? "\trevoked" : ""}`);
+    for (const t of await rt.db.apiToken.findMany({ orderBy: { createdAt: "asc" } })) console.log(`token ${t.id}\t${t.name}\t${t.role}${t.queues ? `\tqueues ${(JSON.parse(t.queues) as string[]).join(",")}` : ""}${t.revokedAt ? "\trevoked" : ""}`);
   }
 } catch (e) {
   console.error(`error: ${(e as Error).message}`);

@@ -139,6 +139,16 @@ describe("accounts on", () => {
     const { getRuntime } = await import("../lib/runtime");
     const rt = await getRuntime();
     await expect(rt.accounts.createToken("reviewer-user", "w", "worker")).rejects.toThrow(/worker token needs an operator or admin/);
+    // a worker token bound to queues claims from those only; only a worker token carries queues
+    const bound = (await rt.accounts.createToken("operator-user", "publisher-bot", "worker", ["publisher", "auth-test"])).token;
+    const asBound = { authorization: `Bearer ${bound}` };
+    expect((await call(claim, "POST", asBound, { queue: "auth-test", worker: "w" })).status).toBe(204);
+    const refused = await call(claim, "POST", asBound, { queue: "payroll", worker: "w" });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: "queue_not_allowed", error: "token publisher-bot of operator-user may claim from publisher, auth-test only, not from payroll" });
+    await expect(rt.accounts.createToken("operator-user", "x", "operator", ["publisher"])).rejects.toThrow(/only a worker token carries queues/);
+    await expect(rt.accounts.createToken("operator-user", "x", "worker", ["Bad Queue"])).rejects.toThrow(/queues: "Bad Queue": a queue name/);
+    await expect(rt.accounts.createToken("operator-user", "x", "worker", [])).rejects.toThrow(/name at least one queue/);
   });
 
   it("a decision is recorded as the signed-in person's; an operator starts runs but a reviewer cannot", async () => {

@@ -1,15 +1,17 @@
-// The TypeScript client (clients/typescript) against the real route handlers, in process: its
-// fetch is routed to app/api/**/route.ts with Request/Response, so every body it sends passes the
-// server's own validation (unknown fields are a 422) and every answer is the server's. Reviews:
-// list, get, decide, a refusal as SwitchyardError; runs; the worker loop on an external step
-// (complete, a retryable failure offered again, a permanent one taking on_error, a clean stop).
-// e2e/external-workers.spec.ts runs the same against a built server with the example workers.
+// @switchyard/client (clients/typescript, imported as the package: its built dist/) against a real
+// server: the app's route handlers behind an HTTP server in this process (test/support/app-server.ts),
+// so every body it sends passes the server's own validation (unknown fields are a 422) and every
+// answer is the server's, over TCP. Reviews: list, get, decide, a refusal as SwitchyardError; runs;
+// the worker loop on an external step (complete, a retryable failure offered again, a permanent one
+// taking on_error, a clean stop, 4 at a time over many tasks, each completed exactly once).
+// e2e/external-workers.spec.ts runs the example workers against a built server.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { DecisionBody, ReviewListQuery, StartRunBody } from "../lib/api/schemas";
-import { Switchyard, SwitchyardError, TaskFailure, type DecisionPayload, type Run, type Task } from "../clients/typescript/index.ts";
+import { Switchyard, SwitchyardError, TaskFailure, type DecisionPayload, type Run, type Task } from "@switchyard/client";
 import { flush, workflowRuntime } from "./helpers";
+import { serveApp, type AppServer } from "./support/app-server";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 
@@ -34,48 +36,27 @@ steps:
     on_error: FAILED
 `;
 
-type Route = Record<string, (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>>;
-const ROUTES: [RegExp, string][] = [
-  [/^\/api\/runs$/, "../app/api/runs/route"],
-  [/^\/api\/runs\/(?<id>[^/]+)$/, "../app/api/runs/[id]/route"],
-  [/^\/api\/runs\/(?<id>[^/]+)\/events$/, "../app/api/runs/[id]/events/route"],
-  [/^\/api\/reviews$/, "../app/api/reviews/route"],
-  [/^\/api\/reviews\/(?<id>[^/]+)$/, "../app/api/reviews/[id]/route"],
-  [/^\/api\/reviews\/(?<id>[^/]+)\/decision$/, "../app/api/reviews/[id]/decision/route"],
-  [/^\/api\/tasks\/claim$/, "../app/api/tasks/claim/route"],
-  [/^\/api\/tasks\/(?<id>[^/]+)\/heartbeat$/, "../app/api/tasks/[id]/heartbeat/route"],
-  [/^\/api\/tasks\/(?<id>[^/]+)\/complete$/, "../app/api/tasks/[id]/complete/route"],
-  [/^\/api\/tasks\/(?<id>[^/]+)\/fail$/, "../app/api/tasks/[id]/fail/route"],
-];
-
-/** fetch, answered by the app's route handlers */
+/** fetch over the network, recording what the client sent */
 const sent: { method: string; path: string; body: unknown }[] = [];
-const routed: typeof fetch = async (input, init) => {
-  const req = new Request(input as string, init);
-  const url = new URL(req.url);
-  for (const [re, mod] of ROUTES) {
-    const m = re.exec(url.pathname);
-    if (!m) continue;
-    const route = (await import(/* @vite-ignore */ mod)) as Route;
-    const fn = route[req.method];
-    if (!fn) return new Response(null, { status: 405 });
-    sent.push({ method: req.method, path: url.pathname, body: req.method === "GET" ? undefined : await req.clone().json().catch(() => undefined) });
-    return fn(req, { params: Promise.resolve({ ...m.groups }) });
-  }
-  return new Response(JSON.stringify({ error: `no route ${url.pathname}` }), { status: 404 });
+const recording: typeof fetch = async (input, init) => {
+  const url = new URL(String(input));
+  sent.push({ method: init?.method ?? "GET", path: url.pathname, body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined });
+  return fetch(input, init);
 };
 
 let rt: Runtime & { clock: ManualClock };
+let server: AppServer;
 let client: Switchyard;
 
 beforeAll(async () => {
   rt = await workflowRuntime("conversation", { seedGuide: false });
   await saveUserWorkflow(rt.db, "yaml", REVIEW_FLOW);
   await saveUserWorkflow(rt.db, "yaml", EXTERNAL_FLOW);
-  (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt);
-  client = new Switchyard({ baseUrl: "http://switchyard.test/", fetch: routed });
+  server = await serveApp(rt);
+  client = new Switchyard({ baseUrl: `${server.url}/`, fetch: recording });
 });
 afterAll(async () => {
+  await server?.close();
   await rt?.close();
 });
 
@@ -163,10 +144,11 @@ describe("the worker loop on an external step", () => {
     expect(steps(done[1]!).NOTIFY!.output).toEqual({ sent: "flaky", attempt: 2 });
     expect(done[2]!.state).toEqual(["FAILED"]);
     expect(steps(done[2]!).NOTIFY!.error!.message).toMatch(/no such channel/);
-    // the loop spoke for its claim in every report: worker name and attempt
+    // the loop spoke for its claim in every report: the claim's lease token (worker name and attempt for information)
     const reports = sent.filter((s) => /\/api\/tasks\/[^/]+\/(complete|fail)$/.test(s.path));
     expect(reports).toHaveLength(4);
-    for (const r of reports) expect(r.body).toMatchObject({ worker: "vitest", attempt: expect.any(Number) });
+    for (const r of reports) expect(r.body).toMatchObject({ leaseToken: expect.stringMatching(/^lease_/), worker: "vitest", attempt: expect.any(Number) });
+    expect(new Set(reports.map((r) => (r.body as { leaseToken: string }).leaseToken)).size).toBe(4);
     expect(reports.filter((r) => r.path.endsWith("/fail")).map((r) => (r.body as { retryable: boolean }).retryable).sort()).toEqual([false, true]);
   });
 
@@ -195,18 +177,54 @@ describe("the worker loop on an external step", () => {
     // the other task is still queued for the next worker
     const next = await client.claimTask("client-q", "next", 5_000);
     expect(next).toMatchObject({ runId: second.id, attempt: 1 });
-    await client.complete(next!.id, { sent: "later" }, { worker: "next", attempt: 1 });
+    await client.complete(next!, { sent: "later" }, { worker: "next" });
   });
 
-  it("completing twice is a no-op; a claim the server refuses rejects work()", async () => {
+  it("completing twice is a no-op; a call without the lease or with another's is refused; a claim the server refuses rejects work()", async () => {
     const run = await client.startRun("client-external", { text: "twice" });
     const task = await client.claimTask("client-q", "manual", 1_000);
-    expect(task).toMatchObject({ runId: run.id, stage: "NOTIFY", attempt: 1, leaseMs: expect.any(Number) });
-    const first = await client.complete(task!.id, { n: 1 }, { worker: "manual", attempt: 1 });
-    const second = await client.complete(task!.id, { n: 2 }, { worker: "manual", attempt: 1 });
+    expect(task).toMatchObject({ runId: run.id, stage: "NOTIFY", attempt: 1, leaseMs: expect.any(Number), leaseToken: expect.stringMatching(/^lease_/) });
+    // by its id alone the client cannot speak for the claim
+    await expect(client.complete(task!.id, { n: 0 })).rejects.toThrow(/lease token is needed/);
+    expect(await client.heartbeat(task!.id, { leaseToken: "lease_someone-else" }).catch((e: unknown) => e)).toMatchObject({ status: 409, code: "lease_lost" });
+    expect(await client.heartbeat(task!)).toMatchObject({ id: task!.id, attempt: 1 });
+    const first = await client.complete(task!, { n: 1 }, { worker: "manual" });
+    const second = await client.complete(task!.id, { n: 2 }, { leaseToken: task!.leaseToken });
     expect(second).toEqual(first);
     expect(steps(await client.waitForRun(run.id, { timeoutMs: 15_000, intervalMs: 20 })).NOTIFY!.output).toEqual({ n: 1 });
     expect(await client.claimTask("client-q", "manual", 0)).toBeNull();
     await expect(client.work("Not A Queue", () => null, { worker: "w", waitMs: 0 })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it("four at a time over many tasks: each task is claimed once and completed exactly once", async () => {
+    const runs = await Promise.all(Array.from({ length: 24 }, (_, n) => client.startRun("client-external", { text: `many ${n}` })));
+    const stop = new AbortController();
+    const handled: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    // the first four handlers wait for each other: four slots must be working side by side
+    let fourInHand!: () => void;
+    const barrier = new Promise<void>((r) => (fourInHand = r));
+    const working = client.work(
+      "client-q",
+      async (input, { task }) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        handled.push(task.id);
+        if (handled.length === 4) fourInHand();
+        if (handled.length <= 4) await barrier;
+        inFlight--;
+        return { echoed: (input as { input: { text: string } }).input.text };
+      },
+      { worker: "many", waitMs: 500, concurrency: 4, signal: stop.signal },
+    );
+    const done = await Promise.all(runs.map((r) => client.waitForRun(r.id, { timeoutMs: 30_000, intervalMs: 20 })));
+    stop.abort();
+    const stats = await working;
+    expect(stats).toEqual({ claimed: 24, completed: 24, failed: 0, lost: 0 });
+    expect(most).toBe(4);
+    expect(new Set(handled).size).toBe(24);
+    expect(done.map((r) => steps(r).NOTIFY!.output)).toEqual(runs.map((_, n) => ({ echoed: `many ${n}` })));
+    for (const r of runs) expect(await rt.tasks.store.list({ runId: r.id })).toEqual([expect.objectContaining({ status: "done", attempt: 1, settledBy: "many" })]);
   });
 });

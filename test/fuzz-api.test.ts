@@ -584,7 +584,11 @@ function phaseA(): Endpoint[] {
   };
   const abort: BodySpec = { template: { reason: "fuzz" }, strict: true, required: [], bad: { reason: fc.oneof(nonString, longString(2_001)) }, optional: true };
   // external workers (issue 22): no real task id is ever sent, so nothing may be claimed, completed or failed
-  const fence = { worker: fc.oneof(nonString, fc.constantFrom("", "   "), longString(201)), attempt: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5), fc.constant(new Raw("1e400"))) };
+  const fence = {
+    leaseToken: fc.oneof(nonString, fc.constant(""), longString(201)),
+    worker: fc.oneof(nonString, fc.constantFrom("", "   "), longString(201)),
+    attempt: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5), fc.constant(new Raw("1e400"))),
+  };
   const claim: BodySpec = {
     template: { queue: "fuzz-queue", worker: "fuzz", waitMs: 0 },
     strict: true,
@@ -595,12 +599,12 @@ function phaseA(): Endpoint[] {
       waitMs: fc.oneof(nonNumber, fc.constantFrom(-1, 1.5, 30_001), fc.constant(new Raw("1e400"))),
     },
   };
-  const heartbeat: BodySpec = { template: { worker: "fuzz", attempt: 1 }, strict: true, required: [], bad: fence, optional: true };
-  const complete: BodySpec = { template: { output: { sent: true }, worker: "fuzz", attempt: 1 }, strict: true, required: ["output"], bad: fence };
+  const heartbeat: BodySpec = { template: { leaseToken: "lease_fuzz", worker: "fuzz", attempt: 1 }, strict: true, required: ["leaseToken"], bad: fence };
+  const complete: BodySpec = { template: { output: { sent: true }, leaseToken: "lease_fuzz", worker: "fuzz", attempt: 1 }, strict: true, required: ["output", "leaseToken"], bad: fence };
   const failTask: BodySpec = {
-    template: { error: "boom", retryable: true, worker: "fuzz", attempt: 1 },
+    template: { error: "boom", retryable: true, leaseToken: "lease_fuzz", worker: "fuzz", attempt: 1 },
     strict: true,
-    required: ["error", "retryable"],
+    required: ["error", "retryable", "leaseToken"],
     bad: { error: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom("", "   "), longString(10_001), fc.constant({ message: "x", category: "lower" }), fc.constant({ msg: "x" })), retryable: nonBool, ...fence },
   };
   const fork: BodySpec = {

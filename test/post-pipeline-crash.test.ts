@@ -84,7 +84,7 @@ describe("SIGKILL in the post pipeline", () => {
     // a worker completes NOTIFY; the run ends, and still nothing more was sent
     const task = await rt.tasks.claim("publisher", "mailer-1", 5_000);
     expect(task).toMatchObject({ runId, stage: "NOTIFY" });
-    await rt.tasks.complete(task!.id, { notified: true }, { worker: "mailer-1", attempt: task!.attempt });
+    await rt.tasks.complete(task!.id, { notified: true }, { leaseToken: task!.leaseToken });
     expect((await rt.engine.waitFor(runId, (r) => r.status === "completed")).state).toEqual(["DONE"]);
     expect(rx.requests).toHaveLength(1);
   }, 60_000);

@@ -130,7 +130,7 @@ describe("the issue's post pipeline through the API", () => {
     const claimed = await read(await api.claim.POST(as("mailer", "/api/tasks/claim", { queue: "publisher", worker: "mailer-1", waitMs: 5_000 })));
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
     expect(claimed.body).toMatchObject({ runId: run.id, stage: "NOTIFY" });
-    const completed = await read(await api.complete.POST(as("mailer", `/api/tasks/${claimed.body.id}/complete`, { output: { notified: ["list@example.org"] }, worker: "mailer-1" }), params({ id: claimed.body.id })));
+    const completed = await read(await api.complete.POST(as("mailer", `/api/tasks/${claimed.body.id}/complete`, { output: { notified: ["list@example.org"] }, leaseToken: claimed.body.leaseToken, worker: "mailer-1" }), params({ id: claimed.body.id })));
     expect(completed.status, JSON.stringify(completed.body)).toBe(200);
     await rt.engine.waitFor(run.id, (r) => r.status === "completed");
     const final = await read(await api.run.GET(as("ana", `/api/runs/${run.id}`), params({ id: run.id })));

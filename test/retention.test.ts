@@ -104,7 +104,7 @@ describe("retention", () => {
 // scheduled job prunes on the clock.
 
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
-const TABLES = ["Run", "Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery"];
+const TABLES = ["Run", "Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery", "RunPrincipal"];
 const passes = new Map<string, { result: PruneResult; left: Record<string, string[]> }>();
 
 /** A run written in commits at the given ages (days before NOW): one transition and snapshot per commit. */
@@ -131,6 +131,7 @@ async function aged(db: TestDb, id: string, ages: number[], over: Partial<RunRow
   }
   await modelCall(db, { id: `${id}-call`, runId: id, at: NOW - ages[0] * DAY, prompt: 10 });
   await db.sql(`INSERT INTO "WebhookDelivery" ("id","webhookId","runId","hook","body","status","attempts","createdAt") VALUES (?,?,?,?,?,?,?,?)`, [`${id}-hook`, "w1", id, "on_transition", "{}", "delivered", 1, db.date(NOW - ages[0] * DAY)]);
+  await db.sql(`INSERT INTO "RunPrincipal" ("runId","principal","createdAt") VALUES (?,?,?)`, [id, "addr:127.0.0.1", NOW - ages[0] * DAY]);
 }
 
 async function seedRetention(db: TestDb) {
@@ -146,7 +147,7 @@ async function seedRetention(db: TestDb) {
 async function leftRows(db: TestDb): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const t of TABLES) {
-    const key = t === "Run" ? `"id"` : t === "Transition" || t === "Snapshot" ? `"runId" || ':' || CAST("seq" AS TEXT)` : t === "Timer" || t === "Artifact" ? `"runId" || ':' || ${t === "Timer" ? `"id"` : `"name"`}` : `"id"`;
+    const key = t === "Run" ? `"id"` : t === "Transition" || t === "Snapshot" ? `"runId" || ':' || CAST("seq" AS TEXT)` : t === "Timer" || t === "Artifact" ? `"runId" || ':' || ${t === "Timer" ? `"id"` : `"name"`}` : t === "RunPrincipal" ? `"runId"` : `"id"`;
     out[t] = (await db.sql(`SELECT ${key} AS "k" FROM "${t}"`)).rows.map((r) => String(r.k)).sort();
   }
   return out;
@@ -175,7 +176,7 @@ for (const database of DATABASES) {
         // recent-done's first snapshot, and the first two of each live run
         snapshots: 5,
         // three runs of 3, 2 and 1 commits: a transition, a snapshot and a timer per commit
-        rows: { Run: 3, Transition: 6, Snapshot: 6 + 5, Timer: 6, Review: 3, Artifact: 3, ModelCall: 3, WebhookDelivery: 3, IdempotencyKey: 0 },
+        rows: { Run: 3, Transition: 6, Snapshot: 6 + 5, Timer: 6, Review: 3, Artifact: 3, ModelCall: 3, WebhookDelivery: 3, RunPrincipal: 3, IdempotencyKey: 0 },
         cutoff: new Date(NOW - 30 * DAY).toISOString(),
       });
       const left = await leftRows(db);

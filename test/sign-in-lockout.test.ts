@@ -1,6 +1,9 @@
 // The sign-in lockout (5 failures per name per 15 min) holds under a burst of parallel attempts,
 // on SQLite and on PostgreSQL: each attempt takes its slot in the database before its password
-// is checked, so at most 5 passwords are checked and the right one afterwards is refused.
+// is checked, so at most 5 passwords are checked and the right one afterwards is refused. The
+// lockout lives in the database: a restart does not clear it, an admin does (`npm run user --
+// unlock --name X`).
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Accounts, FAILURE_WINDOW_MS, MAX_FAILURES, TooManyAttempts } from "../lib/auth/accounts";
 import { prismaOnSqlite, type Db } from "../lib/db/client";
@@ -14,6 +17,8 @@ for (const database of DATABASES.slice(0, 2)) {
   describe(`sign-in lockout: ${database.name}`, () => {
     const h = opened(database, "sign-in lockout");
     let db: Db | null = null;
+    let url = "";
+    let dialect = "";
     let skipped = false;
 
     beforeAll(async () => {
@@ -23,6 +28,8 @@ for (const database of DATABASES.slice(0, 2)) {
         return;
       }
       db = t.dialect === "sqlite" ? await prismaOnSqlite(t.ports.sqlite!) : prismaOnPostgres(pgTarget(t.url), 8);
+      url = t.url;
+      dialect = t.dialect;
     }, 60_000);
     afterAll(async () => {
       await db?.$disconnect();
@@ -68,5 +75,26 @@ for (const database of DATABASES.slice(0, 2)) {
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES);
       await expect(b.signIn("shared-user", "right-password-123")).rejects.toBeInstanceOf(TooManyAttempts);
     });
+
+    it("a locked-out name stays locked for a new process (the lockout is in the database) until an admin clears it", async ({ skip }) => {
+      if (skipped) skip();
+      const clock = new ManualClock(T0 + 20 * FAILURE_WINDOW_MS);
+      const before = new Accounts(db!, clock);
+      await before.createUser({ name: "locked-user", password: "right-password-123", role: "viewer" });
+      await burst(before, "locked-user");
+      // "a restart": another Accounts on the same database still refuses the right password
+      const after = new Accounts(db!, clock);
+      await expect(after.signIn("locked-user", "right-password-123")).rejects.toBeInstanceOf(TooManyAttempts);
+      if (dialect === "sqlite") {
+        // the admin's command, as a process of its own on DATABASE_URL
+        const out = spawnSync(process.execPath, ["--import", "tsx", "scripts/user.ts", "unlock", "--name", "locked-user"], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 60_000 });
+        expect(out.status, out.stderr).toBe(0);
+        expect(out.stdout).toContain("sign-in lockout of locked-user cleared");
+      } else {
+        expect(await after.unlock("locked-user")).toBe(true);
+      }
+      expect(await after.signIn("locked-user", "right-password-123")).not.toBeNull();
+      expect(await after.unlock("locked-user")).toBe(false);
+    }, 90_000);
   });
 }

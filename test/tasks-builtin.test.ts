@@ -37,7 +37,7 @@ const plan: Plan = {
 const fixedPlan = async () => ({ plan, missionId: "DR-20261123-001", rationale: "test plan", adapter: "test", tokens: 5 });
 const settled = (r: RunView) => r.status !== "running";
 
-type Claimed = { id: string; runId: string; stage: string; input: { task: Task; topic: string; attempt: number }; attempt: number };
+type Claimed = { id: string; runId: string; stage: string; input: { task: Task; topic: string; attempt: number }; attempt: number; leaseToken: string };
 
 /** A worker over the HTTP routes: answers each task with `answer` until stopped. */
 function worker(answer: (t: Claimed) => unknown, queue = "research-agents") {
@@ -51,7 +51,7 @@ function worker(answer: (t: Claimed) => unknown, queue = "research-agents") {
       if (res.status === 204) continue;
       const t = (await res.json()) as Claimed;
       seen.push(t);
-      const out = await complete.POST(new Request(`http://localhost:3000/api/tasks/${t.id}/complete`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json" }, body: JSON.stringify({ output: answer(t), worker: "team-agent", attempt: t.attempt }) }), { params: Promise.resolve({ id: t.id }) });
+      const out = await complete.POST(new Request(`http://localhost:3000/api/tasks/${t.id}/complete`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json" }, body: JSON.stringify({ output: answer(t), leaseToken: t.leaseToken, worker: "team-agent", attempt: t.attempt }) }), { params: Promise.resolve({ id: t.id }) });
       expect(out.status).toBe(200);
     }
   })();

@@ -8,6 +8,7 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scratch";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { createRuntime, type Role, type Runtime } from "../lib/runtime";
+import { leaseHashOf } from "../lib/tasks/store";
 
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -84,7 +85,7 @@ describe("external workers in cluster mode", () => {
     for (let i = 0; i < 6; i++) {
       const t = (await web.tasks.claim("cluster-publisher", "ext-1"))!;
       expect(t).not.toBeNull();
-      await web.tasks.complete(t.id, { n: i, run: t.runId }, { worker: "ext-1", attempt: 1 });
+      await web.tasks.complete(t.id, { n: i, run: t.runId }, { leaseToken: t.leaseToken });
     }
     for (const id of ids) {
       const done = await until(async () => {
@@ -109,9 +110,9 @@ describe("external workers in cluster mode", () => {
     // the row is claimed and completed straight in the store, as a process would before it is
     // killed: no process learns of it, so only the sweep (unconsumed results, every 5 s) hands it over
     const now = Date.now();
-    const claimed = await web.tasks.store.claim("cluster-publisher", "dying", now, 30_000);
+    const claimed = await web.tasks.store.claim("cluster-publisher", "dying", leaseHashOf("lease_dying"), now, 30_000);
     expect(claimed?.id).toBe(task.id);
-    await web.tasks.store.complete(task.id, { n: 7, run: id }, { worker: "dying", attempt: 1 }, now);
+    await web.tasks.store.complete(task.id, { n: 7, run: id }, { hash: leaseHashOf("lease_dying"), by: "dying" }, now);
     expect((await web.tasks.store.get(task.id))!.consumedAt).toBeNull();
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await web.store.getRun(id))!.status).toBe("running");

@@ -1,6 +1,6 @@
 // The task queue on both databases (SQLite always; PostgreSQL when reachable at 127.0.0.1:5432
 // or POSTGRES_URL): a task per invocation key, claims that hand each task to exactly one of many
-// concurrent claimants, leases that run out, fencing of late calls, and failures.
+// concurrent claimants, leases that run out, lease tokens that refuse late calls, and failures.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
@@ -86,16 +86,19 @@ for (const kind of ["sqlite", "postgres"] as const) {
       if (skip || !h) return ctx.skip();
       const t = await h.queue.create(task(200, { queue: "lease" }));
       const first = (await h.queue.claim("lease", "a"))!;
-      expect(first).toMatchObject({ id: t.id, attempt: 1, leaseMs: 10_000 });
+      expect(first).toMatchObject({ id: t.id, attempt: 1, leaseMs: 10_000, leaseToken: expect.stringMatching(/^lease_[A-Za-z0-9_-]{43}$/) });
+      // only the token's hash is stored
+      expect(JSON.stringify(await h.queue.store.get(t.id))).not.toContain(first.leaseToken);
       h.clock.advance(9_000);
-      await h.queue.heartbeat(t.id, { worker: "a", attempt: 1 });
+      await h.queue.heartbeat(t.id, { leaseToken: first.leaseToken });
       h.clock.advance(9_000);
       expect(await h.queue.claim("lease", "b")).toBeNull(); // the heartbeat moved the lease
       h.clock.advance(1_001);
       const second = (await h.queue.claim("lease", "b"))!;
       expect(second).toMatchObject({ id: t.id, attempt: 2 });
-      await expect(h.queue.heartbeat(t.id, { worker: "a", attempt: 1 })).rejects.toMatchObject({ status: 409, code: "lease_lost" });
-      await expect(h.queue.complete(t.id, { by: "a" }, { worker: "a", attempt: 1 })).rejects.toMatchObject({ status: 409, code: "lease_lost" });
+      expect(second.leaseToken).not.toBe(first.leaseToken);
+      await expect(h.queue.heartbeat(t.id, { leaseToken: first.leaseToken })).rejects.toMatchObject({ status: 409, code: "lease_lost" });
+      await expect(h.queue.complete(t.id, { by: "a" }, { leaseToken: first.leaseToken })).rejects.toMatchObject({ status: 409, code: "lease_lost" });
       // attempt 2 of 2 runs out too: not offered again, failed by the sweep
       h.clock.advance(10_001);
       expect(await h.queue.claim("lease", "c")).toBeNull();
@@ -106,27 +109,29 @@ for (const kind of ["sqlite", "postgres"] as const) {
     it("complete twice answers the first result; a run that moved on is 409 and withdraws the task", async (ctx) => {
       if (skip || !h) return ctx.skip();
       const t = await h.queue.create(task(300, { queue: "done" }));
-      await h.queue.claim("done", "a");
-      const one = await h.queue.complete(t.id, { v: 1 }, { worker: "a", attempt: 1 });
-      const two = await h.queue.complete(t.id, { v: 2 }, {});
+      const c = (await h.queue.claim("done", "a"))!;
+      const one = await h.queue.complete(t.id, { v: 1 }, { leaseToken: c.leaseToken });
+      const two = await h.queue.complete(t.id, { v: 2 }, { leaseToken: c.leaseToken });
       expect(one.output).toEqual({ v: 1 });
       expect(two.output).toEqual({ v: 1 });
+      expect(one.settledBy).toBe("a");
       const u = await h.queue.create(task(301, { queue: "done" }));
-      await h.queue.claim("done", "a");
+      const d = (await h.queue.claim("done", "a"))!;
       h.movedOn.add("run-301");
-      await expect(h.queue.complete(u.id, { v: 1 }, {})).rejects.toMatchObject({ status: 409, code: "run_moved_on" });
+      await expect(h.queue.complete(u.id, { v: 1 }, { leaseToken: d.leaseToken })).rejects.toMatchObject({ status: 409, code: "run_moved_on" });
       expect((await h.queue.store.get(u.id))!.status).toBe("cancelled");
     });
 
     it("fail: retryable is offered again (after its backoff) while attempts remain, then failed; the parked invocation is run again with it", async (ctx) => {
       if (skip || !h) return ctx.skip();
       const t = await h.queue.create(task(400, { queue: "flaky", backoffMs: 5_000 }));
-      await h.queue.claim("flaky", "a");
-      expect(await h.queue.fail(t.id, { message: "busy" }, true, { worker: "a" })).toMatchObject({ status: "queued", attempt: 1 });
+      const a = (await h.queue.claim("flaky", "a"))!;
+      expect(await h.queue.fail(t.id, { message: "busy" }, true, { leaseToken: a.leaseToken })).toMatchObject({ status: "queued", attempt: 1 });
       expect(await h.queue.claim("flaky", "b")).toBeNull(); // backoff
       h.clock.advance(5_000);
-      expect(await h.queue.claim("flaky", "b")).toMatchObject({ attempt: 2 });
-      expect(await h.queue.fail(t.id, { message: "still busy" }, true, { worker: "b", attempt: 2 })).toMatchObject({ status: "failed" });
+      const b = (await h.queue.claim("flaky", "b"))!;
+      expect(b).toMatchObject({ attempt: 2 });
+      expect(await h.queue.fail(t.id, { message: "still busy" }, true, { leaseToken: b.leaseToken })).toMatchObject({ status: "failed" });
       // only the final failure settles the task: the run is told once, with it
       expect(h.resumed.filter((r) => r.id === t.id)).toEqual([expect.objectContaining({ status: "failed", error: { message: "still busy", retryable: true } })]);
     });

@@ -49,7 +49,7 @@ const complete = (id: string, body: unknown) => post(completeRoute, `/api/tasks/
 const fail = (id: string, body: unknown) => post(failRoute, `/api/tasks/${id}/fail`, body, { id });
 const heartbeat = (id: string, body?: unknown) => post(heartbeatRoute, `/api/tasks/${id}/heartbeat`, body, { id });
 
-type Claimed = { id: string; runId: string; stage: string; input: { input: Record<string, unknown>; steps: Record<string, { output?: unknown }>; review: unknown }; attempt: number; leaseMs: number };
+type Claimed = { id: string; runId: string; stage: string; input: { input: Record<string, unknown>; steps: Record<string, { output?: unknown }>; review: unknown }; attempt: number; leaseMs: number; leaseToken: string };
 const steps = (r: RunView) => (r.context as { steps: Record<string, { output?: unknown; error?: { message: string; category?: string }; by?: string }> }).steps;
 const at = (stage: string) => (r: RunView) => r.state.includes(stage);
 
@@ -92,16 +92,16 @@ describe("an external step", () => {
     expect(t.input.review).toBeNull();
     // nothing else is queued
     expect((await claim("w2")).status).toBe(204);
-    const res = await complete(t.id, { output: { sent: true, channel: "#news" }, worker: "w1", attempt: 1 });
+    const res = await complete(t.id, { output: { sent: true, channel: "#news" }, leaseToken: t.leaseToken, worker: "w1", attempt: 1 });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: t.id, status: "done", output: { sent: true, channel: "#news" } });
     const done = await rt.engine.waitFor(run.id, (r) => r.status === "completed");
     expect(done.state).toEqual(["DONE"]);
     expect(steps(done).NOTIFY).toMatchObject({ output: { sent: true, channel: "#news" }, by: "worker w1", worker: "w1" });
 
-    // completing twice: 200, the first result, nothing moves
+    // completing twice (the same lease): 200, the first result, nothing moves
     const before = (await rt.store.transitions(run.id)).length;
-    const again = await complete(t.id, { output: { sent: false } });
+    const again = await complete(t.id, { output: { sent: false }, leaseToken: t.leaseToken });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ id: t.id, status: "done", output: { sent: true, channel: "#news" } });
     await flush();
@@ -115,10 +115,10 @@ describe("an external step", () => {
     const moved = await rt.engine.waitFor(run.id, at("FAILED"));
     expect(steps(moved).NOTIFY!.error!.message).toMatch(/timed out after 600 s/);
     await vi.waitFor(async () => expect((await rt.tasks.store.get(t.id))!.status).toBe("cancelled"));
-    const res = await complete(t.id, { output: { sent: true } });
+    const res = await complete(t.id, { output: { sent: true }, leaseToken: t.leaseToken });
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ code: "run_moved_on" });
-    expect((await heartbeat(t.id)).status).toBe(409);
+    expect((await heartbeat(t.id, { leaseToken: t.leaseToken })).status).toBe(409);
   });
 
   it("a run waiting for a worker is evicted like one waiting for a person: the completion loads it, a timeout withdraws its task", async () => {
@@ -128,8 +128,8 @@ describe("an external step", () => {
     await flush();
     rt.engine.evictIdle(0);
     expect(rt.engine.holds(run.id)).toBe(false);
-    expect((await heartbeat(t.id, { worker: "w-evict", attempt: 1 })).status).toBe(200);
-    const res = await complete(t.id, { output: { sent: true, evicted: true }, worker: "w-evict", attempt: 1 });
+    expect((await heartbeat(t.id, { leaseToken: t.leaseToken })).status).toBe(200);
+    const res = await complete(t.id, { output: { sent: true, evicted: true }, leaseToken: t.leaseToken });
     expect(res.status).toBe(200);
     const done = await rt.engine.waitFor(run.id, at("DONE"));
     expect(steps(done).NOTIFY).toMatchObject({ output: { sent: true, evicted: true }, worker: "w-evict" });
@@ -144,7 +144,7 @@ describe("an external step", () => {
     rt.clock.advance(600_000);
     await rt.engine.waitFor(late.id, at("FAILED"));
     await vi.waitFor(async () => expect((await rt.tasks.store.get(lateTask.id))!.status).toBe("cancelled"));
-    expect(await (await complete(lateTask.id, { output: 1, worker: "w-slow", attempt: 1 })).json()).toMatchObject({ code: "run_moved_on" });
+    expect(await (await complete(lateTask.id, { output: 1, leaseToken: lateTask.leaseToken })).json()).toMatchObject({ code: "run_moved_on" });
   });
 
   it("a run that moved on while nobody noticed (task still claimed) is found out on complete", async () => {
@@ -154,7 +154,7 @@ describe("an external step", () => {
     // the abort withdraws it; put it back as a process dying before that would have left it
     await vi.waitFor(async () => expect((await rt.tasks.store.get(t.id))!.status).toBe("cancelled"));
     await rt.sqlite!.db.prepare(`UPDATE "Task" SET "status" = 'claimed' WHERE "id" = ?`).run(t.id);
-    const res = await complete(t.id, { output: 1 });
+    const res = await complete(t.id, { output: 1, leaseToken: t.leaseToken });
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ code: "run_moved_on" });
     expect((await rt.tasks.store.get(t.id))!.status).toBe("cancelled");
@@ -163,15 +163,15 @@ describe("an external step", () => {
   it("fail retryable → offered again (attempt 2); with no attempts left, fail routes to on_error", async () => {
     const run = await toNotify("flaky");
     const t = await claimed("w1");
-    const res = await fail(t.id, { error: "smtp down", retryable: true, worker: "w1", attempt: 1 });
+    const res = await fail(t.id, { error: "smtp down", retryable: true, leaseToken: t.leaseToken, worker: "w1", attempt: 1 });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: t.id, status: "queued", attempt: 1 });
-    // failing again from the same attempt changes nothing
-    expect(await (await fail(t.id, { error: "smtp down", retryable: true, worker: "w1", attempt: 1 })).json()).toMatchObject({ status: "queued", attempt: 1 });
+    // failing again with the same lease changes nothing
+    expect(await (await fail(t.id, { error: "smtp down", retryable: true, leaseToken: t.leaseToken })).json()).toMatchObject({ status: "queued", attempt: 1 });
     const second = await claimed("w2");
     expect(second).toMatchObject({ id: t.id, attempt: 2 });
     // retry: { max: 1 } → 2 attempts: a second retryable failure ends the step
-    const last = await fail(t.id, { error: { message: "smtp still down", category: "NETWORK" }, retryable: true, worker: "w2", attempt: 2 });
+    const last = await fail(t.id, { error: { message: "smtp still down", category: "NETWORK" }, retryable: true, leaseToken: second.leaseToken });
     expect(await last.json()).toMatchObject({ status: "failed" });
     const failed = await rt.engine.waitFor(run.id, at("FAILED"));
     expect(steps(failed).NOTIFY!.error).toMatchObject({ name: "TaskFailed", category: "NETWORK" });
@@ -181,7 +181,7 @@ describe("an external step", () => {
   it("fail not retryable → the step fails at once and the run takes on_error", async () => {
     const run = await toNotify("bad address");
     const t = await claimed("w1");
-    const res = await fail(t.id, { error: "no such channel", retryable: false });
+    const res = await fail(t.id, { error: "no such channel", retryable: false, leaseToken: t.leaseToken });
     expect(await res.json()).toMatchObject({ status: "failed" });
     const failed = await rt.engine.waitFor(run.id, at("FAILED"));
     expect(steps(failed).NOTIFY!.error!.message).toContain("no such channel");
@@ -191,7 +191,7 @@ describe("an external step", () => {
   it("a lease that expires is offered again with attempt 2; the first worker's late calls are refused", async () => {
     const run = await toNotify("dead worker");
     const t = await claimed("w1");
-    const hb = await heartbeat(t.id, { worker: "w1", attempt: 1 });
+    const hb = await heartbeat(t.id, { leaseToken: t.leaseToken });
     expect(hb.status).toBe(200);
     expect(await hb.json()).toMatchObject({ id: t.id, leaseMs: 30_000, leaseUntil: new Date(rt.clock.now() + 30_000).toISOString() });
     rt.clock.advance(29_000);
@@ -199,15 +199,15 @@ describe("an external step", () => {
     rt.clock.advance(2_000);
     const again = await claimed("w2");
     expect(again).toMatchObject({ id: t.id, attempt: 2 });
-    const late = await complete(t.id, { output: { from: "w1" }, worker: "w1", attempt: 1 });
+    const late = await complete(t.id, { output: { from: "w1" }, leaseToken: t.leaseToken });
     expect(late.status).toBe(409);
     expect(await late.json()).toMatchObject({ code: "lease_lost" });
-    expect((await heartbeat(t.id, { worker: "w1", attempt: 1 })).status).toBe(409);
-    expect((await complete(t.id, { output: { from: "w2" }, worker: "w2", attempt: 2 })).status).toBe(200);
+    expect((await heartbeat(t.id, { leaseToken: t.leaseToken })).status).toBe(409);
+    expect((await complete(t.id, { output: { from: "w2" }, leaseToken: again.leaseToken })).status).toBe(200);
     const done = await rt.engine.waitFor(run.id, (r) => r.status === "completed");
     expect(steps(done).NOTIFY!.output).toEqual({ from: "w2" });
     // and after w2's completion, w1's late completion is still refused
-    expect((await complete(t.id, { output: { from: "w1" }, worker: "w1", attempt: 1 })).status).toBe(409);
+    expect((await complete(t.id, { output: { from: "w1" }, leaseToken: t.leaseToken })).status).toBe(409);
   });
 
   it("50 workers claiming at once: each of 10 tasks to exactly one, 40 get 204", async () => {
@@ -220,7 +220,7 @@ describe("an external step", () => {
     expect(new Set(tasks.map((t) => t.id)).size).toBe(10);
     expect(new Set(tasks.map((t) => t.runId))).toEqual(new Set(runs.map((r) => r.id)));
     expect(tasks.every((t) => t.attempt === 1)).toBe(true);
-    await Promise.all(tasks.map((t) => complete(t.id, { output: { ok: t.runId } })));
+    await Promise.all(tasks.map((t) => complete(t.id, { output: { ok: t.runId }, leaseToken: t.leaseToken })));
     for (const r of runs) expect((await rt.engine.waitFor(r.id, (x) => x.status === "completed")).status).toBe("completed");
   });
 
@@ -234,7 +234,7 @@ describe("an external step", () => {
     expect(res.status).toBe(200);
     const got = (await res.json()) as Claimed;
     expect(got.runId).toBe(run.id);
-    expect((await complete(got.id, { output: "polled" })).status).toBe(200);
+    expect((await complete(got.id, { output: "polled", leaseToken: got.leaseToken })).status).toBe(200);
     expect(waited).toBeGreaterThanOrEqual(250);
     expect(waited).toBeLessThan(5_000);
     // an empty queue: 204 after about waitMs
@@ -267,7 +267,7 @@ describe("an external step", () => {
         return (await res.json()) as Claimed;
       });
       expect(t.runId).toBe(run.id);
-      expect((await complete(t.id, { output: "ok" })).status).toBe(200);
+      expect((await complete(t.id, { output: "ok", leaseToken: t.leaseToken })).status).toBe(200);
       expect((await rt.engine.waitFor(run.id, (r) => r.status === "completed")).state).toEqual(["DONE"]);
     } finally {
       store.create = real;
@@ -285,7 +285,7 @@ describe("an external step", () => {
     text = await prometheusText(rt);
     expect(text).toContain('switchyard_tasks{queue="publisher",status="claimed"} 1');
     expect(text).not.toContain("switchyard_task_oldest_queued_seconds{");
-    await complete(t.id, { output: 1 });
+    await complete(t.id, { output: 1, leaseToken: t.leaseToken });
     await rt.engine.waitFor(run.id, (r) => r.status === "completed");
     expect(await prometheusText(rt)).not.toContain('switchyard_tasks{queue="publisher"');
   });
@@ -294,13 +294,13 @@ describe("an external step", () => {
     expect((await post(claimRoute, "/api/tasks/claim", { queue: "Bad Queue", worker: "w" })).status).toBe(422);
     expect((await post(claimRoute, "/api/tasks/claim", { queue: "q", worker: "w", waitMs: 60_000 })).status).toBe(422);
     expect((await post(claimRoute, "/api/tasks/claim", { queue: "q" })).status).toBe(422);
-    const missing = await complete("00000000-0000-4000-8000-000000000000", { output: 1 });
+    const missing = await complete("00000000-0000-4000-8000-000000000000", { output: 1, leaseToken: "lease_x" });
     expect(missing.status).toBe(404);
-    expect((await complete("not-a-uuid", { output: 1 })).status).toBe(422);
-    const noOutput = await complete("00000000-0000-4000-8000-000000000000", {});
+    expect((await complete("not-a-uuid", { output: 1, leaseToken: "lease_x" })).status).toBe(422);
+    const noOutput = await complete("00000000-0000-4000-8000-000000000000", { leaseToken: "lease_x" });
     expect(noOutput.status).toBe(422);
     expect(((await noOutput.json()) as { error: string }).error).toMatch(/output/);
-    expect((await fail("00000000-0000-4000-8000-000000000000", { error: "x" })).status).toBe(422);
+    expect((await fail("00000000-0000-4000-8000-000000000000", { error: "x", leaseToken: "lease_x" })).status).toBe(422);
   });
 });
 
@@ -314,7 +314,7 @@ describe("restart while a task is claimed", () => {
     const second = await workflowRuntime("conversation", { url: first.url, seedGuide: false });
     try {
       (globalThis as Record<symbol, unknown>)[KEY] = Promise.resolve(second);
-      const res = await complete(c.id, { output: { after: "restart" }, worker: "survivor", attempt: 1 });
+      const res = await complete(c.id, { output: { after: "restart" }, leaseToken: c.leaseToken, worker: "survivor", attempt: 1 });
       expect(res.status).toBe(200);
       const done = await second.engine.waitFor(run.id, (r) => r.status === "completed");
       expect(steps(done).NOTIFY!.output).toEqual({ after: "restart" });
@@ -335,7 +335,7 @@ describe("restart while a task is claimed", () => {
     const c = (await first.tasks.claim("publisher", "survivor"))!;
     await first.close();
     const idle = await workflowRuntime("conversation", { url: first.url, seedGuide: false, resume: false });
-    await idle.tasks.complete(c.id, { while: "down" }, { worker: "survivor" });
+    await idle.tasks.complete(c.id, { while: "down" }, { leaseToken: c.leaseToken });
     await idle.close();
     const second = await workflowRuntime("conversation", { url: first.url, seedGuide: false });
     try {
@@ -351,7 +351,7 @@ describe("restart while a task is claimed", () => {
     const url = tempDbUrl("killed");
     const child = path.join(__dirname, "support", "tasks-child.ts");
     const life = (...args: string[]) =>
-      new Promise<{ runId: string; taskId: string; status: string; attempt: number }>((resolve, reject) =>
+      new Promise<{ runId: string; taskId: string; status: string; attempt: number; leaseToken?: string }>((resolve, reject) =>
         execFile(process.execPath, ["--import", "tsx", child, url, ...args], { timeout: 60_000, env: { ...process.env, SWITCHYARD_LOG: "" } }, (e, stdout, stderr) => {
           if ((e as { signal?: string } | null)?.signal !== "SIGKILL") return reject(new Error(`child did not die by SIGKILL: ${stderr || String(e)}`));
           resolve(JSON.parse(stdout.trim().split("\n").at(-1)!));
@@ -367,7 +367,7 @@ describe("restart while a task is claimed", () => {
       const waiting = await rt3.engine.waitFor(first.runId, () => true);
       // two crashes in a row with the effect in flight would make it a poison pill: waiting for a worker is not that
       expect(waiting).toMatchObject({ status: "running", state: ["NOTIFY"] });
-      await rt3.tasks.complete(first.taskId, { after: "two kills" }, { worker: "survivor", attempt: 1 });
+      await rt3.tasks.complete(first.taskId, { after: "two kills" }, { leaseToken: first.leaseToken! });
       const done = await rt3.engine.waitFor(first.runId, (r) => r.status === "completed");
       expect(steps(done).NOTIFY).toMatchObject({ output: { after: "two kills" }, by: "worker survivor" });
       expect(await rt3.tasks.store.list({ runId: first.runId })).toHaveLength(1);

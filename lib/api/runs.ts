@@ -1,4 +1,5 @@
 // Run use-cases behind the REST API and the server actions.
+import { randomUUID } from "node:crypto";
 import type { Runtime } from "../runtime";
 import type { RunView } from "../engine/views";
 import { transitionView } from "../engine/views";
@@ -17,8 +18,20 @@ export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
   return { ...run, state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
 }
 
-/** `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts). */
-export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim) {
+/**
+ * Record who started (or forked) a run: the sandbox counts the run's queued executions against
+ * them (lib/sandbox/principal.ts). `principal` is lib/api/who.ts's key.
+ */
+async function recordPrincipal(rt: Runtime, runId: string, principal: string | undefined): Promise<void> {
+  if (!principal) return;
+  await rt.db.runPrincipal.upsert({ where: { runId }, create: { runId, principal, createdAt: BigInt(rt.clock.now()) }, update: {} });
+}
+
+/**
+ * `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts).
+ * `principal`: who starts it (lib/api/who.ts), recorded before its first step can run code.
+ */
+export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim, principal?: string) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
   await assertStartable(rt.db, workflow);
   const defaults = rt.defaults[workflow];
@@ -32,7 +45,17 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown, id
       (merged as Record<string, unknown>)[k] = g && typeof g === "object" && v && typeof v === "object" ? { ...v, ...g } : (g ?? v);
     }
   }
-  const out = await rt.engine.start(workflow, merged ?? {}, { idempotency });
+  const id = randomUUID();
+  // recorded first (its first step may run code at once), once the input is known to be taken: a refused start writes nothing
+  const taken = findWorkflow(workflow)!.input.safeParse(merged ?? {}).success;
+  if (taken) await recordPrincipal(rt, id, principal);
+  let out;
+  try {
+    out = await rt.engine.start(workflow, merged ?? {}, { id, idempotency });
+  } catch (e) {
+    if (principal && taken) await rt.db.runPrincipal.deleteMany({ where: { runId: id } }).catch(() => {});
+    throw e;
+  }
   return runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) });
 }
 
@@ -119,11 +142,13 @@ export async function rebuiltStep(rt: Runtime, row: IdempotencyRow) {
 
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 /** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
-export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }) {
+export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }, principal?: string) {
   // a fork is a new run: not of a disabled or deleted workflow
   const source = await rt.store.getRun(id);
   if (source) await assertStartable(rt.db, source.workflow);
   const out = await rt.engine.fork(id, body);
+  // (until this is written, the fork counts as the run it was forked from)
+  await recordPrincipal(rt, out.run.id, principal);
   return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
 }
 

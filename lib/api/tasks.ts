@@ -6,8 +6,15 @@ import { MAX_WAIT_MS } from "../tasks/queue";
 
 const Queue = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "a queue name: lower-case letters, digits, . _ - (at most 63)");
 const Worker = z.string().trim().min(1, "worker: name this worker").max(200);
-/** optional on heartbeat, complete and fail: who is calling, so a lease lost to another worker is refused */
-const Fence = { worker: Worker.optional(), attempt: z.number().int().min(1).optional() };
+/**
+ * Heartbeat, complete and fail show the lease token their claim was given (required); `worker`
+ * and `attempt` are informational (accepted, not checked: the token says which claim this is).
+ */
+const Fence = {
+  leaseToken: z.string({ error: "required: send the leaseToken your claim's answer carried" }).min(1, "required: send the leaseToken your claim's answer carried").max(200),
+  worker: Worker.optional(),
+  attempt: z.number().int().min(1).optional(),
+};
 
 export const TaskIdParam = z.object({ id: z.string().uuid("a task id (a UUID)") });
 
@@ -21,6 +28,7 @@ export const ClaimBody = z
   .strict();
 
 export const HeartbeatBody = z.object(Fence).strict();
+export const QueueName = Queue;
 
 export const CompleteBody = z
   .object({ output: z.json().refine((v) => v !== undefined, "output is required (any JSON value)"), ...Fence })

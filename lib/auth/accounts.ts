@@ -18,7 +18,20 @@ export interface Principal {
   /** a session's is a person's role; a token may also be a worker's */
   role: TokenRole;
   via: "session" | "token";
+  /** the API token's id and label (via token) */
+  tokenId?: string;
+  tokenName?: string;
+  /** a worker token's allowed queues (absent: any queue) */
+  queues?: string[];
 }
+
+/** Who a principal is in words, e.g. "ana" or "ana (token w1)": what a task's outcome is credited to. */
+export const principalLabel = (p: Principal) => (p.via === "token" && p.tokenName ? `${p.name} (token ${p.tokenName})` : p.name);
+
+/** A key per user or token ("user:<id>", "token:<id>"): what per-principal limits count by. */
+export const principalKey = (p: Principal) => (p.via === "token" && p.tokenId ? `token:${p.tokenId}` : `user:${p.userId}`);
+
+const QueueList = z.array(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "a queue name: lower-case letters, digits, . _ - (at most 63)")).min(1, "name at least one queue").max(100);
 
 export const UserInput = z
   .object({
@@ -126,14 +139,24 @@ export class Accounts {
    * A token for scripts, shown once; it acts with `role`, which may not exceed its owner's. A
    * worker token (external workers, /api/tasks/* only) needs an operator or admin as its owner.
    */
-  async createToken(userName: string, name: string, role: TokenRole): Promise<{ id: string; token: string }> {
+  async createToken(userName: string, name: string, role: TokenRole, queues?: string[]): Promise<{ id: string; token: string }> {
     const user = await this.db.user.findUnique({ where: { name: userName } });
     if (!user) throw new NotFoundError(`user ${userName} not found`);
     if (!atLeast(user.role as Role, role === WORKER ? "operator" : role)) throw new InvalidError(`a token of ${userName} (${user.role}) cannot have role ${role}${role === WORKER ? " (a worker token needs an operator or admin as its owner)" : ""}`);
+    if (queues !== undefined && role !== WORKER) throw new InvalidError(`only a worker token carries queues (this one has role ${role})`);
+    const parsed = queues === undefined ? null : QueueList.safeParse(queues);
+    if (parsed && !parsed.success) throw new InvalidError(`queues: ${parsed.error.issues.map((i) => `${i.path.length ? `"${queues![Number(i.path[0])]}": ` : ""}${i.message}`).join("; ")}`);
+    const allowed = parsed ? [...new Set(parsed.data!)] : null;
     const t = token("sy_");
     const id = randomUUID();
-    await this.db.apiToken.create({ data: { id, name, userId: user.id, tokenHash: sha256(t), role, createdAt: new Date(this.clock.now()) } });
+    await this.db.apiToken.create({ data: { id, name, userId: user.id, tokenHash: sha256(t), role, queues: allowed ? JSON.stringify(allowed) : null, createdAt: new Date(this.clock.now()) } });
     return { id, token: t };
+  }
+
+  /** Clear the sign-in lockout of `name` (its failed attempts): it may try again at once. False when none was counted. */
+  async unlock(name: string): Promise<boolean> {
+    const r = await this.db.signInAttempt.deleteMany({ where: { name } });
+    return r.count > 0;
   }
 
   async revokeToken(id: string): Promise<void> {
@@ -153,10 +176,11 @@ export class Accounts {
       await this.db.apiToken.updateMany({ where: { id: t.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(now - LAST_USED_PRECISION_MS) } }] }, data: { lastUsedAt: new Date(now) } });
     }
     // a worker token works while its owner may still move runs (operator or admin); it never becomes a person's role
-    if (t.role === WORKER) return atLeast(user.role as Role, "operator") ? { userId: user.id, name: user.name, role: WORKER, via: "token" } : null;
+    const via = { via: "token" as const, tokenId: t.id, tokenName: t.name };
+    if (t.role === WORKER) return atLeast(user.role as Role, "operator") ? { userId: user.id, name: user.name, role: WORKER, ...via, ...(t.queues ? { queues: JSON.parse(t.queues) as string[] } : {}) } : null;
     // never more than the owner has now
     const role = atLeast(user.role as Role, t.role as Role) ? (t.role as Role) : (user.role as Role);
-    return { userId: user.id, name: user.name, role, via: "token" };
+    return { userId: user.id, name: user.name, role, ...via };
   }
 
   /** Who sent this request: a Bearer token, else the session cookie. */

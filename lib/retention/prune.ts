@@ -31,7 +31,7 @@ export interface PruneResult {
 }
 
 /** Tables whose rows belong to one run (column runId). */
-const OWNED = ["Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery"] as const;
+const OWNED = ["Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery", "RunPrincipal"] as const;
 
 /** What pruning needs of the runtime: its database (`sqlite` or `pg`, whichever is set) and clock. */
 export type RetentionPorts = SqlPorts & { clock: Clock };

@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { spawn, type ChildProcess } from "node:child_process";
 import { z } from "zod";
+import { sandboxPrincipal } from "./principal";
 
 export type Language = "javascript" | "python";
 
@@ -454,10 +455,17 @@ function noteBoot(language: Language, b: Booted): void {
 }
 const bootFailure: Record<Language, string | null> = { javascript: null, python: null };
 let running = 0;
-const queue: Array<() => void> = [];
+/**
+ * Executions waiting for a slot, per principal (who started their run; "" outside any run), served
+ * in turn: each principal's oldest, one principal after the other. `queued` counts them all.
+ */
+const waiting = new Map<string, Array<() => void>>();
+let queued = 0;
 const settings = {
   maxConcurrent: Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length)),
   maxQueued: 64,
+  /** executions one principal (user, token, client address) may have waiting (issue 30, item 9) */
+  maxQueuedPerPrincipal: 8,
   prewarmPython: true,
   prewarmJavascript: true,
   pythonSnapshot: true,
@@ -465,8 +473,9 @@ const settings = {
   unsafeSkipLockdownForTests: false,
 };
 
-/** Tuning (mostly for tests): how many runs at once, whether a booted child is kept ready per language. */
+/** Tuning (mostly for tests): how many runs at once, how many may wait (in all, per principal), whether a booted child is kept ready per language. */
 export function configureSandbox(opts: Partial<typeof settings>): void {
+  if (opts.maxQueuedPerPrincipal !== undefined && !(Number.isInteger(opts.maxQueuedPerPrincipal) && opts.maxQueuedPerPrincipal >= 1)) throw new Error(`maxQueuedPerPrincipal must be a whole number from 1; got ${opts.maxQueuedPerPrincipal}`);
   Object.assign(settings, opts);
   if (!settings.prewarmPython) dropSpare("python");
   if (!settings.prewarmJavascript) dropSpare("javascript");
@@ -521,20 +530,36 @@ function takeChild(language: Language): SandboxChild {
   return new SandboxChild(language);
 }
 
-async function acquire(): Promise<boolean> {
+/** A slot now, or after waiting in line; "full" / "principal" when the queue, or this principal's share of it, is full. */
+async function acquire(who: string | null): Promise<true | "full" | "principal"> {
   if (running < settings.maxConcurrent) {
     running++;
     return true;
   }
-  if (queue.length >= settings.maxQueued) return false;
-  await new Promise<void>((resolve) => queue.push(resolve));
+  if (queued >= settings.maxQueued) return "full";
+  const key = who ?? "";
+  const line = waiting.get(key) ?? [];
+  if (who !== null && line.length >= settings.maxQueuedPerPrincipal) return "principal";
+  queued++;
+  waiting.set(key, line);
+  await new Promise<void>((resolve) => line.push(resolve));
   running++;
   return true;
 }
 
 function release(): void {
   running--;
-  queue.shift()?.();
+  // the principal first in line gives its oldest execution the slot, and goes to the back of the line
+  for (const [key, line] of waiting) {
+    const next = line.shift();
+    waiting.delete(key);
+    if (line.length) waiting.set(key, line);
+    if (next) {
+      queued--;
+      next();
+      return;
+    }
+  }
 }
 
 function staticEngine(language: Language): string {
@@ -557,8 +582,12 @@ function failure(language: Language, kind: SandboxErrorKind, message: string, ex
   };
 }
 
-/** Execute a program in the sandbox. Never rejects: every failure is a result with ok: false. */
-export async function runInSandbox(input: SandboxRequest): Promise<SandboxResult> {
+/**
+ * Execute a program in the sandbox. Never rejects: every failure is a result with ok: false.
+ * `principal`: whom it counts against in the queue (default: whoever started the run whose effect
+ * calls this, lib/sandbox/principal.ts; none outside a run).
+ */
+export async function runInSandbox(input: SandboxRequest, opts: { principal?: string } = {}): Promise<SandboxResult> {
   let req: Normalized;
   try {
     req = parseSandboxRequest(input);
@@ -570,7 +599,9 @@ export async function runInSandbox(input: SandboxRequest): Promise<SandboxResult
     const reason = pythonFilesReason();
     if (reason) return failure("python", "unavailable", `python is not available: ${reason}`);
   }
-  if (!(await acquire())) return failure(req.language, "unavailable", "the sandbox is busy: too many queued executions");
+  const slot = await acquire(opts.principal ?? (await sandboxPrincipal()));
+  if (slot === "full") return failure(req.language, "unavailable", "the sandbox is busy: too many queued executions");
+  if (slot === "principal") return failure(req.language, "unavailable", `the sandbox is busy: whoever started this run has ${settings.maxQueuedPerPrincipal} executions waiting already (the most one user, token or client address may have queued)`);
   try {
     return await execute(req);
   } catch (e) {
@@ -750,7 +781,7 @@ export function sandboxStats(): {
     workers: live.size,
     spares: spares.size,
     running,
-    queued: queue.length,
+    queued,
     bootMs: { javascript: { ...bootTimes.javascript }, python: { ...bootTimes.python } },
     pythonSnapshot: pySnapshot.image ? "ready" : pySnapshot.disabled ? `off: ${pySnapshot.disabled}` : pySnapshot.requested ? "pending" : "off",
   };
@@ -804,3 +835,12 @@ export async function auditSandboxChild(language: Language): Promise<{ visited: 
 
 /** The earlier name (the sandbox ran in worker threads). */
 export const auditSandboxWorker = auditSandboxChild;
+
+/** SWITCHYARD_SANDBOX_QUEUE_PER_PRINCIPAL: executions one principal may have waiting (1 … 64, default 8). */
+export function queuePerPrincipalFromEnv(env: Record<string, string | undefined>): number {
+  const v = env.SWITCHYARD_SANDBOX_QUEUE_PER_PRINCIPAL?.trim();
+  if (!v) return 8;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`SWITCHYARD_SANDBOX_QUEUE_PER_PRINCIPAL must be a whole number from 1 to 64; got "${v}"`);
+  return n;
+}

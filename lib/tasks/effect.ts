@@ -39,16 +39,17 @@ export interface ExternalSpec {
 export async function runExternal(tasks: TaskQueue, spec: ExternalSpec, ctx: EffectContext): Promise<TaskRow> {
   const { stage, ...rest } = spec;
   const task = await untilStored(ctx, () => tasks.create({ key: ctx.key, runId: ctx.runId, stage: stage ?? ctx.state, ...rest }));
-  ctx.progress(task.attempt ? `task ${task.id} on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `task ${task.id} queued on ${spec.queue}`);
+  // viewers see progress lines: the task's id (a worker's handle on it) stays out of them
+  ctx.progress(task.attempt ? `waiting for a worker on queue ${spec.queue} (attempt ${task.attempt}, ${task.status})` : `queued for a worker on ${spec.queue}`);
   // no memory (and, in cluster mode, no job slot) is held while a worker has the task: the effect
   // parks, so its run can be evicted, and it runs again once the task is settled
   if (!SETTLED.includes(task.status)) {
     tasks.park(task);
     if (ctx.signal.aborted) void withdrawIfStale(tasks, task); // the run moved on while the task was written
-    throw parkEffect(`task ${task.id} on queue ${spec.queue}`);
+    throw parkEffect(`a worker on queue ${spec.queue}`);
   }
   if (task.status === "failed") throw new TaskFailed(`${spec.queue}: ${task.error?.message ?? "the worker failed the task"}`, task.error?.category ?? "BUSINESS");
-  if (task.status === "cancelled") throw new TaskFailed(`${spec.queue}: task ${task.id} was withdrawn`, "BUSINESS");
+  if (task.status === "cancelled") throw new TaskFailed(`${spec.queue}: the task was withdrawn`, "BUSINESS");
   return task;
 }
 
@@ -132,6 +133,8 @@ export function externalStep(tasks: () => TaskQueue): EffectFn {
     const i = StepInput.parse(raw);
     const maxAttempts = i.retry ? i.retry.max + 1 : DEFAULT_MAX_ATTEMPTS;
     const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
-    return { output: t.output, by: `worker ${t.worker ?? "?"}`, worker: t.worker ?? undefined };
+    // credited to whoever completed it (accounts on: the principal, e.g. "ana (token mailer-1)"; off: the claim's worker name)
+    const who = t.settledBy ?? t.worker ?? "?";
+    return { output: t.output, by: `worker ${who}`, worker: who };
   });
 }

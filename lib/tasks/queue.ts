@@ -3,10 +3,10 @@
 // when a task is queued here. An effect does not wait for its task: it parks (lib/tasks/effect.ts),
 // and a task completed or failed here runs its invocation again (`resume`); results a process did
 // not hand over (it died, a commit was refused) and expired leases are found by a sweep.
-import { ConflictError, EngineError, NotFoundError } from "../engine/errors";
+import { ConflictError, NotFoundError } from "../engine/errors";
 import type { Clock } from "../engine/clock";
 import type { SqlPorts } from "../db/sql";
-import { SETTLED, TaskStore, type Fence, type NewTask, type TaskError, type TaskRow } from "./store";
+import { TaskStore, leaseHashOf, newLeaseToken, type Lease, type NewTask, type TaskError, type TaskRow } from "./store";
 
 export const MAX_WAIT_MS = 30_000;
 export const DEFAULT_LEASE_MS = 30_000;
@@ -37,6 +37,15 @@ export interface ClaimedTask {
   input: unknown;
   attempt: number;
   leaseMs: number;
+  /** shown once: heartbeat, complete and fail must send it (only its hash is stored) */
+  leaseToken: string;
+}
+
+/** A heartbeat, complete or fail: the lease token the claim was given, and who is credited with the outcome. */
+export interface LeaseCall {
+  leaseToken: string;
+  /** the principal (with accounts off: the claim's worker name, when left out) */
+  by?: string;
 }
 
 export interface TaskQueueOptions {
@@ -98,55 +107,65 @@ export class TaskQueue {
   async claim(queue: string, worker: string, waitMs = 0, signal?: AbortSignal): Promise<ClaimedTask | null> {
     const until = Date.now() + Math.min(Math.max(0, waitMs), MAX_WAIT_MS);
     for (;;) {
-      const t = await this.store.claim(queue, worker, this.now(), this.leaseMs);
+      const leaseToken = newLeaseToken();
+      const t = await this.store.claim(queue, worker, leaseHashOf(leaseToken), this.now(), this.leaseMs);
       // a task whose run has moved on (its effect was not there to withdraw it: parked, or a crash) is withdrawn, not handed out
       if (t && !(await this.o.isCurrent(t.runId, t.key))) {
         await this.cancel(t.id);
         continue;
       }
-      if (t) return { id: t.id, runId: t.runId, stage: t.stage, input: t.input, attempt: t.attempt, leaseMs: this.leaseMs };
+      if (t) return { id: t.id, runId: t.runId, stage: t.stage, input: t.input, attempt: t.attempt, leaseMs: this.leaseMs, leaseToken };
       const left = until - Date.now();
       if (left <= 0 || signal?.aborted || this.closed) return null;
       await this.sleep(queue, Math.min(left, this.pollMs), signal);
     }
   }
 
-  async heartbeat(id: string, f: Fence): Promise<TaskRow> {
-    const t = await this.store.heartbeat(id, f, this.now(), this.leaseMs);
-    if (t) return t;
-    throw this.refusal(await this.found(id), f, "heartbeat");
+  /** Extend the lease (another leaseMs from now). */
+  async heartbeat(id: string, call: LeaseCall): Promise<TaskRow> {
+    const t = await this.leased(id, call, "heartbeat");
+    if (t.status !== "claimed") throw new TaskConflict(`task ${id} is ${t.status === "done" ? "done" : "failed"} already: there is no lease to extend`, "not_claimed");
+    const kept = await this.store.heartbeat(id, this.lease(call, t), this.now(), this.leaseMs);
+    if (kept) return kept;
+    // it changed meanwhile: the checks again say how (or it was settled by this lease)
+    await this.leased(id, call, "heartbeat");
+    throw new TaskConflict(`task ${id} is settled already: there is no lease to extend`, "not_claimed");
   }
 
-  async complete(id: string, output: unknown, f: Fence): Promise<TaskRow> {
-    const t = await this.found(id);
-    if (t.status === "done" && (f.attempt === undefined || f.attempt === t.attempt) && (f.worker === undefined || f.worker === t.worker)) return t; // completing twice: the first result
-    if (t.status === "claimed") await this.assertCurrent(t);
-    const done = await this.store.complete(id, output, f, this.now());
+  /** The task done with `output`; again with the same lease: the first answer. */
+  async complete(id: string, output: unknown, call: LeaseCall): Promise<TaskRow> {
+    const t = await this.leased(id, call, "complete");
+    if (t.status === "done") return t; // completing twice: the first result
+    if (t.status === "failed") throw new TaskConflict(`task ${id} has failed already (${t.error?.message ?? "no message"}): a complete after it is refused`, "not_claimed");
+    const done = await this.store.complete(id, output, this.lease(call, t), this.now());
     if (done) return this.settled(done);
-    const now = await this.found(id);
-    if (now.status === "done" && (f.attempt === undefined || f.attempt === now.attempt)) return now;
-    throw this.refusal(now, f, "complete");
+    const now = await this.leased(id, call, "complete");
+    if (now.status === "done") return now;
+    throw new TaskConflict(`task ${id} has failed already: a complete after it is refused`, "not_claimed");
   }
 
-  async fail(id: string, error: Omit<TaskError, "retryable">, retryable: boolean, f: Fence): Promise<TaskRow> {
-    const t = await this.found(id);
-    const mine = (f.attempt === undefined || f.attempt === t.attempt) && (f.worker === undefined || f.worker === t.worker);
+  /** Offered again (retryable, attempts left) or failed; again with the same lease: the first answer. */
+  async fail(id: string, error: Omit<TaskError, "retryable">, retryable: boolean, call: LeaseCall): Promise<TaskRow> {
+    const t = await this.leased(id, call, "fail", true);
     // failing twice: the first answer (re-offered, or failed)
-    if (mine && (t.status === "failed" || (t.status === "queued" && t.attempt > 0 && t.error))) return t;
-    if (t.status === "claimed") await this.assertCurrent(t);
+    if (t.status === "failed" || t.status === "queued") return t;
+    if (t.status === "done") throw new TaskConflict(`task ${id} is done already: a fail after it is refused`, "not_claimed");
     const err: TaskError = { ...error, retryable };
     const now = this.now();
+    const l = this.lease(call, t);
     if (retryable && t.attempt < t.maxAttempts) {
-      const again = await this.store.requeue(id, err, f, now, now + t.backoffMs * 2 ** Math.max(0, t.attempt - 1));
+      const again = await this.store.requeue(id, err, l, now, now + t.backoffMs * 2 ** Math.max(0, t.attempt - 1));
       if (again) {
         this.wake(again.queue);
         return again;
       }
     } else {
-      const failed = await this.store.fail(id, err, f, now);
+      const failed = await this.store.fail(id, err, l, now);
       if (failed) return this.settled(failed);
     }
-    throw this.refusal(await this.found(id), f, "fail");
+    const after = await this.leased(id, call, "fail", true);
+    if (after.status === "failed" || after.status === "queued") return after;
+    throw new TaskConflict(`task ${id} is done already: a fail after it is refused`, "not_claimed");
   }
 
   /** Withdraw a task whose run left the stage (nothing happens to one that is settled already). */
@@ -178,12 +197,28 @@ export class TaskQueue {
     throw new TaskConflict(`task ${t.id}: run ${t.runId} has moved on from ${t.stage}; the result is not used`, "run_moved_on");
   }
 
-  private refusal(t: TaskRow, f: Fence, what: string): EngineError {
-    if (t.status === "cancelled") return new TaskConflict(`task ${t.id}: run ${t.runId} has moved on from ${t.stage}; the task was withdrawn`, "run_moved_on");
-    if (t.status === "claimed") return new TaskConflict(`task ${t.id} is held by ${t.worker} (attempt ${t.attempt}), not by ${f.worker ?? "?"}${f.attempt !== undefined ? ` (attempt ${f.attempt})` : ""}: the lease was lost`, "lease_lost");
-    if (t.status === "queued") return new TaskConflict(`task ${t.id} is not claimed (attempt ${t.attempt} ended; it is offered again): claim it first`, "not_claimed");
-    if (t.status === "done") return new TaskConflict(`task ${t.id} was completed by ${t.worker} (attempt ${t.attempt}): a ${what} from attempt ${f.attempt ?? "?"} is refused`, "lease_lost");
-    return new TaskConflict(`task ${t.id} has failed already: ${t.error?.message ?? ""}`, "task_failed");
+  /** The stored form of a call's lease; the credit defaults to the claim's worker name (accounts off). */
+  private lease(call: LeaseCall, t: TaskRow): Lease {
+    return { hash: leaseHashOf(call.leaseToken), by: call.by ?? t.worker ?? "?" };
+  }
+
+  /**
+   * The task a call with lease `l` acts on, or its refusal, checked in this order: an unknown task
+   * 404; a run that moved on 409 `run_moved_on` (the task is withdrawn on the way); a task not
+   * claimed 409 `not_claimed`; another claim's lease (a wrong or stale token) 409 `lease_lost`.
+   * A task this lease settled already is returned as it is (`repeat`: also one this lease failed
+   * retryably, which is queued again until the next claim).
+   */
+  private async leased(id: string, call: LeaseCall, what: string, repeat = false): Promise<TaskRow> {
+    const t = await this.found(id);
+    if (t.status === "cancelled") throw new TaskConflict(`task ${t.id}: run ${t.runId} has moved on from ${t.stage}; the task was withdrawn`, "run_moved_on");
+    if (t.status === "queued" || t.status === "claimed") await this.assertCurrent(t);
+    const mine = t.leaseHash !== null && t.leaseHash === leaseHashOf(call.leaseToken);
+    if (t.status === "queued" && !(repeat && mine && t.attempt > 0 && t.error)) {
+      throw new TaskConflict(`task ${t.id} is not claimed (${t.attempt ? `attempt ${t.attempt} ended; it is offered again` : "it waits for a worker"}): claim it first`, "not_claimed");
+    }
+    if (!mine) throw new TaskConflict(`task ${t.id}: this lease token is not the current claim's (attempt ${t.attempt}${t.status === "claimed" ? "" : `, ${t.status}`}): the lease was lost, the ${what} is refused`, "lease_lost");
+    return t;
   }
 
   /**

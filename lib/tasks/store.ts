@@ -2,7 +2,10 @@
 // whose WHERE clause says what the row must still be (status, holder, attempt), so two callers
 // racing for the same row cannot both win: on SQLite statements run one at a time under the
 // connection's mutex; on PostgreSQL a claim picks its row with FOR UPDATE SKIP LOCKED.
-import { randomUUID } from "node:crypto";
+//
+// A claim hands out a lease token (random, shown once) and keeps only its SHA-256: heartbeat,
+// complete and fail change the row only WHERE "leaseHash" is the hash of the token shown.
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { dialectOf, query, type Row, type SqlPorts } from "../db/sql";
 
 export type TaskStatus = "queued" | "claimed" | "done" | "failed" | "cancelled";
@@ -35,6 +38,10 @@ export interface TaskRow {
   updatedAt: number;
   doneAt: number | null;
   consumedAt: number | null;
+  /** SHA-256 (hex) of the current (or last) claim's lease token */
+  leaseHash: string | null;
+  /** who completed or failed it (the principal; with accounts off the claim's worker name) */
+  settledBy: string | null;
 }
 
 export interface NewTask {
@@ -49,10 +56,16 @@ export interface NewTask {
   backoffMs: number;
 }
 
-/** Who calls: the claim's worker name and attempt (either may be left out). */
-export interface Fence {
-  worker?: string;
-  attempt?: number;
+/** A new lease token: 32 random bytes, base64url, with a prefix that says what it is. */
+export const newLeaseToken = () => `lease_${randomBytes(32).toString("base64url")}`;
+export const leaseHashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Who calls heartbeat, complete or fail: the claim's lease token (hashed) and who to credit. */
+export interface Lease {
+  /** SHA-256 of the lease token the caller showed */
+  hash: string;
+  /** who is credited with the outcome */
+  by: string;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -80,16 +93,9 @@ function rowOf(r: Row): TaskRow {
     updatedAt: Number(r.updatedAt),
     doneAt: num(r.doneAt),
     consumedAt: num(r.consumedAt),
+    leaseHash: r.leaseHash === null || r.leaseHash === undefined ? null : String(r.leaseHash),
+    settledBy: r.settledBy === null || r.settledBy === undefined ? null : String(r.settledBy),
   };
-}
-
-/** ` AND "worker" = ? AND "attempt" = ?` for the parts of the fence that are given. */
-function fenced(f: Fence): { sql: string; args: unknown[] } {
-  let sql = "";
-  const args: unknown[] = [];
-  if (f.worker !== undefined) (sql += ` AND "worker" = ?`), args.push(f.worker);
-  if (f.attempt !== undefined) (sql += ` AND "attempt" = ?`), args.push(f.attempt);
-  return { sql, args };
 }
 
 export class TaskStore {
@@ -123,49 +129,46 @@ export class TaskStore {
 
   /**
    * Take the oldest task of `queue` that is offered: queued (and past its retry wait), or claimed
-   * with a lease that ran out and attempts left. One statement: each task goes to one claimant.
+   * with a lease that ran out and attempts left. One statement: each task goes to one claimant,
+   * with the hash of its new lease token (the token of any earlier claim stops working).
    */
-  claim(queue: string, worker: string, now: number, leaseMs: number): Promise<TaskRow | null> {
+  claim(queue: string, worker: string, leaseHash: string, now: number, leaseMs: number): Promise<TaskRow | null> {
     const lock = dialectOf(this.ports) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
     return this.one(
-      `UPDATE "Task" SET "status" = 'claimed', "worker" = ?, "attempt" = "attempt" + 1, "leaseUntil" = ?, "updatedAt" = ?
+      `UPDATE "Task" SET "status" = 'claimed', "worker" = ?, "leaseHash" = ?, "attempt" = "attempt" + 1, "leaseUntil" = ?, "updatedAt" = ?
        WHERE "id" = (SELECT "id" FROM "Task" WHERE "queue" = ? AND (
            ("status" = 'queued' AND ("leaseUntil" IS NULL OR "leaseUntil" <= ?))
         OR ("status" = 'claimed' AND "leaseUntil" < ? AND "attempt" < "maxAttempts"))
          ORDER BY "createdAt", "id" LIMIT 1${lock})
        RETURNING *`,
-      [worker, now + leaseMs, now, queue, now, now],
+      [worker, leaseHash, now + leaseMs, now, queue, now, now],
     );
   }
 
-  /** Extend the lease of a task still claimed by this caller (null: it is not). */
-  heartbeat(id: string, f: Fence, now: number, leaseMs: number): Promise<TaskRow | null> {
-    const w = fenced(f);
-    return this.one(`UPDATE "Task" SET "leaseUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed'${w.sql} RETURNING *`, [now + leaseMs, now, id, ...w.args]);
+  /** Extend the lease of a task still claimed with this lease (null: it is not). */
+  heartbeat(id: string, l: Lease, now: number, leaseMs: number): Promise<TaskRow | null> {
+    return this.one(`UPDATE "Task" SET "leaseUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed' AND "leaseHash" = ? RETURNING *`, [now + leaseMs, now, id, l.hash]);
   }
 
-  complete(id: string, output: unknown, f: Fence, now: number): Promise<TaskRow | null> {
-    const w = fenced(f);
+  complete(id: string, output: unknown, l: Lease, now: number): Promise<TaskRow | null> {
     return this.one(
-      `UPDATE "Task" SET "status" = 'done', "output" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed'${w.sql} RETURNING *`,
-      [JSON.stringify(output ?? null), now, now, id, ...w.args],
+      `UPDATE "Task" SET "status" = 'done', "output" = ?, "settledBy" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed' AND "leaseHash" = ? RETURNING *`,
+      [JSON.stringify(output ?? null), l.by, now, now, id, l.hash],
     );
   }
 
   /** Offer it again after `retryAt` (it keeps its attempt count; the next claim adds one). */
-  requeue(id: string, error: TaskError, f: Fence, now: number, retryAt: number): Promise<TaskRow | null> {
-    const w = fenced(f);
+  requeue(id: string, error: TaskError, l: Lease, now: number, retryAt: number): Promise<TaskRow | null> {
     return this.one(
-      `UPDATE "Task" SET "status" = 'queued', "error" = ?, "leaseUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed' AND "attempt" < "maxAttempts"${w.sql} RETURNING *`,
-      [JSON.stringify(error), retryAt, now, id, ...w.args],
+      `UPDATE "Task" SET "status" = 'queued', "error" = ?, "leaseUntil" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed' AND "attempt" < "maxAttempts" AND "leaseHash" = ? RETURNING *`,
+      [JSON.stringify(error), retryAt, now, id, l.hash],
     );
   }
 
-  fail(id: string, error: TaskError, f: Fence, now: number): Promise<TaskRow | null> {
-    const w = fenced(f);
+  fail(id: string, error: TaskError, l: Lease, now: number): Promise<TaskRow | null> {
     return this.one(
-      `UPDATE "Task" SET "status" = 'failed', "error" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed'${w.sql} RETURNING *`,
-      [JSON.stringify(error), now, now, id, ...w.args],
+      `UPDATE "Task" SET "status" = 'failed', "error" = ?, "settledBy" = ?, "leaseUntil" = NULL, "doneAt" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = 'claimed' AND "leaseHash" = ? RETURNING *`,
+      [JSON.stringify(error), l.by, now, now, id, l.hash],
     );
   }
 

@@ -2,6 +2,7 @@ import { handler, json, parse, principalOf, query, readJson } from "@/lib/api/ht
 import { idempotent, keyedRequest, replayHeaders } from "@/lib/api/idempotency";
 import { getRun, listRuns, startRun } from "@/lib/api/runs";
 import { RunListQuery, StartRunBody } from "@/lib/api/schemas";
+import { principalKeyOf } from "@/lib/api/who";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +13,8 @@ export const POST = handler(async (req: Request) => {
   const body = parse(StartRunBody, raw);
   const rt = await getRuntime();
   // with an Idempotency-Key, a repeat answers with the run the first request started
-  const a = await idempotent(rt, keyed, 201, (claim) => startRun(rt, body.workflow, body.input ?? {}, claim), (row) => getRun(rt, row.runId));
+  const principal = principalKeyOf(principalOf(req), req.headers);
+  const a = await idempotent(rt, keyed, 201, (claim) => startRun(rt, body.workflow, body.input ?? {}, claim, principal), (row) => getRun(rt, row.runId));
   return json(a.body, a.status, replayHeaders(a, { location: `/api/runs/${a.body.id}` }));
 });
 

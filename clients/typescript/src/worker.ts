@@ -1,9 +1,9 @@
 // The worker loop for `external: { queue }` steps: claim a task (long-poll), heartbeat while the
 // handler works on it, complete with the handler's output or fail with the error it threw, and
 // stop cleanly when the signal aborts (no new claims; tasks in hand are finished and reported).
-import type { Switchyard } from "./client.ts";
-import { SwitchyardError, sleep } from "./errors.ts";
-import type { Task } from "./types.ts";
+import type { Switchyard } from "./client.js";
+import { SwitchyardError, sleep } from "./errors.js";
+import type { Task } from "./types.js";
 
 export interface TaskContext {
   task: Task;
@@ -98,13 +98,14 @@ export async function work(client: Switchyard, queue: string, handler: TaskHandl
 
   async function run(task: Task) {
     const lost = new AbortController();
+    // every report shows the claim's lease token (the task carries it); name and attempt are informational
     const claim = { worker: opts.worker, attempt: task.attempt };
     const every = Math.max(100, Math.floor((task.leaseMs > 0 ? task.leaseMs : 30_000) * fraction));
     let timer: ReturnType<typeof setTimeout> | undefined;
     let done = false;
     const beat = async () => {
       try {
-        await client.heartbeat(task.id, claim);
+        await client.heartbeat(task, claim);
       } catch (e) {
         if (gone(e)) lost.abort(e);
         onError(e, task);
@@ -124,8 +125,8 @@ export async function work(client: Switchyard, queue: string, handler: TaskHandl
       done = true;
       clearTimeout(timer);
     }
-    if (threw) await report(task, () => client.fail(task.id, message(error), retryable(error), claim), "failed");
-    else await report(task, () => client.complete(task.id, output === undefined ? null : output, claim), "completed");
+    if (threw) await report(task, () => client.fail(task, message(error), retryable(error), claim), "failed");
+    else await report(task, () => client.complete(task, output === undefined ? null : output, claim), "completed");
   }
 
   async function slot() {

@@ -1,8 +1,7 @@
 // The JSON shapes of Switchyard's REST API that this client sends and receives, as plain types
 // (no runtime dependency). They mirror the server's (lib/api/schemas.ts for requests, the views in
-// lib/engine/views.ts and lib/api/review-types.ts for answers); test/client-types.test.ts checks
-// the request types against the server's zod schemas, and e2e/external-workers.spec.ts checks the
-// answers of a real server against these types' fields.
+// lib/engine/views.ts and lib/api/review-types.ts for answers); test/client.test.ts checks the
+// request types against the server's zod schemas and runs the client against a real server.
 
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
 export type ReviewStatus = "pending" | "decided" | "cancelled";
@@ -137,6 +136,8 @@ export interface Task {
   attempt: number;
   /** how long the claim holds without a heartbeat */
   leaseMs: number;
+  /** this claim's lease: heartbeat, complete and fail send it (a later claim of the same task gets another) */
+  leaseToken: string;
 }
 
 export interface HeartbeatResult {

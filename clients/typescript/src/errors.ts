@@ -1,5 +1,5 @@
 // Errors the client throws, and a sleep that an abort cuts short.
-import type { ErrorBody } from "./types.ts";
+import type { ErrorBody } from "./types.js";
 
 /**
  * A request the server refused or could not answer: `status` is the HTTP status (0 when the

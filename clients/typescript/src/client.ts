@@ -1,8 +1,8 @@
 // A small typed client for Switchyard's REST API, on fetch alone: start runs, send events, list
 // and decide reviews, and claim and report external tasks (the worker loop is in worker.ts).
-import { SwitchyardError, sleep } from "./errors.ts";
-import { work, type TaskHandler, type WorkOptions, type WorkStats } from "./worker.ts";
-import type { DecisionPayload, DecisionResult, ErrorBody, EventResult, Review, ReviewQuery, Run, RunEvent, RunList, RunQuery, Task, HeartbeatResult, CompleteResult, FailResult } from "./types.ts";
+import { SwitchyardError, sleep } from "./errors.js";
+import { work, type TaskHandler, type WorkOptions, type WorkStats } from "./worker.js";
+import type { DecisionPayload, DecisionResult, ErrorBody, EventResult, Review, ReviewQuery, Run, RunEvent, RunList, RunQuery, Task, HeartbeatResult, CompleteResult, FailResult } from "./types.js";
 
 export interface SwitchyardOptions {
   /** e.g. "http://localhost:3000" */
@@ -149,34 +149,50 @@ export class Switchyard {
     return r.status === 204 ? null : r.body;
   }
 
-  /** POST /api/tasks/{id}/heartbeat: extend the lease (409 `lease_lost` when the task is no longer this claim's). */
-  async heartbeat(taskId: string, opts: TaskCallOptions = {}): Promise<HeartbeatResult> {
-    return (await this.request<HeartbeatResult>("POST", `/api/tasks/${encodeURIComponent(taskId)}/heartbeat`, claimOf(opts), opts)).body;
+  /**
+   * POST /api/tasks/{id}/heartbeat: extend the lease. `task` is the claimed Task (or its id, with
+   * `opts.leaseToken`). 409 `lease_lost` when the lease token is no longer the task's current claim's.
+   */
+  async heartbeat(task: TaskRef | string, opts: TaskCallOptions = {}): Promise<HeartbeatResult> {
+    const { id, body } = leaseOf(task, opts);
+    return (await this.request<HeartbeatResult>("POST", `/api/tasks/${encodeURIComponent(id)}/heartbeat`, body, opts)).body;
   }
 
   /**
-   * POST /api/tasks/{id}/complete with the step's output. Twice is a no-op (the first result is
-   * answered); a run that left the stage is a 409 `run_moved_on`, a lost lease a 409 `lease_lost`.
+   * POST /api/tasks/{id}/complete with the step's output. Twice with the same lease is a no-op (the
+   * first result is answered); a run that left the stage is a 409 `run_moved_on`, a lost lease a
+   * 409 `lease_lost`.
    */
-  async complete(taskId: string, output: unknown, opts: TaskCallOptions = {}): Promise<CompleteResult> {
-    return (await this.request<CompleteResult>("POST", `/api/tasks/${encodeURIComponent(taskId)}/complete`, { output: output === undefined ? null : output, ...claimOf(opts) }, opts)).body;
+  async complete(task: TaskRef | string, output: unknown, opts: TaskCallOptions = {}): Promise<CompleteResult> {
+    const { id, body } = leaseOf(task, opts);
+    return (await this.request<CompleteResult>("POST", `/api/tasks/${encodeURIComponent(id)}/complete`, { output: output === undefined ? null : output, ...body }, opts)).body;
   }
 
   /** POST /api/tasks/{id}/fail: `retryable` offers the task again (while the step has attempts left); otherwise the step fails. */
-  async fail(taskId: string, error: string | { message: string; category?: string }, retryable: boolean, opts: TaskCallOptions = {}): Promise<FailResult> {
-    return (await this.request<FailResult>("POST", `/api/tasks/${encodeURIComponent(taskId)}/fail`, { error, retryable, ...claimOf(opts) }, opts)).body;
+  async fail(task: TaskRef | string, error: string | { message: string; category?: string }, retryable: boolean, opts: TaskCallOptions = {}): Promise<FailResult> {
+    const { id, body } = leaseOf(task, opts);
+    return (await this.request<FailResult>("POST", `/api/tasks/${encodeURIComponent(id)}/fail`, { error, retryable, ...body }, opts)).body;
   }
 }
 
+/** A claimed task as heartbeat, complete and fail need it: its id and the lease token its claim carried. */
+export type TaskRef = Pick<Task, "id" | "leaseToken"> & Partial<Pick<Task, "attempt">>;
+
 /**
- * Which claim a task call speaks for: the name the worker claimed with and the claim's `attempt`.
- * With them the server refuses (409 `lease_lost`) a late call from a worker whose lease expired
- * and whose task went to another worker; without them the call acts on the current claim.
+ * Options of a task call. `leaseToken` is needed only when the task is given by its id; `worker`
+ * and `attempt` are informational (the server checks the lease token, not them).
  */
 export interface TaskCallOptions {
+  leaseToken?: string;
   worker?: string;
   attempt?: number;
   signal?: AbortSignal;
 }
 
-const claimOf = (o: TaskCallOptions) => ({ ...(o.worker !== undefined ? { worker: o.worker } : {}), ...(o.attempt !== undefined ? { attempt: o.attempt } : {}) });
+function leaseOf(task: TaskRef | string, o: TaskCallOptions): { id: string; body: Record<string, unknown> } {
+  const id = typeof task === "string" ? task : task.id;
+  const leaseToken = o.leaseToken ?? (typeof task === "string" ? undefined : task.leaseToken);
+  if (!leaseToken) throw new TypeError(`task ${id}: a lease token is needed (pass the claimed Task, or { leaseToken } with its id)`);
+  const attempt = o.attempt ?? (typeof task === "string" ? undefined : task.attempt);
+  return { id, body: { leaseToken, ...(o.worker !== undefined ? { worker: o.worker } : {}), ...(attempt !== undefined ? { attempt } : {}) } };
+}
