@@ -8,6 +8,7 @@ import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
 import { snapshotFor } from "../engine/fork";
+import { withDefaults } from "../machines/defaults";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
@@ -19,17 +20,7 @@ export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
 /** `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts). */
 export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
-  const defaults = rt.defaults[workflow];
-  let merged = input;
-  if (defaults && input && typeof input === "object" && !Array.isArray(input)) {
-    const given = input as Record<string, unknown>;
-    merged = { ...given };
-    for (const [k, v] of Object.entries(defaults)) {
-      const g = given[k];
-      if (v && typeof v === "object" && Object.keys(v).length === 0) continue;
-      (merged as Record<string, unknown>)[k] = g && typeof g === "object" && v && typeof v === "object" ? { ...v, ...g } : (g ?? v);
-    }
-  }
+  const merged = withDefaults(input, rt.defaults[workflow]);
   const out = await rt.engine.start(workflow, merged ?? {}, { idempotency });
   return runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) });
 }
@@ -45,6 +36,8 @@ export interface RunFilters {
   waitingLongerThan?: number;
   retrying?: boolean;
   failedIn?: string;
+  /** runs a schedule started */
+  scheduleId?: string;
 }
 
 export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
@@ -58,6 +51,7 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     waitingSince: q.waitingLongerThan !== undefined ? rt.clock.now() - q.waitingLongerThan * 60_000 : undefined,
     retrying: q.retrying,
     failedIn: q.failedIn,
+    scheduleId: q.scheduleId,
   };
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
