@@ -20,7 +20,7 @@ import { startable, workflowSwitches } from "@/lib/flows/status";
 
 export const dynamic = "force-dynamic";
 
-type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string } & FilterValues;
+type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string; scheduleId?: string } & FilterValues;
 
 function href(base: Search, change: Partial<Search>) {
   const q = new URLSearchParams();
@@ -52,7 +52,10 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const parsed = RunListQuery.pick({ q: true, from: true, to: true, waitingLongerThan: true, retrying: true, failedIn: true }).safeParse(raw);
   const filters = parsed.success ? { ...parsed.data, retrying: parsed.data.retrying === "true" || undefined } : {};
   const filterError = parsed.success ? null : parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`).join("; ");
-  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, limit: pageSize, offset: (page - 1) * pageSize });
+  // runs one schedule started (the Schedules page links here)
+  const scheduleId = RunListQuery.shape.scheduleId.safeParse(sp.scheduleId).data;
+  const schedule = scheduleId ? await rt.schedules.rows.get(scheduleId) : null;
+  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, scheduleId, limit: pageSize, offset: (page - 1) * pageSize });
   const now = rt.clock.now();
   const all = Object.values(counts).reduce((a, b) => a + b, 0);
   return (
@@ -91,7 +94,15 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
             {waiting ? "✓ " : ""}waiting for you
           </Link>
         </div>
-        <RunFilters values={raw} keep={{ status: sp.status, workflow: sp.workflow, waiting: sp.waiting, view: sp.view }} error={filterError} />
+        {scheduleId && (
+          <p className="text-sm" data-testid="schedule-filter">
+            Runs started by the schedule <strong>{schedule?.name ?? "(deleted)"}</strong>{" "}
+            <Link href={href(sp, { scheduleId: undefined })} className="text-blue-700 underline dark:text-blue-300">
+              show all runs
+            </Link>
+          </p>
+        )}
+        <RunFilters values={raw} keep={{ status: sp.status, workflow: sp.workflow, waiting: sp.waiting, view: sp.view, scheduleId }} error={filterError} />
         <div className="flex gap-1 text-sm" data-testid="view-switch">
           <Link href={href(sp, { view: undefined, page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view !== "timeline" ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 ring-1 ring-slate-200 dark:ring-slate-700"}`}>Table</Link>
           <Link href={href(sp, { view: "timeline", page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view === "timeline" ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 ring-1 ring-slate-200 dark:ring-slate-700"}`}>Timeline</Link>

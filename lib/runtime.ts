@@ -10,6 +10,7 @@ import { QueueDispatcher, queueSettingsFromEnv, startQueue, type QueueSettings }
 import { JobWorker } from "./cluster/worker";
 import { PostgresRunStore } from "./engine/store/postgres";
 import { pruneRuns } from "./retention/prune";
+import { Scheduler } from "./schedules/scheduler";
 import { AlertMonitor, alertIntervalFromEnv } from "./alerts/monitor";
 import { RetentionJob, retentionFromEnv } from "./retention/prune";
 import { Accounts } from "./auth/accounts";
@@ -107,6 +108,8 @@ export interface Runtime {
   accounts: Accounts;
   /** external workers' tasks (lib/tasks; the /api/tasks routes) */
   tasks: TaskQueue;
+  /** schedules: workflows started on a cron pattern (lib/schedules); fires in every process but web-only ones */
+  schedules: Scheduler;
   close(): Promise<void>;
 }
 
@@ -141,6 +144,8 @@ export interface RuntimeOptions {
   /** PostgreSQL workers: effects at once (default SWITCHYARD_WORKER_CONCURRENCY or 32) and the idle poll (ms) */
   worker?: { concurrency?: number; pollMs?: number };
   log?: (message: string) => void;
+  /** schedules (tests): start: false never fires on its own (call rt.schedules.tick()); pollMs, graceMs as in SchedulerOptions */
+  schedules?: { start?: boolean; pollMs?: number; graceMs?: number };
 }
 
 /** The built-in workflows' effects on this runtime's ports. */
@@ -218,16 +223,19 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   // cluster mode no job slot held); a settled task runs its invocation again, loading the run if evicted
   const resume = (t: { runId: string; key: string }) => engineRef!.runEffect({ runId: t.runId, child: t.key.slice(t.runId.length + 1, t.key.lastIndexOf(":")), key: t.key });
   const tasks = new TaskQueue({ ports: { sqlite, pg: pgPool }, clock, leaseMs: leaseFromEnv(env), isCurrent: currentIn(store), resume, log });
+  const defaults = builtInDefaults(env);
+  const getEngine = () => {
+    if (!engineRef) throw new Error("the engine is not built yet");
+    return engineRef;
+  };
+  const schedules = new Scheduler({ db, clock, engine: getEngine, defaults, pollMs: opts.schedules?.pollMs, graceMs: opts.schedules?.graceMs, log });
   const base = {
     tasks,
     webhooks,
     alerts,
     retention,
     accounts: new Accounts(db, clock),
-    getEngine: () => {
-      if (!engineRef) throw new Error("the engine is not built yet");
-      return engineRef;
-    },
+    getEngine,
     url,
     provider,
     role,
@@ -243,7 +251,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     llm: selected.config,
     rawModel: selected.model,
     clock,
-    defaults: builtInDefaults(env),
+    defaults,
+    schedules,
   };
   // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
@@ -325,11 +334,13 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   outbox?.unref?.();
   if (!cluster) retention?.start();
   if (opts.resume !== false) await engine.resume();
+  if (role !== "web" && opts.schedules?.start !== false) schedules.start();
   let closing: Promise<void> | null = null;
   return {
     ...base,
     cluster,
     engine,
+    schedules,
     close() {
       closing ??= shutdown();
       return closing;
@@ -337,6 +348,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   };
   async function shutdown() {
     if (chores) clearInterval(chores);
+    await schedules.stop();
     await worker?.stop();
     await retention?.stop();
     await alerts.stop();

@@ -492,6 +492,7 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
         r.parentId === null ? null : importedId(r.parentId),
         r.forkOf === null ? null : importedId(r.forkOf),
         r.forkSeq,
+        null, // scheduleId: a schedule of the exporting server starts nothing here
         derived.retries,
         dateOrNull(derived.waitingSince),
         derived.failedStates,

@@ -10,6 +10,7 @@ import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
 import { snapshotFor } from "../engine/fork";
 import { assertStartable } from "../flows/status";
+import { withDefaults } from "../machines/defaults";
 
 /** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
@@ -34,17 +35,7 @@ async function recordPrincipal(rt: Runtime, runId: string, principal: string | u
 export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim, principal?: string) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
   await assertStartable(rt.db, workflow);
-  const defaults = rt.defaults[workflow];
-  let merged = input;
-  if (defaults && input && typeof input === "object" && !Array.isArray(input)) {
-    const given = input as Record<string, unknown>;
-    merged = { ...given };
-    for (const [k, v] of Object.entries(defaults)) {
-      const g = given[k];
-      if (v && typeof v === "object" && Object.keys(v).length === 0) continue;
-      (merged as Record<string, unknown>)[k] = g && typeof g === "object" && v && typeof v === "object" ? { ...v, ...g } : (g ?? v);
-    }
-  }
+  const merged = withDefaults(input, rt.defaults[workflow]);
   const id = randomUUID();
   // recorded first (its first step may run code at once), once the input is known to be taken: a refused start writes nothing
   const taken = findWorkflow(workflow)!.input.safeParse(merged ?? {}).success;
@@ -70,6 +61,8 @@ export interface RunFilters {
   waitingLongerThan?: number;
   retrying?: boolean;
   failedIn?: string;
+  /** runs a schedule started */
+  scheduleId?: string;
 }
 
 export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
@@ -83,6 +76,7 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     waitingSince: q.waitingLongerThan !== undefined ? rt.clock.now() - q.waitingLongerThan * 60_000 : undefined,
     retrying: q.retrying,
     failedIn: q.failedIn,
+    scheduleId: q.scheduleId,
   };
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),

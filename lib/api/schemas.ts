@@ -36,6 +36,7 @@ export const RunListQuery = z
     waitingLongerThan: z.coerce.number().min(0).max(525_600, "at most a year, in minutes").optional(),
     retrying: z.enum(["true", "false"]).optional(),
     failedIn: z.string().trim().min(1).max(200).optional(),
+    scheduleId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "scheduleId must be a schedule id").optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
     offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
   })

@@ -1,5 +1,5 @@
 // Roles and what each may do. viewer reads; reviewer also decides reviews; operator also starts,
-// steers, aborts, forks and imports runs; admin also changes workflows, webhooks, alerts,
+// steers, aborts, forks and imports runs and manages schedules; admin also changes workflows, webhooks, alerts,
 // knowledge, settings and users. Every API route and server action asks `allowed`.
 // An API token may instead have the role worker (issue 22): an external worker that may use
 // /api/tasks/* and nothing else; operators and admins may use /api/tasks/* too.
@@ -33,6 +33,7 @@ export function requiredRole(method: string, path: string): Role | typeof WORKER
   const m = method.toUpperCase();
   if (m === "GET" || m === "HEAD" || m === "OPTIONS") return "viewer";
   if (/^\/api\/reviews\/[^/]+\/decision$/.test(path)) return "reviewer";
+  if (/^\/api\/schedules(\/[^/]+(\/trigger)?)?$/.test(path)) return "operator";
   if (/^\/api\/runs(\/import)?$/.test(path) || /^\/api\/runs\/[^/]+\/(events|abort|fork)$/.test(path) || /^\/api\/profile$/.test(path)) return "operator";
   return "admin";
 }

@@ -212,7 +212,7 @@ export class Engine {
   // ---------------------------------------------------------------- commands
 
   /** `idempotency`: the request's key, written in the run's first commit (a key already there: ConflictError, nothing written) */
-  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; scheduleId?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const def = this.workflow(workflowId);
     const parsed = def.input.safeParse(input ?? {});
@@ -236,6 +236,7 @@ export class Engine {
       parentId: opts.parentId ?? null,
       forkOf: null,
       forkSeq: null,
+      scheduleId: opts.scheduleId ?? null,
       retries: 0,
       waitingSince: null,
       failedStates: null,

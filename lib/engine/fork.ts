@@ -85,6 +85,7 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
     parentId: null,
     forkOf: run.id,
     forkSeq: snap.seq,
+    scheduleId: null,
     retries: src.transitions.filter((t) => isRetry(t.event, t.reason)).length,
     waitingSince: null,
     failedStates: null,

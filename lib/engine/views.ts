@@ -17,6 +17,8 @@ export interface RunView {
   /** the run this one was forked from, and the seq it started from */
   forkOf: string | null;
   forkSeq: number | null;
+  /** the schedule that started it, else null */
+  scheduleId: string | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -93,6 +95,7 @@ export function runView(row: RunRow, reviewId?: string | null): RunView {
     parentId: row.parentId,
     forkOf: row.forkOf,
     forkSeq: row.forkSeq,
+    scheduleId: row.scheduleId,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),

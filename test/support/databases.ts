@@ -175,6 +175,7 @@ export function runRow(id: string, t0: number, over: Partial<RunRow> = {}): RunR
     parentId: null,
     forkOf: null,
     forkSeq: null,
+    scheduleId: null,
     retries: 0,
     waitingSince: null,
     failedStates: null,

@@ -32,6 +32,7 @@ const RUN_TYPES: Record<Exclude<RunColumn, "snapshot" | "context">, PgType> = {
   parentId: "text",
   forkOf: "text",
   forkSeq: "int",
+  scheduleId: "text",
   retries: "int",
   waitingSince: "timestamp(3)",
   failedStates: "text",

@@ -71,6 +71,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string;
     const lit = q.failedIn.replace(/[\\%_]/g, (c) => `\\${c}`);
     parts.push(`"status" = 'failed' AND ("failedStates" LIKE ${p(`%|${lit}|%`)} OR "failedStates" LIKE ${p(`%.${lit}|%`)})`);
   }
+  if (q.scheduleId !== undefined) parts.push(`"scheduleId" = ${p(q.scheduleId)}`);
   if (q.idPrefix !== undefined) parts.push(`left("id", ${p(q.idPrefix.length)}) = ${p(q.idPrefix)}`);
   if (q.ids) parts.push(q.ids.length ? `"id" = ANY(${p(q.ids)}::text[])` : "FALSE");
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };

@@ -7,7 +7,7 @@ import type { CommitItem, DeliveryRow, OutboxRow, ResumableRun, ReviewRow, RunRo
 export type Row = Record<string, unknown>;
 
 /** The Run table's columns (a run's snapshot and context are in its Snapshot row at the run's seq). */
-export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
+export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","scheduleId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
 
 /**
  * A whole run row as the readers take it: the Run columns and the snapshot and context of its
@@ -113,6 +113,7 @@ export function runWriters(date: (ms: number) => unknown) {
     parentId: (r) => r.parentId,
     forkOf: (r) => r.forkOf,
     forkSeq: (r) => r.forkSeq,
+    scheduleId: (r) => r.scheduleId,
     retries: (r) => r.retries,
     waitingSince: (r) => maybe(r.waitingSince),
     failedStates: (r) => r.failedStates,
@@ -201,6 +202,7 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       parentId: (r.parentId as string | null) ?? null,
       forkOf: (r.forkOf as string | null) ?? null,
       forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
+      scheduleId: (r.scheduleId as string | null) ?? null,
       retries: num(r.retries ?? 0),
       waitingSince: maybeDate(r.waitingSince),
       failedStates: (r.failedStates as string | null) ?? null,

@@ -127,6 +127,10 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     const lit = q.failedIn.replace(/[\\%_]/g, (c) => `\\${c}`);
     args.push(`%|${lit}|%`, `%.${lit}|%`);
   }
+  if (q.scheduleId !== undefined) {
+    parts.push(`"scheduleId" = ?`);
+    args.push(q.scheduleId);
+  }
   if (q.idPrefix !== undefined) {
     // a range on the primary key (SQLite compares text bytewise)
     parts.push(`"id" >= ? AND "id" < ?`);

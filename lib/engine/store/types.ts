@@ -25,6 +25,8 @@ export interface RunRow {
   /** the run this one was forked from, and the seq of the snapshot it started from */
   forkOf: string | null;
   forkSeq: number | null;
+  /** the schedule that started it (lib/schedules), else null */
+  scheduleId: string | null;
   /** retries taken so far (RETRY events, transitions whose reason is a retry) */
   retries: number;
   /** when the oldest pending review opened (epoch ms); null while none is pending */
@@ -206,6 +208,8 @@ export interface RunQuery {
   retrying?: boolean;
   /** failed runs that failed in this state (the error's state, or the state they ended in) */
   failedIn?: string;
+  /** runs a schedule started (lib/schedules) */
+  scheduleId?: string;
   /** runs whose id starts with this (lower-case hex digits and dashes only) */
   idPrefix?: string;
   /** only these runs (one query for a page that names many runs, like the review queue) */
