@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 function open(mode: "thread" | "inline", upkeep?: { sqls: string[]; afterMs: number }) {
-  const file = tempDbUrl("writer").replace(/^file:/, "");
+  const file = tempDbUrl("writer", { empty: true }).replace(/^file:/, "");
   const handle = openSqlite(file);
   handle.db.exec(`CREATE TABLE "Doc" ("id" TEXT PRIMARY KEY, "v" INTEGER NOT NULL); CREATE TABLE "Log" ("line" TEXT NOT NULL)`);
   const writer = new SqliteWriter(handle, SQL, mode, upkeep);
