@@ -8,9 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "./fixtures";
 import pg from "pg";
-import { shot } from "./helpers";
+import { ownPort, shot } from "./helpers";
 
-const PORT = 3124;
+const PORT = ownPort(1);
 const BASE = `http://127.0.0.1:${PORT}`;
 let server: ChildProcess;
 let dir: string;

@@ -14,10 +14,10 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { claimTask, completeTask, shot } from "./helpers";
+import { claimTask, completeTask, ownPort, shot } from "./helpers";
 import { POST_PIPELINE, Receiver } from "../test/support/post-pipeline";
 
-const PORT = 3312;
+const PORT = ownPort(3);
 const BASE = `http://127.0.0.1:${PORT}`;
 const MODEL = "fake-post-writer";
 
