@@ -4,7 +4,7 @@
 // list, get, decide, a refusal as SwitchyardError; runs; the worker loop on an external step
 // (complete, a retryable failure offered again, a permanent one taking on_error, a clean stop).
 // e2e/external-workers.spec.ts runs the same against a built server with the example workers.
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { z } from "zod";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { DecisionBody, ReviewListQuery, StartRunBody } from "../lib/api/schemas";
@@ -180,7 +180,8 @@ describe("the worker loop on an external step", () => {
       "client-q",
       async (input, { stopping }) => {
         stop.abort(); // Ctrl-C while this task is in hand
-        await new Promise((r) => setTimeout(r, 100));
+        // the handler is told (its `stopping` signal), and still finishes its task
+        await vi.waitFor(() => expect(stopping.aborted).toBe(true));
         sawStopping = stopping.aborted;
         handled = (input as { input: { text: string } }).input.text;
         return { sent: handled };
