@@ -1,4 +1,4 @@
-// External workers and the TypeScript client against a real server (issue 22): the client starts
+// External workers and the TypeScript client against a real server: the client starts
 // runs, lists, reads and decides typed reviews (a refused decision is a SwitchyardError with the
 // server's status and message); the Python and TypeScript example workers, run as child
 // processes, do a workflow's `external: { queue }` step and the run completes with their output

@@ -1,4 +1,4 @@
-// Issue 22 in the browser against a model: the post pipeline runs on a server of its own whose
+// The post pipeline (docs/guide/16-external-workers.md) in the browser against a model: it runs on a server of its own whose
 // model endpoint (OPENAI_BASE_URL) is a local OpenAI-compatible server started here, which
 // answers every chat completion with a numbered draft quoting the prompt it got and records
 // every prompt. The model's draft, word for word, is in the run page's Steps view; a reviewer

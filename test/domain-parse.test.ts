@@ -1,4 +1,4 @@
-// PARSE of the domain-agent workflow (seed 000): log lines → day, metrics (canonical units) and
+// PARSE of the domain-agent workflow (workflows/domain-agent/guide.md): log lines → day, metrics (canonical units) and
 // domain tags. "Today" is Monday 2026-11-23 unless a test says otherwise.
 import { describe, expect, it } from "vitest";
 import { DOMAIN_IDS, METRICS } from "../lib/domains/index";

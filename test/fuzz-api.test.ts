@@ -1,4 +1,4 @@
-// Hostile input (issue 9): every API route handler is called directly with generated malformed
+// Hostile input: every API route handler is called directly with generated malformed
 // bodies, query strings, headers and path params — wrong JSON types, huge strings (bodies up to
 // ~2 MB, past the 1 MB limit), deep nesting (10,000 levels and more), unknown fields, invalid
 // UTF-8, malformed JSON, wrong content types, odd header values, bad content-length, `../`, NUL,
@@ -583,7 +583,7 @@ function phaseA(): Endpoint[] {
     },
   };
   const abort: BodySpec = { template: { reason: "fuzz" }, strict: true, required: [], bad: { reason: fc.oneof(nonString, longString(2_001)) }, optional: true };
-  // external workers (issue 22): no real task id is ever sent, so nothing may be claimed, completed or failed
+  // external workers: no real task id is ever sent, so nothing may be claimed, completed or failed
   const fence = { worker: fc.oneof(nonString, fc.constantFrom("", "   "), longString(201)), attempt: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5), fc.constant(new Raw("1e400"))) };
   const claim: BodySpec = {
     template: { queue: "fuzz-queue", worker: "fuzz", waitMs: 0 },

@@ -1,4 +1,4 @@
-// Model endpoint faults (issue 9): two local OpenAI-compatible servers, each failing 30% of its
+// Model endpoint faults: two local OpenAI-compatible servers, each failing 30% of its
 // POSTs in every way a model endpoint fails (429 with and without Retry-After, 500, 503, hangs
 // and stalled replies that become timeouts, cut streams, 200s of garbage), behind every built-in
 // workflow that calls the model. Two model configurations: "retry+fallback" (one retry per endpoint, then the next

@@ -1,4 +1,4 @@
-// The outbox (issue 21 item 8): a step's post-commit actions and webhook deliveries are written in
+// The outbox: a step's post-commit actions and webhook deliveries are written in
 // the step's own transaction, so a process killed between the commit and the acting loses
 // neither. A real SIGKILL (test/support/outbox-crash.ts) right after the APPROVE commit of a
 // swiss-army run; the next runtime on the same database runs logDecision exactly once and sends

@@ -1,4 +1,4 @@
-// The post pipeline survives SIGKILL (issue 22): a real child process runs it on SQLite and is
+// The post pipeline survives SIGKILL: a real child process runs it on SQLite and is
 // killed (a) right after the second approval's commit, before PUBLISH's call, (b) while the
 // receiver holds PUBLISH's call unanswered, (c) right after PUBLISH's result is committed. A new
 // runtime on the same database then finishes the run. What holds:

@@ -81,7 +81,7 @@ describe("run stream (SSE)", () => {
     expect(res.status).toBe(404);
   });
 
-  it("carries the state hooks of each move as hook events: on_exit, on_transition, on_enter (seed 003)", async () => {
+  it("carries the state hooks of each move as hook events: on_exit, on_transition, on_enter", async () => {
     const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"conversation","input":{}}' }), { params: Promise.resolve({}) })).json();
     const abort = new AbortController();
     const res = await stream.GET(new Request(`http://t/api/runs/${created.id}/stream`, { signal: abort.signal }), { params: Promise.resolve({ id: created.id }) });

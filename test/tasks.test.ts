@@ -1,4 +1,4 @@
-// External workers (issue 22): an `external: { queue }` step becomes a task that workers claim,
+// External workers: an `external: { queue }` step becomes a task that workers claim,
 // heartbeat, complete or fail over /api/tasks/*. The routes are called as the server calls them
 // (Request in, Response out) on SQLite with a simulated clock (leases expire by moving it).
 import { execFile } from "node:child_process";

@@ -149,7 +149,7 @@ function storageBackoff(attempt: number): number {
 
 export class Engine {
   readonly bus: RunBus;
-  /** on_transition / on_enter / on_exit hooks (seed 003), fired after each commit */
+  /** on_transition / on_enter / on_exit hooks (docs/guide/15-conversation-and-your-own-workflows.md), fired after each commit */
   readonly hooks: StateHooks;
   readonly clock: Clock;
   readonly committer: Committer;

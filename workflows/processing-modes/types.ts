@@ -1,4 +1,4 @@
-// Types of the processing-modes workflow (seed 004): the six modes, their cognitive levels and
+// Types of the processing-modes workflow (workflows/processing-modes/guide.md): the six modes, their cognitive levels and
 // runtimes, and what a run's context holds. The machine is in ./machine.ts, the
 // processors in ./effects.
 

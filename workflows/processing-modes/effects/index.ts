@@ -1,4 +1,4 @@
-// The processors of the processing-modes machine (seed 004) on this runtime's ports: the model
+// The processors of the processing-modes machine (workflows/processing-modes/guide.md) on this runtime's ports: the model
 // port (offline engine or OpenAI-compatible endpoints), the knowledge store, web search when
 // configured, the WebAssembly sandbox, the response cache and the metrics table. DEEP_RESEARCH's
 // steps are in ./research.
