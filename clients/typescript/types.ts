@@ -1,6 +1,6 @@
 // The JSON shapes of Switchyard's REST API that this client sends and receives, as plain types
 // (no runtime dependency). They mirror the server's (lib/api/schemas.ts for requests, the views in
-// lib/engine/views.ts and lib/api/review-types.ts for answers); test/client-types.test.ts checks
+// lib/engine/views.ts and lib/api/review-types.ts for answers); test/client.test.ts checks
 // the request types against the server's zod schemas, and e2e/external-workers.spec.ts checks the
 // answers of a real server against these types' fields.
 

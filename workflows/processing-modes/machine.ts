@@ -621,7 +621,7 @@ export const processingModesMachine = setup({
       },
     },
     RecordMetrics: {
-      description: "Per mode: latency, LLM calls, cache hit, errors.",
+      description: "Per mode: latency, model answers used (the router's call and failed attempts are not counted), cache hit, errors.",
       meta: { summary: "Recording metrics" } satisfies StateMeta,
       invoke: {
         src: "recordMetrics",

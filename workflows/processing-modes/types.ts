@@ -141,6 +141,7 @@ export interface ResearchState {
 export interface ModeMetrics {
   mode: Mode;
   latencyMs: number;
+  /** model answers the mode used: completed model calls of the run, not the router's and not failed attempts (those are in the run's usage) */
   llmCalls: number;
   cacheHit: boolean;
   ok: boolean;

@@ -184,7 +184,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
     const c = input.context;
     const mode = c.routing?.mode ?? c.requested ?? "CHAT";
-    // model work whose result was used: completed calls to a model (the offline engine's steps are not LLM calls)
+    // model answers the mode used: completed calls to a model, not the router's, not failed attempts (the offline engine's steps are no model calls)
     const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
     const metrics: ModeMetrics = {
       mode,
