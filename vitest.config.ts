@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -10,6 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // vitest's default is one worker per core but one (2 cores: 1); many files here wait on child
+    // processes, servers and timers, so two workers finish sooner even on a 2-core machine
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

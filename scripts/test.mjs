@@ -6,7 +6,7 @@
 //
 // PostgreSQL suites skip, with the reason printed, when PostgreSQL is not reachable; with
 // SWITCHYARD_REQUIRE_POSTGRES=1 (CI) an unreachable PostgreSQL fails them instead.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -70,6 +70,32 @@ function step(name, args, extra = {}) {
   });
 }
 
+/** node processes run at once, each one's output printed when it ends; fails when any fails */
+async function together(name, jobs) {
+  const t0 = Date.now();
+  console.log(`\n▶ ${name}`);
+  const results = await Promise.all(
+    jobs.map(
+      ([label, args, extra]) =>
+        new Promise((resolve) => {
+          const child = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
+          let out = "";
+          child.stdout.on("data", (d) => (out += d));
+          child.stderr.on("data", (d) => (out += d));
+          child.on("close", (code, signal) => {
+            console.log(`\n── ${label} (${((Date.now() - t0) / 1000).toFixed(1)} s) ──\n${out.trimEnd()}`);
+            resolve({ label, ok: code === 0, why: `exit ${code ?? signal}` });
+          });
+        }),
+    ),
+  );
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) fail(name, secs, failed.map((r) => `${r.label}: ${r.why}`).join(", "));
+  phases.push([name, secs, "passed"]);
+  console.log(`✔ ${name} (${secs} s)`);
+}
+
 function skipped(name, why) {
   if (requirePostgres) {
     phases.push([name, "0.0", "FAILED"]);
@@ -96,11 +122,16 @@ if (process.env.SWITCHYARD_SKIP_BUILD) phases.push(["production build (next buil
 else timed("production build (next build, types checked by tsc below)", () => (ensureBuild({ typecheck: false, env }) ? "built" : "reused (up to date)"));
 step("type-check (tsc)", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]);
 step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
+// the two crash harnesses at once (their own servers, ports and databases): mostly waiting on
+// servers that start and die, so together they take about as long as one
 const kills = process.env.CHAOS_KILLS ?? "5";
-step(`crash survival, small (npm run chaos with ${kills} kills)`, ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: kills });
+const chaosPort = Number(process.env.CHAOS_PORT ?? 3157);
 const chaosPg = `crash survival on PostgreSQL, small (a web server, two workers, ${kills} worker kills)`;
 if (pgSkip) skipped(chaosPg, pgSkip);
-else step(chaosPg, ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: kills });
+await together(`crash survival, small (npm run chaos with ${kills} kills${pgSkip ? "" : "; on SQLite and on PostgreSQL at once"})`, [
+  ["SQLite", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort) }],
+  ...(pgSkip ? [] : [["PostgreSQL", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort + 1) }]]),
+]);
 step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
 // the same browser tests against a PostgreSQL deployment (a web server and two workers), on the
 // specs that cross processes most: live updates from workers, child runs, alerts, sign-in
