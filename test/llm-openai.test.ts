@@ -227,9 +227,12 @@ describe("retries and fallback", () => {
   });
 
   it("for streams the timeout restarts per chunk: a long but live stream is not cut, a silent one is", async () => {
-    const m = model(config({ SWITCHYARD_LLM_TIMEOUT_MS: "150", SWITCHYARD_LLM_MAX_RETRIES: "0" }));
-    a.script({ reply: "a b c d e", chunkDelayMs: 60 }); // ~360 ms in all, never 150 ms silent
-    expect((await m.generate({ ...req, onText: () => {} })).text).toBe("a b c d e");
+    // wide margins, so that a busy machine's pauses do not decide it: 40 chunks 50 ms apart (~2 s in
+    // all, longer than the timeout) against a 1.5 s timeout per chunk
+    const m = model(config({ SWITCHYARD_LLM_TIMEOUT_MS: "1500", SWITCHYARD_LLM_MAX_RETRIES: "0" }));
+    const reply = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+    a.script({ reply, chunkDelayMs: 50 });
+    expect((await m.generate({ ...req, onText: () => {} })).text).toBe(reply);
     a.script({ hang: true });
     expect(await failure(m.generate({ ...req, onText: () => {} }))).toMatchObject({ category: "LLM", code: "timeout" });
   });
