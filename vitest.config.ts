@@ -8,8 +8,9 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // one migrated template database per dialect; tests copy it (test/global-setup.ts)
     globalSetup: ["./test/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // hang guards, not speed limits: a test on a busy shared machine may take several times as long
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: "forks",
     // vitest's default is one worker per core but one (2 cores: 1); many files here wait on child
     // processes, servers and timers, so two workers finish sooner even on a 2-core machine
