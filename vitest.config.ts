@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -5,11 +6,16 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["test/**/*.test.ts"],
-    // builds @switchyard/client's dist/ when it is missing or stale (scripts/build-client.mjs)
-    globalSetup: ["test/support/client-dist.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // one migrated template database per dialect; tests copy it (test/global-setup.ts); and
+    // @switchyard/client's dist/ built when it is missing or stale (scripts/build-client.mjs)
+    globalSetup: ["./test/global-setup.ts", "test/support/client-dist.ts"],
+    // hang guards, not speed limits: a test on a busy shared machine may take several times as long
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: "forks",
+    // vitest's default is one worker per core but one (2 cores: 1); many files here wait on child
+    // processes, servers and timers, so two workers finish sooner even on a 2-core machine
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -1,6 +1,6 @@
 // npm run bench:runs (tsx bench/runs-list.ts) — the runs list with 100,000 runs: one filtered
 // page (GET /api/runs's listRuns: page of 25 + total + counts) per query, for each filter of the
-// dashboard's search. Printed: p50 / p95 / max per filter and whether p95 ≤ 20 ms (issue 8).
+// dashboard's search. Printed: p50 / p95 / max per filter and whether p95 ≤ 20 ms.
 //
 // Data: BENCH_RUNS (default 100,000) runs of five workflows spread over 60 days, statuses mixed
 // (a tenth waiting with a pending review of varying age, some failed in varying states), each

@@ -1,4 +1,4 @@
-// npm run bench:waiting — issue 26: what runs that wait for a person cost the production server.
+// npm run bench:waiting — what runs that wait for a person cost the production server.
 // Three measures in one run, each against its target, printed as a table with PASS / FAIL:
 //
 //  1. memory: the RSS that BENCH_WAITING_RUNS (10,000) swiss-army runs waiting at HUMAN_REVIEW

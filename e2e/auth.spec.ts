@@ -8,9 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "./fixtures";
 import pg from "pg";
-import { shot } from "./helpers";
+import { ownPort, shot } from "./helpers";
 
-const PORT = 3124;
+const PORT = ownPort(1);
 const BASE = `http://127.0.0.1:${PORT}`;
 let server: ChildProcess;
 let dir: string;
@@ -26,6 +26,7 @@ function pgUrl(schema: string | null): string {
 const SCHEMA = `sy_e2e_${process.env.E2E_STAMP ?? Date.now()}_auth`;
 
 test.beforeAll(async () => {
+  test.setTimeout(150_000);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-auth-"));
   const db = POSTGRES ? { DATABASE_URL: pgUrl(SCHEMA), SWITCHYARD_QUEUE_SCHEMA: SCHEMA } : { DATABASE_URL: `file:${path.join(dir, "auth.db")}` };
   const env = { ...process.env, PORT: String(PORT), HOSTNAME: "127.0.0.1", ...db, SWITCHYARD_AUTH: "on", NEXT_TELEMETRY_DISABLED: "1" };
@@ -34,7 +35,8 @@ test.beforeAll(async () => {
   expect(add.stdout + add.stderr).toContain("user ana (admin) created");
   const cmd = POSTGRES ? ["scripts/cluster.mjs", "--workers", "1"] : ["scripts/start.mjs"];
   server = spawn(process.execPath, cmd, { env, stdio: "ignore", detached: true });
-  for (let i = 0; i < 600; i++) {
+  // up to 2 minutes: a busy machine migrates and starts Next.js slowly
+  for (let i = 0; i < 1200; i++) {
     const ok = await fetch(`${BASE}/api/health`).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));

@@ -1,4 +1,4 @@
-// Issue 24, items 6, 8 and 10: the nav on one line and "New run" at the top on a phone; a Run
+// Conveniences: the nav on one line and "New run" at the top on a phone; a Run
 // button on each workflow page that preselects the workflow with a placeholder of its own; a
 // message naming an edge's label moves along it; export a run and its report; bulk actions and
 // the keyboard in the review queue; dark mode that follows the system.

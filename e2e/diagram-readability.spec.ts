@@ -25,8 +25,16 @@ interface Reading {
 async function readDiagram(page: Page): Promise<Reading> {
   const diagram = page.getByTestId("diagram").first();
   await expect(diagram).toHaveAttribute("data-ready", "");
-  // let a view animation finish
-  await page.waitForTimeout(700);
+  // a view animation has finished: the viewport's transform stops changing between two reads
+  let last = "";
+  await expect
+    .poll(async () => {
+      const now = await diagram.locator(".react-flow__viewport").evaluate((v) => getComputedStyle(v).transform);
+      const still = now === last;
+      last = now;
+      return still;
+    })
+    .toBe(true);
   return diagram.evaluate((root) => {
     type R = { l: number; t: number; r: number; b: number };
     const viewport = root.querySelector(".react-flow__viewport") as HTMLElement;

@@ -1,4 +1,4 @@
-// Steps carried in a Mermaid diagram's front matter, in the browser (issue 22): the editor checks
+// Steps carried in a Mermaid diagram's front matter, in the browser: the editor checks
 // them as you type, each problem on its line (a broken when: expression); the diagram draws each
 // when: guard as its own labelled edge; a run of the saved workflow takes the guarded route.
 import { expect, test } from "./fixtures";

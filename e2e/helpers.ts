@@ -57,3 +57,60 @@ export async function completeTask(request: APIRequestContext, task: ClaimedTask
   const done = await request.post(`/api/tasks/${task.id}/complete`, { data: { output, leaseToken: task.leaseToken, worker, attempt: task.attempt } });
   expect(done.status()).toBe(200);
 }
+
+/**
+ * A port for a spec that starts a server of its own: E2E_PORT + `offset` (E2E_PORT is the suite's
+ * server; 3123 when unset), so that parallel suites on one machine keep apart.
+ */
+export function ownPort(offset: number): number {
+  return Number(process.env.E2E_PORT ?? 3123) + offset;
+}
+
+/**
+ * Whether process `pid` or one of its descendants holds an established TCP connection to local
+ * `port` (read from Linux's /proc): lets a test wait until a child's request is in flight
+ * instead of sleeping.
+ */
+export function connectedTo(pid: number, port: number): boolean {
+  const pids = new Set([pid]);
+  const parents = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map((d) => {
+    try {
+      // "pid (comm) state ppid …": the command may hold spaces and parentheses
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      return [Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])] as const;
+    } catch {
+      return [Number(d), -1] as const;
+    }
+  });
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, parent] of parents) if (pids.has(parent) && !pids.has(p)) (pids.add(p), (grew = true));
+  }
+  const inodes = new Set<string>();
+  for (const p of pids) {
+    let fds: string[] = [];
+    try {
+      fds = fs.readdirSync(`/proc/${p}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${p}/fd/${fd}`));
+        if (m) inodes.add(m[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    if (!fs.existsSync(table)) continue;
+    for (const line of fs.readFileSync(table, "utf8").trim().split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // f[2]: remote address:port, f[3]: state (01 = established), f[9]: inode
+      if (f[2]?.endsWith(`:${hexPort}`) && f[3] === "01" && inodes.has(f[9])) return true;
+    }
+  }
+  return false;
+}

@@ -1,4 +1,4 @@
-// What only a real `next start` shows (issue 21, items 5 and 9): API bodies past Next.js's 10 MB
+// What only a real `next start` shows: API bodies past Next.js's 10 MB
 // proxy clone limit arrive whole (proxy.ts no longer runs on /api), malformed percent-encoding
 // in a path is a 400, and a cross-site server action is refused with 403, also when it names
 // itself in X-Forwarded-Host.

@@ -1,4 +1,4 @@
-// Issue 22 in the browser against a model: the post pipeline runs on a server of its own whose
+// The post pipeline (docs/guide/16-external-workers.md) in the browser against a model: it runs on a server of its own whose
 // model endpoint (OPENAI_BASE_URL) is a local OpenAI-compatible server started here, which
 // answers every chat completion with a numbered draft quoting the prompt it got and records
 // every prompt. The model's draft, word for word, is in the run page's Steps view; a reviewer
@@ -14,10 +14,10 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { claimTask, completeTask, shot } from "./helpers";
+import { claimTask, completeTask, ownPort, shot } from "./helpers";
 import { POST_PIPELINE, Receiver } from "../test/support/post-pipeline";
 
-const PORT = 3312;
+const PORT = ownPort(3);
 const BASE = `http://127.0.0.1:${PORT}`;
 const MODEL = "fake-post-writer";
 

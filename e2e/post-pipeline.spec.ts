@@ -1,4 +1,4 @@
-// Issue 22 in the browser: the post pipeline (llm → review by two people → http → external
+// In the browser: the post pipeline (docs/guide/16-external-workers.md) (llm → review by two people → http → external
 // worker) is written as YAML at /workflows/new and run against a local HTTP receiver started
 // here. The offline engine drafts; two reviewers, each in their own browser, approve from the
 // queue ("1 of 2 approvals" in between; the first one approving again is refused in the form);

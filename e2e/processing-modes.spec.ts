@@ -73,7 +73,7 @@ test("THINKING: five stages, each shown", async ({ page }) => {
   await viewsShot(page, "modes-thinking");
 });
 
-test("DEEP_RESEARCH: seed 004's own states are lit in the diagram; the report cites its sources", async ({ page }) => {
+test("DEEP_RESEARCH: the processing-modes workflow's own states are lit in the diagram; the report cites its sources", async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await start(page, "How does Switchyard resume runs after a restart?", "DEEP_RESEARCH");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 30_000 });

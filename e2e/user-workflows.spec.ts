@@ -1,4 +1,4 @@
-// Seed 003 in the browser: define a workflow from Mermaid in the editor (live validation and
+// The stage machine (docs/guide/15-conversation-and-your-own-workflows.md) in the browser: define a workflow from Mermaid in the editor (live validation and
 // preview), run it and move it through its states; the conversation workflow's stage panel.
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";

@@ -100,7 +100,7 @@ export interface Runtime {
   defaults: Record<string, Record<string, unknown>>;
   /** outgoing webhooks on the engine's hook events (lib/hooks/webhooks.ts) */
   webhooks: WebhookDispatcher;
-  /** per-state alerts: rules, seed 001's thresholds, evaluated on an interval (lib/alerts/monitor.ts) */
+  /** per-state alerts: rules, the metrics tables' thresholds, evaluated on an interval (lib/alerts/monitor.ts) */
   alerts: AlertMonitor;
   /** the scheduled pruning of old finished runs (lib/retention), when SWITCHYARD_RETENTION_DAYS is set */
   retention: RetentionJob | null;

@@ -1,8 +1,10 @@
 // npm run setup — install, generate the Prisma clients, build the TypeScript client package
 // (clients/typescript/dist), create or migrate the database, make sure Chromium is there for the
-// browser tests, and build. Downloads nothing but npm and Debian packages; safe to run again.
+// browser tests, and build (unless the build is up to date). Downloads nothing but npm and Debian
+// packages; safe to run again.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { ensureBuild } from "./build-stamp.mjs";
 
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 
@@ -43,5 +45,14 @@ if (fs.existsSync(chromium)) {
   );
 }
 
-run("production build", process.execPath, ["node_modules/next/dist/bin/next", "build"]);
+// skipped when the build is up to date with the sources; SWITCHYARD_SKIP_BUILD=1 leaves it to `npm test` (CI)
+if (!process.env.SWITCHYARD_SKIP_BUILD) {
+  console.log("\n▶ production build");
+  try {
+    ensureBuild();
+  } catch (e) {
+    console.error(`✖ production build failed: ${e instanceof Error ? e.message : e}`);
+    process.exit(1);
+  }
+}
 console.log("\nReady: `npm start` serves Switchyard on http://localhost:" + (process.env.PORT || "3000"));

@@ -1,9 +1,16 @@
-// npm test — everything, in order: type-check, unit + integration tests (vitest), one
-// production build, then the Playwright e2e suite against it in Debian's Chromium.
-import { spawnSync } from "node:child_process";
+// npm test — everything, in order: one production build (reused when it is up to date with the
+// sources; built without its own type-check), one type-check (tsc), unit + integration tests
+// (vitest), the crash harness on SQLite and PostgreSQL, then the Playwright e2e suite against the
+// build in Debian's Chromium, on SQLite and on a PostgreSQL deployment. Prints each phase's time
+// and a table of them at the end.
+//
+// PostgreSQL suites skip, with the reason printed, when PostgreSQL is not reachable; with
+// SWITCHYARD_REQUIRE_POSTGRES=1 (CI) an unreachable PostgreSQL fails them instead.
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { ensureBuild } from "./build-stamp.mjs";
 
 /** null when PostgreSQL answers at `url`, else why not */
 async function pgReachable(url) {
@@ -21,17 +28,83 @@ async function pgReachable(url) {
 
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 const bin = (pkg, file) => path.join("node_modules", pkg, file);
+const requirePostgres = process.env.SWITCHYARD_REQUIRE_POSTGRES === "1";
+
+/** [name, seconds, outcome] of each phase, for the table at the end */
+const phases = [];
+const started = Date.now();
+
+function table() {
+  const w = Math.max(...phases.map(([n]) => n.length), 5);
+  const total = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`\n${"phase".padEnd(w)}  ${"seconds".padStart(8)}  outcome`);
+  for (const [n, s, o] of phases) console.log(`${n.padEnd(w)}  ${s.padStart(8)}  ${o}`);
+  console.log(`${"total".padEnd(w)}  ${total.padStart(8)}`);
+}
+
+function fail(name, secs, why) {
+  phases.push([name, secs, "FAILED"]);
+  console.error(`✖ ${name} failed after ${secs} s${why ? `: ${why}` : ""}`);
+  table();
+  process.exit(1);
+}
+
+function timed(name, fn) {
+  const t0 = Date.now();
+  console.log(`\n▶ ${name}`);
+  let outcome;
+  try {
+    outcome = fn();
+  } catch (e) {
+    fail(name, ((Date.now() - t0) / 1000).toFixed(1), e instanceof Error ? e.message : String(e));
+  }
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  phases.push([name, secs, outcome ?? "passed"]);
+  console.log(`✔ ${name} (${secs} s)`);
+}
 
 function step(name, args, extra = {}) {
-  const started = Date.now();
+  timed(name, () => {
+    const r = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...env, ...extra } });
+    if (r.status !== 0) throw new Error(`exit ${r.status ?? r.signal}`);
+  });
+}
+
+/** node processes run at once, each one's output printed when it ends; fails when any fails */
+async function together(name, jobs) {
+  const t0 = Date.now();
   console.log(`\n▶ ${name}`);
-  const r = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...env, ...extra } });
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (r.status !== 0) {
-    console.error(`✖ ${name} failed after ${secs} s`);
-    process.exit(r.status ?? 1);
-  }
+  const results = await Promise.all(
+    jobs.map(
+      ([label, args, extra]) =>
+        new Promise((resolve) => {
+          const child = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
+          let out = "";
+          child.stdout.on("data", (d) => (out += d));
+          child.stderr.on("data", (d) => (out += d));
+          child.on("close", (code, signal) => {
+            console.log(`\n── ${label} (${((Date.now() - t0) / 1000).toFixed(1)} s) ──\n${out.trimEnd()}`);
+            resolve({ label, ok: code === 0, why: `exit ${code ?? signal}` });
+          });
+        }),
+    ),
+  );
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) fail(name, secs, failed.map((r) => `${r.label}: ${r.why}`).join(", "));
+  phases.push([name, secs, "passed"]);
   console.log(`✔ ${name} (${secs} s)`);
+}
+
+function skipped(name, why) {
+  if (requirePostgres) {
+    phases.push([name, "0.0", "FAILED"]);
+    console.error(`\n✖ ${name}: ${why}, and SWITCHYARD_REQUIRE_POSTGRES=1 says it must run`);
+    table();
+    process.exit(1);
+  }
+  phases.push([name, "0.0", "skipped"]);
+  console.log(`\n▶ ${name} skipped: ${why}`);
 }
 
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -40,16 +113,30 @@ if (!fs.existsSync(chromium)) {
   process.exit(1);
 }
 
+const pgUrl = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const pgWhy = await pgReachable(pgUrl);
+const pgSkip = pgWhy && `PostgreSQL is not reachable at ${pgUrl} (${pgWhy})`;
+
+// the build first: `tsc` then also checks the route types it generates (.next/types)
+if (process.env.SWITCHYARD_SKIP_BUILD) phases.push(["production build (next build)", "0.0", "skipped (SWITCHYARD_SKIP_BUILD)"]);
+else timed("production build (next build, types checked by tsc below)", () => (ensureBuild({ typecheck: false, env }) ? "built" : "reused (up to date)"));
 step("type-check (tsc)", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]);
 step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
-if (!process.env.SWITCHYARD_SKIP_BUILD) step("production build (next build)", [bin("next", "dist/bin/next"), "build"]);
-step("crash survival, small (npm run chaos with 5 kills)", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
-step("crash survival on PostgreSQL, small (a web server, two workers, 5 worker kills; skipped when PostgreSQL is not reachable)", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: process.env.CHAOS_KILLS ?? "5" });
+// the two crash harnesses at once (their own servers, ports and databases): mostly waiting on
+// servers that start and die, so together they take about as long as one
+const kills = process.env.CHAOS_KILLS ?? "5";
+const chaosPort = Number(process.env.CHAOS_PORT ?? 3157);
+const chaosPg = `crash survival on PostgreSQL, small (a web server, two workers, ${kills} worker kills)`;
+if (pgSkip) skipped(chaosPg, pgSkip);
+await together(`crash survival, small (npm run chaos with ${kills} kills${pgSkip ? "" : "; on SQLite and on PostgreSQL at once"})`, [
+  ["SQLite", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort) }],
+  ...(pgSkip ? [] : [["PostgreSQL", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort + 1) }]]),
+]);
 step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
 // the same browser tests against a PostgreSQL deployment (a web server and two workers), on the
 // specs that cross processes most: live updates from workers, child runs, alerts, sign-in
-const pgUrl = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const why = await pgReachable(pgUrl);
-if (why) console.log(`\n▶ end-to-end tests on PostgreSQL skipped: PostgreSQL is not reachable at ${pgUrl} (${why})`);
-else step("end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth)", [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
+const e2ePg = "end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth)";
+if (pgSkip) skipped(e2ePg, pgSkip);
+else step(e2ePg, [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
+table();
 console.log("\nall tests passed");

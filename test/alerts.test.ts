@@ -1,6 +1,6 @@
 // Per-state alerts (lib/alerts): rule validation, the pure evaluation functions at any `now`,
 // and the monitor on swiss-army runs with a simulated clock — dwell, failure rate, waiting time
-// and seed 001's thresholds open one alert per breach and resolve it when the value clears —
+// and the metrics tables' thresholds open one alert per breach and resolve it when the value clears —
 // the "on_alert" webhook body, and the /api/alerts routes' validation.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AlertMonitor, alertIntervalFromEnv, type EvaluationReport } from "../lib/alerts/monitor";
@@ -274,7 +274,7 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     ]);
   });
 
-  it("failure rate and seed 001's thresholds: failed executions open a rule alert and the seed's success-rate alert", async () => {
+  it("failure rate and the metrics tables' thresholds: failed executions open a rule alert and the seed's success-rate alert", async () => {
     const r = await alertRuntime({ actors: { execute: fail("model down") } });
     const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "EXECUTING", metric: "failure_rate", threshold: 0.5 });
     const ok = await r.alerts.createRule({ workflow: "swiss-army", state: "REQUEST_RECEIVED", metric: "failure_rate", threshold: 0 });

@@ -55,7 +55,7 @@ beforeAll(async () => {
     await rt.accounts.createUser({ name: `${role}-user`, password: `${role}-password-123`, role });
     tokens[role] = (await rt.accounts.createToken(`${role}-user`, "tests", role)).token;
   }
-  // an external worker's token (issue 22), owned by an operator
+  // an external worker's token, owned by an operator
   tokens.worker = (await rt.accounts.createToken("operator-user", "worker", "worker")).token;
   const login = routes.find((r) => r.path === "/api/auth/login")!;
   const res = await call(login, "POST", {}, { name: "admin-user", password: "admin-password-123" });

@@ -1,4 +1,4 @@
-// The review queue's bulk actions report each failure by name (issue 24, item 10).
+// The review queue's bulk actions report each failure by name.
 import { describe, expect, it } from "vitest";
 import { bulkOutcome } from "../components/runs/bulk-outcome";
 

@@ -5,7 +5,7 @@
 // the worker loop on an external step (complete, a retryable failure offered again, a permanent one
 // taking on_error, a clean stop, 4 at a time over many tasks, each completed exactly once).
 // e2e/external-workers.spec.ts runs the example workers against a built server.
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { z } from "zod";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { DecisionBody, ReviewListQuery, StartRunBody } from "../lib/api/schemas";
@@ -162,7 +162,8 @@ describe("the worker loop on an external step", () => {
       "client-q",
       async (input, { stopping }) => {
         stop.abort(); // Ctrl-C while this task is in hand
-        await new Promise((r) => setTimeout(r, 100));
+        // the handler is told (its `stopping` signal), and still finishes its task
+        await vi.waitFor(() => expect(stopping.aborted).toBe(true));
         sawStopping = stopping.aborted;
         handled = (input as { input: { text: string } }).input.text;
         return { sent: handled };

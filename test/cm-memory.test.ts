@@ -1,4 +1,4 @@
-// Issue 26: the Context Manager keeps nothing in memory per stored result: its search index is in
+// The Context Manager keeps nothing in memory per stored result: its search index is in
 // the database (FTS5 on SQLite), and a hit's title, snippet, confidence and decision are read
 // from the rows of the best candidates. Search results look as they did with an in-memory index.
 import { afterEach, describe, expect, it } from "vitest";

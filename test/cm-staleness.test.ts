@@ -1,5 +1,5 @@
-// Cluster mode (issue 21 item 10): two Context Managers over one database, as two workers. The
-// search index is in the database (issue 26), so what one learns (a result, a pattern, a decision)
+// Cluster mode: two Context Managers over one database, as two workers. The
+// search index is in the database, so what one learns (a result, a pattern, a decision)
 // is found by the other's very next search, with no interval in between. SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaOnSqlite, type Db } from "../lib/db/client";

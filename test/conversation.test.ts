@@ -1,4 +1,4 @@
-// Seed 003's conversation stages and the stage rules: valid and invalid moves, cooldown, the
+// The conversation's stages (docs/guide/15-conversation-and-your-own-workflows.md) and the stage rules: valid and invalid moves, cooldown, the
 // backward threshold, validators, keyword detection, tools per stage, hooks.
 import { afterEach, describe, expect, it } from "vitest";
 import { detectStage } from "../lib/flows/detect";

@@ -1,4 +1,4 @@
-// Seed 002 through the real engine on SQLite: every transition rule, the iteration limits, the
+// Deep-research (workflows/deep-research/guide.md) through the real engine on SQLite: every transition rule, the iteration limits, the
 // recovery patterns and the artifacts, on the offline engine over the shipped guide corpus.
 import { afterEach, describe, expect, it } from "vitest";
 import type { EffectContext } from "../lib/engine/engine";
@@ -79,7 +79,7 @@ const smallPlan = (topic: string): Plan => ({
   estimatedIterations: 5,
 });
 
-describe("deep-research (seed 002) on the offline engine", () => {
+describe("deep-research on the offline engine", () => {
   it("task.md's status values are the machine's top-level states (but ABORTED)", () => {
     expect(Object.keys(deepResearchMachine.states).filter((s) => s !== "ABORTED")).toEqual([...MISSION_STATUSES]);
   });

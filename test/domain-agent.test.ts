@@ -1,4 +1,4 @@
-// Seed 000 through the real engine on SQLite: every row of the transition table (scripted steps
+// Domain-agent (workflows/domain-agent/guide.md) through the real engine on SQLite: every row of the transition table (scripted steps
 // where a row needs a particular verdict), the BOTH split as parallel regions, clarification with
 // an answer and with a decline, the evaluation retry limit, and the observer's three triggers —
 // and the offline steps end to end over a two-week log.

@@ -1,4 +1,4 @@
-// PARSE of the domain-agent workflow (seed 000): log lines → day, metrics (canonical units) and
+// PARSE of the domain-agent workflow (workflows/domain-agent/guide.md): log lines → day, metrics (canonical units) and
 // domain tags. "Today" is Monday 2026-11-23 unless a test says otherwise.
 import { describe, expect, it } from "vitest";
 import { DOMAIN_IDS, METRICS } from "../lib/domains/index";
@@ -277,10 +277,10 @@ describe("parseLog: robustness", () => {
     expect(entries[0].metrics[0].value).toBe(1);
   });
 
-  it("handles 50 KB of text quickly, as many lines or as one", () => {
+  // (no catastrophic backtracking: a pattern that had it would not finish, and vitest's timeout fails the test)
+  it("handles 50 KB of text, as many lines or as one", () => {
     const chunk = "ran 8 km, legs heavy, slept 6 h, 2 beers, stress 7/10. ";
     const long = chunk.repeat(Math.ceil(50_000 / chunk.length));
-    const started = Date.now();
     const single = parseLog(long, { today: TODAY });
     expect(single).toHaveLength(1);
     expect(single[0].metrics.map((m) => m.name)).toContain("distance_km");
@@ -288,7 +288,6 @@ describe("parseLog: robustness", () => {
     for (const nasty of ["1".repeat(50_000), "1,".repeat(25_000), "slept ".repeat(9_000), "rhr " + ": ".repeat(25_000), "a ".repeat(25_000)]) {
       parseLog(nasty, { today: TODAY });
     }
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("never throws on random text, and everything it returns is well-formed", () => {

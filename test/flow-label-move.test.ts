@@ -1,4 +1,4 @@
-// A message that names a transition's label moves the run along that transition (issue 24, item 8).
+// A message that names a transition's label moves the run along that transition.
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { labelledEdges, labelMatch } from "../lib/flows/detect";

@@ -1,4 +1,4 @@
-// Steps at any depth (issue 22): inside composite stages (a review loop inside WRITE, whose end
+// Steps at any depth: inside composite stages (a review loop inside WRITE, whose end
 // moves the run on), in the branches of a <<fork>> (each branch's step runs, the join waits for
 // both and reads their outputs), and on a join. What cannot work is refused with a reason: a step
 // on a composite or on a fork, two reviews that could wait at the same time in parallel branches,

@@ -1,4 +1,4 @@
-// Steps in a user-defined workflow (issue 22): the post pipeline runs through the engine on
+// Steps in a user-defined workflow: the post pipeline runs through the engine on
 // SQLite against a local HTTP receiver: the offline model drafts, two different people approve,
 // the post reaches the receiver exactly once (with a stable Idempotency-Key), a reject loops back
 // with the feedback in the next prompt, a review timeout takes its route, a failing publish goes

@@ -1,4 +1,4 @@
-// `when:` guards on steps (issue 22): CEL expressions over input, steps.<S>.output and review,
+// `when:` guards on steps: CEL expressions over input, steps.<S>.output and review,
 // read in order after the step (a review: after a decision with no on.<decision>), falling back
 // to next; checked when the workflow is defined (syntax, names, steps that cannot have run, the
 // stage they route to), with line numbers in YAML and JSON; drawn as guarded edges.

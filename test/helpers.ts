@@ -8,9 +8,17 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { writersIdle } from "../lib/db/sqlite-writer";
 import { createRuntime, defaultEffects, type Runtime, type RuntimeOptions } from "../lib/runtime";
 
-export function tempDbUrl(name = "t"): string {
+/**
+ * A SQLite file of its own: a copy of the migrated template that vitest's global setup made
+ * (test/global-setup.ts), so that migrating it finds nothing to do. `empty: true` (or no
+ * template, e.g. outside vitest): the file does not exist yet.
+ */
+export function tempDbUrl(name = "t", opts: { empty?: boolean } = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-"));
-  return `file:${path.join(dir, `${name}.db`)}`;
+  const file = path.join(dir, `${name}.db`);
+  const template = process.env.SWITCHYARD_TEST_SQLITE_TEMPLATE;
+  if (template && !opts.empty) fs.copyFileSync(template, file);
+  return `file:${file}`;
 }
 
 export type Overrides = Partial<Record<string, (input: never, ctx: EffectContext) => Promise<unknown>>>;

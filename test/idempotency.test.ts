@@ -1,4 +1,4 @@
-// Idempotency-Key (issue 21 item 7) on POST /api/runs, POST /api/runs/{id}/events and
+// Idempotency-Key on POST /api/runs, POST /api/runs/{id}/events and
 // POST /api/reviews/{id}/decision, on SQLite and PostgreSQL: a repeat answers as the first request
 // (same status and body) and changes nothing; 20 concurrent identical requests make one run; the
 // same key with another body is a 422; a bad header is a 400; the key is written in the commit's

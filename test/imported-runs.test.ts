@@ -1,4 +1,4 @@
-// Imported runs are history, not live work (issue 21 item 9): their pending reviews stay out of the
+// Imported runs are history, not live work: their pending reviews stay out of the
 // review queue and its counts; a run recorded as running or waiting is counted as `imported`, not as
 // running or waiting (run counts, /api/health, the Prometheus gauge); an export naming a workflow
 // this instance does not have is refused with a 400 that names it. SQLite and PostgreSQL.

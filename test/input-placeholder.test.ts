@@ -1,4 +1,4 @@
-// The New run form's placeholder is the workflow's own (issue 24, item 8).
+// The New run form's placeholder is the workflow's own.
 import { describe, expect, it } from "vitest";
 import { inputPlaceholder } from "../components/runs/input-placeholder";
 import { flowWorkflow } from "../lib/flows/machine";

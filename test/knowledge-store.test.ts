@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "../lib/db/client";
 import { chunkText, CHUNK_SIZE, KnowledgeStore, MAX_DOCUMENT_BYTES } from "../lib/knowledge/documents";
 import { seedCorpus, workflowGuides } from "../lib/knowledge/seed-corpus";
@@ -332,8 +332,8 @@ describe("search", () => {
       await a.importDocument({ source: "one.md", content: "# One\n\nAlpha text." });
       expect(await a.search("wombat")).toEqual([]);
       await b.importDocument({ source: "two.md", content: "# Wombats\n\nWombats dig burrows." });
-      await new Promise((res) => setTimeout(res, 5));
-      expect((await a.search("wombat"))[0]?.title).toBe("Wombats");
+      // a's next search after its 1 ms check interval looks at the database again
+      await vi.waitFor(async () => expect((await a.search("wombat"))[0]?.title).toBe("Wombats"));
     } finally {
       await r.close();
     }

@@ -1,4 +1,4 @@
-// Steps in a Mermaid diagram's front matter (issue 22): `switchyard: { steps: … }` carries what
+// Steps in a Mermaid diagram's front matter: `switchyard: { steps: … }` carries what
 // each stage does; the diagram still reads the same in the real Mermaid; problems in the steps
 // come with their line in the file; export writes the steps back and the round trip is exact;
 // an imported diagram with steps runs.

@@ -1,5 +1,5 @@
 // With a model endpoint configured, the model does the thinking wherever the seeds put an LLM
-// (issue 23). A local OpenAI-compatible server answers each structured-output request with an
+//. A local OpenAI-compatible server answers each structured-output request with an
 // object generated from the request's JSON Schema (test/support/schema-model): per workflow,
 // which states called the model, and that the model's words reach the result. And a reply that
 // never matches its schema is retried with backoff, then a person is asked to retry or abort.
@@ -208,7 +208,7 @@ describe("deep-research with a model", () => {
   }, 90_000);
 });
 
-describe("processing-modes with a model (seed 004's LLM calls per mode)", () => {
+describe("processing-modes with a model (its LLM calls per mode)", () => {
   const modesModel = () => fakeModel(fake, { OPENAI_MODEL: "schema-1", SWITCHYARD_EMBEDDINGS_MODEL: "embed-1", SWITCHYARD_LLM_BACKOFF_MS: "10" });
 
   it("CHAT 1, KNOWLEDGE 1 plus the query embedding, SEARCH 2+, CODE 1, THINKING 5; the model's words are the answer", async () => {
@@ -252,7 +252,7 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
     expect(made[0]).toMatchObject({ state: "RouteRequest", purpose: "route", ok: true });
     expect(c.routing).toMatchObject({ routedBy: "classified", adapter: "schema-1 @ endpoint 1", mode: "CHAT" });
     expect(c.routing?.reason).toMatch(/^model#\d+/);
-    // the route call is not counted as the mode's LLM work (seed 004's per-mode counts)
+    // the route call is not counted as the mode's LLM work (per-mode counts: workflows/processing-modes/guide.md)
     expect(c.metrics?.llmCalls).toBe(1);
   }, 60_000);
 
@@ -326,7 +326,7 @@ describe("processing-modes with a model (seed 004's LLM calls per mode)", () => 
 });
 
 describe("conversation with a model", () => {
-  it("seed 003 has no model step: stage detection is keyword scoring, and no call is made even with an endpoint", async () => {
+  it("the conversation has no model step: stage detection is keyword scoring, and no call is made even with an endpoint", async () => {
     fake.setDefault({ reply: schemaModel().reply });
     rt = await workflowRuntime("conversation", { model: model(), seedGuide: false });
     const { run } = await rt.engine.start("conversation", { task: "Fix the failing login test" });

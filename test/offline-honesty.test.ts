@@ -1,4 +1,4 @@
-// The offline engine never claims what it did not do (issue 24, "Honest offline answers"): no
+// The offline engine never claims what it did not do: no
 // "High confidence" on a quote, no coverage score presented as quality, no evaluation grading its
 // own template's phrases, prose quoted as findings (never commands or code), a short reply to
 // small talk that says how to connect a model, and no tokens for work no model did.

@@ -1,4 +1,4 @@
-// With no model endpoint, no usage row claims a model call (issue 23): each workflow's offline
+// With no model endpoint, no usage row claims a model call: each workflow's offline
 // steps are recorded as the offline engine's, with no tokens; no call is made only to be logged
 // (SYNTHESIZE, THINKING, CLARIFY, the deep-research report), and llmCalls and tokens stay 0.
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The outbox (issue 21 item 8): a step's post-commit actions and webhook deliveries are written in
+// The outbox: a step's post-commit actions and webhook deliveries are written in
 // the step's own transaction, so a process killed between the commit and the acting loses
 // neither. A real SIGKILL (test/support/outbox-crash.ts) right after the APPROVE commit of a
 // swiss-army run; the next runtime on the same database runs logDecision exactly once and sends
@@ -128,7 +128,8 @@ describe("a kill between commit and act", () => {
     // a third start finds nothing left to do
     const again = await runtime(url, calls);
     await again.engine.outbox.idle();
-    await new Promise((r) => setTimeout(r, 200));
+    // a poll for due deliveries now finds none
+    expect(await again.webhooks.tick()).toBe(0);
     await again.webhooks.idle();
     expect(calls).toHaveLength(1);
     expect(rx.ids).toHaveLength(pending.length);
@@ -179,13 +180,11 @@ describe("actions are idempotent under replay", () => {
     await rt.engine.outbox.idle();
     let [row] = await rt.store.outbox({ limit: 5, maxAttempts: OUTBOX_MAX_ATTEMPTS });
     expect(row).toMatchObject({ attempts: 1, lastError: "down (1)" });
-    clock.advance(1_000); // first backoff
-    await new Promise((r) => setTimeout(r, 50));
+    clock.advance(1_000); // first backoff: the retry starts inside advance()
     await rt.engine.outbox.idle();
     [row] = await rt.store.outbox({ limit: 5, maxAttempts: OUTBOX_MAX_ATTEMPTS });
     expect(row).toMatchObject({ attempts: 2, lastError: "down (2)" });
     clock.advance(5_000); // second backoff
-    await new Promise((r) => setTimeout(r, 50));
     await rt.engine.outbox.idle();
     expect(await rt.store.outbox({ limit: 5, maxAttempts: OUTBOX_MAX_ATTEMPTS })).toEqual([]);
     expect(new Set(calls).size).toBe(1); // one key, three attempts

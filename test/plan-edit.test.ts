@@ -1,5 +1,5 @@
 // The plan review's form: its steps keep the plan a valid DAG, and what it reports matches what
-// PlanSchema refuses (issue 24, item 7).
+// PlanSchema refuses.
 import { describe, expect, it } from "vitest";
 import { addTask, cleanPlan, move, planProblems, removeDimension, removeTask, renameDimension, setTaskType, toggleDependency, type EditPlan } from "../workflows/deep-research/plan-edit";
 import { PlanSchema } from "../workflows/deep-research/machine";

@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Engine, type Dispatcher, type EffectJob } from "../lib/engine/engine";
 import { POISON_CATEGORY, POISON_CRASHES } from "../lib/engine/poison";
 import { findWorkflow } from "../lib/machines/registry";
@@ -92,11 +92,14 @@ describe("poison pills: cluster mode (an effect job that comes back after its wo
     const engine = new Engine({ store: db.store, workflows: (w) => findWorkflow(w), effects: () => ({ actors: { parseRequest: hang() } }), dispatch, log: () => {} });
     try {
       const { run } = await engine.start("swiss-army", { request: "Write a function that adds two numbers" });
-      await new Promise((r) => setTimeout(r, 20));
-      const job = jobs.find((j) => j.runId === run.id)!;
-      expect(job).toBeDefined();
+      const job = await vi.waitFor(() => {
+        const j = jobs.find((x) => x.runId === run.id);
+        expect(j).toBeDefined();
+        return j!;
+      });
       void engine.runEffect(job, { lost: true }); // crash 1 behind it: started again (hangs)
-      await new Promise((r) => setTimeout(r, 20));
+      // the lost attempt is counted before the effect starts again
+      await vi.waitFor(async () => expect(await db.count("EffectCrash")).toBe(1));
       expect((await engine.getRun(run.id)).status).toBe("running");
       expect(await engine.runEffect(job, { lost: true })).toBe("done"); // crash 2: not started a third time
       const failed = await db.store.getRun(run.id);

@@ -1,4 +1,4 @@
-// The post pipeline survives SIGKILL (issue 22): a real child process runs it on SQLite and is
+// The post pipeline survives SIGKILL: a real child process runs it on SQLite and is
 // killed (a) right after the second approval's commit, before PUBLISH's call, (b) while the
 // receiver holds PUBLISH's call unanswered, (c) right after PUBLISH's result is committed. A new
 // runtime on the same database then finishes the run. What holds:
@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
-import { tempDbUrl, workflowRuntime } from "./helpers";
+import { flush, tempDbUrl, workflowRuntime } from "./helpers";
 import { Receiver } from "./support/post-pipeline";
 
 const open: { close: () => Promise<void> }[] = [];
@@ -77,8 +77,8 @@ describe("SIGKILL in the post pipeline", () => {
   it("after the publish result commits: the completed step is not run again", async () => {
     const { rx, before, notified, rt, runId } = await crashAndResume("after-publish");
     expect(before).toBe(1);
-    // give a wrongly repeated call time to arrive
-    await new Promise((r) => setTimeout(r, 500));
+    // the resumed run has settled at NOTIFY: a wrongly repeated call would have been made (the end of the test checks again)
+    await flush();
     expect(rx.requests).toHaveLength(1);
     expect(steps(notified).PUBLISH!.output).toEqual({ id: "post-1", published: true });
     // a worker completes NOTIFY; the run ends, and still nothing more was sent

@@ -1,5 +1,5 @@
-// Issue 22's post pipeline end to end through the HTTP API, with accounts on: the YAML exactly as
-// the issue writes it is defined by POST /api/workflows; a local OpenAI-compatible server drafts
+// The post pipeline (docs/guide/16-external-workers.md) end to end through the HTTP API, with accounts on: the YAML exactly as
+// the guide writes it is defined by POST /api/workflows; a local OpenAI-compatible server drafts
 // (the prompt it received is checked); two different signed-in reviewers approve from the queue
 // (GET /api/reviews, POST /api/reviews/{id}/decision; the same person twice is refused); the post
 // reaches a local receiver exactly once; a worker claims NOTIFY's task from /api/tasks and

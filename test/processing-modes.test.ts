@@ -1,4 +1,4 @@
-// Seed 004 through the real engine on SQLite: the request lifecycle (RouteRequest → CheckRuntime
+// Processing-modes (workflows/processing-modes/guide.md) through the real engine on SQLite: the request lifecycle (RouteRequest → CheckRuntime
 // → ModelRuntime | AgentRuntime → RecordMetrics), each mode's own states, the System 1 response
 // cache (hit, miss, expiry, flag off, System 2 bypass), the router, the sandboxed CODE mode,
 // DEEP_RESEARCH's own states, retry_with_backoff by error class, and the ERROR review.
@@ -229,7 +229,7 @@ describe("processing-modes: CODE in the sandbox", () => {
     expect(loop.status).toBe("completed");
   });
 
-  it("issue 21: a program that throws a 50 MB message ends in FormatError; the process running the engine lives", async () => {
+  it("a program that throws a 50 MB message ends in FormatError; the process running the engine lives", async () => {
     rt = await modesRuntime();
     const r = await run({ query: "```js\nthrow new Error('A'.repeat(5e7))\n```", mode: "CODE", config: { codeMemoryMb: 256 } });
     expect(await visited(r.id)).toContain("ModelRuntime.ProcessorExec.CODE.FormatError");

@@ -1,4 +1,4 @@
-// The task DAG of seed 002: dependencies, the concurrency limit, failure and compensation.
+// The task DAG of deep-research (workflows/deep-research/guide.md): dependencies, the concurrency limit, failure and compensation.
 import { describe, expect, it } from "vitest";
 import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "../lib/research/dag";
 import type { Task } from "../lib/research/types";

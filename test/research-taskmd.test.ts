@@ -1,4 +1,4 @@
-// task.md of seed 002 round-trips: what is written parses back to the same mission.
+// task.md of deep-research (workflows/deep-research/guide.md) round-trips: what is written parses back to the same mission.
 import { describe, expect, it } from "vitest";
 import { parseTaskMd, renderTaskMd, TaskMdError, type TaskFile } from "../lib/research/taskmd";
 

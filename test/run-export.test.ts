@@ -1,4 +1,4 @@
-// Run export/import (issue 8): a swiss-army run driven on instance A is exported as one JSON
+// Run export/import: a swiss-army run driven on instance A is exported as one JSON
 // document (GET /api/runs/{id}/export) and imported into instance B (POST /api/runs/import) as a
 // read-only copy: same history, reviews, timers, artifacts and model calls; never resumed nor
 // advanced by B's engine; 409 on a second import; every bad document a 4xx that leaves B unchanged.

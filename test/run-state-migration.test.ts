@@ -65,7 +65,7 @@ async function expectMigrated(store: RunStore) {
 
 describe("migration: a run's state moves to its Snapshot row", () => {
   it("SQLite: keeps each run's newest state, its timers and its rowid", async () => {
-    const url = tempDbUrl("run-state-migration");
+    const url = tempDbUrl("run-state-migration", { empty: true });
     const file = url.slice("file:".length);
     const all = path.join(process.cwd(), "prisma", "migrations");
     const schemaPath = path.join(process.cwd(), "prisma", "schema.prisma");

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 function open(mode: "thread" | "inline", upkeep?: { sqls: string[]; afterMs: number }) {
-  const file = tempDbUrl("writer").replace(/^file:/, "");
+  const file = tempDbUrl("writer", { empty: true }).replace(/^file:/, "");
   const handle = openSqlite(file);
   handle.db.exec(`CREATE TABLE "Doc" ("id" TEXT PRIMARY KEY, "v" INTEGER NOT NULL); CREATE TABLE "Log" ("line" TEXT NOT NULL)`);
   const writer = new SqliteWriter(handle, SQL, mode, upkeep);
@@ -75,7 +75,7 @@ describe.each(["thread", "inline"] as const)("SQLite writer (%s)", (mode) => {
     const w = open(mode, { sqls: [`INSERT INTO "Log" ("line") VALUES ('tidied')`], afterMs: 30 });
     await Promise.all([w.writer.write([insert("a", 1)]), w.writer.write([insert("b", 1)])]);
     expect(w.log()).not.toContain("tidied");
-    await new Promise((r) => setTimeout(r, 150));
+    await vi.waitFor(() => expect(w.log()).toContain("tidied"));
     expect(w.log().filter((l) => l === "tidied")).toHaveLength(1);
     await w.writer.write([insert("c", 1)]);
     await w.writer.close(); // owed: runs before the writer closes
@@ -91,8 +91,9 @@ describe.each(["thread", "inline"] as const)("SQLite writer (%s)", (mode) => {
       await new Promise<void>((r) => (leave = r));
       order.push("exclusive out");
     });
-    await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(order).toEqual(["exclusive in"]));
     const batch = w.writer.write([insert("a", 1)]).then(() => order.push("batch committed"));
+    // (a window for a batch that did not wait to commit: not an ordering sleep)
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual(["exclusive in"]); // the batch waits for the transaction
     leave();

@@ -1,4 +1,4 @@
-// Seed 001's per-state metrics, computed from stored transitions and judged against targets.
+// Swiss-army's per-state metrics, computed from stored transitions and judged against targets.
 import { afterEach, describe, expect, it } from "vitest";
 import type { TransitionRow } from "../lib/engine/store/types";
 import { swissArmy } from "../workflows/swiss-army/machine";

@@ -1,4 +1,4 @@
-// Every row of seed 001's transition tables, driven through the real engine on SQLite with a
+// Every row of swiss-army's transition tables, driven through the real engine on SQLite with a
 // simulated clock (timeouts are advanced, never slept).
 import { afterEach, describe, expect, it } from "vitest";
 import type { SwissContext } from "../workflows/swiss-army/types";
@@ -18,7 +18,7 @@ async function path(runId: string) {
   return ts.map((t) => `${t.from.join(",") || "*"}>${t.to.join(",")}: ${t.reason}`);
 }
 
-describe("swiss-army transitions (seed 001)", () => {
+describe("swiss-army transitions", () => {
   it("runs the happy path IDLE → … → HUMAN_REVIEW → IDLE and records each reason", async () => {
     rt = await swissRuntime();
     const { run } = await rt.engine.start("swiss-army", { request: REQUEST });

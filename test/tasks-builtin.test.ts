@@ -1,4 +1,4 @@
-// A built-in's effect sent to an external queue by a setting (issue 22): deep-research's
+// A built-in's effect sent to an external queue by a setting: deep-research's
 // sub-agent (researchTask) becomes a task on "research-agents" with its typed input; a test
 // worker answers over the API and the mission runs on its results. The setting is checked at
 // boot; a malformed worker result fails the effect with a classified error, never a crash.

@@ -2,13 +2,13 @@
 // or POSTGRES_URL): a task per invocation key, claims that hand each task to exactly one of many
 // concurrent claimants, leases that run out, lease tokens that refuse late calls, and failures.
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
 import { pgReachable, scratchSchema, type ScratchSchema } from "../lib/db/pg-scratch";
 import { openSqlite, type SqliteHandle } from "../lib/db/sqlite";
 import { sqlitePath } from "../lib/db/url";
 import { ManualClock } from "../lib/engine/clock";
-import { TaskQueue } from "../lib/tasks/queue";
+import { MAX_WAIT_MS, TaskQueue, type TaskQueueOptions } from "../lib/tasks/queue";
 import type { NewTask, TaskRow } from "../lib/tasks/store";
 import { tempDbUrl } from "./helpers";
 
@@ -21,6 +21,7 @@ interface Harness {
   movedOn: Set<string>;
   /** settled tasks handed to `resume` (the engine runs the parked invocation again) */
   resumed: TaskRow[];
+  ports: TaskQueueOptions["ports"];
   close(): Promise<void>;
 }
 
@@ -36,12 +37,12 @@ async function harness(kind: "sqlite" | "postgres"): Promise<Harness> {
     await migrateDatabase(url);
     const handle: SqliteHandle = openSqlite(sqlitePath(url));
     const queue = new TaskQueue({ ports: { sqlite: handle }, clock, leaseMs: 10_000, pollMs: 50, isCurrent, resume });
-    return { queue, clock, movedOn, resumed, close: async () => void (queue.close(), handle.db.close()) };
+    return { queue, clock, movedOn, resumed, ports: { sqlite: handle }, close: async () => void (queue.close(), handle.db.close()) };
   }
   const scratch: ScratchSchema = await scratchSchema(PG_URL, "sy_tasks");
   const pool = new pg.Pool({ connectionString: PG_URL, options: scratch.options, max: 20 });
   const queue = new TaskQueue({ ports: { pg: pool }, clock, leaseMs: 10_000, pollMs: 50, isCurrent, resume });
-  return { queue, clock, movedOn, resumed, close: async () => (queue.close(), await pool.end(), await scratch.drop()) };
+  return { queue, clock, movedOn, resumed, ports: { pg: pool }, close: async () => (queue.close(), await pool.end(), await scratch.drop()) };
 }
 
 const task = (n: number, over: Partial<NewTask> = {}): NewTask => ({ key: `run-${n}:step-NOTIFY:0`, queue: "q", runId: `run-${n}`, workflow: "wf", stage: "NOTIFY", effect: "step.external", input: { n }, maxAttempts: 2, backoffMs: 0, ...over });
@@ -149,12 +150,24 @@ for (const kind of ["sqlite", "postgres"] as const) {
 
     it("a long-poll claim wakes when a task is queued in this process", async (ctx) => {
       if (skip || !h) return ctx.skip();
-      const t0 = Date.now();
-      const waiting = h.queue.claim("wake", "sleeper", 5_000);
-      await new Promise((r) => setTimeout(r, 100));
-      const t = await h.queue.create(task(500, { queue: "wake" }));
-      expect((await waiting)?.id).toBe(t.id);
-      expect(Date.now() - t0).toBeLessThan(2_000);
+      // a queue that never polls again while it waits: only the wake-up can hand it the task
+      const q = new TaskQueue({ ports: h.ports, clock: h.clock, leaseMs: 10_000, pollMs: 3_600_000, isCurrent: async () => true, resume: async () => {} });
+      try {
+        const empty: string[] = [];
+        const claim = q.store.claim.bind(q.store);
+        q.store.claim = async (...args) => {
+          const t = await claim(...args);
+          if (!t) empty.push(args[0]);
+          return t;
+        };
+        const waiting = q.claim("wake", "sleeper", MAX_WAIT_MS);
+        // it found nothing and went to sleep
+        await vi.waitFor(() => expect(empty).toEqual(["wake"]));
+        const t = await q.create(task(500, { queue: "wake" }));
+        expect((await waiting)?.id).toBe(t.id);
+      } finally {
+        q.close();
+      }
     });
   });
 }

@@ -1,4 +1,4 @@
-// User-defined workflows (seed 003's generic StateMachine): defined by API from Mermaid, JSON or
+// User-defined workflows (generic StateMachine: docs/guide/15-conversation-and-your-own-workflows.md): defined by API from Mermaid, JSON or
 // YAML, validated with line numbers, stored and versioned, run like a built-in workflow, and
 // exported; every seed diagram imports and runs; built-ins round-trip export → import.
 import fs from "node:fs";

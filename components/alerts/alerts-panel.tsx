@@ -1,5 +1,5 @@
 "use client";
-// A workflow's alerts: the open ones (seed 001's thresholds and users' rules), the last few
+// A workflow's alerts: the open ones (each workflow's metrics thresholds, and users' rules), the last few
 // resolved, the rules with a delete button, and a form to add a rule on one state.
 import { useState, useTransition } from "react";
 import { createAlertRuleAction, deleteAlertRuleAction, type RuleField, type RuleFormResult } from "@/app/workflows/[id]/alert-actions";

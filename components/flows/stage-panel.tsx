@@ -1,5 +1,5 @@
 "use client";
-// A stage machine run (seed 003: the conversation, or a user-defined workflow): where it is, the
+// A stage machine run (docs/guide/15-conversation-and-your-own-workflows.md: the conversation, or a user-defined workflow): where it is, the
 // tools its stage allows, where it may go, a chat box scored by the stage detector, the scores
 // of the last message, and every attempted move with its verdict.
 import { useState, useTransition } from "react";

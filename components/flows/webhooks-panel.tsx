@@ -1,5 +1,5 @@
 "use client";
-// Outgoing webhooks of one workflow (seed 003's hooks for users): add one (URL, shared secret,
+// Outgoing webhooks of one workflow (hooks for users: docs/guide/15-conversation-and-your-own-workflows.md): add one (URL, shared secret,
 // which hooks), see each delivery with its attempts and last answer, redeliver, remove.
 import { useCallback, useEffect, useState } from "react";
 import { formatTime } from "@/lib/format";

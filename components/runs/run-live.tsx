@@ -63,7 +63,7 @@ interface Props {
   /** what the run produced (computed by the server; refreshed when the run ends) */
   result?: RunResult | null;
   eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
-  /** a stage machine's config (seed 003): the run page shows its stage panel */
+  /** a stage machine's config (docs/guide/15-conversation-and-your-own-workflows.md): the run page shows its stage panel */
   flow?: FlowConfig | null;
   /** state id → messages of the workflow's open alerts (a badge on the diagram node) */
   alerts?: Record<string, string>;

@@ -118,7 +118,7 @@ export function evaluateRule(rule: { state: string; metric: AlertMetric | string
 }
 
 /**
- * One row of seed 001's metrics table (lib/metrics/state-metrics' evaluate, same exits): it is
+ * One row of each workflow's metrics table (lib/metrics/state-metrics' evaluate, same exits): it is
  * breached when its verdict is "alert". The number: the p95 in ms (durations), the good share
  * 0..1 (outcome rates: breached *below* the threshold), or the share of zero results
  * (zero-share); `threshold` is the spec's alert level in the same unit.

@@ -1,5 +1,5 @@
 // The alert monitor: on an interval of the injected clock it evaluates every enabled rule
-// (rules.ts, evaluate.ts) and every row of seed 001's metrics table, opens an Alert row for each
+// (rules.ts, evaluate.ts) and every row of each workflow's metrics table, opens an Alert row for each
 // new breach, keeps an open alert's value current, and resolves it once the value clears. Each
 // open and resolve goes to `notify` (the runtime hands it to the webhooks as "on_alert").
 // No Next.js here; the app reaches it as getRuntime().alerts.
@@ -186,7 +186,7 @@ export class AlertMonitor {
     return out;
   }
 
-  /** Seed 001's metrics tables: a row whose verdict is "alert" is a breach (the exits the metrics page reads). */
+  /** The workflows' metrics tables: a row whose verdict is "alert" is a breach (the exits the metrics page reads). */
   private async seedTargets(): Promise<Target[]> {
     const out: Target[] = [];
     for (const def of listWorkflows()) {

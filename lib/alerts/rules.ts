@@ -122,7 +122,7 @@ export type AlertStatus = "open" | "resolved";
 
 export interface AlertView {
   id: string;
-  /** a rule's id, or "seed:<workflow>:<state>:<metric>" for seed 001's thresholds */
+  /** a rule's id, or "seed:<workflow>:<state>:<metric>" for the metrics tables' thresholds */
   ruleId: string;
   source: "rule" | "seed";
   workflow: string;

@@ -1,4 +1,4 @@
-// Reviews as a typed API (issue 22): for any review, the decisions it allows, the JSON Schema of
+// Reviews as a typed API: for any review, the decisions it allows, the JSON Schema of
 // the body each decision is sent with (POST /api/reviews/{id}/decision), and its approvals so far
 // and needed, so a generic client can render a review without knowing the workflow.
 import { z } from "zod";

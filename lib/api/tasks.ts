@@ -1,4 +1,4 @@
-// The external workers' API (issue 22): request bodies and answers of /api/tasks/*. The routes
+// The external workers' API: request bodies and answers of /api/tasks/*. The routes
 // are thin; the queue is lib/tasks/queue.ts.
 import { z } from "zod";
 import type { TaskRow } from "../tasks/store";

@@ -1,7 +1,7 @@
 // Roles and what each may do. viewer reads; reviewer also decides reviews; operator also starts,
 // steers, aborts, forks and imports runs and manages schedules; admin also changes workflows, webhooks, alerts,
 // knowledge, settings and users. Every API route and server action asks `allowed`.
-// An API token may instead have the role worker (issue 22): an external worker that may use
+// An API token may instead have the role worker: an external worker that may use
 // /api/tasks/* and nothing else; operators and admins may use /api/tasks/* too.
 
 export const ROLES = ["viewer", "reviewer", "operator", "admin"] as const;

@@ -1,4 +1,4 @@
-// PARSE step of the domain-agent workflow (seed 000): a person's own log text ("ran 8 km, legs
+// PARSE step of the domain-agent workflow (workflows/domain-agent/guide.md): a person's own log text ("ran 8 km, legs
 // heavy, slept 6 h") → one structured entry per line, with the day it is about, the metrics it
 // carries (canonical names and units from METRICS) and its domain tags. Deterministic and pure:
 // no model, no I/O. It never throws, whatever the text.

@@ -1,4 +1,4 @@
-// Storage of the domain-agent workflow (seed 000): the person's log entries, the global context
+// Storage of the domain-agent workflow (workflows/domain-agent/guide.md): the person's log entries, the global context
 // (profile facts the person can see and edit) and the observer's decisions. Plain Prisma, no
 // Next.js: the workflow's effects, the API and the /log page all go through here.
 import type { Db } from "../db/client";

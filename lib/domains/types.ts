@@ -1,4 +1,4 @@
-// Domain modules of the domain-agent workflow (seed 000): each module brings a vocabulary
+// Domain modules of the domain-agent workflow (workflows/domain-agent/guide.md): each module brings a vocabulary
 // (what selects it), expertise (what the agent knows there), the metrics a log line can carry,
 // retrieval hints, and its rule for a significant log. Add one: see lib/domains/README.md.
 
@@ -21,7 +21,7 @@ export interface Metric {
   domain: string;
 }
 
-/** One structured log entry, as PARSE extracts it (seed 000's log flow). */
+/** One structured log entry, as PARSE extracts it (log flow: workflows/domain-agent/guide.md). */
 export interface ParsedEntry {
   /** the day the entry is about, YYYY-MM-DD */
   day: string;

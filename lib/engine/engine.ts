@@ -149,7 +149,7 @@ function storageBackoff(attempt: number): number {
 
 export class Engine {
   readonly bus: RunBus;
-  /** on_transition / on_enter / on_exit hooks (seed 003), fired after each commit */
+  /** on_transition / on_enter / on_exit hooks (docs/guide/15-conversation-and-your-own-workflows.md), fired after each commit */
   readonly hooks: StateHooks;
   readonly clock: Clock;
   readonly committer: Committer;
@@ -408,8 +408,8 @@ export class Engine {
     return Object.keys(live.def.events).filter((type) => live.snapshot.can({ type } as EventObject));
   }
 
-  /** Resolves with the run once `test` holds (checked on every commit), or rejects on timeout. */
-  waitFor(runId: string, test: (run: RunView) => boolean, timeoutMs = 10_000): Promise<RunView> {
+  /** Resolves with the run once `test` holds (checked on every commit), or rejects on timeout (a hang guard: generous, a busy machine is slow). */
+  waitFor(runId: string, test: (run: RunView) => boolean, timeoutMs = 30_000): Promise<RunView> {
     return new Promise((resolve, reject) => {
       let done = false;
       const finish = (err: Error | null, run?: RunView) => {

@@ -1,4 +1,4 @@
-// State hooks (seed 003's StateHookManager): on_transition, on_enter(stage), on_exit(stage),
+// State hooks (StateHookManager: docs/guide/15-conversation-and-your-own-workflows.md): on_transition, on_enter(stage), on_exit(stage),
 // derived from what the engine committed. Handlers run after the commit, never inside it; a
 // throwing handler is logged and does not stop the others. Each hook event is also published
 // on the run bus as { type: "hook" }, so the run's SSE stream carries it.

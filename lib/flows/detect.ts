@@ -1,4 +1,4 @@
-// Keyword stage detection (seed 003's StageDetectorProtocol with STAGE_KEYWORDS): each stage
+// Keyword stage detection (StageDetectorProtocol with STAGE_KEYWORDS: docs/guide/15-conversation-and-your-own-workflows.md): each stage
 // scores the keywords of its list found in a message (whole words or phrases, any case); the
 // confidence of the best stage is its share of all hits, lowered when it rests on one keyword.
 // A message that names a labelled transition out of the current stage (labelMatch) takes it.

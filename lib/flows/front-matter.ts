@@ -1,4 +1,4 @@
-// Steps in a Mermaid diagram's front matter (issue 22): a stateDiagram draws the stages and moves,
+// Steps in a Mermaid diagram's front matter: a stateDiagram draws the stages and moves,
 // and its YAML front matter may carry what each stage does, under the key `switchyard`:
 //
 //   ---

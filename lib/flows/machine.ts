@@ -1,4 +1,4 @@
-// FlowConfig → one XState v5 machine and its WorkflowDefinition (seed 003's generic
+// FlowConfig → one XState v5 machine and its WorkflowDefinition (the stage machine's generic
 // StateMachine). Every stage is a state node; composites nest (two or more starts make parallel
 // regions); every allowed move is a TRANSITION edge guarded by the stage rules (lib/flows/
 // rules.ts), so the diagram, the REST description and the runs all come from this one machine.

@@ -1,4 +1,4 @@
-// The transition rules of a stage machine (seed 003): a move happens only when it is valid from
+// The transition rules of a stage machine (docs/guide/15-conversation-and-your-own-workflows.md): a move happens only when it is valid from
 // an active stage, the cooldown has passed, a backward move clears the backward threshold, and
 // every validator agrees. Pure functions over the config and the run's context.
 import type { Detection } from "./detect";

@@ -1,4 +1,4 @@
-// A user-defined workflow, as seed 003's generic StateMachine / StateConfig describes it, with
+// A user-defined workflow, as the stage machine's generic StateMachine / StateConfig describes it, with
 // the few additions a Mermaid stateDiagram-v2 needs (composite states, choices, end markers,
 // transition labels). Written as JSON or YAML, or imported from Mermaid; validated by
 // lib/flows/validate.ts and turned into an XState machine by lib/flows/machine.ts.

@@ -1,4 +1,4 @@
-// Outgoing webhooks (seed 003's hooks, user-configurable): the hook events of every commit the
+// Outgoing webhooks (hooks, user-configurable: docs/guide/15-conversation-and-your-own-workflows.md): the hook events of every commit the
 // engine makes (lib/engine/hooks.ts) are matched against the active webhooks, and one pending
 // WebhookDelivery row per match is written IN THE COMMIT ITSELF (the engine asks plan() before
 // it commits), so no crash can fall between a transition and its deliveries. After the commit

@@ -1,4 +1,4 @@
-// The Context Manager's full-text search, kept in the database rather than in memory (issue 26:
+// The Context Manager's full-text search, kept in the database rather than in memory (with
 // each waiting swiss-army run has stored a result, and an in-memory index grew by ~7 KB per run).
 // Every process searches the same index, so what one cluster worker stores is found by the
 // others at once.

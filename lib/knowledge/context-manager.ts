@@ -1,4 +1,4 @@
-// The Context Manager of seed 001: it logs requests, stores results, keeps solution patterns
+// The Context Manager of swiss-army (workflows/swiss-army/guide.md): it logs requests, stores results, keeps solution patterns
 // whose confidence rises with approvals and falls with rejections, and answers ranked
 // searches (BM25) over all of it. The search index lives in the database (cm-text.ts), so memory
 // does not grow with what is stored and every process sees every write at once. When it is

@@ -1,4 +1,4 @@
-// The catalog of workflows: the built-in ones, and the user-defined ones (seed 003's generic
+// The catalog of workflows: the built-in ones, and the user-defined ones (the stage machine's generic
 // state machine) that lib/flows/store.ts loads from the database and registers here. Everything
 // about a workflow's shape (diagram, REST description, tests) is derived from its machine.
 import * as registry from "../../workflows/registry";

@@ -56,7 +56,7 @@ export interface WorkflowDefinition {
   inputChoices?: Record<string, { label: string; options: readonly string[]; empty: string }>;
   /** the text fields of client events, for the run page's forms (events without fields get a button) */
   eventFields?: Record<string, { name: string; label: string; placeholder?: string }[]>;
-  /** a stage machine's StateConfig (seed 003: the conversation and users' own workflows) */
+  /** a stage machine's StateConfig (docs/guide/15-conversation-and-your-own-workflows.md: the conversation and users' own workflows) */
   flow?: FlowConfig;
   /** a user-defined workflow's version (null for built-in ones) */
   version?: number | null;

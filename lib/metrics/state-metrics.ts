@@ -1,4 +1,4 @@
-// Seed 001's "Key Metrics Per State": each metric computed from the stored transitions of a
+// Each workflow's "Key Metrics Per State" (its guide page, e.g. workflows/swiss-army/guide.md): each metric computed from the stored transitions of a
 // workflow's runs and judged against its target and alert threshold.
 import type { RunStore, TransitionRow } from "../engine/store/types";
 import type { StateMetricSpec, WorkflowDefinition } from "../machines/types";

@@ -1,4 +1,4 @@
-// task.md: the mission file of seed 002. YAML frontmatter exactly as the seed prints it, the
+// task.md: the mission file of deep-research (workflows/deep-research/guide.md). YAML frontmatter exactly as the seed prints it, the
 // task DAG as checkbox lines, the knowledge graph and the source registry. `render` and
 // `parse` round-trip.
 import { parse as parseYaml, stringify } from "yaml";

@@ -1,7 +1,7 @@
-// Data structures of seed 002 (deep research): the task DAG, the knowledge graph, the source
+// Data structures of deep research (workflows/deep-research/guide.md): the task DAG, the knowledge graph, the source
 // registry, and the mission's frontmatter, as task.md prints them.
 
-/** task.md's status values (seed 002): the machine's top-level states but ABORTED. */
+/** task.md's status values (workflows/deep-research/guide.md): the machine's top-level states but ABORTED. */
 export const MISSION_STATUSES = ["PLANNING", "RESEARCHING", "REFLECTING", "SYNTHESIZING", "COMPLETED", "ERROR"] as const;
 export type MissionStatus = (typeof MISSION_STATUSES)[number];
 

@@ -1,4 +1,4 @@
-// Isolated code execution for the CODE processing mode (seed 004 §5: ExecuteInSandbox → FormatSuccess | FormatError).
+// Isolated code execution for the CODE processing mode (workflows/processing-modes/guide.md: ExecuteInSandbox → FormatSuccess | FormatError).
 //
 // No containers here: the code runs in a WebAssembly engine inside a child process of its own (node, started
 // under Node's permission model), one process per run, so the worst a guest can do is end that process.

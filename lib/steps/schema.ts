@@ -1,4 +1,4 @@
-// Steps in a user-defined workflow's definition (issue 22): a stage may call a model (`llm`), a
+// Steps in a user-defined workflow's definition: a stage may call a model (`llm`), a
 // tool over HTTP (`http`), code in the sandbox (`code`), ask people (`review`) or wait (`wait`),
 // and say where the run goes next (`next`, `on`, `on_error`, `retry`, `timeout`). The shape is
 // checked here with zod; the meaning (routes, templates, URLs) in lib/steps/check.ts; the steps

@@ -1,4 +1,4 @@
-// External workers' task queue (issue 22): what the /api/tasks routes and the `external` effect
+// External workers' task queue: what the /api/tasks routes and the `external` effect
 // call. The database row is the truth; this process adds wake-ups: a claim that long-polls wakes
 // when a task is queued here. An effect does not wait for its task: it parks (lib/tasks/effect.ts),
 // and a task completed or failed here runs its invocation again (`resume`); results a process did

@@ -5,7 +5,7 @@
 import pg from "pg";
 import { it } from "vitest";
 import { migrateDatabase } from "../../lib/db/migrations";
-import { pgReachable, scratchSchema } from "../../lib/db/pg-scratch";
+import { pgReachable, requirePostgres, scratchSchema } from "../../lib/db/pg-scratch";
 import { dbBool, dbDate, query, type Dialect, type SqlPorts, type SqlResult } from "../../lib/db/sql";
 import { openSqlite } from "../../lib/db/sqlite";
 import { sqlitePath } from "../../lib/db/url";
@@ -106,7 +106,9 @@ async function linguisticReachable(): Promise<string | null> {
   try {
     await c.connect();
     const { rows } = await c.query(`SELECT current_setting('server_version_num')::int >= 150000 AS "v15", EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i') AS "icu"`);
-    return rows[0].v15 && rows[0].icu ? null : "needs PostgreSQL 15+ with ICU";
+    if (rows[0].v15 && rows[0].icu) return null;
+    requirePostgres("the en-US collation suite needs PostgreSQL 15+ with ICU");
+    return "needs PostgreSQL 15+ with ICU";
   } finally {
     await c.end().catch(() => {});
   }

@@ -4,7 +4,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** The YAML of issue 22, as written there (NOTIFY: an external worker on queue "publisher"). */
+/** The post pipeline's YAML (docs/guide/16-external-workers.md) (NOTIFY: an external worker on queue "publisher"). */
 export const POST_PIPELINE = `id: post-pipeline
 title: Draft, review and publish a post
 initial_stage: DRAFT

@@ -4,7 +4,7 @@
 // status, attempt, leaseToken } as JSON and then SIGKILLs itself: the process dies with the task
 // claimed, no clean stop.
 import { saveUserWorkflow } from "../../lib/flows/store";
-import { workflowRuntime } from "../helpers";
+import { flush, workflowRuntime } from "../helpers";
 
 const [url, mode, flow] = process.argv.slice(2);
 const rt = await workflowRuntime("conversation", { url, seedGuide: false });
@@ -21,8 +21,8 @@ if (mode === "start") {
     if (!leaseToken) await new Promise((r) => setTimeout(r, 20));
   }
 } else {
-  // resumed: the effect re-attaches to its task; give it a moment, then die again
-  await new Promise((r) => setTimeout(r, 500));
+  // resumed: the effect re-attaches to its task (the steps queued at resume run), then die again
+  await flush(20);
 }
 const [task] = await rt.tasks.store.list({ queue: "publisher" });
 process.stdout.write(JSON.stringify({ runId: runId || task?.runId, taskId: task?.id, status: task?.status, attempt: task?.attempt, leaseToken }) + "\n");

@@ -1,4 +1,4 @@
-// conversation (seed 003): a stage machine built from a StateConfig; no effects of its own.
+// conversation (docs/guide/15-conversation-and-your-own-workflows.md): a stage machine built from a StateConfig; no effects of its own.
 import { builtIn } from "../../lib/machines/built-in";
 import { conversation } from "./machine";
 

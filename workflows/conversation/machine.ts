@@ -1,4 +1,4 @@
-// Seed 003 — the conversation stages of a coding agent, as a stage machine built from a
+// conversation (docs/guide/15-conversation-and-your-own-workflows.md) — the conversation stages of a coding agent, as a stage machine built from a
 // StateConfig like any user-defined workflow (lib/flows). Stages, valid next stages, tools and
 // keywords are the seed's tables; INITIAL has no keywords ("initial message, no prior context").
 import { flowWorkflow } from "../../lib/flows/machine";

@@ -1,6 +1,6 @@
 // The files of a deep-research run, written in the same commit as the step that changed them:
 // task.md and report.md (kept current), logs/orchestrator.log (append-only audit trail with
-// every event seed 002's audit table requires), orchestrator.md (the reasoning stream) and the
+// every event deep-research's audit table requires), orchestrator.md (the reasoning stream) and the
 // raw file of each source under assets/.
 import type { ArtifactWrite, TransitionRow } from "../../lib/engine/store/types";
 import { renderTaskMd } from "../../lib/research/taskmd";

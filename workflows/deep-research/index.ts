@@ -1,4 +1,4 @@
-// deep-research (seed 002): the workflow's one entry, listed in workflows/registry.ts.
+// deep-research (workflows/deep-research/guide.md): the workflow's one entry, listed in workflows/registry.ts.
 import { builtIn } from "../../lib/machines/built-in";
 import { deepResearch } from "./machine";
 import { deepResearchEffects } from "./effects";

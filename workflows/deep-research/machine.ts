@@ -1,4 +1,4 @@
-// Seed 002 — deep research, as one XState v5 machine.
+// Deep-research (workflows/deep-research/guide.md) — deep research, as one XState v5 machine.
 // PLANNING (generate a plan, the user approves, modifies or aborts) → RESEARCHING (a DAG of
 // P/S/R/C tasks dispatched to sub-agents, several at once) → REFLECTING (gaps and conflicts add
 // tasks and loop) → SYNTHESIZING (report.md) → COMPLETED; ERROR on unrecoverable errors.
@@ -216,7 +216,7 @@ export const deepResearchMachine = setup({
   },
 }).createMachine({
   id: "deep-research",
-  description: "Deep research orchestration (seed 002)",
+  description: "Deep research orchestration",
   initial: "PLANNING",
   context: ({ input }) => ({
     config: { ...defaultResearchConfig, ...(input.config ?? {}) },

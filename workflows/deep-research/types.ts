@@ -1,4 +1,4 @@
-// Run context and effect shapes of the deep-research workflow (seed 002).
+// Run context and effect shapes of the deep-research workflow (workflows/deep-research/guide.md).
 import type { Confidence, Fact, MissionStatus, Plan, Source, Task } from "../../lib/research/types";
 
 export interface ResearchConfig {

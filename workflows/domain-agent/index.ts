@@ -1,4 +1,4 @@
-// domain-agent (seed 000): the workflow's one entry, listed in workflows/registry.ts.
+// domain-agent (workflows/domain-agent/guide.md): the workflow's one entry, listed in workflows/registry.ts.
 import { builtIn } from "../../lib/machines/built-in";
 import { domainAgent } from "./machine";
 import { domainAgentEffects } from "./effects";

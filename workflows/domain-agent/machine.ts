@@ -1,4 +1,4 @@
-// Seed 000 — the domain-aware agent over a personal log, as one XState v5 machine.
+// Domain-agent (workflows/domain-agent/guide.md) — the domain-aware agent over a personal log, as one XState v5 machine.
 // ROUTE (QUERY | LOG | BOTH, domains) → BUILD_CONTEXT → the query flow (PLAN → RETRIEVE →
 // ANALYZE, with re-plan, EXPAND_DOMAIN, CLARIFY → WAIT_USER, SYNTHESIZE → EVALUATE with
 // retries), the log flow (PARSE → STORE), or both as parallel regions (BOTH_SPLIT); then
@@ -57,7 +57,7 @@ export interface PlanInput {
 
 const out = <T>(event: unknown) => (event as { output: T }).output;
 
-/** Which observer triggers fired (seed 000's Observer Integration). */
+/** Which observer triggers fired (Observer Integration: workflows/domain-agent/guide.md). */
 export function triggersOf(c: AgentContext): Trigger[] {
   const t: Trigger[] = [];
   if (c.answer) t.push("post_query");
@@ -166,7 +166,7 @@ export const domainAgentMachine = setup({
   },
 }).createMachine({
   id: "domain-agent",
-  description: "Domain-aware agent over a personal log (seed 000)",
+  description: "Domain-aware agent over a personal log",
   initial: "ROUTE",
   context: ({ input }) => ({
     config: { ...defaultAgentConfig, ...(input.config ?? {}) },

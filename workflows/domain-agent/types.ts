@@ -1,4 +1,4 @@
-// Types of the domain-agent workflow (seed 000): what each step produces and what the run's
+// Types of the domain-agent workflow (workflows/domain-agent/guide.md): what each step produces and what the run's
 // context holds. The machine is in ./machine.ts, the steps in ./effects.
 import type { ActiveDomainContext, Metric, ParsedEntry } from "../../lib/domains/types";
 

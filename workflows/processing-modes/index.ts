@@ -1,4 +1,4 @@
-// processing-modes (seed 004): the workflow's one entry, listed in workflows/registry.ts.
+// processing-modes (workflows/processing-modes/guide.md): the workflow's one entry, listed in workflows/registry.ts.
 import { builtIn } from "../../lib/machines/built-in";
 import { processingModes } from "./machine";
 import { processingModesEffects } from "./effects";

@@ -1,4 +1,4 @@
-// Seed 004 — processing modes, as one XState v5 machine: RouteRequest picks the mode (explicit or
+// Processing-modes (workflows/processing-modes/guide.md) — processing modes, as one XState v5 machine: RouteRequest picks the mode (explicit or
 // classified), CheckRuntime sends System 1 / System 2 modes to ModelRuntime (CacheCheck →
 // CacheHit | ProcessorExec → CachePut) and the agent mode to AgentRuntime (WorkflowInit →
 // RetryableExec with retry_with_backoff → WorkflowComplete | ErrorClassify → RetryableExec |
@@ -242,7 +242,7 @@ export const processingModesMachine = setup({
   },
 }).createMachine({
   id: "processing-modes",
-  description: "Processing modes: router, runtimes, response cache (seed 004)",
+  description: "Processing modes: router, runtimes, response cache",
   initial: "RouteRequest",
   context: ({ input }) => ({
     config: { ...defaultModesConfig, ...(input.config ?? {}) },
@@ -481,7 +481,7 @@ export const processingModesMachine = setup({
       },
     },
     AgentRuntime: {
-      description: "Stateful, workflow-tracked, retry-wrapped: DEEP_RESEARCH's states (seed 004, section 7) inside the AgentRuntime's boxes (section 1).",
+      description: "Stateful, workflow-tracked, retry-wrapped: DEEP_RESEARCH's states inside the AgentRuntime's boxes.",
       meta: { summary: "AgentRuntime" } satisfies StateMeta,
       initial: "WorkflowInit",
       onDone: { target: "RecordMetrics", description: "Workflow finished" },
@@ -621,7 +621,7 @@ export const processingModesMachine = setup({
       },
     },
     RecordMetrics: {
-      description: "Per mode: latency, LLM calls, cache hit, errors.",
+      description: "Per mode: latency, model answers used (the router's call and failed attempts are not counted), cache hit, errors.",
       meta: { summary: "Recording metrics" } satisfies StateMeta,
       invoke: {
         src: "recordMetrics",

@@ -7,7 +7,7 @@ export function ModeMetricsPanel({ modes }: { modes: ModeSummary[] }) {
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
       <h2 className="mb-2 text-sm font-semibold">Metrics per mode</h2>
       <table className="w-full text-xs" data-testid="mode-metrics">
-        <TableHead columns={["Mode", { label: "Requests", right: true }, { label: "Latency avg / p95", right: true }, { label: "LLM calls", right: true }, { label: "Cache hits", right: true }, { label: "Errors", right: true }]} />
+        <TableHead columns={["Mode", { label: "Requests", right: true }, { label: "Latency avg / p95", right: true }, { label: "Model answers used", right: true }, { label: "Cache hits", right: true }, { label: "Errors", right: true }]} />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {modes.map((m) => (
             <tr key={m.mode} data-mode={m.mode}>

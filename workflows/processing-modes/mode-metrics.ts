@@ -1,4 +1,4 @@
-// RecordMetrics, aggregated: per processing mode, the requests, latency (mean and p95), LLM calls
+// RecordMetrics, aggregated: per processing mode, the requests, latency (mean and p95), model answers used
 // per request, the cache hit rate of System 1 modes, and errors by category.
 import type { Db } from "../../lib/db/client";
 import { LEVEL, MODES, type Mode } from "./types";

@@ -69,7 +69,7 @@ export function ModeRouting({ c }: { c: ModesContext }) {
       {m && (
         <Row label="Metrics">
           <span className="text-xs text-slate-700 dark:text-slate-300">
-            latency {m.latencyMs} ms · {m.llmCalls} LLM call{m.llmCalls === 1 ? "" : "s"} · cache {m.cacheHit ? "hit" : "no hit"} · {m.ok ? "ok" : `error ${m.errorCategory}`}
+            latency {m.latencyMs} ms · {m.llmCalls} model answer{m.llmCalls === 1 ? "" : "s"} used · cache {m.cacheHit ? "hit" : "no hit"} · {m.ok ? "ok" : `error ${m.errorCategory}`}
           </span>
         </Row>
       )}

@@ -1,4 +1,4 @@
-// Types of the processing-modes workflow (seed 004): the six modes, their cognitive levels and
+// Types of the processing-modes workflow (workflows/processing-modes/guide.md): the six modes, their cognitive levels and
 // runtimes, and what a run's context holds. The machine is in ./machine.ts, the
 // processors in ./effects.
 
@@ -141,6 +141,7 @@ export interface ResearchState {
 export interface ModeMetrics {
   mode: Mode;
   latencyMs: number;
+  /** model answers the mode used: completed model calls of the run, not the router's and not failed attempts (those are in the run's usage) */
   llmCalls: number;
   cacheHit: boolean;
   ok: boolean;

@@ -8,7 +8,7 @@ function intEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return n;
 }
 
-/** Timeout settings from the environment (seed 001's 5 s search and 10 min execution limits). */
+/** Timeout settings from the environment (5 s search and 10 min execution limits: workflows/swiss-army/guide.md). */
 export function swissConfigFromEnv(env: NodeJS.ProcessEnv): Partial<SwissConfig> {
   const out: Partial<SwissConfig> = {};
   const map: [keyof SwissConfig, string][] = [

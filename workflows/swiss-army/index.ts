@@ -1,4 +1,4 @@
-// swiss-army (seed 001): the workflow's one entry, listed in workflows/registry.ts.
+// swiss-army (workflows/swiss-army/guide.md): the workflow's one entry, listed in workflows/registry.ts.
 import { builtIn } from "../../lib/machines/built-in";
 import { swissArmy } from "./machine";
 import { swissArmyEffects } from "./effects";

@@ -1,4 +1,4 @@
-// Seed 001 — Swiss Army Knife State Machine, as one XState v5 machine.
+// Swiss-army (workflows/swiss-army/guide.md) — Swiss Army Knife State Machine, as one XState v5 machine.
 // IDLE → REQUEST_RECEIVED → CONTEXT_SEARCH → EXECUTING → CONTEXT_UPDATE → HUMAN_REVIEW → IDLE,
 // with the seed's error paths, hard timeouts and global abort. Every transition carries the
 // seed's condition as its description, which the engine records as the transition's reason.
@@ -157,7 +157,7 @@ export const swissArmyMachine = setup({
   },
 }).createMachine({
   id: "swiss-army",
-  description: "Swiss Army Knife request loop around a Context Manager (seed 001)",
+  description: "Swiss Army Knife request loop around a Context Manager",
   initial: "IDLE",
   context: ({ input }) => ({
     config: { ...defaultSwissConfig, ...(input?.config ?? {}) },

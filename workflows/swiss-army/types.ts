@@ -1,4 +1,4 @@
-// Data shapes of seed 001 (Swiss Army Knife): the context record each state writes, as the
+// Data shapes of the Swiss Army Knife (workflows/swiss-army/guide.md): the context record each state writes, as the
 // seed prints them, plus the run context that carries them.
 import type { SearchHit } from "../../lib/knowledge/context-manager";
 

@@ -1,4 +1,4 @@
-// OBSERVE, offline: the observer of seed 000. On its triggers (post_query, user_correction,
+// OBSERVE, offline: the observer of domain-agent (workflows/domain-agent/guide.md). On its triggers (post_query, user_correction,
 // significant_log) it decides which global-context facts to set, and says why; with no trigger,
 // or nothing durable learned, it skips and says that.
 import { METRICS } from "../../../lib/domains/index";

@@ -1,4 +1,4 @@
-// The processors of the processing-modes machine (seed 004) on this runtime's ports: the model
+// The processors of the processing-modes machine (workflows/processing-modes/guide.md) on this runtime's ports: the model
 // port (offline engine or OpenAI-compatible endpoints), the knowledge store, web search when
 // configured, the WebAssembly sandbox, the response cache and the metrics table. DEEP_RESEARCH's
 // steps are in ./research.
@@ -184,7 +184,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
     const c = input.context;
     const mode = c.routing?.mode ?? c.requested ?? "CHAT";
-    // model work whose result was used: completed calls to a model (the offline engine's steps are not LLM calls)
+    // model answers the mode used: completed calls to a model, not the router's, not failed attempts (the offline engine's steps are no model calls)
     const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
     const metrics: ModeMetrics = {
       mode,

@@ -1,4 +1,4 @@
-// DEEP_RESEARCH's steps (seed 004, section 7): WriteReportPlan, GenerateSearchQueries, SearchTask,
+// DEEP_RESEARCH's steps (workflows/processing-modes/guide.md): WriteReportPlan, GenerateSearchQueries, SearchTask,
 // ProcessResult and WriteFinalReport. With a model endpoint the plan, the search tasks, each
 // task's summary and the report are the model's (3 + one per task calls); offline each is built
 // from the request and the search results, makes no call and says so.

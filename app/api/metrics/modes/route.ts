@@ -4,7 +4,7 @@ import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-/** per-mode metrics (requests, latency, LLM calls, cache hit rate, errors): served by the workflow whose entry declares api "metrics/modes" */
+/** per-mode metrics (requests, latency, model answers used, cache hit rate, errors): served by the workflow whose entry declares api "metrics/modes" */
 export const GET = handler(async (req: Request) => {
   const api = apiOf("metrics/modes");
   if (!api) throw new HttpError("no workflow serves /api/metrics/modes", 404, "not_found");
