@@ -358,7 +358,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </div>
           )}
 
-          {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} />}
+          {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} accepted={accepted} />}
 
           {!flow && !terminal && forms.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
