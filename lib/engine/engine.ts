@@ -40,6 +40,8 @@ export interface EffectContext {
   emit(event: EventObject & Record<string, unknown>): void;
   /** a live progress line for watchers (not persisted) */
   progress(message: string): void;
+  /** "restart": this invocation was in flight when the process (or the cluster worker running it) stopped, and runs again under the same key */
+  again?: "restart";
 }
 export type EffectFn = (input: never, ctx: EffectContext) => Promise<unknown>;
 
@@ -447,7 +449,7 @@ export class Engine {
     for (const r of list) {
       if (this.live.has(r.run.id)) continue;
       if (isImportedRun(r.run.id)) continue; // imported runs are read-only: never resumed
-      if (this.activate(r, poisoned)) n++;
+      if (this.activate(r, poisoned, true)) n++;
     }
     await this.wheel?.start();
     return n;
@@ -510,7 +512,8 @@ export class Engine {
       await running.finished; // already running here (a repeated delivery)
       return "done";
     }
-    await this.startEffect(live, job.child, found.src, found.input, job.key);
+    // a job that came back after its worker died ran before under this key
+    await this.startEffect(live, job.child, found.src, found.input, job.key, opts.lost ? "restart" : undefined);
     return "done";
   }
 
@@ -752,7 +755,8 @@ export class Engine {
     return p;
   }
 
-  private activate(r: ResumableRun, poisoned?: Map<string, number>): Live | null {
+  /** `restarted`: the process is resuming after a stop; the effects in flight then ran before (lib/steps reports it). */
+  private activate(r: ResumableRun, poisoned?: Map<string, number>, restarted = false): Live | null {
     const def = this.opts.workflows(r.run.workflow, r.run.input);
     if (!def) {
       this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
@@ -784,7 +788,7 @@ export class Engine {
     for (const t of r.timers) this.arm(live, t, true);
     const poison = poisoned?.size ? inFlightEffects(r.run).filter((f) => poisoned.has(f.key)) : [];
     if (poison.length) live.poisoned = new Set(poison.map((f) => f.key));
-    this.reconcileEffects(live, true);
+    this.reconcileEffects(live, true, restarted);
     for (const f of poison) void this.failPoisoned(live, f, poisoned!.get(f.key)!).catch(() => undefined);
     this.checkStuck(live);
     return live;
@@ -909,7 +913,7 @@ export class Engine {
    * Start the effects the snapshot has invoked and stop the ones it no longer has. Cluster mode
    * hands new ones to the queue instead (`adopt`: they were queued by whoever committed them).
    */
-  private reconcileEffects(live: Live, adopt = false) {
+  private reconcileEffects(live: Live, adopt = false, restarted = false) {
     const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
     const children = persisted.children ?? {};
     for (const [id, running] of live.effects) {
@@ -930,12 +934,12 @@ export class Engine {
         if (!adopt) this.track(dispatch.effect({ runId: live.row.id, child: id, key }), `queue effect ${key}`);
         continue;
       }
-      this.startEffect(live, id, child.src, child.snapshot?.input, key);
+      this.startEffect(live, id, child.src, child.snapshot?.input, key, restarted ? "restart" : undefined);
     }
   }
 
   /** Resolves once the effect's outcome is committed or it stopped being current; rejects (cluster mode only) when the database refused the outcome. */
-  private startEffect(live: Live, id: string, src: string, input: unknown, key: string): Promise<void> {
+  private startEffect(live: Live, id: string, src: string, input: unknown, key: string, again?: "restart"): Promise<void> {
     let finish!: (e?: unknown) => void;
     const finished = new Promise<void>((resolve, reject) => (finish = (e) => (e === undefined ? resolve() : reject(e))));
     const cancel = new Cancel(() => finish());
@@ -952,6 +956,7 @@ export class Engine {
         return cancel.signal;
       },
       clock: this.clock,
+      ...(again ? { again } : {}),
       emit: (event) => {
         if (!current()) return;
         void this.enqueue(live, () => (current() ? this.applyEvent(live, event) : Promise.resolve(null))).catch((e) =>

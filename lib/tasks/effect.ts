@@ -132,6 +132,8 @@ export function externalStep(tasks: () => TaskQueue): EffectFn {
     const i = StepInput.parse(raw);
     const maxAttempts = i.retry ? i.retry.max + 1 : DEFAULT_MAX_ATTEMPTS;
     const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
-    return { output: t.output, by: `worker ${t.worker ?? "?"}`, worker: t.worker ?? undefined };
+    // offered again with no failure recorded: a worker's lease ran out (the run page says so)
+    const again = t.attempt > 1 && !t.error ? { again: "lease" as const } : {};
+    return { output: t.output, by: `worker ${t.worker ?? "?"}`, worker: t.worker ?? undefined, attempts: t.attempt, ...again };
   });
 }
