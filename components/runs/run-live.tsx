@@ -57,6 +57,8 @@ interface Props {
   title: string;
   /** what the run is about (its request, topic …), and its parent's */
   name?: string | null;
+  /** what a long-lived run works on now, when that is not its name (a later cycle's request) */
+  subtitle?: string | null;
   parentName?: string | null;
   /** a line above the results (the offline engine's notice) */
   notice?: React.ReactNode;
@@ -134,7 +136,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   );
 }
 
-export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, parentName = null, notice = null, result = null, eventFields, flow = null, alerts }: Props) {
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, subtitle = null, parentName = null, notice = null, result = null, eventFields, flow = null, alerts }: Props) {
   const [run, setRun] = useState(initialRun);
   const [transitions, setTransitions] = useState(initialTransitions);
   const [review, setReview] = useState<ReviewInfo | null>(initialReview);
@@ -236,6 +238,12 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               </span>
             )}
           </h1>
+          {subtitle && (
+            <p className="mt-0.5 break-words text-sm text-slate-600 dark:text-slate-300" data-testid="run-subtitle">
+              <span className="text-slate-400">now: </span>
+              {subtitle}
+            </p>
+          )}
           <CopyId id={run.id} short={shortId(run.id)} />
           <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}

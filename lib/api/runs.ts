@@ -8,16 +8,22 @@ import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
 import { snapshotFor } from "../engine/fork";
+import { NAME_MAX, runName, runSubtitle } from "../machines/run-name";
 
-/** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
+/**
+ * The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their
+ * paths; `name` what the run is called (the same everywhere), `subtitle` what a long-lived run
+ * works on now when that differs (a later cycle's request).
+ */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
   const def = findWorkflow(run.workflow, run.input);
   const names = new Map(def ? deriveGraph(def.machine).states.map((s) => [s.id, s.name]) : []);
-  return { ...run, state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
+  const name = runName(def, run, NAME_MAX);
+  return { ...run, name, subtitle: runSubtitle(def, run, name), state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
 }
 
 /** `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts). */
-export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim) {
+export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim, name?: string) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
   const defaults = rt.defaults[workflow];
   let merged = input;
@@ -30,7 +36,7 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown, id
       (merged as Record<string, unknown>)[k] = g && typeof g === "object" && v && typeof v === "object" ? { ...v, ...g } : (g ?? v);
     }
   }
-  const out = await rt.engine.start(workflow, merged ?? {}, { idempotency });
+  const out = await rt.engine.start(workflow, merged ?? {}, { idempotency, name });
   return runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) });
 }
 

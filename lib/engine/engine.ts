@@ -27,6 +27,7 @@ import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
+import { startName } from "../machines/run-name";
 
 export interface EffectContext {
   runId: string;
@@ -214,7 +215,8 @@ export class Engine {
   // ---------------------------------------------------------------- commands
 
   /** `idempotency`: the request's key, written in the run's first commit (a key already there: ConflictError, nothing written) */
-  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
+  /** `name`: what the run is called (else the workflow's rule, lib/machines/run-name.ts). */
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; idempotency?: IdempotencyClaim; name?: string } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const def = this.workflow(workflowId);
     const parsed = def.input.safeParse(input ?? {});
@@ -244,6 +246,7 @@ export class Engine {
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
+      name: startName(def, parsed.data, opts.name),
     };
     // pending 1: its first commit is under way (not evicted meanwhile)
     const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };

@@ -15,6 +15,9 @@ import { END, edgeKey, own, type FlowConfig } from "./types";
 import { childrenOf } from "./validate";
 import { effect } from "../machines/effect";
 import { decisionEvents, refuseDecision, reviewView, stepDelays, stepGuards, stepNode, stepUpdates, type StepContext } from "../steps/compile";
+import { render } from "../steps/template";
+import { declaredInputs, inputFields } from "./inputs";
+import { flowResult } from "./result";
 
 type Stamp = { at?: number };
 export type FlowEvent =
@@ -323,8 +326,12 @@ export function flowView(c: FlowConfig, ctx: FlowContext): FlowView {
 export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: number; example?: unknown } = {}): WorkflowDefinition {
   const machine = flowMachine(c);
   const task = z.object({ task: z.string().trim().max(20_000).optional() });
-  // a workflow with steps takes any JSON object as input (templates read input.<name>)
-  const input = (c.steps ? task.catchall(z.unknown()) : task.strict()).transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
+  // a workflow with steps takes any JSON object as input (templates read input.<name>); declared inputs are enforced, with or without steps
+  const declared = declaredInputs(c);
+  const open = c.steps || declared ? task.catchall(z.unknown()) : task.strict();
+  const checked = declared ? open.superRefine((i, ctx) => void declared.safeParse(i).error?.issues.forEach((issue) => ctx.addIssue({ code: "custom", path: issue.path, message: issue.message }))) : open;
+  const input = checked.transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
+  const fields = opts.seed ? [] : inputFields(c);
   const stageOf = (state: string) => {
     const last = state.split(".").at(-1)!;
     return c.stages.find((s) => s === last || s.replace(/[.#\\%]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`) === last) ?? last;
@@ -349,7 +356,11 @@ export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: num
       : {}),
     startEvents: (i) => [{ type: "BEGIN" }, ...((i as FlowInput).task ? [{ type: "MESSAGE", text: (i as FlowInput).task! }] : [])],
     output: (ctx) => ({ ...flowView(c, ctx as FlowContext), last: (ctx as FlowContext).decisions.at(-1) ?? null, ...(c.steps ? { steps: (ctx as StepContext).steps } : {}) }),
-    example: opts.example ?? { task: "" },
+    // the New run form: declared inputs, else the input names the definition reads, else a first message
+    example: opts.example ?? (fields.length ? Object.fromEntries(fields.map((f) => [f.name, f.type === "string" ? "" : null])) : c.steps ? {} : { task: "" }),
+    ...(fields.length ? { inputFields: fields } : {}),
+    ...(c.run_name ? { runName: (i: unknown) => render(c.run_name!, { input: stepInput(i as FlowInput), steps: {}, review: null }) } : {}),
+    ...(c.steps ? { result: (ctx: unknown) => flowResult(c, ctx as StepContext) } : {}),
     eventFields: {
       MESSAGE: [{ name: "text", label: "Message", placeholder: "what the agent says or does next" }],
       TRANSITION: [{ name: "to", label: "Move to stage" }],

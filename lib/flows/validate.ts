@@ -8,6 +8,7 @@ import { forkPlan } from "./forks";
 import { parseMermaid } from "./mermaid-read";
 import { StepsSchema } from "../steps/schema";
 import { checkSteps } from "../steps/check";
+import { checkRunKeys } from "./inputs";
 import { edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
 export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
@@ -58,6 +59,9 @@ export const FlowConfigSchema = z
     labels: z.record(z.string(), z.string().max(500)).optional(),
     notes: z.record(z.string(), z.string().max(5_000)).optional(),
     steps: StepsSchema.optional(),
+    inputs: z.record(z.string(), z.unknown()).optional(),
+    run_name: z.string().trim().min(1).max(500).optional(),
+    result: z.string().trim().min(1).max(20_000).optional(),
   })
   .strict();
 
@@ -177,8 +181,11 @@ function nodeLines(doc: Document, lineOf: (o: number | undefined) => number | un
     }
   };
   walk(doc.get("steps", true), "steps", 0);
-  const initial = doc.get("initial_stage", true);
-  if (isScalar(initial)) put("initial_stage", initial.range?.[0]);
+  walk(doc.get("inputs", true), "inputs", 3);
+  for (const key of ["initial_stage", "inputs", "run_name", "result"]) {
+    const node = doc.get(key, true) as { range?: [number] } | undefined;
+    if (node && typeof node === "object" && node.range) put(key, node.range[0]);
+  }
   return out;
 }
 
@@ -240,6 +247,7 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opt
     if ("stage" in v) unknown(v.stage, `validator ${v.type}`);
   }
   if (!issues.length && c.steps) issues.push(...checkSteps(c, lines));
+  if (!issues.length) issues.push(...checkRunKeys(c, lines));
   if (issues.length || opts.unreachable === false) return issues;
   return unreachableIssues(c, lines);
 }

@@ -36,6 +36,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       states={deriveGraph(def.machine).states}
       title={def.title}
       name={runName(def, run)}
+      subtitle={run.subtitle}
       parentName={parent ? runName(findWorkflow(parent.workflow, parent.input), parent) : null}
       eventFields={def.eventFields ?? {}}
       flow={def.flow ?? null}
