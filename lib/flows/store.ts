@@ -30,8 +30,9 @@ export async function loadUserWorkflows(db: Db): Promise<number> {
 }
 
 /** Validate and store a definition: 422 with line-numbered issues when invalid. */
-export async function saveUserWorkflow(db: Db, format: FlowFormat, source: string, opts: { id?: string; now?: number } = {}): Promise<SavedFlow> {
-  const checked = checkFlowSource(format, source, { id: opts.id });
+export async function saveUserWorkflow(db: Db, format: FlowFormat, source: string, opts: { id?: string; now?: number; env?: Record<string, string | undefined> } = {}): Promise<SavedFlow> {
+  // warnings about secrets read this server's environment
+  const checked = checkFlowSource(format, source, { id: opts.id, env: opts.env ?? process.env });
   if (!checked.ok) {
     const lines = checked.issues.map((i) => (i.line ? `line ${i.line}: ${i.message}` : i.message));
     throw new InvalidError(`the workflow definition is invalid: ${lines.join("; ")}`, { issues: checked.issues });

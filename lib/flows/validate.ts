@@ -9,6 +9,7 @@ import { parseMermaid } from "./mermaid-read";
 import { StepsSchema } from "../steps/schema";
 import { checkSteps } from "../steps/check";
 import { checkRunKeys } from "./inputs";
+import { flowWarnings } from "./warnings";
 import { edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
 export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
@@ -86,8 +87,11 @@ function braceTooDeep(source: string): FlowIssue | null {
   return null;
 }
 
-/** Parse and check a definition written in `format`. */
-export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string } = {}): FlowResult {
+/**
+ * Parse and check a definition written in `format`. `env`: this server's environment, for the
+ * warning about secrets that are not set (left out in the browser).
+ */
+export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string; env?: Record<string, string | undefined> } = {}): FlowResult {
   if (format === "mermaid") {
     const deep = braceTooDeep(source);
     if (deep) return { ok: false, issues: [deep], format };
@@ -100,6 +104,8 @@ export function checkFlowSource(format: FlowFormat, source: string, opts: { id?:
   if (issues.length) return { ok: false, issues: sortIssues(issues), format };
   // Mermaid draws disconnected parts; a stage no run reaches is kept, with a warning
   const warnings = format === "mermaid" ? unreachableIssues(parsed.config, parsed.lines) : [];
+  // valid, but runs would wait for nobody (lib/flows/warnings.ts)
+  warnings.push(...flowWarnings(parsed.config, parsed.lines, opts.env));
   return { ok: true, config: parsed.config, format, warnings: sortIssues(warnings) };
 }
 
