@@ -81,6 +81,8 @@ export interface ParsedFlow {
   issues: FlowIssue[];
   /** arrows written in the source (a pair written twice with two labels counts twice) */
   arrows: number;
+  /** a Mermaid diagram with no id and no title (and none given): checked, but not saved without one */
+  unnamed?: boolean;
 }
 
 export const END = "[*]";

@@ -67,7 +67,8 @@ export const FlowConfigSchema = z
   .strict();
 
 /** warnings: what is kept but worth knowing (in Mermaid, stages no run can reach) */
-export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat; warnings: FlowIssue[] } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
+/** unnamed: a Mermaid diagram with no id and no title, and none given (saving it asks for one: checkForSave) */
+export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat; warnings: FlowIssue[]; unnamed?: boolean } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
 
 /**
  * A cheap look at a Mermaid diagram before parsing it: composites (`{` … `}`) opened more than
@@ -106,7 +107,20 @@ export function checkFlowSource(format: FlowFormat, source: string, opts: { id?:
   const warnings = format === "mermaid" ? unreachableIssues(parsed.config, parsed.lines) : [];
   // valid, but runs would wait for nobody (lib/flows/warnings.ts)
   warnings.push(...flowWarnings(parsed.config, parsed.lines, opts.env));
-  return { ok: true, config: parsed.config, format, warnings: sortIssues(warnings) };
+  return { ok: true, config: parsed.config, format, warnings: sortIssues(warnings), ...(parsed.unnamed ? { unnamed: true } : {}) };
+}
+
+export const UNNAMED_ISSUE = 'the diagram has no id and no title: say which workflow it is (send "id" with it, or write "switchyard: { id: my-workflow }" or a "title" in its front matter)';
+
+/**
+ * The checks of a definition about to be saved (POST /api/workflows, and `npm run validate`):
+ * checkFlowSource's, and a Mermaid diagram that does not say which workflow it is is refused
+ * rather than saved as the next version of whatever was imported untitled before.
+ */
+export function checkForSave(format: FlowFormat, source: string, opts: { id?: string; env?: Record<string, string | undefined> } = {}): FlowResult {
+  const r = checkFlowSource(format, source, opts);
+  if (r.ok && r.unnamed) return { ok: false, issues: [{ message: UNNAMED_ISSUE, line: 1 }], format };
+  return r;
 }
 
 function sortIssues(issues: FlowIssue[]): FlowIssue[] {
