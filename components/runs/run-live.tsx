@@ -10,6 +10,7 @@ import { RunExport } from "./run-export";
 import { useRouter } from "next/navigation";
 import type { RunResult } from "@/lib/machines/types";
 import { RunResultCard } from "./run-result";
+import type { RunFailure } from "@/lib/api/failure";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
@@ -64,6 +65,8 @@ interface Props {
   notice?: React.ReactNode;
   /** what the run produced (computed by the server; refreshed when the run ends) */
   result?: RunResult | null;
+  /** why a failed run failed and where to retry it (computed by the server; refreshed when the run ends) */
+  failure?: RunFailure | null;
   eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
   /** a stage machine's config (seed 003): the run page shows its stage panel */
   flow?: FlowConfig | null;
@@ -136,7 +139,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   );
 }
 
-export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, subtitle = null, parentName = null, notice = null, result = null, eventFields, flow = null, alerts }: Props) {
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, subtitle = null, parentName = null, notice = null, result = null, failure = null, eventFields, flow = null, alerts }: Props) {
   const [run, setRun] = useState(initialRun);
   const [transitions, setTransitions] = useState(initialTransitions);
   const [review, setReview] = useState<ReviewInfo | null>(initialReview);
@@ -279,7 +282,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
       </div>
 
       {notice}
-      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
+      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} failure={failure} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
           <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">

@@ -7,6 +7,7 @@ import { runTitle } from "./title";
 import { listReviews } from "@/lib/api/reviews";
 import { deriveGraph } from "@/lib/graph/derive";
 import { RunLive } from "@/components/runs/run-live";
+import { runFailure } from "@/lib/api/failure";
 import type { ReviewInfo } from "@/components/runs/decision-panel";
 import { WorkflowViewsProvider, type WorkflowViews } from "@/components/runs/workflow-views";
 import { requireViewer } from "@/app/session";
@@ -43,6 +44,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       alerts={alerts}
       notice={rt.model.offline ? <OfflineNotice /> : null}
       result={def.result?.(run.context) ?? null}
+      failure={runFailure(run, transitions, def.flow)}
     />
     </WorkflowViewsProvider>
   );
