@@ -191,7 +191,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
    * The active stages a client moves, messages and calls tools in: those without a step (a step
    * moves the run itself). A composite around a running step counts when it has moves of its own.
    */
-  const free = (ctx: FlowContext): FlowContext => (c.steps ? { ...ctx, active: ctx.active.filter((s) => own(c.steps, s) === undefined) } : ctx);
+  const free = (ctx: FlowContext): FlowContext => (c.steps ? { ...ctx, active: ctx.active.filter((s) => own(c.steps, s) === undefined && !forks.has(s)) } : ctx);
   const manual = (ctx: FlowContext) => {
     if (!c.steps) return true;
     const f = free(ctx);
