@@ -17,6 +17,7 @@ import { sampleFor } from "../lib/steps/effects";
 import { END } from "../lib/flows/types";
 import { hello } from "./fixtures/workflows/hello/machine";
 import { POST_PIPELINE } from "./support/post-pipeline";
+import { guideExamples, STRUCTURES_GUIDE } from "./support/guide-examples";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const EXAMPLES = path.join(ROOT, "examples/workflows");
@@ -30,6 +31,8 @@ function flowDefinitions(): WorkflowDefinition[] {
     out.push(flowWorkflow(r.config, { version: 1 }));
   };
   add("yaml", POST_PIPELINE, "post pipeline");
+  // the guide's composites, regions, forks and joins (each once: its YAML)
+  for (const e of guideExamples(STRUCTURES_GUIDE)) if (e.format === "yaml") add("yaml", e.source, `${STRUCTURES_GUIDE} line ${e.line}`);
   const formats: Record<string, FlowFormat> = { ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".mmd": "mermaid" };
   for (const f of fs.existsSync(EXAMPLES) ? fs.readdirSync(EXAMPLES).sort() : []) {
     const format = formats[path.extname(f)];
