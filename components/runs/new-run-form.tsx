@@ -1,5 +1,5 @@
 "use client";
-import { useActionState, useEffect, useRef, useState } from "react";
+import { startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { startRunAction, type FormState } from "@/app/actions";
 import type { InputField } from "@/lib/flows/inputs";
 
@@ -40,7 +40,19 @@ export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]
   const fields = typed ? [] : fieldsOf(current?.example);
   const err = state.fieldErrors ?? {};
   return (
-    <form ref={form} action={action} className="space-y-3" data-testid="new-run-form" data-workflow={workflow}>
+    <form
+      ref={form}
+      action={action}
+      // submitted by hand, not as a form action: a refused input keeps everything typed (a form action resets the form)
+      onSubmit={(e) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        startTransition(() => action(data));
+      }}
+      className="space-y-3"
+      data-testid="new-run-form"
+      data-workflow={workflow}
+    >
       <div>
         <label htmlFor="workflow" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Workflow</label>
         <select id="workflow" name="workflow" value={workflow} onChange={(e) => setWorkflow(e.target.value)} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1.5 text-sm">

@@ -65,7 +65,7 @@ export function RunResultCard({ runId, status, result, error, failure = null }: 
 function FailureBanner({ runId, failure, suggestions }: { runId: string; failure: RunFailure; suggestions?: string[] }) {
   return (
     <section className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100" data-testid="run-result" data-kind="error" role="alert">
-      <div className="flex flex-wrap items-start justify-between gap-3">
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div className="min-w-0 flex-1">
           <h2 className="font-semibold" data-testid="failure-where">
             Failed in <span className="font-mono">{failure.state}</span>

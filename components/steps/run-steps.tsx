@@ -132,6 +132,7 @@ function Step({ row, index }: { row: StepRow; index: number }) {
             {row.earlier && <p className="mb-1 text-xs text-slate-400">From the previous visit; this one is under way.</p>}
             {row.kind === "review" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Decided value</p>}
             {row.kind === "http" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Response{row.httpStatus !== null ? ` · HTTP ${row.httpStatus}` : ""}</p>}
+            {row.kind !== "http" && row.kind !== "review" && row.request && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Output</p>}
             <StepValue value={row.output} />
           </div>
         )}

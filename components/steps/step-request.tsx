@@ -36,7 +36,12 @@ export function StepRequestView({ request }: { request: StepRequest }) {
                 <Header key={k} name={k} value={v} />
               ))}
             </dl>
-            {request.body !== undefined && <StepValue value={request.body} label="Body" testId="step-request-body" />}
+            {request.body !== undefined && (
+              <div>
+                <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Body</p>
+                <StepValue value={request.body} label="Body" testId="step-request-body" />
+              </div>
+            )}
           </>
         )}
         {request.kind === "code" && <Folded label="Program" text={request.source} testId="step-request-source" />}
