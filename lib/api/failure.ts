@@ -51,8 +51,9 @@ export function runFailure(run: FailedRun, transitions: { seq: number; from: str
   }
   const last = [...transitions].sort((a, b) => b.seq - a.seq)[0];
   const fromOf = (t: typeof last) => (t ? (Array.isArray(t.from) ? t.from : t.from.split(",")).filter(Boolean) : []);
-  const state = err?.state ?? step?.[0] ?? ctx.error?.state ?? (fromOf(last)[0] ? lastSegment(fromOf(last)[0]!) : "");
-  const message = (err?.retry ? err.message : undefined) ?? step?.[1].error?.message ?? err?.message ?? ctx.error?.message ?? "the run failed";
+  // a built-in's own error record (context.error) says more than the engine's summary of it
+  const state = (err?.retry ? err.state : undefined) ?? step?.[0] ?? ctx.error?.state ?? err?.state ?? (fromOf(last)[0] ? lastSegment(fromOf(last)[0]!) : "");
+  const message = (err?.retry ? err.message : undefined) ?? step?.[1].error?.message ?? ctx.error?.message ?? err?.message ?? "the run failed";
   const attemptsText = /\(after (\d+) attempts\)/.exec(message);
   const attempts = step ? (typeof step[1].attempts === "number" ? step[1].attempts : attemptsText ? Number(attemptsText[1]) : 1) : attemptsText ? Number(attemptsText[1]) : null;
   const forkSeq = err?.retry?.fork?.seq;
