@@ -118,7 +118,8 @@ for (const size of [
     const send = await expand(page, "SEND", /Request sent/);
     await expect(send.getByTestId("step-request")).toContainText(`POST ${API_BASE}/tickets/${ticket}/replies`);
     await expect(send).toContainText("Response · HTTP 200");
-    await expect(send.getByTestId("step-idempotency-key")).toHaveText(new RegExp(`^${runId}:`));
+    await expect(send.getByTestId("step-idempotency-key")).toHaveAttribute("data-key", new RegExp(`^${runId}:step-`));
+    await expect(send.getByTestId("step-idempotency-key")).toContainText(`${runId.slice(0, 8)}…:step-`);
     const draft = await expand(page, "DRAFT", /Task input the worker got/);
     await expect(draft.getByTestId("step-request-input")).toBeVisible();
     await send.scrollIntoViewIfNeeded();

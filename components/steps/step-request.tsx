@@ -1,4 +1,5 @@
 "use client";
+import { useState } from "react";
 // What a step sent (lib/steps/request.ts): an http step's method, URL, headers (secrets shown as
 // "[secret]"), body and Idempotency-Key; a code step's program; the input an external worker got;
 // an llm step's prompt and schema. Folded; one click shows it.
@@ -31,7 +32,9 @@ export function StepRequestView({ request }: { request: StepRequest }) {
               <dt className="text-slate-500">{request.method}</dt>
               <dd className="break-all text-slate-800 dark:text-slate-100">{request.url}</dd>
               <dt className="text-slate-500">Idempotency-Key</dt>
-              <dd className="break-all text-slate-800 dark:text-slate-100" data-testid="step-idempotency-key">{request.idempotencyKey}</dd>
+              <dd className="break-all text-slate-800 dark:text-slate-100">
+                <IdempotencyKey value={request.idempotencyKey} />
+              </dd>
               {Object.entries(request.headers).map(([k, v]) => (
                 <Header key={k} name={k} value={v} />
               ))}
@@ -57,5 +60,32 @@ function Header({ name, value }: { name: string; value: string }) {
       <dt className="text-slate-500">{name}</dt>
       <dd className={`break-all ${value === "[secret]" ? "italic text-amber-700 dark:text-amber-300" : "text-slate-800 dark:text-slate-100"}`}>{value}</dd>
     </>
+  );
+}
+
+/**
+ * The step's Idempotency-Key (runId:invocation:n): shown with the run id shortened, as lists show
+ * ids, the whole key in its title and on the copy button (it is what a receiver's log shows).
+ */
+function IdempotencyKey({ value }: { value: string }) {
+  const [copied, setCopied] = useState(false);
+  const at = value.indexOf(":");
+  const short = at > 8 ? `${value.slice(0, 8)}…${value.slice(at)}` : value;
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1_500);
+    } catch {
+      window.prompt("Copy the Idempotency-Key", value);
+    }
+  };
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1" data-testid="step-idempotency-key" data-key={value}>
+      <span title={value}>{short}</span>
+      <button type="button" onClick={copy} className="rounded px-1 font-sans text-[11px] text-blue-700 ring-1 ring-slate-200 hover:bg-slate-50 dark:text-blue-400 dark:ring-slate-700 dark:hover:bg-slate-800/60" aria-label="Copy the Idempotency-Key">
+        {copied ? "copied" : "copy"}
+      </button>
+    </span>
   );
 }
