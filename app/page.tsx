@@ -173,7 +173,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <NewRunForm
             key={workflow ?? ""}
             initial={offered.some((w) => w.id === workflow) ? workflow : undefined}
-            workflows={offered.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {}, placeholders: placeholdersOf(w) }))}
+            workflows={offered.map((w) => ({ id: w.id, title: w.title, example: w.example ?? {}, choices: w.inputChoices ?? {}, placeholders: placeholdersOf(w), ...(w.inputFields ? { fields: w.inputFields } : {}) }))}
           />
         </div>
         <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 text-xs text-slate-500 dark:text-slate-400">

@@ -219,7 +219,7 @@ describe("Idempotency-Key across processes (PostgreSQL)", () => {
     const before = await count(first, "Run");
     const start = (rt: Runtime) => {
       const k = keyedRequest(post("/api/runs", body, "race-key"), body, null);
-      return idempotent(rt, k, 201, (claim) => startRun(rt, body.workflow, body.input, claim), (row) => getRun(rt, row.runId));
+      return idempotent(rt, k, 201, (claim) => startRun(rt, body.workflow, body.input, { idempotency: claim }), (row) => getRun(rt, row.runId));
     };
     const answers = await Promise.all([...Array.from({ length: 10 }, () => start(first)), ...Array.from({ length: 10 }, () => start(other))]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);

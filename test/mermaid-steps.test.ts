@@ -57,7 +57,7 @@ describe("steps in Mermaid front matter", () => {
     expect(issues(DIAGRAM.replace('score >= 0.8"', 'score >="'))).toEqual(['8: steps.SCORE.when.0.if: "steps.SCORE.output.score >=": Unexpected token: EOF']);
     expect(issues(DIAGRAM.replace("after_s: 5", "after_s: -5"))).toEqual([expect.stringMatching(/^11: switchyard\.steps\.PUBLISH\.wait\.after_s: /)]);
     expect(issues(DIAGRAM.replace("  steps:\n", "  stepz: 1\n  steps:\n"))).toEqual([expect.stringMatching(/^4: switchyard: Unrecognized key: "stepz"/)]);
-    expect(issues(DIAGRAM.replace("      next: DONE\n", "      next: DONE\n      next: DROP\n"))).toEqual([expect.stringMatching(/^13: line 13: the front matter is not valid YAML: Map keys must be unique/)]);
+    expect(issues(DIAGRAM.replace("      next: DONE\n", "      next: DONE\n      next: DROP\n"))).toEqual([expect.stringMatching(/^13: the front matter is not valid YAML: Map keys must be unique/)]);
     // a step on a stage the diagram does not draw
     expect(issues(DIAGRAM.replace("    PUBLISH:\n      wait", "    GHOST:\n      wait"))).toEqual(['10: steps.GHOST: unknown stage "GHOST"']);
   });
@@ -65,7 +65,8 @@ describe("steps in Mermaid front matter", () => {
   it("are written back on export: diagram → config → diagram → config is exact, and a YAML definition exports with its steps", async () => {
     const c = configOf("mermaid", DIAGRAM);
     const text = flowToMermaid(c);
-    expect(text).toMatch(/^---\ntitle: Scored posts\nswitchyard:\n {2}steps:\n {4}SCORE:\n/);
+    // the front matter says which workflow it is (issue 34): title, then Switchyard's id and steps
+    expect(text).toMatch(/^---\ntitle: Scored posts\nswitchyard:\n {2}id: scored-posts\n {2}steps:\n {4}SCORE:\n/);
     expect(configOf("mermaid", text)).toEqual(c);
     expect(flowReading(configOf("mermaid", text))).toEqual(await readWithMermaid(text));
 

@@ -205,7 +205,8 @@ describe("parseMermaid syntax", () => {
     const { config, issues } = parseMermaid("stateDiagram\n  state A: first\n  A --> B\n  B : second\n");
     expect(issues).toEqual([]);
     expect(config).toEqual({ id: "imported-workflow", stages: ["A", "B"], initial_stage: "A", implicit_start: true, transitions: { A: ["B"], B: [] }, notes: { B: "second" } });
-    expect(flowToMermaid(config)).toBe("stateDiagram-v2\n    A\n    A --> B\n    B : second\n");
+    // an export says which workflow it is: its title and id in the front matter (issue 34)
+    expect(flowToMermaid(config)).toBe("---\ntitle: imported-workflow\nswitchyard:\n  id: imported-workflow\n---\nstateDiagram-v2\n    A\n    A --> B\n    B : second\n");
     expect(parseMermaid(flowToMermaid(config)).config).toEqual(config);
   });
 });
@@ -214,22 +215,22 @@ describe("parseMermaid errors", () => {
   const issuesOf = (src: string) => parseMermaid(src).issues;
 
   it("reports where Mermaid's parser stops, counting lines from the top (fence and front matter included)", () => {
-    expect(issuesOf("stateDiagram-v2\n  [*] --> A\n  A -> B\n  A --> B\n")).toEqual([{ message: 'line 3: cannot read "A -> B" (Mermaid cannot read "-" here)', line: 3 }]);
-    expect(issuesOf("```mermaid\n---\ntitle: T\n---\nstateDiagram-v2\n  [*] --> A\n  A -> B\n```\n")).toEqual([{ message: 'line 7: cannot read "A -> B" (Mermaid cannot read "-" here)', line: 7 }]);
+    expect(issuesOf("stateDiagram-v2\n  [*] --> A\n  A -> B\n  A --> B\n")).toEqual([{ message: 'cannot read "A -> B" (Mermaid cannot read "-" here)', line: 3 }]);
+    expect(issuesOf("```mermaid\n---\ntitle: T\n---\nstateDiagram-v2\n  [*] --> A\n  A -> B\n```\n")).toEqual([{ message: 'cannot read "A -> B" (Mermaid cannot read "-" here)', line: 7 }]);
   });
 
   it("reports an unclosed brace at the line that opens it", () => {
-    expect(issuesOf("stateDiagram-v2\n  [*] --> A\n  state A {\n    [*] --> B\n")).toEqual([{ message: 'line 3: "state A {" is never closed with "}"', line: 3 }]);
+    expect(issuesOf("stateDiagram-v2\n  [*] --> A\n  state A {\n    [*] --> B\n")).toEqual([{ message: '"state A {" is never closed with "}"', line: 3 }]);
   });
 
   it("requires the stateDiagram header first", () => {
-    expect(issuesOf("\n%% comment\n[*] --> A\nA --> B\n")).toEqual([{ message: 'line 3: a diagram must start with "stateDiagram-v2", not "[*] --> A"', line: 3 }]);
+    expect(issuesOf("\n%% comment\n[*] --> A\nA --> B\n")).toEqual([{ message: 'a diagram must start with "stateDiagram-v2", not "[*] --> A"', line: 3 }]);
     expect(issuesOf("")).toEqual([{ message: 'the diagram is empty: expected "stateDiagram-v2"' }]);
   });
 
   it("refuses a second top-level start, saying why (a run starts in one stage)", () => {
     expect(issuesOf("stateDiagram-v2\n  [*] --> A\n  [*] --> B\n")).toEqual([
-      { message: 'line 3: a second top-level start "[*] --> B" (the first is "[*] --> A"): a run starts in one stage; draw one [*] and move on from there', line: 3 },
+      { message: 'a second top-level start "[*] --> B" (the first is "[*] --> A"): a run starts in one stage; draw one [*] and move on from there', line: 3 },
     ]);
   });
 });
@@ -256,7 +257,7 @@ describe("flowToMermaid", () => {
 
   it("writes regions, choices, notes, labels, ends and a title", () => {
     const text = flowToMermaid(parseMermaid(read("000-agent.mmd")).config);
-    expect(text.startsWith("stateDiagram-v2\n    [*] --> ROUTE : User Input\n")).toBe(true);
+    expect(text.startsWith("---\ntitle: imported-workflow\nswitchyard:\n  id: imported-workflow\n---\nstateDiagram-v2\n    [*] --> ROUTE : User Input\n")).toBe(true);
     expect(text).toContain(
       ["    state BOTH_SPLIT {", "        [*] --> PARSE_BRANCH", "        PARSE_BRANCH --> STORE_BRANCH", "        --", "        [*] --> PLAN_BRANCH", "        PLAN_BRANCH --> QUERY_FLOW", "    }"].join("\n"),
     );
@@ -264,9 +265,9 @@ describe("flowToMermaid", () => {
     expect(text).toContain("    eval_result --> OBSERVE : Pass / Fail (over limit, partial)\n");
     expect(text).toContain("    COMPLETE --> [*]\n");
 
-    const titled = flowToMermaid({ id: "x", title: "Order: v2", description: "two\nlines", stages: ["A"], initial_stage: "A", transitions: { A: [] }, notes: { A: "one\ntwo" } });
-    expect(titled).toBe('---\ntitle: "Order: v2"\n---\nstateDiagram-v2\n    accDescr: two#10;lines\n    [*] --> A\n    A : one\n    A : two\n');
-    expect(parseMermaid(titled).config).toEqual({ id: "order-v2", title: "Order: v2", description: "two\nlines", stages: ["A"], initial_stage: "A", transitions: { A: [] }, notes: { A: "one\ntwo" } });
+    const titled = flowToMermaid({ id: "order", title: "Order: v2", description: "two\nlines", stages: ["A"], initial_stage: "A", transitions: { A: [] }, notes: { A: "one\ntwo" } });
+    expect(titled).toBe('---\ntitle: "Order: v2"\nswitchyard:\n  id: order\n---\nstateDiagram-v2\n    accDescr: two#10;lines\n    [*] --> A\n    A : one\n    A : two\n');
+    expect(parseMermaid(titled).config).toEqual({ id: "order", title: "Order: v2", description: "two\nlines", stages: ["A"], initial_stage: "A", transitions: { A: [] }, notes: { A: "one\ntwo" } });
   });
 
   it("writes any name, escaping with Mermaid's entity codes what its lexer would read otherwise", () => {

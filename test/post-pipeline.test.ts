@@ -93,7 +93,7 @@ describe("the issue's post pipeline through the API", () => {
     // exported as Mermaid, the steps ride in the front matter; imported back, they are the same
     const mmd = await api.exporter.GET(as("ana", "/api/workflows/post-pipeline/export?format=mermaid"), params({ id: "post-pipeline" }));
     const text = await mmd.text();
-    expect(text).toMatch(/^---\ntitle: Draft, review and publish a post\nswitchyard:\n {2}steps:\n/);
+    expect(text).toMatch(/^---\ntitle: Draft, review and publish a post\nswitchyard:\n {2}id: post-pipeline\n {2}steps:\n/);
     const back = await read(await api.workflows.POST(as("olga", "/api/workflows", { id: "post-pipeline-mmd", mermaid: text })));
     expect(back.status, JSON.stringify(back.body)).toBe(201);
     const steps = async (id: string) => JSON.parse(await (await api.exporter.GET(as("ana", `/api/workflows/${id}/export?format=json`), params({ id }))).text()).steps;

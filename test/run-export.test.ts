@@ -107,7 +107,7 @@ describe("export", () => {
     const d = docDecided;
     expect(Object.keys(d)).toEqual(["format", "version", "exportedAt", "run", "transitions", "reviews", "snapshots", "timers", "artifacts", "usage", "children"]);
     expect(d).toMatchObject({ format: "switchyard-run", version: 1, exportedAt: new Date(a.clock.now()).toISOString() });
-    expect(Object.keys(d.run)).toEqual(["id", "workflow", "status", "state", "snapshot", "context", "input", "output", "error", "entered", "version", "seq", "parentId", "forkOf", "forkSeq", "createdAt", "updatedAt", "finishedAt"]);
+    expect(Object.keys(d.run)).toEqual(["id", "workflow", "status", "state", "snapshot", "context", "input", "output", "error", "entered", "version", "seq", "parentId", "forkOf", "forkSeq", "createdAt", "updatedAt", "finishedAt", "name"]);
     // one snapshot per commit, the last one the run as it stands
     expect(d.snapshots!.length).toBeGreaterThan(3);
     expect(d.snapshots!.at(-1)).toMatchObject({ seq: d.run.seq, context: d.run.context });
@@ -542,6 +542,7 @@ for (const database of DATABASES) {
         createdAt: new Date(E0).toISOString(),
         updatedAt: new Date(E0 + 4_000).toISOString(),
         finishedAt: new Date(E0 + 4_000).toISOString(),
+        name: null,
       });
       expect(d.transitions.map((t) => [t.seq, t.from, t.to, t.at, t.durationMs, t.payload])).toEqual([
         [1, [], ["IDLE"], new Date(E0 + 1_000).toISOString(), 7, null],

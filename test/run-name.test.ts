@@ -16,13 +16,15 @@ describe("run names", () => {
   it("uses the input's likely text field, clipped, or the workflow's own runName", () => {
     expect(runName(undefined, { input: { topic: "How do durable engines recover?", config: { x: 1 } } })).toBe("How do durable engines recover?");
     expect(runName(undefined, { input: { config: { a: 1 }, query: "what is  the\ncache TTL" } })).toBe("what is the cache TTL");
-    expect(runName(undefined, { input: { nested: { note: "deep text" } } })).toBe("deep text");
+    // only fields that say what a run is about name it (issue 34: not {"who": "ana"}, not any nested text)
+    expect(runName(undefined, { input: { nested: { note: "deep text" } } })).toBeNull();
     expect(runName(undefined, { input: { n: 1 } })).toBeNull();
     expect(runName(undefined, { input: { request: "x".repeat(200) } })!.length).toBe(80);
+    // the name kept with the run comes first
+    expect(runName(undefined, { input: { request: "from input" }, name: "given name" })).toBe("given name");
     const swiss = findWorkflow("swiss-army");
-    expect(runName(swiss, { input: {}, context: { request: { content: "current request" }, last: null } })).toBe("current request");
-    expect(runName(swiss, { input: { request: "first" }, context: { request: null, last: { content: "last one" } } })).toBe("last one");
-    // a context of another shape falls back to the input
+    // a swiss-army run is named by the request it started with, whatever cycle it is in
+    expect(runName(swiss, { input: { request: "first" }, context: { request: { content: "current request" }, last: null } })).toBe("first");
     expect(runName(swiss, { input: { request: "from input" }, context: null })).toBe("from input");
   });
 

@@ -172,7 +172,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
         : await workflowRuntime("conversation", { seedGuide: false });
       try {
         await saveUserWorkflow(rt.db, "yaml", REVIEW);
-        const run = await startRun(rt, "fair-review", {}, undefined, "token:t-1");
+        const run = await startRun(rt, "fair-review", {}, { principal: "token:t-1" });
         await rt.engine.waitFor(run.id, (r) => r.status === "waiting");
         const principalOf = principalsIn(rt.db);
         expect(await principalOf(run.id)).toBe("token:t-1");

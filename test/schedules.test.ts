@@ -68,6 +68,8 @@ describe("schedules on SQLite", () => {
     const runs = await runsOf(rt, schedule.id);
     expect(runs).toHaveLength(2);
     expect(runs.every((r) => r.scheduleId === schedule.id && (r.input as { task: string }).task === "digest")).toBe(true);
+    // each named "<schedule name> · <fire time in its zone>"
+    expect(runs.map((r) => r.name)).toEqual(["Digest · 2026-03-02 08:10", "Digest · 2026-03-02 08:05"]);
     const s = await rt.schedules.get(schedule.id);
     expect(new Date(s.lastFireAt!).toISOString()).toBe("2026-03-02T08:10:00.000Z");
     expect(s.lastRunId).toBe(runs[0]!.id);
@@ -178,7 +180,7 @@ describe("schedules on SQLite", () => {
 
   it("pause stops fires, resume counts from now (no catch-up of the pause), run now starts one at once", async () => {
     const { rt, clock } = await fresh();
-    const { schedule } = await createSchedule(rt, every5, null);
+    const { schedule } = await createSchedule(rt, { ...every5, name: "Sweep", runName: "{{schedule.name}} for {{input.task}} at {{fire.time}}" }, null);
     const paused = await updateSchedule(rt, schedule.id, { paused: true });
     expect(paused.schedule.nextFireAt).toBeNull();
     expect(paused.schedule.nextFires).toEqual([]);
@@ -191,6 +193,7 @@ describe("schedules on SQLite", () => {
     const now = await rt.schedules.trigger(schedule.id);
     const runs = await runsOf(rt, schedule.id);
     expect(runs.map((r) => r.id)).toEqual([now.runId]);
+    expect(runs[0]!.name).toBe("Sweep for digest at 2026-03-02 08:31");
   });
 
   it("ticks on its own at the next fire time when started", async () => {

@@ -65,7 +65,7 @@ validators:
   ),
 };
 
-type Check = { issues: FlowIssue[]; layout: Layout | null; stages: number; transitions: number };
+type Check = { issues: FlowIssue[]; layout: Layout | null; stages: number; transitions: number; warnings?: FlowIssue[] };
 
 export function FlowEditor({ from }: { from: string | null }) {
   const router = useRouter();
@@ -107,7 +107,7 @@ export function FlowEditor({ from }: { from: string | null }) {
       const graph = deriveGraph(machine);
       const transitions = Object.values(r.config.transitions).reduce((n, l) => n + l.length, 0);
       layoutGraph(graph)
-        .then((layout) => !cancelled && setCheck({ issues: [], layout, stages: r.config.stages.length, transitions }))
+        .then((layout) => !cancelled && setCheck({ issues: [], layout, stages: r.config.stages.length, transitions, warnings: r.warnings }))
         .catch((e) => !cancelled && setCheck((c) => ({ ...c, issues: [{ message: `cannot draw it: ${(e as Error).message}` }] })));
     }, 250);
     return () => {
@@ -178,7 +178,16 @@ export function FlowEditor({ from }: { from: string | null }) {
         </div>
         <div data-testid="flow-check" data-valid={check.issues.length === 0}>
           {check.issues.length === 0 ? (
-            <p className="text-sm text-emerald-700 dark:text-emerald-400">✓ Valid: {check.stages} stages, {check.transitions} transitions.</p>
+            <>
+              <p className="text-sm text-emerald-700 dark:text-emerald-400">✓ Valid: {check.stages} stages, {check.transitions} transitions.</p>
+              {!!check.warnings?.length && (
+                <ul className="mt-1 space-y-0.5 text-sm text-amber-800 dark:text-amber-300" data-testid="flow-warnings">
+                  {check.warnings.map((w, n) => (
+                    <li key={n}>⚠ {w.line ? <span className="font-mono text-xs">line {w.line}: </span> : null}{w.message}</li>
+                  ))}
+                </ul>
+              )}
+            </>
           ) : (
             <ul className="space-y-0.5 text-sm text-red-700 dark:text-red-400">
               {check.issues.map((i, n) => (

@@ -21,13 +21,15 @@ function useSend(runId: string) {
   return { pending, result, send };
 }
 
-export function StagePanel({ runId, flow, context, terminal }: { runId: string; flow: FlowConfig; context: FlowContext; terminal: boolean }) {
+/** `accepted`: the events the run takes now (a stage with a step takes no message, move or tool call: the step moves the run) */
+export function StagePanel({ runId, flow, context, terminal, accepted }: { runId: string; flow: FlowConfig; context: FlowContext; terminal: boolean; accepted: string[] }) {
   const { pending, result, send } = useSend(runId);
   const [text, setText] = useState("");
   const [confidence, setConfidence] = useState("1");
   const stage = activeLeaves(flow, context.active);
   const tools = allowedTools(flow, context.active);
-  const next = validNext(flow, context.active);
+  // moves from the stages a client moves (a stage with a step routes itself)
+  const next = validNext(flow, context.active.filter((s) => !Object.hasOwn(flow.steps ?? {}, s)));
   const last = context.decisions.at(-1);
   const lastRefusal = last && !last.accepted ? last : null;
   const refused = result && !result.ok ? result.fieldErrors?.text ?? result.error : null;
@@ -35,6 +37,13 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="stage-panel">
       <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Stage</div>
       <div className="mt-1 font-mono text-lg font-semibold" data-testid="stage">{stage.join(" + ") || "—"}</div>
+      {!terminal && !accepted.some((t) => t === "MESSAGE" || t === "TRANSITION" || t === "TOOL") && (
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="stage-by-step">
+          {flow.steps ? "Its step moves the run on: there is nothing to send here." : "Nothing to send here now."}
+        </p>
+      )}
+      {accepted.includes("TOOL") && (
+      <>
       <div className="mt-3 text-xs font-medium text-slate-600 dark:text-slate-400">Tools allowed here</div>
       <div className="mt-1 flex flex-wrap gap-1.5" data-testid="stage-tools">
         {tools.length === 0 && <span className="text-xs text-slate-400">none</span>}
@@ -45,8 +54,10 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
         ))}
         <span className="self-center text-[11px] text-slate-400">{context.toolCalls} call(s) so far</span>
       </div>
+      </>
+      )}
 
-      {!terminal && (
+      {!terminal && accepted.includes("TRANSITION") && (
         <>
           <div className="mt-3 flex items-center justify-between text-xs font-medium text-slate-600 dark:text-slate-400">
             <span>Move to</span>
@@ -68,6 +79,10 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
               </button>
             ))}
           </div>
+        </>
+      )}
+      {!terminal && accepted.includes("MESSAGE") && (
+        <>
           <form
             className="mt-3"
             onSubmit={(e) => {
@@ -81,9 +96,9 @@ export function StagePanel({ runId, flow, context, terminal }: { runId: string; 
               {pending ? "Sending…" : "Send message"}
             </button>
           </form>
-          {refused && <p className="mt-1 text-xs text-red-600 dark:text-red-400" role="alert">{refused}</p>}
         </>
       )}
+      {refused && <p className="mt-1 text-xs text-red-600 dark:text-red-400" role="alert">{refused}</p>}
       <Detection context={context} threshold={flow.detection_threshold ?? 0.3} />
     </div>
   );

@@ -2,8 +2,12 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
-/** Retry a failed run from a step: a fork at `seq` (the step before the one that failed), opened once made. */
-export function RetryFork({ runId, seq }: { runId: string; seq: number }) {
+/**
+ * Retry a failed run from a step: one click forks it at `seq` (the transition that entered the
+ * failed step, so the fork runs that step again with the same input) and opens the fork.
+ * `state`: the step's name, for the button ("Retry from PUBLISH").
+ */
+export function RetryFork({ runId, seq, state }: { runId: string; seq: number; state?: string }) {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -18,8 +22,8 @@ export function RetryFork({ runId, seq }: { runId: string; seq: number }) {
   };
   return (
     <span className="inline-flex flex-wrap items-center gap-2">
-      <button type="button" onClick={retry} disabled={busy} className="rounded-md bg-blue-600 px-3 py-1 text-xs font-medium text-white hover:bg-blue-700 disabled:opacity-50" data-testid="retry-fork">
-        {busy ? "Starting…" : `Retry from step #${seq}`}
+      <button type="button" onClick={retry} disabled={busy} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50" data-testid="retry-fork" data-seq={seq}>
+        {busy ? "Starting…" : state ? `Retry from ${state}` : `Retry from step #${seq}`}
       </button>
       {error && <span className="text-xs text-red-700" role="alert">{error}</span>}
     </span>

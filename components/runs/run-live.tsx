@@ -10,6 +10,7 @@ import { RunExport } from "./run-export";
 import { useRouter } from "next/navigation";
 import type { RunResult } from "@/lib/machines/types";
 import { RunResultCard } from "./run-result";
+import type { RunFailure } from "@/lib/api/failure";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
 import type { Layout } from "@/lib/graph/layout";
@@ -57,11 +58,15 @@ interface Props {
   title: string;
   /** what the run is about (its request, topic …), and its parent's */
   name?: string | null;
+  /** what a long-lived run works on now, when that is not its name (a later cycle's request) */
+  subtitle?: string | null;
   parentName?: string | null;
   /** a line above the results (the offline engine's notice) */
   notice?: React.ReactNode;
   /** what the run produced (computed by the server; refreshed when the run ends) */
   result?: RunResult | null;
+  /** why a failed run failed and where to retry it (computed by the server; refreshed when the run ends) */
+  failure?: RunFailure | null;
   eventFields: Record<string, { name: string; label: string; placeholder?: string }[]>;
   /** a stage machine's config (docs/guide/15-conversation-and-your-own-workflows.md): the run page shows its stage panel */
   flow?: FlowConfig | null;
@@ -134,7 +139,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
   );
 }
 
-export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, parentName = null, notice = null, result = null, eventFields, flow = null, alerts }: Props) {
+export function RunLive({ initialRun, initialTransitions, initialReview, layout, states, title, name = null, subtitle = null, parentName = null, notice = null, result = null, failure = null, eventFields, flow = null, alerts }: Props) {
   const [run, setRun] = useState(initialRun);
   const [transitions, setTransitions] = useState(initialTransitions);
   const [review, setReview] = useState<ReviewInfo | null>(initialReview);
@@ -236,6 +241,12 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               </span>
             )}
           </h1>
+          {subtitle && (
+            <p className="mt-0.5 break-words text-sm text-slate-600 dark:text-slate-300" data-testid="run-subtitle">
+              <span className="text-slate-400">now: </span>
+              {subtitle}
+            </p>
+          )}
           <CopyId id={run.id} short={shortId(run.id)} />
           <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
@@ -271,7 +282,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
       </div>
 
       {notice}
-      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
+      {terminal && <RunResultCard runId={run.id} status={run.status} result={result} failure={failure} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
           <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
@@ -358,7 +369,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </div>
           )}
 
-          {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} />}
+          {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} accepted={accepted} />}
 
           {!flow && !terminal && forms.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { Markdown } from "@/components/ui/markdown";
 import type { RunResult } from "@/lib/machines/types";
 import { RetryFork } from "./retry-fork";
+import type { RunFailure } from "@/lib/api/failure";
 
 interface ErrorInfo {
   message?: string;
@@ -12,8 +13,13 @@ interface ErrorInfo {
   retry?: { fork?: { seq?: number } };
 }
 
-/** What a finished run produced, first on its page: the result, or the error and what to do about it. */
-export function RunResultCard({ runId, status, result, error }: { runId: string; status: string; result: RunResult | null; error: ErrorInfo | null }) {
+/**
+ * What a finished run produced, first on its page: the result, or the error and what to do about
+ * it. `failure`: a failed run's failure (lib/api/failure.ts): its message, the state, the attempts
+ * and "Retry from <state>".
+ */
+export function RunResultCard({ runId, status, result, error, failure = null }: { runId: string; status: string; result: RunResult | null; error: ErrorInfo | null; failure?: RunFailure | null }) {
+  if (status === "failed" && failure) return <FailureBanner runId={runId} failure={failure} suggestions={error?.suggestions} />;
   if (status === "failed" || (status === "aborted" && !result)) {
     return (
       <section className="rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-900" data-testid="run-result" data-kind="error">
@@ -51,6 +57,36 @@ export function RunResultCard({ runId, status, result, error }: { runId: string;
       <div className="max-h-[480px] overflow-auto">
         <Markdown text={result.text} />
       </div>
+    </section>
+  );
+}
+
+/** A failed run, first: the error message, where it failed and after how many attempts, and one click to retry that step. */
+function FailureBanner({ runId, failure, suggestions }: { runId: string; failure: RunFailure; suggestions?: string[] }) {
+  return (
+    <section className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100" data-testid="run-result" data-kind="error" role="alert">
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
+        <div className="min-w-0 flex-1">
+          <h2 className="font-semibold" data-testid="failure-where">
+            Failed in <span className="font-mono">{failure.state}</span>
+            <span className="font-normal text-red-800 dark:text-red-200">
+              {failure.attempts !== null ? ` · ${failure.attempts} ${failure.attempts === 1 ? "attempt" : "attempts"}` : ""}
+              {failure.category ? ` · ${failure.category.toLowerCase()} error` : ""}
+            </span>
+          </h2>
+          <p className="mt-1 whitespace-pre-wrap break-words font-mono text-[13px]" data-testid="failure-message">{failure.message}</p>
+        </div>
+        {failure.retry && <RetryFork runId={runId} seq={failure.retry.seq} state={failure.state} />}
+      </div>
+      <p className="mt-2 text-xs text-red-800 dark:text-red-200">
+        {suggestions?.length ? suggestions.join(" ") + " " : ""}
+        {failure.retry ? `Retry runs ${failure.state} again with the same input, in a new run forked from this one. ` : ""}
+        The{" "}
+        <Link href={`/runs/${runId}/timeline`} className="underline">
+          timeline
+        </Link>{" "}
+        shows every step; fork from any of them there.
+      </p>
     </section>
   );
 }

@@ -9,6 +9,8 @@ import { formatDuration, formatTime } from "@/lib/format";
 import { runSteps, type StepRow, type StepsSource } from "@/lib/steps/run-steps";
 import { Since } from "@/components/ui/since";
 import { Folded, StepValue } from "./step-output";
+import { StepRequestView } from "./step-request";
+import { ranAgainText } from "@/lib/steps/request";
 
 const KIND: Record<string, string> = {
   llm: "model call",
@@ -90,6 +92,11 @@ function Step({ row, index }: { row: StepRow; index: number }) {
         {row.visits > 1 && <Meta label="visits">{row.visits}</Meta>}
         {row.finishedAt !== null && <Meta label="at">{formatTime(new Date(row.finishedAt).toISOString())}</Meta>}
       </div>
+      {row.again && (
+        <p className="rounded-md border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-900 sm:ml-7 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="step-again">
+          ↻ {ranAgainText(row.again, row.kind)}
+        </p>
+      )}
       <div className="min-w-0 space-y-2 sm:pl-7">
         {row.approvals && (
           <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="step-approvals">
@@ -109,6 +116,7 @@ function Step({ row, index }: { row: StepRow; index: number }) {
             ))}
           </ul>
         )}
+        {row.request ? <StepRequestView request={row.request} /> : row.prompt !== null && <Folded label="Prompt sent" text={row.prompt} testId="step-prompt" />}
         {row.error && (
           <p className="break-words rounded-md border border-red-200 bg-red-50 px-2 py-1.5 text-xs text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200" data-testid="step-error">
             <span className="font-semibold">{row.error.name === "Timeout" ? "Timed out" : "Failed"}:</span> {row.error.message}
@@ -123,10 +131,11 @@ function Step({ row, index }: { row: StepRow; index: number }) {
           <div>
             {row.earlier && <p className="mb-1 text-xs text-slate-400">From the previous visit; this one is under way.</p>}
             {row.kind === "review" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Decided value</p>}
+            {row.kind === "http" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Response{row.httpStatus !== null ? ` · HTTP ${row.httpStatus}` : ""}</p>}
+            {row.kind !== "http" && row.kind !== "review" && row.request && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Output</p>}
             <StepValue value={row.output} />
           </div>
         )}
-        {row.prompt !== null && <Folded label="Prompt sent" text={row.prompt} testId="step-prompt" />}
       </div>
     </li>
   );

@@ -77,6 +77,8 @@ const ExportedRun = z.strictObject({
   createdAt: date,
   updatedAt: date,
   finishedAt: date.nullable(),
+  /** what the run is called (exports made before names were kept have none) */
+  name: z.string().max(500).nullable().default(null),
 });
 
 const ExportedSnapshot = z.strictObject({
@@ -275,6 +277,7 @@ function exportBody([[r], transitions, reviews, snapshots, timers, artifacts, us
       createdAt: iso(r.createdAt),
       updatedAt: iso(r.updatedAt),
       finishedAt: isoOrNull(r.finishedAt),
+      name: str(r.name),
     },
     transitions: transitions.map((t) => ({
       runId: String(t.runId),
@@ -499,6 +502,7 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
         date(r.createdAt),
         date(r.updatedAt),
         dateOrNull(r.finishedAt),
+        r.name,
       ],
     },
     {

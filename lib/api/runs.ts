@@ -11,12 +11,18 @@ import { InvalidError, NotFoundError } from "../engine/errors";
 import { snapshotFor } from "../engine/fork";
 import { assertStartable } from "../flows/status";
 import { withDefaults } from "../machines/defaults";
+import { NAME_MAX, runName, runSubtitle } from "../machines/run-name";
 
-/** The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their paths. */
+/**
+ * The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their
+ * paths; `name` what the run is called (the same everywhere), `subtitle` what a long-lived run
+ * works on now when that differs (a later cycle's request).
+ */
 export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
   const def = findWorkflow(run.workflow, run.input);
   const names = new Map(def ? deriveGraph(def.machine).states.map((s) => [s.id, s.name]) : []);
-  return { ...run, state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
+  const name = runName(def, run, NAME_MAX);
+  return { ...run, name, subtitle: runSubtitle(def, run, name), state: run.state.map((s) => names.get(s) ?? s), stateIds: run.state, ...extra };
 }
 
 /**
@@ -28,11 +34,17 @@ async function recordPrincipal(rt: Runtime, runId: string, principal: string | u
   await rt.db.runPrincipal.upsert({ where: { runId }, create: { runId, principal, createdAt: BigInt(rt.clock.now()) }, update: {} });
 }
 
-/**
- * `idempotency`: the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts).
- * `principal`: who starts it (lib/api/who.ts), recorded before its first step can run code.
- */
-export async function startRun(rt: Runtime, workflow: string, input: unknown, idempotency?: IdempotencyClaim, principal?: string) {
+/** How a run is started: all optional. */
+export interface StartOptions {
+  /** the request's Idempotency-Key, written with the run's first commit (lib/api/idempotency.ts) */
+  idempotency?: IdempotencyClaim;
+  /** who starts it (lib/api/who.ts), recorded before its first step can run code */
+  principal?: string;
+  /** what the run is called (else the definition's run_name, else the workflow's rule) */
+  name?: string;
+}
+
+export async function startRun(rt: Runtime, workflow: string, input: unknown, { idempotency, principal, name }: StartOptions = {}) {
   if (!findWorkflow(workflow)) throw new InvalidError(`unknown workflow "${workflow}" (known: ${listWorkflows().map((w) => w.id).join(", ")})`);
   await assertStartable(rt.db, workflow);
   const merged = withDefaults(input, rt.defaults[workflow]);
@@ -42,7 +54,7 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown, id
   if (taken) await recordPrincipal(rt, id, principal);
   let out;
   try {
-    out = await rt.engine.start(workflow, merged ?? {}, { id, idempotency });
+    out = await rt.engine.start(workflow, merged ?? {}, { id, idempotency, name });
   } catch (e) {
     if (principal && taken) await rt.db.runPrincipal.deleteMany({ where: { runId: id } }).catch(() => {});
     throw e;

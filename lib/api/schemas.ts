@@ -9,6 +9,8 @@ export const StartRunBody = z
   .object({
     workflow: z.string().min(1, "workflow is required").max(100),
     input: z.unknown().optional(),
+    /** what the run is called (else the workflow's run_name, or its own rule) */
+    name: z.string().trim().min(1, "name: leave it out or give one").max(200).optional(),
   })
   .strict();
 

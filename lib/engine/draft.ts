@@ -92,10 +92,17 @@ function copyCompact(value: unknown, depth = 0): unknown {
   return String(value);
 }
 
-export function serializeError(e: unknown): { name: string; message: string; category?: string } {
+export function serializeError(e: unknown): { name: string; message: string; category?: string; request?: Record<string, unknown>; again?: string } {
   if (e && typeof e === "object") {
-    const o = e as { name?: string; message?: string; category?: string };
-    return { name: o.name ?? "Error", message: o.message ?? String(e), ...(o.category ? { category: o.category } : {}) };
+    const o = e as { name?: string; message?: string; category?: string; request?: unknown; again?: unknown };
+    return {
+      name: o.name ?? "Error",
+      message: o.message ?? String(e),
+      ...(o.category ? { category: o.category } : {}),
+      // what a step effect sent before it failed (lib/steps/request.ts), and whether it ran again after a restart
+      ...(o.request && typeof o.request === "object" && !Array.isArray(o.request) ? { request: o.request as Record<string, unknown> } : {}),
+      ...(typeof o.again === "string" ? { again: o.again } : {}),
+    };
   }
   return { name: "Error", message: String(e) };
 }

@@ -27,6 +27,7 @@ import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
+import { startName } from "../machines/run-name";
 
 export interface EffectContext {
   runId: string;
@@ -40,6 +41,8 @@ export interface EffectContext {
   emit(event: EventObject & Record<string, unknown>): void;
   /** a live progress line for watchers (not persisted) */
   progress(message: string): void;
+  /** "restart": this invocation was in flight when the process (or the cluster worker running it) stopped, and runs again under the same key */
+  again?: "restart";
 }
 export type EffectFn = (input: never, ctx: EffectContext) => Promise<unknown>;
 
@@ -212,7 +215,8 @@ export class Engine {
   // ---------------------------------------------------------------- commands
 
   /** `idempotency`: the request's key, written in the run's first commit (a key already there: ConflictError, nothing written) */
-  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; scheduleId?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
+  /** `name`: what the run is called (else the workflow's rule, lib/machines/run-name.ts). */
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; scheduleId?: string; idempotency?: IdempotencyClaim; name?: string } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const def = this.workflow(workflowId);
     const parsed = def.input.safeParse(input ?? {});
@@ -243,6 +247,7 @@ export class Engine {
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
+      name: startName(def, parsed.data, opts.name),
     };
     // pending 1: its first commit is under way (not evicted meanwhile)
     const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
@@ -448,7 +453,7 @@ export class Engine {
     for (const r of list) {
       if (this.live.has(r.run.id)) continue;
       if (isImportedRun(r.run.id)) continue; // imported runs are read-only: never resumed
-      if (this.activate(r, poisoned)) n++;
+      if (this.activate(r, poisoned, true)) n++;
     }
     await this.wheel?.start();
     return n;
@@ -511,7 +516,8 @@ export class Engine {
       await running.finished; // already running here (a repeated delivery)
       return "done";
     }
-    await this.startEffect(live, job.child, found.src, found.input, job.key);
+    // a job that came back after its worker died ran before under this key
+    await this.startEffect(live, job.child, found.src, found.input, job.key, opts.lost ? "restart" : undefined);
     return "done";
   }
 
@@ -753,7 +759,8 @@ export class Engine {
     return p;
   }
 
-  private activate(r: ResumableRun, poisoned?: Map<string, number>): Live | null {
+  /** `restarted`: the process is resuming after a stop; the effects in flight then ran before (lib/steps reports it). */
+  private activate(r: ResumableRun, poisoned?: Map<string, number>, restarted = false): Live | null {
     const def = this.opts.workflows(r.run.workflow, r.run.input);
     if (!def) {
       this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
@@ -785,7 +792,7 @@ export class Engine {
     for (const t of r.timers) this.arm(live, t, true);
     const poison = poisoned?.size ? inFlightEffects(r.run).filter((f) => poisoned.has(f.key)) : [];
     if (poison.length) live.poisoned = new Set(poison.map((f) => f.key));
-    this.reconcileEffects(live, true);
+    this.reconcileEffects(live, true, restarted);
     for (const f of poison) void this.failPoisoned(live, f, poisoned!.get(f.key)!).catch(() => undefined);
     this.checkStuck(live);
     return live;
@@ -910,7 +917,7 @@ export class Engine {
    * Start the effects the snapshot has invoked and stop the ones it no longer has. Cluster mode
    * hands new ones to the queue instead (`adopt`: they were queued by whoever committed them).
    */
-  private reconcileEffects(live: Live, adopt = false) {
+  private reconcileEffects(live: Live, adopt = false, restarted = false) {
     const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
     const children = persisted.children ?? {};
     for (const [id, running] of live.effects) {
@@ -931,12 +938,12 @@ export class Engine {
         if (!adopt) this.track(dispatch.effect({ runId: live.row.id, child: id, key }), `queue effect ${key}`);
         continue;
       }
-      this.startEffect(live, id, child.src, child.snapshot?.input, key);
+      this.startEffect(live, id, child.src, child.snapshot?.input, key, restarted ? "restart" : undefined);
     }
   }
 
   /** Resolves once the effect's outcome is committed or it stopped being current; rejects (cluster mode only) when the database refused the outcome. */
-  private startEffect(live: Live, id: string, src: string, input: unknown, key: string): Promise<void> {
+  private startEffect(live: Live, id: string, src: string, input: unknown, key: string, again?: "restart"): Promise<void> {
     let finish!: (e?: unknown) => void;
     const finished = new Promise<void>((resolve, reject) => (finish = (e) => (e === undefined ? resolve() : reject(e))));
     const cancel = new Cancel(() => finish());
@@ -953,6 +960,7 @@ export class Engine {
         return cancel.signal;
       },
       clock: this.clock,
+      ...(again ? { again } : {}),
       emit: (event) => {
         if (!current()) return;
         void this.enqueue(live, () => (current() ? this.applyEvent(live, event) : Promise.resolve(null))).catch((e) =>

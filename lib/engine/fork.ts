@@ -92,6 +92,8 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
     createdAt: now,
     updatedAt: now,
     finishedAt: null,
+    // a fork is called what its run is called
+    name: run.name,
   };
   const draft = newDraft(def, row, snapshot, new Map(), now, true);
   draft.transitions.push(...src.transitions.map((t) => ({ ...t, runId: id })));

@@ -26,6 +26,8 @@ export interface RunView {
   since: string | null;
   /** the pending review the run waits on, if any */
   reviewId?: string | null;
+  /** what the run is called, as stored when it started (lib/api/runs.ts fills in older runs' names) */
+  name: string | null;
 }
 
 export interface TransitionView {
@@ -100,6 +102,7 @@ export function runView(row: RunRow, reviewId?: string | null): RunView {
     updatedAt: iso(row.updatedAt),
     finishedAt: row.finishedAt === null ? null : iso(row.finishedAt),
     since: since === Infinity ? null : iso(since),
+    name: row.name,
     ...(reviewId !== undefined ? { reviewId } : {}),
   };
 }

@@ -15,6 +15,9 @@ import { END, edgeKey, own, type FlowConfig } from "./types";
 import { childrenOf } from "./validate";
 import { effect } from "../machines/effect";
 import { decisionEvents, refuseDecision, reviewView, stepDelays, stepGuards, stepNode, stepUpdates, type StepContext } from "../steps/compile";
+import { render } from "../steps/template";
+import { declaredInputs, inputFields } from "./inputs";
+import { flowResult } from "./result";
 
 type Stamp = { at?: number };
 export type FlowEvent =
@@ -184,6 +187,16 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
   const updates = stepUpdates(c);
   const stepActions = Object.fromEntries(Object.entries(updates).map(([name, fn]) => [name, assign(({ context, event }, p: never) => (fn as (c: unknown, e: unknown, p: unknown) => object)(context, event, p) as never)]));
 
+  /**
+   * The active stages a client moves, messages and calls tools in: those without a step (a step
+   * moves the run itself). A composite around a running step counts when it has moves of its own.
+   */
+  const free = (ctx: FlowContext): FlowContext => (c.steps ? { ...ctx, active: ctx.active.filter((s) => own(c.steps, s) === undefined && !forks.has(s)) } : ctx);
+  const manual = (ctx: FlowContext) => {
+    if (!c.steps) return true;
+    const f = free(ctx);
+    return activeLeaves(c, f.active).some((s) => !children.has(s) || next(s).length > 0);
+  };
   const decide = (ctx: FlowContext, d: Omit<Decision, "from">): Decision[] => cap(ctx.decisions, { ...d, from: activeLeaves(c, ctx.active) });
 
   return setup({
@@ -195,7 +208,9 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
         if (event.type !== "TRANSITION" || event.to !== p.to) return false;
         return ruleVeto(c, context, p.from, p.to, event.confidence ?? 1, at(event, context)) === null;
       },
-      refused: ({ context, event }) => event.type === "TRANSITION" && moveVeto(c, context, event.to, event.confidence ?? 1, at(event, context)) !== null,
+      refused: ({ context, event }) => event.type === "TRANSITION" && manual(context) && moveVeto(c, free(context), event.to, event.confidence ?? 1, at(event, context)) !== null,
+      // messages, moves and tool calls are for stages without a step: a step moves the run itself
+      manual: ({ context }) => manual(context),
       ...(stepGuards(c) as {}),
     },
     actions: {
@@ -218,7 +233,7 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
       refuse: assign(({ context, event }) => {
         const e = event as Extract<FlowEvent, { type: "TRANSITION" }>;
         const when = at(e, context);
-        const reason = moveVeto(c, context, e.to, e.confidence ?? 1, when) ?? "refused";
+        const reason = moveVeto(c, free(context), e.to, e.confidence ?? 1, when) ?? "refused";
         return { decisions: decide(context, { at: when, by: e.by ?? "transition", to: e.to, confidence: e.confidence ?? 1, accepted: false, reason }) };
       }),
       begin: assign(({ context, event }) => {
@@ -237,14 +252,15 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
         const e = event as Extract<FlowEvent, { type: "MESSAGE" }>;
         const when = at(e, context);
         // a message naming a transition's label moves along that transition
-        const named = labelMatch(e.text, labelledEdges(c, context.active));
+        const movable = free(context).active;
+        const named = labelMatch(e.text, labelledEdges(c, movable));
         if (named && !activeLeaves(c, context.active).includes(named.to)) {
           const lastDetection = { scores: [{ stage: named.to, hits: [named.label], score: 1 }], stage: named.to, confidence: 1, text: e.text.slice(0, 2_000), at: when };
           enqueue.assign({ messages: context.messages + 1, lastDetection });
           enqueue.raise({ type: "TRANSITION", to: named.to, confidence: 1, by: "message", at: when });
           return;
         }
-        const next = validNext(c, context.active);
+        const next = validNext(c, movable);
         const found = detectStage(e.text, c.keywords ?? {}, next);
         enqueue.assign({ messages: context.messages + 1, lastDetection: { ...found, text: e.text.slice(0, 2_000), at: when } });
         if (!found.stage || activeLeaves(c, context.active).includes(found.stage)) return;
@@ -276,8 +292,8 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
     }),
     on: {
       BEGIN: { actions: "begin", description: "run started" },
-      MESSAGE: { actions: "detect", description: "message scored by the stage detector" },
-      TOOL: { actions: "tool", description: "tool call recorded" },
+      MESSAGE: { guard: "manual", actions: "detect", description: "message scored by the stage detector" },
+      TOOL: { guard: "manual", actions: "tool", description: "tool call recorded" },
       TRANSITION: { guard: "refused", actions: "refuse", description: "transition refused (reason in decisions)" },
     },
     states: states as never,
@@ -310,8 +326,12 @@ export function flowView(c: FlowConfig, ctx: FlowContext): FlowView {
 export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: number; example?: unknown } = {}): WorkflowDefinition {
   const machine = flowMachine(c);
   const task = z.object({ task: z.string().trim().max(20_000).optional() });
-  // a workflow with steps takes any JSON object as input (templates read input.<name>)
-  const input = (c.steps ? task.catchall(z.unknown()) : task.strict()).transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
+  // a workflow with steps takes any JSON object as input (templates read input.<name>); declared inputs are enforced, with or without steps
+  const declared = declaredInputs(c);
+  const open = c.steps || declared ? task.catchall(z.unknown()) : task.strict();
+  const checked = declared ? open.superRefine((i, ctx) => void declared.safeParse(i).error?.issues.forEach((issue) => ctx.addIssue({ code: "custom", path: issue.path, message: issue.message }))) : open;
+  const input = checked.transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
+  const fields = opts.seed ? [] : inputFields(c);
   const stageOf = (state: string) => {
     const last = state.split(".").at(-1)!;
     return c.stages.find((s) => s === last || s.replace(/[.#\\%]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`) === last) ?? last;
@@ -336,7 +356,11 @@ export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: num
       : {}),
     startEvents: (i) => [{ type: "BEGIN" }, ...((i as FlowInput).task ? [{ type: "MESSAGE", text: (i as FlowInput).task! }] : [])],
     output: (ctx) => ({ ...flowView(c, ctx as FlowContext), last: (ctx as FlowContext).decisions.at(-1) ?? null, ...(c.steps ? { steps: (ctx as StepContext).steps } : {}) }),
-    example: opts.example ?? { task: "" },
+    // the New run form: declared inputs, else the input names the definition reads, else a first message
+    example: opts.example ?? (fields.length ? Object.fromEntries(fields.map((f) => [f.name, f.type === "string" ? "" : null])) : c.steps ? {} : { task: "" }),
+    ...(fields.length ? { inputFields: fields } : {}),
+    ...(c.run_name ? { runName: (i: unknown) => render(c.run_name!, { input: stepInput(i as FlowInput), steps: {}, review: null }) } : {}),
+    ...(c.steps ? { result: (ctx: unknown) => flowResult(c, ctx as StepContext) } : {}),
     eventFields: {
       MESSAGE: [{ name: "text", label: "Message", placeholder: "what the agent says or does next" }],
       TRANSITION: [{ name: "to", label: "Move to stage" }],

@@ -90,7 +90,7 @@ function translate(parent: Item, node: Item, first: boolean, ids: { n: number; r
 
 export function parseMermaid(source: string, opts: { id?: string } = {}): ParsedFlow {
   const issues: FlowIssue[] = [];
-  const issue = (line: number | undefined, message: string) => void issues.push(line ? { message: `line ${line}: ${message}`, line } : { message });
+  const issue = (line: number | undefined, message: string) => void issues.push(line ? { message, line } : { message });
   const rows = source.split(/\r\n?|\n/);
 
   // a ```mermaid fence and front matter (title), in either order; `offset` lines come before the diagram
@@ -100,6 +100,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   let title: string | undefined;
   // steps carried in the front matter (front-matter.ts), with their lines
   let steps: ReturnType<typeof readFrontSteps>["steps"];
+  let keys: ReturnType<typeof readFrontSteps>["keys"] = {};
   const stepLines: Record<string, number> = {};
   for (; i < rows.length; i++) {
     const t = rows[i]!.trim();
@@ -116,6 +117,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
         if (meta && typeof meta === "object" && Object.hasOwn(meta, FRONT_KEY)) {
           const front = readFrontSteps(rows.slice(i + 1, j).join("\n"), i + 1);
           steps = front.steps;
+          keys = front.keys;
           Object.assign(stepLines, front.lines);
           issues.push(...front.issues);
         }
@@ -132,7 +134,7 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   const body = rows.slice(offset, end);
   const text = preprocess(body.join("\n"));
   const headerAt = text.split("\n").findIndex((r) => r.trim());
-  const empty = { id: opts.id ?? "imported-workflow", stages: [], initial_stage: "", transitions: {} } satisfies FlowConfig;
+  const empty = { id: opts.id ?? keys.id ?? UNNAMED, stages: [], initial_stage: "", transitions: {} } satisfies FlowConfig;
   if (headerAt < 0) return { config: empty, lines: {}, arrows: 0, issues: [{ message: `the diagram is empty: expected "stateDiagram-v2"` }] };
   if (!/^\s*stateDiagram(-v2)?(\s|$)/.test(text.split("\n")[headerAt]!)) {
     issue(offset + headerAt + 1, `a diagram must start with "stateDiagram-v2", not "${body[headerAt]!.trim().slice(0, 80)}"`);
@@ -252,9 +254,11 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   if (!stages.length) issues.push({ message: "the diagram has no states" });
 
   const kinds = (k: string) => stages.filter((s) => seen.get(s)!.kind === k);
+  const id = opts.id ?? keys.id ?? slug(title) ?? UNNAMED;
   const config: FlowConfig = {
-    id: opts.id ?? slug(title) ?? "imported-workflow",
-    ...(title ? { title } : {}),
+    id,
+    // an export of a workflow without a title writes its id as the title: read back, it has none again
+    ...(title && title !== id ? { title } : {}),
     ...(description ? { description } : {}),
     stages,
     // without a top-level `[*] -->`, the first top-level state
@@ -272,8 +276,14 @@ export function parseMermaid(source: string, opts: { id?: string } = {}): Parsed
   if (labelParts.size) config.labels = Object.fromEntries([...labelParts].map(([k, v]) => [k, v.join(" / ")]));
   if (Object.keys(notes).length) config.notes = notes;
   if (steps) config.steps = steps;
-  return { config, lines: { ...lines, ...stepLines }, issues, arrows: edges.length };
+  if (keys.inputs) config.inputs = keys.inputs;
+  if (keys.run_name) config.run_name = keys.run_name;
+  if (keys.result) config.result = keys.result;
+  return { config, lines: { ...lines, ...stepLines }, issues, arrows: edges.length, ...(config.id === UNNAMED && !opts.id && !keys.id ? { unnamed: true } : {}) };
 }
+
+/** the id a diagram with no id and no title is checked under; it is not saved under it (lib/flows/validate.ts checkForSave) */
+export const UNNAMED = "imported-workflow";
 
 const slug = (s?: string) => s?.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || undefined;
 
@@ -290,12 +300,36 @@ function parseIssue(e: unknown, rows: string[], offset: number, count: number): 
       else if (ch === "}") open.pop();
     }
     const at = open.at(-1);
-    if (at) return { message: `line ${at}: "${rows[at - 1]!.trim()}" is never closed with "}"`, line: at };
+    if (at) return { message: `"${rows[at - 1]!.trim()}" is never closed with "}"`, line: at };
     const last = rows.slice(0, offset + count).findLastIndex((r) => r.trim()) + 1;
-    return { message: `line ${last}: the diagram ends in the middle of a statement`, line: last };
+    return keywordIssue(rows, offset, count) ?? { message: `the diagram ends in the middle of a statement`, line: last };
   }
+  const keyword = keywordIssue(rows, offset, count);
+  if (keyword) return keyword;
   const line = Math.min(offset + (hash.line ?? 0) + 1, offset + count);
   const text = rows[line - 1]!.trim().slice(0, 120);
   const what = hash.token === "INVALID" ? `Mermaid cannot read "${hash.text}" here` : `Mermaid does not expect ${JSON.stringify(hash.text ?? "")} here`;
-  return { message: `line ${line}: cannot read "${text}" (${what})`, line };
+  return { message: `cannot read "${text}" (${what})`, line };
+}
+
+/** words Mermaid's state diagram reads as its own (in any case) wherever a state's name stands in an arrow */
+const KEYWORDS = ["note", "state", "class", "classDef", "style", "click", "scale", "default", "stateDiagram", "stateDiagram-v2"];
+const KEYWORD = `(${KEYWORDS.map((k) => k.replace(/-/g, "\\-")).join("|")})`;
+const AS_TARGET = new RegExp(`-->\\s*${KEYWORD}\\s*(?::|$)`, "i");
+const AS_SOURCE = new RegExp(`^\\s*${KEYWORD}\\s*-->`, "i");
+
+/**
+ * A Mermaid keyword used as a state's name (`DRAFT --> NOTE`): Mermaid stops somewhere after it,
+ * often on a later line. Named as such, on the first line that uses it.
+ */
+function keywordIssue(rows: string[], offset: number, count: number): FlowIssue | null {
+  for (let i = offset; i < offset + count; i++) {
+    const row = rows[i]!.replace(/%%.*$/, "");
+    const m = AS_TARGET.exec(row) ?? AS_SOURCE.exec(row);
+    if (!m) continue;
+    const word = m[1]!;
+    const kw = KEYWORDS.find((k) => k.toLowerCase() === word.toLowerCase())!;
+    return { message: `"${word}" is a Mermaid keyword (${kw}): it cannot be the name of a state. Rename the state (e.g. ${word}_STAGE)`, line: i + 1 };
+  }
+  return null;
 }

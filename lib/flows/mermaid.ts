@@ -5,7 +5,7 @@
 // codes (`#59;` for `;`, `#35;` for `#`, `#10;` for a line break, `#115;tate` for a state named
 // `state`). test/mermaid-real.test.ts checks every export with the real `mermaid` package.
 import { eventLabel, type GraphState, type WorkflowGraph } from "../graph/derive";
-import { frontStepsYaml } from "./front-matter";
+import { frontYaml } from "./front-matter";
 import { END, edgeKey, type FlowConfig } from "./types";
 
 export { parseMermaid, decodeEntities } from "./mermaid-read";
@@ -218,9 +218,11 @@ export function flowToMermaid(c: FlowConfig): string {
     }
   };
   const head: string[] = [];
-  // front matter: the title, and the steps (front-matter.ts), which Mermaid leaves alone
-  const front = [...(c.title ? [`title: ${/^\w([\w .,()/-]*[\w.)])?$/.test(c.title) ? c.title : JSON.stringify(c.title)}`] : []), ...(c.steps && Object.keys(c.steps).length ? [frontStepsYaml(c.steps)] : [])];
-  if (front.length) head.push("---", ...front, "---");
+  // front matter: the title (Mermaid's own), and Switchyard's part (front-matter.ts), which Mermaid
+  // leaves alone: the id (an import of the export is the same workflow), inputs, run_name, result, steps
+  const title = c.title ?? c.id;
+  const front = [`title: ${/^\w([\w .,()/-]*[\w.)])?$/.test(title) ? title : JSON.stringify(title)}`, frontYaml({ id: c.id, inputs: c.inputs, run_name: c.run_name, result: c.result, steps: c.steps })];
+  head.push("---", ...front, "---");
   head.push("stateDiagram-v2");
   if (c.description) head.push(`    accDescr: ${mermaidText(c.description)}`);
   emitScope(null, 1);

@@ -7,7 +7,8 @@ import { isBuiltIn, registerUserWorkflow, userVersions } from "../machines/regis
 import { flowWorkflow } from "./machine";
 import type { FlowConfig, FlowIssue } from "./types";
 import { switchesOf } from "./status";
-import { checkFlowSource, type FlowFormat } from "./validate";
+import { checkForSave, type FlowFormat } from "./validate";
+import { sameDefinition } from "./same";
 
 export interface SavedFlow {
   id: string;
@@ -31,8 +32,9 @@ export async function loadUserWorkflows(db: Db): Promise<number> {
 }
 
 /** Validate and store a definition: 422 with line-numbered issues when invalid. */
-export async function saveUserWorkflow(db: Db, format: FlowFormat, source: string, opts: { id?: string; now?: number } = {}): Promise<SavedFlow> {
-  const checked = checkFlowSource(format, source, { id: opts.id });
+export async function saveUserWorkflow(db: Db, format: FlowFormat, source: string, opts: { id?: string; now?: number; env?: Record<string, string | undefined> } = {}): Promise<SavedFlow> {
+  // warnings about secrets read this server's environment
+  const checked = checkForSave(format, source, { id: opts.id, env: opts.env ?? process.env });
   if (!checked.ok) {
     const lines = checked.issues.map((i) => (i.line ? `line ${i.line}: ${i.message}` : i.message));
     throw new InvalidError(`the workflow definition is invalid: ${lines.join("; ")}`, { issues: checked.issues });
@@ -42,9 +44,11 @@ export async function saveUserWorkflow(db: Db, format: FlowFormat, source: strin
   // a deleted workflow's id stays taken: its old runs and exports name its versions
   if ((await switchesOf(db, config.id)).deletedAt !== null) throw new ConflictError(`workflow "${config.id}" was deleted and its id stays reserved for its old runs; choose another id`);
   const latest = await db.flowDefinition.findFirst({ where: { id: config.id }, orderBy: { version: "desc" } });
-  if (latest && latest.config === JSON.stringify(config)) {
-    if (!userVersions(config.id).includes(latest.version)) registerUserWorkflow(flowWorkflow(config, { version: latest.version }), latest.version);
-    return { id: config.id, version: latest.version, format, created: false, config, warnings: checked.warnings };
+  // the same workflow as the latest version (an export imported back, a map in another key order): not stored again
+  const stored = latest ? (JSON.parse(latest.config) as FlowConfig) : null;
+  if (latest && stored && (latest.config === JSON.stringify(config) || sameDefinition(stored, config))) {
+    if (!userVersions(config.id).includes(latest.version)) registerUserWorkflow(flowWorkflow(stored, { version: latest.version }), latest.version);
+    return { id: config.id, version: latest.version, format, created: false, config: stored, warnings: checked.warnings };
   }
   const version = (latest?.version ?? 0) + 1;
   await db.flowDefinition.create({

@@ -58,6 +58,12 @@ export interface FlowConfig {
   steps?: Record<string, StepSpec>;
   /** stage → its description (Mermaid `A: text`) */
   notes?: Record<string, string>;
+  /** the run's inputs: a JSON Schema, or the short form { topic: string, urgent?: boolean } (lib/flows/inputs.ts) */
+  inputs?: Record<string, unknown>;
+  /** a run's name, a template over its input: "{{input.ticket_id}}: {{input.subject}}" */
+  run_name?: string;
+  /** what a finished run produced, a template (default: the last step's output) */
+  result?: string;
 }
 
 /** A problem found in a definition, with the 1-based line of the source it comes from when known. */
@@ -75,6 +81,8 @@ export interface ParsedFlow {
   issues: FlowIssue[];
   /** arrows written in the source (a pair written twice with two labels counts twice) */
   arrows: number;
+  /** a Mermaid diagram with no id and no title (and none given): checked, but not saved without one */
+  unnamed?: boolean;
 }
 
 export const END = "[*]";

@@ -8,6 +8,8 @@ import { forkPlan } from "./forks";
 import { parseMermaid } from "./mermaid-read";
 import { StepsSchema } from "../steps/schema";
 import { checkSteps } from "../steps/check";
+import { checkRunKeys } from "./inputs";
+import { flowWarnings } from "./warnings";
 import { edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
 export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
@@ -60,11 +62,15 @@ export const FlowConfigSchema = z
     labels: z.record(z.string(), z.string().max(500)).optional(),
     notes: z.record(z.string(), z.string().max(5_000)).optional(),
     steps: StepsSchema.optional(),
+    inputs: z.record(z.string(), z.unknown()).optional(),
+    run_name: z.string().trim().min(1).max(500).optional(),
+    result: z.string().trim().min(1).max(20_000).optional(),
   })
   .strict();
 
 /** warnings: what is kept but worth knowing (in Mermaid, stages no run can reach) */
-export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat; warnings: FlowIssue[] } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
+/** unnamed: a Mermaid diagram with no id and no title, and none given (saving it asks for one: checkForSave) */
+export type FlowResult = { ok: true; config: FlowConfig; format: FlowFormat; warnings: FlowIssue[]; unnamed?: boolean } | { ok: false; issues: FlowIssue[]; format: FlowFormat };
 
 /**
  * A cheap look at a Mermaid diagram before parsing it: composites (`{` … `}`) opened more than
@@ -84,8 +90,11 @@ function braceTooDeep(source: string): FlowIssue | null {
   return null;
 }
 
-/** Parse and check a definition written in `format`. */
-export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string } = {}): FlowResult {
+/**
+ * Parse and check a definition written in `format`. `env`: this server's environment, for the
+ * warning about secrets that are not set (left out in the browser).
+ */
+export function checkFlowSource(format: FlowFormat, source: string, opts: { id?: string; env?: Record<string, string | undefined> } = {}): FlowResult {
   if (format === "mermaid") {
     const deep = braceTooDeep(source);
     if (deep) return { ok: false, issues: [deep], format };
@@ -100,7 +109,22 @@ export function checkFlowSource(format: FlowFormat, source: string, opts: { id?:
   if (issues.length) return { ok: false, issues: sortIssues(issues), format };
   // Mermaid draws disconnected parts; a stage no run reaches is kept, with a warning
   const warnings = format === "mermaid" ? unreachableIssues(parsed.config, parsed.lines) : [];
-  return { ok: true, config: parsed.config, format, warnings: sortIssues(warnings) };
+  // valid, but runs would wait for nobody (lib/flows/warnings.ts)
+  warnings.push(...flowWarnings(parsed.config, parsed.lines, opts.env));
+  return { ok: true, config: parsed.config, format, warnings: sortIssues(warnings), ...(parsed.unnamed ? { unnamed: true } : {}) };
+}
+
+export const UNNAMED_ISSUE = 'the diagram has no id and no title: say which workflow it is (send "id" with it, or write "switchyard: { id: my-workflow }" or a "title" in its front matter)';
+
+/**
+ * The checks of a definition about to be saved (POST /api/workflows, and `npm run validate`):
+ * checkFlowSource's, and a Mermaid diagram that does not say which workflow it is is refused
+ * rather than saved as the next version of whatever was imported untitled before.
+ */
+export function checkForSave(format: FlowFormat, source: string, opts: { id?: string; env?: Record<string, string | undefined> } = {}): FlowResult {
+  const r = checkFlowSource(format, source, opts);
+  if (r.ok && r.unnamed) return { ok: false, issues: [{ message: UNNAMED_ISSUE, line: 1 }], format };
+  return r;
 }
 
 function sortIssues(issues: FlowIssue[]): FlowIssue[] {
@@ -181,8 +205,11 @@ function nodeLines(doc: Document, lineOf: (o: number | undefined) => number | un
     }
   };
   walk(doc.get("steps", true), "steps", 0);
-  const initial = doc.get("initial_stage", true);
-  if (isScalar(initial)) put("initial_stage", initial.range?.[0]);
+  walk(doc.get("inputs", true), "inputs", 3);
+  for (const key of ["initial_stage", "inputs", "run_name", "result"]) {
+    const node = doc.get(key, true) as { range?: [number] } | undefined;
+    if (node && typeof node === "object" && node.range) put(key, node.range[0]);
+  }
   return out;
 }
 
@@ -244,6 +271,7 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opt
     if ("stage" in v) unknown(v.stage, `validator ${v.type}`);
   }
   if (!issues.length && c.steps) issues.push(...checkSteps(c, lines));
+  if (!issues.length) issues.push(...checkRunKeys(c, lines));
   if (issues.length || opts.unreachable === false) return issues;
   return unreachableIssues(c, lines);
 }

@@ -5,6 +5,7 @@ import type { AnyStateMachine, EventObject } from "xstate";
 import type { ArtifactWrite, RunStatus, TransitionRow } from "../engine/store/types";
 import type { z } from "zod";
 import type { FlowConfig } from "../flows/types";
+import type { InputField } from "../flows/inputs";
 
 export interface ReviewView {
   prompt: string;
@@ -48,8 +49,12 @@ export interface WorkflowDefinition {
   result?: (context: unknown) => RunResult | null;
   /** files the run keeps (task.md, logs …): what one commit writes, derived from the step */
   artifacts?: (step: ArtifactStep) => ArtifactWrite[];
-  /** what a run is about, for lists (its request, topic, query …); default: the input's first text field */
+  /** what a run is called when it starts (its request, topic, query …); default: the input's request, topic … field (lib/machines/run-name.ts) */
   runName?: (input: unknown, context: unknown) => string | null | undefined;
+  /** what a long-lived run works on now, shown under its name when it differs (a later cycle's request) */
+  runSubtitle?: (context: unknown) => string | null | undefined;
+  /** the New run form's fields (a user workflow's declared inputs, or the names its templates read) */
+  inputFields?: InputField[];
   /** a sample input for the New run form */
   example?: unknown;
   /** input fields the New run form offers as a choice (empty = leave the field out) */

@@ -74,8 +74,6 @@ export class Scheduler {
   private running = false;
   /** ticks run one at a time */
   private chain: Promise<unknown> = Promise.resolve();
-  /** the run name a fire's start uses (wired to the engine's run names) */
-  nameOf = runNameFor;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.rows = new ScheduleRows(opts.db);
@@ -155,7 +153,7 @@ export class Scheduler {
     const s = await this.get(id);
     const at = this.now;
     await assertStartable(this.opts.db, s.workflow);
-    const run = await this.opts.engine().start(s.workflow, this.inputOf(s), { scheduleId: s.id });
+    const run = await this.opts.engine().start(s.workflow, this.inputOf(s), { scheduleId: s.id, name: runNameFor(s, at) });
     return { runId: run.run.id };
   }
 
@@ -263,7 +261,7 @@ export class Scheduler {
       const claim = { scope, key, fingerprint: s.id, status: 201, createdAt: this.now };
       // a disabled or deleted workflow starts nothing (409): the fire is recorded as not run
       await assertStartable(this.opts.db, s.workflow);
-      runId = (await this.opts.engine().start(s.workflow, this.inputOf(s), { scheduleId: s.id, idempotency: claim })).run.id;
+      runId = (await this.opts.engine().start(s.workflow, this.inputOf(s), { scheduleId: s.id, name: runNameFor(s, at), idempotency: claim })).run.id;
     } catch (e) {
       runId = e instanceof ConflictError ? await this.rows.runOfKey(scope, key) : null;
       if (!runId) {

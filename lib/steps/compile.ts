@@ -12,6 +12,7 @@ import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { render, renderHeader, renderJson, type Scope } from "./template";
+import { namesSecret, withoutRequests, type RanAgain, type StepRequest } from "./request";
 import { whenHolds } from "./when";
 
 export interface StepRecord {
@@ -26,6 +27,10 @@ export interface StepRecord {
   attempts?: number;
   /** external: the worker that completed the task */
   worker?: string;
+  /** what the step sent (lib/steps/request.ts): never a secret's value */
+  request?: StepRequest;
+  /** the step ran again under the same invocation (a restart; an external task's lease ran out) */
+  again?: RanAgain;
 }
 
 export interface ReviewRecord {
@@ -62,11 +67,15 @@ export function effectInput(stage: string, spec: StepSpec, ctx: StepContext, wor
   if (spec.http) {
     // header values as parts: text, and secrets by name only (the effect fills them in; never stored)
     const headers = Object.fromEntries(Object.entries(spec.http.headers ?? {}).map(([k, v]) => [k, renderHeader(v, scope)]));
-    return { stage, url: render(spec.http.url, scope), method: spec.http.method, headers, ...(spec.http.body !== undefined ? { body: renderJson(spec.http.body, scope) } : {}), ...(spec.http.max_bytes !== undefined ? { maxBytes: spec.http.max_bytes } : {}), retry };
+    // the headers whose definition names a secret: the request record shows them as "[secret]"
+    const secretHeaders = Object.entries(spec.http.headers ?? {}).filter(([, v]) => namesSecret(v)).map(([k]) => k);
+    return { stage, url: render(spec.http.url, scope), method: spec.http.method, headers, ...(secretHeaders.length ? { secretHeaders } : {}), ...(spec.http.body !== undefined ? { body: renderJson(spec.http.body, scope) } : {}), ...(spec.http.max_bytes !== undefined ? { maxBytes: spec.http.max_bytes } : {}), retry };
   }
+  // earlier steps as a worker or a program gets them: their outputs, not their requests
+  const steps = withoutRequests(scope.steps as Record<string, Record<string, unknown>>);
   // an external worker's task (lib/tasks): its input is what the stage knows; retry counts the worker's retryable failures
-  if (spec.external) return { stage, workflow, queue: spec.external.queue, input: { input: scope.input, steps: scope.steps, review: scope.review }, ...(spec.retry ? { retry } : {}) };
-  if (spec.code) return { stage, language: spec.code.language, source: spec.code.source, scope: { input: scope.input, steps: scope.steps, review: scope.review }, ...(spec.code.timeout_ms ? { timeoutMs: spec.code.timeout_ms } : {}), retry };
+  if (spec.external) return { stage, workflow, queue: spec.external.queue, input: { input: scope.input, steps, review: scope.review }, ...(spec.retry ? { retry } : {}) };
+  if (spec.code) return { stage, language: spec.code.language, source: spec.code.source, scope: { input: scope.input, steps, review: scope.review }, ...(spec.code.timeout_ms ? { timeoutMs: spec.code.timeout_ms } : {}), retry };
   return { stage };
 }
 
@@ -216,6 +225,15 @@ const errorOf = (e: unknown): StepRecord["error"] => {
 
 const when = (ctx: Ctx, e: Ev) => e.at ?? ctx.lastTransitionAt ?? ctx.startedAt;
 
+/** the request a step effect reports sending (with its result, or on its error), and whether it ran again */
+const sent = (o: unknown): Pick<StepRecord, "request" | "again"> => {
+  const r = (o ?? {}) as { request?: unknown; again?: unknown };
+  return {
+    ...(r.request && typeof r.request === "object" ? { request: r.request as StepRequest } : {}),
+    ...(r.again === "restart" || r.again === "lease" ? { again: r.again } : {}),
+  };
+};
+
 /** Guards steps use (merged into the flow machine's setup). */
 export function stepGuards(c: FlowConfig) {
   const updates = stepUpdates(c);
@@ -239,9 +257,9 @@ export function stepUpdates(c: FlowConfig) {
   return {
     stepDone: (ctx: Ctx, e: Ev, p: { stage: string }) => {
       const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string; attempts?: number; worker?: string };
-      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.worker ? { worker: out.worker } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}) });
+      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.worker ? { worker: out.worker } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}), ...sent(out) });
     },
-    stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e) }),
+    stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e), ...sent(e.error) }),
     stepTimedOut: (ctx: Ctx, e: Ev, p: { stage: string; after_s: number }) => put(ctx, p.stage, { error: { name: "Timeout", message: `${p.stage} timed out after ${p.after_s} s` }, at: when(ctx, e) }),
     stepWaited: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { output: { waited_until: new Date(when(ctx, e)).toISOString() }, at: when(ctx, e) }),
     reviewEntered: (ctx: Ctx, _e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [] } }),

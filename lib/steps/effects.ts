@@ -12,6 +12,7 @@ import { StepError } from "./errors";
 import { httpAttempt, sendHeaders } from "./http";
 import { outputValidator, sampleFor } from "./json-schema";
 import { httpMaxBytes } from "./http-limits";
+import { stepRequest } from "./request";
 
 export interface StepPorts {
   model: () => ModelPort;
@@ -74,11 +75,37 @@ function program(language: Language, source: string, scope: Record<string, unkno
   return `import json as __json\n__scope = __json.loads(${json})\ninput, steps, review = __scope["input"], __scope["steps"], __scope["review"]\ndel __scope\n${source}`;
 }
 
+/**
+ * Each step effect reports what it sent (lib/steps/request.ts) with its result, and on its error:
+ * the run keeps it as context.steps.<STAGE>.request. `ctx.again` (the process restarted while the
+ * step was in flight) is reported too; an external task says itself when a lease ran out.
+ */
+function reporting(actors: Record<string, EffectFn>): Record<string, EffectFn> {
+  return Object.fromEntries(
+    Object.entries(actors).map(([src, fn]) => {
+      const wrapped = async (raw: never, ctx: EffectContext) => {
+        const request = stepRequest(src, raw, ctx.key);
+        const again = src !== "step.external" && ctx.again ? { again: ctx.again } : {};
+        try {
+          const out = (await fn(raw, ctx)) as Record<string, unknown>;
+          return { ...out, ...(request ? { request } : {}), ...again };
+        } catch (e) {
+          if (e && typeof e === "object" && !Object.isFrozen(e)) Object.assign(e, request ? { request } : {}, again);
+          throw e;
+        }
+      };
+      // keep the marks the engine reads on the effect (an external task waits outside the process)
+      for (const sym of Object.getOwnPropertySymbols(fn)) (wrapped as unknown as Record<symbol, unknown>)[sym] = (fn as unknown as Record<symbol, unknown>)[sym];
+      return [src, wrapped as EffectFn];
+    }),
+  );
+}
+
 export function stepEffects(ports: StepPorts): WorkflowEffects {
   const env = ports.env ?? process.env;
   const http = { fetch: ports.fetch ?? egressFetch, secret: ports.secret ?? ((name: string) => env[`SWITCHYARD_SECRET_${name}`]), maxBytes: httpMaxBytes(env) };
   return {
-    actors: {
+    actors: reporting({
       ...(ports.external ? { "step.external": ports.external } : {}),
       "step.llm": async (raw: never, ctx: EffectContext) => {
         const input = LlmInput.parse(raw);
@@ -113,6 +140,6 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
           return { output: r.returnValue ?? r.stdout, by: r.engine };
         });
       },
-    },
+    }),
   };
 }

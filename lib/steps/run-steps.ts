@@ -6,6 +6,7 @@ import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { kindOf, type StepKind } from "./schema";
 import type { StepRecord } from "./compile";
+import type { RanAgain, StepRequest } from "./request";
 
 export type StepStatus = "running" | "waiting" | "done" | "failed" | "timed out" | "left";
 
@@ -49,6 +50,10 @@ export interface StepRow {
   approvals: { needed: number; by: string[] } | null;
   /** external: the worker that completed the task */
   worker: string | null;
+  /** what the step sent: the http request, the code, the worker's task input, the llm prompt */
+  request: StepRequest | null;
+  /** it ran again under the same invocation (after a restart, or a lease that ran out) */
+  again: RanAgain | null;
 }
 
 export interface StepsSource {
@@ -159,6 +164,8 @@ export function runSteps(src: StepsSource): StepRow[] {
       decisions,
       approvals: kind === "review" && needed > 1 ? { needed, by: approvedBy } : null,
       worker: kind === "external" ? (rec?.worker ?? null) : null,
+      request: rec?.request ?? null,
+      again: rec?.again ?? null,
     };
   });
   // a review's output is most often the value it showed, unchanged: name the step it came from

@@ -135,6 +135,8 @@ export function externalStep(tasks: () => TaskQueue): EffectFn {
     const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
     // credited to whoever completed it (accounts on: the principal, e.g. "ana (token mailer-1)"; off: the claim's worker name)
     const who = t.settledBy ?? t.worker ?? "?";
-    return { output: t.output, by: `worker ${who}`, worker: who };
+    // offered again with no failure recorded: a worker's lease ran out (the run page says so)
+    const again = t.attempt > 1 && !t.error ? { again: "lease" as const } : {};
+    return { output: t.output, by: `worker ${who}`, worker: who, attempts: t.attempt, ...again };
   });
 }

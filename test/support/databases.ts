@@ -162,6 +162,7 @@ export function opened(db: Database, tag: string) {
 
 export function runRow(id: string, t0: number, over: Partial<RunRow> = {}): RunRow {
   return {
+    name: null,
     id,
     workflow: "swiss-army",
     status: "running",

@@ -592,8 +592,9 @@ export const swissArmy = {
     "A request loop around a Context Manager: validate the request, search for patterns, execute, store what was learned, and ask a human to approve, reject or modify.",
   machine: swissArmyMachine,
   artifacts: swissArtifacts,
-  // a long-lived run is about its current (or last) request
-  runName: (input, context) => (context as SwissContext | null)?.request?.content ?? (context as SwissContext | null)?.last?.content ?? (input as SwissInput | null)?.request,
+  // a long-lived run is named by the request it started with; the request it works on now is its subtitle
+  runName: (input) => (input as SwissInput | null)?.request,
+  runSubtitle: (context) => (context as SwissContext | null)?.request?.content ?? (context as SwissContext | null)?.last?.content,
   input: z
     .object({
       request: requestText.optional(),

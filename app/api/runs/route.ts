@@ -14,7 +14,7 @@ export const POST = handler(async (req: Request) => {
   const rt = await getRuntime();
   // with an Idempotency-Key, a repeat answers with the run the first request started
   const principal = principalKeyOf(principalOf(req), req.headers);
-  const a = await idempotent(rt, keyed, 201, (claim) => startRun(rt, body.workflow, body.input ?? {}, claim, principal), (row) => getRun(rt, row.runId));
+  const a = await idempotent(rt, keyed, 201, (claim) => startRun(rt, body.workflow, body.input ?? {}, { idempotency: claim, principal, name: body.name }), (row) => getRun(rt, row.runId));
   return json(a.body, a.status, replayHeaders(a, { location: `/api/runs/${a.body.id}` }));
 });
 

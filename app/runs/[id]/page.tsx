@@ -7,6 +7,7 @@ import { runTitle } from "./title";
 import { listReviews } from "@/lib/api/reviews";
 import { deriveGraph } from "@/lib/graph/derive";
 import { RunLive } from "@/components/runs/run-live";
+import { runFailure } from "@/lib/api/failure";
 import type { ReviewInfo } from "@/components/runs/decision-panel";
 import { WorkflowViewsProvider, type WorkflowViews } from "@/components/runs/workflow-views";
 import { requireViewer } from "@/app/session";
@@ -36,12 +37,14 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       states={deriveGraph(def.machine).states}
       title={def.title}
       name={runName(def, run)}
+      subtitle={run.subtitle}
       parentName={parent ? runName(findWorkflow(parent.workflow, parent.input), parent) : null}
       eventFields={def.eventFields ?? {}}
       flow={def.flow ?? null}
       alerts={alerts}
       notice={rt.model.offline ? <OfflineNotice /> : null}
       result={def.result?.(run.context) ?? null}
+      failure={runFailure(run, transitions, def.flow)}
     />
     </WorkflowViewsProvider>
   );

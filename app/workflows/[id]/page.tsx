@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { workflowLayout } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
 import { findWorkflow, isBuiltIn, panelOf } from "@/lib/machines/registry";
+import { flowWarnings } from "@/lib/flows/warnings";
 import { flowVersions } from "@/lib/flows/store";
 import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { workflowUsage } from "@/lib/metrics/model-usage";
@@ -29,6 +30,8 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
   await requireViewer();
   const { id } = await params;
   const def = findWorkflow(id);
+  // a user workflow's save-time warnings, against this server's environment now (a secret set since is no longer warned of)
+  const warnings = def && !isBuiltIn(def.id) && def.flow ? flowWarnings(def.flow, {}, process.env) : [];
   if (!def) notFound();
   const rt = await getRuntime();
   const [layout, metrics, counts, usage, panel, versions, openAlerts, resolvedAlerts, alertRules] = await Promise.all([
@@ -72,6 +75,14 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
           </Link>
         </div>
       </div>
+
+      {warnings.length > 0 && (
+        <ul className="space-y-1 rounded-xl border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="workflow-warnings">
+          {warnings.map((w, i) => (
+            <li key={i}>⚠ {w.message}</li>
+          ))}
+        </ul>
+      )}
 
       {breaches.length > 0 && (
         <div className="rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800" data-testid="metric-alerts">

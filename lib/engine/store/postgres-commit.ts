@@ -36,6 +36,7 @@ const RUN_TYPES: Record<Exclude<RunColumn, "snapshot" | "context">, PgType> = {
   retries: "int",
   waitingSince: "timestamp(3)",
   failedStates: "text",
+  name: "text",
   createdAt: "timestamp(3)",
   updatedAt: "timestamp(3)",
   finishedAt: "timestamp(3)",

@@ -7,7 +7,7 @@ import type { CommitItem, DeliveryRow, OutboxRow, ResumableRun, ReviewRow, RunRo
 export type Row = Record<string, unknown>;
 
 /** The Run table's columns (a run's snapshot and context are in its Snapshot row at the run's seq). */
-export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","scheduleId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt"`;
+export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","scheduleId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt","name"`;
 
 /**
  * A whole run row as the readers take it: the Run columns and the snapshot and context of its
@@ -120,6 +120,7 @@ export function runWriters(date: (ms: number) => unknown) {
     createdAt: (r) => date(r.createdAt),
     updatedAt: (r) => date(r.updatedAt),
     finishedAt: (r) => maybe(r.finishedAt),
+    name: (r) => r.name ?? null,
     // a finished run has none (an aborted one keeps its snapshot's children as they were)
     inFlight: (r) => (r.finishedAt === null ? effectsInFlight(r.snapshot) : 0),
   };
@@ -209,6 +210,7 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       createdAt: date(r.createdAt),
       updatedAt: date(r.updatedAt),
       finishedAt: maybeDate(r.finishedAt),
+      name: (r.name as string | null | undefined) ?? null,
     }),
     transition: (r) => ({
       runId: r.runId as string,

@@ -36,6 +36,8 @@ export interface RunRow {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /** what the run is called (set when it starts; null for runs started before names were kept) */
+  name: string | null;
 }
 
 export interface TransitionRow {
