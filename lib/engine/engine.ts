@@ -26,6 +26,7 @@ import type { IdempotencyClaim, ResumableRun, ReviewRow, RunRow, RunStore, Timer
 import { TERMINAL } from "./store/types";
 import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
+import { invokingStateOf } from "./invokers";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 
 export interface EffectContext {
@@ -942,11 +943,10 @@ export class Engine {
     live.effects.set(id, { key, cancel, finished });
     const runId = live.row.id;
     const current = () => !live.gone && live.effects.get(id)?.key === key && !cancel.aborted;
-    // an invoke without an explicit id is named "<n>.<machine>.<state path>" by XState: that path is the invoking state
-    const invoker = /^\d+\.[^.]+\.(.+)$/.exec(id)?.[1];
     const ctx: EffectContext = {
       runId,
-      state: invoker && live.row.state.some((s) => s === invoker || s.startsWith(`${invoker}.`)) ? invoker : live.row.state.join(","),
+      // the step's own state (not every state a run with parallel branches is in)
+      state: invokingStateOf(live.def.machine, id, live.row.state),
       key,
       get signal() {
         return cancel.signal;
