@@ -37,7 +37,8 @@ import { RecordingModel } from "./llm/recording";
 import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow } from "./machines/registry";
+import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow, isBuiltIn } from "./machines/registry";
+import { candidateOf } from "./change/candidates";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 
@@ -247,13 +248,15 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
   // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
   const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks) });
-  const effectsOf = (id: string) => effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} });
+  // (any user-defined workflow: an evaluation's candidate may add steps its registered versions lack)
+  const effectsOf = (id: string) => effects[id] ?? (isBuiltIn(id) ? { actors: {} } : steps);
   const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({
     store,
     clock,
     bus: new RunBus(),
-    workflows: findWorkflow,
+    // an evaluation's runs run its candidate, held in memory only (lib/change/candidates.ts)
+    workflows: (id, input, run) => candidateOf(run?.replay?.eval) ?? findWorkflow(id, input),
     effects: crash ? (id) => crash(effectsOf(id)) : effectsOf,
     dispatch: queue?.dispatcher,
     // a waiting run leaves memory after this long idle (lib/engine/evict.ts)

@@ -45,6 +45,10 @@ export interface RunFilters {
   waitingLongerThan?: number;
   retrying?: boolean;
   failedIn?: string;
+  /** list replay and evaluation runs too */
+  replays?: boolean;
+  /** only the replays of this run */
+  replayOf?: string;
 }
 
 export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
@@ -58,6 +62,8 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     waitingSince: q.waitingLongerThan !== undefined ? rt.clock.now() - q.waitingLongerThan * 60_000 : undefined,
     retrying: q.retrying,
     failedIn: q.failedIn,
+    replays: q.replays,
+    replayOf: q.replayOf,
   };
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
@@ -117,7 +123,7 @@ export async function rebuiltStep(rt: Runtime, row: IdempotencyRow) {
 
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 /** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
-export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }) {
+export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown; reuse?: boolean }) {
   const out = await rt.engine.fork(id, body);
   return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(out.run.id) }), fromSeq: out.fromSeq, transitions: out.transitions };
 }

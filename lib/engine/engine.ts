@@ -22,11 +22,13 @@ import { ActionOutbox, outboxRows } from "./outbox";
 import { isImportedRun } from "./imported";
 import { haltDraft, inFlightEffects, invokingState, stuckReason, STUCK_CATEGORY, type InFlightEffect } from "./invariant";
 import { POISON_CRASHES, poisonError, type CrashLedger } from "./poison";
-import type { IdempotencyClaim, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
+import type { IdempotencyClaim, OutcomeRow, ReplaySpec, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
+import { ReplayState, type ReplayedOutcome } from "../change/replay-state";
 import { TERMINAL } from "./store/types";
-import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
+import { pinOf, reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
 import { invokingStateOf } from "./invokers";
+import { hashOf } from "../change/canonical";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 
 export interface EffectContext {
@@ -82,8 +84,8 @@ export interface WorkflowEffects {
 
 export interface EngineOptions {
   store: RunStore;
-  /** a workflow by id; `input` (a stored run's) pins a user-defined workflow's version */
-  workflows: (id: string, input?: unknown) => WorkflowDefinition | undefined;
+  /** a workflow by id; `input` (a stored run's) pins a user-defined workflow's version; `run`: the stored run (an evaluation's runs use its candidate) */
+  workflows: (id: string, input?: unknown, run?: Pick<RunRow, "replay">) => WorkflowDefinition | undefined;
   effects: (workflowId: string) => WorkflowEffects;
   clock?: Clock;
   bus?: RunBus;
@@ -132,6 +134,8 @@ interface Live {
   touched?: number;
   /** dropped from memory while idle: the database has it, the next caller loads it again */
   evicted?: boolean;
+  /** a replay, an evaluation case or a fork with reuse: what it takes from its source (lib/change/replay-state.ts) */
+  replay?: ReplayState;
 }
 
 export interface StepOutcome {
@@ -213,9 +217,13 @@ export class Engine {
   // ---------------------------------------------------------------- commands
 
   /** `idempotency`: the request's key, written in the run's first commit (a key already there: ConflictError, nothing written) */
-  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
+  /**
+   * `replay`: a replay of run `replay.spec.of` (replayOf is set unless it is a fork's reuse), `def`:
+   * the definition to run (an evaluation's candidate, never registered).
+   */
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; idempotency?: IdempotencyClaim; replay?: ReplaySpec; def?: WorkflowDefinition } = {}): Promise<StepOutcome> {
     this.assertRunning();
-    const def = this.workflow(workflowId);
+    const def = opts.def ?? this.workflow(workflowId);
     const parsed = def.input.safeParse(input ?? {});
     if (!parsed.success) throw new InvalidError(`invalid input for ${workflowId}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, parsed.error.issues);
     const now = this.clock.now();
@@ -243,9 +251,11 @@ export class Engine {
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
+      ...(opts.replay ? { replayOf: opts.replay.fork ? null : opts.replay.of, replay: opts.replay } : {}),
     };
     // pending 1: its first commit is under way (not evicted meanwhile)
     const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
+    if (opts.replay) live.replay = ReplayState.fresh(this.opts.store, opts.replay);
     const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
     draft.idempotency = opts.idempotency;
     addStep(draft, init, { type: "xstate.init", input: parsed.data } as EventObject, { newId: randomUUID });
@@ -269,20 +279,27 @@ export class Engine {
    * Fork run `sourceId` at transition `seq`: a new run from the snapshot of the commit that wrote
    * that transition (the state it settled in), optionally with edited context or input.
    */
-  async fork(sourceId: string, req: { seq: number } & ForkEdits): Promise<StepOutcome & { fromSeq: number }> {
+  /** `reuse`: effect invocations after the fork point take the outputs the source recorded for them (same state, visit and input) */
+  async fork(sourceId: string, req: { seq: number; reuse?: boolean } & ForkEdits): Promise<StepOutcome & { fromSeq: number }> {
     this.assertRunning();
     const run = await this.opts.store.getRun(sourceId);
     if (!run) throw new NotFoundError(`run ${sourceId} not found`);
     if (!Number.isInteger(req.seq) || req.seq < 1 || req.seq > run.seq) throw new InvalidError(`seq must be a transition of run ${sourceId}: 1 to ${run.seq}`);
     const snap = await snapshotFor(this.opts.store, sourceId, req.seq);
     if (!snap) throw new ConflictError(`run ${sourceId} has no snapshot at seq ${req.seq} (it was recorded before snapshots were kept, or imported without them)`);
-    const def = this.opts.workflows(run.workflow, run.input);
+    const def = this.opts.workflows(run.workflow, run.input, run);
     if (!def) throw new NotFoundError(`workflow ${run.workflow} is not registered`);
     const transitions = await this.opts.store.transitions(sourceId, 0, snap.seq);
     const now = this.clock.now();
     const id = randomUUID();
     const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
     const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
+    if (req.reuse) {
+      const spec: ReplaySpec = { of: sourceId, live: [], decisions: "ask", fork: true };
+      draft.row = { ...draft.row, replay: spec };
+      live.row = draft.row;
+      live.replay = ReplayState.fresh(this.opts.store, spec);
+    }
     this.live.set(id, live);
     try {
       const out = await this.commitDraft(live, draft);
@@ -576,7 +593,7 @@ export class Engine {
       if (this.live.has(runId) || isImportedRun(runId)) return this.acceptedEvents(runId);
       // an evicted run: read from its stored snapshot, without loading it
       const row = await this.opts.store.getRun(runId);
-      const def = row && !TERMINAL.includes(row.status) ? this.opts.workflows(row.workflow, row.input) : undefined;
+      const def = row && !TERMINAL.includes(row.status) ? this.opts.workflows(row.workflow, row.input, row) : undefined;
       return row && def ? acceptedByRow(def, row) : [];
     }
     const live = await this.loadLive(runId).catch(() => null);
@@ -716,8 +733,12 @@ export class Engine {
     const [timers, reviews] = await Promise.all([this.opts.store.timers(id), this.opts.store.listReviews({ runId: id, status: "pending" })]);
     const { effects: _effects, ...persisted } = row.snapshot as { effects?: unknown };
     void _effects;
+    // a migration moved the run to another version: its machine is that version's
+    if (pinOf(row.input) !== pinOf(live.row.input)) live.def = this.opts.workflows(row.workflow, row.input, row) ?? live.def;
     live.snapshot = restore(live.def.machine, persisted, row.context);
     live.row = row;
+    // a replay's counts moved with the steps another process took
+    if (row.replay) live.replay = ReplayState.stored(this.opts.store, row);
     for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
     live.reviews = new Map(reviews.map((rv) => [rv.state, rv]));
     for (const rv of reviews) this.reviewIndex.set(rv.id, live);
@@ -754,7 +775,7 @@ export class Engine {
   }
 
   private activate(r: ResumableRun, poisoned?: Map<string, number>): Live | null {
-    const def = this.opts.workflows(r.run.workflow, r.run.input);
+    const def = this.opts.workflows(r.run.workflow, r.run.input, r.run);
     if (!def) {
       this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
       return null;
@@ -779,6 +800,7 @@ export class Engine {
       gone: false,
       dispatched: new Set(),
       touched: Date.now(),
+      ...(r.run.replay ? { replay: ReplayState.stored(this.opts.store, r.run) } : {}),
     };
     this.live.set(r.run.id, live);
     for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
@@ -834,7 +856,7 @@ export class Engine {
   private async applyEvent(
     live: Live,
     event: EventObject,
-    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string; idempotency?: IdempotencyClaim } = {},
+    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string; idempotency?: IdempotencyClaim; outcome?: OutcomeRow } = {},
   ): Promise<StepOutcome> {
     if (live.gone) throw new ConflictError(live.evicted ? `run ${live.row.id} was evicted from memory while this step waited; send it again` : `run ${live.row.id} has already finished`);
     const now = this.clock.now();
@@ -853,19 +875,25 @@ export class Engine {
     }
     addStep(draft, res, ev, { decided: opts.decided, newId: randomUUID });
     draft.idempotency = opts.idempotency;
+    if (opts.outcome) draft.outcomes = [{ ...opts.outcome, at: now }];
     return this.commitDraft(live, draft);
   }
 
   private async commitDraft(live: Live, draft: Draft, status?: RunRow["status"]): Promise<StepOutcome> {
+    // a replay decides the reviews it opens as its source's reviewers did, in this same commit
+    const replayed = live.replay ? await live.replay.decide(draft, live.def, status === undefined) : null;
     const armed: TimerRow[] = [];
     for (const t of live.timers.values()) armed.push(t.row);
     const item = finishDraft(draft, status, armed);
     // post-commit actions and webhook deliveries go in the commit (an outbox): a crash after it loses neither
     const actions = draft.actions.length ? this.opts.effects(live.def.id).actions : undefined;
     if (actions) item.outbox = outboxRows(draft, (name) => Object.hasOwn(actions, name));
+    // a replay sends neither, except for the states it names live
+    const quiet = live.replay?.quiet ? live.replay : null;
+    if (quiet && item.outbox) item.outbox = item.outbox.filter((o) => quiet.touchesLive(item.transitions.find((t) => t.seq === o.seq)));
     let outcome;
     try {
-      const deliveries = this.hooks.deliveries(item.run, item.transitions);
+      const deliveries = this.hooks.deliveries(item.run, quiet ? item.transitions.filter((t) => quiet.touchesLive(t)) : item.transitions);
       item.deliveries = Array.isArray(deliveries) ? deliveries : await deliveries;
       outcome = await this.committer.commit(item);
     } catch (e) {
@@ -881,6 +909,7 @@ export class Engine {
     live.row = draft.row;
     live.snapshot = draft.snapshot;
     live.reviews = draft.reviews;
+    replayed?.keep();
     for (const c of item.reviewsClose) this.reviewIndex.delete(c.id);
     for (const r of item.reviewsOpen) this.reviewIndex.set(r.id, live);
     for (const id of item.timersClear) {
@@ -964,13 +993,13 @@ export class Engine {
     };
     const fn = this.opts.effects(live.def.id).actors[src] as ((input: unknown, ctx: EffectContext) => Promise<unknown>) | undefined;
     const entry = live.effects.get(id)!;
-    const settle = (event: EventObject, attempt = 0) => {
+    const settle = (event: EventObject, outcome?: OutcomeRow, attempt = 0) => {
       if (!current()) return finish();
       void this.enqueue(live, async () => {
         if (!current()) return null;
         live.effects.delete(id);
         try {
-          return await this.applyEvent(live, event);
+          return await this.applyEvent(live, event, { outcome });
         } catch (e) {
           // another process committed first: the step is tried again on the re-read run (if the effect is still current there)
           if (e instanceof WriterConflict && !live.effects.has(id)) live.effects.set(id, entry);
@@ -987,22 +1016,40 @@ export class Engine {
           // the result is kept and committed once the database answers again (nothing was written)
           if (!live.effects.has(id)) live.effects.set(id, entry);
           this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${e.message}); retrying`);
-          this.clock.setTimeout(() => settle(event, attempt + 1), storageBackoff(attempt));
+          this.clock.setTimeout(() => settle(event, outcome, attempt + 1), storageBackoff(attempt));
           return;
         }
         this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e));
         finish();
       });
     };
+    // what the commit of its outcome records (lib/change): what the invocation was given and returned
+    const record = (mark: ReplayedOutcome["mark"] | null, output: unknown, error: OutcomeRow["error"]): OutcomeRow => ({
+      key,
+      runId,
+      state: ctx.state,
+      seq: Number(key.slice(key.lastIndexOf(":") + 1)) || 0,
+      effect: src,
+      inputHash: hashOf(input ?? null),
+      output: error ? null : (output ?? null),
+      error,
+      source: mark,
+      at: this.clock.now(),
+    });
     Promise.resolve()
-      .then(() => {
+      .then(async (): Promise<{ output: unknown; mark: ReplayedOutcome["mark"] | null }> => {
+        // a replay takes the source's recorded outcome for the same state, visit and input (or skips a side effect)
+        const from = live.replay ? await live.replay.outcome(ctx.state, src, input) : null;
+        if (from?.error) throw Object.assign(new Error(from.error.message), from.error, { replayed: from.mark });
+        if (from) return { output: from.output, mark: from.mark };
         if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
-        return fn(input, ctx);
+        return { output: await fn(input, ctx), mark: null };
       })
       .then(
-        (output) => settle({ type: `xstate.done.actor.${id}`, output } as EventObject),
+        ({ output, mark }) => settle({ type: `xstate.done.actor.${id}`, output, ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, output, null)),
         (error) => {
-          if (!isParked(error)) return settle({ type: `xstate.error.actor.${id}`, error: serializeError(error) } as EventObject);
+          const mark = (error as { replayed?: ReplayedOutcome["mark"] }).replayed ?? null;
+          if (!isParked(error)) return settle({ type: `xstate.error.actor.${id}`, error: serializeError(error), ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, null, serializeError(error)));
           // parked (cluster mode): no outcome yet; runEffect starts it again when its wait is over
           if (live.effects.get(id) === entry) live.effects.delete(id);
           finish();

@@ -120,6 +120,8 @@ export interface ReviewClose {
   feedback: string | null;
   reviewer: string | null;
   decidedAt: number;
+  /** a decision a replay made: the source review it repeated */
+  replayedFrom?: string;
 }
 
 export interface ArtifactWrite {
