@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { listRuns } from "../lib/api/runs";
 import { replayRun } from "../lib/change/replay";
+import { prometheusText } from "../lib/metrics/prometheus";
 import type { RunView } from "../lib/engine/views";
 import { flush } from "./helpers";
 import { CountingReceiver, POST_V1, POST_V2, postgresNode, runRows, sqliteNode, type Node } from "./support/change";
@@ -160,6 +161,28 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       expect((await rt().store.listReviews({ status: "pending" })).map((r) => r.id)).toContain(review.id);
       await rt().engine.abort(ask.run.id);
       expect(await runRows(rt(), sourceId)).toBe(before);
+    }, 60_000);
+
+    it("a replay is left out of metrics, alerts and the health counts; its review asked of people is in the queue", async (ctx) => {
+      if (!node) return ctx.skip();
+      const ask = await replayRun(rt(), sourceId, { version: 1, decisions: "ask" });
+      const review = await pendingReview(ask.run.id);
+      expect((await rt().store.listReviews({ status: "pending" })).map((r) => r.id)).toEqual([review.id]);
+      // the only review waiting is the replay's: a waiting-time alert on it stays closed
+      const rule = await rt().alerts.createRule({ workflow: wf, state: "REVIEW", metric: "waiting", threshold: 1_000 });
+      rt().clock.advance(60_000);
+      await rt().alerts.evaluateOnce();
+      expect((await rt().alerts.listAlerts({ status: "open" })).filter((a) => a.ruleId === rule.id)).toEqual([]);
+      await rt().alerts.deleteRule(rule.id);
+      const text = await prometheusText(rt());
+      expect(text).toContain(`switchyard_runs{workflow="${wf}",status="completed"} 2\n`);
+      expect(text).toContain(`switchyard_runs{workflow="${wf}",status="waiting"} 0\n`);
+      expect(text).toContain(`switchyard_reviews_pending{workflow="${wf}"} 0\n`);
+      const own = (await rt().store.transitions(sourceId)).length + (await rt().store.transitions(approvedId)).length;
+      expect(text).toContain(`switchyard_transitions_total{workflow="${wf}"} ${own}\n`);
+      const counts = await rt().store.countByStatus(wf);
+      expect(counts).toMatchObject({ completed: 2, waiting: 0, replay: (await listRuns(rt(), { replayOf: sourceId })).total + 1 });
+      await rt().engine.abort(ask.run.id);
     }, 60_000);
 
     it("bad requests: 404 unknown run or version, 422 an unknown live state or a version of a built-in", async (ctx) => {
