@@ -8,6 +8,7 @@ import { pgReachable, scratchSchema, type ScratchSchema } from "../../lib/db/pg-
 import { query } from "../../lib/db/sql";
 import { ManualClock } from "../../lib/engine/clock";
 import { createRuntime, defaultEffects, type Runtime } from "../../lib/runtime";
+import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "../../lib/llm/types";
 import { tempDbUrl } from "../helpers";
 import { PG_URL } from "./databases";
 
@@ -63,13 +64,35 @@ export class CountingReceiver {
   }
 }
 
+const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/**
+ * A model that writes `write(prompt)` and reports tokens as words (prompt words in, reply words
+ * out): deterministic, so token counts and shown values can be counted by hand.
+ */
+export class WordModel implements ModelPort {
+  readonly name = "word-model @ test";
+  readonly offline = false;
+  constructor(private write: (prompt: string) => string = (p) => `Post: ${p}`) {}
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    const text = this.write(req.prompt);
+    return { text, adapter: this.name, usage: { promptTokens: words(req.prompt), completionTokens: words(text), estimated: false }, latencyMs: 1, citations: [], attempts: 1 };
+  }
+  async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
+    const object = req.offline();
+    const text = JSON.stringify(object);
+    return { object, text, adapter: this.name, usage: { promptTokens: words(req.prompt), completionTokens: words(text), estimated: false }, latencyMs: 1, citations: [], attempts: 1 };
+  }
+}
+
 export interface Node {
   rt: Runtime & { clock: ManualClock };
   close(): Promise<void>;
 }
 
-const common = (env: NodeJS.ProcessEnv) => ({
+const common = (env: NodeJS.ProcessEnv, model?: ModelPort) => ({
   env,
+  model,
   migrate: migrateDatabase,
   outboxIntervalMs: 0,
   seedGuide: false,
@@ -78,13 +101,13 @@ const common = (env: NodeJS.ProcessEnv) => ({
   effects: (base: Parameters<typeof defaultEffects>[0]) => defaultEffects(base, env),
 });
 
-export async function sqliteNode(url = tempDbUrl("change"), clock = new ManualClock()): Promise<Node & { url: string }> {
-  const rt = (await createRuntime({ url, clock, ...common({} as NodeJS.ProcessEnv) })) as Runtime & { clock: ManualClock };
+export async function sqliteNode(url = tempDbUrl("change"), clock = new ManualClock(), model?: ModelPort): Promise<Node & { url: string }> {
+  const rt = (await createRuntime({ url, clock, ...common({} as NodeJS.ProcessEnv, model) })) as Runtime & { clock: ManualClock };
   return { rt, url, close: () => rt.close() };
 }
 
 /** null when PostgreSQL is not reachable (the caller skips, saying why) */
-export async function postgresNode(prefix: string, clock = new ManualClock()): Promise<(Node & { scratch: ScratchSchema; reopen(): Promise<Node> }) | null> {
+export async function postgresNode(prefix: string, clock = new ManualClock(), model?: ModelPort): Promise<(Node & { scratch: ScratchSchema; reopen(): Promise<Node> }) | null> {
   const why = await pgReachable(PG_URL);
   if (why) {
     console.log(`[${prefix}] PostgreSQL skipped: not reachable at ${PG_URL} (${why})`);
@@ -98,7 +121,7 @@ export async function postgresNode(prefix: string, clock = new ManualClock()): P
       role: "all",
       queue: { schema: scratch.schema, expireSeconds: 30, maintenanceSeconds: 5 },
       worker: { concurrency: 8, pollMs: 100 },
-      ...common({} as NodeJS.ProcessEnv),
+      ...common({} as NodeJS.ProcessEnv, model),
     })) as Runtime & { clock: ManualClock };
     return { rt, close: () => rt.close() };
   };
