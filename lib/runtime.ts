@@ -39,6 +39,7 @@ import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
 import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow, isBuiltIn } from "./machines/registry";
 import { candidateOf } from "./change/candidates";
+import { holdRunningCandidates, resumeEvals } from "./change/evals";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 
@@ -322,9 +323,11 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const outbox = outboxInterval > 0 && !cluster ? setInterval(() => void cm.flushOutbox().catch(() => {}), outboxInterval) : null;
   outbox?.unref?.();
   if (!cluster) retention?.start();
+  // an evaluation's candidate runs on a definition held in memory: held again before its runs resume
+  if (opts.resume !== false) await holdRunningCandidates(db).catch((e) => log(`evaluations: ${(e as Error).message}`));
   if (opts.resume !== false) await engine.resume();
   let closing: Promise<void> | null = null;
-  return {
+  const runtime: Runtime = {
     ...base,
     cluster,
     engine,
@@ -333,6 +336,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       return closing;
     },
   };
+  // evaluations a stopped process was running go on (one process does them: SQLite, or a cluster's "all" process)
+  if (opts.resume !== false && role === "all") void resumeEvals(runtime).catch((e) => log(`evaluations: ${(e as Error).message}`));
+  return runtime;
   async function shutdown() {
     if (chores) clearInterval(chores);
     await worker?.stop();
