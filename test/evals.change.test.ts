@@ -15,6 +15,12 @@
 //   gnus  reject   the candidate shows the rejected draft again                       ✗ unchanged
 //   gnus  escalate a custom decision: not a case, listed as skipped
 //   → 7 cases, 3 agree: agreement 3/7
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { getEval, startEval } from "../lib/change/evals";
@@ -147,6 +153,48 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       const one = await (await startEval(rt(), { workflow: wf, candidate: { version: 1 }, cases: { from: "decided-reviews", limit: 1 } })).done;
       expect(one.cases + one.skipped.length).toBe(1);
     }, 120_000);
+
+    it("npm run eval: prints the per-state table, links each regression to the compare view, exits 1 below --min-agreement", async (ctx) => {
+      if (!node || name !== "SQLite") return ctx.skip();
+      // the route handlers behind a real HTTP server, as `npm start` serves them
+      (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt());
+      const evals = (await import("../app/api/evals/route")) as { POST: (r: Request) => Promise<Response> };
+      const one = (await import("../app/api/evals/[id]/route")) as { GET: (r: Request, c: { params: Promise<{ id: string }> }) => Promise<Response> };
+      const server = http.createServer((req, res) => {
+        let body = "";
+        req.on("data", (c) => (body += c));
+        req.on("end", async () => {
+          const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "POST" ? body : undefined });
+          const m = /^\/api\/evals\/([^/]+)$/.exec(req.url ?? "");
+          const answer = req.url === "/api/evals" && req.method === "POST" ? await evals.POST(request) : m ? await one.GET(request, { params: Promise.resolve({ id: m[1]! }) }) : new Response("no", { status: 404 });
+          res.writeHead(answer.status, Object.fromEntries(answer.headers));
+          res.end(await answer.text());
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const file = join(tmpdir(), `candidate-${process.pid}.yaml`);
+      writeFileSync(file, EVAL_CANDIDATE.replace("id: eval-post", `id: ${wf}`));
+      const cli = (min: string) =>
+        new Promise<{ code: number; out: string }>((resolve) =>
+          execFile(join("node_modules", ".bin", "tsx"), ["scripts/eval.ts", "--", "--url", url, "--workflow", wf, "--file", file, "--min-agreement", min], { timeout: 90_000 }, (err, stdout, stderr) =>
+            resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+          ),
+        );
+      try {
+        const low = await cli("0.9");
+        expect(low.code).toBe(1);
+        expect(low.out).toMatch(/REVIEW\s+7\s+3\s+42\.9%/);
+        expect(low.out).toContain("agreement 42.9% is below --min-agreement 90.0%");
+        expect(low.out).toContain(`${url}/runs/${sources.owls}/compare/`);
+        expect(low.out).toContain("skipped (not cases): escalate at REVIEW");
+        const pass = await cli("0.4");
+        expect(pass.code).toBe(0);
+        expect(pass.out).toContain("pass");
+      } finally {
+        server.close();
+      }
+    }, 180_000);
 
     it("bad requests: unknown workflow 404, an invalid or foreign candidate 422", async (ctx) => {
       if (!node) return ctx.skip();
