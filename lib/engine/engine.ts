@@ -28,6 +28,7 @@ import { TERMINAL } from "./store/types";
 import { pinOf, reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
 import { invokingStateOf } from "./invokers";
+import { MIGRATE_EVENT, planMove } from "../change/migrate-plan";
 import { hashOf } from "../change/canonical";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 
@@ -396,6 +397,60 @@ export class Engine {
       const state = activeLeaves(live.snapshot).join(",");
       const draft = haltDraft(this.halting(live), this.clock.now(), "ABORT", `Run aborted: ${reason}`, { reason }, { name: "Aborted", message: reason, state });
       return this.commitDraft(live, draft, "aborted");
+    });
+  }
+
+  /**
+   * Move a run at rest to another version of its workflow (lib/change/migrate-plan.ts): one
+   * transition "migrated vA → vB by <who>", its pending reviews re-opened in the new states, its
+   * timers keeping their deadlines, the effects the new states invoke started anew, its version pin
+   * set. `dryRun`: the plan only, nothing written. A run that cannot move says why.
+   */
+  async migrate(runId: string, target: WorkflowDefinition, opts: { map: Record<string, string>; by: string; dryRun: boolean; from: number; to: number }): Promise<{ ok: boolean; from: string[]; to: string[]; reason?: string }> {
+    this.assertRunning();
+    const row = await this.opts.store.getRun(runId);
+    if (!row) throw new NotFoundError(`run ${runId} not found`);
+    if (TERMINAL.includes(row.status)) return { ok: false, from: row.state, to: [], reason: `the run is ${row.status}` };
+    if (isImportedRun(runId)) return { ok: false, from: row.state, to: [], reason: "an imported run is read-only" };
+    const live = await this.require(runId);
+    return this.enqueue(live, async () => {
+      if (live.gone) return { ok: false, from: live.row.state, to: [], reason: "the run has finished" };
+      const now = this.clock.now();
+      const plan = planMove(
+        { def: live.def, row: live.row, context: live.snapshot.context, timers: [...live.timers.values()].map((t) => t.row), inFlight: inFlightEffects(live.row), waitsOutside: (src) => this.waitsOutside(live.def.id, src) },
+        target,
+        opts.map,
+        live.row.seq + 1,
+        now,
+      );
+      if (!plan.ok) return { ok: false, from: plan.from, to: [], reason: plan.reason };
+      if (opts.dryRun) return { ok: true, from: plan.from, to: plan.to };
+      const draft = newDraft(target, live.row, plan.snapshot, new Map(), now, false);
+      draft.effects = plan.effects;
+      // the pending reviews are asked again in the new states (with the new version's prompt)
+      for (const r of live.reviews.values()) draft.reviewsClose.push({ id: r.id, status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: now });
+      for (const id of plan.timersClear) draft.timersClear.add(id);
+      for (const t of plan.timersSet) {
+        draft.timersClear.delete(t.id);
+        draft.timersSet.set(t.id, t);
+      }
+      const reason = `migrated v${opts.from} → v${opts.to} by ${opts.by}`;
+      draft.transitions.push({ runId, seq: ++draft.row.seq, from: plan.from, to: plan.to, event: MIGRATE_EVENT, reason, at: now, durationMs: 0, payload: { from: opts.from, to: opts.to, by: opts.by, ...(Object.keys(opts.map).length ? { map: opts.map } : {}) } });
+      for (const s of plan.from) delete draft.row.entered[s];
+      for (const s of plan.to) draft.row.entered[s] = live.row.entered[plan.from[plan.to.indexOf(s)] ?? ""] ?? now;
+      addStep(draft, { snapshot: plan.snapshot, transitions: [], actions: [] }, { type: MIGRATE_EVENT } as EventObject, { newId: randomUUID });
+      const input = { ...((live.row.input ?? {}) as Record<string, unknown>), definitionVersion: opts.to };
+      draft.row = { ...draft.row, input };
+      draft.setInput = input;
+      const before = live.def;
+      live.def = target;
+      try {
+        await this.commitDraft(live, draft);
+      } catch (e) {
+        live.def = before;
+        throw e;
+      }
+      return { ok: true, from: plan.from, to: plan.to };
     });
   }
 
