@@ -206,6 +206,11 @@ function Diagram({
     [l, m, painted],
   );
 
+  // with no active state, the view opens on what an overlay points at (the divergence, the states it tags)
+  const focus = useMemo(() => {
+    if (m.active.length || (!painted.outline && Object.keys(painted.tags).length === 0)) return m;
+    return { ...m, active: painted.outline ? [painted.outline] : Object.keys(painted.tags) };
+  }, [m, painted]);
   const [ready, setReady] = useState(false);
   const applyView = useRef<((force: boolean) => void) | null>(null);
   return (
@@ -233,7 +238,7 @@ function Diagram({
           colorMode="system"
         >
           <Background gap={24} color="var(--diagram-dots)" />
-          {size && shown.decided && <AutoView layout={l} status={m} follow={follow} size={size} onApplied={() => setReady(true)} apply={applyView} />}
+          {size && shown.decided && <AutoView layout={l} status={focus} follow={follow} size={size} onApplied={() => setReady(true)} apply={applyView} />}
         </ReactFlow>
       </div>
     </div>

@@ -60,7 +60,7 @@ export async function moveView(rt: Runtime, def: WorkflowDefinition, graph: Work
     results = (await migrateRuns(rt, def.id, { from, to: latest, dryRun: true, ...(Object.keys(map).length ? { map } : {}) }, "dry run")).results;
     const landing = new Map<string, number>();
     for (const r of results) if (r.ok) for (const s of r.to) landing.set(s, (landing.get(s) ?? 0) + 1);
-    for (const [s, n] of landing) (nodes[s] ??= []).push({ label: `${n} run${n === 1 ? "" : "s"} land here`, tone: "info", title: `${n} waiting run${n === 1 ? "" : "s"} of v${from} would move here` });
+    for (const [s, n] of landing) (nodes[s] ??= []).push({ label: n === 1 ? "1 run lands here" : `${n} runs land here`, tone: "info", title: `${n} waiting run${n === 1 ? "" : "s"} of v${from} would move here` });
   }
   const diffRaw = Number(one(sp.diff));
   const diff = Number.isInteger(diffRaw) && versions.includes(diffRaw) && diffRaw !== latest ? diffVersions(def.id, diffRaw, latest) : null;

@@ -51,18 +51,18 @@ export default async function EvalPage({ params }: { params: Promise<{ id: strin
           {def?.title ?? r.workflow}: {r.candidate.version === null ? "a candidate definition" : `v${r.candidate.version}`}
         </h1>
       </div>
-      <div className="grid gap-3 sm:grid-cols-3" data-testid="eval-summary">
+      <div className="grid grid-cols-3 gap-2 sm:gap-3" data-testid="eval-summary">
         <div className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900">
-          <div className="text-2xl font-semibold tabular-nums" data-testid="eval-agreement">{r.status === "running" ? "…" : pct(r.agreement)}</div>
-          <div className="text-xs text-slate-500 dark:text-slate-400">agreement ({agree} of {r.done} cases)</div>
+          <div className="text-lg font-semibold tabular-nums sm:text-2xl" data-testid="eval-agreement">{r.status === "running" ? "…" : pct(r.agreement)}</div>
+          <div className="text-[11px] text-slate-500 sm:text-xs dark:text-slate-400">agreement ({agree} of {r.done} cases)</div>
         </div>
         <div className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900">
-          <div className="text-2xl font-semibold tabular-nums">{r.status === "running" ? `${r.done} / ${r.cases}` : r.cases}</div>
-          <div className="text-xs text-slate-500 dark:text-slate-400">{r.status === "running" ? "cases scored so far" : "cases (reviews people decided)"}</div>
+          <div className="text-lg font-semibold tabular-nums sm:text-2xl">{r.status === "running" ? `${r.done} / ${r.cases}` : r.cases}</div>
+          <div className="text-[11px] text-slate-500 sm:text-xs dark:text-slate-400">{r.status === "running" ? "cases scored so far" : "cases (reviews people decided)"}</div>
         </div>
         <div className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900">
-          <div className="text-2xl font-semibold tabular-nums">{r.tokens}</div>
-          <div className="text-xs text-slate-500 dark:text-slate-400">tokens the candidate spent · {formatDuration(r.ms)}</div>
+          <div className="text-lg font-semibold tabular-nums sm:text-2xl">{r.tokens}</div>
+          <div className="text-[11px] text-slate-500 sm:text-xs dark:text-slate-400">tokens the candidate spent · {formatDuration(r.ms)}</div>
         </div>
       </div>
       {layout && <EvalDiagram layout={layout} overlay={overlay} />}

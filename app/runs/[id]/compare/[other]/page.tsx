@@ -120,7 +120,7 @@ export default async function ComparePage({ params, searchParams }: { params: Pr
   for (const [s, n] of va) (nodes[s] ??= []).push({ label: n > 1 ? `A×${n}` : "A", tone: "a", title: `run A visited it ${n} time${n > 1 ? "s" : ""}` });
   for (const [s, n] of vb) (nodes[s] ??= []).push({ label: n > 1 ? `B×${n}` : "B", tone: "b", title: `run B visited it ${n} time${n > 1 ? "s" : ""}` });
   const first = c.firstDivergence;
-  if (first) (nodes[first.state] ??= []).unshift({ label: `⑂ ${first.reason}`, tone: "bad", title: `first divergence at ${first.key}: ${REASON[first.reason]}` });
+  if (first) (nodes[first.state] ??= []).unshift({ label: `≠ ${first.reason}`, tone: "bad", title: `first divergence at ${first.key}: ${REASON[first.reason]}` });
   const notDrawn = [...new Set(c.steps.map((s) => s.state))].filter((s) => !layout.graph.states.some((x) => x.id === s));
   const version = (v: number | null) => (v === null ? "" : ` v${v}`);
   const nameA = runName(defA, a) ?? shortId(a.id);
