@@ -88,7 +88,7 @@ test("compare a run with its replay on v2: both paths, the first divergence, the
   await expect(page.locator('[data-testid=diagram] [data-state="POLISH"] [data-tone=b]')).toHaveText("B");
   await expect(page.locator('[data-testid=diagram] [data-state="POLISH"] [data-tone=a]')).toHaveCount(0);
   const steps = page.getByTestId("compare-steps");
-  await expect(steps.locator("li")).toHaveCount(7);
+  await expect(steps.locator("li")).toHaveCount(6);
   await expect(steps.locator('[data-step="POLISH#1"]')).toContainText("not on this path");
   // the first divergence is open: the two drafts word by word
   const first = steps.locator('[data-step="DRAFT#1"]');
@@ -98,6 +98,7 @@ test("compare a run with its replay on v2: both paths, the first divergence, the
   await diagramReady(page);
   await shot(page, "compare-1440");
   await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.locator('[data-testid=diagram] [data-state="DRAFT"]')).toBeInViewport();
   await shot(page, "compare-390");
   await page.setViewportSize({ width: 1280, height: 800 });
 
@@ -145,6 +146,7 @@ test("an evaluation's report: agreement on the review state of the diagram, regr
   await diagramReady(page);
   await shot(page, "evals-1440");
   await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.locator('[data-testid=diagram] [data-state="REVIEW"]')).toBeInViewport();
   await shot(page, "evals-390");
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.getByTestId("regression-compare").first().click();

@@ -37,15 +37,22 @@ const tagTone: Record<OverlayTone, string> = {
   info: "bg-slate-700 text-white dark:bg-slate-300 dark:text-slate-900",
 };
 
-/** The overlay's tags, in a row over the node's top edge (their titles are the tooltips). */
+/**
+ * The overlay's tags over the node's top edge (their titles are the tooltips): paths and notes on
+ * the left, a "bad" verdict (a divergence) on the right, clear of the edges arriving at the middle.
+ */
 function OverlayTags({ tags }: { tags: NonNullable<StateNodeData["tags"]> }) {
+  const tag = (t: OverlayTag, i: number) => (
+    <span key={i} title={t.title ?? t.label} data-tone={t.tone} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
+      {t.label}
+    </span>
+  );
+  const right = tags.filter((t) => t.tone === "bad");
+  const left = tags.filter((t) => t.tone !== "bad");
   return (
-    <span className="absolute -top-3 left-2 z-10 flex max-w-[calc(100%-1rem)] gap-1 overflow-hidden" data-testid="node-tags">
-      {tags.map((t, i) => (
-        <span key={i} title={t.title ?? t.label} data-tone={t.tone} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
-          {t.label}
-        </span>
-      ))}
+    <span data-testid="node-tags">
+      {left.length > 0 && <span className={`absolute -top-3 left-2 z-10 flex gap-1 overflow-hidden ${right.length ? "max-w-[calc(50%-0.75rem)]" : "max-w-[calc(100%-1rem)]"}`}>{left.map(tag)}</span>}
+      {right.length > 0 && <span className="absolute -top-3 right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden">{right.map(tag)}</span>}
     </span>
   );
 }
