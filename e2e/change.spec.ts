@@ -4,7 +4,7 @@
 // offline engine drafts.
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { pendingReviewFor, shot } from "./helpers";
+import { pendingReviewFor, shot, SHOTS } from "./helpers";
 
 const V1 = (id: string) => `id: ${id}
 title: Post with review
@@ -101,6 +101,7 @@ test("compare a run with its replay on v2: both paths, the first divergence, the
   await expect(page.locator('[data-testid=diagram] [data-state="DRAFT"]')).toBeInViewport();
   await shot(page, "compare-390");
   await page.setViewportSize({ width: 1280, height: 800 });
+  await steps.screenshot({ path: `${SHOTS}/compare-steps-1280.png` });
 
   // from the runs list: tick two runs, Compare
   await page.goto(`/?workflow=${wf}&replays=1`);

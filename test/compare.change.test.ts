@@ -96,6 +96,21 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       expect(back.firstDivergence).toMatchObject({ key: "REVIEW#1", reason: "decision" });
     }, 60_000);
 
+    it("a fork and its source: the copied history is the same (the source's outputs and tokens), then the fork's own path", async (ctx) => {
+      if (!node) return ctx.skip();
+      const t = await rt().store.transitions(sourceId);
+      // fork where the source waited in REVIEW the first time, and approve there instead
+      const at = t.find((x) => x.to.includes("REVIEW"))!.seq;
+      const fork = await rt().engine.fork(sourceId, { seq: at });
+      await rt().engine.decide((await pendingReview(fork.run.id)).id, { decision: "approve", reviewer: "cy" });
+      await settled(fork.run.id);
+      const c = await compareRuns(rt(), sourceId, fork.run.id);
+      const byKey = Object.fromEntries(c.steps.map((s) => [s.key, s]));
+      expect(byKey["DRAFT#1"]).toMatchObject({ same: true, a: { tokens: 13 }, b: { tokens: 13, output: "Post: Write a short post about owls. " } });
+      expect(c.firstDivergence).toMatchObject({ key: "REVIEW#1", reason: "decision" });
+      expect(byKey["DRAFT#2"]!.b).toBeNull();
+    }, 60_000);
+
     it("GET /api/runs/{a}/compare/{b}: the same document; 404 unknown run, 422 two workflows", async (ctx) => {
       if (!node) return ctx.skip();
       (globalThis as Record<symbol, unknown>)[HOLDER] = Promise.resolve(rt());

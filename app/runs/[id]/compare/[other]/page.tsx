@@ -30,7 +30,7 @@ function Side({ side, tone }: { side: CompareSide | null; tone: "a" | "b" }) {
   return (
     <div className="min-w-0 text-xs text-slate-600 dark:text-slate-300">
       <span className={`mr-1 inline-block rounded px-1 font-semibold text-white ${tone === "a" ? "bg-[var(--path-a)]" : "bg-[var(--path-b)] text-slate-950"}`}>{tone.toUpperCase()}</span>
-      #{side.seq} · {side.event ? <span className="font-mono">{side.event}</span> : "still here"} · {side.tokens} tokens · {formatDuration(side.ms)}
+      #{side.seq} · {side.event ? <span className="font-mono">{side.event}</span> : "its last state"} · {side.tokens} tokens · {formatDuration(side.ms)}
       {side.decision && (
         <span className="ml-1">
           · <span className="font-medium">{side.decision.decision}</span>
