@@ -12,6 +12,7 @@ import { saveUserWorkflow } from "../lib/flows/store";
 import { listRuns } from "../lib/api/runs";
 import { replayRun } from "../lib/change/replay";
 import { prometheusText } from "../lib/metrics/prometheus";
+import { workflowUsage } from "../lib/metrics/model-usage";
 import type { RunView } from "../lib/engine/views";
 import { flush } from "./helpers";
 import { CountingReceiver, POST_V1, POST_V2, postgresNode, runRows, sqliteNode, type Node } from "./support/change";
@@ -180,6 +181,9 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       expect(text).toContain(`switchyard_reviews_pending{workflow="${wf}"} 0\n`);
       const own = (await rt().store.transitions(sourceId)).length + (await rt().store.transitions(approvedId)).length;
       expect(text).toContain(`switchyard_transitions_total{workflow="${wf}"} ${own}\n`);
+      // the workflow page's model usage counts the workflow's own runs' calls, not the replays' (v2's drafted for real)
+      const usage = await workflowUsage(rt().db, wf);
+      expect(usage.reduce((n, u) => n + u.calls, 0)).toBe(await rt().db.modelCall.count({ where: { runId: { in: [sourceId, approvedId] } } }));
       const counts = await rt().store.countByStatus(wf);
       expect(counts).toMatchObject({ completed: 2, waiting: 0, replay: (await listRuns(rt(), { replayOf: sourceId })).total + 1 });
       await rt().engine.abort(ask.run.id);

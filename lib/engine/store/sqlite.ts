@@ -178,8 +178,8 @@ export class SqliteRunStore implements RunStore {
       getRun: p(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id"=?`),
       runVersion: p(`SELECT "version" FROM "Run" WHERE "id"=?`),
       transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
-      // (replays left out: their visits are not the workflow's, lib/change)
-      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND r."replayOf" IS NULL AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
+      // (replays left out: their visits are not the workflow's, lib/change; `+`: never read through the replayOf index, which nearly every run shares a null in)
+      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND +r."replayOf" IS NULL AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
       outcomes: p(`SELECT * FROM "EffectOutcome" WHERE "runId"=? ORDER BY "seq", "key"`),
       anyReplay: p(`SELECT 1 AS x FROM "Run" WHERE "replayOf" IS NOT NULL LIMIT 1`),
       getReview: p(`SELECT * FROM "Review" WHERE "id"=?`),
@@ -313,9 +313,14 @@ export class SqliteRunStore implements RunStore {
       const n = textMatches(this.db, text);
       if (n >= 0) return n;
     }
-    const w = where(q, this.denseText(text));
-    const r = this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${w.sql}`).safeIntegers(false).get(...w.args) as { n: number };
-    return r.n;
+    const dense = this.denseText(text);
+    // replays left out: every matching run, less the matching replays (read through the small replayOf index)
+    const hide = !replays && q.replayOf === undefined;
+    const w = where({ ...q, replays: replays || hide }, dense);
+    const count = (sql: string, args: unknown[]) => (this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${sql}`).safeIntegers(false).get(...args) as { n: number }).n;
+    const n = count(w.sql, w.args);
+    if (!hide || !this.s.anyReplay.get()) return n;
+    return n - count(`${w.sql ? `${w.sql} AND` : "WHERE"} "replayOf" IS NOT NULL`, w.args);
   }
 
   /**
@@ -331,10 +336,10 @@ export class SqliteRunStore implements RunStore {
     for (const s of ["running", "waiting", "failed", "aborted"] as const) out[s] = (count.get(...args, s) as { n: number }).n;
     out.completed = total - out.running - out.waiting - out.failed - out.aborted;
     // replay and evaluation runs are not the workflow's work: counted apart, whatever their status (the replayOf index)
-    const replays = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE "replayOf" IS NOT NULL ${workflow ? `AND "workflow" = ?` : ""} GROUP BY "status"`).safeIntegers(false).all(...args) as { status: RunStatus; n: number }[];
+    const replays = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" INDEXED BY "Run_replayOf_idx" WHERE "replayOf" IS NOT NULL ${workflow ? `AND "workflow" = ?` : ""} GROUP BY "status"`).safeIntegers(false).all(...args) as { status: RunStatus; n: number }[];
     for (const r of replays) if (r.status in out) out[r.status] -= r.n;
     // imported runs recorded as running or waiting are not live: counted apart
-    const apart = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE ${by}"status" IN ('running','waiting') AND ${imported(`"id"`)} AND "replayOf" IS NULL GROUP BY "status"`).safeIntegers(false).all(...args) as { status: "running" | "waiting"; n: number }[];
+    const apart = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE ${by}"status" IN ('running','waiting') AND ${imported(`"id"`)} AND +"replayOf" IS NULL GROUP BY "status"`).safeIntegers(false).all(...args) as { status: "running" | "waiting"; n: number }[];
     for (const r of apart) out[r.status] -= r.n;
     return { ...out, imported: apart.reduce((n, r) => n + r.n, 0), replay: replays.reduce((n, r) => n + r.n, 0) };
   }
