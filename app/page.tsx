@@ -20,7 +20,7 @@ import { startable, workflowSwitches } from "@/lib/flows/status";
 
 export const dynamic = "force-dynamic";
 
-type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string; scheduleId?: string } & FilterValues;
+type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string; scheduleId?: string; replays?: string } & FilterValues;
 
 function href(base: Search, change: Partial<Search>) {
   const q = new URLSearchParams();
@@ -55,9 +55,11 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   // runs one schedule started (the Schedules page links here)
   const scheduleId = RunListQuery.shape.scheduleId.safeParse(sp.scheduleId).data;
   const schedule = scheduleId ? await rt.schedules.rows.get(scheduleId) : null;
-  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, scheduleId, limit: pageSize, offset: (page - 1) * pageSize });
+  const replays = sp.replays === "1";
+  const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, scheduleId, replays: replays || undefined, limit: pageSize, offset: (page - 1) * pageSize });
   const now = rt.clock.now();
-  const all = Object.values(counts).reduce((a, b) => a + b, 0);
+  // replay and evaluation runs are counted apart (issue 33): in "all" only while they are listed
+  const all = Object.values(counts).reduce((a, b) => a + b, 0) - (replays ? 0 : counts.replay);
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_320px]">
       <LiveRefresh />
@@ -93,6 +95,9 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <Link href={href(sp, { waiting: waiting ? undefined : "1" })} className={`ml-auto rounded-md px-2 py-1 ${waiting ? "bg-emerald-600 text-white" : "bg-white dark:bg-slate-900 text-emerald-700 dark:text-emerald-400 ring-1 ring-emerald-200"}`}>
             {waiting ? "✓ " : ""}waiting for you
           </Link>
+          <Link href={href(sp, { replays: replays ? undefined : "1" })} data-testid="replays-toggle" title="Replays and evaluation runs are left out of the list, counts and metrics unless shown here" className={`rounded-md px-2 py-1 ${replays ? "bg-amber-600 text-white" : "bg-white dark:bg-slate-900 text-amber-800 dark:text-amber-300 ring-1 ring-amber-200 dark:ring-amber-800"}`}>
+            {replays ? "✓ " : ""}replays ({counts.replay})
+          </Link>
         </div>
         {scheduleId && (
           <p className="text-sm" data-testid="schedule-filter">
@@ -108,6 +113,11 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <Link href={href(sp, { view: "timeline", page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view === "timeline" ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 ring-1 ring-slate-200 dark:ring-slate-700"}`}>Timeline</Link>
         </div>
         {sp.view === "timeline" && <RunsGantt runs={runs} now={now} />}
+        {/* tick two runs, then Compare (a plain form: /compare redirects to /runs/{a}/compare/{b}) */}
+        <form id="compare-form" action="/compare" className={`flex flex-wrap items-center gap-2 text-xs text-slate-500 dark:text-slate-400 ${sp.view === "timeline" ? "hidden" : ""}`} data-testid="compare-form">
+          <span>Tick two runs to see where they went apart:</span>
+          <button type="submit" className="rounded-md bg-white px-2 py-1 font-medium text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800">Compare</button>
+        </form>
         <div className={`overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 ${sp.view === "timeline" ? "hidden" : ""}`}>
           <table className="w-full table-fixed text-sm md:table-auto" data-testid="runs-table">
             <TableHead
@@ -133,10 +143,18 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
                 return (
                   <tr key={r.id} className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/60" data-run={r.id}>
                     <td className="px-3 py-2">
-                      <Link href={`/runs/${r.id}`} className="line-clamp-2 break-words text-blue-700 dark:text-blue-400 hover:underline" data-testid="run-name" title={name ?? r.id}>
-                        {name ?? <span className="font-mono">{shortId(r.id)}</span>}
-                      </Link>
+                      <div className="flex min-w-0 items-start gap-2">
+                        <input type="checkbox" name="pick" value={r.id} form="compare-form" aria-label={`Select ${name ?? shortId(r.id)} to compare`} className="mt-1 h-4 w-4 shrink-0" data-testid="compare-pick" />
+                        <Link href={`/runs/${r.id}`} className="line-clamp-2 min-w-0 break-words text-blue-700 dark:text-blue-400 hover:underline" data-testid="run-name" title={name ?? r.id}>
+                          {name ?? <span className="font-mono">{shortId(r.id)}</span>}
+                        </Link>
+                      </div>
                       {name && <span className="font-mono text-[11px] text-slate-400">{shortId(r.id)}</span>}
+                      {r.replayOf && (
+                        <span className="ml-1 rounded bg-amber-100 px-1 text-[11px] text-amber-900 dark:bg-amber-900 dark:text-amber-100" data-testid="replay-badge">
+                          {r.replay?.eval ? "evaluation case" : "replay"} of {shortId(r.replayOf)}
+                        </span>
+                      )}
                       <span className="text-[11px] text-slate-400 md:hidden"> · {def?.title ?? r.workflow} · <Ago at={r.createdAt} now={now} /></span>
                     </td>
                     <td className="hidden px-3 py-2 text-slate-700 dark:text-slate-300 md:table-cell">{def?.title ?? r.workflow}</td>

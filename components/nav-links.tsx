@@ -10,6 +10,7 @@ const links: { href: string; label: string; short?: string; icon?: React.ReactNo
   { href: "/review", label: "Review queue", short: "Review" },
   { href: "/workflows", label: "Workflows" },
   { href: "/schedules", label: "Schedules", icon: <path d="M12 7v5l3 2M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z" /> },
+  { href: "/evals", label: "Evals", icon: <path d="M4 20V11M10 20V5M16 20v-6M2 20h20" /> },
   { href: "/log", label: "Log", icon: <path d="M4 5h16M4 10h16M4 15h10M4 20h7" /> },
   { href: "/knowledge", label: "Knowledge", icon: <path d="M5 4h10a4 4 0 0 1 4 4v12H9a4 4 0 0 1-4-4zM5 16a4 4 0 0 1 4-4h10" /> },
   {

@@ -40,7 +40,9 @@ import { RecordingModel } from "./llm/recording";
 import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow } from "./machines/registry";
+import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow, isBuiltIn } from "./machines/registry";
+import { candidateOf } from "./change/candidates";
+import { holdRunningCandidates, resumeEvals } from "./change/evals";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 
@@ -261,13 +263,15 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   // each effect runs in its run's scope: code it sends to the sandbox counts against whoever started the run
   configureSandbox({ maxQueuedPerPrincipal: queuePerPrincipalFromEnv(env) });
   const scoped = principalScoped(principalsIn(db));
-  const effectsOf = (id: string) => scoped(effects[id] ?? (findWorkflow(id)?.flow?.steps ? steps : { actors: {} }));
+  // (any user-defined workflow: an evaluation's candidate may add steps its registered versions lack)
+  const effectsOf = (id: string) => scoped(effects[id] ?? (isBuiltIn(id) ? { actors: {} } : steps));
   const crash = crashHook(env.SWITCHYARD_TEST_CRASH_EFFECT); // test only: see lib/engine/poison.ts
   const engine = new Engine({
     store,
     clock,
     bus: new RunBus(),
-    workflows: findWorkflow,
+    // an evaluation's runs run its candidate, held in memory only (lib/change/candidates.ts)
+    workflows: (id, input, run) => candidateOf(run?.replay?.eval) ?? findWorkflow(id, input),
     effects: crash ? (id) => crash(effectsOf(id)) : effectsOf,
     dispatch: queue?.dispatcher,
     // a waiting run leaves memory after this long idle (lib/engine/evict.ts)
@@ -333,10 +337,12 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const outbox = outboxInterval > 0 && !cluster ? setInterval(() => void cm.flushOutbox().catch(() => {}), outboxInterval) : null;
   outbox?.unref?.();
   if (!cluster) retention?.start();
+  // an evaluation's candidate runs on a definition held in memory: held again before its runs resume
+  if (opts.resume !== false) await holdRunningCandidates(db).catch((e) => log(`evaluations: ${(e as Error).message}`));
   if (opts.resume !== false) await engine.resume();
   if (role !== "web" && opts.schedules?.start !== false) schedules.start();
   let closing: Promise<void> | null = null;
-  return {
+  const runtime: Runtime = {
     ...base,
     cluster,
     engine,
@@ -346,6 +352,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       return closing;
     },
   };
+  // evaluations a stopped process was running go on (one process does them: SQLite, or a cluster's "all" process)
+  if (opts.resume !== false && role === "all") void resumeEvals(runtime).catch((e) => log(`evaluations: ${(e as Error).message}`));
+  return runtime;
   async function shutdown() {
     if (chores) clearInterval(chores);
     await schedules.stop();

@@ -87,6 +87,13 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/workflows/[id]/export": () => import("../app/api/workflows/[id]/export/route"),
   "/api/workflows/[id]": () => import("../app/api/workflows/[id]/route"),
   "/api/workflows": () => import("../app/api/workflows/route"),
+  // issue 33: compare, replay, evaluations, migration, version diffs
+  "/api/runs/[id]/replay": () => import("../app/api/runs/[id]/replay/route"),
+  "/api/runs/[id]/compare/[other]": () => import("../app/api/runs/[id]/compare/[other]/route"),
+  "/api/evals": () => import("../app/api/evals/route"),
+  "/api/evals/[id]": () => import("../app/api/evals/[id]/route"),
+  "/api/workflows/[id]/migrate": () => import("../app/api/workflows/[id]/migrate/route"),
+  "/api/workflows/[id]/versions/[a]/diff/[b]": () => import("../app/api/workflows/[id]/versions/[a]/diff/[b]/route"),
 };
 const modules: Record<string, RouteModule> = {};
 
@@ -717,6 +724,42 @@ function phaseA(): Endpoint[] {
     )
     .filter((b) => typeof b.data !== "string" || b.data.length < 3_000_000);
 
+  // issue 33
+  const replay: BodySpec = {
+    template: { version: 1, live: ["EXECUTING"], decisions: "replay" },
+    strict: true,
+    required: [],
+    optional: true,
+    bad: {
+      version: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5), fc.constant(new Raw("1e400"))),
+      live: fc.oneof(nonArray, fc.array(nonString, { minLength: 1, maxLength: 3 }), fc.constant(["   "]), fc.constant(Array.from({ length: 101 }, (_, i) => `S${i}`)), longString(201).map((x) => [x])),
+      decisions: fc.oneof(nonString, unknownName("d_"), fc.constantFrom("", "REPLAY")),
+    },
+  };
+  const evalBody: BodySpec = {
+    template: { workflow: "swiss-army", candidate: {}, cases: { from: "decided-reviews", limit: 5 } },
+    strict: true,
+    required: ["workflow", "candidate", "cases"],
+    bad: {
+      workflow: fc.oneof(nonString, fc.constant(""), longString(101)),
+      candidate: fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.constant(null), fc.constantFrom({ version: 0 }, { version: 1.5 }, { version: "1" }, { definition: {} }, { definition: { yaml: 1 } }, { definition: { yaml: "a", json: "b" } }, { version: 1, definition: { yaml: "x" } })),
+      cases: fc.oneof(nonObject, fc.constantFrom({}, { from: "all" }, { from: "decided-reviews", limit: 0 }, { from: "decided-reviews", limit: 501 }, { from: "decided-reviews", since: "yesterday" }, { from: "decided-reviews", runIds: [] }, { from: "decided-reviews", zz: 1 })),
+    },
+  };
+  const migrate: BodySpec = {
+    template: { from: 1, to: 2, map: { DRAFT: "REVIEW" }, runs: ["x"], dryRun: true },
+    strict: true,
+    required: ["from", "to"],
+    bad: {
+      from: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5)),
+      to: fc.oneof(nonNumber, fc.constantFrom(0, -1, 1.5)),
+      map: fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.constant(null), fc.array(smallJson, { maxLength: 3 }), fc.constant({ "": "A" }), fc.constant({ A: 1 }), fc.constant({ A: "x".repeat(81) })),
+      runs: fc.oneof(nonArray, fc.constant([]), fc.array(nonString, { minLength: 1, maxLength: 3 }), fc.constant(["bad id!"])),
+      dryRun: nonBool,
+    },
+  };
+  const version = fc.oneof(fc.constantFrom("1", "2", "0", "-1", "1.5", "x", "99999999999999999999"), oddString);
+
   const login: BodySpec = {
     template: { name: "admin", password: "correct horse battery staple" },
     strict: true,
@@ -845,6 +888,14 @@ function phaseA(): Endpoint[] {
     idOnlyEndpoint("/api/workflows/[id]", "DELETE", 200, idOf(null), fc.constantFrom("", "?force=true", "?force=1", "?force=true&x=1")),
     getEndpoint("/api/workflows", 150, { params: {} }),
     bodyEndpoint("/api/workflows", "POST", 450, invalidBody(workflowBody)),
+    // issue 33 (an empty replay body is valid and would start a run: every case here is refused)
+    bodyEndpoint("/api/runs/[id]/replay", "POST", 300, invalidBody(replay), { id: runId }),
+    getEndpoint("/api/runs/[id]/compare/[other]", 150, { params: {} }, { id: runId, other: runId }),
+    bodyEndpoint("/api/evals", "POST", 300, invalidBody(evalBody)),
+    getEndpoint("/api/evals", 100, { params: { workflow: { good: fc.constantFrom("swiss-army", "x"), bad: fc.oneof(oddString, longString(101)) } } }),
+    getEndpoint("/api/evals/[id]", 100, { params: {} }, { id: idOf(null) }),
+    bodyEndpoint("/api/workflows/[id]/migrate", "POST", 300, invalidBody(migrate), { id: idOf("workflows") }),
+    getEndpoint("/api/workflows/[id]/versions/[a]/diff/[b]", 150, { params: {} }, { id: idOf("workflows"), a: version, b: version }),
   ];
 }
 

@@ -3,6 +3,7 @@ import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import type { GraphState, GraphTransition } from "@/lib/graph/derive";
 import { labelLine } from "@/lib/graph/layout";
+import type { OverlayTag, OverlayTone } from "@/lib/graph/overlay";
 
 export type NodeStatus = "active" | "waiting" | "failed" | "visited" | "idle";
 
@@ -20,6 +21,40 @@ export interface StateNodeData extends Record<string, unknown> {
   hidden?: number;
   /** closes an open group (a collapsed one opens on a click on it: the diagram's onNodeClick); absent when it cannot */
   onToggle?: (id: string) => void;
+  /** tags an overlay paints on the state (two runs' paths, agreement, runs landing here, a version diff) */
+  tags?: OverlayTag[];
+  /** outlined by an overlay (a comparison's first divergence) */
+  outlined?: boolean;
+}
+
+const tagTone: Record<OverlayTone, string> = {
+  a: "bg-blue-600 text-white",
+  b: "bg-amber-600 text-white",
+  both: "bg-violet-600 text-white",
+  good: "bg-emerald-600 text-white",
+  bad: "bg-red-600 text-white",
+  warn: "bg-amber-500 text-slate-950",
+  info: "bg-slate-700 text-white dark:bg-slate-300 dark:text-slate-900",
+};
+
+/**
+ * The overlay's tags over the node's top edge (their titles are the tooltips): paths and notes on
+ * the left, a "bad" verdict (a divergence) on the right, clear of the edges arriving at the middle.
+ */
+function OverlayTags({ tags }: { tags: NonNullable<StateNodeData["tags"]> }) {
+  const tag = (t: OverlayTag, i: number) => (
+    <span key={i} title={t.title ?? t.label} data-tone={t.tone} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
+      {t.label}
+    </span>
+  );
+  const right = tags.filter((t) => t.tone === "bad");
+  const left = tags.filter((t) => t.tone !== "bad");
+  return (
+    <span data-testid="node-tags">
+      {left.length > 0 && <span className={`absolute -top-3 left-2 z-10 flex gap-1 overflow-hidden ${right.length ? "max-w-[calc(50%-0.75rem)]" : "max-w-[calc(100%-1rem)]"}`}>{left.map(tag)}</span>}
+      {right.length > 0 && <span className="absolute -top-3 right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden">{right.map(tag)}</span>}
+    </span>
+  );
 }
 
 const frame: Record<NodeStatus, string> = {
@@ -35,7 +70,7 @@ const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 // Every text in the diagram is at least 12 px (MIN_FONT in lib/graph/layout.ts): the diagram
 // never zooms out so far that any of it is drawn under 11 px.
 function StateNodeView({ data }: NodeProps) {
-  const { state, internal, aborts, errors = [], status, abortTaken, alert, hidden: count } = data as StateNodeData;
+  const { state, internal, aborts, errors = [], status, abortTaken, alert, hidden: count, tags, outlined } = data as StateNodeData;
   const live = status === "active" || status === "waiting";
   const collapsed = count !== undefined;
   return (
@@ -45,9 +80,11 @@ function StateNodeView({ data }: NodeProps) {
       data-collapsed={collapsed ? count : undefined}
       data-alert={alert ? "open" : undefined}
       title={collapsed ? `${state.name}: ${count} states inside. Click to open.` : undefined}
-      className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${alert ? "outline outline-2 outline-offset-2 outline-red-400" : ""}`}
+      data-outlined={outlined ? "" : undefined}
+      className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
       {alert && <AlertBadge message={alert} />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       <div className="flex min-w-0 items-center gap-2">
         {live && (
@@ -101,10 +138,11 @@ function AlertBadge({ message }: { message: string }) {
 }
 
 function GroupNodeView({ data }: NodeProps) {
-  const { state, status, alert, onToggle } = data as StateNodeData;
+  const { state, status, alert, onToggle, tags } = data as StateNodeData;
   return (
     <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
       {alert && <AlertBadge message={alert} />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       <div className="flex items-center gap-2 px-3 py-1.5">
         <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200">{state.name}</span>

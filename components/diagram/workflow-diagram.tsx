@@ -10,7 +10,10 @@ import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { groupsOf, layoutGraph, visibleIdOf, type Layout } from "@/lib/graph/layout";
 import { chooseView, fitsReadably, focusOf, withAncestors } from "@/lib/graph/view";
+import type { DiagramOverlay } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
+
+export type { DiagramOverlay, OverlayTone } from "@/lib/graph/overlay";
 import { EDGE_Z, TransitionEdge } from "./transition-edge";
 
 const nodeTypes = { state: StateNode, group: GroupNode };
@@ -61,6 +64,7 @@ function Diagram({
   follow = false,
   alerts,
   autoCollapse = true,
+  overlay,
 }: {
   layout: Layout;
   status?: DiagramStatus;
@@ -71,6 +75,8 @@ function Diagram({
   alerts?: Record<string, string>;
   /** collapse groups when the whole machine would not fit readably (the flow editor shows everything it edits) */
   autoCollapse?: boolean;
+  /** tags, path colours and an outline painted over the machine */
+  overlay?: DiagramOverlay;
 }) {
   const statusKey = JSON.stringify(status ?? null);
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -140,6 +146,19 @@ function Diagram({
     return out;
   }, [alerts, visible]);
   const collapsible = new Set(groups.map((g) => g.id));
+  const overlayKey = JSON.stringify(overlay ?? null);
+  const painted = useMemo(() => {
+    const tags: Record<string, NonNullable<DiagramOverlay["nodes"]>[string]> = {};
+    for (const [id, list] of Object.entries(overlay?.nodes ?? {})) (tags[visible(id)] ??= []).push(...list);
+    const edges: Record<string, "a" | "b" | "both"> = {};
+    for (const [id, path] of Object.entries(overlay?.edges ?? {})) {
+      const [a, b] = id.split("->");
+      const shown = `${visible(a!)}->${visible(b ?? "")}`;
+      edges[shown] = edges[shown] && edges[shown] !== path ? "both" : path;
+    }
+    return { tags, edges, outline: overlay?.outline ? visible(overlay.outline) : null };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [overlayKey, visible]);
 
   const nodes: Node[] = useMemo(
     () =>
@@ -156,6 +175,8 @@ function Diagram({
           status: statusOf(n.id, m),
           abortTaken: !!m.abortedFrom?.includes(n.id),
           alert: alertsShown?.[n.id] ?? null,
+          tags: painted.tags[n.id],
+          outlined: painted.outline === n.id,
           hidden: n.hidden,
           onToggle: collapsible.has(n.id) ? toggle : undefined,
         },
@@ -164,7 +185,7 @@ function Diagram({
         selectable: false,
       })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [l, m, alertsShown, toggle],
+    [l, m, alertsShown, toggle, painted],
   );
   const edges: Edge[] = useMemo(
     () =>
@@ -178,13 +199,18 @@ function Diagram({
           target: e.target,
           type: "transition",
           markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
-          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next },
-          zIndex: last ? EDGE_Z.last : taken ? EDGE_Z.taken : EDGE_Z.rest,
+          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id] },
+          zIndex: last ? EDGE_Z.last : taken || painted.edges[e.id] ? EDGE_Z.taken : EDGE_Z.rest,
         };
       }),
-    [l, m],
+    [l, m, painted],
   );
 
+  // with no active state, the view opens on what an overlay points at (the divergence, the states it tags)
+  const focus = useMemo(() => {
+    if (m.active.length || (!painted.outline && Object.keys(painted.tags).length === 0)) return m;
+    return { ...m, active: painted.outline ? [painted.outline] : Object.keys(painted.tags) };
+  }, [m, painted]);
   const [ready, setReady] = useState(false);
   const applyView = useRef<((force: boolean) => void) | null>(null);
   return (
@@ -212,7 +238,7 @@ function Diagram({
           colorMode="system"
         >
           <Background gap={24} color="var(--diagram-dots)" />
-          {size && shown.decided && <AutoView layout={l} status={m} follow={follow} size={size} onApplied={() => setReady(true)} apply={applyView} />}
+          {size && shown.decided && <AutoView layout={l} status={focus} follow={follow} size={size} onApplied={() => setReady(true)} apply={applyView} />}
         </ReactFlow>
       </div>
     </div>

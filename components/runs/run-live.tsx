@@ -46,6 +46,9 @@ export interface LiveRun {
   parentId?: string | null;
   forkOf?: string | null;
   forkSeq?: number | null;
+  /** a replay or evaluation case: its source run (issue 33) */
+  replayOf?: string | null;
+  replay?: { eval?: string } | null;
   accepted?: string[];
 }
 
@@ -271,6 +274,18 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
                 <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 dark:text-violet-400 hover:underline" data-testid="fork-of">
                   forked from run {run.forkOf.slice(0, 8)} at #{run.forkSeq}
                 </Link>
+                {" · "}
+                <Link href={`/runs/${run.forkOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="compare-source">compare with source</Link>
+              </>
+            )}
+            {run.replayOf && (
+              <>
+                {" · "}
+                <Link href={`/runs/${run.replayOf}`} className="text-amber-800 dark:text-amber-300 hover:underline" data-testid="replay-of">
+                  {run.replay?.eval ? "evaluation case" : "replay"} of run {run.replayOf.slice(0, 8)}
+                </Link>
+                {" · "}
+                <Link href={`/runs/${run.replayOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="compare-source">compare with source</Link>
               </>
             )}
           </p>

@@ -176,9 +176,12 @@ export class AlertMonitor {
           ? {
               exits: [],
               failureStates,
-              pending: await once(`pending\u0000${r.workflow}\u0000${r.state}`, async () =>
-                (await this.db.review.findMany({ where: { workflow: r.workflow, state: r.state, status: "pending", NOT: { runId: { startsWith: IMPORTED_PREFIX } } }, select: { runId: true, createdAt: true } })).map((p) => ({ runId: p.runId, createdAt: p.createdAt.getTime() })),
-              ),
+              pending: await once(`pending\u0000${r.workflow}\u0000${r.state}`, async () => {
+                const rows = await this.db.review.findMany({ where: { workflow: r.workflow, state: r.state, status: "pending", NOT: { runId: { startsWith: IMPORTED_PREFIX } } }, select: { runId: true, createdAt: true } });
+                // a replay's review (decisions: "ask") is not the workflow's work waiting (lib/change)
+                const replays = rows.length ? new Set((await this.db.run.findMany({ where: { id: { in: [...new Set(rows.map((p) => p.runId))] }, replayOf: { not: null } }, select: { id: true } })).map((x) => x.id)) : new Set<string>();
+                return rows.filter((p) => !replays.has(p.runId)).map((p) => ({ runId: p.runId, createdAt: p.createdAt.getTime() }));
+              }),
             }
           : { pending: [], failureStates, exits: await once(`exits\u0000${r.workflow}\u0000${r.state}\u0000${r.windowMs}`, () => this.store.transitionsLeaving(r.workflow, r.state, RULE_EXITS, now - r.windowMs)) };
       out.push({ ruleId: r.id, workflow: r.workflow, state: r.state, metric: r.metric, threshold: r.threshold, result: evaluateRule(r, data, now) });

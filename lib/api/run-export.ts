@@ -74,6 +74,9 @@ const ExportedRun = z.strictObject({
   parentId: runId.nullable(),
   forkOf: runId.nullable().default(null),
   forkSeq: int.nullable().default(null),
+  /** a replay or evaluation run: the run it replays, and how (lib/change) */
+  replayOf: runId.nullable().default(null),
+  replay: json.default(null),
   createdAt: date,
   updatedAt: date,
   finishedAt: date.nullable(),
@@ -274,6 +277,8 @@ function exportBody([[r], transitions, reviews, snapshots, timers, artifacts, us
       parentId: str(r.parentId),
       forkOf: str(r.forkOf),
       forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
+      // (only a replay carries them: other exports read as before)
+      ...(r.replayOf ? { replayOf: str(r.replayOf), replay: parseJson(r.replay) } : {}),
       createdAt: iso(r.createdAt),
       updatedAt: iso(r.updatedAt),
       finishedAt: isoOrNull(r.finishedAt),
@@ -503,6 +508,8 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
         date(r.updatedAt),
         dateOrNull(r.finishedAt),
         r.name,
+        r.replayOf === null ? null : importedId(r.replayOf),
+        r.replay === null || r.replay === undefined ? null : JSON.stringify(r.replay),
       ],
     },
     {

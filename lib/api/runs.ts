@@ -75,6 +75,10 @@ export interface RunFilters {
   failedIn?: string;
   /** runs a schedule started */
   scheduleId?: string;
+  /** list replay and evaluation runs too */
+  replays?: boolean;
+  /** only the replays of this run */
+  replayOf?: string;
 }
 
 export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
@@ -89,6 +93,8 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     retrying: q.retrying,
     failedIn: q.failedIn,
     scheduleId: q.scheduleId,
+    replays: q.replays,
+    replayOf: q.replayOf,
   };
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
@@ -148,7 +154,7 @@ export async function rebuiltStep(rt: Runtime, row: IdempotencyRow) {
 
 /** Abort a run, and the unfinished runs it started (a processing-modes request's deep-research child). */
 /** Fork a run at a transition: 201 with the new run and the seq of the snapshot it started from. */
-export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown }, principal?: string) {
+export async function forkRun(rt: Runtime, id: string, body: { seq: number; context?: Record<string, unknown>; input?: unknown; reuse?: boolean }, principal?: string) {
   // a fork is a new run: not of a disabled or deleted workflow
   const source = await rt.store.getRun(id);
   if (source) await assertStartable(rt.db, source.workflow);

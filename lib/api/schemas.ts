@@ -39,6 +39,10 @@ export const RunListQuery = z
     retrying: z.enum(["true", "false"]).optional(),
     failedIn: z.string().trim().min(1).max(200).optional(),
     scheduleId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, "scheduleId must be a schedule id").optional(),
+    /** list replay and evaluation runs too (left out otherwise) */
+    replays: z.enum(["0", "1", "true", "false"]).optional(),
+    /** only the replays of this run */
+    replayOf: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id").optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
     offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
   })
@@ -51,6 +55,8 @@ export const ForkBody = z
     seq: z.number({ error: "seq (a transition number) is required" }).int("seq must be a whole number").min(1, "seq starts at 1"),
     context: z.record(z.string().min(1).max(200), z.unknown(), { error: "context must be an object of the keys to replace" }).optional(),
     input: z.unknown().optional(),
+    /** effect invocations after the fork point take the outputs the source recorded for them (same state, visit and input) */
+    reuse: z.boolean({ error: "reuse must be true or false" }).optional(),
   })
   .strict();
 

@@ -4,7 +4,7 @@
 import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { activeLeaves, persist, stateId, type ExecutableAction, type StepResult } from "./step";
-import type { CommitItem, IdempotencyClaim, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
+import type { CommitItem, IdempotencyClaim, OutcomeRow, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
 
 export interface Draft {
   def: WorkflowDefinition;
@@ -30,6 +30,10 @@ export interface Draft {
   snapshotFirst?: number;
   /** the Idempotency-Key of the request that made this commit (written with it) */
   idempotency?: IdempotencyClaim;
+  /** effect outcomes this commit takes (lib/change: what each invocation was given and returned) */
+  outcomes?: OutcomeRow[];
+  /** the run's input replaced (a migration's version pin) */
+  setInput?: unknown;
 }
 
 export function newDraft(
@@ -187,8 +191,14 @@ export function addStep(
     const decided = opts.decided?.id === review.id ? opts.decided : undefined;
     if (decided || !active.has(state) || reentered.has(state)) {
       d.reviews.delete(state);
-      if (d.reviewsOpen.some((r) => r.id === review.id)) {
-        d.reviewsOpen = d.reviewsOpen.filter((r) => r.id !== review.id);
+      const opened = d.reviewsOpen.findIndex((r) => r.id === review.id);
+      if (opened >= 0 && decided) {
+        // opened and decided in one commit (a replay repeating its source's decision): written decided
+        const { id: _id, ...close } = decided;
+        void _id;
+        d.reviewsOpen[opened] = { ...d.reviewsOpen[opened]!, ...close };
+      } else if (opened >= 0) {
+        d.reviewsOpen.splice(opened, 1);
       } else {
         d.reviewsClose.push(decided ?? { id: review.id, status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: now });
       }
@@ -286,6 +296,8 @@ export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<Time
     timers: [...[...pending].filter((t) => !d.timersClear.has(t.id) && !d.timersSet.has(t.id)), ...d.timersSet.values()],
     reviewsOpen: d.reviewsOpen,
     reviewsClose: d.reviewsClose,
+    ...(d.outcomes?.length ? { outcomes: d.outcomes } : {}),
+    ...(d.setInput !== undefined ? { setInput: d.setInput } : {}),
     ...(d.idempotency ? { idempotency: { ...d.idempotency, runId: d.row.id, fromSeq: d.transitions[0]?.seq ?? d.row.seq + 1, toSeq: d.row.seq } } : {}),
   };
 }

@@ -22,10 +22,14 @@ import { ActionOutbox, outboxRows } from "./outbox";
 import { isImportedRun } from "./imported";
 import { haltDraft, inFlightEffects, invokingState, stuckReason, STUCK_CATEGORY, type InFlightEffect } from "./invariant";
 import { POISON_CRASHES, poisonError, type CrashLedger } from "./poison";
-import type { IdempotencyClaim, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
+import type { IdempotencyClaim, OutcomeRow, ReplaySpec, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
+import { ReplayState, type ReplayedOutcome } from "../change/replay-state";
 import { TERMINAL } from "./store/types";
-import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
+import { pinOf, reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
+import { invokingStateOf } from "./invokers";
+import { MIGRATE_EVENT, planMove } from "../change/migrate-plan";
+import { hashOf } from "../change/canonical";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 import { startName } from "../machines/run-name";
 
@@ -84,8 +88,8 @@ export interface WorkflowEffects {
 
 export interface EngineOptions {
   store: RunStore;
-  /** a workflow by id; `input` (a stored run's) pins a user-defined workflow's version */
-  workflows: (id: string, input?: unknown) => WorkflowDefinition | undefined;
+  /** a workflow by id; `input` (a stored run's) pins a user-defined workflow's version; `run`: the stored run (an evaluation's runs use its candidate) */
+  workflows: (id: string, input?: unknown, run?: Pick<RunRow, "replay">) => WorkflowDefinition | undefined;
   effects: (workflowId: string) => WorkflowEffects;
   clock?: Clock;
   bus?: RunBus;
@@ -134,6 +138,8 @@ interface Live {
   touched?: number;
   /** dropped from memory while idle: the database has it, the next caller loads it again */
   evicted?: boolean;
+  /** a replay, an evaluation case or a fork with reuse: what it takes from its source (lib/change/replay-state.ts) */
+  replay?: ReplayState;
 }
 
 export interface StepOutcome {
@@ -215,10 +221,14 @@ export class Engine {
   // ---------------------------------------------------------------- commands
 
   /** `idempotency`: the request's key, written in the run's first commit (a key already there: ConflictError, nothing written) */
-  /** `name`: what the run is called (else the workflow's rule, lib/machines/run-name.ts). */
-  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; scheduleId?: string; idempotency?: IdempotencyClaim; name?: string } = {}): Promise<StepOutcome> {
+  /**
+   * `name`: what the run is called (else the workflow's rule, lib/machines/run-name.ts). `replay`: a
+   * replay of run `replay.spec.of` (replayOf is set unless it is a fork's reuse), `def`: the
+   * definition to run (an evaluation's candidate, never registered).
+   */
+  async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; scheduleId?: string; idempotency?: IdempotencyClaim; name?: string; replay?: ReplaySpec; def?: WorkflowDefinition } = {}): Promise<StepOutcome> {
     this.assertRunning();
-    const def = this.workflow(workflowId);
+    const def = opts.def ?? this.workflow(workflowId);
     const parsed = def.input.safeParse(input ?? {});
     if (!parsed.success) throw new InvalidError(`invalid input for ${workflowId}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, parsed.error.issues);
     const now = this.clock.now();
@@ -248,9 +258,11 @@ export class Engine {
       updatedAt: now,
       finishedAt: null,
       name: startName(def, parsed.data, opts.name),
+      ...(opts.replay ? { replayOf: opts.replay.fork ? null : opts.replay.of, replay: opts.replay } : {}),
     };
     // pending 1: its first commit is under way (not evicted meanwhile)
     const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
+    if (opts.replay) live.replay = ReplayState.fresh(this.opts.store, opts.replay);
     const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
     draft.idempotency = opts.idempotency;
     addStep(draft, init, { type: "xstate.init", input: parsed.data } as EventObject, { newId: randomUUID });
@@ -274,20 +286,27 @@ export class Engine {
    * Fork run `sourceId` at transition `seq`: a new run from the snapshot of the commit that wrote
    * that transition (the state it settled in), optionally with edited context or input.
    */
-  async fork(sourceId: string, req: { seq: number } & ForkEdits): Promise<StepOutcome & { fromSeq: number }> {
+  /** `reuse`: effect invocations after the fork point take the outputs the source recorded for them (same state, visit and input) */
+  async fork(sourceId: string, req: { seq: number; reuse?: boolean } & ForkEdits): Promise<StepOutcome & { fromSeq: number }> {
     this.assertRunning();
     const run = await this.opts.store.getRun(sourceId);
     if (!run) throw new NotFoundError(`run ${sourceId} not found`);
     if (!Number.isInteger(req.seq) || req.seq < 1 || req.seq > run.seq) throw new InvalidError(`seq must be a transition of run ${sourceId}: 1 to ${run.seq}`);
     const snap = await snapshotFor(this.opts.store, sourceId, req.seq);
     if (!snap) throw new ConflictError(`run ${sourceId} has no snapshot at seq ${req.seq} (it was recorded before snapshots were kept, or imported without them)`);
-    const def = this.opts.workflows(run.workflow, run.input);
+    const def = this.opts.workflows(run.workflow, run.input, run);
     if (!def) throw new NotFoundError(`workflow ${run.workflow} is not registered`);
     const transitions = await this.opts.store.transitions(sourceId, 0, snap.seq);
     const now = this.clock.now();
     const id = randomUUID();
     const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
     const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
+    if (req.reuse) {
+      const spec: ReplaySpec = { of: sourceId, live: [], decisions: "ask", fork: true };
+      draft.row = { ...draft.row, replay: spec };
+      live.row = draft.row;
+      live.replay = ReplayState.fresh(this.opts.store, spec);
+    }
     this.live.set(id, live);
     try {
       const out = await this.commitDraft(live, draft);
@@ -384,6 +403,60 @@ export class Engine {
       const state = activeLeaves(live.snapshot).join(",");
       const draft = haltDraft(this.halting(live), this.clock.now(), "ABORT", `Run aborted: ${reason}`, { reason }, { name: "Aborted", message: reason, state });
       return this.commitDraft(live, draft, "aborted");
+    });
+  }
+
+  /**
+   * Move a run at rest to another version of its workflow (lib/change/migrate-plan.ts): one
+   * transition "migrated vA → vB by <who>", its pending reviews re-opened in the new states, its
+   * timers keeping their deadlines, the effects the new states invoke started anew, its version pin
+   * set. `dryRun`: the plan only, nothing written. A run that cannot move says why.
+   */
+  async migrate(runId: string, target: WorkflowDefinition, opts: { map: Record<string, string>; by: string; dryRun: boolean; from: number; to: number }): Promise<{ ok: boolean; from: string[]; to: string[]; reason?: string }> {
+    this.assertRunning();
+    const row = await this.opts.store.getRun(runId);
+    if (!row) throw new NotFoundError(`run ${runId} not found`);
+    if (TERMINAL.includes(row.status)) return { ok: false, from: row.state, to: [], reason: `the run is ${row.status}` };
+    if (isImportedRun(runId)) return { ok: false, from: row.state, to: [], reason: "an imported run is read-only" };
+    const live = await this.require(runId);
+    return this.enqueue(live, async () => {
+      if (live.gone) return { ok: false, from: live.row.state, to: [], reason: "the run has finished" };
+      const now = this.clock.now();
+      const plan = planMove(
+        { def: live.def, row: live.row, context: live.snapshot.context, timers: [...live.timers.values()].map((t) => t.row), inFlight: inFlightEffects(live.row), waitsOutside: (src) => this.waitsOutside(live.def.id, src) },
+        target,
+        opts.map,
+        live.row.seq + 1,
+        now,
+      );
+      if (!plan.ok) return { ok: false, from: plan.from, to: [], reason: plan.reason };
+      if (opts.dryRun) return { ok: true, from: plan.from, to: plan.to };
+      const draft = newDraft(target, live.row, plan.snapshot, new Map(), now, false);
+      draft.effects = plan.effects;
+      // the pending reviews are asked again in the new states (with the new version's prompt)
+      for (const r of live.reviews.values()) draft.reviewsClose.push({ id: r.id, status: "cancelled", decision: null, feedback: null, reviewer: null, decidedAt: now });
+      for (const id of plan.timersClear) draft.timersClear.add(id);
+      for (const t of plan.timersSet) {
+        draft.timersClear.delete(t.id);
+        draft.timersSet.set(t.id, t);
+      }
+      const reason = `migrated v${opts.from} → v${opts.to} by ${opts.by}`;
+      draft.transitions.push({ runId, seq: ++draft.row.seq, from: plan.from, to: plan.to, event: MIGRATE_EVENT, reason, at: now, durationMs: 0, payload: { from: opts.from, to: opts.to, by: opts.by, ...(Object.keys(opts.map).length ? { map: opts.map } : {}) } });
+      for (const s of plan.from) delete draft.row.entered[s];
+      for (const s of plan.to) draft.row.entered[s] = live.row.entered[plan.from[plan.to.indexOf(s)] ?? ""] ?? now;
+      addStep(draft, { snapshot: plan.snapshot, transitions: [], actions: [] }, { type: MIGRATE_EVENT } as EventObject, { newId: randomUUID });
+      const input = { ...((live.row.input ?? {}) as Record<string, unknown>), definitionVersion: opts.to };
+      draft.row = { ...draft.row, input };
+      draft.setInput = input;
+      const before = live.def;
+      live.def = target;
+      try {
+        await this.commitDraft(live, draft);
+      } catch (e) {
+        live.def = before;
+        throw e;
+      }
+      return { ok: true, from: plan.from, to: plan.to };
     });
   }
 
@@ -582,7 +655,7 @@ export class Engine {
       if (this.live.has(runId) || isImportedRun(runId)) return this.acceptedEvents(runId);
       // an evicted run: read from its stored snapshot, without loading it
       const row = await this.opts.store.getRun(runId);
-      const def = row && !TERMINAL.includes(row.status) ? this.opts.workflows(row.workflow, row.input) : undefined;
+      const def = row && !TERMINAL.includes(row.status) ? this.opts.workflows(row.workflow, row.input, row) : undefined;
       return row && def ? acceptedByRow(def, row) : [];
     }
     const live = await this.loadLive(runId).catch(() => null);
@@ -722,8 +795,12 @@ export class Engine {
     const [timers, reviews] = await Promise.all([this.opts.store.timers(id), this.opts.store.listReviews({ runId: id, status: "pending" })]);
     const { effects: _effects, ...persisted } = row.snapshot as { effects?: unknown };
     void _effects;
+    // a migration moved the run to another version: its machine is that version's
+    if (pinOf(row.input) !== pinOf(live.row.input)) live.def = this.opts.workflows(row.workflow, row.input, row) ?? live.def;
     live.snapshot = restore(live.def.machine, persisted, row.context);
     live.row = row;
+    // a replay's counts moved with the steps another process took
+    if (row.replay) live.replay = ReplayState.stored(this.opts.store, row);
     for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
     live.reviews = new Map(reviews.map((rv) => [rv.state, rv]));
     for (const rv of reviews) this.reviewIndex.set(rv.id, live);
@@ -761,7 +838,7 @@ export class Engine {
 
   /** `restarted`: the process is resuming after a stop; the effects in flight then ran before (lib/steps reports it). */
   private activate(r: ResumableRun, poisoned?: Map<string, number>, restarted = false): Live | null {
-    const def = this.opts.workflows(r.run.workflow, r.run.input);
+    const def = this.opts.workflows(r.run.workflow, r.run.input, r.run);
     if (!def) {
       this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
       return null;
@@ -786,6 +863,7 @@ export class Engine {
       gone: false,
       dispatched: new Set(),
       touched: Date.now(),
+      ...(r.run.replay ? { replay: ReplayState.stored(this.opts.store, r.run) } : {}),
     };
     this.live.set(r.run.id, live);
     for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
@@ -841,7 +919,7 @@ export class Engine {
   private async applyEvent(
     live: Live,
     event: EventObject,
-    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string; idempotency?: IdempotencyClaim } = {},
+    opts: { decided?: Draft["reviewsClose"][number]; timerId?: string; idempotency?: IdempotencyClaim; outcome?: OutcomeRow } = {},
   ): Promise<StepOutcome> {
     if (live.gone) throw new ConflictError(live.evicted ? `run ${live.row.id} was evicted from memory while this step waited; send it again` : `run ${live.row.id} has already finished`);
     const now = this.clock.now();
@@ -860,19 +938,25 @@ export class Engine {
     }
     addStep(draft, res, ev, { decided: opts.decided, newId: randomUUID });
     draft.idempotency = opts.idempotency;
+    if (opts.outcome) draft.outcomes = [{ ...opts.outcome, at: now }];
     return this.commitDraft(live, draft);
   }
 
   private async commitDraft(live: Live, draft: Draft, status?: RunRow["status"]): Promise<StepOutcome> {
+    // a replay decides the reviews it opens as its source's reviewers did, in this same commit
+    const replayed = live.replay ? await live.replay.decide(draft, live.def, status === undefined) : null;
     const armed: TimerRow[] = [];
     for (const t of live.timers.values()) armed.push(t.row);
     const item = finishDraft(draft, status, armed);
     // post-commit actions and webhook deliveries go in the commit (an outbox): a crash after it loses neither
     const actions = draft.actions.length ? this.opts.effects(live.def.id).actions : undefined;
     if (actions) item.outbox = outboxRows(draft, (name) => Object.hasOwn(actions, name));
+    // a replay sends neither, except for the states it names live
+    const quiet = live.replay?.quiet ? live.replay : null;
+    if (quiet && item.outbox) item.outbox = item.outbox.filter((o) => quiet.touchesLive(item.transitions.find((t) => t.seq === o.seq)));
     let outcome;
     try {
-      const deliveries = this.hooks.deliveries(item.run, item.transitions);
+      const deliveries = this.hooks.deliveries(item.run, quiet ? item.transitions.filter((t) => quiet.touchesLive(t)) : item.transitions);
       item.deliveries = Array.isArray(deliveries) ? deliveries : await deliveries;
       outcome = await this.committer.commit(item);
     } catch (e) {
@@ -888,6 +972,7 @@ export class Engine {
     live.row = draft.row;
     live.snapshot = draft.snapshot;
     live.reviews = draft.reviews;
+    replayed?.keep();
     for (const c of item.reviewsClose) this.reviewIndex.delete(c.id);
     for (const r of item.reviewsOpen) this.reviewIndex.set(r.id, live);
     for (const id of item.timersClear) {
@@ -950,11 +1035,10 @@ export class Engine {
     live.effects.set(id, { key, cancel, finished });
     const runId = live.row.id;
     const current = () => !live.gone && live.effects.get(id)?.key === key && !cancel.aborted;
-    // an invoke without an explicit id is named "<n>.<machine>.<state path>" by XState: that path is the invoking state
-    const invoker = /^\d+\.[^.]+\.(.+)$/.exec(id)?.[1];
     const ctx: EffectContext = {
       runId,
-      state: invoker && live.row.state.some((s) => s === invoker || s.startsWith(`${invoker}.`)) ? invoker : live.row.state.join(","),
+      // the step's own state (not every state a run with parallel branches is in)
+      state: invokingStateOf(live.def.machine, id, live.row.state),
       key,
       get signal() {
         return cancel.signal;
@@ -973,13 +1057,13 @@ export class Engine {
     };
     const fn = this.opts.effects(live.def.id).actors[src] as ((input: unknown, ctx: EffectContext) => Promise<unknown>) | undefined;
     const entry = live.effects.get(id)!;
-    const settle = (event: EventObject, attempt = 0) => {
+    const settle = (event: EventObject, outcome?: OutcomeRow, attempt = 0) => {
       if (!current()) return finish();
       void this.enqueue(live, async () => {
         if (!current()) return null;
         live.effects.delete(id);
         try {
-          return await this.applyEvent(live, event);
+          return await this.applyEvent(live, event, { outcome });
         } catch (e) {
           // another process committed first: the step is tried again on the re-read run (if the effect is still current there)
           if (e instanceof WriterConflict && !live.effects.has(id)) live.effects.set(id, entry);
@@ -996,22 +1080,40 @@ export class Engine {
           // the result is kept and committed once the database answers again (nothing was written)
           if (!live.effects.has(id)) live.effects.set(id, entry);
           this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${e.message}); retrying`);
-          this.clock.setTimeout(() => settle(event, attempt + 1), storageBackoff(attempt));
+          this.clock.setTimeout(() => settle(event, outcome, attempt + 1), storageBackoff(attempt));
           return;
         }
         this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e));
         finish();
       });
     };
+    // what the commit of its outcome records (lib/change): what the invocation was given and returned
+    const record = (mark: ReplayedOutcome["mark"] | null, output: unknown, error: OutcomeRow["error"]): OutcomeRow => ({
+      key,
+      runId,
+      state: ctx.state,
+      seq: Number(key.slice(key.lastIndexOf(":") + 1)) || 0,
+      effect: src,
+      inputHash: hashOf(input ?? null),
+      output: error ? null : (output ?? null),
+      error,
+      source: mark,
+      at: this.clock.now(),
+    });
     Promise.resolve()
-      .then(() => {
+      .then(async (): Promise<{ output: unknown; mark: ReplayedOutcome["mark"] | null }> => {
+        // a replay takes the source's recorded outcome for the same state, visit and input (or skips a side effect)
+        const from = live.replay ? await live.replay.outcome(ctx.state, src, input) : null;
+        if (from?.error) throw Object.assign(new Error(from.error.message), from.error, { replayed: from.mark });
+        if (from) return { output: from.output, mark: from.mark };
         if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
-        return fn(input, ctx);
+        return { output: await fn(input, ctx), mark: null };
       })
       .then(
-        (output) => settle({ type: `xstate.done.actor.${id}`, output } as EventObject),
+        ({ output, mark }) => settle({ type: `xstate.done.actor.${id}`, output, ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, output, null)),
         (error) => {
-          if (!isParked(error)) return settle({ type: `xstate.error.actor.${id}`, error: serializeError(error) } as EventObject);
+          const mark = (error as { replayed?: ReplayedOutcome["mark"] }).replayed ?? null;
+          if (!isParked(error)) return settle({ type: `xstate.error.actor.${id}`, error: serializeError(error), ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, null, serializeError(error)));
           // parked (cluster mode): no outcome yet; runEffect starts it again when its wait is over
           if (live.effects.get(id) === entry) live.effects.delete(id);
           finish();

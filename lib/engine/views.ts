@@ -1,5 +1,5 @@
 // What the API, the UI and the bus see of runs, transitions and reviews.
-import type { ReviewRow, RunRow, RunStatus, TransitionRow } from "./store/types";
+import type { ReplaySpec, ReviewRow, RunRow, RunStatus, TransitionRow } from "./store/types";
 
 export interface RunView {
   id: string;
@@ -28,6 +28,12 @@ export interface RunView {
   reviewId?: string | null;
   /** what the run is called, as stored when it started (lib/api/runs.ts fills in older runs' names) */
   name: string | null;
+  /** a replay or evaluation run: the run it replays (lib/change) */
+  replayOf: string | null;
+  /** how it reuses its source's records (replays, evaluation cases, forks with reuse) */
+  replay?: ReplaySpec;
+  /** the version of a user-defined workflow the run is pinned to (its input's definitionVersion); null for built-ins */
+  workflowVersion: number | null;
 }
 
 export interface TransitionView {
@@ -55,6 +61,8 @@ export interface ReviewView {
   reviewer: string | null;
   createdAt: string;
   decidedAt: string | null;
+  /** a decision a replay made (the source review it repeated): the engine's, not a person's */
+  replayedFrom?: string;
 }
 
 /** The event of the transition that marks where a fork branched off its parent. */
@@ -104,7 +112,16 @@ export function runView(row: RunRow, reviewId?: string | null): RunView {
     since: since === Infinity ? null : iso(since),
     name: row.name,
     ...(reviewId !== undefined ? { reviewId } : {}),
+    replayOf: row.replayOf ?? null,
+    ...(row.replay ? { replay: row.replay } : {}),
+    workflowVersion: pinOf(row.input),
   };
+}
+
+/** A user-defined workflow run's version pin (input.definitionVersion), null for built-ins. */
+export function pinOf(input: unknown): number | null {
+  const v = (input as { definitionVersion?: unknown } | null | undefined)?.definitionVersion;
+  return typeof v === "number" && Number.isInteger(v) ? v : null;
 }
 
 export function transitionView(t: TransitionRow, withPayload = false): TransitionView {
@@ -135,5 +152,6 @@ export function reviewView(r: ReviewRow): ReviewView {
     reviewer: r.reviewer,
     createdAt: iso(r.createdAt),
     decidedAt: r.decidedAt === null ? null : iso(r.decidedAt),
+    ...(r.replayedFrom ? { replayedFrom: r.replayedFrom } : {}),
   };
 }

@@ -26,7 +26,7 @@ export async function workflowUsage(db: Db, workflow: string): Promise<UsageRow[
     SELECT m."state" AS state, COUNT(*) AS calls, SUM(m."promptTokens") AS p, SUM(m."completionTokens") AS c,
            AVG(m."latencyMs") AS lat, SUM(CASE WHEN m."ok" THEN 0 ELSE 1 END) AS errors
     FROM "ModelCall" m JOIN "Run" r ON r."id" = m."runId"
-    WHERE r."workflow" = ${workflow}
+    WHERE r."workflow" = ${workflow} AND COALESCE(r."replayOf", '') = ''
     GROUP BY m."state"`;
   return rows.sort(byState).map((r) => ({ state: String(r.state ?? "—"), calls: n(r.calls), promptTokens: n(r.p), completionTokens: n(r.c), avgLatencyMs: Math.round(n(r.lat)), errors: n(r.errors) }));
 }

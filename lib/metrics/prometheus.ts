@@ -17,6 +17,12 @@ import { dialectOf, readAll, type Dialect, type SqlPorts } from "../db/sql";
 import { imported, notImported } from "../engine/imported";
 
 /** a run's status for the gauge: imported runs recorded as running or waiting never move here, so they are "imported" */
+/**
+ * Replay and evaluation runs (lib/change) are left out of every metric: they are not the
+ * workflow's work. (SQLite writes the test `+"replayOf" IS NULL`: without statistics its planner
+ * would read the runs through the replayOf index, where nearly every run is a null.)
+ */
+const NOT_REPLAY = `"replayOf" IS NULL`;
 const GAUGE_STATUS = `CASE WHEN "status" IN ('running','waiting') AND ${imported(`"id"`)} THEN 'imported' ELSE "status" END`;
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -138,13 +144,14 @@ function writeHistogram(out: Exposition, name: string, bounds: readonly number[]
 const epochMs = (col: string) => `(CASE WHEN typeof(${col}) = 'text' THEN (julianday(${col}) - 2440587.5) * 86400000.0 ELSE ${col} END)`;
 
 const SQLITE = {
-  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" GROUP BY 1, 2 ORDER BY 1, 2`,
+  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" WHERE +"replayOf" IS NULL GROUP BY 1, 2 ORDER BY 1, 2`,
 
   // count per run on the primary key (runId, seq) first, then one lookup per run
   transitions: `
     SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
     FROM (SELECT "runId", COUNT(*) AS "n" FROM "Transition" GROUP BY "runId") c
     JOIN "Run" r ON r."id" = c."runId"
+    WHERE +r."replayOf" IS NULL
     GROUP BY r."workflow" ORDER BY r."workflow"`,
 
   // One sample per (transition, state left): each id in "from" that is not in "to". Rows whose
@@ -156,7 +163,7 @@ const SQLITE = {
     FROM "Transition" t
     JOIN "Run" r ON r."id" = t."runId"
     JOIN json_each(t."from") f
-    WHERE t."from" <> t."to" AND t."from" <> '[]'
+    WHERE t."from" <> t."to" AND t."from" <> '[]' AND +r."replayOf" IS NULL
       AND NOT EXISTS (SELECT 1 FROM json_each(t."to") g WHERE g.value = f.value)
     GROUP BY 1, 2, 3
     ORDER BY 1, 2, 3`,
@@ -167,11 +174,11 @@ const SQLITE = {
     SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
     FROM (SELECT v."workflow" AS "workflow",
                  MAX(0, ROUND(${epochMs(`v."decidedAt"`)} - ${epochMs(`v."createdAt"`)})) AS "w"
-          FROM "Review" v
-          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL) d
+          FROM "Review" v JOIN "Run" r ON r."id" = v."runId"
+          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL AND +r."replayOf" IS NULL) d
     GROUP BY 1, 2 ORDER BY 1, 2`,
 
-  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} GROUP BY "workflow" ORDER BY "workflow"`,
+  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} AND "runId" NOT IN (SELECT "id" FROM "Run" WHERE "replayOf" IS NOT NULL) GROUP BY "workflow" ORDER BY "workflow"`,
 
   // calls outside any run (embeddings for the knowledge store, connection tests) have workflow ""
   modelCalls: `
@@ -180,6 +187,7 @@ const SQLITE = {
            COUNT(*) AS "n", SUM(m."promptTokens") AS "prompt", SUM(m."completionTokens") AS "completion"
     FROM "ModelCall" m
     LEFT JOIN "Run" r ON r."id" = m."runId"
+    WHERE +r."replayOf" IS NULL
     GROUP BY 1, 2 ORDER BY 1, 2`,
 
   // external workers' open tasks (lib/tasks), per queue
@@ -188,12 +196,13 @@ const SQLITE = {
 
 /** The same queries on PostgreSQL (TIMESTAMP(3) columns, TEXT holding JSON, real booleans). */
 const POSTGRES = {
-  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" GROUP BY 1, 2 ORDER BY "workflow" COLLATE "C", 2`,
+  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" WHERE ${NOT_REPLAY} GROUP BY 1, 2 ORDER BY "workflow" COLLATE "C", 2`,
 
   transitions: `
     SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
     FROM (SELECT "runId", COUNT(*) AS "n" FROM "Transition" GROUP BY "runId") c
     JOIN "Run" r ON r."id" = c."runId"
+    WHERE r."replayOf" IS NULL
     GROUP BY r."workflow" ORDER BY r."workflow" COLLATE "C"`,
 
   dwell: `
@@ -202,7 +211,7 @@ const POSTGRES = {
     FROM "Transition" t
     JOIN "Run" r ON r."id" = t."runId"
     CROSS JOIN LATERAL jsonb_array_elements_text(t."from"::jsonb) AS f(value)
-    WHERE t."from" <> t."to" AND t."from" <> '[]'
+    WHERE t."from" <> t."to" AND t."from" <> '[]' AND r."replayOf" IS NULL
       AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(t."to"::jsonb) AS g(value) WHERE g.value = f.value)
     GROUP BY 1, 2, 3
     ORDER BY r."workflow" COLLATE "C", f.value COLLATE "C", 3`,
@@ -211,11 +220,11 @@ const POSTGRES = {
     SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
     FROM (SELECT v."workflow" AS "workflow",
                  GREATEST(0, ROUND(EXTRACT(EPOCH FROM (v."decidedAt" - v."createdAt")) * 1000)) AS "w"
-          FROM "Review" v
-          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL) d
+          FROM "Review" v JOIN "Run" r ON r."id" = v."runId"
+          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL AND r."replayOf" IS NULL) d
     GROUP BY 1, 2 ORDER BY d."workflow" COLLATE "C", 2`,
 
-  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} GROUP BY "workflow" ORDER BY "workflow" COLLATE "C"`,
+  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} AND "runId" NOT IN (SELECT "id" FROM "Run" WHERE "replayOf" IS NOT NULL) GROUP BY "workflow" ORDER BY "workflow" COLLATE "C"`,
 
   modelCalls: `
     SELECT * FROM (
@@ -224,6 +233,7 @@ const POSTGRES = {
              COUNT(*) AS "n", SUM(m."promptTokens") AS "prompt", SUM(m."completionTokens") AS "completion"
       FROM "ModelCall" m
       LEFT JOIN "Run" r ON r."id" = m."runId"
+      WHERE r."replayOf" IS NULL
       GROUP BY 1, 2) x
     ORDER BY x."workflow" COLLATE "C", x."outcome" COLLATE "C"`,
 

@@ -31,6 +31,8 @@ export interface StepRecord {
   request?: StepRequest;
   /** the step ran again under the same invocation (a restart; an external task's lease ran out) */
   again?: RanAgain;
+  /** a replay took it from its source run ("replayed"), or did not send the side effect ("skipped") */
+  replayed?: "replayed" | "skipped";
 }
 
 export interface ReviewRecord {
@@ -55,7 +57,7 @@ export interface StepContext {
 export const STEP_INVOKE = (stageKey: string) => `step-${stageKey}`;
 
 type Ctx = StepContext & { lastTransitionAt: number | null; startedAt: number };
-type Ev = { type: string; at?: number; output?: unknown; error?: unknown; reviewer?: string; feedback?: string; edited?: unknown };
+type Ev = { type: string; at?: number; output?: unknown; error?: unknown; reviewer?: string; feedback?: string; edited?: unknown; replayed?: "replayed" | "skipped" };
 
 export const scopeOf = (ctx: StepContext): Scope => ({ input: ctx.input ?? {}, steps: ctx.steps ?? {}, review: ctx.review ?? null });
 
@@ -257,9 +259,9 @@ export function stepUpdates(c: FlowConfig) {
   return {
     stepDone: (ctx: Ctx, e: Ev, p: { stage: string }) => {
       const out = (e.output ?? {}) as { output?: unknown; by?: string; prompt?: string; attempts?: number; worker?: string };
-      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.worker ? { worker: out.worker } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}), ...sent(out) });
+      return put(ctx, p.stage, { output: out.output ?? null, at: when(ctx, e), ...(out.by ? { by: out.by } : {}), ...(out.worker ? { worker: out.worker } : {}), ...(out.prompt !== undefined ? { prompt: out.prompt } : {}), ...(typeof out.attempts === "number" ? { attempts: out.attempts } : {}), ...sent(out), ...(e.replayed ? { replayed: e.replayed } : {}) });
     },
-    stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e), ...sent(e.error) }),
+    stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e), ...sent(e.error), ...(e.replayed ? { replayed: e.replayed } : {}) }),
     stepTimedOut: (ctx: Ctx, e: Ev, p: { stage: string; after_s: number }) => put(ctx, p.stage, { error: { name: "Timeout", message: `${p.stage} timed out after ${p.after_s} s` }, at: when(ctx, e) }),
     stepWaited: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { output: { waited_until: new Date(when(ctx, e)).toISOString() }, at: when(ctx, e) }),
     reviewEntered: (ctx: Ctx, _e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [] } }),
@@ -276,7 +278,7 @@ export function stepUpdates(c: FlowConfig) {
         ...(approvers ? { approvers } : {}),
       };
       const edited = p.decision === "edit" && e.edited !== undefined;
-      const steps = { ...ctx.steps, [p.stage]: { output: edited ? e.edited : shownValue(spec, ctx), at: when(ctx, e), by: `${p.decision}${e.reviewer ? ` by ${e.reviewer}` : ""}` } };
+      const steps = { ...ctx.steps, [p.stage]: { output: edited ? e.edited : shownValue(spec, ctx), at: when(ctx, e), by: `${p.decision}${e.reviewer ? ` by ${e.reviewer}` : ""}`, ...(e.replayed ? { replayed: e.replayed } : {}) } };
       // an edit of a shown step output (`show: "{{steps.X.output}}"`) replaces that output: later steps use the edited value
       const only = /^\{\{\s*steps\.([^.}\s]+)\.output\s*\}\}$/.exec(spec.review?.show ?? "");
       if (edited && only && steps[only[1]!]) steps[only[1]!] = { ...steps[only[1]!]!, output: e.edited, by: `edited by ${e.reviewer ?? "a reviewer"}` };

@@ -98,9 +98,12 @@ export function runSteps(src: StepsSource): StepRow[] {
   const specs = src.flow.steps ?? {};
   const visits = ctx.visits ?? {};
   const first = new Map<string, number>([[keyOf(src.flow.initial_stage), -1]]);
+  // `to` lists every state the transition left the run in ("A.B1.X,A.B2.Y" in parallel branches): each started then
   for (const t of [...src.transitions].sort((a, b) => a.seq - b.seq)) {
-    const k = lastSeg(t.to);
-    if (!first.has(k)) first.set(k, t.seq);
+    for (const path of t.to.split(",")) {
+      const k = lastSeg(path);
+      if (k && !first.has(k)) first.set(k, t.seq);
+    }
   }
   const activeKeys = new Set(src.active.map(lastSeg));
   const order = (s: string) => first.get(keyOf(s)) ?? Number.MAX_SAFE_INTEGER;

@@ -21,5 +21,5 @@ export const POST = handler(async (req: Request) => {
 export const GET = handler(async (req: Request) => {
   const q = parse(RunListQuery, query(req));
   const rt = await getRuntime();
-  return json(await listRuns(rt, { ...q, waiting: q.waiting === undefined ? undefined : q.waiting === "true", retrying: q.retrying === "true" || undefined }));
+  return json(await listRuns(rt, { ...q, waiting: q.waiting === undefined ? undefined : q.waiting === "true", retrying: q.retrying === "true" || undefined, replays: q.replays === "1" || q.replays === "true" || undefined }));
 });

@@ -16,6 +16,8 @@ import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 import { AlertsPanel } from "@/components/alerts/alerts-panel";
 import { requireViewer } from "@/app/session";
 import { alertsByState } from "@/lib/alerts/rules";
+import { moveView } from "@/lib/change/move-view";
+import { MovePanel } from "@/components/change/move-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -26,9 +28,10 @@ const verdictStyle: Record<Verdict, string> = {
   "no-data": "bg-slate-50 dark:bg-slate-800/60 text-slate-500 dark:text-slate-400",
 };
 
-export default async function WorkflowPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function WorkflowPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireViewer();
   const { id } = await params;
+  const sp = await searchParams;
   const def = findWorkflow(id);
   // a user workflow's save-time warnings, against this server's environment now (a secret set since is no longer warned of)
   const warnings = def && !isBuiltIn(def.id) && def.flow ? flowWarnings(def.flow, {}, process.env) : [];
@@ -46,6 +49,8 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
     rt.alerts.listRules(id),
   ]);
   const graph = deriveGraph(def.machine);
+  // issue 33: waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
+  const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
   const Panel = panel;
   const breaches = metrics.filter((m) => m.verdict === "alert");
@@ -93,9 +98,10 @@ export default async function WorkflowPage({ params }: { params: Promise<{ id: s
       {/* one column a phone's width at most: a grid track would otherwise grow to its widest content */}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
         <div className="min-w-0 self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
-          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
+          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={move?.overlay} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
         </div>
         <div className="min-w-0 space-y-4">
+          {move && <MovePanel v={move.view} />}
           <AlertsPanel
             workflow={def.id}
             open={openAlerts}

@@ -7,7 +7,7 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, outboxValues } from "./rows";
+import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
@@ -41,6 +41,8 @@ const RUN_TYPES: Record<Exclude<RunColumn, "snapshot" | "context">, PgType> = {
   updatedAt: "timestamp(3)",
   finishedAt: "timestamp(3)",
   inFlight: "int",
+  replayOf: "text",
+  replay: "text",
 };
 const runType = (c: string) => RUN_TYPES[c as keyof typeof RUN_TYPES];
 
@@ -60,6 +62,7 @@ const INSERT_OUTBOX = insertOutboxSql(`SELECT * FROM ${unnest(["text", "text", "
 const INSERT_DELIVERIES = insertDeliveriesSql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "text", "text", "int", "timestamp(3)", "timestamp(3)"])}`);
 /** keys claimed: the rows returned are the keys this statement inserted (scope and key joined by a newline) */
 const CLAIM_KEYS = insertIdempotencySql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "int", "int", "int", "timestamp(3)"])}`, ` ON CONFLICT ("scope","key") DO NOTHING RETURNING "scope" || chr(10) || "key" AS "id"`);
+const INSERT_OUTCOMES = insertOutcomesSql(`SELECT * FROM ${unnest(["text", "text", "text", "int", "text", "text", "text", "text", "text", "timestamp(3)"])}`);
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
 const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
@@ -174,6 +177,12 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   // post-commit actions and webhook deliveries: statements only when a commit has some
   await bulk(c, INSERT_OUTBOX, its.flatMap((it) => (it.outbox ?? []).map((o) => outboxValues(o, ts))), 8);
   await bulk(c, INSERT_DELIVERIES, its.flatMap((it) => (it.deliveries ?? []).map((d) => deliveryValues(d, ts))), 9);
+  // effect outcomes (lib/change); a replay's decisions and a migration's version pin are rare: one statement each
+  await bulk(c, INSERT_OUTCOMES, its.flatMap((it) => (it.outcomes ?? []).map((o) => outcomeValues(o, ts))), 10);
+  for (const it of its) {
+    for (const r of it.reviewsOpen) if (r.replayedFrom) await c.query(MARK_REPLAYED((i) => `$${i}`), [r.replayedFrom, r.id]);
+    if (it.setInput !== undefined) await c.query(SET_INPUT((i) => `$${i}`), [JSON.stringify(it.setInput ?? null), it.run.id]);
+  }
   // artifacts are rare (a few workflows, a few per run): one statement each, in order
   for (const it of its) {
     for (const a of it.artifacts) await c.query(a.mode === "append" ? APPEND_ARTIFACT : PUT_ARTIFACT, [it.run.id, a.name, a.content, Buffer.byteLength(a.content), ts(it.run.updatedAt)]);

@@ -9,6 +9,7 @@ import type {
   CommitItem,
   CommitOutcome,
   OutboxRow,
+  OutcomeRow,
   ResumableRun,
   ReviewQuery,
   ReviewRow,
@@ -74,6 +75,8 @@ function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string;
   if (q.scheduleId !== undefined) parts.push(`"scheduleId" = ${p(q.scheduleId)}`);
   if (q.idPrefix !== undefined) parts.push(`left("id", ${p(q.idPrefix.length)}) = ${p(q.idPrefix)}`);
   if (q.ids) parts.push(q.ids.length ? `"id" = ANY(${p(q.ids)}::text[])` : "FALSE");
+  if (q.replayOf !== undefined) parts.push(`"replayOf" = ${p(q.replayOf)}`);
+  else if (!q.replays) parts.push(`"replayOf" IS NULL`);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 
@@ -161,9 +164,9 @@ export class PostgresRunStore implements RunStore {
   }
 
   async countByStatus(workflow?: string): Promise<StatusCounts> {
-    const out: StatusCounts = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0, imported: 0 };
-    // imported runs recorded as running or waiting are not live: counted apart (lib/engine/imported.ts)
-    const status = `CASE WHEN "status" IN ('running','waiting') AND ${imported(`"id"`)} THEN 'imported' ELSE "status" END`;
+    const out: StatusCounts = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0, imported: 0, replay: 0 };
+    // replay and evaluation runs (lib/change) and imported runs recorded as running or waiting (lib/engine/imported.ts) are counted apart
+    const status = `CASE WHEN "replayOf" IS NOT NULL THEN 'replay' WHEN "status" IN ('running','waiting') AND ${imported(`"id"`)} THEN 'imported' ELSE "status" END`;
     const rows = await this.rows(`SELECT ${status} AS "status", COUNT(*) AS n FROM "Run" ${workflow ? `WHERE "workflow" = $1` : ""} GROUP BY 1`, workflow ? [workflow] : []);
     for (const r of rows) if ((r.status as string) in out) out[r.status as keyof StatusCounts] = Number(r.n);
     return out;
@@ -174,7 +177,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async transitionsLeaving(workflow: string, state: string, limit: number, since = 0): Promise<TransitionRow[]> {
-    const rows = await this.rows(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=$1 AND t."from" LIKE $2 AND t."at" > $3 ORDER BY t."at" DESC LIMIT $4`, [workflow, `%${JSON.stringify(state)}%`, ts(since), limit]);
+    const rows = await this.rows(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=$1 AND r."replayOf" IS NULL AND t."from" LIKE $2 AND t."at" > $3 ORDER BY t."at" DESC LIMIT $4`, [workflow, `%${JSON.stringify(state)}%`, ts(since), limit]);
     return rows.map(read.transition).filter((t) => t.from.includes(state) && !t.to.includes(state));
   }
 
@@ -197,6 +200,10 @@ export class PostgresRunStore implements RunStore {
 
   async timers(runId: string): Promise<TimerRow[]> {
     return (await this.rows(`SELECT * FROM "Timer" WHERE "runId"=$1 ORDER BY "dueAt"`, [runId])).map(read.timer);
+  }
+
+  async outcomes(runId: string): Promise<OutcomeRow[]> {
+    return (await this.rows(`SELECT * FROM "EffectOutcome" WHERE "runId"=$1 ORDER BY "seq", "key"`, [runId])).map(read.outcome);
   }
 
   async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {

@@ -2,12 +2,12 @@
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
 import { notImported } from "../imported";
-import type { CommitItem, DeliveryRow, OutboxRow, ResumableRun, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+import type { CommitItem, DeliveryRow, OutboxRow, OutcomeRow, ResumableRun, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
 
 /** The Run table's columns (a run's snapshot and context are in its Snapshot row at the run's seq). */
-export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","scheduleId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt","name"`;
+export const RUN_COLS = `"id","workflow","status","state","input","output","error","entered","version","seq","parentId","forkOf","forkSeq","scheduleId","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt","name","replayOf","replay"`;
 
 /**
  * A whole run row as the readers take it: the Run columns and the snapshot and context of its
@@ -45,6 +45,15 @@ export const ARTIFACT_COLS = `"runId","name","content","size","updatedAt"`;
 /** The engine's outbox of post-commit actions, and webhook deliveries due for a commit (both written with it). */
 export const OUTBOX_COLS = `"key","runId","seq","workflow","name","payload","dueAt","createdAt"`;
 export const DELIVERY_COLS = `"id","webhookId","runId","hook","body","status","attempts","nextAt","createdAt"`;
+
+/** Effect outcomes (lib/change): one row per invocation key (the same outcome committed again stays one row). */
+export const OUTCOME_COLS = `"key","runId","state","seq","effect","inputHash","output","error","source","at"`;
+export const insertOutcomesSql = (source: string) => `INSERT INTO "EffectOutcome" (${OUTCOME_COLS}) ${source} ON CONFLICT ("key") DO NOTHING`;
+export const outcomeValues = (o: OutcomeRow, date: (ms: number) => unknown): unknown[] => [o.key, o.runId, o.state, o.seq, o.effect, o.inputHash, json(o.output), json(o.error), o.source, date(o.at)];
+/** A review a replay decided: the source review it repeated. */
+export const MARK_REPLAYED = (p: (i: number) => string) => `UPDATE "Review" SET "replayedFrom"=${p(1)} WHERE "id"=${p(2)}`;
+/** A migration's new version pin (the run's input is otherwise written once, with the run). */
+export const SET_INPUT = (p: (i: number) => string) => `UPDATE "Run" SET "input"=${p(1)} WHERE "id"=${p(2)}`;
 
 /** Inserts of commit rows from `source` (`VALUES (…)`, or a SELECT of many rows), the same statements on both stores. */
 export const insertTransitionsSql = (source: string) => `INSERT INTO "Transition" (${TRANSITION_COLS}) ${source}`;
@@ -121,6 +130,8 @@ export function runWriters(date: (ms: number) => unknown) {
     updatedAt: (r) => date(r.updatedAt),
     finishedAt: (r) => maybe(r.finishedAt),
     name: (r) => r.name ?? null,
+    replayOf: (r) => r.replayOf ?? null,
+    replay: (r) => json(r.replay),
     // a finished run has none (an aborted one keeps its snapshot's children as they were)
     inFlight: (r) => (r.finishedAt === null ? effectsInFlight(r.snapshot) : 0),
   };
@@ -165,6 +176,7 @@ const num = (v: unknown) => Number(v);
 
 export interface RowReaders {
   outbox(r: Row): OutboxRow;
+  outcome(r: Row): OutcomeRow;
   run(r: Row): RunRow;
   transition(r: Row): TransitionRow;
   review(r: Row): ReviewRow;
@@ -186,6 +198,18 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       lastError: (r.lastError as string | null) ?? null,
       dueAt: date(r.dueAt),
       createdAt: date(r.createdAt),
+    }),
+    outcome: (r) => ({
+      key: r.key as string,
+      runId: r.runId as string,
+      state: r.state as string,
+      seq: num(r.seq),
+      effect: r.effect as string,
+      inputHash: r.inputHash as string,
+      output: parse(r.output),
+      error: parse(r.error),
+      source: (r.source as OutcomeRow["source"]) ?? null,
+      at: date(r.at),
     }),
     run: (r) => ({
       id: r.id as string,
@@ -211,6 +235,9 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       updatedAt: date(r.updatedAt),
       finishedAt: maybeDate(r.finishedAt),
       name: (r.name as string | null | undefined) ?? null,
+      // (only on replays: other rows read back as written)
+      ...(r.replayOf ? { replayOf: r.replayOf as string } : {}),
+      ...(r.replay ? { replay: parse(r.replay) } : {}),
     }),
     transition: (r) => ({
       runId: r.runId as string,
@@ -238,6 +265,7 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       createdAt: date(r.createdAt),
       decidedAt: maybeDate(r.decidedAt),
       seq: num(r.seq),
+      ...(r.replayedFrom ? { replayedFrom: r.replayedFrom as string } : {}),
     }),
     timer: (r) => ({ runId: r.runId as string, id: r.id as string, dueAt: date(r.dueAt), event: parse(r.event), seq: num(r.seq) }),
   };

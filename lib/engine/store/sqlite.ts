@@ -7,7 +7,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues } from "./rows";
+import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
@@ -18,6 +18,7 @@ import type {
   CommitItem,
   CommitOutcome,
   OutboxRow,
+  OutcomeRow,
   ResumableRun,
   ReviewQuery,
   ReviewRow,
@@ -54,6 +55,10 @@ export const WRITES = {
   outboxFailed: OUTBOX_FAILED(() => "?"),
   // a request's Idempotency-Key (a key already there: constraint violation = this item's conflict)
   insertIdempotency: insertIdempotencySql("VALUES (?,?,?,?,?,?,?,?)"),
+  // what effects were given and returned (lib/change), a replay's decisions, a migration's version pin
+  insertOutcome: insertOutcomesSql("VALUES (?,?,?,?,?,?,?,?,?,?)"),
+  markReplayed: MARK_REPLAYED(() => "?"),
+  setInput: SET_INPUT(() => "?"),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
@@ -140,6 +145,13 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     parts.push(q.ids.length ? `"id" IN (${q.ids.map(() => "?").join(",")})` : "0");
     args.push(...q.ids);
   }
+  if (q.replayOf !== undefined) {
+    parts.push(`"replayOf" = ?`);
+    args.push(q.replayOf);
+  } else if (!q.replays) {
+    // replays left out: the few rowids the replayOf index holds (every index carries the rowid: no row read per run)
+    parts.push(`rowid NOT IN (SELECT rowid FROM "Run" WHERE "replayOf" IS NOT NULL)`);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 
@@ -170,7 +182,10 @@ export class SqliteRunStore implements RunStore {
       getRun: p(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id"=?`),
       runVersion: p(`SELECT "version" FROM "Run" WHERE "id"=?`),
       transitions: p(`SELECT * FROM "Transition" WHERE "runId"=? AND "seq">? ORDER BY "seq" LIMIT ?`),
-      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
+      // (replays left out: their visits are not the workflow's, lib/change; `+`: never read through the replayOf index, which nearly every run shares a null in)
+      leaving: p(`SELECT t.* FROM "Transition" t JOIN "Run" r ON r."id"=t."runId" WHERE r."workflow"=? AND +r."replayOf" IS NULL AND t."from" LIKE ? AND t."at" > ? ORDER BY t."at" DESC LIMIT ?`),
+      outcomes: p(`SELECT * FROM "EffectOutcome" WHERE "runId"=? ORDER BY "seq", "key"`),
+      anyReplay: p(`SELECT 1 AS x FROM "Run" WHERE "replayOf" IS NOT NULL LIMIT 1`),
       getReview: p(`SELECT * FROM "Review" WHERE "id"=?`),
       timers: p(`SELECT * FROM "Timer" WHERE "runId"=? ORDER BY "dueAt"`),
       nextTimer: p(`SELECT t."dueAt" FROM "Timer" t CROSS JOIN "Run" r WHERE r."id" = t."runId" AND t."dueAt" > ? AND ${PENDING_TIMER} ORDER BY t."dueAt" LIMIT 1`),
@@ -214,6 +229,9 @@ export class SqliteRunStore implements RunStore {
     if (item.outbox) for (const o of item.outbox) ops.push([W.insertOutbox, outboxValues(o, sqliteDate), 0]);
     if (item.deliveries) for (const d of item.deliveries) ops.push([W.insertDelivery, deliveryValues(d, sqliteDate), 0]);
     if (item.idempotency) ops.push([W.insertIdempotency, idempotencyValues(item.idempotency, sqliteDate), 2]);
+    if (item.outcomes) for (const o of item.outcomes) ops.push([W.insertOutcome, outcomeValues(o, sqliteDate), 0]);
+    for (const r of item.reviewsOpen) if (r.replayedFrom) ops.push([W.markReplayed, [r.replayedFrom, r.id], 0]);
+    if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
@@ -292,16 +310,21 @@ export class SqliteRunStore implements RunStore {
   }
 
   async countRuns(q: Omit<RunQuery, "limit" | "offset">): Promise<number> {
-    const { text, ...rest } = q;
+    const { text, replays, ...rest } = q;
     await this.freshText(text);
-    // free text alone: the index's own count
-    if (text && Object.values(rest).every((v) => v === undefined || v === false)) {
+    // free text alone: the index's own count (it counts replays too: only when there are none, or they are asked for)
+    if (text && Object.values(rest).every((v) => v === undefined || v === false) && (replays || !this.s.anyReplay.get())) {
       const n = textMatches(this.db, text);
       if (n >= 0) return n;
     }
-    const w = where(q, this.denseText(text));
-    const r = this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${w.sql}`).safeIntegers(false).get(...w.args) as { n: number };
-    return r.n;
+    const dense = this.denseText(text);
+    // replays left out: every matching run, less the matching replays (read through the small replayOf index)
+    const hide = !replays && q.replayOf === undefined;
+    const w = where({ ...q, replays: replays || hide }, dense);
+    const count = (sql: string, args: unknown[]) => (this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${sql}`).safeIntegers(false).get(...args) as { n: number }).n;
+    const n = count(w.sql, w.args);
+    if (!hide || !this.s.anyReplay.get()) return n;
+    return n - count(`${w.sql ? `${w.sql} AND` : "WHERE"} "replayOf" IS NOT NULL`, w.args);
   }
 
   /**
@@ -316,10 +339,13 @@ export class SqliteRunStore implements RunStore {
     const out: Record<RunStatus, number> = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
     for (const s of ["running", "waiting", "failed", "aborted"] as const) out[s] = (count.get(...args, s) as { n: number }).n;
     out.completed = total - out.running - out.waiting - out.failed - out.aborted;
+    // replay and evaluation runs are not the workflow's work: counted apart, whatever their status (the replayOf index)
+    const replays = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" INDEXED BY "Run_replayOf_idx" WHERE "replayOf" IS NOT NULL ${workflow ? `AND "workflow" = ?` : ""} GROUP BY "status"`).safeIntegers(false).all(...args) as { status: RunStatus; n: number }[];
+    for (const r of replays) if (r.status in out) out[r.status] -= r.n;
     // imported runs recorded as running or waiting are not live: counted apart
-    const apart = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE ${by}"status" IN ('running','waiting') AND ${imported(`"id"`)} GROUP BY "status"`).safeIntegers(false).all(...args) as { status: "running" | "waiting"; n: number }[];
+    const apart = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE ${by}"status" IN ('running','waiting') AND ${imported(`"id"`)} AND +"replayOf" IS NULL GROUP BY "status"`).safeIntegers(false).all(...args) as { status: "running" | "waiting"; n: number }[];
     for (const r of apart) out[r.status] -= r.n;
-    return { ...out, imported: apart.reduce((n, r) => n + r.n, 0) };
+    return { ...out, imported: apart.reduce((n, r) => n + r.n, 0), replay: replays.reduce((n, r) => n + r.n, 0) };
   }
 
   async transitions(runId: string, afterSeq = 0, limit = 10_000): Promise<TransitionRow[]> {
@@ -361,6 +387,10 @@ export class SqliteRunStore implements RunStore {
 
   async timers(runId: string): Promise<TimerRow[]> {
     return (this.s.timers.all(runId) as Row[]).map(read.timer);
+  }
+
+  async outcomes(runId: string): Promise<OutcomeRow[]> {
+    return (this.s.outcomes.all(runId) as Row[]).map(read.outcome);
   }
 
   async snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null> {

@@ -38,6 +38,42 @@ export interface RunRow {
   finishedAt: number | null;
   /** what the run is called (set when it starts; null for runs started before names were kept) */
   name: string | null;
+  /** a replay or evaluation run: the run it replays (left out of lists, counts, alerts, metrics and webhooks) */
+  replayOf?: string | null;
+  /** how it reuses recorded outputs (a replay, an evaluation, or a fork with reuse: true) */
+  replay?: ReplaySpec | null;
+}
+
+/** How a run reuses another run's recorded outputs and decisions (lib/change/replay.ts). */
+export interface ReplaySpec {
+  /** the run whose recorded effect outputs (and review decisions) it reuses */
+  of: string;
+  /** states whose effects run for real and whose side effects (http, post-commit actions, webhooks) are sent */
+  live: string[];
+  /** a review at the same state and visit is decided as the source's was ("replay"), or opens for a person ("ask") */
+  decisions: "replay" | "ask";
+  /** the evaluation the run is a case of */
+  eval?: string;
+  /** a fork with reuse: true (a run of its own, listed and counted; only recorded outputs are reused) */
+  fork?: boolean;
+}
+
+/** What one effect invocation was given and returned (table EffectOutcome), written with the step that took the outcome. */
+export interface OutcomeRow {
+  /** the invocation key runId:child:seq */
+  key: string;
+  runId: string;
+  /** the invoking state's path and the seq of the transition that invoked it */
+  state: string;
+  seq: number;
+  effect: string;
+  /** SHA-256 of the input's canonical JSON */
+  inputHash: string;
+  output: unknown;
+  error: { name: string; message: string; category?: string } | null;
+  /** "replayed" (taken from the source run), "skipped" (a side effect a replay did not send), null: it ran */
+  source: "replayed" | "skipped" | null;
+  at: number;
 }
 
 export interface TransitionRow {
@@ -77,6 +113,8 @@ export interface ReviewRow {
   createdAt: number;
   decidedAt: number | null;
   seq: number;
+  /** a decision a replay made: the id of the source run's review it repeated */
+  replayedFrom?: string | null;
 }
 
 export interface ReviewClose {
@@ -86,6 +124,8 @@ export interface ReviewClose {
   feedback: string | null;
   reviewer: string | null;
   decidedAt: number;
+  /** a decision a replay made: the source review it repeated */
+  replayedFrom?: string;
 }
 
 export interface ArtifactWrite {
@@ -123,6 +163,10 @@ export interface CommitItem {
   deliveries?: DeliveryRow[];
   /** the request's Idempotency-Key, written with the commit; a key already there makes the item a conflict */
   idempotency?: IdempotencyRow;
+  /** effect outcomes this commit took (what each invocation was given and returned) */
+  outcomes?: OutcomeRow[];
+  /** the run's input replaced (a migration moves the version pin, input.definitionVersion) */
+  setInput?: unknown;
 }
 
 /** What a keyed request hands the engine: the commit it makes fills in the run and its transitions. */
@@ -191,8 +235,8 @@ export interface SnapshotRow {
 
 export type CommitOutcome = "ok" | "conflict";
 
-/** Runs per status, live runs only under running and waiting; `imported`: imported runs recorded as running or waiting (they never move here). */
-export type StatusCounts = Record<RunStatus, number> & { imported: number };
+/** Runs per status, live runs only under running and waiting; `imported`: imported runs recorded as running or waiting (they never move here); `replay`: replay and evaluation runs, whatever their status (counted nowhere else). */
+export type StatusCounts = Record<RunStatus, number> & { imported: number; replay: number };
 
 export interface RunQuery {
   status?: RunStatus[];
@@ -216,6 +260,10 @@ export interface RunQuery {
   idPrefix?: string;
   /** only these runs (one query for a page that names many runs, like the review queue) */
   ids?: string[];
+  /** list replay and evaluation runs too (left out by default) */
+  replays?: boolean;
+  /** only the replays of this run */
+  replayOf?: string;
   limit?: number;
   offset?: number;
 }
@@ -256,6 +304,8 @@ export interface RunStore {
   getReview(id: string): Promise<ReviewRow | null>;
   listReviews(q: ReviewQuery): Promise<ReviewRow[]>;
   timers(runId: string): Promise<TimerRow[]>;
+  /** the run's recorded effect outcomes, by seq */
+  outcomes(runId: string): Promise<OutcomeRow[]>;
   /** the snapshot of the commit that wrote transition `seq` (the first snapshot at or after it) */
   snapshotAt(runId: string, seq: number): Promise<SnapshotRow | null>;
   artifacts(runId: string): Promise<ArtifactInfo[]>;
