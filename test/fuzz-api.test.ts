@@ -87,13 +87,16 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/workflows/[id]/export": () => import("../app/api/workflows/[id]/export/route"),
   "/api/workflows/[id]": () => import("../app/api/workflows/[id]/route"),
   "/api/workflows": () => import("../app/api/workflows/route"),
-  // issue 33: compare, replay, evaluations, migration, version diffs
+  // compare, replay, evaluations, migration, version diffs
   "/api/runs/[id]/replay": () => import("../app/api/runs/[id]/replay/route"),
   "/api/runs/[id]/compare/[other]": () => import("../app/api/runs/[id]/compare/[other]/route"),
   "/api/evals": () => import("../app/api/evals/route"),
   "/api/evals/[id]": () => import("../app/api/evals/[id]/route"),
   "/api/workflows/[id]/migrate": () => import("../app/api/workflows/[id]/migrate/route"),
   "/api/workflows/[id]/versions/[a]/diff/[b]": () => import("../app/api/workflows/[id]/versions/[a]/diff/[b]/route"),
+  "/api/schedules": () => import("../app/api/schedules/route"),
+  "/api/schedules/[id]": () => import("../app/api/schedules/[id]/route"),
+  "/api/schedules/[id]/trigger": () => import("../app/api/schedules/[id]/trigger/route"),
 };
 const modules: Record<string, RouteModule> = {};
 
@@ -724,7 +727,26 @@ function phaseA(): Endpoint[] {
     )
     .filter((b) => typeof b.data !== "string" || b.data.length < 3_000_000);
 
-  // issue 33
+  const scheduleBad = {
+    workflow: fc.oneof(nonString, fc.constant(""), fc.constant("   "), longString(101)),
+    version: fc.oneof(fc.string({ maxLength: 10 }), fc.boolean(), fc.constantFrom(0, -1, 1.5, "1"), fc.constant(new Raw("1e400"))),
+    cron: fc.oneof(nonString, fc.constant(""), longString(201)),
+    timezone: fc.oneof(nonString, fc.constant(""), longString(101)),
+    input: nonObject,
+    name: fc.oneof(nonString, fc.constant(""), longString(201)),
+    runName: fc.oneof(fc.integer(), fc.boolean(), longString(501)),
+    overlap: fc.oneof(nonString, fc.constantFrom("", "SKIP", "queue")),
+    catchup: fc.oneof(nonString, fc.constantFrom("", "all", "LATEST")),
+    paused: nonBool,
+  };
+  const schedule: BodySpec = {
+    template: { workflow: "swiss-army", cron: "0 9 * * *", input: {}, overlap: "skip", catchup: "none" },
+    strict: true,
+    required: ["workflow", "cron", "input", "overlap", "catchup"],
+    bad: scheduleBad,
+  };
+  const schedulePatch: BodySpec = { template: { paused: true }, strict: true, required: [], bad: scheduleBad };
+
   const replay: BodySpec = {
     template: { version: 1, live: ["EXECUTING"], decisions: "replay" },
     strict: true,
@@ -888,7 +910,7 @@ function phaseA(): Endpoint[] {
     idOnlyEndpoint("/api/workflows/[id]", "DELETE", 200, idOf(null), fc.constantFrom("", "?force=true", "?force=1", "?force=true&x=1")),
     getEndpoint("/api/workflows", 150, { params: {} }),
     bodyEndpoint("/api/workflows", "POST", 450, invalidBody(workflowBody)),
-    // issue 33 (an empty replay body is valid and would start a run: every case here is refused)
+    // (an empty replay body is valid and would start a run: every case here is refused)
     bodyEndpoint("/api/runs/[id]/replay", "POST", 300, invalidBody(replay), { id: runId }),
     getEndpoint("/api/runs/[id]/compare/[other]", 150, { params: {} }, { id: runId, other: runId }),
     bodyEndpoint("/api/evals", "POST", 300, invalidBody(evalBody)),
@@ -896,6 +918,12 @@ function phaseA(): Endpoint[] {
     getEndpoint("/api/evals/[id]", 100, { params: {} }, { id: idOf(null) }),
     bodyEndpoint("/api/workflows/[id]/migrate", "POST", 300, invalidBody(migrate), { id: idOf("workflows") }),
     getEndpoint("/api/workflows/[id]/versions/[a]/diff/[b]", 150, { params: {} }, { id: idOf("workflows"), a: version, b: version }),
+    bodyEndpoint("/api/schedules", "POST", 300, invalidBody(schedule)),
+    getEndpoint("/api/schedules", 100, { params: {} }),
+    getEndpoint("/api/schedules/[id]", 100, { params: {} }, { id: idOf(null) }),
+    bodyEndpoint("/api/schedules/[id]", "PATCH", 200, invalidBody(schedulePatch), { id: idOf(null) }),
+    idOnlyEndpoint("/api/schedules/[id]", "DELETE", 100, idOf(null)),
+    idOnlyEndpoint("/api/schedules/[id]/trigger", "POST", 100, idOf(null)),
   ];
 }
 
