@@ -225,3 +225,28 @@ describe("switchyard workflows and schedules", () => {
     expect((await cli(["schedules", "create", "--workflow", "cli-review"])).code).toBe(2);
   });
 });
+
+describe("switchyard with accounts on", () => {
+  it("an operator token by --token or SWITCHYARD_TOKEN works; exit 5 without a token (401), with a wrong one, or with a role too low (403)", async () => {
+    await rt.accounts.createUser({ name: "ops", password: "a long enough passphrase", role: "operator" });
+    const { token } = await rt.accounts.createToken("ops", "cli", "operator");
+    const viewer = (await rt.accounts.createToken("ops", "cli-viewer", "viewer")).token;
+    process.env.SWITCHYARD_AUTH = "on";
+    try {
+      expect((await cli(["runs", "list", "--token", token])).code).toBe(0);
+      expect((await cli(["runs", "list"], { env: { SWITCHYARD_TOKEN: token } })).code).toBe(0);
+      // a role too low: 403
+      const low = await cli(["runs", "start", "cli-review", "--token", viewer]);
+      expect(low.code).toBe(5);
+      expect(low.err).toMatch(/403/);
+      const none = await cli(["runs", "list"]);
+      expect(none.code).toBe(5);
+      expect(none.err).toMatch(/401/);
+      expect((await cli(["runs", "list", "--token", "sy_not-a-token"])).code).toBe(5);
+      expect((await cli(["runs", "list"], { env: { SWITCHYARD_TOKEN: "sy_not-a-token" } })).code).toBe(5);
+    } finally {
+      delete process.env.SWITCHYARD_AUTH;
+    }
+    expect((await cli(["runs", "list"])).code).toBe(0);
+  });
+});
