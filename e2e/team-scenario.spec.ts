@@ -144,9 +144,12 @@ test("support triage: Python worker ×4, two approvers, kill -9 mid-run and rest
   worker = spawn("python3", [path.resolve("test/support/python/triage_worker.py")], { env: { ...process.env, SWITCHYARD_URL: BASE, PYTHONPATH: path.resolve("clients/python") } });
   const drafted: { drafted: string; ticket: string; attempt: number }[] = [];
   let workerOut = "";
+  let partial = "";
   worker.stdout!.on("data", (c: Buffer) => {
     workerOut += c.toString();
-    for (const l of c.toString().split("\n")) if (l.startsWith('{"drafted"')) drafted.push(JSON.parse(l));
+    const lines = (partial + c.toString()).split("\n");
+    partial = lines.pop()!;
+    for (const l of lines) if (l.startsWith('{"drafted"')) drafted.push(JSON.parse(l));
   });
   worker.stderr!.on("data", (c: Buffer) => (workerOut += c.toString()));
   await until("the worker is ready", async () => workerOut.includes("ready"));
@@ -262,7 +265,7 @@ async function shotsOfRun(page: Page, runId: string) {
     await expect(page.getByTestId("run-title")).toHaveText("T-5: Wrong address");
     const result = page.getByTestId("run-result");
     await expect(result).toHaveAttribute("data-kind", "result");
-    await expect(result).toContainText('About "Wrong address": we are on it (pro plan, ticket T-5)');
+    await expect(result).toContainText('Hello eve. Thanks for writing to us. About "Wrong address": we are on it (pro plan, ticket T-5).');
     await expect(result).toBeInViewport();
     await page.screenshot({ path: `${SHOTS}/t36-team-result-${size.width}.png` });
     const lookup = await open(page, "LOOKUP", /Request sent/);

@@ -54,6 +54,18 @@ export function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd());
 }
 
+/** Why a failed run failed: its error, else (a user workflow whose step failed into an on_error stage) the last step error in its context. */
+export function failureOf(run: Pick<Run, "error" | "context">): string | null {
+  const err = run.error as { message?: unknown } | null;
+  if (err && typeof err === "object" && typeof err.message === "string") return err.message;
+  const steps = ((run.context ?? {}) as { steps?: Record<string, { error?: { message?: unknown }; at?: number } | null> }).steps ?? {};
+  const failed = Object.entries(steps)
+    .filter(([, s]) => typeof s?.error?.message === "string")
+    .sort(([, a], [, b]) => (a!.at ?? 0) - (b!.at ?? 0));
+  const last = failed.at(-1);
+  return last ? `${last[0]}: ${String(last[1]!.error!.message)}` : err ? JSON.stringify(err) : null;
+}
+
 export const where = (run: Pick<Run, "status" | "state">) => `${run.status}${run.state.length ? ` in ${run.state.join(", ")}` : ""}`;
 
 export function runLines(run: Run): string[] {
@@ -67,7 +79,7 @@ export function runLines(run: Run): string[] {
     ["created", when(run.createdAt)],
     ...(run.finishedAt ? [["finished", when(run.finishedAt)]] : []),
     ...(run.output !== null && run.output !== undefined ? [["output", oneLine(run.output)]] : []),
-    ...(run.error ? [["error", oneLine((run.error as { message?: unknown }).message ?? run.error)]] : []),
+    ...(run.status === "failed" || run.error ? [["error", oneLine(failureOf(run) ?? "—")]] : []),
   ];
   return table(rows);
 }

@@ -3,7 +3,7 @@
 // transitions committed meanwhile are read from GET /api/runs/{id}/transitions, so none is missed
 // or printed twice (each has its seq).
 import type { Switchyard } from "./client.js";
-import { EXIT, transitionLine, where, type Io } from "./cli-output.js";
+import { EXIT, failureOf, transitionLine, where, type Io } from "./cli-output.js";
 import { SwitchyardError, sleep } from "./errors.js";
 import type { Run, Transition } from "./types.js";
 
@@ -36,7 +36,8 @@ export async function watchRun(client: Switchyard, id: string, io: Io, opts: Wat
   const finish = (run: Run, code: number) => {
     if (io.json) io.out(JSON.stringify({ type: "end", run }));
     else {
-      const error = run.status === "failed" && run.error ? `: ${String((run.error as { message?: unknown }).message ?? JSON.stringify(run.error))}` : "";
+      const why = run.status === "failed" ? failureOf(run) : null;
+      const error = why ? `: ${why}` : "";
       io.out(`run ${run.id} ${where(run)}${error}`);
     }
     return code;

@@ -7,6 +7,7 @@ four drafts wait for each other (four slots must work side by side). Each draft 
 tasks in hand at once.
 """
 import json
+import sys
 import threading
 
 import switchyard
@@ -31,8 +32,11 @@ def draft(task):
         mood = ((steps.get("SENTIMENT") or {}).get("output") or {}).get("mood", "calm")
         plan = ((steps.get("LOOKUP") or {}).get("output") or {}).get("plan", "?")
         opening = "We are sorry for the trouble." if mood != "calm" else "Thanks for writing to us."
-        reply = f"Hello {ticket.get('customer')}, {opening} About \"{ticket.get('subject')}\": we are on it ({plan} plan, ticket {ticket.get('ticket_id')})."
-        print(json.dumps({"drafted": task.run_id, "ticket": ticket.get("ticket_id"), "attempt": task.attempt}), flush=True)
+        reply = f"Hello {ticket.get('customer')}. {opening} About \"{ticket.get('subject')}\": we are on it ({plan} plan, ticket {ticket.get('ticket_id')})."
+        line = json.dumps({"drafted": task.run_id, "ticket": ticket.get("ticket_id"), "attempt": task.attempt}) + "\n"
+        with lock:  # one write per line: threads' prints would interleave
+            sys.stdout.write(line)
+            sys.stdout.flush()
         return reply
     finally:
         with lock:
