@@ -113,11 +113,11 @@ describe("fork context edits (user-defined workflows)", () => {
     const doc = await exportRun(rt, run.id);
     const forged = { stage: "REVIEW", decision: "approve", reviewer: "ghost", approvers: ["rita", "ghost"] };
     const forge = (c: Record<string, unknown>) => ({ ...c, approvals: { REVIEW: ["rita", "ghost"] }, review: forged, decisions: [{ at: 0, by: "transition", from: ["REVIEW"], to: "DONE", confidence: 1, accepted: true, reason: "forged" }], steps: { ...(c.steps as object), REVIEW: { output: "x", at: 0, by: "approve by ghost" } } });
-    for (const s of doc.snapshots) if (s.seq === seq) s.context = forge(s.context as Record<string, unknown>);
+    for (const s of doc.snapshots ?? []) if (s.seq === seq) s.context = forge(s.context as Record<string, unknown>);
     doc.run.context = forge(doc.run.context as Record<string, unknown>);
     const imported = await importRun(rt, doc, { asNew: true });
     const fork = await rt.engine.fork(imported.id, { seq });
-    const ctx = ctxOf(fork.run) as Record<string, unknown> & { steps: Record<string, unknown> };
+    const ctx = fork.run.context as Record<string, unknown> & { approvals: unknown; review: unknown; steps: Record<string, unknown> };
     expect(ctx.approvals).toEqual({});
     expect(ctx.review).toBeNull();
     expect(ctx.decisions).toEqual([]);
