@@ -36,7 +36,11 @@ export async function decideAction(input: z.input<typeof Decision>): Promise<Act
     await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined, data: d.data }, who);
     return { ok: true };
   } catch (e) {
-    return fail(e);
+    const r = fail(e);
+    // a missing name on a quorum review, an edit not shaped like what it replaces: shown at their fields
+    const field = isEngineError(e) && e.status === 422 ? /^(reviewer|edited)\b/.exec(e.message)?.[1] : undefined;
+    if (field) r.fieldErrors = { [field]: e.message };
+    return r;
   }
 }
 
