@@ -38,7 +38,7 @@ export async function decideAction(input: z.input<typeof Decision>): Promise<Act
   } catch (e) {
     const r = fail(e);
     // a missing name on a quorum review, an edit not shaped like what it replaces: shown at their fields
-    const field = isEngineError(e) && e.status === 422 ? /^(reviewer|edited)\b/.exec(e.message)?.[1] : undefined;
+    const field = isEngineError(e) && e.status === 422 ? /^(reviewer|edited)\b/.exec((e as Error).message)?.[1] : undefined;
     if (field) r.fieldErrors = { [field]: e.message };
     return r;
   }
