@@ -38,8 +38,9 @@ export async function decideAction(input: z.input<typeof Decision>): Promise<Act
   } catch (e) {
     const r = fail(e);
     // a missing name on a quorum review, an edit not shaped like what it replaces: shown at their fields
-    const field = isEngineError(e) && e.status === 422 ? /^(reviewer|edited)\b/.exec((e as Error).message)?.[1] : undefined;
-    if (field) r.fieldErrors = { [field]: e.message };
+    const message = isEngineError(e) && e.status === 422 ? e.message : "";
+    const field = /^(reviewer|edited)\b/.exec(message)?.[1];
+    if (field) r.fieldErrors = { [field]: message };
     return r;
   }
 }
