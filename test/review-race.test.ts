@@ -1,5 +1,5 @@
-// 50 people race to approve a quorum review (`approvers: 5`), each under one of several spellings
-// of twelve names ("person3", "PERSON3", " person3 ", full-width "ｐｅｒｓｏｎ３"). Whatever the
+// 50 racers approve a quorum review (`approvers: 5`): thirteen people, each under up to four
+// spellings ("person3", "PERSON3", " person3 ", full-width "ｐｅｒｓｏｎ３"). Whatever the
 // interleaving, exactly five decisions are applied, by five distinct people (names compared
 // normalised), the run moves on once, and every other decision is refused with 409. On SQLite with
 // one runtime; on PostgreSQL with two runtimes (cluster mode) deciding side by side.
@@ -16,7 +16,6 @@ import { tempDbUrl } from "./helpers";
 
 const N = 5;
 const RACERS = 50;
-const PEOPLE = 12;
 const FLOW = `id: race-quorum
 initial_stage: REVIEW
 stages: [REVIEW, DONE, REDO]
@@ -39,10 +38,10 @@ async function runtime(url: string, clock: ManualClock, extra: Partial<Parameter
 }
 
 const fullWidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
-/** racer i's spelling of person i % PEOPLE */
+/** racer i's spelling of person ⌊i / 4⌋: one person's four spellings race side by side */
 function nameOf(i: number): string {
-  const base = `person${i % PEOPLE}`;
-  return [base, base.toUpperCase(), ` ${base} `, fullWidth(base)][Math.floor(i / PEOPLE) % 4]!;
+  const base = `person${Math.floor(i / 4)}`;
+  return [base, base.toUpperCase(), ` ${base} `, fullWidth(base)][i % 4]!;
 }
 
 type Outcome = "approved" | "already approved" | "late";
