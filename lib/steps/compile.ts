@@ -132,9 +132,8 @@ export function refuseDecision(c: FlowConfig, stage: string, ctx: StepContext, d
   if (needed <= 1) return null;
   if (!who.reviewer) return { status: 422, message: `reviewer: ${stage} needs ${needed} distinct approvers: say who decides (reviewer)` };
   const name = who.reviewer;
-  if (decision === "approve" && ((ctx.approvals ?? {})[stage] ?? []).some((a) => sameReviewer(a, name, who.verified))) {
-    return { status: 409, message: `${name} has already approved ${stage}; it needs another person's approval` };
-  }
+  const earlier = decision === "approve" ? ((ctx.approvals ?? {})[stage] ?? []).find((a) => sameReviewer(a, name, who.verified)) : undefined;
+  if (earlier !== undefined) return { status: 409, message: `${name} has already approved ${stage}${earlier !== name ? ` (as ${earlier})` : ""}; it needs another person's approval` };
   return null;
 }
 
