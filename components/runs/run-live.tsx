@@ -13,7 +13,7 @@ import { RunResultCard } from "./run-result";
 import type { RunFailure } from "@/lib/api/failure";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
-import type { Layout } from "@/lib/graph/layout";
+import type { Layout, LayoutPack } from "@/lib/graph/layout";
 import { historyStatus } from "@/lib/graph/status";
 import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
@@ -56,7 +56,7 @@ interface Props {
   initialRun: LiveRun;
   initialTransitions: TransitionView[];
   initialReview: ReviewInfo | null;
-  layout: Layout;
+  layout: Layout | LayoutPack;
   states: GraphState[];
   title: string;
   /** what the run is about (its request, topic …), and its parent's */
@@ -407,7 +407,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 }
 
 /** The run's history: the list of transitions, or the Gantt with its replay cursor. */
-function HistoryPanel({ transitions, states, layout, live, runId }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; runId: string }) {
+function HistoryPanel({ transitions, states, layout, live, runId }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout | LayoutPack; live: boolean; runId: string }) {
   const [tab, setTab] = useState<"list" | "gantt">("list");
   return (
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="history-panel">
