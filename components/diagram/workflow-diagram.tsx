@@ -320,7 +320,7 @@ function Diagram({
             data-testid="diagram-minimap"
           />
           <ZoomVar />
-          {size && shown.decided && (
+          {size && size.w > 0 && size.h > 0 && shown.decided && (
             <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} />
           )}
         </ReactFlow>

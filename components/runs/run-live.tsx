@@ -27,6 +27,7 @@ import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
 import { fetchTransitions, mergeTransitions } from "./run-stream";
+import { PathView } from "./path-view";
 
 export interface LiveRun {
   id: string;
@@ -216,6 +217,24 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     last?: { outcome?: string; content?: string; feedback?: string; cycle?: number } | null;
     cycle?: number;
   } | null;
+  // on a phone the path view stands in for the canvas, which is one tap away
+  const [canvasOnPhone, setCanvasOnPhone] = useState(false);
+  const waitingFor = waitingHuman ? `your decision: ${decisions.join(" / ")}` : !terminal && forms.length > 0 ? forms.join(", ") : null;
+  const pathView = (
+    <div className="sm:hidden">
+      <PathView
+        graph={layout.graph}
+        stateIds={run.stateIds}
+        transitions={transitions}
+        waitingFor={waitingFor}
+        terminal={terminal}
+        onShowDiagram={() => {
+          setCanvasOnPhone(true);
+          requestAnimationFrame(() => document.getElementById("run-diagram")?.scrollIntoView({ block: "start" }));
+        }}
+      />
+    </div>
+  );
   const outcomeStyle: Record<string, string> = {
     approved: "bg-emerald-100 text-emerald-900",
     rejected: "bg-red-100 text-red-800",
@@ -300,7 +319,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
       {terminal && <RunResultCard runId={run.id} status={run.status} result={result} failure={failure} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
-          <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+          {!waitingHuman && pathView}
+          <div id="run-diagram" className={`overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 ${canvasOnPhone ? "" : "hidden sm:block"}`}>
             <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-500 dark:text-slate-400">
               <span className="font-medium text-slate-700 dark:text-slate-300">State machine</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
@@ -383,6 +403,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}
+          {waitingHuman && pathView}
 
           {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} accepted={accepted} />}
 
