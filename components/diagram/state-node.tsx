@@ -162,7 +162,7 @@ function StateNodeView({ data }: NodeProps) {
         </>
       ) : (
         mode === "chip" && (
-          <div className="flex min-h-0 min-w-0 items-center" style={{ gap: screenPx(6) }}>
+          <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(6) }}>
             <StatusDot status={status} size={screenPx(10)} />
             <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={{ fontSize: screenPx(13), lineHeight: screenPx(16) }}>
               <Breakable text={state.name} />

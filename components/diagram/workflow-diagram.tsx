@@ -160,8 +160,9 @@ function Diagram({
     if (!wanted) return;
     // draw what is at hand at once (no blank canvas), the right variant when it is laid out
     const now = atHand(wanted, aspect);
-    if (now) setShown((old) => (old.layout === now ? old : { layout: now, decided: (now.aspect ?? "landscape") === aspect || !("variants" in given) }));
-    if (now && ((now.aspect ?? "landscape") === aspect || !("variants" in given))) return;
+    const final = !!now && ((now.aspect ?? "landscape") === aspect || !("variants" in given));
+    if (now) setShown((old) => (old.layout === now && old.decided === final ? old : { layout: now, decided: final }));
+    if (final) return;
     let cancelled = false;
     get(wanted, aspect)
       .then((l) => !cancelled && setShown({ layout: l, decided: true }))

@@ -344,6 +344,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
         {/* on a narrow screen, a run that waits for a person shows the decision first */}
         <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
+          {/* on a phone, the path (where the run is and what it waits for) comes first, the decision right after */}
+          {waitingHuman && pathView}
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
             {active.map((s) => (
@@ -403,7 +405,6 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}
-          {waitingHuman && pathView}
 
           {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} accepted={accepted} />}
 

@@ -1,8 +1,8 @@
 // ELK off the request thread. ELK is synchronous inside: a pathological definition (30 stages,
 // 1,000 transitions) keeps it busy for seconds, and on the server's own thread that stalls every
-// request. Here it runs in a worker thread of its own; a batch of graphs gets a deadline (2 s by
-// default), and when the deadline comes first the thread is terminated (which stops ELK wherever
-// it is) and the graphs it did not finish get the simple fallback layout.
+// request. Here it runs in a worker thread of its own; each graph of a batch gets a deadline (2 s
+// by default), and when the deadline comes first the thread is terminated (which stops ELK
+// wherever it is) and that graph and the rest of the batch get the simple fallback layout.
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -92,22 +92,21 @@ export function layoutOffThread(graph: WorkflowGraph, variants: LayoutOptions[],
   const run = async (): Promise<Layout[]> => {
     const jobs = variants.map((v) => elkGraphOf(graph, v));
     const out: (Layout | null)[] = jobs.map(() => null);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = opts.deadline ? opts.deadline() : new Promise<void>((r) => (timer = setTimeout(r, LAYOUT_DEADLINE_MS)));
     let late = false;
     let failed = "";
-    void deadline.then(() => (late = true));
     opts.onEvent?.({ kind: "started", laidOut: 0, fallback: 0 });
-    const work = (async () => {
-      for (let i = 0; i < jobs.length && !late; i++) {
-        const r = await send(jobs[i].root);
-        if (late) return;
-        if (r.out) out[i] = layoutFrom(r.out, jobs[i]);
-        else failed = r.error ?? "layout failed";
-      }
-    })();
-    await Promise.race([work, deadline]);
-    if (timer) clearTimeout(timer);
+    // each layout of the batch gets the deadline; once one misses it the rest are not tried
+    for (let i = 0; i < jobs.length && !late; i++) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = (opts.deadline ? opts.deadline() : new Promise<void>((r) => (timer = setTimeout(r, LAYOUT_DEADLINE_MS)))).then(() => {
+        late = true;
+      });
+      const r = await Promise.race([send(jobs[i].root), deadline.then(() => null)]);
+      if (timer) clearTimeout(timer);
+      if (!r) break;
+      if (r.out) out[i] = layoutFrom(r.out, jobs[i]);
+      else failed = r.error ?? "layout failed";
+    }
     if (late && out.some((l) => !l)) {
       // ELK is still busy: stop it where it is
       const w = worker;

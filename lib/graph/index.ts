@@ -15,9 +15,17 @@ const cache = new Map<string, Promise<Layout>>();
 
 const keyOf = (def: WorkflowDefinition, collapsed: string[], aspect: Aspect) => `${def.id}@${def.version ?? 0}#${variantKey(collapsed, aspect)}`;
 
+/** A fallback layout (ELK missed its deadline, say on a busy machine) is laid out again after this long. */
+const FALLBACK_TTL_MS = 60_000;
+
 function remember(key: string, p: Promise<Layout>): void {
   cache.set(key, p);
-  p.catch(() => cache.delete(key));
+  p.then(
+    (l) => {
+      if (l.fallback) setTimeout(() => cache.get(key) === p && cache.delete(key), FALLBACK_TTL_MS).unref();
+    },
+    () => cache.delete(key),
+  );
   while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
 }
 
