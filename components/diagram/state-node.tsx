@@ -168,7 +168,7 @@ function StateNodeView({ data }: NodeProps) {
               <Breakable text={state.name} />
               {collapsed && <span className="font-sans font-medium text-slate-500 dark:text-slate-400"> ▸ {count}</span>}
             </span>
-            {state.human && <span title="human review" className="shrink-0 rounded bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(3) }}>👤</span>}
+            {state.human && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(4) }}>review</span>}
           </div>
         )
       )}
