@@ -103,6 +103,7 @@ const runs: ApiOperation[] = [
     operationId: "getRun",
     tag: "Runs",
     summary: "Get a run",
+    description: "`name` is what the run is called everywhere; `accepted` the events its current state takes; `replayOf` the run a replay replays; `workflowVersion` the pinned version of a user-defined workflow (null for built-ins).",
     params: RunIdParam,
     responses: { 200: ok(R.Run, "the run, with the events its current state accepts") },
     errors: runErrors,
@@ -152,7 +153,7 @@ const runs: ApiOperation[] = [
     tag: "Runs",
     summary: "Replay a run without side effects",
     description:
-      "A new run (`replayOf`) of the version given (default the latest) with the source's input: recorded outputs are reused where state, visit and input are the same; http steps, external tasks and webhooks are not sent unless `live` names the state. The source never changes.",
+      "A new run (`replayOf`) of the version given (default the latest) with the source's input: recorded outputs are reused where state, visit and input are the same; http steps, external tasks, post-commit actions and webhooks are never sent unless `live` names the state; reviews are decided as the source's reviewers did (`decisions: \"ask\"`: real reviews). The source never changes.",
     params: RunIdParam,
     body: ReplayBody,
     bodyOptional: true,
@@ -262,7 +263,7 @@ const runs: ApiOperation[] = [
     tag: "Runs",
     summary: "Import a run export",
     description:
-      "An export (up to 50 MB) becomes a read-only run `imported-<original id>` (`?as=new`: `imported-<uuid>`) that is never resumed; its events, abort and decisions answer 409.",
+      "An export (up to 50 MB) becomes a read-only run `imported-<original id>` (`?as=new`: `imported-<uuid>`) that is never resumed; its events, abort and decisions answer 409. It keeps its recorded status and history, but its pending reviews are not in the review queue, and recorded as running or waiting it is counted as `imported` (run counts, /api/health, the `switchyard_runs` gauge), never as running.",
     query: RunImportQuery,
     body: RunExportDoc,
     responses: { 201: ok(R.ImportResult, "what was imported", LocationHeader) },
