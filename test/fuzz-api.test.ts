@@ -97,6 +97,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/schedules": () => import("../app/api/schedules/route"),
   "/api/schedules/[id]": () => import("../app/api/schedules/[id]/route"),
   "/api/schedules/[id]/trigger": () => import("../app/api/schedules/[id]/trigger/route"),
+  "/api/openapi.json": () => import("../app/api/openapi.json/route"),
 };
 const modules: Record<string, RouteModule> = {};
 
@@ -824,6 +825,7 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/knowledge", "POST", 450, fc.oneof({ weight: 5, arbitrary: invalidBody(knowledgeJson) }, { weight: 2, arbitrary: multipartBad }, { weight: 1, arbitrary: multipartBroken })),
     getEndpoint("/api/metrics/modes", 150, { params: { since: { good: fc.constantFrom("2026-11-23T00:00:00Z"), bad: fc.oneof(oddString, dateParam.bad) } } }),
     getEndpoint("/api/metrics", 150, { params: {} }),
+    getEndpoint("/api/openapi.json", 60, { params: {} }),
     getEndpoint("/api/profile", 150, { params: {} }),
     bodyEndpoint("/api/profile", "PUT", 400, invalidBody(profilePut)),
     {

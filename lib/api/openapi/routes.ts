@@ -783,6 +783,7 @@ const system: ApiOperation[] = [
     tag: "System",
     summary: "This API description",
     description: "The OpenAPI 3.1 document the reference at /api-reference renders.",
+    query: NoQuery,
     responses: { 200: ok(R.Json, "an OpenAPI 3.1 document") },
   },
   {
