@@ -13,7 +13,6 @@ const links: { href: string; label: string; short?: string; icon?: React.ReactNo
   { href: "/evals", label: "Evals", icon: <path d="M4 20V11M10 20V5M16 20v-6M2 20h20" /> },
   { href: "/log", label: "Log", icon: <path d="M4 5h16M4 10h16M4 15h10M4 20h7" /> },
   { href: "/knowledge", label: "Knowledge", icon: <path d="M5 4h10a4 4 0 0 1 4 4v12H9a4 4 0 0 1-4-4zM5 16a4 4 0 0 1 4-4h10" /> },
-  { href: "/api-reference", label: "API", icon: <path d="M8 4H7a2 2 0 0 0-2 2v4l-2 2 2 2v4a2 2 0 0 0 2 2h1M16 4h1a2 2 0 0 1 2 2v4l2 2-2 2v4a2 2 0 0 1-2 2h-1" /> },
   {
     href: "/settings",
     label: "Settings",

@@ -16,6 +16,9 @@ test("the reference renders every operation from /api/openapi.json and asks noth
   const count = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
 
   await page.setViewportSize({ width: 1440, height: 900 });
+  // Settings links to it
+  await page.goto("/settings");
+  await expect(page.getByTestId("api-settings").getByRole("link", { name: "API reference" })).toHaveAttribute("href", "/api-reference");
   const res = await page.goto("/api-reference");
   // this page's policy also keeps fetches and fonts on this origin; other pages keep theirs
   const csp = res!.headers()["content-security-policy"] ?? "";

@@ -825,7 +825,6 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/knowledge", "POST", 450, fc.oneof({ weight: 5, arbitrary: invalidBody(knowledgeJson) }, { weight: 2, arbitrary: multipartBad }, { weight: 1, arbitrary: multipartBroken })),
     getEndpoint("/api/metrics/modes", 150, { params: { since: { good: fc.constantFrom("2026-11-23T00:00:00Z"), bad: fc.oneof(oddString, dateParam.bad) } } }),
     getEndpoint("/api/metrics", 150, { params: {} }),
-    getEndpoint("/api/openapi.json", 60, { params: {} }),
     getEndpoint("/api/profile", 150, { params: {} }),
     bodyEndpoint("/api/profile", "PUT", 400, invalidBody(profilePut)),
     {
@@ -926,6 +925,8 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/schedules/[id]", "PATCH", 200, invalidBody(schedulePatch), { id: idOf(null) }),
     idOnlyEndpoint("/api/schedules/[id]", "DELETE", 100, idOf(null)),
     idOnlyEndpoint("/api/schedules/[id]/trigger", "POST", 100, idOf(null)),
+    // (new endpoints go last: each one's cases are seeded by its place in this list)
+    getEndpoint("/api/openapi.json", 60, { params: {} }),
   ];
 }
 
