@@ -83,7 +83,7 @@ const runs: ApiOperation[] = [
     description: "Starts a run of a workflow with its input. With an Idempotency-Key, a repeat answers with the run the first request started.",
     body: StartRunBody,
     idempotent: true,
-    responses: { 201: ok(R.Run, "the new run", LocationHeader) },
+    responses: { 201: ok(R.Run, "the new run (a repeat: the run the first request started)", LocationHeader.extend(ReplayedHeader.shape)) },
     errors: { 409: "the workflow is disabled (`workflow_disabled`) or deleted (`workflow_deleted`)", 422: "unknown workflow, or a declared input missing or of the wrong type" },
   },
   {
