@@ -1,6 +1,7 @@
 import { handler, json, parse, query, readJson } from "@/lib/api/http";
 import { checkWorkflow, createWorkflow, CreateWorkflowBody, CreateWorkflowQuery, workflowSummaries } from "@/lib/api/workflows";
 import { getRuntime } from "@/lib/runtime";
+import { warmLayouts } from "@/lib/graph";
 
 export const GET = handler(async () => json({ workflows: await workflowSummaries(await getRuntime()) }));
 
@@ -13,5 +14,7 @@ export const POST = handler(async (req: Request) => {
   const body = parse(CreateWorkflowBody, await readJson(req));
   if (q.dryRun === "true" || q.dryRun === "1") return json(checkWorkflow(body));
   const out = await createWorkflow(await getRuntime(), body);
+  // its diagram's layouts are made now, in the layout thread, so its page draws at once
+  if (out.created) void warmLayouts([out.id]);
   return json(out, out.created ? 201 : 200);
 });
