@@ -20,7 +20,10 @@ export function clientStale() {
 }
 
 export function buildClient({ always = false } = {}) {
-  if (!always && !clientStale()) return false;
+  if (!always && !clientStale()) {
+    linkBin();
+    return false;
+  }
   // a clean dist/: no file of a source that was removed stays behind
   fs.rmSync(path.join(dir, "dist"), { recursive: true, force: true });
   const r = spawnSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(dir, "tsconfig.json")], { stdio: "inherit" });
@@ -45,5 +48,5 @@ export function linkBin() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (!buildClient({ always: process.argv.includes("--always") })) linkBin();
+  buildClient({ always: process.argv.includes("--always") });
 }
