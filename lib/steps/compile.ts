@@ -164,7 +164,7 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
     };
   } else if (kind === "review") {
     const r = spec.review!;
-    meta.review = { kind: "step", decisions: r.decisions };
+    meta.review = { kind: "step", decisions: r.decisions, ...(r.assign ? { assign: r.assign } : {}), ...(r.due ? { due: r.due } : {}) };
     meta.summary = `review: ${r.decisions.join(" / ")}${r.approvers > 1 ? ` · ${r.approvers} approvers` : ""}`;
     config.tags = ["waiting", "human"];
     config.entry = [{ type: "reviewEntered", params: { stage } }];
