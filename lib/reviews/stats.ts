@@ -158,3 +158,14 @@ function metaDecisions(def: WorkflowDefinition, path: string): string[] {
   for (const seg of path.split(".")) node = node?.states?.[seg] as typeof node;
   return node?.meta?.review?.decisions ?? [];
 }
+
+/** Each review state's approve rate as a small tag on the diagram (lib/graph/overlay.ts); states without decisions get none. */
+export function approveRateOverlay(stats: ReviewStats): { nodes: Record<string, { label: string; tone: "info"; title: string }[]> } {
+  const nodes: Record<string, { label: string; tone: "info"; title: string }[]> = {};
+  for (const [state, s] of Object.entries(stats.states)) {
+    if (!s.total || s.decisions.approve === undefined) continue;
+    const pct = Math.round((s.rates.approve ?? 0) * 100);
+    nodes[state] = [{ label: `✓ ${pct}%`, tone: "info", title: `approved ${s.decisions.approve} of ${s.total} decisions (${stats.window === "all" ? "all time" : `last ${stats.window}`})` }];
+  }
+  return { nodes };
+}
