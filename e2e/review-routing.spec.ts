@@ -27,6 +27,9 @@ test("the queue, the run page and the workflow page show routing and decisions",
   const overdue = (await (await request.get("/api/reviews?overdue=true")).json()) as { runId: string; overdue: boolean; escalatedFrom: string[] }[];
   expect(overdue.find((r) => r.runId === soon.id)).toMatchObject({ overdue: true, escalatedFrom: ["legal"] });
   expect(overdue.some((r) => r.runId === later.id)).toBe(false);
+  // the escalation is a row of the run's timeline; the run stays in SIGN_OFF
+  const timeline = (await (await request.get(`/api/runs/${soon.id}/transitions`)).json()) as { event: string; reason: string; to: unknown }[];
+  expect(timeline.find((t) => t.event === "review.escalated")?.reason).toBe("review of SIGN_OFF escalated from legal to legal-leads");
 
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/review");
