@@ -76,7 +76,7 @@ export async function decideReview(
   // assigned to groups: only their members and admins decide (accounts on), checked on the review as it is when the decision applies
   const decider = await deciderOf(rt.db, by ?? null);
   const gate = decider === "any" ? undefined : (r: ReviewView) => barredFrom(decider, r.assignedTo);
-  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body, { idempotency, gate });
+  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body, { idempotency, verified: !!by, gate });
   return { review: out.review, run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), transitions: out.transitions };
 }
 
