@@ -65,12 +65,14 @@ describe("review routing on SQLite", () => {
     const clock = new ManualClock(T0 + 59 * 60_000);
     const second = await runtime(url, clock);
     await flush();
+    // the restarted process has its wake-up armed for the deadline it read back
+    await vi.waitFor(() => expect(clock.pending).toBeGreaterThan(0));
     expect((await second.store.getReview(item!.id))!.assignedTo).toEqual(["legal"]);
     clock.advance(60_000 - 1);
     await flush();
     expect((await second.store.getReview(item!.id))!.escalatedFrom ?? null).toBeNull();
     clock.advance(1);
-    await vi.waitFor(async () => expect((await second.store.getReview(item!.id))!.assignedTo).toEqual(["legal-leads"]));
+    await vi.waitFor(async () => expect((await second.store.getReview(item!.id))!.assignedTo).toEqual(["legal-leads"]), { timeout: 20_000 });
 
     const review = (await second.store.getReview(item!.id))!;
     expect(review).toMatchObject({ status: "pending", escalatedFrom: ["legal"], dueAt: T0 + HOUR });
@@ -139,7 +141,7 @@ describe("review routing on SQLite", () => {
     clock.advance(1);
     // overdue as soon as it is due (the escalation may still be under way)
     expect(await ids({ overdue: "true" })).toEqual([ra]);
-    await vi.waitFor(async () => expect(await ids({ assigned: "legal-leads" })).toEqual([ra]));
+    await vi.waitFor(async () => expect(await ids({ assigned: "legal-leads" })).toEqual([ra]), { timeout: 20_000 });
     await expect(listReviews(rt, { assigned: "me" }, null)).rejects.toThrow(/accounts on/);
 
     // accounts on: ana is in legal-leads, ben in no group, root an admin
@@ -248,8 +250,9 @@ describe("review routing on PostgreSQL (the run store)", () => {
       const clock = new ManualClock(T0 + HOUR - 1);
       engine = make(clock);
       await engine.resume();
+      await vi.waitFor(() => expect(clock.pending).toBeGreaterThan(0));
       clock.advance(1);
-      await vi.waitFor(async () => expect((await store.getReview(waiting.reviewId!))!.assignedTo).toEqual(["legal-leads"]));
+      await vi.waitFor(async () => expect((await store.getReview(waiting.reviewId!))!.assignedTo).toEqual(["legal-leads"]), { timeout: 20_000 });
       expect(await store.getReview(waiting.reviewId!)).toMatchObject({ escalatedFrom: ["legal"], status: "pending" });
       expect((await store.listReviews({ status: "pending", decidableBy: ["legal-leads"] })).map((r) => r.id)).toEqual([waiting.reviewId]);
       expect((await store.transitions(run.id)).filter((t) => t.event === REVIEW_ESCALATED)).toHaveLength(1);

@@ -177,5 +177,8 @@ describe("review stats on a seeded set", () => {
     const s = computeStats([q(1, 1), q(2, 2), q(3, 0), q(4, 1), q(5, 2), q(6, 0), q(7, 1, "reject"), q(8, 0), q(9, 1)], { S: ["approve", "reject"] });
     // rounds: [1,2] starts before the window (left out), [3,4,5] agreed, [6,7] rejected, [8,9] still open
     expect(s.S).toMatchObject({ rounds: 2, agreement: 0.5 });
+    // an edit counts as its editor's approval of the new value (approvals before it dropped): the round goes on, and is not agreement
+    const e = computeStats([q(1, 0), q(2, 1, "edit"), q(3, 1), q(4, 2), q(5, 0, "edit"), q(6, 1)], { S: ["approve", "edit"] });
+    expect(e.S).toMatchObject({ rounds: 1, agreement: 0 });
   });
 });

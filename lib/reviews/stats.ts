@@ -58,13 +58,14 @@ function rounds(reviews: DecidedReview[]): { finished: number; agreed: number } 
   let agreed = 0;
   let round: DecidedReview[] | null = null;
   const close = (r: DecidedReview[]) => {
-    const needed = r[0]!.approvals!.needed;
-    const approvals = r.filter((x) => x.decision === "approve").length;
     const last = r.at(-1)!;
-    // still going: only approvals so far, fewer than needed (or ended without a decision: cancelled)
-    if (last.decision === "approve" && approvals < needed) return;
+    // an approval, or an edit (its editor's approval of the new value), on the review that asked for the last one needed
+    const counts = last.decision === "approve" || last.decision === "edit";
+    const reached = counts && last.approvals!.so_far + 1 >= last.approvals!.needed;
+    // still going: approvals (or edits) so far, fewer than needed (or ended without a decision: cancelled)
+    if (counts && !reached) return;
     finished++;
-    if (approvals >= needed && r.every((x) => x.decision === "approve")) agreed++;
+    if (reached && r.every((x) => x.decision === "approve")) agreed++;
   };
   for (const r of reviews) {
     if (!r.approvals) continue;
