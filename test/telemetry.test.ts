@@ -14,7 +14,7 @@ import { Switchyard } from "@switchyard/client";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { ManualClock } from "../lib/engine/clock";
 import type { Runtime } from "../lib/runtime";
-import { claimTraceparent, flushTelemetry, routeOf, startTelemetry, stopTelemetry, telemetryEnabled, telemetryOn } from "../lib/telemetry";
+import { claimTraceparent, flushTelemetry, routeTemplate, startTelemetry, stopTelemetry, telemetryEnabled, telemetryOn } from "../lib/telemetry";
 import { runSpanIdOf, stepSpanIdOf, traceIdOf } from "../lib/telemetry/ids";
 import { workflowRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
@@ -299,9 +299,9 @@ console.log(JSON.stringify({ on, loading: slot?.starting !== undefined, register
   });
 
   it("names a request by its route", () => {
-    expect(routeOf("/api/runs/abc", { id: "abc" })).toBe("/api/runs/{id}");
-    expect(routeOf("/api/runs/abc/artifacts/logs/x.log", { id: "abc", path: ["logs", "x.log"] })).toBe("/api/runs/{id}/artifacts/{path}");
-    expect(routeOf("/api/runs/abc/artifacts/logs%2Fx.log", { id: "abc", path: ["logs/x.log"] })).toBe("/api/runs/{id}/artifacts/{path}");
-    expect(routeOf("/api/reviews/r%201/decision", { id: "r 1" })).toBe("/api/reviews/{id}/decision");
+    expect(routeTemplate("/api/runs/abc", { id: "abc" })).toBe("/api/runs/{id}");
+    expect(routeTemplate("/api/runs/abc/artifacts/logs/x.log", { id: "abc", path: ["logs", "x.log"] })).toBe("/api/runs/{id}/artifacts/{path}");
+    expect(routeTemplate("/api/runs/abc/artifacts/logs%2Fx.log", { id: "abc", path: ["logs/x.log"] })).toBe("/api/runs/{id}/artifacts/{path}");
+    expect(routeTemplate("/api/reviews/r%201/decision", { id: "r 1" })).toBe("/api/reviews/{id}/decision");
   });
 });

@@ -5,7 +5,7 @@ import { EngineError, StorageError, isEngineError, isStorageFailure, isZodError 
 import { assertSameOrigin } from "./csrf";
 import type { Principal } from "../auth/accounts";
 import { authEnabled, permits, requiredRole } from "../auth/roles";
-import { routeOf, telemetryOn, traceRequest } from "../telemetry";
+import { routeTemplate, telemetryOn, traceRequest } from "../telemetry";
 
 export class HttpError extends EngineError {}
 
@@ -160,6 +160,6 @@ export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Respons
       params = undefined;
     }
     const path = new URL(req.url).pathname;
-    return traceRequest(req, () => routeOf(path, params), () => handle(...args));
+    return traceRequest(req, () => routeTemplate(path, params), () => handle(...args));
   };
 }

@@ -113,7 +113,7 @@ export async function stopTelemetry(): Promise<void> {
 }
 
 /** "/api/runs/{id}": the path with each route parameter's value put back as its name (a catch-all's segments as one). */
-export function routeOf(pathname: string, params: Record<string, string | string[]> | undefined): string {
+export function routeTemplate(pathname: string, params: Record<string, string | string[]> | undefined): string {
   if (!params) return pathname;
   let segs = pathname.split("/");
   const entries = Object.entries(params).sort(([, a], [, b]) => Number(Array.isArray(b)) - Number(Array.isArray(a)));
