@@ -8,7 +8,8 @@
 import { useState, useTransition } from "react";
 import { decideAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { StepValue } from "./step-output";
-import { useReviewer } from "./reviewer";
+import { useOwnNameField, useReviewer } from "./reviewer";
+import { DecisionBar } from "@/components/runs/decision-bar";
 
 export interface StepReviewPayload {
   stage: string;
@@ -70,9 +71,10 @@ export function Approvals({ approvals }: { approvals: StepReviewPayload["approva
   );
 }
 
-export function StepDecisionPanel({ review, step, compact = false, onDone }: { review: Review; step: StepReviewPayload; compact?: boolean; onDone?: (r: ActionResult) => void }) {
+export function StepDecisionPanel({ review, step, compact = false, closed = false, onSending, onDone }: { review: Review; step: StepReviewPayload; compact?: boolean; closed?: boolean; onSending?: () => void; onDone?: (r: ActionResult) => void }) {
   const decisions = review.decisions?.length ? review.decisions : step.decisions;
   const { name, setName, signedIn } = useReviewer();
+  const ownField = useOwnNameField(signedIn);
   const [note, setNote] = useState("");
   const [editing, setEditing] = useState(false);
   const [edited, setEdited] = useState(() => asText(step.show));
@@ -104,6 +106,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
       }
     }
     start(async () => {
+      onSending?.();
       const r = await decideAction({ reviewId: review.id, decision: d, feedback: note.trim() || undefined, reviewer: signedIn ? undefined : name.trim() || undefined, data });
       setResult(r);
       onDone?.(r);
@@ -132,7 +135,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
           </button>
         </div>
       )}
-      <div className="grid gap-2 @lg:grid-cols-[minmax(0,1fr)_220px]">
+      <div className={`grid gap-2 ${ownField || signedIn ? "@lg:grid-cols-[minmax(0,1fr)_220px]" : ""}`}>
         <div>
           <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} placeholder={respond ? "Your response (needed to respond), or a note" : "Note (optional): why, what to change"} aria-label={respond ? "Response" : "Note"} className={field} />
           {result?.fieldErrors?.feedback && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.feedback}</p>}
@@ -143,19 +146,20 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
               deciding as <strong className="text-slate-700 dark:text-slate-200">{signedIn}</strong>
             </p>
           ) : (
-            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Your name (remembered here)" aria-label="Your name" autoComplete="name" className={`${field} h-9`} />
+            ownField && <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Your name (remembered here)" aria-label="Your name" autoComplete="name" className={`${field} h-9`} />
           )}
           {result?.fieldErrors?.reviewer && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.reviewer}</p>}
         </div>
       </div>
-      <div className="flex flex-wrap gap-2">
-        {decisions.map((d) => (
-          <button key={d} type="button" data-decision={d} disabled={pending} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${style(d)}`}>
-            {needs(review.decisionSchemas, d).edited ? (editing ? "Send my edit" : "Edit…") : label(d)}
-          </button>
-        ))}
-        {pending && <span className="self-center text-xs text-slate-500 dark:text-slate-400">Sending…</span>}
-      </div>
+      <DecisionBar closed={closed} pending={pending}>
+        {(disabled) =>
+          decisions.map((d) => (
+            <button key={d} type="button" data-decision={d} disabled={disabled} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${style(d)}`}>
+              {needs(review.decisionSchemas, d).edited ? (editing ? "Send my edit" : "Edit…") : label(d)}
+            </button>
+          ))
+        }
+      </DecisionBar>
       {result && !result.ok && !result.fieldErrors && (
         <p className="break-words rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:bg-red-950 dark:text-red-200" role="alert" data-testid="decision-error">
           {result.error}
