@@ -3,16 +3,16 @@
 // that cannot use them (the server refuses those anyway: lib/auth/roles.ts). With accounts off
 // everyone may do everything.
 import { createContext, useContext, type ReactNode } from "react";
-import { atLeast, type Role } from "@/lib/auth/roles";
+import { atLeast, type Role, type TokenRole } from "@/lib/auth/roles";
 
 interface Who {
   /** null: accounts off */
-  role: Role | null;
+  role: TokenRole | null;
 }
 
 const RoleContext = createContext<Who>({ role: null });
 
-export function RoleProvider({ role, children }: { role: Role | null; children: ReactNode }) {
+export function RoleProvider({ role, children }: { role: TokenRole | null; children: ReactNode }) {
   return <RoleContext.Provider value={{ role }}>{children}</RoleContext.Provider>;
 }
 
@@ -43,4 +43,11 @@ export function NotAllowed({ need, className = "" }: { need: Role; className?: s
       {why(need)}
     </p>
   );
+}
+
+/** `children` for a role that has `need`; the reason otherwise (`quiet`: nothing at all). */
+export function Allowed({ need, quiet = false, children }: { need: Role; quiet?: boolean; children: ReactNode }) {
+  const { may } = useRole();
+  if (may(need)) return <>{children}</>;
+  return quiet ? null : <NotAllowed need={need} />;
 }

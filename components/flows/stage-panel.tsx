@@ -2,6 +2,7 @@
 // A stage machine run (docs/guide/15-conversation-and-your-own-workflows.md: the conversation, or a user-defined workflow): where it is, the
 // tools its stage allows, where it may go, a chat box scored by the stage detector, the scores
 // of the last message, and every attempted move with its verdict.
+import { Allowed } from "@/components/auth/role";
 import { useState, useTransition } from "react";
 import { sendEventAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { formatTime } from "@/lib/format";
@@ -22,7 +23,7 @@ function useSend(runId: string) {
 }
 
 /** `accepted`: the events the run takes now (a stage with a step takes no message, move or tool call: the step moves the run) */
-export function StagePanel({ runId, flow, context, terminal, accepted }: { runId: string; flow: FlowConfig; context: FlowContext; terminal: boolean; accepted: string[] }) {
+function StagePanelInner({ runId, flow, context, terminal, accepted }: { runId: string; flow: FlowConfig; context: FlowContext; terminal: boolean; accepted: string[] }) {
   const { pending, result, send } = useSend(runId);
   const [text, setText] = useState("");
   const [confidence, setConfidence] = useState("1");
@@ -175,5 +176,14 @@ export function StageHistory({ context }: { context: FlowContext }) {
         </ul>
       </div>
     </div>
+  );
+}
+
+/** offered to operators and above; others see why not */
+export function StagePanel(props: Parameters<typeof StagePanelInner>[0]) {
+  return (
+    <Allowed need="operator">
+      <StagePanelInner {...props} />
+    </Allowed>
   );
 }

@@ -1,4 +1,5 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { startRunAction, type FormState } from "@/app/actions";
 import type { InputField } from "@/lib/flows/inputs";
@@ -23,7 +24,7 @@ function fieldsOf(example: unknown): string[] {
  * `initial`: the workflow picked first (the runs page passes the one it is filtered by). Opened
  * as #new-run (a workflow's Run button, the phone's "+ New run"), the first field takes focus.
  */
-export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]; initial?: string }) {
+function NewRunFormInner({ workflows, initial }: { workflows: WorkflowOption[]; initial?: string }) {
   const [state, action, pending] = useActionState<FormState, FormData>(startRunAction, { ok: true });
   const [workflow, setWorkflow] = useState(workflows.some((w) => w.id === initial) ? initial! : (workflows[0]?.id ?? ""));
   const form = useRef<HTMLFormElement>(null);
@@ -148,5 +149,14 @@ function TypedField({ field: f, error }: { field: InputField; error?: string }) 
       )}
       {error && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{error}</p>}
     </div>
+  );
+}
+
+/** offered to operators and above; others see why not */
+export function NewRunForm(props: Parameters<typeof NewRunFormInner>[0]) {
+  return (
+    <Allowed need="operator">
+      <NewRunFormInner {...props} />
+    </Allowed>
   );
 }
