@@ -2,11 +2,12 @@
 // mapping (each state the new version lacks: pick where its runs go), the dry run's outcome (also
 // painted on the new version's diagram) and the button that moves them. Also: what changed
 // between a version and the latest (painted on the diagram too). A server component.
+import { Allowed } from "@/components/auth/role";
 import Link from "next/link";
 import type { MoveView } from "@/lib/change/move-view";
 import { moveRunsAction } from "@/app/workflows/[id]/move-actions";
 
-export function MovePanel({ v }: { v: MoveView }) {
+function MovePanelInner({ v }: { v: MoveView }) {
   const ok = v.results?.filter((r) => r.ok) ?? [];
   const not = v.results?.filter((r) => !r.ok) ?? [];
   const landing = new Map<string, number>();
@@ -94,5 +95,14 @@ export function MovePanel({ v }: { v: MoveView }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function MovePanel(props: Parameters<typeof MovePanelInner>[0]) {
+  return (
+    <Allowed need="admin">
+      <MovePanelInner {...props} />
+    </Allowed>
   );
 }

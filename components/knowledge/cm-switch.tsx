@@ -1,9 +1,10 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { setContextManagerAction } from "@/app/workflows/[id]/actions";
 
-export function CmSwitch({ available }: { available: boolean }) {
+function CmSwitchInner({ available }: { available: boolean }) {
   const router = useRouter();
   const [pending, start] = useTransition();
   const [note, setNote] = useState<string | null>(null);
@@ -25,5 +26,14 @@ export function CmSwitch({ available }: { available: boolean }) {
       </button>
       {note && <span className="text-xs text-slate-500 dark:text-slate-400">{note}</span>}
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function CmSwitch(props: Parameters<typeof CmSwitchInner>[0]) {
+  return (
+    <Allowed need="admin">
+      <CmSwitchInner {...props} />
+    </Allowed>
   );
 }

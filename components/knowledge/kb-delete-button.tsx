@@ -1,10 +1,11 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { deleteDocumentAction } from "@/app/knowledge/actions";
 
 /** Delete a document after a confirmation. */
-export function KbDeleteButton({ id, title, chunks }: { id: string; title: string; chunks: number }) {
+function KbDeleteButtonInner({ id, title, chunks }: { id: string; title: string; chunks: number }) {
   const router = useRouter();
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
@@ -29,5 +30,14 @@ export function KbDeleteButton({ id, title, chunks }: { id: string; title: strin
       </button>
       {error && <span className="text-[11px] text-red-600">{error}</span>}
     </span>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function KbDeleteButton(props: Parameters<typeof KbDeleteButtonInner>[0]) {
+  return (
+    <Allowed need="admin" quiet>
+      <KbDeleteButtonInner {...props} />
+    </Allowed>
   );
 }

@@ -1,4 +1,5 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect, useRef, useState } from "react";
 import { importTextAction, type PasteState } from "@/app/knowledge/actions";
@@ -170,7 +171,7 @@ function PasteForm() {
 }
 
 /** The import card: file upload (through the REST API, per-file results) and a paste form (server action). */
-export function KbImport() {
+function KbImportInner() {
   return (
     <div className="space-y-5">
       <UploadForm />
@@ -178,5 +179,14 @@ export function KbImport() {
         <PasteForm />
       </div>
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function KbImport() {
+  return (
+    <Allowed need="admin">
+      <KbImportInner />
+    </Allowed>
   );
 }

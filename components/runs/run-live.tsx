@@ -27,6 +27,7 @@ import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
 import { fetchTransitions, mergeTransitions } from "./run-stream";
+import { Allowed, useRole } from "@/components/auth/role";
 
 export interface LiveRun {
   id: string;
@@ -149,6 +150,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const [progress, setProgress] = useState<string>("");
   const [connected, setConnected] = useState(false);
   const router = useRouter();
+  const { may } = useRole();
   // the result is the server's reading of the run: read it again once the run ends
   const ended = TERMINAL.includes(run.status);
   useEffect(() => {
@@ -292,7 +294,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         </div>
         <div className="flex flex-wrap items-start gap-2">
           <RunExport runId={run.id} reportFile={result?.file} />
-          {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
+          {!terminal && may("operator") && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
         </div>
       </div>
 
@@ -323,7 +325,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         </div>
 
         {/* on a narrow screen, a run that waits for a person shows the decision first */}
-        <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
+        <aside className={`flex min-w-0 flex-col gap-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
             {active.map((s) => (
@@ -378,8 +380,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
 
           {waitingHuman && review && (
-            <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 dark:bg-emerald-950/30">
-              <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
+            <div className="order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900" data-testid="decision-box">
+              <h2 className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Your decision is needed</h2>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}
@@ -388,9 +390,11 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
           {!flow && !terminal && forms.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
-              {forms.map((type) => (
-                <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
-              ))}
+              <Allowed need="operator">
+                {forms.map((type) => (
+                  <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
+                ))}
+              </Allowed>
             </div>
           )}
 
