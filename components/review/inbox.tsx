@@ -81,8 +81,11 @@ export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: 
   }, [items, gone]);
   const me = useMemo(() => (name ? [name] : []), [name]);
   const shown = useMemo(() => applyFilter(all.map((item) => ({ ...filterable(item), item })), filter, me).map((x) => x.item), [all, filter, me]);
-  const current = shown.find((i) => i.review.id === selectedId) ?? shown[0] ?? null;
+  // a review that gave way to the next one of the same run (a quorum's next round) stays selected
+  const selectedRun = useRef<string | null>(null);
+  const current = shown.find((i) => i.review.id === selectedId) ?? shown.find((i) => i.review.runId === selectedRun.current) ?? shown[0] ?? null;
   const currentId = current?.review.id ?? null;
+  selectedRun.current = current?.review.runId ?? selectedRun.current;
 
   useEffect(() => {
     if (currentId) setVisited((v) => (v.has(currentId) ? v : new Set(v).add(currentId)));
