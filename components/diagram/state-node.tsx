@@ -31,7 +31,7 @@ const tagTone: Record<OverlayTone, string> = {
   a: "bg-blue-600 text-white",
   b: "bg-amber-600 text-white",
   both: "bg-violet-600 text-white",
-  good: "bg-emerald-600 text-white",
+  good: "bg-emerald-700 text-white",
   bad: "bg-red-600 text-white",
   warn: "bg-amber-500 text-slate-950",
   info: "bg-slate-700 text-white dark:bg-slate-300 dark:text-slate-900",
@@ -96,7 +96,7 @@ function StateNodeView({ data }: NodeProps) {
         {status === "failed" && <span className="h-2.5 w-2.5 shrink-0 rounded-full bg-red-500" />}
         <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900 dark:text-slate-100">{state.name}</span>
       </div>
-      <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500 dark:text-slate-400">
+      <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-600 dark:text-slate-400">
         {collapsed ? <span className="truncate font-medium text-slate-600 dark:text-slate-300">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
       </div>
       <div className="mt-auto flex min-w-0 gap-1 overflow-hidden">
@@ -107,12 +107,12 @@ function StateNodeView({ data }: NodeProps) {
         ))}
       </div>
       {(internal.length > 0 || aborts.length > 0 || errors.length > 0) && (
-        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500 dark:border-slate-600 dark:text-slate-400">
+        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-600 dark:border-slate-600 dark:text-slate-400">
           {internal.map((t) => (
             <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
           ))}
           {errors.length > 0 && (
-            <li className="truncate text-red-600/80 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
+            <li className="truncate text-red-700 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
               ✕ on error → {[...new Set(errors.map((t) => t.target))].join(", ")}
             </li>
           )}
@@ -146,7 +146,7 @@ function GroupNodeView({ data }: NodeProps) {
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       <div className="flex items-center gap-2 px-3 py-1.5">
         <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200">{state.name}</span>
-        {state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400 dark:text-slate-500">parallel regions</span>}
+        {state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-600 dark:text-slate-400">parallel regions</span>}
         {onToggle && (
           <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">
             ▾ collapse

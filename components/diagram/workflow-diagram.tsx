@@ -288,7 +288,7 @@ function Toolbar({ collapsed, groups, onOpenAll, onCollapseAll, onFit }: { colla
   return (
     <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 bg-slate-50 px-2 py-1.5 dark:border-slate-700 dark:bg-slate-900" data-testid="diagram-toolbar">
       <button type="button" className={button} onClick={() => void flow.zoomOut({ duration: 150 })} aria-label="Zoom out">−</button>
-      <span className="w-11 text-center text-[12px] tabular-nums text-slate-500 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
+      <span className="w-11 text-center text-[12px] tabular-nums text-slate-600 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
       <button type="button" className={button} onClick={() => void flow.zoomIn({ duration: 150 })} aria-label="Zoom in">+</button>
       <button type="button" className={button} onClick={onFit} title="The whole machine if it fits readably, else the part that matters now">Fit</button>
       {groups > 0 &&
@@ -297,7 +297,7 @@ function Toolbar({ collapsed, groups, onOpenAll, onCollapseAll, onFit }: { colla
         ) : (
           <button type="button" className={button} onClick={onCollapseAll}>Collapse groups</button>
         ))}
-      <span className="ml-auto hidden text-[12px] text-slate-400 sm:inline">drag to pan · scroll to zoom{collapsed > 0 ? " · click a group to open it" : ""}</span>
+      <span className="ml-auto hidden text-[12px] text-slate-600 sm:inline dark:text-slate-400">drag to pan · scroll to zoom{collapsed > 0 ? " · click a group to open it" : ""}</span>
     </div>
   );
 }

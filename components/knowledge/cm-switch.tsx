@@ -20,11 +20,11 @@ function CmSwitchInner({ available }: { available: boolean }) {
             router.refresh();
           })
         }
-        className={`rounded-md px-3 py-1 text-xs font-medium ring-1 disabled:opacity-50 ${available ? "bg-white dark:bg-slate-900 text-amber-800 ring-amber-300 hover:bg-amber-50" : "bg-emerald-600 text-white ring-emerald-600 hover:bg-emerald-700"}`}
+        className={`rounded-md px-3 py-1 text-xs font-medium ring-1 disabled:opacity-50 ${available ? "bg-white dark:bg-slate-900 text-amber-800 ring-amber-300 hover:bg-amber-50" : "bg-emerald-600 text-white ring-emerald-600 hover:bg-emerald-700"} dark:text-amber-300`}
       >
         {available ? "Take offline (maintenance)" : "Bring back online"}
       </button>
-      {note && <span className="text-xs text-slate-500 dark:text-slate-400">{note}</span>}
+      {note && <span className="text-xs text-slate-600 dark:text-slate-400">{note}</span>}
     </div>
   );
 }

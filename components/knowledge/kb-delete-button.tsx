@@ -24,7 +24,7 @@ function KbDeleteButtonInner({ id, title, chunks }: { id: string; title: string;
             router.refresh();
           });
         }}
-        className="rounded-md px-2 py-1 text-xs font-medium text-red-700 ring-1 ring-red-200 hover:bg-red-50 disabled:opacity-50"
+        className="rounded-md px-2 py-1 text-xs font-medium text-red-700 ring-1 ring-red-200 hover:bg-red-50 disabled:opacity-50 dark:text-red-300"
       >
         {pending ? "Deleting…" : "Delete"}
       </button>

@@ -46,7 +46,6 @@ export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: 
   const [busy, start] = useTransition();
   // decisions sent from this page: their reviews leave the list instead of turning grey
   const sentHere = useRef(new Set<string>());
-  const previous = useRef(items);
   const rowRefs = useRef(new Map<string, HTMLButtonElement>());
   const panelRefs = useRef(new Map<string, HTMLDivElement>());
 
@@ -55,25 +54,35 @@ export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: 
     window.history.replaceState(window.history.state, "", `/review${filterQuery(filter)}`);
   }, [filter]);
 
-  // what left the pending list since the last render and was not decided here: ask who decided it
+  // what left the pending list and was not decided here stays, greyed (decided while rendering,
+  // so its panel, and what was written in it, is never unmounted in between)
+  const [previous, setPrevious] = useState(items);
+  if (previous !== items) {
+    const present = new Set(items.map((i) => i.review.id));
+    const left = previous.filter((i) => !present.has(i.review.id) && !sentHere.current.has(i.review.id));
+    setPrevious(items);
+    if (left.length) setGone((g) => ({ ...g, ...Object.fromEntries(left.filter((i) => !g[i.review.id]).map((i) => [i.review.id, { item: i, info: null }])) }));
+  }
   useEffect(() => {
     const present = new Set(items.map((i) => i.review.id));
-    const left = previous.current.filter((i) => !present.has(i.review.id) && !sentHere.current.has(i.review.id));
-    previous.current = items;
     setChecked((s) => new Set([...s].filter((id) => present.has(id))));
-    if (!left.length) return;
-    setGone((g) => ({ ...g, ...Object.fromEntries(left.filter((i) => !g[i.review.id]).map((i) => [i.review.id, { item: i, info: null }])) }));
-    for (const item of left) {
+  }, [items]);
+  // then ask who decided each
+  const asked = useRef(new Set<string>());
+  useEffect(() => {
+    for (const { item, info } of Object.values(gone)) {
+      if (info || asked.current.has(item.review.id)) continue;
+      asked.current.add(item.review.id);
       void fetch(`/api/reviews/${encodeURIComponent(item.review.id)}`, { cache: "no-store" })
         .then((r) => (r.ok ? (r.json() as Promise<Gone>) : null))
         .catch(() => null)
-        .then((info) => {
-          const g: Gone = info ?? { status: "cancelled", decision: null, reviewer: null, decidedAt: null };
+        .then((found) => {
+          const g: Gone = found ?? { status: "cancelled", decision: null, reviewer: null, decidedAt: null };
           setGone((all) => (all[item.review.id] ? { ...all, [item.review.id]: { item, info: g } } : all));
           setAnnounce(`“${item.name}”: ${decidedText(g)}. What you wrote is kept.`);
         });
     }
-  }, [items]);
+  }, [gone]);
 
   const all = useMemo(() => {
     const live = new Set(items.map((i) => i.review.id));

@@ -3,14 +3,19 @@
 // while its panel is in view (the decision is never a screen or two down); from 1024 px it sits
 // in place. A role that cannot decide sees the buttons disabled and the reason; a review decided
 // elsewhere keeps its buttons, disabled, under the panel's note.
-import type { ReactNode } from "react";
+import { createContext, useContext, type ReactNode } from "react";
+
+/** true: the bar sticks at every width (a panel that scrolls on its own, as in the review inbox) */
+export const StickyDecisionBar = createContext(false);
 import { NotAllowed, useRole } from "@/components/auth/role";
 
 export function DecisionBar({ closed = false, pending = false, children }: { closed?: boolean; pending?: boolean; children: (disabled: boolean) => ReactNode }) {
   const { may } = useRole();
   const allowed = may("reviewer");
+  const always = useContext(StickyDecisionBar);
+  const sticky = "sticky bottom-0 z-10 -mx-4 border-t border-slate-200 bg-white/95 px-4 py-2 backdrop-blur dark:border-slate-700 dark:bg-slate-900/95";
   return (
-    <div className="sticky bottom-0 z-10 -mx-4 border-t border-slate-200 bg-white/95 px-4 py-2 backdrop-blur lg:static lg:mx-0 lg:border-0 lg:bg-transparent lg:p-0 lg:backdrop-blur-none dark:border-slate-700 dark:bg-slate-900/95 lg:dark:bg-transparent" data-testid="decision-bar">
+    <div className={always ? sticky : `${sticky} lg:static lg:mx-0 lg:border-0 lg:bg-transparent lg:p-0 lg:backdrop-blur-none lg:dark:bg-transparent`} data-testid="decision-bar">
       {!allowed && <NotAllowed need="reviewer" className="mb-1" />}
       <div className="flex flex-wrap gap-2">
         {children(pending || closed || !allowed)}

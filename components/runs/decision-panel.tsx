@@ -16,10 +16,10 @@ export interface ReviewInfo {
 }
 
 const BUTTONS: Record<string, { label: string; style: string }> = {
-  answer: { label: "Send answer", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
+  answer: { label: "Send answer", style: "bg-emerald-700 text-white hover:bg-emerald-800" },
   decline: { label: "Decline (answer with what you have)", style: "bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60" },
-  approve: { label: "Approve", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
-  continue: { label: "Continue", style: "bg-emerald-600 text-white hover:bg-emerald-700" },
+  approve: { label: "Approve", style: "bg-emerald-700 text-white hover:bg-emerald-800" },
+  continue: { label: "Continue", style: "bg-emerald-700 text-white hover:bg-emerald-800" },
   retry: { label: "Retry", style: "bg-blue-600 text-white hover:bg-blue-700" },
   reject: { label: "Reject", style: "bg-white dark:bg-slate-900 text-red-700 dark:text-red-400 ring-1 ring-red-300 hover:bg-red-50 dark:hover:bg-red-950" },
   modify: { label: "Request changes", style: "bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60" },
@@ -94,7 +94,7 @@ function KindDecisionPanel({ review, decisions = ["approve", "reject", "modify"]
         }
       </DecisionBar>
       {result && !result.ok && !result.fieldErrors && (
-        <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700" role="alert">
+        <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300" role="alert">
           {result.status === 409 ? "Someone already decided this, or the run moved on: " : ""}
           {result.error}
         </p>

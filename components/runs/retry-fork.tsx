@@ -26,7 +26,7 @@ function RetryForkInner({ runId, seq, state }: { runId: string; seq: number; sta
       <button type="button" onClick={retry} disabled={busy} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50" data-testid="retry-fork" data-seq={seq}>
         {busy ? "Starting…" : state ? `Retry from ${state}` : `Retry from step #${seq}`}
       </button>
-      {error && <span className="text-xs text-red-700" role="alert">{error}</span>}
+      {error && <span className="text-xs text-red-700 dark:text-red-300" role="alert">{error}</span>}
     </span>
   );
 }

@@ -50,7 +50,7 @@ function needs(schemas: Record<string, unknown> | undefined, decision: string) {
 const label = (d: string) => ({ approve: "Approve", reject: "Reject", edit: "Edit", respond: "Respond" })[d] ?? d.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 const style = (d: string) =>
   d === "approve"
-    ? "bg-emerald-600 text-white hover:bg-emerald-700"
+    ? "bg-emerald-700 text-white hover:bg-emerald-800"
     : d === "reject"
       ? "bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50 dark:bg-slate-900 dark:text-red-400 dark:hover:bg-red-950"
       : "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800/60";
@@ -66,7 +66,7 @@ export function Approvals({ approvals }: { approvals: StepReviewPayload["approva
         {so_far} of {needed} approvals
       </span>
       <span className="text-slate-600 dark:text-slate-300">{by.length ? `approved by ${by.join(", ")}` : "no approval yet"}</span>
-      <span className="text-slate-400">each person approves once; any reject decides</span>
+      <span className="text-slate-600 dark:text-slate-400">each person approves once; any reject decides</span>
     </div>
   );
 }
@@ -119,7 +119,7 @@ export function StepDecisionPanel({ review, step, compact = false, closed = fals
       <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{prompt}</p>
       {counting && <Approvals approvals={step.approvals} />}
       {step.show !== null && !editing && (
-        <div className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-40"}`}>
+        <div tabIndex={0} className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-40"}`}>
           <StepValue value={step.show} label="Value" testId="review-shown" />
         </div>
       )}
@@ -130,7 +130,7 @@ export function StepDecisionPanel({ review, step, compact = false, closed = fals
           </label>
           <textarea id={`edited-${review.id}`} value={edited} onChange={(e) => setEdited(e.target.value)} rows={Math.min(14, Math.max(4, edited.split("\n").length + 1))} className={`${field} ${typeof step.show === "string" ? "" : "font-mono text-xs"}`} data-testid="edited-value" />
           {result?.fieldErrors?.edited && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.edited}</p>}
-          <button type="button" onClick={() => (setEditing(false), setEdited(asText(step.show)))} className="text-xs text-blue-700 hover:underline dark:text-blue-400">
+          <button type="button" onClick={() => (setEditing(false), setEdited(asText(step.show)))} className="text-xs text-blue-700 underline dark:text-blue-400">
             Discard my edits
           </button>
         </div>
@@ -142,7 +142,7 @@ export function StepDecisionPanel({ review, step, compact = false, closed = fals
         </div>
         <div>
           {signedIn ? (
-            <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="deciding-as">
+            <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="deciding-as">
               deciding as <strong className="text-slate-700 dark:text-slate-200">{signedIn}</strong>
             </p>
           ) : (

@@ -48,7 +48,7 @@ function PlanView({ plan: original, first, version, onEdit }: { plan: Plan; firs
         </p>
       )}
       <div>
-        <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-400">Dimensions</div>
+        <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Dimensions</div>
         <ol className="mt-1 list-decimal space-y-0.5 pl-5" data-testid="plan-dimensions">
           {plan.dimensions.map((d, i) => (
             <li key={i}>{d}</li>
@@ -56,15 +56,15 @@ function PlanView({ plan: original, first, version, onEdit }: { plan: Plan; firs
         </ol>
       </div>
       <div>
-        <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-400">Tasks ({plan.tasks.length}, about {plan.estimatedIterations} iterations)</div>
+        <div className="text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Tasks ({plan.tasks.length}, about {plan.estimatedIterations} iterations)</div>
         <table className="mt-1 w-full text-xs">
           <tbody className="divide-y divide-slate-100 dark:divide-slate-800" data-testid="plan-tasks">
             {plan.tasks.map((t, i) => (
               <tr key={`${i}:${t.id}`}>
                 <td className="py-1 pr-2 font-mono font-semibold">{t.id}</td>
-                <td className="py-1 pr-2 text-slate-500 dark:text-slate-400">{t.type}</td>
+                <td className="py-1 pr-2 text-slate-600 dark:text-slate-400">{t.type}</td>
                 <td className="py-1 pr-2">{t.description}</td>
-                <td className="py-1 text-right font-mono text-slate-400">{t.dependsOn.length ? `after ${t.dependsOn.join(", ")}` : ""}</td>
+                <td className="py-1 text-right font-mono text-slate-600 dark:text-slate-400">{t.dependsOn.length ? `after ${t.dependsOn.join(", ")}` : ""}</td>
               </tr>
             ))}
           </tbody>
@@ -137,5 +137,5 @@ export function CheckinPayload({ payload: p }: ReviewPayloadProps) {
 }
 
 export function EscalationPayload({ payload: p }: ReviewPayloadProps) {
-  return <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md border border-red-200 bg-red-50 p-2 text-[11px] text-red-900">{JSON.stringify({ task: p.task, error: p.error }, null, 2)}</pre>;
+  return <pre tabIndex={0} className="max-h-48 overflow-auto whitespace-pre-wrap rounded-md border border-red-200 bg-red-50 p-2 text-[11px] text-red-900">{JSON.stringify({ task: p.task, error: p.error }, null, 2)}</pre>;
 }
