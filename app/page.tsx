@@ -16,6 +16,7 @@ import { LiveRefresh } from "@/components/ui/live-refresh";
 import { StatusBadge, WaitingBadge } from "@/components/ui/status-badge";
 import { TableHead } from "@/components/ui/table-head";
 import { requireViewer } from "@/app/session";
+import { atLeast } from "@/lib/auth/roles";
 import { startable, workflowSwitches } from "@/lib/flows/status";
 
 export const dynamic = "force-dynamic";
@@ -35,7 +36,9 @@ function placeholdersOf(w: WorkflowDefinition): Record<string, string> {
 }
 
 export default async function Dashboard({ searchParams }: { searchParams: Promise<Search> }) {
-  await requireViewer();
+  const who = await requireViewer();
+  // accounts on: only operators and admins start runs (the form shows others why not)
+  const canStart = !who || atLeast(who.role, "operator");
   const sp = await searchParams;
   const status = RUN_STATUSES.includes(sp.status as RunStatus) ? (sp.status as RunStatus) : undefined;
   const rt = await getRuntime();
@@ -70,9 +73,9 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
             <p className="text-sm text-slate-600 dark:text-slate-400">Every workflow run, live. Runs waiting on a person are marked.</p>
           </div>
           {/* on a phone the form sits below the list: this jumps to it */}
-          <a href="#new-run" className="shrink-0 rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 lg:hidden" data-testid="new-run-jump">
+          {canStart && <a href="#new-run" className="shrink-0 rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 lg:hidden" data-testid="new-run-jump">
             + New run
-          </a>
+          </a>}
         </div>
         <div className="flex flex-wrap gap-2" data-testid="status-counts">
           <Link href={href(sp, { status: undefined })} className={`rounded-lg border px-3 py-2 text-left ${!status ? "border-slate-900 dark:border-slate-200 bg-white dark:bg-slate-900" : "border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 hover:border-slate-400"}`}>

@@ -74,7 +74,10 @@ test("before sign-in no counts or names; a reviewer's pages without operator con
   await rita.page.goto("/");
   await expect(rita.page.getByRole("button", { name: "Start run" })).toHaveCount(0);
   await expect(rita.page.getByTestId("not-allowed").first()).toContainText("Your role (reviewer) cannot start, steer and stop runs");
+  await expect(rita.page.getByTestId("new-run-jump")).toHaveCount(0);
   await rita.page.screenshot({ path: "/tmp/t32-roles-reviewer-runs.png" });
+  await rita.page.goto("/workflows/swiss-army");
+  await expect(rita.page.getByTestId("run-workflow")).toHaveCount(0);
   await rita.page.goto(`/runs/${runId}`);
   await expect(rita.page.getByTestId("run-page")).toHaveAttribute("data-state", "HUMAN_REVIEW");
   await expect(rita.page.getByTestId("abort-open")).toHaveCount(0);

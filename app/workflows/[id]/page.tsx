@@ -15,6 +15,7 @@ import { TableHead } from "@/components/ui/table-head";
 import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 import { AlertsPanel } from "@/components/alerts/alerts-panel";
 import { requireViewer } from "@/app/session";
+import { atLeast } from "@/lib/auth/roles";
 import { alertsByState } from "@/lib/alerts/rules";
 import { moveView } from "@/lib/change/move-view";
 import { MovePanel } from "@/components/change/move-panel";
@@ -29,7 +30,9 @@ const verdictStyle: Record<Verdict, string> = {
 };
 
 export default async function WorkflowPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer();
+  const who = await requireViewer();
+  const canStart = !who || atLeast(who.role, "operator");
+  const canEdit = !who || atLeast(who.role, "admin");
   const { id } = await params;
   const sp = await searchParams;
   const def = findWorkflow(id);
@@ -73,11 +76,11 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
           </p>
         </div>
         <div className="flex gap-2">
-          {versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">Edit (new version)</Link>}
+          {canEdit && versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">Edit (new version)</Link>}
           <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">See its runs</Link>
-          <Link href={`/?workflow=${encodeURIComponent(def.id)}#new-run`} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="run-workflow">
+          {canStart && <Link href={`/?workflow=${encodeURIComponent(def.id)}#new-run`} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="run-workflow">
             Run
-          </Link>
+          </Link>}
         </div>
       </div>
 
