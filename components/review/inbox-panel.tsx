@@ -16,7 +16,7 @@ export function InboxPanel({ item, now, hidden, gone, onBack, onDismiss, onSendi
   const due = dueText(r.dueAt, now, r.overdue);
   const escalated = escalatedText(r.escalatedFrom);
   return (
-    <section ref={panelRef} hidden={hidden} aria-labelledby={`panel-${r.id}`} className={`rounded-xl border bg-white p-4 pb-0 shadow-sm lg:max-h-[calc(100vh-5.5rem)] lg:overflow-y-auto dark:bg-slate-900 ${gone ? "border-slate-300 dark:border-slate-600" : "border-slate-200 dark:border-slate-700"}`} data-testid="review-panel" data-review={r.id} data-run={r.runId} data-gone={gone ? "true" : undefined}>
+    <section ref={panelRef} hidden={hidden} aria-labelledby={`panel-${r.id}`} className={`rounded-xl border bg-white p-4 pb-0 shadow-sm lg:max-h-[var(--inbox-panel-max,calc(100vh-5.5rem))] lg:overflow-y-auto dark:bg-slate-900 ${gone ? "border-slate-300 dark:border-slate-600" : "border-slate-200 dark:border-slate-700"}`} data-testid="review-panel" data-review={r.id} data-run={r.runId} data-gone={gone ? "true" : undefined}>
       <button type="button" onClick={onBack} className="mb-2 text-sm font-medium text-blue-700 underline lg:hidden dark:text-blue-300" data-testid="inbox-back">
         ← All reviews
       </button>

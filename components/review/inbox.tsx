@@ -48,6 +48,25 @@ export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: 
   const sentHere = useRef(new Set<string>());
   const rowRefs = useRef(new Map<string, HTMLButtonElement>());
   const panelRefs = useRef(new Map<string, HTMLDivElement>());
+  const side = useRef<HTMLDivElement>(null);
+
+  // beside the list, the panel ends at the bottom of the screen (it scrolls within, its decisions
+  // in view): its height follows where it starts
+  useEffect(() => {
+    const fit = () => {
+      const el = side.current;
+      if (!el) return;
+      const top = Math.max(el.getBoundingClientRect().top, 64);
+      el.style.setProperty("--inbox-panel-max", `${Math.max(320, window.innerHeight - top - 12)}px`);
+    };
+    fit();
+    window.addEventListener("resize", fit);
+    window.addEventListener("scroll", fit, { passive: true });
+    return () => {
+      window.removeEventListener("resize", fit);
+      window.removeEventListener("scroll", fit);
+    };
+  }, []);
 
   // the filter in the URL, without a round trip
   useEffect(() => {
@@ -345,7 +364,7 @@ export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: 
             )}
           </section>
 
-          <div className={`min-w-0 lg:sticky lg:top-16 ${open ? "" : "hidden lg:block"}`}>
+          <div ref={side} className={`min-w-0 lg:sticky lg:top-16 ${open ? "" : "hidden lg:block"}`}>
             {all
               .filter((i) => visited.has(i.review.id) || i.review.id === currentId)
               .map((item) => (
