@@ -10,7 +10,8 @@ import { Inbox, type InboxItem } from "@/components/review/inbox";
 import { parseFilter } from "@/components/review/inbox-filter";
 import { WorkflowViewsProvider, type WorkflowViews } from "@/components/runs/workflow-views";
 import { LiveRefresh } from "@/components/ui/live-refresh";
-import { requireViewer } from "@/app/session";
+import { currentUser, requireViewer } from "@/app/session";
+import { groupsOfUser } from "@/lib/auth/groups";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Review queue" };
@@ -18,8 +19,10 @@ export const metadata = { title: "Review queue" };
 export default async function ReviewQueuePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireViewer();
   const filter = parseFilter(await searchParams);
+  const who = await currentUser();
   const rt = await getRuntime();
-  const reviews = await listReviews(rt, { status: "pending", limit: 500 });
+  // with accounts on, reviews assigned to groups the person is not in are not offered
+  const reviews = await listReviews(rt, { status: "pending", limit: 500 }, who);
   // what each run is about: every run in one query
   const runs = await runsByIds(rt, reviews.map((r) => r.runId));
   const names = new Map(runs.map((run) => [run.id, runName(findWorkflow(run.workflow, run.input), run)]));
@@ -42,7 +45,7 @@ export default async function ReviewQueuePage({ searchParams }: { searchParams: 
       <h1 className="text-xl font-semibold tracking-tight">Review queue</h1>
       {rt.model.offline && reviews.length > 0 && <OfflineNotice />}
       <WorkflowViewsProvider views={views}>
-        <Inbox items={items} now={rt.clock.now()} initialFilter={filter} />
+        <Inbox items={items} now={rt.clock.now()} initialFilter={filter} me={who ? [who.name, ...(await groupsOfUser(rt.db, who.userId))] : null} />
       </WorkflowViewsProvider>
     </div>
   );

@@ -8,13 +8,12 @@ import { DecisionPanel } from "@/components/runs/decision-panel";
 import { StickyDecisionBar } from "@/components/runs/decision-bar";
 import { Ago, Since } from "@/components/ui/since";
 import { humanize } from "@/lib/format";
-import { decidedText, dueText, escalatedText } from "./due";
+import { DueBadge, routingOfInfo } from "@/components/reviews/due-badge";
+import { decidedText } from "./due";
 import type { Gone, InboxItem } from "./types";
 
 export function InboxPanel({ item, now, hidden, gone, onBack, onDismiss, onSending, onDone, panelRef }: { item: InboxItem; now: number; hidden: boolean; gone: Gone | "loading" | null; onBack: () => void; onDismiss: () => void; onSending: () => void; onDone: (r: ActionResult) => void; panelRef: (el: HTMLDivElement | null) => void }) {
   const r = item.review;
-  const due = dueText(r.dueAt, now, r.overdue);
-  const escalated = escalatedText(r.escalatedFrom);
   return (
     <section ref={panelRef} hidden={hidden} aria-labelledby={`panel-${r.id}`} className={`rounded-xl border bg-white p-4 pb-0 shadow-sm lg:max-h-[var(--inbox-panel-max,calc(100vh-5.5rem))] lg:overflow-y-auto dark:bg-slate-900 ${gone ? "border-slate-300 dark:border-slate-600" : "border-slate-200 dark:border-slate-700"}`} data-testid="review-panel" data-review={r.id} data-run={r.runId} data-gone={gone ? "true" : undefined}>
       <button type="button" onClick={onBack} className="mb-2 text-sm font-medium text-blue-700 underline lg:hidden dark:text-blue-300" data-testid="inbox-back">
@@ -34,9 +33,7 @@ export function InboxPanel({ item, now, hidden, gone, onBack, onDismiss, onSendi
           <span>
             waiting <Since from={r.createdAt} now={now} />
           </span>
-          {due && <span className={`rounded-full px-2 py-0.5 font-semibold ${due.startsWith("overdue") ? "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-200" : "bg-slate-100 text-slate-800 dark:bg-slate-800 dark:text-slate-100"}`} data-testid="panel-due">{due}</span>}
-          {escalated && <span className="rounded-full bg-amber-100 px-2 py-0.5 font-semibold text-amber-900 dark:bg-amber-950 dark:text-amber-100">{escalated}</span>}
-          {r.assignedTo?.length ? <span>for {r.assignedTo.join(", ")}</span> : null}
+          <DueBadge {...routingOfInfo(r)} now={now} />
           <Link href={`/runs/${r.runId}`} className="ml-auto font-medium text-blue-700 underline dark:text-blue-300" data-testid="open-run" aria-keyshortcuts="o">
             Open run
           </Link>

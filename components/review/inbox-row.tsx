@@ -3,13 +3,12 @@
 // it when someone else did.
 import { Ago, Since } from "@/components/ui/since";
 import { humanize } from "@/lib/format";
-import { decidedText, dueText, escalatedText } from "./due";
+import { DueBadge, routingOfInfo } from "@/components/reviews/due-badge";
+import { decidedText } from "./due";
 import type { Gone, InboxItem } from "./types";
 
 export function InboxRow({ item, now, selected, checked, gone, onCheck, onOpen, onFocus, rowRef }: { item: InboxItem; now: number; selected: boolean; checked: boolean; gone: Gone | "loading" | null; onCheck: () => void; onOpen: () => void; onFocus: () => void; rowRef: (el: HTMLButtonElement | null) => void }) {
   const r = item.review;
-  const due = dueText(r.dueAt, now, r.overdue);
-  const escalated = escalatedText(r.escalatedFrom);
   return (
     <li
       className={`flex items-stretch gap-2 px-3 ${selected ? "bg-blue-50 dark:bg-blue-950/60" : ""} ${gone ? "opacity-70" : ""}`}
@@ -54,14 +53,11 @@ export function InboxRow({ item, now, selected, checked, gone, onCheck, onOpen, 
           ) : (
             <span className="min-w-0 flex-1 truncate">
               <span data-testid="review-workflow">{item.workflowTitle}</span> · <span data-testid="review-kind">{humanize(r.kind)}</span> · <span className="font-mono">{r.state}</span>
-              {r.assignedTo?.length ? <> · {r.assignedTo.join(", ")}</> : null}
             </span>
           )}
-          {(due || escalated) && (
-            <span className={`shrink-0 ${r.overdue || due?.startsWith("overdue") ? "font-semibold text-red-700 dark:text-red-300" : ""}`} data-testid="review-due">
-              {[due, escalated].filter(Boolean).join(" · ")}
-            </span>
-          )}
+          <span className="shrink-0 empty:hidden">
+            <DueBadge {...routingOfInfo(r)} now={now} />
+          </span>
         </span>
       </button>
     </li>

@@ -28,7 +28,8 @@ function typing(target: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 }
 
-export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: number; initialFilter: InboxFilter }) {
+/** `me`: the signed-in person's name and groups (accounts on), for assigned=me */
+export function Inbox({ items, now, initialFilter, me: signedInAs = null }: { items: InboxItem[]; now: number; initialFilter: InboxFilter; me?: string[] | null }) {
   const router = useRouter();
   const { may } = useRole();
   const { name, setName, signedIn } = useReviewer();
@@ -107,7 +108,8 @@ export function Inbox({ items, now, initialFilter }: { items: InboxItem[]; now: 
     const live = new Set(items.map((i) => i.review.id));
     return [...items, ...Object.values(gone).filter((g) => !live.has(g.item.review.id)).map((g) => g.item)];
   }, [items, gone]);
-  const me = useMemo(() => (name ? [name] : []), [name]);
+  // accounts off: groups are labels, and "me" is the name typed here
+  const me = useMemo(() => signedInAs ?? (name ? [name] : []), [signedInAs, name]);
   const shown = useMemo(() => applyFilter(all.map((item) => ({ ...filterable(item), item })), filter, me).map((x) => x.item), [all, filter, me]);
   // a review that gave way to the next one of the same run (a quorum's next round) stays selected
   const selectedRun = useRef<string | null>(null);

@@ -11,7 +11,7 @@ export interface InboxItem {
     assignedTo?: string[] | null;
     dueAt?: string | null;
     overdue?: boolean;
-    escalatedFrom?: string | string[] | null;
+    escalatedFrom?: string[] | null;
   };
   /** the decisions its state offers (from the machine) */
   decisions?: string[];

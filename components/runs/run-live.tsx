@@ -18,6 +18,7 @@ import { historyStatus } from "@/lib/graph/status";
 import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
+import { DueBadge, routingOfInfo } from "@/components/reviews/due-badge";
 import { Timeline } from "./timeline";
 import { RunTimeline } from "@/components/timeline/run-timeline";
 import { UsagePanel } from "./usage-panel";
@@ -404,6 +405,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           {waitingHuman && review && (
             <div className="order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900" data-testid="decision-box">
               <h2 className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Your decision is needed</h2>
+              <div className="mb-2 empty:hidden">
+                <DueBadge {...routingOfInfo(review)} now={Date.now()} />
+              </div>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}
