@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Browser } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { ownPort } from "./helpers";
+import AxeBuilder from "@axe-core/playwright";
 
 const PORT = ownPort(41);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -64,6 +65,13 @@ test("before sign-in no counts or names; a reviewer's pages without operator con
   await expect(page.getByTestId("pending-count")).toHaveCount(0);
   await expect(page.locator("body")).not.toContainText("rotates logs");
   await page.screenshot({ path: "/tmp/t32-roles-login.png" });
+  // and it passes axe-core, light and dark
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const found = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    expect(found, `sign-in page in ${scheme}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
   // the admin sees the count
   await ana.page.goto("/");
   await expect(ana.page.getByTestId("pending-count")).toHaveText("1");

@@ -105,7 +105,7 @@ function UploadForm() {
       <button type="submit" disabled={busy} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
         {busy ? "Importing…" : "Import files"}
       </button>
-      {message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300">{message}</p>}
+      {message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{message}</p>}
       {results.length > 0 && <FileResults results={results} />}
     </form>
   );
@@ -157,7 +157,7 @@ function PasteForm() {
       <button type="submit" disabled={pending} className="w-full rounded-md bg-white dark:bg-slate-900 px-3 py-2 text-sm font-medium text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60 disabled:opacity-60">
         {pending ? "Importing…" : "Import text"}
       </button>
-      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300">{state.message}</p>}
+      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{state.message}</p>}
       {state.ok && state.imported && !tooLarge && (
         <p className={`rounded-md px-2 py-1.5 text-xs ${state.imported.duplicate ? "bg-slate-50 dark:bg-slate-800/60 text-slate-600" : "bg-emerald-50 text-emerald-800"}`} data-testid="kb-paste-result">
           {state.imported.duplicate

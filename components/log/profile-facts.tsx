@@ -150,7 +150,7 @@ function AddFact({ domains }: { domains: { id: string; title: string }[] }) {
       <button type="submit" disabled={pending} className="w-full rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700 disabled:opacity-60">
         {pending ? "Saving…" : "Add to global context"}
       </button>
-      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300">{state.message}</p>}
+      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{state.message}</p>}
       {state.ok && state.saved && (
         <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-xs text-emerald-800" data-testid="fact-add-result">
           {state.saved.changed ? `Saved ${state.saved.key} = “${state.saved.value}”.` : `${state.saved.key} already was “${state.saved.value}”: nothing changed.`}

@@ -13,9 +13,9 @@ export function DecisionBar({ closed = false, pending = false, children }: { clo
   const { may } = useRole();
   const allowed = may("reviewer");
   const always = useContext(StickyDecisionBar);
-  const sticky = "sticky bottom-0 z-10 -mx-4 border-t border-slate-200 bg-white/95 px-4 py-2 backdrop-blur dark:border-slate-700 dark:bg-slate-900/95";
+  const sticky = "sticky bottom-0 z-10 border-t border-slate-200 bg-white/95 py-2 backdrop-blur dark:border-slate-700 dark:bg-slate-900/95";
   return (
-    <div className={always ? sticky : `${sticky} lg:static lg:mx-0 lg:border-0 lg:bg-transparent lg:p-0 lg:backdrop-blur-none lg:dark:bg-transparent`} data-testid="decision-bar">
+    <div className={always ? sticky : `${sticky} lg:static lg:border-0 lg:bg-transparent lg:p-0 lg:backdrop-blur-none lg:dark:bg-transparent`} data-testid="decision-bar">
       {!allowed && <NotAllowed need="reviewer" className="mb-1" />}
       <div className="flex flex-wrap gap-2">
         {children(pending || closed || !allowed)}

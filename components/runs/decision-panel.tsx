@@ -94,7 +94,7 @@ function KindDecisionPanel({ review, decisions = ["approve", "reject", "modify"]
         }
       </DecisionBar>
       {result && !result.ok && !result.fieldErrors && (
-        <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300" role="alert">
+        <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950" role="alert">
           {result.status === 409 ? "Someone already decided this, or the run moved on: " : ""}
           {result.error}
         </p>

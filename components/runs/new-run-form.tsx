@@ -99,7 +99,7 @@ function NewRunFormInner({ workflows, initial }: { workflows: WorkflowOption[]; 
         <input id="run-name" name="name" maxLength={200} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm" placeholder="what this run is about" />
         {err.name && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.name}</p>}
       </div>
-      {state.message && Object.keys(err).length === 0 && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300">{state.message}</p>}
+      {state.message && Object.keys(err).length === 0 && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{state.message}</p>}
       <button type="submit" disabled={pending} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
         {pending ? "Starting…" : "Start run"}
       </button>

@@ -184,7 +184,7 @@ export default async function LogPage({ searchParams }: { searchParams: Promise<
         <Filters domain={raw.domain} from={raw.from} to={raw.to} active={active} />
 
         {problems.length > 0 && (
-          <p className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700 dark:text-red-300" role="alert" data-testid="log-filter-error">
+          <p className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700 dark:text-red-300 dark:bg-red-950" role="alert" data-testid="log-filter-error">
             {problems.join("; ")}. Fix the filter to see entries.
           </p>
         )}

@@ -177,7 +177,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                 <li key={s.id}>
                   <span className="font-mono font-semibold">{s.name}</span>
                   {s.human && <span className="ml-1 rounded bg-emerald-100 px-1 text-emerald-800">human: {s.decisions.join(" / ")}</span>}
-                  {s.timeout && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800 dark:text-amber-300">max {s.timeout}</span>}
+                  {s.timeout && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800 dark:text-amber-300 dark:bg-amber-950">max {s.timeout}</span>}
                   <p className="text-slate-600 dark:text-slate-400">{s.description}</p>
                 </li>
               ))}
