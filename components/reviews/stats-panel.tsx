@@ -29,7 +29,7 @@ export function ReviewStatsPanel({ stats, href }: { stats: ReviewStats; href: (w
             <li key={state} data-state={state} className="space-y-1">
               <div className="flex flex-wrap items-baseline gap-x-2">
                 <span className="font-mono font-medium">{state}</span>
-                <span className="text-slate-500 dark:text-slate-400">{s.total ? `${s.total} decision${s.total === 1 ? "" : "s"} by people` : "no decisions in this window"}</span>
+                <span className="text-slate-600 dark:text-slate-400">{s.total ? `${s.total} decision${s.total === 1 ? "" : "s"} by people` : "no decisions in this window"}</span>
               </div>
               {s.total > 0 && (
                 <>

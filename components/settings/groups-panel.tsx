@@ -13,7 +13,7 @@ export function GroupsPanel({ groups, users }: { groups: GroupView[]; users: str
   return (
     <section className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="groups">
       <h2 className="text-sm font-semibold">Groups</h2>
-      <p className="mb-3 text-xs text-slate-500 dark:text-slate-400">
+      <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
         A review assigned to groups (<code>assign</code>, <code>due.escalate</code>) can be decided only by their members and by admins. Also: <code className="whitespace-nowrap">npm run user -- group --name ana --add legal</code>.
       </p>
       {groups.length === 0 ? (
@@ -29,7 +29,7 @@ export function GroupsPanel({ groups, users }: { groups: GroupView[]; users: str
                   <input type="hidden" name="user" value={m} />
                   <input type="hidden" name="group" value={g.name} />
                   <span>{m}</span>
-                  <button type="submit" disabled={pending} className="text-slate-500 hover:text-red-700 dark:text-slate-400" aria-label={`Remove ${m} from ${g.name}`} title={`Remove ${m} from ${g.name}`}>
+                  <button type="submit" disabled={pending} className="text-slate-600 hover:text-red-700 dark:text-slate-400" aria-label={`Remove ${m} from ${g.name}`} title={`Remove ${m} from ${g.name}`}>
                     ×
                   </button>
                 </form>
