@@ -46,6 +46,7 @@ import { candidateOf } from "./change/candidates";
 import { holdRunningCandidates, resumeEvals } from "./change/evals";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
+import { flushTelemetry } from "./telemetry";
 
 /**
  * What this process does (SWITCHYARD_ROLE). On SQLite one process does everything ("all"). On
@@ -377,6 +378,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     await db.$disconnect();
     await store.close();
     if (sqlite) sqlite.db.close();
+    // the spans of the last steps go out before the process stops (traces on: lib/telemetry)
+    await flushTelemetry().catch(() => {});
   }
 }
 

@@ -33,6 +33,7 @@ import { MIGRATE_EVENT, planMove } from "../change/migrate-plan";
 import { hashOf } from "../change/canonical";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 import { startName } from "../machines/run-name";
+import { traceRunFinished, traceRunStarted, traceStep, type RunInfo } from "../telemetry";
 import { routeOf, type ReviewRoutes } from "../reviews/routes";
 import { escalateInDraft, isDueTimer, routeDraft } from "../reviews/routing";
 
@@ -73,6 +74,13 @@ export function parkEffect(why = "waiting outside the process"): Error {
   return Object.assign(new Error(`parked: ${why}`), { [PARKED]: true });
 }
 const isParked = (e: unknown) => typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[PARKED] === true;
+/** When the state that invoked a step was entered (the earliest of its active leaves for a compound one). */
+function enteredAt(row: RunRow, state: string): number | undefined {
+  const times = Object.entries(row.entered ?? {})
+    .filter(([s]) => s === state || s.startsWith(`${state}.`))
+    .map(([, t]) => Number(t));
+  return times.length ? Math.min(...times) : undefined;
+}
 const waitsOutside = (fn: unknown) => typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] === true;
 
 export interface ActionArgs {
@@ -281,7 +289,9 @@ export class Engine {
     }
     this.live.set(id, live);
     try {
-      return await this.commitDraft(live, draft);
+      const out = await this.commitDraft(live, draft);
+      traceRunStarted({ runId: id, workflow: def.id, createdAt: now, state: draft.row.state, replay: !!opts.replay });
+      return out;
     } catch (e) {
       this.live.delete(id);
       throw e;
@@ -318,6 +328,7 @@ export class Engine {
     this.live.set(id, live);
     try {
       const out = await this.commitDraft(live, draft);
+      traceRunStarted({ runId: id, workflow: def.id, createdAt: now, state: draft.row.state });
       return { run: out.run, transitions: out.transitions.slice(-1), fromSeq: snap.seq };
     } catch (e) {
       this.live.delete(id);
@@ -1021,6 +1032,8 @@ export class Engine {
     const view = runView(live.row, live.reviews.values().next().value?.id ?? null);
     const transitions = item.transitions.map((t) => transitionView(t, true));
     if (TERMINAL.includes(live.row.status)) {
+      const r = live.row;
+      traceRunFinished({ runId: r.id, workflow: r.workflow, status: r.status, createdAt: r.createdAt, finishedAt: r.finishedAt, error: r.error as RunInfo["error"], state: r.state, replay: !!r.replay });
       this.retire(live);
       this.live.delete(live.row.id);
     } else {
@@ -1143,7 +1156,8 @@ export class Engine {
         if (from?.error) throw Object.assign(new Error(from.error.message), from.error, { replayed: from.mark });
         if (from) return { output: from.output, mark: from.mark };
         if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
-        return { output: await fn(input, ctx), mark: null };
+        const traced = { runId, workflow: live.def.id, state: ctx.state, key, effect: src, again, enteredAt: enteredAt(live.row, ctx.state) };
+        return { output: await traceStep(traced, () => fn(input, ctx), isParked), mark: null };
       })
       .then(
         ({ output, mark }) => settle({ type: `xstate.done.actor.${id}`, output, ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, output, null)),

@@ -10,6 +10,8 @@ export type ReviewStatus = "pending" | "decided" | "cancelled";
 export interface Run {
   id: string;
   workflow: string;
+  /** what the run is called everywhere (POST /api/runs { name }, the definition's run_name, or the workflow's own rule) */
+  name?: string | null;
   status: RunStatus;
   /** names of the active states, e.g. ["REVIEW"] */
   state: string[];
@@ -152,6 +154,11 @@ export interface Task {
   leaseMs: number;
   /** this claim's lease: heartbeat, complete and fail send it (a later claim of the same task gets another) */
   leaseToken: string;
+  /**
+   * the W3C trace context of the step's span when the server exports traces (OTEL_EXPORTER_OTLP_ENDPOINT),
+   * else null: put your work in the run's trace with it; heartbeat, complete and fail send it back
+   */
+  traceparent: string | null;
 }
 
 export interface HeartbeatResult {
@@ -183,4 +190,68 @@ export interface ErrorBody {
   code?: string;
   issues?: { path: string; message: string }[];
   details?: unknown;
+}
+
+/** A message of GET /api/runs/{id}/stream (Server-Sent Events): `hello` and `run` carry the run. */
+export type RunStreamEvent =
+  | { event: "hello"; data: { run: Run } }
+  | { event: "run"; data: { type: "run"; run: Run; transitions: Transition[] } }
+  | { event: "review" | "progress" | "hook" | "error" | string; data: unknown };
+
+/** A workflow definition to send: exactly one of yaml, json (text or object) or mermaid; `id` names an untitled Mermaid diagram. */
+export type WorkflowSource = { id?: string } & ({ yaml: string } | { json: string | Record<string, unknown> } | { mermaid: string });
+
+/** What POST /api/workflows answers (201 a new version, 200 `created: false` when unchanged). */
+export interface ImportedWorkflow {
+  id: string;
+  title?: string;
+  created: boolean;
+  warnings: { message: string; line?: number }[];
+  versions?: { version: number }[];
+  [key: string]: unknown;
+}
+
+/** What POST /api/workflows?dryRun=true answers: the server's checks, nothing saved. */
+export interface WorkflowCheck {
+  dryRun: true;
+  valid: boolean;
+  id: string | null;
+  errors: { message: string; line?: number }[];
+  warnings: { message: string; line?: number }[];
+}
+
+export type ScheduleOverlap = "skip" | "allow" | "queue-one";
+export type ScheduleCatchup = "none" | "latest";
+
+/** A schedule (GET /api/schedules, docs/guide/20-schedules.md). */
+export interface Schedule {
+  id: string;
+  name: string;
+  workflow: string;
+  version: number | null;
+  cron: string;
+  timezone: string;
+  input: Record<string, unknown>;
+  runName: string | null;
+  overlap: ScheduleOverlap;
+  catchup: ScheduleCatchup;
+  paused: boolean;
+  nextFireAt: string | null;
+  nextFires: string[];
+  lastFireAt: string | null;
+  lastRunId: string | null;
+  [key: string]: unknown;
+}
+
+export interface NewSchedule {
+  workflow: string;
+  cron: string;
+  version?: number | null;
+  timezone?: string;
+  input?: Record<string, unknown>;
+  name?: string;
+  runName?: string | null;
+  overlap?: ScheduleOverlap;
+  catchup?: ScheduleCatchup;
+  paused?: boolean;
 }

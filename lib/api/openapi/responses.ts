@@ -122,6 +122,10 @@ export const Task = z
     attempt: z.number().int().meta({ description: "1 on the first offer, 2 after a lease expired or a retryable failure, …" }),
     leaseMs: z.number().int().meta({ description: "how long the claim holds without a heartbeat" }),
     leaseToken: z.string().meta({ description: "this claim's lease: heartbeat, complete and fail send it" }),
+    traceparent: z
+      .string()
+      .nullable()
+      .meta({ description: "the W3C trace context of the step's span when the server exports traces (OTEL_EXPORTER_OTLP_ENDPOINT), else null; send it back as the `traceparent` header of heartbeat, complete and fail" }),
   })
   .meta({ id: "Task" });
 
@@ -132,6 +136,11 @@ export const Failed = z.looseObject({ id: z.string(), status: z.enum(["queued", 
 export const WorkflowList = z.looseObject({
   workflows: z.array(z.looseObject({ id: z.string(), title: z.string(), seed: z.string().nullable().optional(), description: z.string().nullable().optional(), disabled: z.boolean() })),
 });
+
+const Issue = z.looseObject({ message: z.string(), line: z.number().int().optional() });
+export const WorkflowCheck = z
+  .looseObject({ dryRun: z.literal(true), valid: z.boolean(), id: z.string().nullable(), errors: z.array(Issue), warnings: z.array(Issue) })
+  .meta({ id: "WorkflowCheck", description: "A definition checked as a save would check it (`?dryRun=true`): nothing saved." });
 
 export const WorkflowDescription = z
   .looseObject({

@@ -33,7 +33,7 @@ import {
 } from "../schemas";
 import { ClaimBody, CompleteBody, FailBody, HeartbeatBody, TaskIdParam } from "../tasks";
 import { CreateWebhookBody, DeliveryIdParam, DeliveryListQuery, WebhookIdParam, WebhookListQuery } from "../webhooks";
-import { CreateWorkflowBody, DeleteWorkflowQuery, ExportWorkflowQuery, PatchWorkflowBody, WorkflowIdParam } from "../workflows";
+import { CreateWorkflowBody, CreateWorkflowQuery, DeleteWorkflowQuery, ExportWorkflowQuery, PatchWorkflowBody, WorkflowIdParam } from "../workflows";
 import { EvalBody, EvalIdParam, EvalListQuery } from "../../change/evals";
 import { MigrateBody, MigrateParams, VersionDiffParams } from "../../change/migrate";
 import { ReplayBody } from "../../change/replay";
@@ -398,9 +398,10 @@ const workflows: ApiOperation[] = [
     tag: "Workflows",
     summary: "Define a workflow",
     description:
-      "From Mermaid, JSON or YAML (plus `id` for a Mermaid diagram without a title or `switchyard: { id }`). 201 with its description; 200 with `created: false` when unchanged.",
+      "From Mermaid, JSON or YAML (plus `id` for a Mermaid diagram without a title or `switchyard: { id }`). 201 with its description; 200 with `created: false` when unchanged. `?dryRun=true`: 200 with the checks' errors and warnings (and their lines), nothing saved (`switchyard workflows validate`).",
+    query: CreateWorkflowQuery,
     body: CreateWorkflowBody,
-    responses: { 201: ok(R.WorkflowDescription, "saved as a new version"), 200: ok(R.WorkflowDescription, "unchanged (`created: false`)") },
+    responses: { 201: ok(R.WorkflowDescription, "saved as a new version"), 200: ok(z.union([R.WorkflowDescription, R.WorkflowCheck]), "unchanged (`created: false`), or with `?dryRun=true` the check") },
     errors: { 409: "a built-in or deleted workflow's id", 422: "an invalid definition: `details.issues` with line numbers" },
   },
   {
