@@ -161,6 +161,8 @@ describe("review routing on SQLite", () => {
     expect(await ids({}, as(root))).toEqual([ra, rb].sort());
     expect(await ids({ assigned: "me" }, as(ana))).toEqual([ra]);
     expect(await ids({ assigned: "me" }, as(ben))).toEqual([]);
+    // without a status filter too
+    expect((await listReviews(rt, {}, as(ben))).map((r) => r.id)).toEqual([rb]);
     // ben may not decide it, through either route; nothing is written
     await expect(decideReview(rt, ra, { decision: "approve" }, as(ben))).rejects.toMatchObject({ status: 403 });
     await expect(sendEvent(rt, a.run.id, { type: "APPROVE" }, as(ben))).rejects.toMatchObject({ status: 403 });
@@ -259,6 +261,8 @@ describe("review routing on PostgreSQL (the run store)", () => {
       const out = await engine.decide(waiting.reviewId!, { decision: "approve", reviewer: "lea" });
       expect(out.review.decidedBy).toBe("person");
       expect((await store.getReview(waiting.reviewId!))!.decidedBy).toBe("person");
+      // decided: no longer left out for people outside its groups
+      expect((await store.listReviews({ decidableBy: ["finance"] })).map((r) => r.id)).toEqual([waiting.reviewId]);
     } finally {
       await engine.stop().catch(() => {});
       await store.close();

@@ -45,7 +45,7 @@ export async function listReviews(rt: Runtime, q: ReviewListFilters, who: Princi
     ...(assigned ? { assigned } : {}),
     ...(overdue ? { dueBy: now } : {}),
     // a pending review is offered only to those who may decide it
-    ...(decider !== "any" && (q.status === "pending" || overdue) ? { decidableBy: decider.groups } : {}),
+    ...(decider !== "any" ? { decidableBy: decider.groups } : {}),
   });
   // user-defined workflows' versions are pinned by each run's input
   const pinned = rows.filter((r) => !isBuiltIn(r.workflow)).map((r) => r.runId);

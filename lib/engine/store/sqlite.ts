@@ -383,7 +383,7 @@ export class SqliteRunStore implements RunStore {
     // routing: group names are stored as a JSON array; '"name"' found in it is membership
     const anyGroup = (gs: string[]) => (gs.length ? gs.map((g) => (args.push(JSON.stringify(g)), `instr("assignedTo", ?) > 0`)).join(" OR ") : "0");
     if (q.assigned) parts.push(`(${anyGroup(q.assigned)})`);
-    if (q.decidableBy) parts.push(`("assignedTo" IS NULL OR ${anyGroup(q.decidableBy)})`);
+    if (q.decidableBy) parts.push(`("status" <> 'pending' OR "assignedTo" IS NULL OR ${anyGroup(q.decidableBy)})`);
     if (q.dueBy !== undefined) {
       parts.push(`"dueAt" <= ?`);
       args.push(sqliteDate(q.dueBy));

@@ -296,7 +296,7 @@ export interface ReviewQuery {
   runIds?: string[];
   /** reviews assigned to any of these groups */
   assigned?: string[];
-  /** reviews a person in these groups may decide: assigned to none, or to one of them */
+  /** leaves out pending reviews a person in these groups may not decide (assigned to groups, none of them these) */
   decidableBy?: string[];
   /** reviews due at or before this time (ms since the epoch): overdue at that time */
   dueBy?: number;
