@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime";
 import type { RunView } from "../engine/views";
 import { transitionView } from "../engine/views";
 import { runView } from "../engine/views";
-import type { IdempotencyClaim, IdempotencyRow, RunStatus } from "../engine/store/types";
+import type { IdempotencyClaim, IdempotencyRow, RunQuery, RunStatus } from "../engine/store/types";
 import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
@@ -12,6 +12,7 @@ import { snapshotFor } from "../engine/fork";
 import { assertStartable } from "../flows/status";
 import { withDefaults } from "../machines/defaults";
 import { NAME_MAX, runName, runSubtitle } from "../machines/run-name";
+import { waitingFor } from "./waiting";
 
 /**
  * The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their
@@ -79,6 +80,12 @@ export interface RunFilters {
   replays?: boolean;
   /** only the replays of this run */
   replayOf?: string;
+  /** live runs waiting on any of these */
+  waitingFor?: RunQuery["waitingFor"];
+  /** live runs in this state or one inside it */
+  state?: string;
+  /** minutes an external worker's task has waited unclaimed, at least */
+  unclaimedLongerThan?: number;
 }
 
 export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
@@ -95,6 +102,9 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     scheduleId: q.scheduleId,
     replays: q.replays,
     replayOf: q.replayOf,
+    waitingFor: q.waitingFor?.length ? q.waitingFor : undefined,
+    state: q.state,
+    unclaimedSince: q.unclaimedLongerThan !== undefined ? rt.clock.now() - q.unclaimedLongerThan * 60_000 : undefined,
   };
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
@@ -116,7 +126,9 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
 
 export async function getRun(rt: Runtime, id: string) {
   const run = await rt.engine.getRun(id);
-  return runResource(run, { accepted: await rt.engine.acceptedNow(id) });
+  const accepted = await rt.engine.acceptedNow(id);
+  // what it waits on (lib/api/waiting.ts)
+  return runResource(run, { accepted, waitingFor: await waitingFor(rt, { id, status: run.status, accepted }) });
 }
 
 /** Runs by id in one query (those that exist, newest first): for pages that name many runs. */

@@ -7,7 +7,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
+import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, liveParts, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
@@ -59,6 +59,7 @@ export const WRITES = {
   insertOutcome: insertOutcomesSql("VALUES (?,?,?,?,?,?,?,?,?,?)"),
   markReplayed: MARK_REPLAYED(() => "?"),
   setInput: SET_INPUT(() => "?"),
+  addFleet: ADD_FLEET("VALUES (?,?,?,?,?,?,?)"),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
@@ -145,6 +146,12 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     parts.push(q.ids.length ? `"id" IN (${q.ids.map(() => "?").join(",")})` : "0");
     args.push(...q.ids);
   }
+  parts.push(
+    ...liveParts(q, (v) => {
+      args.push(v);
+      return "?";
+    }),
+  );
   if (q.replayOf !== undefined) {
     parts.push(`"replayOf" = ?`);
     args.push(q.replayOf);
@@ -232,6 +239,8 @@ export class SqliteRunStore implements RunStore {
     if (item.outcomes) for (const o of item.outcomes) ops.push([W.insertOutcome, outcomeValues(o, sqliteDate), 0]);
     for (const r of item.reviewsOpen) if (r.replayedFrom) ops.push([W.markReplayed, [r.replayedFrom, r.id], 0]);
     if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
+    // the fleet's counters: summed over the batch, written once per row at its end (check 3)
+    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, d, 3]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
@@ -306,6 +315,8 @@ export class SqliteRunStore implements RunStore {
     if (dense && !q.workflow && !q.status?.length) return ` INDEXED BY "Run_createdAt_idx"`;
     if (q.waitingSince !== undefined && !q.text) return ` INDEXED BY "Run_waitingSince_createdAt_idx"`;
     if (q.retrying && !q.text && q.waitingSince === undefined) return ` INDEXED BY "Run_retries_status_createdAt_idx"`;
+    // live runs by where they are or what they wait on: the few live ones, read through the status index
+    if ((q.state !== undefined || q.waitingFor?.length || q.unclaimedSince !== undefined) && !q.text && q.waitingSince === undefined && !q.retrying) return ` INDEXED BY "Run_status_createdAt_idx"`;
     return "";
   }
 
