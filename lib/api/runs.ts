@@ -19,7 +19,7 @@ import { waitingFor } from "./waiting";
  * paths; `name` what the run is called (the same everywhere), `subtitle` what a long-lived run
  * works on now when that differs (a later cycle's request).
  */
-export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
+export function runResource<E extends Record<string, unknown> = Record<string, never>>(run: RunView, extra: E = {} as E) {
   const def = findWorkflow(run.workflow, run.input);
   const names = new Map(def ? deriveGraph(def.machine).states.map((s) => [s.id, s.name]) : []);
   const name = runName(def, run, NAME_MAX);
@@ -88,8 +88,14 @@ export interface RunFilters {
   unclaimedLongerThan?: number;
 }
 
-export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
-  const filter = {
+/** GET /api/runs's query as parsed (lib/api/schemas.ts RunListQuery) → the filters (its strings read as values). */
+export function runFiltersOf<T extends { waiting?: string; retrying?: string; replays?: string }>(q: T): Omit<T, "waiting" | "retrying" | "replays"> & Pick<RunFilters, "waiting" | "retrying" | "replays"> {
+  return { ...q, waiting: q.waiting === undefined ? undefined : q.waiting === "true", retrying: q.retrying === "true" || undefined, replays: q.replays === "1" || q.replays === "true" || undefined };
+}
+
+/** The run store's query for the runs list's filters (minutes and "now" resolved on the runtime's clock). */
+export function storeQuery(rt: Runtime, q: RunFilters): Omit<RunQuery, "limit" | "offset"> {
+  return {
     status: q.status,
     workflow: q.workflow,
     waitingForHuman: q.waiting,
@@ -106,6 +112,10 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     state: q.state,
     unclaimedSince: q.unclaimedLongerThan !== undefined ? rt.clock.now() - q.unclaimedLongerThan * 60_000 : undefined,
   };
+}
+
+export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
+  const filter = storeQuery(rt, q);
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
     rt.store.countRuns(filter),
