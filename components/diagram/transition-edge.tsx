@@ -15,6 +15,9 @@ export interface TransitionEdgeData extends Record<string, unknown> {
   next?: boolean;
   /** an overlay's path through it (a comparison: run a, run b or both) */
   path?: "a" | "b" | "both";
+  /** the fleet overlay: how many times runs took it, and that against the busiest edge (0..1) */
+  traffic?: number;
+  weight?: number;
 }
 
 const pathColor = { a: "var(--path-a)", b: "var(--path-b)", both: "var(--path-both)" } as const;
@@ -67,13 +70,19 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
         path={roundedPath(points)}
         markerEnd={markerEnd}
         className={d.last ? "edge-last" : undefined}
-        style={{ stroke: color, strokeWidth: d.path ? 3 : d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : 1.25, strokeDasharray: d.path ? (d.path === "b" ? "7 4" : undefined) : d.last ? "8 6" : dash[tone], opacity: d.taken || d.path || tone === "normal" || tone === "human" ? 1 : 0.75 }}
+        style={{
+          stroke: color,
+          strokeWidth: d.weight !== undefined ? 1 + 7 * d.weight : d.path ? 3 : d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : 1.25,
+          strokeDasharray: d.path ? (d.path === "b" ? "7 4" : undefined) : d.last ? "8 6" : dash[tone],
+          opacity: d.weight !== undefined ? (d.traffic ? 0.55 + 0.45 * d.weight : 0.3) : d.taken || d.path || tone === "normal" || tone === "human" ? 1 : 0.75,
+        }}
       />
       {d.label && (
         <EdgeLabelRenderer>
           <div
             data-edge={id}
             data-path={d.path}
+            data-traffic={d.traffic}
             data-next={d.next ? "" : undefined}
             className={`nodrag nopan pointer-events-auto absolute overflow-hidden whitespace-nowrap rounded-md border px-[7px] py-0.5 font-mono text-[12px] leading-4 shadow-sm ${d.taken ? "border-blue-300 bg-blue-50 text-blue-900 dark:border-blue-700 dark:bg-blue-950 dark:text-blue-100" : d.next ? "border-blue-400 bg-white text-slate-700 dark:border-blue-500 dark:bg-slate-900 dark:text-slate-200" : "border-slate-200 bg-white/95 text-slate-600 dark:border-slate-700 dark:bg-slate-900/95 dark:text-slate-300"}`}
             style={{ transform: `translate(${d.label.x}px, ${d.label.y}px)`, width: d.label.width, height: d.label.height, zIndex: LABEL_Z }}

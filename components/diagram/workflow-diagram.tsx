@@ -65,6 +65,7 @@ function Diagram({
   alerts,
   autoCollapse = true,
   overlay,
+  onStateClick,
 }: {
   layout: Layout;
   status?: DiagramStatus;
@@ -77,6 +78,8 @@ function Diagram({
   autoCollapse?: boolean;
   /** tags, path colours and an outline painted over the machine */
   overlay?: DiagramOverlay;
+  /** a click on a state (not on a collapsed group, which opens it) */
+  onStateClick?: (id: string) => void;
 }) {
   const statusKey = JSON.stringify(status ?? null);
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -156,7 +159,13 @@ function Diagram({
       const shown = `${visible(a!)}->${visible(b ?? "")}`;
       edges[shown] = edges[shown] && edges[shown] !== path ? "both" : path;
     }
-    return { tags, edges, outline: overlay?.outline ? visible(overlay.outline) : null };
+    const traffic: Record<string, number> = {};
+    for (const [id, n] of Object.entries(overlay?.traffic ?? {})) {
+      const [a, b] = id.split("->");
+      const shown = `${visible(a!)}->${visible(b ?? "")}`;
+      traffic[shown] = (traffic[shown] ?? 0) + n;
+    }
+    return { tags, edges, outline: overlay?.outline ? visible(overlay.outline) : null, traffic: overlay?.traffic ? traffic : null };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlayKey, visible]);
 
@@ -199,7 +208,7 @@ function Diagram({
           target: e.target,
           type: "transition",
           markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
-          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id] },
+          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id], ...(painted.traffic ? { traffic: painted.traffic[e.id] ?? 0, weight: (painted.traffic[e.id] ?? 0) / Math.max(1, ...Object.values(painted.traffic)) } : {}) },
           zIndex: last ? EDGE_Z.last : taken || painted.edges[e.id] ? EDGE_Z.taken : EDGE_Z.rest,
         };
       }),
@@ -233,7 +242,7 @@ function Diagram({
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
-          onNodeClick={(_, node) => (node.data as { hidden?: number }).hidden !== undefined && toggle(node.id)}
+          onNodeClick={(_, node) => ((node.data as { hidden?: number }).hidden !== undefined ? toggle(node.id) : onStateClick?.(node.id))}
           proOptions={{ hideAttribution: true }}
           colorMode="system"
         >
