@@ -2,7 +2,7 @@
 // written in the same transaction as the commit, so the fleet view (lib/fleet/fleet.ts) never reads
 // transitions. Pure: a run row before the commit and the commit item in, counter deltas out.
 //
-// Per (workflow, version, hour) — and once more under hour ALL_TIME — a commit counts:
+// Per (workflow, version, hour) — and once more under hour ALL_TIME — a commit adds:
 //   enter  key = state id        a visit began (a leaf, and each group entered from outside it)
 //   dwell  key = state id        a visit of a leaf ended by a transition out of it; `bucket` is the
 //                                 visit's length on the log scale of lib/fleet/buckets.ts
@@ -32,15 +32,15 @@ export const versionOfInput = (input: unknown) => pinOf(input) ?? 0;
 
 const TERMINAL = new Set(["completed", "failed", "aborted"]);
 
-/** "A.B.C" → ["A", "A.B", "A.B.C"] */
+/** "A.B.C" → ["A", "A.B", "A.B.C"] (state ids are few: kept) */
+const prefixCache = new Map<string, string[]>();
 function prefixes(id: string): string[] {
-  const parts = id.split(".");
-  return parts.map((_, i) => parts.slice(0, i + 1).join("."));
-}
-
-function withGroups(leaves: Iterable<string>): Set<string> {
-  const out = new Set<string>();
-  for (const l of leaves) for (const p of prefixes(l)) out.add(p);
+  let out = prefixCache.get(id);
+  if (!out) {
+    const parts = id.split(".");
+    out = parts.map((_, i) => parts.slice(0, i + 1).join("."));
+    if (prefixCache.size < 10_000) prefixCache.set(id, out);
+  }
   return out;
 }
 
@@ -49,64 +49,93 @@ interface EdgePayload {
 }
 
 /**
- * The counter increments of one commit, summed per row. `before`: the run as it was committed
- * last (null for a new run). Both the hour's row and the all-time row are listed.
+ * The counter increments of one commit (a row may repeat: the store sums them). `before`: the run
+ * as it was committed last (null for a new run). Both the hour's row and the all-time row are listed.
+ * On the engine's path for every commit: kept to a few allocations per transition.
  */
 export function fleetDeltas(before: RunRow | null, item: CommitItem): FleetDelta[] {
   const run = item.run;
   if (run.replayOf) return [];
+  const out: FleetDelta[] = [];
   const workflow = run.workflow;
   const version = versionOfInput(item.setInput !== undefined ? item.setInput : run.input);
-  const sums = new Map<string, FleetDelta>();
   const add = (v: number, hour: number, kind: FleetKind, key: string, bucket: number, n: number) => {
-    for (const h of [hour, ALL_TIME]) {
-      const k = `${v}\u0000${h}\u0000${kind}\u0000${key}\u0000${bucket}`;
-      const row = sums.get(k);
-      if (row) row[6] += n;
-      else sums.set(k, [workflow, v, h, kind, key, bucket, n]);
-    }
+    out.push([workflow, v, hour, kind, key, bucket, n], [workflow, v, ALL_TIME, kind, key, bucket, n]);
   };
   const first = item.snapshotFirst ?? item.transitions[0]?.seq ?? Infinity;
-  const entered: Record<string, number> = { ...(before?.entered ?? {}) };
+  const was = before?.entered ?? {};
+  // entry times changed by this commit's transitions (over `was`)
+  let moved: Map<string, number | undefined> | null = null;
+  const since = (s: string) => (moved?.has(s) ? moved.get(s) : was[s]);
+  const mark = (s: string, at: number | undefined) => (moved ??= new Map()).set(s, at);
   for (const t of item.transitions) {
     if (t.seq < first) continue; // a fork's copied history was counted for its own run
     const hour = hourOf(t.at);
     if (t.event === MIGRATE_EVENT) {
       const from = versionOfInput(before?.input);
-      t.from.forEach((s, i) => {
+      for (let i = 0; i < t.from.length; i++) {
         const to = t.to[i];
-        const since = entered[s] ?? t.at;
-        if (to === undefined) return;
-        add(from, hourOf(since), "enter", s, 0, -1);
-        add(version, hourOf(since), "enter", to, 0, 1);
-      });
+        if (to === undefined) continue;
+        const h = hourOf(since(t.from[i]!) ?? t.at);
+        add(from, h, "enter", t.from[i]!, 0, -1);
+        add(version, h, "enter", to, 0, 1);
+      }
       continue;
     }
     if (t.event === FORK_EVENT) {
       // a fork starts a visit of each state it starts in
-      for (const s of withGroups(t.to)) add(version, hour, "enter", s, 0, 1);
-      for (const s of t.to) entered[s] = t.at;
+      const seen = new Set<string>();
+      for (const leaf of t.to) {
+        for (const s of prefixes(leaf)) if (!seen.has(s)) seen.add(s), add(version, hour, "enter", s, 0, 1);
+        mark(leaf, t.at);
+      }
       continue;
     }
     const edge = (t.payload as EdgePayload | null)?.edge;
-    const targets = edge?.targets ?? [];
-    if (edge?.source) for (const target of targets) add(version, hour, "edge", `${edge.source}->${target}`, 0, 1);
-    if (targets.length === 0) continue; // stays where it is (an internal transition, a halt)
-    const fromLeaves = new Set(t.from);
-    const toLeaves = new Set(t.to);
-    const reentered = new Set(targets.flatMap((target) => t.to.filter((s) => s === target || s.startsWith(`${target}.`))));
-    for (const s of fromLeaves) {
-      if (toLeaves.has(s) && !reentered.has(s)) continue;
-      const since = entered[s];
-      if (since !== undefined) add(version, hour, "dwell", s, dwellBucket(Math.max(0, t.at - since)), 1);
-      delete entered[s];
+    const targets = edge?.targets;
+    if (!targets || targets.length === 0) continue; // stays where it is (an internal transition, a halt)
+    if (edge!.source) for (const target of targets) add(version, hour, "edge", `${edge!.source}->${target}`, 0, 1);
+    // the usual step: one top-level state to another
+    if (t.from.length === 1 && t.to.length === 1 && targets.length === 1 && t.to[0] === targets[0] && !t.from[0]!.includes(".") && !t.to[0]!.includes(".")) {
+      const from = t.from[0]!;
+      const to = t.to[0]!;
+      const at = since(from);
+      if (at !== undefined) add(version, hour, "dwell", from, dwellBucket(Math.max(0, t.at - at)), 1);
+      if (from !== to) mark(from, undefined);
+      add(version, hour, "enter", to, 0, 1);
+      mark(to, t.at);
+      continue;
     }
-    const groupsBefore = withGroups([...fromLeaves].filter((s) => !reentered.has(s)));
-    for (const s of withGroups(toLeaves)) {
-      const leaf = toLeaves.has(s);
-      if (leaf ? fromLeaves.has(s) && !reentered.has(s) : groupsBefore.has(s) && !targets.some((x) => x === s || x.startsWith(`${s}.`))) continue;
-      add(version, hour, "enter", s, 0, 1);
-      if (leaf) entered[s] = t.at;
+    // a leaf (re-)entered by a target of this transition
+    const hit = (leaf: string) => {
+      for (const x of targets) if (leaf === x || leaf.startsWith(`${x}.`)) return true;
+      return false;
+    };
+    for (const s of t.from) {
+      if (t.to.includes(s) && !hit(s)) continue;
+      const at = since(s);
+      if (at !== undefined) add(version, hour, "dwell", s, dwellBucket(Math.max(0, t.at - at)), 1);
+      mark(s, undefined);
+    }
+    // groups left open: those around a leaf that stays (not re-entered)
+    let open: Set<string> | null = null;
+    for (const s of t.from) {
+      if (hit(s)) continue;
+      for (const p of prefixes(s)) (open ??= new Set()).add(p);
+    }
+    const done = new Set<string>();
+    for (const leaf of t.to) {
+      const ps = prefixes(leaf);
+      for (let i = 0; i < ps.length; i++) {
+        const s = ps[i]!;
+        if (done.has(s)) continue;
+        done.add(s);
+        const isLeaf = i === ps.length - 1;
+        const stays = isLeaf ? t.from.includes(s) && !hit(s) : !!open?.has(s) && !targets.some((x) => x === s || s.startsWith(`${x}.`)); // (a target at or around the group re-enters it)
+        if (stays) continue;
+        add(version, hour, "enter", s, 0, 1);
+        if (isLeaf) mark(s, t.at);
+      }
     }
   }
   const wasOver = before !== null && TERMINAL.has(before.status);
@@ -114,8 +143,9 @@ export function fleetDeltas(before: RunRow | null, item: CommitItem): FleetDelta
     const hour = hourOf(run.finishedAt ?? run.updatedAt);
     add(version, hour, "end", run.status, 0, 1);
     if (run.status === "failed" && run.failedStates) {
-      for (const s of withGroups(run.failedStates.split("|").filter(Boolean))) add(version, hour, "fail", s, 0, 1);
+      const seen = new Set<string>();
+      for (const leaf of run.failedStates.split("|")) if (leaf) for (const s of prefixes(leaf)) if (!seen.has(s)) seen.add(s), add(version, hour, "fail", s, 0, 1);
     }
   }
-  return [...sums.values()].filter((d) => d[6] !== 0);
+  return out;
 }
