@@ -9,9 +9,9 @@
 // 2. GET /api/workflows/swiss-army/fleet (fleetOf) for window=24h and window=all, and the runs
 //    list filtered by state (listRuns: a page of 25, the total, the counts): p50 / p95 / max of
 //    BENCH_QUERIES (200) each. Targets: fleet p95 ≤ 150 ms, list p95 ≤ 50 ms.
-// 3. npm run bench's workload (bench/workload.ts: BENCH_RUNS (400) concurrent swiss-army runs ×
+// 3. npm run bench's workload (bench/workload.ts: BENCH_RUNS (200) concurrent swiss-army runs ×
 //    BENCH_CYCLES (4) review cycles, effects answering at once) with the counters on and off, in
-//    alternating order, BENCH_ROUNDS (5) rounds after BENCH_WARMUP (2) unmeasured passes each;
+//    alternating order, BENCH_ROUNDS (7) rounds after BENCH_WARMUP (1) unmeasured pass each way;
 //    printed: each round's transitions/s and the ratio on / off, and the median ratio. Target ≥ 0.95.
 import fs from "node:fs";
 import os from "node:os";
@@ -30,10 +30,10 @@ import { swissCycles } from "./workload";
 const RUNS = Number(process.env.BENCH_FLEET_RUNS ?? 100_000);
 const TRANSITIONS = Number(process.env.BENCH_FLEET_TRANSITIONS ?? 1_000_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
-const ENGINE_RUNS = Number(process.env.BENCH_RUNS ?? 400);
+const ENGINE_RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 4);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
-const WARMUP = Math.max(0, Number(process.env.BENCH_WARMUP ?? 2));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 7));
+const WARMUP = Math.max(0, Number(process.env.BENCH_WARMUP ?? 1));
 const TARGET = { fleet: 150, list: 50, ratio: 0.95 };
 const DAY = 86_400_000;
 const END = Date.UTC(2026, 10, 1);
