@@ -13,6 +13,8 @@
 //    BENCH_CYCLES (4) review cycles, effects answering at once) with the counters on and off, in
 //    alternating order, BENCH_ROUNDS (7) rounds after BENCH_WARMUP (1) unmeasured pass each way;
 //    printed: each round's transitions/s and the ratio on / off, and the median ratio. Target ≥ 0.95.
+// BENCH_FLEET_DB=path keeps the seeded database (and measures an existing one again without
+// seeding); BENCH_SKIP_ENGINE=1 leaves out part 3.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,7 +23,7 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
 import { ManualClock } from "../lib/engine/clock";
 import type { CommitItem, RunRow, TransitionRow } from "../lib/engine/store/types";
-import { fleetDeltas, type FleetDelta } from "../lib/fleet/counters";
+import { fleetDeltas, withAllTime, type FleetDelta } from "../lib/fleet/counters";
 import { fleetOf } from "../lib/fleet/fleet";
 import { createRuntime } from "../lib/runtime";
 import { instantEffects } from "./instant-effects";
@@ -67,7 +69,10 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 async function seedAndQuery() {
-  const url = tempUrl("fleet");
+  // BENCH_FLEET_DB=file: seed it once and keep it; a later run with the same file measures it again
+  const kept = process.env.BENCH_FLEET_DB;
+  const reuse = !!kept && fs.existsSync(kept);
+  const url = kept ? `file:${path.resolve(kept)}` : tempUrl("fleet");
   await migrateDatabase(url);
   const clock = new ManualClock(END);
   const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false }, schedules: { start: false } });
@@ -80,7 +85,7 @@ async function seedAndQuery() {
   const counts = new Map<string, FleetDelta>();
   const perRun = TRANSITIONS / RUNS;
   let written = 0;
-  db.transaction(() => {
+  if (!reuse) db.transaction(() => {
     for (let i = 0; i < RUNS; i++) {
       const id = `run-${String(i).padStart(6, "0")}`;
       const n = Math.max(1, Math.round(perRun * (i + 1)) - Math.round(perRun * i));
@@ -113,7 +118,7 @@ async function seedAndQuery() {
       if (status === "waiting" && state === "HUMAN_REVIEW") insertReview.run(`${id}-r`, id, "swiss-army", "HUMAN_REVIEW", "approval", "Decide", "{}", "pending", sqliteDate(at), n);
       // the counters the engine's commits would have added: the whole history as one commit
       const item = { run: { ...row, finishedAt: finishedAt ?? null }, transitions, expectVersion: null } as unknown as CommitItem;
-      for (const d of fleetDeltas(null, item)) {
+      for (const d of withAllTime(fleetDeltas(null, item))) {
         const k = `${d[2]}\u0000${d[3]}\u0000${d[4]}\u0000${d[5]}`;
         const had = counts.get(k);
         if (had) had[6] += d[6];
@@ -123,7 +128,9 @@ async function seedAndQuery() {
     for (const d of counts.values()) insertCount.run(...d);
   })();
   db.pragma("optimize");
-  console.log(`data            ${fmt(RUNS)} runs, ${fmt(written)} transitions, ${fmt(counts.size)} counter rows, written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const n = (sql: string) => Number((db.prepare(sql).get() as { n: number | bigint }).n);
+  console.log(`data            ${fmt(n(`SELECT COUNT(*) AS n FROM "Run"`))} runs, ${fmt(n(`SELECT COUNT(*) AS n FROM "Transition"`))} transitions, ${fmt(n(`SELECT COUNT(*) AS n FROM "FleetCount"`))} counter rows${reuse ? ` (${kept}, seeded before)` : `, written in ${((performance.now() - t0) / 1000).toFixed(1)} s`}`);
+  void written;
 
   const measure = async (name: string, target: number, fn: () => Promise<unknown>) => {
     for (let i = 0; i < 10; i++) await fn();
@@ -174,6 +181,7 @@ async function main() {
   console.log(`Switchyard fleet benchmark (SQLite, Node ${process.version})`);
   const queriesOk = await seedAndQuery();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  if (process.env.BENCH_SKIP_ENGINE === "1") return console.log(`engine          skipped (BENCH_SKIP_ENGINE=1)\nall query targets met: ${queriesOk ? "yes" : "no"}`);
   for (let i = 0; i < WARMUP; i++) {
     await engineRate(true);
     await engineRate(false);

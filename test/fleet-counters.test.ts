@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bucketFloor, dwellBucket, quantile } from "../lib/fleet/buckets";
-import { ALL_TIME, fleetDeltas, HOUR_MS, type FleetDelta } from "../lib/fleet/counters";
+import { ALL_TIME, fleetDeltas as hourDeltas, HOUR_MS, withAllTime, type FleetDelta } from "../lib/fleet/counters";
 import type { CommitItem, RunRow, TransitionRow } from "../lib/engine/store/types";
 
 const H = 500_000;
@@ -13,7 +13,10 @@ const row = (over: Partial<RunRow>): RunRow => ({ id: "r", workflow: "wf", statu
 const t = (seq: number, from: string[], to: string[], when: number, edge?: { source: string; targets: string[] }, event = "GO"): TransitionRow => ({ runId: "r", seq, from, to, event, reason: "", at: when, durationMs: 0, payload: edge ? { edge } : {} });
 const item = (run: RunRow, transitions: TransitionRow[], extra: Partial<CommitItem> = {}) => ({ run, transitions, expectVersion: 1, timersSet: [], timersClear: [], reviewsOpen: [], reviewsClose: [], artifacts: [], timers: [], ...extra }) as CommitItem;
 
-/** the increments summed per row, hour rows only (each is also written under ALL_TIME: checked once) */
+/** the increments as the stores write them: each in its hour and in the all-time row */
+const fleetDeltas = (...a: Parameters<typeof hourDeltas>) => withAllTime(hourDeltas(...a));
+
+/** the increments summed per row */
 function summed(ds: FleetDelta[]) {
   const out: Record<string, number> = {};
   for (const d of ds) {

@@ -2,7 +2,7 @@
 // written in the same transaction as the commit, so the fleet view (lib/fleet/fleet.ts) never reads
 // transitions. Pure: a run row before the commit and the commit item in, counter deltas out.
 //
-// Per (workflow, version, hour) — and once more under hour ALL_TIME — a commit adds:
+// Per (workflow, version, hour) — and once more under hour ALL_TIME, which the store adds — a commit adds:
 //   enter  key = state id        a visit began (a leaf, and each group entered from outside it)
 //   dwell  key = state id        a visit of a leaf ended by a transition out of it; `bucket` is the
 //                                 visit's length on the log scale of lib/fleet/buckets.ts
@@ -49,8 +49,9 @@ interface EdgePayload {
 }
 
 /**
- * The counter increments of one commit (a row may repeat: the store sums them). `before`: the run
- * as it was committed last (null for a new run). Both the hour's row and the all-time row are listed.
+ * The counter increments of one commit, in their hours (a row may repeat: the store sums them, and
+ * adds each to its all-time row too: withAllTime). `before`: the run as it was committed last (null
+ * for a new run).
  * On the engine's path for every commit: kept to a few allocations per transition.
  */
 export function fleetDeltas(before: RunRow | null, item: CommitItem): FleetDelta[] {
@@ -60,7 +61,7 @@ export function fleetDeltas(before: RunRow | null, item: CommitItem): FleetDelta
   const workflow = run.workflow;
   const version = versionOfInput(item.setInput !== undefined ? item.setInput : run.input);
   const add = (v: number, hour: number, kind: FleetKind, key: string, bucket: number, n: number) => {
-    out.push([workflow, v, hour, kind, key, bucket, n], [workflow, v, ALL_TIME, kind, key, bucket, n]);
+    out.push([workflow, v, hour, kind, key, bucket, n]);
   };
   const first = item.snapshotFirst ?? item.transitions[0]?.seq ?? Infinity;
   const was = before?.entered ?? {};
@@ -147,5 +148,12 @@ export function fleetDeltas(before: RunRow | null, item: CommitItem): FleetDelta
       for (const leaf of run.failedStates.split("|")) if (leaf) for (const s of prefixes(leaf)) if (!seen.has(s)) seen.add(s), add(version, hour, "fail", s, 0, 1);
     }
   }
+  return out;
+}
+
+/** The increments with each one's all-time row beside it (what the stores write). */
+export function withAllTime(ds: FleetDelta[]): FleetDelta[] {
+  const out: FleetDelta[] = [];
+  for (const d of ds) out.push(d, [d[0], d[1], ALL_TIME, d[3], d[4], d[5], d[6]]);
   return out;
 }

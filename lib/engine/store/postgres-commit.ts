@@ -11,6 +11,7 @@ import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
+import { withAllTime } from "../../fleet/counters";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
 export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -196,7 +197,7 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
 function sumFleet(its: CommitItem[]): unknown[][] {
   const sums = new Map<string, unknown[]>();
   for (const it of its) {
-    for (const d of it.fleet ?? []) {
+    for (const d of withAllTime(it.fleet ?? [])) {
       const k = d.slice(0, 6).join("\u0001");
       const had = sums.get(k);
       if (had) (had[6] as number) += d[6];

@@ -59,7 +59,8 @@ export const WRITES = {
   insertOutcome: insertOutcomesSql("VALUES (?,?,?,?,?,?,?,?,?,?)"),
   markReplayed: MARK_REPLAYED(() => "?"),
   setInput: SET_INPUT(() => "?"),
-  addFleet: ADD_FLEET("VALUES (?,?,?,?,?,?,?)"),
+  // the hour's row and the all-time row (hour -1) from one set of arguments
+  addFleet: ADD_FLEET(`SELECT x.w, x.v, CASE WHEN y.a = 0 THEN x.h ELSE -1 END, x.k, x.s, x.b, x.n FROM (SELECT ? AS w, ? AS v, ? AS h, ? AS k, ? AS s, ? AS b, ? AS n) AS x CROSS JOIN (SELECT 0 AS a UNION ALL SELECT 1) AS y WHERE true`),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
