@@ -135,15 +135,21 @@ async function seedAndQuery() {
   const measure = async (name: string, target: number, fn: () => Promise<unknown>) => {
     for (let i = 0; i < 10; i++) await fn();
     const times: number[] = [];
+    const cpu: number[] = [];
     for (let i = 0; i < QUERIES; i++) {
       const s = performance.now();
+      const c = process.cpuUsage();
       await fn();
+      const used = process.cpuUsage(c);
+      cpu.push((used.user + used.system) / 1000);
       times.push(performance.now() - s);
     }
     times.sort((a, b) => a - b);
-    const p = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))]!;
-    const ok = p(0.95) <= target;
-    console.log(`${name.padEnd(34)} p50 ${p(0.5).toFixed(1).padStart(6)} ms  p95 ${p(0.95).toFixed(1).padStart(6)} ms  max ${times.at(-1)!.toFixed(1).padStart(6)} ms   target p95 ≤ ${target} ms: ${ok ? "met" : "NOT MET"}`);
+    cpu.sort((a, b) => a - b);
+    const p = (xs: number[], f: number) => xs[Math.min(xs.length - 1, Math.floor(f * xs.length))]!;
+    const ok = p(times, 0.95) <= target;
+    // CPU time beside wall time: on a shared machine (see the load average) the wall time is mostly waiting for a core
+    console.log(`${name.padEnd(40)} p50 ${p(times, 0.5).toFixed(1).padStart(6)} ms  p95 ${p(times, 0.95).toFixed(1).padStart(6)} ms  max ${times.at(-1)!.toFixed(1).padStart(6)} ms  (CPU p50 ${p(cpu, 0.5).toFixed(1)} ms, p95 ${p(cpu, 0.95).toFixed(1)} ms)   target p95 ≤ ${target} ms: ${ok ? "met" : "NOT MET"}`);
     return ok;
   };
   const f24 = await fleetOf(rt, "swiss-army", { window: "24h" });
@@ -151,6 +157,7 @@ async function seedAndQuery() {
   console.log(`fleet (check)   all: ${fmt(fAll.runs.running + fAll.runs.waiting)} live, ${fmt(fAll.runs.completed)} completed, HUMAN_REVIEW entered ${fmt(fAll.states.HUMAN_REVIEW!.entered)}, p95 ${fAll.states.HUMAN_REVIEW!.dwellMs?.p95} ms; 24h: ${fmt(f24.states.HUMAN_REVIEW!.entered)} entered`);
   const states = ["HUMAN_REVIEW", "EXECUTING", "IDLE", "CONTEXT_SEARCH"];
   let k = 0;
+  console.log(`load average    ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} before the queries`);
   const ok = [
     await measure("fleet, window=24h", TARGET.fleet, () => fleetOf(rt, "swiss-army", { window: "24h" })),
     await measure("fleet, window=all", TARGET.fleet, () => fleetOf(rt, "swiss-army", { window: "all" })),
@@ -178,7 +185,7 @@ async function engineRate(fleetCounters: boolean): Promise<number> {
 }
 
 async function main() {
-  console.log(`Switchyard fleet benchmark (SQLite, Node ${process.version})`);
+  console.log(`Switchyard fleet benchmark (SQLite, Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} at the start)`);
   const queriesOk = await seedAndQuery();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
   if (process.env.BENCH_SKIP_ENGINE === "1") return console.log(`engine          skipped (BENCH_SKIP_ENGINE=1)\nall query targets met: ${queriesOk ? "yes" : "no"}`);

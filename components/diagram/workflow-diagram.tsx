@@ -31,6 +31,13 @@ export interface DiagramStatus {
   abortedFrom?: string[];
 }
 
+/** The arrowhead's size in stroke widths: 16 at the usual width; under the fleet overlay's traffic widths, the same on screen. */
+function markerSize(traffic: Record<string, number> | null, id: string): number {
+  if (!traffic) return 16;
+  const weight = (traffic[id] ?? 0) / Math.max(1, ...Object.values(traffic));
+  return Math.max(4, 20 / (1 + 7 * weight));
+}
+
 function statusOf(id: string, s: DiagramStatus): NodeStatus {
   const activeHere = s.active.some((a) => a === id || a.startsWith(`${id}.`));
   if (activeHere) return s.waiting ? "waiting" : "active";
@@ -207,7 +214,8 @@ function Diagram({
           source: e.source,
           target: e.target,
           type: "transition",
-          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
+          // (a marker is drawn in stroke widths: a traffic-thick edge keeps an arrowhead of the usual size)
+          markerEnd: { type: MarkerType.ArrowClosed, width: markerSize(painted.traffic, e.id), height: markerSize(painted.traffic, e.id), color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
           data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id], ...(painted.traffic ? { traffic: painted.traffic[e.id] ?? 0, weight: (painted.traffic[e.id] ?? 0) / Math.max(1, ...Object.values(painted.traffic)) } : {}) },
           zIndex: last ? EDGE_Z.last : taken || painted.edges[e.id] ? EDGE_Z.taken : EDGE_Z.rest,
         };

@@ -53,8 +53,13 @@ export function useWaitingOverlay(waiting: WaitingFor[]): DiagramOverlay | undef
   const key = JSON.stringify(waiting);
   return useMemo(() => {
     if (!waiting.length || now === null) return undefined;
+    // one badge per node (the first thing it waits on); its tooltip lists them all
     const nodes: NonNullable<DiagramOverlay["nodes"]> = {};
-    for (const w of waiting) (nodes[w.state] ??= []).push({ label: waitingBadge(w, now), tone: tone[w.kind], title: waitingDetail(w, now) });
+    for (const w of waiting) {
+      const tag = nodes[w.state]?.[0];
+      if (tag) tag.title = `${tag.title}\n${waitingDetail(w, now)}`;
+      else nodes[w.state] = [{ label: waitingBadge(w, now), tone: tone[w.kind], title: waitingDetail(w, now) }];
+    }
     return { nodes };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, now === null ? null : Math.floor(now / 15_000)]);
@@ -64,12 +69,14 @@ export function useWaitingOverlay(waiting: WaitingFor[]): DiagramOverlay | undef
 export function WaitingNow({ waiting }: { waiting: WaitingFor[] }) {
   const now = useNow();
   if (!waiting.length) return null;
+  // the state is named when the run waits in more than one
+  const several = new Set(waiting.map((w) => w.state)).size > 1;
   return (
     <ul className="mt-3 space-y-1 text-sm" data-testid="waiting-for">
       {waiting.map((w, i) => (
         <li key={i} className="flex flex-wrap items-baseline gap-x-2" data-kind={w.kind} data-state={w.state}>
           <span className="rounded bg-slate-100 px-1.5 py-px text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:bg-slate-800 dark:text-slate-300">{w.kind}</span>
-          <span className="font-mono text-xs text-slate-500 dark:text-slate-400">{w.stateName}</span>
+          {several && <span className="font-mono text-xs text-slate-500 dark:text-slate-400">{w.stateName}</span>}
           <span className="text-slate-800 dark:text-slate-200" suppressHydrationWarning>
             {now === null ? "…" : waitingDetail(w, now)}
           </span>
