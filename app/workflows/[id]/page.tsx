@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { workflowLayout } from "@/lib/graph";
+import { workflowLayouts } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
 import { findWorkflow, isBuiltIn, panelOf } from "@/lib/machines/registry";
 import { flowWarnings } from "@/lib/flows/warnings";
@@ -41,7 +41,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
   if (!def) notFound();
   const rt = await getRuntime();
   const [layout, metrics, counts, usage, panel, versions, openAlerts, resolvedAlerts, alertRules] = await Promise.all([
-    workflowLayout(id)!,
+    workflowLayouts(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
     workflowUsage(rt.db, id),
