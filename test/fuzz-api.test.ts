@@ -98,6 +98,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/schedules/[id]": () => import("../app/api/schedules/[id]/route"),
   "/api/schedules/[id]/trigger": () => import("../app/api/schedules/[id]/trigger/route"),
   "/api/openapi.json": () => import("../app/api/openapi.json/route"),
+  "/api/workflows/[id]/reviews/stats": () => import("../app/api/workflows/[id]/reviews/stats/route"),
   // the fleet and bulk actions on runs
   "/api/workflows/[id]/fleet": () => import("../app/api/workflows/[id]/fleet/route"),
   "/api/runs/bulk": () => import("../app/api/runs/bulk/route"),
@@ -860,7 +861,7 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/tasks/[id]/complete", "POST", 200, invalidBody(complete), { id: idOf(null) }),
     bodyEndpoint("/api/tasks/[id]/fail", "POST", 200, invalidBody(failTask), { id: idOf(null) }),
     getEndpoint("/api/reviews/[id]", 150, { params: {} }, { id: decidedOrPending }),
-    getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000) } }),
+    getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000), assigned: { good: fc.constantFrom("legal", "ops-leads"), bad: fc.oneof(oddString, longString(64)) }, overdue: { good: fc.constantFrom("true", "false"), bad: oddString } } }),
     bodyEndpoint("/api/runs/[id]/abort", "POST", 400, invalidBody(abort), { id: runId }),
     {
       route: "/api/runs/[id]/artifacts/[...path]",
@@ -945,6 +946,7 @@ function phaseA(): Endpoint[] {
     idOnlyEndpoint("/api/schedules/[id]/trigger", "POST", 100, idOf(null)),
     // (new endpoints go last: each one's cases are seeded by its place in this list)
     getEndpoint("/api/openapi.json", 60, { params: {} }),
+    getEndpoint("/api/workflows/[id]/reviews/stats", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString } } }, { id: idOf("workflows") }),
     getEndpoint("/api/workflows/[id]/fleet", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString }, version: { good: fc.constantFrom("1", "2"), bad: fc.oneof(badInt, fc.constantFrom("0", "1.5", "9999999999")) } } }, { id: idOf("workflows") }),
     bodyEndpoint("/api/runs/bulk", "POST", 300, invalidBody(bulk)),
   ];

@@ -94,6 +94,13 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
   const [edited, setEdited] = useState(() => asText(step.show));
   const [result, setResult] = useState<ActionResult | null>(null);
   const [pending, start] = useTransition();
+  // the next review of a quorum (after an approval or an edit) shows its own value: an open edit is closed
+  const [shownFor, setShownFor] = useState(review.id);
+  if (shownFor !== review.id) {
+    setShownFor(review.id);
+    setEditing(false);
+    setEdited(asText(step.show));
+  }
   const counting = step.approvals.needed > 1;
   const prompt = step.question ?? review.prompt;
   const respond = decisions.some((d) => needs(review.decisionSchemas, d, counting).feedback);

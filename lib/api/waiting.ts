@@ -41,7 +41,7 @@ export interface OpenTask {
 const iso = (ms: number | null | undefined) => (typeof ms === "number" && Number.isFinite(ms) ? new Date(ms).toISOString() : null);
 const prefixes = (id: string) => id.split(".").map((_, i, parts) => parts.slice(0, i + 1).join("."));
 
-/** A review's own due time, when its payload carries one (ms or ISO text). */
+/** A review's due time carried in its payload (ms or ISO text), for reviews without a routing deadline. */
 function ownDue(payload: unknown): number | null {
   const due = (payload as { dueAt?: unknown } | null)?.dueAt;
   if (typeof due === "number" && Number.isFinite(due)) return due;
@@ -65,7 +65,7 @@ export function waitingEntries(a: { row: RunRow; graph: WorkflowGraph; reviews: 
       const edge = byEvent.get(String(t.event.type));
       return edge !== undefined && prefixes(r.state).includes(edge.source);
     });
-    out.push({ kind: "review", ...at(r.state), reviewId: r.id, decisions: typed.decisions, approvals: typed.approvals, dueAt: iso(ownDue(r.payload) ?? timeout?.dueAt ?? null) });
+    out.push({ kind: "review", ...at(r.state), reviewId: r.id, decisions: typed.decisions, approvals: typed.approvals, dueAt: iso(r.dueAt ?? ownDue(r.payload) ?? timeout?.dueAt ?? null) });
   }
   for (const t of timers) {
     const edge = byEvent.get(String(t.event.type));

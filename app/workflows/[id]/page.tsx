@@ -21,6 +21,17 @@ import { MovePanel } from "@/components/change/move-panel";
 import { FleetDiagram } from "@/components/fleet/fleet-diagram";
 import { FleetPanel } from "@/components/fleet/fleet-panel";
 import { FleetQuery, fleetOf } from "@/lib/fleet/fleet";
+import { ReviewStatsPanel } from "@/components/reviews/stats-panel";
+import { approveRateOverlay, reviewStats, StatsQuery } from "@/lib/reviews/stats";
+import type { DiagramOverlay } from "@/lib/graph/overlay";
+
+/** A version diff's or a move's overlay with each review state's approve rate added to its tags. */
+function withApproveRates(base: DiagramOverlay | undefined, rates: { nodes: NonNullable<DiagramOverlay["nodes"]> }): DiagramOverlay | undefined {
+  if (Object.keys(rates.nodes).length === 0) return base;
+  const nodes = { ...(base?.nodes ?? {}) };
+  for (const [id, tags] of Object.entries(rates.nodes)) nodes[id] = [...(nodes[id] ?? []), ...tags];
+  return { ...(base ?? {}), nodes };
+}
 
 export const dynamic = "force-dynamic";
 
@@ -61,6 +72,9 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     for (const [k, v] of Object.entries({ overlay: fleetShown ? "fleet" : undefined, window: sp.window as string | undefined, ...change })) if (v) q.set(k, v);
     return `/workflows/${def.id}${q.size ? `?${q}` : ""}`;
   };
+  // people's decisions on its review states, in the window the page asks for (?reviews=1h|24h|7d|all)
+  const statsWindow = StatsQuery.safeParse({ window: typeof sp.reviews === "string" ? sp.reviews : undefined }).data?.window ?? "24h";
+  const stats = await reviewStats(rt.db, def, statsWindow, rt.clock.now());
   // issue 33: waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
   const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
@@ -124,12 +138,13 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
           {fleet ? (
             <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
           ) : (
-            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={move?.overlay} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
           )}
         </div>
         <div className="min-w-0 space-y-4">
           {fleet && <FleetPanel fleet={fleet} states={graph.states} />}
           {move && <MovePanel v={move.view} />}
+          <ReviewStatsPanel stats={stats} href={(w) => `/workflows/${encodeURIComponent(def.id)}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === "string")), reviews: w })}`} />
           <AlertsPanel
             workflow={def.id}
             open={openAlerts}

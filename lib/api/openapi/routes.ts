@@ -39,6 +39,7 @@ import { MigrateBody, MigrateParams, VersionDiffParams } from "../../change/migr
 import { ReplayBody } from "../../change/replay";
 import { FleetQuery } from "../../fleet/fleet";
 import { BulkBody } from "../bulk";
+import { StatsQuery } from "../../reviews/stats";
 import { apiOf } from "../../machines/registry";
 import { RunExportDoc } from "../run-export";
 import * as R from "./responses";
@@ -299,6 +300,7 @@ const reviews: ApiOperation[] = [
     operationId: "listReviews",
     tag: "Reviews",
     summary: "List reviews",
+    description: "`assigned=me|<group>` keeps reviews routed to a group (`me`: your groups, accounts on); `overdue=true` pending ones past their deadline. With accounts on, pending reviews assigned to groups you are not in are left out (admins see all).",
     query: ReviewListQuery,
     responses: { 200: ok(z.array(R.Review), "reviews, oldest first") },
   },
@@ -324,7 +326,19 @@ const reviews: ApiOperation[] = [
     body: DecisionBody,
     idempotent: true,
     responses: { 200: ok(R.DecisionResult, "the decided review, the run after it and its transitions", ReplayedHeader) },
-    errors: { 404: "unknown review", 409: "already decided, or stale", 422: "a decision the review does not allow, or a malformed body" },
+    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale", 422: "a decision the review does not allow, or a malformed body" },
+  },
+  {
+    method: "get",
+    path: "/api/workflows/{id}/reviews/stats",
+    operationId: "reviewStats",
+    tag: "Reviews",
+    summary: "Decision analytics of a workflow's review states",
+    description: "People's decisions per review state in the window (default 24h): by kind, rates, time to decision (p50, p95), per reviewer, and for quorum reviews the share of rounds that reached the quorum with no edit and no reject.",
+    params: WorkflowIdParam,
+    query: StatsQuery,
+    responses: { 200: ok(R.ReviewStats, "the statistics") },
+    errors: { 404: "unknown workflow" },
   },
 ];
 

@@ -5,7 +5,7 @@ import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-/** Where the workflow's runs are now and what they did in the window, per state (docs/guide/22-fleet.md). */
+/** Where the workflow's runs are now and what they did in the window, per state (docs/guide/23-fleet.md). */
 export const GET = handler(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
   const { id } = parse(WorkflowIdParam, await ctx.params);
   const q = parse(FleetQuery, query(req));
