@@ -81,6 +81,13 @@ function timeouts(graph: WorkflowGraph): Map<string, number> {
 
 const prefixes = (id: string) => id.split(".").map((_, i, parts) => parts.slice(0, i + 1).join("."));
 
+/** `entered[leaf]` from the run's entered JSON (an object of numbers) without parsing all of it; NaN when absent. */
+function enteredAt(json: string, leaf: string): number {
+  const key = `${JSON.stringify(leaf)}:`;
+  const i = json.indexOf(key);
+  return i < 0 ? NaN : Number.parseFloat(json.slice(i + key.length, i + key.length + 24));
+}
+
 function parseJson<T>(text: unknown, fallback: T): T {
   try {
     return typeof text === "string" ? (JSON.parse(text) as T) : fallback;
@@ -153,11 +160,33 @@ export function assemble(a: { workflow: string; version: number | null; window: 
     visits.set(id, [...m.values()].reduce((x, y) => x + y, 0));
   }
   const limits = timeouts(a.graph);
+  const p95s = new Map<string, number>();
+  for (const [id, n] of visits) if (n >= STUCK_MIN_VISITS && states[id]!.dwellMs) p95s.set(id, states[id]!.dwellMs!.p95);
+  const isStuck = (id: string, since: number) => {
+    const inState = a.now - since;
+    const p95 = p95s.get(id);
+    const limit = limits.get(id);
+    return (p95 !== undefined && inState > STUCK_FACTOR * p95) || (limit !== undefined && inState > limit);
+  };
+  // many runs share a state: each distinct state text read once
+  const leavesOf = new Map<string, string[]>();
   for (const r of a.live) {
     const status = r.status === "waiting" ? "waiting" : "running";
     runs[status]++;
-    const leaves = parseJson<string[]>(r.state, []);
-    const entered = parseJson<Record<string, number>>(r.entered, {});
+    const text = String(r.state);
+    let leaves = leavesOf.get(text);
+    if (!leaves) leavesOf.set(text, (leaves = parseJson<string[]>(text, [])));
+    const enteredText = typeof r.entered === "string" ? r.entered : "";
+    if (leaves.length === 1 && !leaves[0]!.includes(".")) {
+      // the usual run: one top-level state; its entry time read without parsing the whole map
+      const leaf = leaves[0]!;
+      const s = at(leaf);
+      s.now[status]++;
+      const since = enteredAt(enteredText, leaf);
+      if (!Number.isNaN(since) && isStuck(leaf, since)) s.stuck++;
+      continue;
+    }
+    const entered = parseJson<Record<string, number>>(enteredText, {});
     const since = new Map<string, number>();
     for (const leaf of leaves) {
       for (const p of prefixes(leaf)) {
@@ -169,11 +198,7 @@ export function assemble(a: { workflow: string; version: number | null; window: 
     for (const [id, t] of since) {
       const s = at(id);
       s.now[status]++;
-      if (Number.isNaN(t)) continue;
-      const p95 = (visits.get(id) ?? 0) >= STUCK_MIN_VISITS ? s.dwellMs?.p95 : undefined;
-      const limit = limits.get(id);
-      const inState = a.now - t;
-      if ((p95 !== undefined && inState > STUCK_FACTOR * p95) || (limit !== undefined && inState > limit)) s.stuck++;
+      if (!Number.isNaN(t) && isStuck(id, t)) s.stuck++;
     }
   }
   edges.sort((x, y) => y.count - x.count || (x.from + x.to < y.from + y.to ? -1 : 1));
