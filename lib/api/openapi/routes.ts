@@ -37,6 +37,8 @@ import { CreateWorkflowBody, CreateWorkflowQuery, DeleteWorkflowQuery, ExportWor
 import { EvalBody, EvalIdParam, EvalListQuery } from "../../change/evals";
 import { MigrateBody, MigrateParams, VersionDiffParams } from "../../change/migrate";
 import { ReplayBody } from "../../change/replay";
+import { FleetQuery } from "../../fleet/fleet";
+import { BulkBody } from "../bulk";
 import { StatsQuery } from "../../reviews/stats";
 import { apiOf } from "../../machines/registry";
 import { RunExportDoc } from "../run-export";
@@ -271,6 +273,17 @@ const runs: ApiOperation[] = [
     errors: { 400: "it names a workflow this instance does not have", 409: "imported before", 413: "larger than 50 MB", 422: "not a valid export" },
   },
   {
+    method: "post",
+    path: "/api/runs/bulk",
+    operationId: "bulkRuns",
+    tag: "Runs",
+    summary: "Abort or retry many runs",
+    description:
+      "By `ids` or by `filter` (GET /api/runs's query as an object), one result per run, each taken as one by one: abort refuses a run that has ended; retry forks a failed run at its failed step with the same input (`runId`: the new run). More than 1,000 matching runs: 422 `{ error, code: \"too_many\", total }`.",
+    body: BulkBody,
+    responses: { 200: ok(R.BulkResult, "one result per run") },
+  },
+  {
     method: "get",
     path: "/api/stream",
     operationId: "streamAll",
@@ -460,6 +473,19 @@ const workflows: ApiOperation[] = [
     params: MigrateParams,
     body: MigrateBody,
     responses: { 200: ok(R.MigrateResult, "each run's outcome") },
+    errors: { 404: "unknown workflow or version" },
+  },
+  {
+    method: "get",
+    path: "/api/workflows/{id}/fleet",
+    operationId: "getFleet",
+    tag: "Workflows",
+    summary: "Where the workflow's runs are, per state",
+    description:
+      "Runs now in each state, visits begun, time in state (p50, p95), failures and stuck runs in the window (1h, 24h, 7d or all; whole hours), and edge traffic, from counters kept with each step. Replays and evaluation runs are not counted.",
+    params: WorkflowIdParam,
+    query: FleetQuery,
+    responses: { 200: ok(R.Fleet, "the fleet") },
     errors: { 404: "unknown workflow or version" },
   },
   {

@@ -1,6 +1,7 @@
 // The run store: rows the engine commits and reads back. One interface, one conformance
 // suite (test/store.*.test.ts), one implementation per database.
 import type { CrashLedger } from "../poison";
+import type { FleetDelta } from "../../fleet/counters";
 
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
 export const TERMINAL: readonly RunStatus[] = ["completed", "failed", "aborted"];
@@ -186,6 +187,8 @@ export interface CommitItem {
   outcomes?: OutcomeRow[];
   /** the run's input replaced (a migration moves the version pin, input.definitionVersion) */
   setInput?: unknown;
+  /** fleet counter increments (lib/fleet/counters.ts), added in the same transaction */
+  fleet?: FleetDelta[];
   /** pending reviews re-routed (an escalation) */
   reviewsRoute?: ReviewRoute[];
 }
@@ -285,6 +288,12 @@ export interface RunQuery {
   replays?: boolean;
   /** only the replays of this run */
   replayOf?: string;
+  /** live runs that wait on any of these (lib/api/waiting.ts): review, timer, task, event (at rest: no effect in flight, no review open), effect */
+  waitingFor?: ("review" | "timer" | "task" | "event" | "effect")[];
+  /** live runs in this state or a state inside it (a state id, its path) */
+  state?: string;
+  /** live runs with an external worker's task unclaimed since this instant or before (epoch ms) */
+  unclaimedSince?: number;
   limit?: number;
   offset?: number;
 }
