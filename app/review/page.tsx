@@ -9,15 +9,17 @@ import { getRuntime } from "@/lib/runtime";
 import { ReviewQueue } from "@/components/runs/review-queue";
 import { WorkflowViewsProvider, type WorkflowViews } from "@/components/runs/workflow-views";
 import { LiveRefresh } from "@/components/ui/live-refresh";
-import { requireViewer } from "@/app/session";
+import { currentUser, requireViewer } from "@/app/session";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Review queue" };
 
 export default async function ReviewQueuePage() {
   await requireViewer();
+  const who = await currentUser();
   const rt = await getRuntime();
-  const reviews = await listReviews(rt, { status: "pending", limit: 500 });
+  // with accounts on, reviews assigned to groups the person is not in are not offered
+  const reviews = await listReviews(rt, { status: "pending", limit: 500 }, who);
   // what each run is about: every run in one query
   const runs = await runsByIds(rt, reviews.map((r) => r.runId));
   const names = new Map(runs.map((run) => [run.id, runName(findWorkflow(run.workflow, run.input), run)]));

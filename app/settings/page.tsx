@@ -3,7 +3,10 @@ import { describeEndpoints } from "@/lib/llm/endpoints";
 import { getRuntime } from "@/lib/runtime";
 import { CmPanel } from "@/components/knowledge/cm-panel";
 import { TestConnection } from "@/components/settings/test-connection";
-import { requireViewer } from "@/app/session";
+import { currentUser, requireViewer } from "@/app/session";
+import { GroupsPanel } from "@/components/settings/groups-panel";
+import { listGroups } from "@/lib/auth/groups";
+import { authEnabled } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Settings" };
@@ -24,6 +27,9 @@ function maskUrl(url: string) {
 export default async function Settings() {
   await requireViewer();
   const rt = await getRuntime();
+  // groups (review routing) are the admin's to set, with accounts on
+  const who = await currentUser();
+  const groups = authEnabled() && who?.role === "admin" ? { list: await listGroups(rt.db), users: (await rt.db.user.findMany({ where: { disabled: false }, orderBy: { name: "asc" }, select: { name: true } })).map((u) => u.name) } : null;
   const info = rt.llm ? describeEndpoints(rt.llm) : null;
   const search = process.env.SWITCHYARD_SEARCH_URL;
   return (
@@ -78,6 +84,14 @@ export default async function Settings() {
         <Row label="Database">{rt.provider === "sqlite" ? `SQLite ${maskUrl(rt.url)}` : maskUrl(rt.url)}</Row>
         <Row label="Durability">{process.env.SWITCHYARD_DURABILITY === "full" ? "full (synchronous=FULL: survives power loss)" : "normal (WAL, synchronous=NORMAL: survives a process crash)"}</Row>
       </section>
+
+      {groups && <GroupsPanel groups={groups.list} users={groups.users} />}
+      {!authEnabled() && (
+        <section className="rounded-xl border border-slate-200 bg-white p-4 text-sm dark:border-slate-700 dark:bg-slate-900" data-testid="groups-off">
+          <h2 className="mb-1 text-sm font-semibold">Groups</h2>
+          <p className="text-slate-600 dark:text-slate-400">Accounts are off (SWITCHYARD_AUTH): the groups reviews are assigned to are labels that route and filter the queue; anyone may decide.</p>
+        </section>
+      )}
 
       <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="api-settings">
         <h2 className="mb-2 text-sm font-semibold">API</h2>

@@ -6,7 +6,7 @@ import { formatTime } from "@/lib/format";
 import { issuesByField } from "@/lib/field-errors";
 import type { DeliveryView, WebhookView } from "@/lib/hooks/webhooks";
 
-const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert"] as const;
+const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert", "on_review_escalated"] as const;
 
 /** An API refusal, with the fields it names (a 422's `issues`). */
 class ApiError extends Error {

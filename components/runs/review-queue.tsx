@@ -11,9 +11,10 @@ import { Since } from "@/components/ui/since";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
 import { bulkOutcome, type BulkAction, type BulkItem } from "./bulk-outcome";
 import { storedReviewer } from "@/components/steps/reviewer";
+import { DueBadge, type DueBadgeProps } from "@/components/reviews/due-badge";
 
 export interface QueueItem {
-  review: ReviewInfo & { state: string; workflow: string; ageMs: number };
+  review: ReviewInfo & { state: string; workflow: string; ageMs: number } & Partial<Pick<DueBadgeProps, "dueAt" | "escalatedFrom" | "assignedTo">>;
   decisions?: string[];
   workflowTitle: string;
   name: string;
@@ -169,6 +170,7 @@ export function ReviewQueue({ items, now }: { items: QueueItem[]; now: number })
                 <span className={`rounded-full px-2 py-0.5 font-semibold ${r.ageMs > 3_600_000 ? "bg-amber-100 text-amber-900" : "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-200"}`} data-testid="review-age">
                   waiting <Since from={r.createdAt} now={now} />
                 </span>
+                <DueBadge dueAt={r.dueAt ?? null} escalatedFrom={r.escalatedFrom ?? null} assignedTo={r.assignedTo ?? null} now={now} />
                 <span>{item.workflowTitle}</span>
                 <span>·</span>
                 <Link href={`/runs/${r.runId}`} className="min-w-0 max-w-full truncate text-blue-700 hover:underline dark:text-blue-400" data-testid="review-run" title={r.runId}>

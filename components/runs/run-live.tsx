@@ -18,6 +18,7 @@ import { historyStatus } from "@/lib/graph/status";
 import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
+import { DueBadge, routingOfInfo } from "@/components/reviews/due-badge";
 import { Timeline } from "./timeline";
 import { RunTimeline } from "@/components/timeline/run-timeline";
 import { UsagePanel } from "./usage-panel";
@@ -402,6 +403,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           {waitingHuman && review && (
             <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 dark:bg-emerald-950/30">
               <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
+              <div className="mb-2 empty:hidden">
+                <DueBadge {...routingOfInfo(review)} now={Date.now()} />
+              </div>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}

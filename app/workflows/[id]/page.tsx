@@ -18,6 +18,17 @@ import { requireViewer } from "@/app/session";
 import { alertsByState } from "@/lib/alerts/rules";
 import { moveView } from "@/lib/change/move-view";
 import { MovePanel } from "@/components/change/move-panel";
+import { ReviewStatsPanel } from "@/components/reviews/stats-panel";
+import { approveRateOverlay, reviewStats, StatsQuery } from "@/lib/reviews/stats";
+import type { DiagramOverlay } from "@/lib/graph/overlay";
+
+/** A version diff's or a move's overlay with each review state's approve rate added to its tags. */
+function withApproveRates(base: DiagramOverlay | undefined, rates: { nodes: NonNullable<DiagramOverlay["nodes"]> }): DiagramOverlay | undefined {
+  if (Object.keys(rates.nodes).length === 0) return base;
+  const nodes = { ...(base?.nodes ?? {}) };
+  for (const [id, tags] of Object.entries(rates.nodes)) nodes[id] = [...(nodes[id] ?? []), ...tags];
+  return { ...(base ?? {}), nodes };
+}
 
 export const dynamic = "force-dynamic";
 
@@ -49,6 +60,9 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     rt.alerts.listRules(id),
   ]);
   const graph = deriveGraph(def.machine);
+  // people's decisions on its review states, in the window the page asks for (?reviews=1h|24h|7d|all)
+  const statsWindow = StatsQuery.safeParse({ window: typeof sp.reviews === "string" ? sp.reviews : undefined }).data?.window ?? "24h";
+  const stats = await reviewStats(rt.db, def, statsWindow, rt.clock.now());
   // issue 33: waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
   const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
@@ -98,10 +112,11 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
       {/* one column a phone's width at most: a grid track would otherwise grow to its widest content */}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
         <div className="min-w-0 self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
-          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={move?.overlay} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
+          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
         </div>
         <div className="min-w-0 space-y-4">
           {move && <MovePanel v={move.view} />}
+          <ReviewStatsPanel stats={stats} href={(w) => `/workflows/${encodeURIComponent(def.id)}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === "string")), reviews: w })}`} />
           <AlertsPanel
             workflow={def.id}
             open={openAlerts}

@@ -118,6 +118,8 @@ export class Switchyard {
     if (q.status) s.set("status", q.status);
     if (q.runId) s.set("runId", q.runId);
     if (q.limit !== undefined) s.set("limit", String(q.limit));
+    if (q.assigned) s.set("assigned", q.assigned);
+    if (q.overdue) s.set("overdue", "true");
     const qs = s.toString();
     return (await this.request<Review[]>("GET", `/api/reviews${qs ? `?${qs}` : ""}`, undefined, opts)).body;
   }

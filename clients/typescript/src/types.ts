@@ -69,6 +69,14 @@ export interface ReviewRecord {
   reviewer: string | null;
   createdAt: string;
   decidedAt: string | null;
+  /** who decided: a person, or the engine (a replay or an evaluation); null while pending or cancelled */
+  decidedBy: "person" | "engine" | null;
+  /** the groups it is routed to (null: anyone) */
+  assignedTo: string[] | null;
+  /** when it is due (null: no deadline) */
+  dueAt: string | null;
+  /** the groups it was assigned to before it was escalated (null: not escalated) */
+  escalatedFrom: string[] | null;
 }
 
 /** A review as GET /api/reviews and GET /api/reviews/{id} answer: typed for any client. */
@@ -80,6 +88,8 @@ export interface Review extends ReviewRecord {
   approvals: { so_far: number; needed: number; by: string[] };
   /** how long it has waited (until decided), in ms */
   ageMs: number;
+  /** pending and past dueAt */
+  overdue: boolean;
 }
 
 /** A JSON Schema document (draft 2020-12, as zod writes it). */
@@ -105,6 +115,10 @@ export interface ReviewQuery {
   status?: ReviewStatus;
   runId?: string;
   limit?: number;
+  /** "me" (your groups, accounts on) or a group name */
+  assigned?: string;
+  /** only pending reviews past their deadline */
+  overdue?: boolean;
 }
 
 export interface RunQuery {

@@ -37,6 +37,7 @@ import { CreateWorkflowBody, DeleteWorkflowQuery, ExportWorkflowQuery, PatchWork
 import { EvalBody, EvalIdParam, EvalListQuery } from "../../change/evals";
 import { MigrateBody, MigrateParams, VersionDiffParams } from "../../change/migrate";
 import { ReplayBody } from "../../change/replay";
+import { StatsQuery } from "../../reviews/stats";
 import { apiOf } from "../../machines/registry";
 import { RunExportDoc } from "../run-export";
 import * as R from "./responses";
@@ -286,6 +287,7 @@ const reviews: ApiOperation[] = [
     operationId: "listReviews",
     tag: "Reviews",
     summary: "List reviews",
+    description: "`assigned=me|<group>` keeps reviews routed to a group (`me`: your groups, accounts on); `overdue=true` pending ones past their deadline. With accounts on, pending reviews assigned to groups you are not in are left out (admins see all).",
     query: ReviewListQuery,
     responses: { 200: ok(z.array(R.Review), "reviews, oldest first") },
   },
@@ -311,7 +313,19 @@ const reviews: ApiOperation[] = [
     body: DecisionBody,
     idempotent: true,
     responses: { 200: ok(R.DecisionResult, "the decided review, the run after it and its transitions", ReplayedHeader) },
-    errors: { 404: "unknown review", 409: "already decided, or stale, or the same person approving a quorum twice", 422: "a decision the review does not allow, a malformed body, no `reviewer` on a quorum review (accounts off), or an edit not shaped like the value it replaces (the path named)" },
+    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale, or the same person approving a quorum twice", 422: "a decision the review does not allow, a malformed body, no `reviewer` on a quorum review (accounts off), or an edit not shaped like the value it replaces (the path named)" },
+  },
+  {
+    method: "get",
+    path: "/api/workflows/{id}/reviews/stats",
+    operationId: "reviewStats",
+    tag: "Reviews",
+    summary: "Decision analytics of a workflow's review states",
+    description: "People's decisions per review state in the window (default 24h): by kind, rates, time to decision (p50, p95), per reviewer, and for quorum reviews the share of rounds that reached the quorum with no edit and no reject.",
+    params: WorkflowIdParam,
+    query: StatsQuery,
+    responses: { 200: ok(R.ReviewStats, "the statistics") },
+    errors: { 404: "unknown workflow" },
   },
 ];
 
