@@ -147,6 +147,7 @@ export const Snapshot = z.looseObject({
   at: iso,
   value: any,
   context: any,
+  forkEditable: z.array(z.string()).meta({ description: "the context keys a fork from here may replace" }),
   timers: z.array(z.object({ id: z.string(), dueAt: iso, event: any })),
 });
 

@@ -143,11 +143,11 @@ const runs: ApiOperation[] = [
     tag: "Runs",
     summary: "Fork a run from a transition",
     description:
-      "A new run (`forkOf`, `forkSeq`) from the snapshot of the commit that wrote transition `seq`; `context` replaces top-level keys (each keeping the kind of value it held); `reuse: true` reuses the outputs the source recorded for the same state, visit and input.",
+      "A new run (`forkOf`, `forkSeq`) from the snapshot of the commit that wrote transition `seq`; `context` replaces top-level keys, only those that came from the run's input (a user-defined workflow's `task` and `input`; a built-in's declared keys, `forkEditable` in `GET /api/runs/{id}/snapshots`), each keeping the kind of value it held; a fork starting in a review starts with no approvals; `reuse: true` reuses the outputs the source recorded for the same state, visit and input.",
     params: RunIdParam,
     body: ForkBody,
     responses: { 201: ok(R.ForkResult, "the new run") },
-    errors: { ...runErrors, 409: "the workflow is disabled or deleted", 422: "a seq outside the run or at its end, or an edit that changes a member's kind" },
+    errors: { ...runErrors, 409: "the workflow is disabled or deleted", 422: "a seq outside the run or at its end, a context key the engine or a step keeps (named), or an edit that changes a member's kind" },
   },
   {
     method: "post",
@@ -326,7 +326,7 @@ const reviews: ApiOperation[] = [
     body: DecisionBody,
     idempotent: true,
     responses: { 200: ok(R.DecisionResult, "the decided review, the run after it and its transitions", ReplayedHeader) },
-    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale", 422: "a decision the review does not allow, or a malformed body" },
+    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale, or the same person approving a quorum twice", 422: "a decision the review does not allow, a malformed body, no `reviewer` on a quorum review (accounts off), or an edit not shaped like the value it replaces (the path named)" },
   },
   {
     method: "get",
