@@ -15,7 +15,7 @@ export { StorageError };
 
 /** The run's version moved under this process's feet (cluster mode re-reads and tries again). */
 class WriterConflict extends ConflictError {}
-import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
+import { activeLeaves, activeNodes, describeEvent, initialStep, restore, stateId, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { Cancel } from "./cancel";
 import { ActionOutbox, outboxRows } from "./outbox";
@@ -716,8 +716,8 @@ export class Engine {
 
   private reviewMeta(live: Live, state: string): StateMeta["review"] | undefined {
     // by path, not by getMeta's keys: those are node ids, and a flow's stages carry ids of their own
-    const node = (live.snapshot._nodes as { path: string[]; meta?: StateMeta }[]).find((n) => n.path.join(".") === state);
-    return node?.meta?.review;
+    const node = activeNodes(live.snapshot).find((n) => stateId(n) === state);
+    return (node?.meta as StateMeta | undefined)?.review;
   }
 
   private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {
