@@ -11,6 +11,10 @@ import { parseArgs } from "node:util";
 import { migrateDatabase } from "../lib/db/migrations";
 import { isRole, isTokenRole } from "../lib/auth/roles";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),

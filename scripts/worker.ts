@@ -5,6 +5,10 @@ import "dotenv/config";
 import { migrateDatabase } from "../lib/db/migrations";
 import { databaseUrl, providerOf } from "../lib/db/url";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const url = databaseUrl();
 if (providerOf(url) !== "postgres") {

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject, StateValue } from "xstate";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILT_IN } from "../lib/machines/registry";
+import { builtInWorkflows } from "../lib/machines/registry";
 import type { WorkflowDefinition } from "../lib/machines/types";
 import { checkFlowSource, type FlowFormat } from "../lib/flows/validate";
 import { flowWorkflow } from "../lib/flows/machine";
@@ -136,7 +136,7 @@ function walk(def: WorkflowDefinition, input: unknown): { states: number; checke
 const INPUTS: Record<string, unknown> = { hello: { name: "ana" } };
 
 describe("accepted lists only what the current state takes", () => {
-  it.each([...BUILT_IN.map((d) => [d.id, d] as const), ["hello (fixture)", hello as WorkflowDefinition] as const])("%s: every state", (_name, def) => {
+  it.each([...builtInWorkflows().map((d) => [d.id, d] as const), ["hello (fixture)", hello as WorkflowDefinition] as const])("%s: every state", (_name, def) => {
     const input = INPUTS[def.id] ?? def.example ?? {};
     const { states, checked, skipped, mismatches } = walk(def, input);
     expect(states).toBeGreaterThan(1);

@@ -2,17 +2,11 @@
 import { useState, useTransition } from "react";
 import { decideAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { ReviewPayload } from "./review-payload";
+import type { ReviewInfo } from "./review-info";
 import { StepDecisionPanel, stepReviewOf } from "@/components/steps/step-decision";
 import { useReviewer } from "@/components/steps/reviewer";
 
-export interface ReviewInfo {
-  id: string;
-  runId: string;
-  kind: string;
-  prompt: string;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
+export type { ReviewInfo };
 
 const BUTTONS: Record<string, { label: string; style: string }> = {
   answer: { label: "Send answer", style: "bg-emerald-600 text-white hover:bg-emerald-700" },

@@ -1,5 +1,5 @@
 // Review use-cases: the queue (oldest first, with age) and decisions.
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { reviewView } from "../engine/views";
 import type { IdempotencyClaim, IdempotencyRow, ReviewStatus } from "../engine/store/types";
 import { NotFoundError } from "../engine/errors";

@@ -14,7 +14,7 @@ import { flowWorkflow } from "../flows/machine";
 import { checkFlowSource, type FlowFormat } from "../flows/validate";
 import { findWorkflow, isBuiltIn } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { candidateOf, holdCandidate, releaseCandidate } from "./candidates";
 import { keyAt, runRecords } from "./records";
 import { replayRun, replayTarget } from "./replay";

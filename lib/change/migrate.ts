@@ -9,7 +9,7 @@ import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { sameJson } from "./canonical";
 
 const runId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id");

@@ -5,7 +5,7 @@ import type { WorkflowGraph } from "../graph/derive";
 import type { WorkflowDefinition } from "../machines/types";
 import { userVersions } from "../machines/registry";
 import { pinOf } from "../engine/views";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import type { DiagramOverlay } from "../graph/overlay";
 import { diffVersions, migrateRuns, versionOf, type MigrateResult, type VersionDiff } from "./migrate";
 

@@ -9,7 +9,7 @@ import { deriveGraph } from "../graph/derive";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
 import type { ReplaySpec } from "../engine/store/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { runResource } from "../api/runs";
 import { unpinned } from "./canonical";
 

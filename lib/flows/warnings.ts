@@ -6,8 +6,7 @@
 //     the run waits there for a TRANSITION;
 //   - a {{secrets.NAME}} that is not set in this server's environment: the call fails until it is.
 import { regionsOf } from "./forks";
-import { childrenOf } from "./validate";
-import { own, type FlowConfig, type FlowIssue } from "./types";
+import { childrenOf, own, type FlowConfig, type FlowIssue } from "./types";
 import { refsOf } from "../steps/template";
 
 /** a stage with no way out that ends its scope (the engine makes it final): lib/flows/machine.ts's rule */
