@@ -58,7 +58,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const replays = sp.replays === "1";
   const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, scheduleId, replays: replays || undefined, limit: pageSize, offset: (page - 1) * pageSize });
   const now = rt.clock.now();
-  // replay and evaluation runs are counted apart (issue 33): in "all" only while they are listed
+  // replay and evaluation runs are counted apart: in "all" only while they are listed
   const all = Object.values(counts).reduce((a, b) => a + b, 0) - (replays ? 0 : counts.replay);
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_320px]">

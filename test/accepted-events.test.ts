@@ -1,4 +1,4 @@
-// `accepted` lists only the events a run's current state takes (issue 34): in every state of every
+// `accepted` lists only the events a run's current state takes: in every state of every
 // built-in workflow, of the fixture workflow and of user-defined workflows (the examples, the post
 // pipeline), each listed event is taken by the machine (the engine does not answer 409) with any
 // payload of its shape, and each event it would refuse is not listed. A stage with a step moves
@@ -22,7 +22,7 @@ import { guideExamples, STRUCTURES_GUIDE } from "./support/guide-examples";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const EXAMPLES = path.join(ROOT, "examples/workflows");
 
-/** every user-defined workflow the repo ships as an example, and the post pipeline of issue 22 */
+/** every user-defined workflow the repo ships as an example, and the post pipeline (test/support/post-pipeline.ts) */
 function flowDefinitions(): WorkflowDefinition[] {
   const out: WorkflowDefinition[] = [];
   const add = (format: FlowFormat, source: string, name: string) => {

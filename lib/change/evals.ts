@@ -1,4 +1,4 @@
-// Evaluations from review decisions (issue 33 §3): every review a person decided (approve, edit,
+// Evaluations from review decisions (guide 19 §4): every review a person decided (approve, edit,
 // reject, a built-in's request-changes) is a labelled case. Each case's run is replayed against the
 // candidate (a version, or a definition held in memory only, lib/change/candidates.ts): the
 // candidate's run takes the source's recorded outputs where nothing changed, and at each review

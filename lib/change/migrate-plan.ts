@@ -1,4 +1,4 @@
-// Where a waiting run lands on another version of its workflow (issue 33 §4), computed without
+// Where a waiting run lands on another version of its workflow (guide 19 §5), computed without
 // writing anything: its states mapped by name (or by `map`), its context carried over, its timers
 // keeping their deadlines, the effects the new states invoke started anew. Only a run at rest
 // moves: waiting on a review, a timer, an event or an external worker's task, nothing else in

@@ -1,4 +1,4 @@
-// POST /api/workflows/{id}/migrate and GET /api/workflows/{id}/versions/{a}/diff/{b} (issue 33 §4):
+// POST /api/workflows/{id}/migrate and GET /api/workflows/{id}/versions/{a}/diff/{b} (guide 19 §5):
 // move waiting runs of one version to another (states mapped by name unless `map` says otherwise;
 // `dryRun` plans without writing), and what changed between two versions. Pinning stays the
 // default: nothing moves without this call.

@@ -1,4 +1,4 @@
-// Save-time warnings (issue 34): a definition that is valid but would leave runs waiting for
+// Save-time warnings: a definition that is valid but would leave runs waiting for
 // nobody, said when it is saved rather than found at run time. Kept, not refused:
 //   - a composite (or one region of a parallel one) that can never finish on its own: none of its
 //     stages ends it, so a run that gets there waits for a TRANSITION out of it;

@@ -50,7 +50,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     rt.alerts.listRules(id),
   ]);
   const graph = deriveGraph(def.machine);
-  // issue 33: waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
+  // changing the agent (guide 19 §5): waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
   const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
   const Panel = panel;
