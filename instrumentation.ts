@@ -8,6 +8,8 @@ export async function register() {
     provideWorkflows(workflows);
     try {
       await getRuntime();
+      // the diagrams' layouts, made in the layout thread while the server starts answering
+      void import("./lib/graph").then((g) => g.warmLayouts());
     } catch (e) {
       console.error(`[switchyard] could not start: ${e instanceof Error ? e.message : String(e)}`);
       process.exit(1);

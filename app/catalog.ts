@@ -1,9 +1,8 @@
-// The built-in workflows as the app's pages and routes reach them: run-page views, workflow-page
-// panels, app-level pages and JSON endpoints, found by name. These are looked up from
+// The built-in workflows' React parts as the app's pages reach them: run-page views, workflow-page
+// panels and app-level pages, found by name. These are looked up from
 // workflows/registry.ts here, in the app's own server bundle, so that a lazy "use client" module
-// arrives as a client reference; the core's catalog (definitions, effects) is provided once by
-// instrumentation.ts. Nothing below the app imports this file.
-import type { ApiHandler } from "@/lib/machines/built-in";
+// arrives as a client reference; the core's catalog (definitions, effects, JSON endpoints) is
+// provided once by instrumentation.ts. Nothing below the app imports this file.
 import { catalogOrder } from "@/lib/machines/registry";
 import * as workflows from "@/workflows/registry";
 
@@ -18,12 +17,6 @@ export async function viewsOf(id: string): Promise<unknown> {
 /** a built-in workflow's extra workflow-page panel (a server component taking { rt }; null: none) */
 export async function panelOf(id: string): Promise<unknown> {
   return (await byId.get(id)?.panel?.())?.default ?? null;
-}
-
-/** the built-in workflow that contributes the app-level JSON endpoint /api/<name> (null: none) */
-export function apiOf(name: string): { workflow: string; handler: ApiHandler } | null {
-  const w = entries.find((e) => e.api && Object.hasOwn(e.api, name));
-  return w ? { workflow: w.definition.id, handler: w.api![name]! } : null;
 }
 
 /** the app-level page <name> a built-in workflow contributes (a server component taking the page's props; null: none) */

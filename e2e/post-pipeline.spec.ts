@@ -179,7 +179,7 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
   expect(received).toHaveLength(1);
 });
 
-test("a review step's edit: the run page's panel offers the shown text to edit, and the edit is what gets published", async ({ page, request }) => {
+test("a review step's edit: the run page's panel offers the shown text to edit; the edit is Cleo's approval, the next approver's makes it what gets published", async ({ page, request }) => {
   const yaml = YAML.replace("id: post-pipeline", "id: post-pipeline-edits");
   expect((await request.post("/api/workflows", { data: { yaml } })).status()).toBeLessThan(300);
   const started = await request.post("/api/runs", { data: { workflow: "post-pipeline-edits", input: { topic: "tide tables", publish_url: publishUrl } } });
@@ -202,19 +202,38 @@ test("a review step's edit: the run page's panel offers the shown text to edit, 
   await shot(page, "post-pipeline-run-review-390");
   await page.setViewportSize({ width: 1440, height: 900 });
 
-  // Edit… opens the shown text, prefilled; the edit goes as data.edited and decides at once
+  // a quorum counts people by name: the field says it is required, and no decision goes without it
+  const name = panel.getByLabel("Your name (required)");
+  await expect(name).toHaveAttribute("aria-required", "true");
+  await panel.locator('[data-decision="reject"]').click();
+  await expect(panel.getByText("say who you are: 2 different people must approve")).toBeVisible();
+
+  // Edit… opens the shown text, prefilled; the edit goes as data.edited and counts as Cleo's approval
   await panel.locator('[data-decision="edit"]').click();
   const edited = panel.getByTestId("edited-value");
   await expect(edited).toHaveValue(/Write a short post about tide tables/);
   await edited.fill("Tide tables, by the moon. (edited)");
-  await panel.getByLabel("Your name").fill("Cleo Editor");
+  await name.fill("Cleo Editor");
   await panel.getByRole("button", { name: "Send my edit" }).click();
+  // one person's edit does not publish: the next approver sees the edited text
+  await expect(panel.getByTestId("approvals")).toContainText("1 of 2 approvals", { timeout: 20_000 });
+  await expect(panel.getByTestId("edited-by")).toHaveText("edited by Cleo Editor: approve the edited value");
+  await expect(panel.getByTestId("review-shown")).toContainText("Tide tables, by the moon. (edited)");
+  await expect(runPage).toHaveAttribute("data-state", "REVIEW");
+  expect(received.length).toBe(before);
+  await shot(page, "post-pipeline-run-edited-1440");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await panel.getByTestId("approvals").scrollIntoViewIfNeeded();
+  await shot(page, "post-pipeline-run-edited-390");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await name.fill("Dan Approver");
+  await panel.locator('[data-decision="approve"]').click();
   await expect(runPage).toHaveAttribute("data-state", "NOTIFY", { timeout: 20_000 });
   expect(received.slice(before).map((r) => r.body)).toEqual([{ text: "Tide tables, by the moon. (edited)" }]);
 
   const steps = page.getByTestId("run-steps");
   const review = steps.locator('[data-testid=step][data-stage="REVIEW"]');
-  await expect(review.getByTestId("step-decisions").locator("li")).toHaveText([/^edit by Cleo Editor/]);
+  await expect(review.getByTestId("step-decisions").locator("li")).toHaveText([/^edit by Cleo Editor/, /^approve by Dan Approver/]);
   await expect(review.getByTestId("step-output")).toContainText("Tide tables, by the moon. (edited)");
   await expect(steps.locator('[data-testid=step][data-stage="DRAFT"]').getByTestId("step-output")).toContainText("(edited)");
   await expect(steps.locator('[data-testid=step][data-stage="NOTIFY"]')).toHaveAttribute("data-status", "waiting");

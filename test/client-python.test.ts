@@ -24,7 +24,7 @@ stages: [REVIEW, DONE, REDO]
 transitions: { REVIEW: [DONE, REDO], DONE: [], REDO: [] }
 steps:
   REVIEW:
-    review: { prompt: "Ship {{input.text}}?", show: "{{input.text}}", decisions: [approve, reject, edit], approvers: 2 }
+    review: { prompt: "Ship {{input.text}}?", show: "the release notes", decisions: [approve, reject, edit], approvers: 2 }
     on: { approve: DONE, edit: DONE, reject: REDO }
 `;
 const externalFlow = (id: string, queue: string) => `id: ${id}
@@ -93,6 +93,8 @@ describe.skipIf(!!noPython)(`the Python module${noPython ? ` (skipped: ${noPytho
       approvals: unknown;
       twice: { status: number; message: string };
       invalid: { status: number; path: string };
+      after_edit: string[];
+      third: unknown;
       edited: string;
       done: { status: string; context: { steps: Record<string, { output?: unknown }> } };
       missing: { status: number; message: string };
@@ -108,6 +110,9 @@ describe.skipIf(!!noPython)(`the Python module${noPython ? ` (skipped: ${noPytho
     expect(seen.approvals).toEqual({ so_far: 1, needed: 2, by: ["ana"] });
     expect(seen.twice).toMatchObject({ status: 409, message: expect.stringMatching(/ana has already approved/) });
     expect(seen.invalid).toEqual({ status: 422, path: "modifications.0" });
+    // the edit is ben's approval of the new value; ana approves it
+    expect(seen.after_edit).toEqual(["REVIEW"]);
+    expect(seen.third).toEqual({ so_far: 1, needed: 2, by: ["ben"] });
     expect(seen.edited).toBe("completed");
     expect(seen.done.context.steps.REVIEW!.output).toBe("v1.3");
     expect(seen.missing).toMatchObject({ status: 404 });

@@ -21,7 +21,7 @@ stages: [REVIEW, DONE, REDO]
 transitions: { REVIEW: [DONE, REDO], DONE: [], REDO: [] }
 steps:
   REVIEW:
-    review: { prompt: "Ship {{input.text}}?", show: "{{input.text}}", decisions: [approve, reject, edit], approvers: 2 }
+    review: { prompt: "Ship {{input.text}}?", show: "the release notes", decisions: [approve, reject, edit], approvers: 2 }
     on: { approve: DONE, edit: DONE, reject: REDO }
 `;
 const EXTERNAL_FLOW = `id: client-external
@@ -102,8 +102,15 @@ describe("runs and reviews", () => {
     expect(invalid).toMatchObject({ status: 422, code: "invalid" });
     expect((invalid as SwitchyardError).issues[0]!.path).toBe("modifications.0");
 
+    // an edit must keep the type of what it replaces (the text shown)
+    expect(await client.decide(next!.id, "edit", { reviewer: "ben", data: { edited: { text: "v1.3" } } }).catch((e: unknown) => e)).toMatchObject({ status: 422, message: expect.stringMatching(/^edited: expected a string/) });
+    // an edit is its editor's approval of the new value; the earlier approval was of another value
     const edited = await client.decide(next!.id, "edit", { reviewer: "ben", data: { edited: "v1.3" } });
-    expect(edited.run.status).toBe("completed");
+    expect(edited.run.state).toEqual(["REVIEW"]);
+    await flush();
+    const [third] = await client.listReviews({ runId: run.id, status: "pending" });
+    expect(third!.approvals).toEqual({ so_far: 1, needed: 2, by: ["ben"] });
+    expect((await client.decide(third!.id, "approve", { reviewer: "ana" })).run.status).toBe("completed");
     expect(steps(await client.getRun(run.id)).REVIEW!.output).toBe("v1.3");
 
     expect(await client.getReview("nope").catch((e: unknown) => e)).toMatchObject({ status: 404, message: "review nope not found" });

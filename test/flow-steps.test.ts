@@ -91,8 +91,8 @@ describe("the post pipeline", () => {
     const first = await pending(run.id);
     expect(first.prompt).toBe("Publish this post? (0 of 2 approvals)");
     expect(first.payload).toMatchObject({ question: "Publish this post?", show: draft.output, decisions: ["approve", "reject", "edit"], approvals: { so_far: 0, needed: 2 } });
-    // an approval needs a name, then counts once per person
-    await expect(rt.engine.decide(first.id, { decision: "approve" })).rejects.toThrow(/2 distinct approvers/);
+    // an approval needs a name (422: the decision is incomplete), then counts once per person
+    await expect(rt.engine.decide(first.id, { decision: "approve" })).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/^reviewer: REVIEW needs 2 distinct approvers/) });
     const one = await rt.engine.decide(first.id, { decision: "approve", reviewer: "ana" });
     expect(one.run.state).toEqual(["REVIEW"]);
     const second = await pending(run.id);
@@ -140,13 +140,23 @@ describe("the post pipeline", () => {
     await rt.engine.abort(run.id);
   });
 
-  it("an edit publishes the edited text", async () => {
+  it("an edit counts as its editor's approval: the next approver approves the edited text, which is published", async () => {
     const run = await start("edits");
-    const review = await pending(run.id);
+    const draft = steps(run).DRAFT!.output;
+    let review = await pending(run.id);
     await rt.engine.decide(review.id, { decision: "edit", reviewer: "ana", data: { edited: "Edited post." } });
+    // one person's edit does not publish alone: the second approver sees the edited text
+    review = await pending(run.id);
+    expect(review.prompt).toBe("Publish this post? (1 of 2 approvals, edited by ana)");
+    expect(review.payload).toMatchObject({ show: "Edited post.", approvals: { so_far: 1, needed: 2, by: ["ana"] }, editedBy: "ana" });
+    expect(received).toHaveLength(0);
+    expect(steps(await rt.engine.getRun(run.id)).DRAFT!.output).toBe(draft);
+    await expect(rt.engine.decide(review.id, { decision: "approve", reviewer: "ana" })).rejects.toMatchObject({ status: 409 });
+    await rt.engine.decide(review.id, { decision: "approve", reviewer: "ben" });
     const notified = await rt.engine.waitFor(run.id, at("NOTIFY"));
     expect(received.map((r) => r.body)).toEqual([{ text: "Edited post." }]);
     expect(steps(notified).DRAFT!.output).toBe("Edited post.");
+    expect((notified.context as { review: unknown }).review).toMatchObject({ decision: "edit", edited: "Edited post.", approvers: ["ana", "ben"] });
     await rt.engine.abort(run.id);
   });
 

@@ -63,7 +63,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/reviews/[id]": () => import("../app/api/reviews/[id]/route"),
   "/api/reviews": () => import("../app/api/reviews/route"),
   "/api/runs/[id]/abort": () => import("../app/api/runs/[id]/abort/route"),
-  "/api/runs/[id]/artifacts/[...name]": () => import("../app/api/runs/[id]/artifacts/[...name]/route"),
+  "/api/runs/[id]/artifacts/[...path]": () => import("../app/api/runs/[id]/artifacts/[...path]/route"),
   "/api/runs/[id]/artifacts": () => import("../app/api/runs/[id]/artifacts/route"),
   "/api/runs/[id]/events": () => import("../app/api/runs/[id]/events/route"),
   "/api/runs/[id]/export": () => import("../app/api/runs/[id]/export/route"),
@@ -97,6 +97,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/schedules": () => import("../app/api/schedules/route"),
   "/api/schedules/[id]": () => import("../app/api/schedules/[id]/route"),
   "/api/schedules/[id]/trigger": () => import("../app/api/schedules/[id]/trigger/route"),
+  "/api/openapi.json": () => import("../app/api/openapi.json/route"),
 };
 const modules: Record<string, RouteModule> = {};
 
@@ -847,7 +848,7 @@ function phaseA(): Endpoint[] {
     getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000) } }),
     bodyEndpoint("/api/runs/[id]/abort", "POST", 400, invalidBody(abort), { id: runId }),
     {
-      route: "/api/runs/[id]/artifacts/[...name]",
+      route: "/api/runs/[id]/artifacts/[...path]",
       method: "GET",
       count: 200,
       cases: fc
@@ -863,7 +864,7 @@ function phaseA(): Endpoint[] {
           fc.constantFrom("", "?download=1", "?download=%00", `?download=${"x".repeat(5_000)}`),
           oddHeaders,
         )
-        .map(([id, name, qs, headers]) => ({ route: "/api/runs/[id]/artifacts/[...name]", method: "GET" as const, path: `/api/runs/${enc(String(id))}/artifacts${qs}`, params: { id, name }, headers, note: `id ${describeValue(id)} name ${describeValue(name)}` })),
+        .map(([id, name, qs, headers]) => ({ route: "/api/runs/[id]/artifacts/[...path]", method: "GET" as const, path: `/api/runs/${enc(String(id))}/artifacts${qs}`, params: { id, path: name }, headers, note: `id ${describeValue(id)} name ${describeValue(name)}` })),
     },
     getEndpoint("/api/runs/[id]/artifacts", 200, { params: {} }, { id: runId }),
     bodyEndpoint(
@@ -924,6 +925,8 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/schedules/[id]", "PATCH", 200, invalidBody(schedulePatch), { id: idOf(null) }),
     idOnlyEndpoint("/api/schedules/[id]", "DELETE", 100, idOf(null)),
     idOnlyEndpoint("/api/schedules/[id]/trigger", "POST", 100, idOf(null)),
+    // (new endpoints go last: each one's cases are seeded by its place in this list)
+    getEndpoint("/api/openapi.json", 60, { params: {} }),
   ];
 }
 

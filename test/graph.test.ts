@@ -115,6 +115,24 @@ describe("diagram derivation", () => {
     }
   });
 
+  it("domain-agent: RETRY from ERROR to each step is listed on ERROR, not drawn as a fan of edges", async () => {
+    const l = await layoutGraph(deriveGraph(domainAgentMachine));
+    const error = l.nodes.find((n) => n.id === "ERROR")!;
+    expect(error.fans?.map((t) => t.target).sort()).toEqual(["ANALYZE", "BOTH_SPLIT", "BUILD_CONTEXT", "CLARIFY", "EVALUATE", "OBSERVE", "PLAN", "ROUTE", "SYNTHESIZE"]);
+    expect(l.edges.filter((e) => e.source === "ERROR" && e.transitions.some((t) => t.event === "RETRY"))).toEqual([]);
+  });
+
+  it("a chain of 30 states wraps to the canvas's shape: wide for landscape, tall for portrait", async () => {
+    const states = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`S${i}`, i < 29 ? { on: { NEXT: `S${i + 1}` } } : { type: "final" as const }]));
+    const g = deriveGraph(setup({}).createMachine({ id: "chain", initial: "S0", states }));
+    const wide = await layoutGraph(g, { aspect: "landscape" });
+    const tall = await layoutGraph(g, { aspect: "portrait" });
+    expect(wide.width).toBeGreaterThan(wide.height);
+    expect(tall.height).toBeGreaterThan(tall.width);
+    // not one column: the tall one too is cut into more than one
+    expect(new Set(tall.nodes.map((n) => Math.round(n.x))).size).toBeGreaterThan(1);
+  });
+
   it("marks visited states, taken edges, the last edge and failed states from history", () => {
     const t = (seq: number, from: string, to: string, event: string, reason: string, source = from) => ({
       seq,

@@ -130,10 +130,12 @@ describe("an edited review", () => {
     const out = await rt.engine.start("post-pipeline-view", { topic: "edits", publish_url: `${base}/posts` });
     await rt.engine.waitFor(out.run.id, (r) => r.state.includes("REVIEW"));
     await rt.engine.decide((await pendingReview(out.run.id)).id, { decision: "edit", reviewer: "ana", data: { edited: "A better post." } });
+    // two approvers: ana's edit is her approval of the new text; ben approves it
+    await rt.engine.decide((await pendingReview(out.run.id)).id, { decision: "approve", reviewer: "ben" });
     const done = await rt.engine.waitFor(out.run.id, (r) => r.status === "completed");
     const [draft, review] = await rows(done);
     expect(draft).toMatchObject({ output: "A better post.", by: "edited by ana" });
-    expect(review).toMatchObject({ output: "A better post.", sameAs: null, by: "edit by ana" });
-    expect(review!.decisions.map((d) => `${d.decision} by ${d.reviewer}`)).toEqual(["edit by ana"]);
+    expect(review).toMatchObject({ output: "A better post.", sameAs: null, by: "edit by ana, approved by ben" });
+    expect(review!.decisions.map((d) => `${d.decision} by ${d.reviewer}`)).toEqual(["edit by ana", "approve by ben"]);
   });
 });

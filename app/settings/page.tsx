@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { describeEndpoints } from "@/lib/llm/endpoints";
 import { getRuntime } from "@/lib/runtime";
 import { CmPanel } from "@/components/knowledge/cm-panel";
@@ -76,6 +77,17 @@ export default async function Settings() {
         <h2 className="mb-2 text-sm font-semibold">Storage</h2>
         <Row label="Database">{rt.provider === "sqlite" ? `SQLite ${maskUrl(rt.url)}` : maskUrl(rt.url)}</Row>
         <Row label="Durability">{process.env.SWITCHYARD_DURABILITY === "full" ? "full (synchronous=FULL: survives power loss)" : "normal (WAL, synchronous=NORMAL: survives a process crash)"}</Row>
+      </section>
+
+      <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="api-settings">
+        <h2 className="mb-2 text-sm font-semibold">API</h2>
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          Every route under <code>/api</code> is described by <a className="text-blue-700 hover:underline dark:text-blue-400" href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1): browse it in the{" "}
+          <Link className="text-blue-700 hover:underline dark:text-blue-400" href="/api-reference">
+            API reference
+          </Link>
+          , or generate a client from it.
+        </p>
       </section>
 
       <CmPanel rt={rt} />

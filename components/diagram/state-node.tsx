@@ -4,6 +4,7 @@ import { memo } from "react";
 import type { GraphState, GraphTransition } from "@/lib/graph/derive";
 import { labelLine } from "@/lib/graph/layout";
 import type { OverlayTag, OverlayTone } from "@/lib/graph/overlay";
+import { Breakable, screenPx, useZoomMode, type ZoomMode } from "./zoom";
 
 export type NodeStatus = "active" | "waiting" | "failed" | "visited" | "idle";
 
@@ -12,6 +13,8 @@ export interface StateNodeData extends Record<string, unknown> {
   internal: GraphTransition[];
   aborts: GraphTransition[];
   errors: GraphTransition[];
+  /** a fan of one event to many states, listed instead of drawn */
+  fans?: GraphTransition[];
   status: NodeStatus;
   /** an abort out of this state was taken */
   abortTaken: boolean;
@@ -25,6 +28,11 @@ export interface StateNodeData extends Record<string, unknown> {
   tags?: OverlayTag[];
   /** outlined by an overlay (a comparison's first divergence) */
   outlined?: boolean;
+  /**
+   * more badges on the node, drawn at every zoom (a fleet's counts, what a run waits for …):
+   * over its bottom edge, the first ones on the left
+   */
+  badges?: OverlayTag[];
 }
 
 const tagTone: Record<OverlayTone, string> = {
@@ -41,18 +49,22 @@ const tagTone: Record<OverlayTone, string> = {
  * The overlay's tags over the node's top edge (their titles are the tooltips): paths and notes on
  * the left, a "bad" verdict (a divergence) on the right, clear of the edges arriving at the middle.
  */
-function OverlayTags({ tags }: { tags: NonNullable<StateNodeData["tags"]> }) {
+function OverlayTags({ tags, mode, testId = "node-tags", edge = "top" }: { tags: OverlayTag[]; mode: ZoomMode; testId?: string; edge?: "top" | "bottom" }) {
+  // below a readable zoom a tag keeps its size on screen (12 px text)
+  const scaled = mode !== "detail" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   const tag = (t: OverlayTag, i: number) => (
-    <span key={i} title={t.title ?? t.label} data-tone={t.tone} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
+    <span key={i} title={t.title ?? t.label} data-tone={t.tone} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
       {t.label}
     </span>
   );
   const right = tags.filter((t) => t.tone === "bad");
   const left = tags.filter((t) => t.tone !== "bad");
+  const y = edge === "top" ? "top-0 -translate-y-1/2" : "bottom-0 translate-y-1/2";
+  if (mode === "dot") return <span data-testid={testId} className="hidden">{tags.map((t) => t.label).join(" ")}</span>;
   return (
-    <span data-testid="node-tags">
-      {left.length > 0 && <span className={`absolute -top-3 left-2 z-10 flex gap-1 overflow-hidden ${right.length ? "max-w-[calc(50%-0.75rem)]" : "max-w-[calc(100%-1rem)]"}`}>{left.map(tag)}</span>}
-      {right.length > 0 && <span className="absolute -top-3 right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden">{right.map(tag)}</span>}
+    <span data-testid={testId}>
+      {left.length > 0 && <span className={`absolute ${y} left-2 z-10 flex gap-1 overflow-hidden ${right.length ? "max-w-[calc(50%-0.75rem)]" : "max-w-[calc(100%-1rem)]"}`}>{left.map(tag)}</span>}
+      {right.length > 0 && <span className={`absolute ${y} right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden`}>{right.map(tag)}</span>}
     </span>
   );
 }
@@ -67,61 +79,98 @@ const frame: Record<NodeStatus, string> = {
 
 const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
-// Every text in the diagram is at least 12 px (MIN_FONT in lib/graph/layout.ts): the diagram
-// never zooms out so far that any of it is drawn under 11 px.
-function StateNodeView({ data }: NodeProps) {
-  const { state, internal, aborts, errors = [], status, abortTaken, alert, hidden: count, tags, outlined } = data as StateNodeData;
+/** The status dot: pulsing while the state is live, red when it failed. */
+function StatusDot({ status, size }: { status: NodeStatus; size?: string }) {
   const live = status === "active" || status === "waiting";
+  const style = size ? { width: size, height: size } : undefined;
+  if (live)
+    return (
+      <span className="relative flex h-2.5 w-2.5 shrink-0" style={style}>
+        <span className={`absolute inline-flex h-full w-full animate-ping rounded-full opacity-75 ${status === "waiting" ? "bg-emerald-400" : "bg-blue-400"}`} />
+        <span className={`relative inline-flex h-full w-full rounded-full ${status === "waiting" ? "bg-emerald-600" : "bg-blue-600"}`} />
+      </span>
+    );
+  if (status === "failed") return <span className="h-2.5 w-2.5 shrink-0 rounded-full bg-red-500" style={style} />;
+  return null;
+}
+
+const nodeTitle = (d: StateNodeData) =>
+  d.hidden !== undefined ? `${d.state.name}: ${d.hidden} states inside. Click to open.` : [d.state.name, d.state.summary, d.status === "waiting" ? "waiting" : null].filter(Boolean).join(" · ");
+
+// Every text in a node is at least 12 px at zoom 1 (MIN_FONT in lib/graph/layout.ts) and drawn
+// only at a zoom where it is 11 px or more on screen; below that zoom the node is a chip whose
+// name and badges keep their size on screen (zoom.tsx), and at the smallest zoom a coloured box.
+function StateNodeView({ data }: NodeProps) {
+  const d = data as StateNodeData;
+  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges } = d;
+  const mode = useZoomMode();
   const collapsed = count !== undefined;
+  const detail = mode === "detail";
   return (
     <div
       data-state={state.id}
       data-status={status}
       data-collapsed={collapsed ? count : undefined}
       data-alert={alert ? "open" : undefined}
-      title={collapsed ? `${state.name}: ${count} states inside. Click to open.` : undefined}
+      data-mode={mode}
+      title={detail && !collapsed ? undefined : nodeTitle(d)}
       data-outlined={outlined ? "" : undefined}
-      className={`relative flex h-full w-full flex-col rounded-xl border-2 px-3 py-2 transition-colors ${frame[status]} ${collapsed ? "cursor-pointer border-double !border-4 py-1.5 hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
+      className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? "px-3 py-2" : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
-      {alert && <AlertBadge message={alert} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} />}
+      {alert && <AlertBadge message={alert} mode={mode} />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}
+      {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
-      <div className="flex min-w-0 items-center gap-2">
-        {live && (
-          <span className="relative flex h-2.5 w-2.5 shrink-0">
-            <span className={`absolute inline-flex h-full w-full animate-ping rounded-full opacity-75 ${status === "waiting" ? "bg-emerald-400" : "bg-blue-400"}`} />
-            <span className={`relative inline-flex h-2.5 w-2.5 rounded-full ${status === "waiting" ? "bg-emerald-600" : "bg-blue-600"}`} />
-          </span>
-        )}
-        {status === "failed" && <span className="h-2.5 w-2.5 shrink-0 rounded-full bg-red-500" />}
-        <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900 dark:text-slate-100">{state.name}</span>
-      </div>
-      <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500 dark:text-slate-400">
-        {collapsed ? <span className="truncate font-medium text-slate-600 dark:text-slate-300">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
-      </div>
-      <div className="mt-auto flex min-w-0 gap-1 overflow-hidden">
-        {state.human && <span className="shrink-0 whitespace-nowrap rounded bg-emerald-100 px-1.5 text-[12px] font-medium leading-4 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100">human review</span>}
-        {state.timeout && <span className="shrink-0 whitespace-nowrap rounded bg-amber-100 px-1.5 text-[12px] font-medium leading-4 text-amber-800 dark:bg-amber-900 dark:text-amber-100">max {state.timeout}</span>}
-        {state.invokes.map((i) => (
-          <span key={i} className="min-w-0 truncate rounded bg-slate-100 px-1.5 font-mono text-[12px] leading-4 text-slate-600 dark:bg-slate-800 dark:text-slate-300">{i}()</span>
-        ))}
-      </div>
-      {(internal.length > 0 || aborts.length > 0 || errors.length > 0) && (
-        <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500 dark:border-slate-600 dark:text-slate-400">
-          {internal.map((t) => (
-            <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
-          ))}
-          {errors.length > 0 && (
-            <li className="truncate text-red-600/80 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
-              ✕ on error → {[...new Set(errors.map((t) => t.target))].join(", ")}
-            </li>
+      {detail ? (
+        <>
+          <div className="flex min-w-0 items-center gap-2">
+            <StatusDot status={status} />
+            <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900 dark:text-slate-100">{state.name}</span>
+          </div>
+          <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500 dark:text-slate-400">
+            {collapsed ? <span className="truncate font-medium text-slate-600 dark:text-slate-300">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
+          </div>
+          <div className="mt-auto flex min-w-0 gap-1 overflow-hidden">
+            {state.human && <span className="shrink-0 whitespace-nowrap rounded bg-emerald-100 px-1.5 text-[12px] font-medium leading-4 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100">human review</span>}
+            {state.timeout && <span className="shrink-0 whitespace-nowrap rounded bg-amber-100 px-1.5 text-[12px] font-medium leading-4 text-amber-800 dark:bg-amber-900 dark:text-amber-100">max {state.timeout}</span>}
+            {state.invokes.map((i) => (
+              <span key={i} className="min-w-0 truncate rounded bg-slate-100 px-1.5 font-mono text-[12px] leading-4 text-slate-600 dark:bg-slate-800 dark:text-slate-300">{i}()</span>
+            ))}
+          </div>
+          {(internal.length > 0 || aborts.length > 0 || errors.length > 0 || fans.length > 0) && (
+            <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500 dark:border-slate-600 dark:text-slate-400">
+              {internal.map((t) => (
+                <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
+              ))}
+              {fans.length > 0 && (
+                <li className="truncate" title={fans.map(labelLine).join("; ")}>
+                  ↩ {fans[0].event} → {fans.length} states
+                </li>
+              )}
+              {errors.length > 0 && (
+                <li className="truncate text-red-600/80 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
+                  ✕ on error → {[...new Set(errors.map((t) => t.target))].join(", ")}
+                </li>
+              )}
+              {aborts.length > 0 && (
+                <li className={`truncate ${abortTaken ? "font-semibold text-amber-700 dark:text-amber-300" : ""}`} title="ABORT: the seed's global abort">
+                  ⤺ ABORT → {[...new Set(aborts.map((a) => a.target))].join(", ")}
+                </li>
+              )}
+            </ul>
           )}
-          {aborts.length > 0 && (
-            <li className={`truncate ${abortTaken ? "font-semibold text-amber-700 dark:text-amber-300" : ""}`} title="ABORT: the seed's global abort">
-              ⤺ ABORT → {[...new Set(aborts.map((a) => a.target))].join(", ")}
-            </li>
-          )}
-        </ul>
+        </>
+      ) : (
+        mode === "chip" && (
+          <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(6) }}>
+            <StatusDot status={status} size={screenPx(10)} />
+            <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={{ fontSize: screenPx(13), lineHeight: screenPx(16) }}>
+              <Breakable text={state.name} />
+              {collapsed && <span className="font-sans font-medium text-slate-500 dark:text-slate-400"> ▸ {count}</span>}
+            </span>
+            {state.human && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(4) }}>review</span>}
+          </div>
+        )
       )}
       <Handle type="source" position={Position.Bottom} className={hidden} isConnectable={false} />
     </div>
@@ -129,30 +178,38 @@ function StateNodeView({ data }: NodeProps) {
 }
 
 /** A red "⚠ alert" tag on the node's top right corner; the alert messages are its tooltip. */
-function AlertBadge({ message }: { message: string }) {
+function AlertBadge({ message, mode }: { message: string; mode: ZoomMode }) {
+  if (mode === "dot") return <span title={message} data-testid="node-alert" className="absolute -right-1 -top-1 z-10 h-2 w-2 rounded-full bg-red-600" />;
+  const scaled = mode === "chip" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   return (
-    <span title={message} data-testid="node-alert" className="absolute -right-2 -top-3 z-10 cursor-help rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white dark:ring-slate-900">
+    <span title={message} data-testid="node-alert" style={scaled} className="absolute right-0 top-0 z-10 -translate-y-1/2 translate-x-2 cursor-help whitespace-nowrap rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white dark:ring-slate-900">
       ⚠ alert
     </span>
   );
 }
 
 function GroupNodeView({ data }: NodeProps) {
-  const { state, status, alert, onToggle, tags } = data as StateNodeData;
+  const { state, status, alert, onToggle, tags, badges } = data as StateNodeData;
+  const mode = useZoomMode();
+  const detail = mode === "detail";
+  const scaled = detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) };
   return (
-    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
-      {alert && <AlertBadge message={alert} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} />}
+    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} data-mode={mode} title={detail ? undefined : state.name} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
+      {alert && <AlertBadge message={alert} mode={mode} />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}
+      {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
-      <div className="flex items-center gap-2 px-3 py-1.5">
-        <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200">{state.name}</span>
-        {state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400 dark:text-slate-500">parallel regions</span>}
-        {onToggle && (
-          <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">
-            ▾ collapse
-          </button>
-        )}
-      </div>
+      {mode !== "dot" && (
+        <div className="flex min-w-0 items-center gap-2 overflow-hidden px-3 py-1.5" style={detail ? undefined : { paddingBlock: screenPx(3), paddingInline: screenPx(8) }}>
+          <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200" style={detail ? undefined : { fontSize: screenPx(13), lineHeight: screenPx(16) }}>{state.name}</span>
+          {detail && state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400 dark:text-slate-500">parallel regions</span>}
+          {onToggle && (
+            <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} style={scaled} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">
+              ▾ collapse
+            </button>
+          )}
+        </div>
+      )}
       <Handle type="source" position={Position.Bottom} className={hidden} isConnectable={false} />
     </div>
   );

@@ -1,23 +1,30 @@
 "use client";
-// The workflow's state machine as a diagram. Everything in it is drawn readable: the diagram
-// never picks a zoom at which its smallest text (MIN_FONT) is under 11 px. When the whole
-// machine would not fit at that zoom, groups (compound and parallel states) are drawn collapsed
-// into one node with a count, opened on click; the groups holding the run's active or visited
-// states stay open. What does not fit is a pan away: the view opens on the start (a workflow) or
-// on the active state with where it came from and where it can go next (a run).
-import { Background, MarkerType, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node } from "@xyflow/react";
+// The workflow's state machine as a diagram you can read whole. Fit shows the whole machine,
+// always; what a node and an edge label draw depends on the zoom (semantic zoom, zoom.tsx): full
+// nodes and labels where their text is readable, compact chips below, labels then on hover or
+// focus. A minimap shows where the view is. Layouts come from the server (lib/graph: both aspect
+// buckets, groups open and collapsed) so the diagram appears with its page; other sets of
+// collapsed groups are laid out here, the drawn layout staying until the new one is ready.
+// A run opens on the state that waits for a person (else its newest active state) with its
+// neighbours, readable; a collapsed group opens on click and the view zooms into it, with a
+// breadcrumb back to the whole machine.
+import { Background, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node, type ReactFlowState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { groupsOf, layoutGraph, visibleIdOf, type Layout } from "@/lib/graph/layout";
-import { chooseView, fitsReadably, focusOf, withAncestors } from "@/lib/graph/view";
-import type { DiagramOverlay } from "@/lib/graph/overlay";
+import { aspectOf, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
+import { absoluteBoxes, boxView, chooseView, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
+import type { DiagramOverlay, OverlayTag } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
+import { modeOf, ZoomModeContext } from "./zoom";
 
 export type { DiagramOverlay, OverlayTone } from "@/lib/graph/overlay";
 import { EDGE_Z, TransitionEdge } from "./transition-edge";
 
 const nodeTypes = { state: StateNode, group: GroupNode };
 const edgeTypes = { transition: TransitionEdge };
+
+/** With every group open the machine must fit at this zoom or more, else groups start collapsed. */
+const OPEN_FIT_ZOOM = 0.5;
 
 export interface DiagramStatus {
   active: string[];
@@ -57,26 +64,32 @@ export function WorkflowDiagram(props: Parameters<typeof Diagram>[0]) {
   );
 }
 
+const minimapColor: Record<NodeStatus, string> = { active: "#2563eb", waiting: "#059669", failed: "#ef4444", visited: "#94a3b8", idle: "#e2e8f0" };
+
 function Diagram({
-  layout,
+  layout: given,
   status,
   className,
   follow = false,
   alerts,
   autoCollapse = true,
   overlay,
+  badges,
 }: {
-  layout: Layout;
+  /** one layout (laid out again here for other groups and aspects), or the server's pack of them */
+  layout: Layout | LayoutPack;
   status?: DiagramStatus;
   className?: string;
   /** move the view along with the run's active state */
   follow?: boolean;
   /** state id → the messages of its open alerts (lib/alerts); those nodes get a red "⚠ alert" badge */
   alerts?: Record<string, string>;
-  /** collapse groups when the whole machine would not fit readably (the flow editor shows everything it edits) */
+  /** collapse groups when the machine is too large to read with them open (the flow editor shows everything it edits) */
   autoCollapse?: boolean;
   /** tags, path colours and an outline painted over the machine */
   overlay?: DiagramOverlay;
+  /** state id → more badges for its node (over its bottom edge) */
+  badges?: Record<string, OverlayTag[]>;
 }) {
   const statusKey = JSON.stringify(status ?? null);
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -92,51 +105,84 @@ function Diagram({
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+  const aspect: Aspect = size ? aspectOf(size.w, size.h) : "landscape";
 
-  // which groups are drawn collapsed: the person's choice, else collapsed only when needed
-  const [overrides, setOverrides] = useState<Record<string, boolean>>({});
-  const [shown, setShown] = useState<{ layout: Layout; decided: boolean }>({ layout, decided: false });
-  const cache = useMemo(() => new Map<string, Promise<Layout>>(), [layout]);
-  const groups = useMemo(() => groupsOf(layout.graph), [layout]);
-  const keepOpen = useMemo(() => [...new Set([...s.active, ...(s.visited ?? [])].flatMap(withAncestors))].sort().join(), [s]);
-  const overridesKey = JSON.stringify(overrides);
-  useEffect(() => {
-    if (!size) return;
-    let cancelled = false;
-    const keep = new Set(keepOpen.split(","));
-    const get = (ids: string[]) => {
-      if (ids.length === 0) return Promise.resolve(layout);
-      const key = [...ids].sort().join();
+  // the layouts at hand: the server's, then those laid out here (a promise each, by variant key)
+  const { base, cache } = useMemo(() => {
+    const list = "variants" in given ? unpackLayouts(given) : [given];
+    const cache = new Map<string, Promise<Layout>>();
+    const ready = new Map<string, Layout>();
+    for (const l of list) {
+      ready.set(variantKey(l.collapsed, l.aspect ?? "landscape"), l);
+      cache.set(variantKey(l.collapsed, l.aspect ?? "landscape"), Promise.resolve(l));
+    }
+    return { base: { list, ready }, cache };
+  }, [given]);
+  const graph = base.list[0].graph;
+  const groups = useMemo(() => groupsOf(graph), [graph]);
+  /** a variant drawn now if it is at hand (the same groups in the other aspect will do while the right one is laid out) */
+  const atHand = useCallback(
+    (collapsed: string[], a: Aspect) => base.ready.get(variantKey(collapsed, a)) ?? base.list.find((l) => variantKey(l.collapsed) === variantKey(collapsed)) ?? null,
+    [base],
+  );
+  const get = useCallback(
+    (collapsed: string[], a: Aspect) => {
+      const key = variantKey(collapsed, a);
       let p = cache.get(key);
       if (!p) {
-        p = layoutGraph(layout.graph, { collapsed: ids });
+        p = layoutGraph(graph, { collapsed, aspect: a }).then((l) => {
+          base.ready.set(key, l);
+          return l;
+        });
         cache.set(key, p);
       }
       return p;
-    };
+    },
+    [cache, graph, base],
+  );
+
+  // which groups are drawn collapsed: the person's choice, else all open when the machine is
+  // readable enough with them open, else all but those holding the run's states
+  const [overrides, setOverrides] = useState<Record<string, boolean>>({});
+  const keepOpen = useMemo(() => [...new Set([...s.active, ...(s.visited ?? [])].flatMap(withAncestors))].sort().join(), [s]);
+  const wanted = useMemo(() => {
+    if (!size) return null;
+    const keep = new Set(keepOpen.split(","));
     const closed = groups.filter((g) => overrides[g.id] === false).map((g) => g.id);
-    const candidates = autoCollapse ? groups.filter((g) => overrides[g.id] === undefined && !keep.has(g.id)).map((g) => g.id) : [];
-    const depth = (id: string) => id.split(".").length;
-    const attempts = [closed];
-    for (const d of [...new Set(candidates.map(depth))].sort((a, b) => b - a)) attempts.push([...closed, ...candidates.filter((id) => depth(id) >= d)]);
-    void (async () => {
-      let pick = layout;
-      for (const ids of attempts) {
-        pick = await get(ids);
-        if (fitsReadably(pick, size.w, size.h)) break;
-      }
-      if (!cancelled) setShown({ layout: pick, decided: true });
-    })().catch(() => !cancelled && setShown({ layout, decided: true }));
+    const open = atHand(closed, aspect);
+    const roomy = open && fitZoom(open.width, open.height, size.w, size.h) >= OPEN_FIT_ZOOM;
+    if (!autoCollapse || roomy) return closed;
+    return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && !keep.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [size?.w, size?.h, aspect, keepOpen, JSON.stringify(overrides), autoCollapse, groups, atHand]);
+  const [shown, setShown] = useState<{ layout: Layout; decided: boolean }>(() => ({ layout: base.list[0], decided: false }));
+  useEffect(() => {
+    if (!wanted) return;
+    // draw what is at hand at once (no blank canvas), the right variant when it is laid out
+    const now = atHand(wanted, aspect);
+    const final = !!now && ((now.aspect ?? "landscape") === aspect || !("variants" in given));
+    if (now) setShown((old) => (old.layout === now && old.decided === final ? old : { layout: now, decided: final }));
+    if (final) return;
+    let cancelled = false;
+    get(wanted, aspect)
+      .then((l) => !cancelled && setShown({ layout: l, decided: true }))
+      .catch(() => !cancelled && setShown((old) => ({ ...old, decided: true })));
     return () => {
       cancelled = true;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [layout, size?.w, size?.h, keepOpen, overridesKey, autoCollapse, groups, cache]);
+  }, [wanted?.join(), aspect, get, atHand]);
 
   const l = shown.layout;
-  const toggle = useCallback((id: string) => {
-    setOverrides((o) => ({ ...o, [id]: l.collapsed.includes(id) }));
-  }, [l]);
+  const [openedGroup, setOpenedGroup] = useState<string | null>(null);
+  const toggle = useCallback(
+    (id: string) => {
+      const opening = l.collapsed.includes(id);
+      setOverrides((o) => ({ ...o, [id]: opening }));
+      setOpenedGroup(opening ? id : null);
+    },
+    [l],
+  );
   const visible = useMemo(() => visibleIdOf(l.graph, l.collapsed), [l]);
   const m = useMemo(() => mapStatus(s, visible), [s, visible]);
   const alertsShown = useMemo(() => {
@@ -147,18 +193,21 @@ function Diagram({
   }, [alerts, visible]);
   const collapsible = new Set(groups.map((g) => g.id));
   const overlayKey = JSON.stringify(overlay ?? null);
+  const badgesKey = JSON.stringify(badges ?? null);
   const painted = useMemo(() => {
-    const tags: Record<string, NonNullable<DiagramOverlay["nodes"]>[string]> = {};
+    const tags: Record<string, OverlayTag[]> = {};
     for (const [id, list] of Object.entries(overlay?.nodes ?? {})) (tags[visible(id)] ??= []).push(...list);
+    const extra: Record<string, OverlayTag[]> = {};
+    for (const [id, list] of Object.entries(badges ?? {})) (extra[visible(id)] ??= []).push(...list);
     const edges: Record<string, "a" | "b" | "both"> = {};
     for (const [id, path] of Object.entries(overlay?.edges ?? {})) {
       const [a, b] = id.split("->");
       const shown = `${visible(a!)}->${visible(b ?? "")}`;
       edges[shown] = edges[shown] && edges[shown] !== path ? "both" : path;
     }
-    return { tags, edges, outline: overlay?.outline ? visible(overlay.outline) : null };
+    return { tags, extra, edges, outline: overlay?.outline ? visible(overlay.outline) : null };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [overlayKey, visible]);
+  }, [overlayKey, badgesKey, visible]);
 
   const nodes: Node[] = useMemo(
     () =>
@@ -172,10 +221,12 @@ function Diagram({
           internal: n.internal,
           aborts: n.aborts,
           errors: n.errors,
+          fans: n.fans,
           status: statusOf(n.id, m),
           abortTaken: !!m.abortedFrom?.includes(n.id),
           alert: alertsShown?.[n.id] ?? null,
           tags: painted.tags[n.id],
+          badges: painted.extra[n.id],
           outlined: painted.outline === n.id,
           hidden: n.hidden,
           onToggle: collapsible.has(n.id) ? toggle : undefined,
@@ -208,48 +259,100 @@ function Diagram({
 
   // with no active state, the view opens on what an overlay points at (the divergence, the states it tags)
   const focus = useMemo(() => {
-    if (m.active.length || (!painted.outline && Object.keys(painted.tags).length === 0)) return m;
+    if (m.active.length || (!painted.outline && Object.keys(painted.tags).length === 0)) return { ...m, waitingOn: m.waiting ? m.active.at(-1) : null };
     return { ...m, active: painted.outline ? [painted.outline] : Object.keys(painted.tags) };
   }, [m, painted]);
   const [ready, setReady] = useState(false);
-  const applyView = useRef<((force: boolean) => void) | null>(null);
+  const mode = useStore((st: ReactFlowState) => modeOf(st.transform[2]));
+  const view = useRef<ViewControl | null>(null);
+  const trail = openedGroup && l.nodes.some((n) => n.id === openedGroup && n.hidden === undefined) ? withAncestors(openedGroup) : [];
   return (
-    <div className={`flex flex-col ${className ?? "h-[640px] w-full"}`} data-testid="diagram" data-ready={ready ? "" : undefined}>
+    <div className={`flex flex-col ${className ?? "h-[640px] w-full"}`} data-testid="diagram" data-ready={ready ? "" : undefined} data-layout={l.fallback ? "fallback" : "elk"}>
       <Toolbar
         collapsed={l.collapsed.length}
         groups={groups.length}
-        onOpenAll={() => setOverrides(Object.fromEntries(groups.map((g) => [g.id, true])))}
-        onCollapseAll={() => setOverrides(Object.fromEntries(groups.filter((g) => !g.parent).map((g) => [g.id, false])))}
-        onFit={() => size && applyView.current?.(true)}
+        trail={trail.map((id) => ({ id, name: l.nodes.find((n) => n.id === id)?.state.name ?? id }))}
+        onOpenAll={() => {
+          setOpenedGroup(null);
+          setOverrides(Object.fromEntries(groups.map((g) => [g.id, true])));
+        }}
+        onCollapseAll={() => {
+          setOpenedGroup(null);
+          setOverrides(Object.fromEntries(groups.filter((g) => !g.parent).map((g) => [g.id, false])));
+        }}
+        onFit={() => {
+          setOpenedGroup(null);
+          view.current?.fit();
+        }}
+        onGroup={(id) => {
+          setOpenedGroup(id);
+          view.current?.box(id);
+        }}
       />
-      <div ref={canvas} className={`min-h-0 flex-1 transition-opacity ${ready ? "opacity-100" : "opacity-0"}`}>
+      <div ref={canvas} className={`relative min-h-0 flex-1 transition-opacity ${ready ? "opacity-100" : "opacity-0"}`}>
+        <ZoomModeContext.Provider value={mode}>
         <ReactFlow
           nodes={nodes}
           edges={edges}
           nodeTypes={nodeTypes}
           edgeTypes={edgeTypes}
-          minZoom={0.2}
+          minZoom={0.02}
           maxZoom={2}
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
-          onNodeClick={(_, node) => (node.data as { hidden?: number }).hidden !== undefined && toggle(node.id)}
+          onNodeClick={(_, node) => {
+            if ((node.data as { hidden?: number }).hidden !== undefined) toggle(node.id);
+            else if (node.type === "state") view.current?.node(node.id);
+          }}
           proOptions={{ hideAttribution: true }}
           colorMode="system"
         >
           <Background gap={24} color="var(--diagram-dots)" />
-          {size && shown.decided && <AutoView layout={l} status={focus} follow={follow} size={size} onApplied={() => setReady(true)} apply={applyView} />}
+          <MiniMap
+            pannable
+            zoomable
+            ariaLabel="Minimap: the whole machine and where the view is"
+            nodeColor={(n) => (n.type === "group" ? "transparent" : minimapColor[(n.data as { status: NodeStatus }).status] ?? "#e2e8f0")}
+            nodeStrokeColor={(n) => (n.type === "group" ? "#94a3b8" : "transparent")}
+            nodeBorderRadius={6}
+            className="!m-2 hidden rounded-md border border-slate-200 !bg-white/90 sm:block dark:border-slate-700 dark:!bg-slate-900/90"
+            style={{ width: 150, height: 100 }}
+            data-testid="diagram-minimap"
+          />
+          <ZoomVar />
+          {size && size.w > 0 && size.h > 0 && shown.decided && (
+            <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} />
+          )}
         </ReactFlow>
+        </ZoomModeContext.Provider>
       </div>
     </div>
   );
 }
 
+/** Keeps the --dz CSS variable (the zoom) on the diagram and the zoom mode in context for the nodes and labels. */
+function ZoomVar() {
+  const zoom = useStore((st: ReactFlowState) => st.transform[2]);
+  const dom = useStore((st: ReactFlowState) => st.domNode);
+  useEffect(() => {
+    dom?.style.setProperty("--dz", String(zoom));
+  }, [dom, zoom]);
+  return null;
+}
+
+interface ViewControl {
+  fit: () => void;
+  box: (id: string) => void;
+  node: (id: string) => void;
+}
+
 /**
- * Sets the view (chooseView) when the drawn layout or the canvas changes, and with `follow` when
- * the run moves; a person who pans or zooms takes over for a while.
+ * Sets the view when the drawn layout or the canvas changes, and with `follow` when the run
+ * moves: Fit on a workflow, the focus state on a run, the opened group after a click on it. A
+ * person who pans or zooms takes over for a while.
  */
-function AutoView({ layout, status, follow, size, onApplied, apply }: { layout: Layout; status: DiagramStatus; follow: boolean; size: { w: number; h: number }; onApplied: () => void; apply: { current: ((force: boolean) => void) | null } }) {
+function AutoView({ layout, status, follow, size, opened, onApplied, control }: { layout: Layout; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null } }) {
   const flow = useReactFlow();
   const dom = useStore((st) => st.domNode);
   const touched = useRef(0);
@@ -265,23 +368,40 @@ function AutoView({ layout, status, follow, size, onApplied, apply }: { layout: 
     };
   }, [dom]);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
+  const abs = useMemo(() => absoluteBoxes(layout), [layout]);
   useEffect(() => {
-    apply.current = (force: boolean) => {
-      if (!force && !first.current && Date.now() - touched.current < 15_000) return;
-      const { focus, must } = focusOf(layout, status);
-      const view = chooseView(layout, size.w, size.h, focus, must);
-      void flow.setViewport(view, { duration: first.current || force ? 0 : 300 }).then(() => {
+    const go = (v: { x: number; y: number; zoom: number }, animate: boolean) =>
+      void flow.setViewport(v, { duration: animate && !first.current ? 300 : 0 }).then(() => {
         first.current = false;
         onApplied();
       });
+    const groupBox = opened ? abs.get(opened) : undefined;
+    control.current = {
+      fit: () => go(fitView(layout, size.w, size.h), true),
+      box: (id) => {
+        const b = abs.get(id);
+        if (b) go(boxView(b, size.w, size.h), true);
+      },
+      node: (id) => {
+        const b = abs.get(id);
+        if (!b) return;
+        // the state and its neighbours when they fit readably, else the state alone
+        const { focus } = focusOf(layout, { active: [id] });
+        const around = focus && fitZoom(focus.w, focus.h, size.w, size.h) >= READABLE_ZOOM ? focus : b;
+        go(boxView(around, size.w, size.h, READABLE_ZOOM), true);
+      },
     };
-    apply.current(false);
+    if (!first.current && Date.now() - touched.current < 15_000) return;
+    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(boxView(groupBox, size.w, size.h), true);
+    if (status.active.length === 0) return go(fitView(layout, size.w, size.h), true);
+    const { focus, must } = focusOf(layout, status);
+    go(chooseView(layout, size.w, size.h, focus, must), true);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [flow, layout, size.w, size.h, target]);
+  }, [flow, layout, size.w, size.h, target, opened]);
   return null;
 }
 
-function Toolbar({ collapsed, groups, onOpenAll, onCollapseAll, onFit }: { collapsed: number; groups: number; onOpenAll: () => void; onCollapseAll: () => void; onFit: () => void }) {
+function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, onGroup }: { collapsed: number; groups: number; trail: { id: string; name: string }[]; onOpenAll: () => void; onCollapseAll: () => void; onFit: () => void; onGroup: (id: string) => void }) {
   const flow = useReactFlow();
   const zoom = useStore((st) => st.transform[2]);
   const button = "rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] leading-4 text-slate-700 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-200 dark:hover:bg-slate-800";
@@ -290,14 +410,29 @@ function Toolbar({ collapsed, groups, onOpenAll, onCollapseAll, onFit }: { colla
       <button type="button" className={button} onClick={() => void flow.zoomOut({ duration: 150 })} aria-label="Zoom out">−</button>
       <span className="w-11 text-center text-[12px] tabular-nums text-slate-500 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
       <button type="button" className={button} onClick={() => void flow.zoomIn({ duration: 150 })} aria-label="Zoom in">+</button>
-      <button type="button" className={button} onClick={onFit} title="The whole machine if it fits readably, else the part that matters now">Fit</button>
+      <button type="button" className={button} onClick={onFit} title="The whole machine">Fit</button>
       {groups > 0 &&
         (collapsed > 0 ? (
           <button type="button" className={button} onClick={onOpenAll}>Open all groups</button>
         ) : (
           <button type="button" className={button} onClick={onCollapseAll}>Collapse groups</button>
         ))}
-      <span className="ml-auto hidden text-[12px] text-slate-400 sm:inline">drag to pan · scroll to zoom{collapsed > 0 ? " · click a group to open it" : ""}</span>
+      {trail.length > 0 && (
+        <nav aria-label="Group" data-testid="diagram-breadcrumb" className="flex min-w-0 items-center gap-1 text-[12px] text-slate-500 dark:text-slate-400">
+          <button type="button" className="text-blue-700 hover:underline dark:text-blue-400" onClick={onFit}>Whole machine</button>
+          {trail.map((t, i) => (
+            <span key={t.id} className="flex min-w-0 items-center gap-1">
+              <span aria-hidden>›</span>
+              {i < trail.length - 1 ? (
+                <button type="button" className="truncate font-mono text-blue-700 hover:underline dark:text-blue-400" onClick={() => onGroup(t.id)}>{t.name}</button>
+              ) : (
+                <span className="truncate font-mono text-slate-700 dark:text-slate-200" aria-current="location">{t.name}</span>
+              )}
+            </span>
+          ))}
+        </nav>
+      )}
+      <span className="ml-auto hidden text-[12px] text-slate-400 sm:inline">drag to pan · scroll to zoom · click a state to zoom to it{collapsed > 0 ? " · click a group to open it" : ""}</span>
     </div>
   );
 }

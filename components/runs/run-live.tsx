@@ -13,7 +13,7 @@ import { RunResultCard } from "./run-result";
 import type { RunFailure } from "@/lib/api/failure";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
-import type { Layout } from "@/lib/graph/layout";
+import type { Layout, LayoutPack } from "@/lib/graph/layout";
 import { historyStatus } from "@/lib/graph/status";
 import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
@@ -27,6 +27,7 @@ import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
 import { fetchTransitions, mergeTransitions } from "./run-stream";
+import { PathView } from "./path-view";
 
 export interface LiveRun {
   id: string;
@@ -56,7 +57,7 @@ interface Props {
   initialRun: LiveRun;
   initialTransitions: TransitionView[];
   initialReview: ReviewInfo | null;
-  layout: Layout;
+  layout: Layout | LayoutPack;
   states: GraphState[];
   title: string;
   /** what the run is about (its request, topic …), and its parent's */
@@ -216,6 +217,24 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     last?: { outcome?: string; content?: string; feedback?: string; cycle?: number } | null;
     cycle?: number;
   } | null;
+  // on a phone the path view stands in for the canvas, which is one tap away
+  const [canvasOnPhone, setCanvasOnPhone] = useState(false);
+  const waitingFor = waitingHuman ? `your decision: ${decisions.join(" / ")}` : !terminal && forms.length > 0 ? forms.join(", ") : null;
+  const pathView = (
+    <div className="sm:hidden">
+      <PathView
+        graph={layout.graph}
+        stateIds={run.stateIds}
+        transitions={transitions}
+        waitingFor={waitingFor}
+        terminal={terminal}
+        onShowDiagram={() => {
+          setCanvasOnPhone(true);
+          requestAnimationFrame(() => document.getElementById("run-diagram")?.scrollIntoView({ block: "start" }));
+        }}
+      />
+    </div>
+  );
   const outcomeStyle: Record<string, string> = {
     approved: "bg-emerald-100 text-emerald-900",
     rejected: "bg-red-100 text-red-800",
@@ -300,7 +319,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
       {terminal && <RunResultCard runId={run.id} status={run.status} result={result} failure={failure} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
-          <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+          {!waitingHuman && pathView}
+          <div id="run-diagram" className={`overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 ${canvasOnPhone ? "" : "hidden sm:block"}`}>
             <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-500 dark:text-slate-400">
               <span className="font-medium text-slate-700 dark:text-slate-300">State machine</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
@@ -324,6 +344,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
         {/* on a narrow screen, a run that waits for a person shows the decision first */}
         <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
+          {/* on a phone, the path (where the run is and what it waits for) comes first, the decision right after */}
+          {waitingHuman && pathView}
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
             {active.map((s) => (
@@ -407,7 +429,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 }
 
 /** The run's history: the list of transitions, or the Gantt with its replay cursor. */
-function HistoryPanel({ transitions, states, layout, live, runId }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout; live: boolean; runId: string }) {
+function HistoryPanel({ transitions, states, layout, live, runId }: { transitions: TransitionView[]; states: GraphState[]; layout: Layout | LayoutPack; live: boolean; runId: string }) {
   const [tab, setTab] = useState<"list" | "gantt">("list");
   return (
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="history-panel">

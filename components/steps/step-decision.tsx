@@ -1,10 +1,12 @@
 "use client";
 // The decision form of a review step in a user-defined workflow (payload { stage, show,
-// decisions, approvals }): the value under review, approvals so far ("1 of 2 approvals", and
-// who), and one control per decision the step declares: approve and reject as buttons, edit as
-// an editable copy of the shown value, respond with a required response, custom decisions as
-// buttons under their own names. What a decision needs comes from its JSON Schema when the
-// review carries one (GET /api/reviews), else from the standard names.
+// decisions, approvals, editedBy }): the value under review, approvals so far ("1 of 2
+// approvals", and who; an edit awaiting approval and its editor), and one control per decision
+// the step offers: approve and reject as buttons, edit as an editable copy of the shown value
+// (offered only where the server has a typed value to replace), respond with a required
+// response, custom decisions as buttons under their own names. What a decision needs (a name,
+// a response, an edited value) comes from its JSON Schema when the review carries one
+// (GET /api/reviews), else from the standard names.
 import { useState, useTransition } from "react";
 import { decideAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { StepValue } from "./step-output";
@@ -17,6 +19,8 @@ export interface StepReviewPayload {
   show: unknown;
   decisions: string[];
   approvals: { so_far: number; needed: number; by: string[] };
+  /** who edited the value under review this round (several approvers) */
+  editedBy?: string;
 }
 
 interface Review {
@@ -34,16 +38,23 @@ export function stepReviewOf(payload: unknown): StepReviewPayload | null {
   if (!p || typeof p !== "object" || typeof p.stage !== "string" || !Array.isArray(p.decisions)) return null;
   const a = p.approvals;
   if (!a || typeof a.so_far !== "number" || typeof a.needed !== "number") return null;
-  return { stage: p.stage, ...(typeof p.question === "string" ? { question: p.question } : {}), show: p.show ?? null, decisions: p.decisions.map(String), approvals: { so_far: a.so_far, needed: a.needed, by: Array.isArray(a.by) ? a.by.map(String) : [] } };
+  return {
+    stage: p.stage,
+    ...(typeof p.question === "string" ? { question: p.question } : {}),
+    show: p.show ?? null,
+    decisions: p.decisions.map(String),
+    approvals: { so_far: a.so_far, needed: a.needed, by: Array.isArray(a.by) ? a.by.map(String) : [] },
+    ...(typeof p.editedBy === "string" ? { editedBy: p.editedBy } : {}),
+  };
 }
 
 type Schema = { required?: string[]; properties?: Record<string, Schema> };
 
-/** Does the decision's body schema require `feedback` / `data.edited`? (fallback: respond / edit) */
-function needs(schemas: Record<string, unknown> | undefined, decision: string) {
+/** Does the decision's body schema require `feedback` / `data.edited` / `reviewer`? (fallback: respond / edit / a quorum) */
+function needs(schemas: Record<string, unknown> | undefined, decision: string, counting: boolean) {
   const s = schemas?.[decision] as Schema | undefined;
-  if (!s) return { feedback: decision === "respond", edited: decision === "edit" };
-  return { feedback: !!s.required?.includes("feedback") && decision !== "approve", edited: !!s.properties?.data?.required?.includes("edited") };
+  if (!s) return { feedback: decision === "respond", edited: decision === "edit", reviewer: counting };
+  return { feedback: !!s.required?.includes("feedback") && decision !== "approve", edited: !!s.properties?.data?.required?.includes("edited"), reviewer: !!s.required?.includes("reviewer") };
 }
 
 const label = (d: string) => ({ approve: "Approve", reject: "Reject", edit: "Edit", respond: "Respond" })[d] ?? d.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
@@ -56,8 +67,8 @@ const style = (d: string) =>
 
 const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
 
-/** "1 of 2 approvals (ana)". */
-export function Approvals({ approvals }: { approvals: StepReviewPayload["approvals"] }) {
+/** "1 of 2 approvals (ana)", and who edited the value under review. */
+export function Approvals({ approvals, editedBy }: { approvals: StepReviewPayload["approvals"]; editedBy?: string }) {
   const { so_far, needed, by } = approvals;
   return (
     <div className="flex flex-wrap items-center gap-2 text-xs" data-testid="approvals" data-so-far={so_far} data-needed={needed}>
@@ -65,7 +76,12 @@ export function Approvals({ approvals }: { approvals: StepReviewPayload["approva
         {so_far} of {needed} approvals
       </span>
       <span className="text-slate-600 dark:text-slate-300">{by.length ? `approved by ${by.join(", ")}` : "no approval yet"}</span>
-      <span className="text-slate-400">each person approves once; any reject decides</span>
+      {editedBy && (
+        <span className="rounded-full bg-amber-50 px-2 py-0.5 font-medium text-amber-900 ring-1 ring-inset ring-amber-600/30 dark:bg-amber-950 dark:text-amber-100" data-testid="edited-by">
+          edited by {editedBy}: approve the edited value
+        </span>
+      )}
+      <span className="text-slate-600 dark:text-slate-400">each person approves once; an edit counts as its editor&apos;s approval and asks the others again; any reject decides</span>
     </div>
   );
 }
@@ -80,18 +96,20 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
   const [pending, start] = useTransition();
   const counting = step.approvals.needed > 1;
   const prompt = step.question ?? review.prompt;
-  const respond = decisions.some((d) => needs(review.decisionSchemas, d).feedback);
+  const respond = decisions.some((d) => needs(review.decisionSchemas, d, counting).feedback);
+  // a quorum counts people by the name they give (accounts off)
+  const nameNeeded = !signedIn && decisions.some((d) => needs(review.decisionSchemas, d, counting).reviewer);
   const fail = (error: string, field?: string) => setResult({ ok: false, status: 422, error, ...(field ? { fieldErrors: { [field]: error } } : {}) });
 
   const decide = (d: string) => {
-    const need = needs(review.decisionSchemas, d);
+    const need = needs(review.decisionSchemas, d, counting);
     if (need.edited && !editing) {
       setEditing(true);
       setResult(null);
       return;
     }
     if (need.feedback && !note.trim()) return fail("write your response first", "feedback");
-    if (d === "approve" && counting && !name.trim()) return fail(`say who you are: ${step.approvals.needed} different people must approve`, "reviewer");
+    if (need.reviewer && !signedIn && !name.trim()) return fail(`say who you are: ${step.approvals.needed} different people must approve`, "reviewer");
     let data: Record<string, unknown> | undefined;
     if (need.edited) {
       if (typeof step.show === "string" || step.show === null) data = { edited: edited };
@@ -114,7 +132,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
   return (
     <div className="@container min-w-0 space-y-3" data-testid="decision-panel" data-review={review.id} data-kind={review.kind ?? "step"} data-step={step.stage}>
       <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{prompt}</p>
-      {counting && <Approvals approvals={step.approvals} />}
+      {counting && <Approvals approvals={step.approvals} editedBy={step.editedBy} />}
       {step.show !== null && !editing && (
         <div className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-40"}`}>
           <StepValue value={step.show} label="Value" testId="review-shown" />
@@ -143,7 +161,17 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
               deciding as <strong className="text-slate-700 dark:text-slate-200">{signedIn}</strong>
             </p>
           ) : (
-            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Your name (remembered here)" aria-label="Your name" autoComplete="name" className={`${field} h-9`} />
+            <input
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder={nameNeeded ? "Your name (required)" : "Your name (remembered here)"}
+              aria-label={nameNeeded ? "Your name (required)" : "Your name"}
+              aria-required={nameNeeded || undefined}
+              required={nameNeeded}
+              autoComplete="name"
+              className={`${field} h-9`}
+              data-testid="reviewer-name"
+            />
           )}
           {result?.fieldErrors?.reviewer && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.reviewer}</p>}
         </div>
@@ -151,7 +179,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
       <div className="flex flex-wrap gap-2">
         {decisions.map((d) => (
           <button key={d} type="button" data-decision={d} disabled={pending} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${style(d)}`}>
-            {needs(review.decisionSchemas, d).edited ? (editing ? "Send my edit" : "Edit…") : label(d)}
+            {needs(review.decisionSchemas, d, counting).edited ? (editing ? "Send my edit" : "Edit…") : label(d)}
           </button>
         ))}
         {pending && <span className="self-center text-xs text-slate-500 dark:text-slate-400">Sending…</span>}

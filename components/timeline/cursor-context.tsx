@@ -1,6 +1,7 @@
 "use client";
 // The context at the timeline's cursor (the run's stored snapshot after the commit that wrote that
-// transition) and "Fork from here": a new run from that snapshot, optionally with edited context.
+// transition) and "Fork from here": a new run from that snapshot, optionally with edited context
+// (only the keys the workflow lets a fork edit: what came from the run's input).
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 
@@ -9,6 +10,8 @@ interface Snapshot {
   requested: number;
   at: string;
   context: unknown;
+  /** the context keys a fork may replace */
+  forkEditable?: string[];
   timers: { id: string; dueAt: string }[];
 }
 
@@ -61,7 +64,7 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
         )}
       </div>
       {error && <p className="mt-1 text-amber-700">{error}</p>}
-      {forking && snap && <ForkForm runId={runId} seq={snap.seq} context={snap.context} onCancel={() => setForking(false)} />}
+      {forking && snap && <ForkForm runId={runId} seq={snap.seq} context={snap.context} editable={snap.forkEditable ?? []} onCancel={() => setForking(false)} />}
       {snap && (
         <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-[11px] text-slate-700 dark:text-slate-300" data-testid="cursor-context-json">
           {JSON.stringify(snap.context, null, 2)}
@@ -74,9 +77,10 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
   );
 }
 
-function ForkForm({ runId, seq, context, onCancel }: { runId: string; seq: number; context: unknown; onCancel: () => void }) {
+function ForkForm({ runId, seq, context, editable, onCancel }: { runId: string; seq: number; context: unknown; editable: string[]; onCancel: () => void }) {
   const router = useRouter();
-  const keys = context && typeof context === "object" && !Array.isArray(context) ? Object.keys(context) : [];
+  const members = context && typeof context === "object" && !Array.isArray(context) ? Object.keys(context) : [];
+  const keys = editable.filter((k) => members.includes(k));
   const [text, setText] = useState("{}");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -89,7 +93,7 @@ function ForkForm({ runId, seq, context, onCancel }: { runId: string; seq: numbe
       return;
     }
     if (!edits || typeof edits !== "object" || Array.isArray(edits)) {
-      setError("write an object of the context keys to replace, e.g. {\"warnings\": []}");
+      setError(keys.length ? `write an object of the context keys to replace, e.g. {"${keys[0]}": …}` : "write {}: this workflow lets a fork edit no context key");
       return;
     }
     setBusy(true);
@@ -109,7 +113,15 @@ function ForkForm({ runId, seq, context, onCancel }: { runId: string; seq: numbe
   return (
     <div className="mt-2 space-y-1 rounded-md border border-violet-200 bg-violet-50 p-2" data-testid="fork-form">
       <p className="text-slate-700 dark:text-slate-300">
-        A new run starts from the state after #{seq}, with this run&apos;s history up to there. Replace context keys (optional){keys.length ? `; keys: ${keys.slice(0, 12).join(", ")}` : ""}:
+        A new run starts from the state after #{seq}, with this run&apos;s history up to there.{" "}
+        {keys.length ? (
+          <>
+            Replace what came from the run&apos;s input (optional):{" "}
+            <span data-testid="fork-editable">{keys.join(", ")}</span>; the rest (approvals, decisions, steps …) is the workflow&apos;s and stays as it was:
+          </>
+        ) : (
+          <>This workflow lets a fork edit no context key: it starts as the run was.</>
+        )}
       </p>
       <textarea value={text} onChange={(e) => (setText(e.target.value), setError(null))} rows={3} className="w-full rounded border border-slate-300 dark:border-slate-600 p-1 font-mono text-[11px]" aria-label="context edits (JSON)" />
       {error && <p className="text-red-700 dark:text-red-400" data-testid="fork-error">{error}</p>}

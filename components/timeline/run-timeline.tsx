@@ -7,7 +7,7 @@ import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
 import { eventLabel } from "@/lib/graph/derive";
-import type { Layout } from "@/lib/graph/layout";
+import type { Layout, LayoutPack } from "@/lib/graph/layout";
 import { clockTime, durationTicks, formatDuration } from "@/lib/format";
 import { lanesOf, replayIndex, visitsOf, type Visit } from "@/lib/timeline/replay";
 import { FORK_EVENT } from "@/lib/engine/views";
@@ -38,7 +38,7 @@ export interface ModelTick {
 export function RunTimeline({ transitions, states, layout, live, calls = NO_CALLS, stacked = false, runId, readOnly = false }: {
   transitions: TransitionView[];
   states: GraphState[];
-  layout: Layout;
+  layout: Layout | LayoutPack;
   live: boolean;
   calls?: ModelTick[];
   stacked?: boolean;

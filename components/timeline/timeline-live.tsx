@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";
-import type { Layout } from "@/lib/graph/layout";
+import type { Layout, LayoutPack } from "@/lib/graph/layout";
 import { shortId } from "@/lib/format";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RunTimeline, type ModelTick } from "./run-timeline";
@@ -27,7 +27,7 @@ export function TimelineLive(props: {
   status: string;
   transitions: TransitionView[];
   states: GraphState[];
-  layout: Layout;
+  layout: Layout | LayoutPack;
   forkOf?: { id: string; seq: number } | null;
   forks?: ForkLink[];
   readOnly?: boolean;

@@ -32,7 +32,7 @@ export async function decideReview(
   by?: { name: string } | null,
   idempotency?: IdempotencyClaim,
 ) {
-  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body, { idempotency });
+  const out = await rt.engine.decide(id, by ? { ...body, reviewer: by.name } : body, { idempotency, verified: !!by });
   return { review: out.review, run: runResource(out.run, { accepted: rt.engine.acceptedEvents(out.run.id) }), transitions: out.transitions };
 }
 

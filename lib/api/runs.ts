@@ -178,7 +178,9 @@ export async function runSnapshot(rt: Runtime, id: string, seq: number) {
   const snap = await snapshotFor(rt.store, id, seq);
   if (!snap) throw new NotFoundError(`run ${id} has no snapshot at seq ${seq}`);
   const value = (snap.snapshot as { value?: unknown }).value ?? null;
-  return { runId: id, seq: snap.seq, requested: seq, at: new Date(snap.at).toISOString(), value, context: snap.context, timers: snap.timers.map((t) => ({ id: t.id, dueAt: new Date(t.dueAt).toISOString(), event: t.event })) };
+  // the context keys a fork from here may replace (what came from the run's input)
+  const forkEditable = [...(findWorkflow(run.workflow, run.input)?.forkEditable ?? [])];
+  return { runId: id, seq: snap.seq, requested: seq, at: new Date(snap.at).toISOString(), value, context: snap.context, forkEditable, timers: snap.timers.map((t) => ({ id: t.id, dueAt: new Date(t.dueAt).toISOString(), event: t.event })) };
 }
 
 export async function abortRun(rt: Runtime, id: string, reason?: string) {

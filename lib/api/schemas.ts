@@ -92,3 +92,39 @@ export const ReviewListQuery = z
   .strict();
 
 export const RunIdParam = z.object({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id") });
+
+export const LoginBody = z.object({ name: z.string().trim().min(1, "name is required").max(100), password: z.string().min(1, "password is required").max(200) }).strict();
+
+/** no query parameters: an unknown one is a 422, not silently ignored */
+export const NoQuery = z.object({}).strict();
+
+const runIdText = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id");
+export const CompareParams = z.object({ id: runIdText, other: runIdText });
+
+export const RunExportQuery = z.object({ download: z.enum(["0", "1", "true", "false"]).optional() }).strict();
+
+export const RunImportQuery = z.object({ as: z.enum(["new"]).optional() }).strict();
+
+/** one name of an artifact's path (`logs/orchestrator.log` has two) */
+export const ARTIFACT_SEGMENT = /^[A-Za-z0-9._-]+$/;
+const ArtifactSegment = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(ARTIFACT_SEGMENT, "not a file name")
+  .refine((s) => s !== "." && s !== "..", "relative path segments are not allowed");
+
+/**
+ * An artifact's name from the catch-all's segments: `logs/orchestrator.log` arrives as two
+ * segments, or as one with its slash encoded (`logs%2Forchestrator.log`); either way 1 to 5 names.
+ */
+export const ArtifactPath = z
+  .array(z.string().max(1_000))
+  .min(1)
+  .max(5)
+  .transform((segments) => segments.flatMap((s) => s.split(/\/|%2F/i)))
+  .pipe(z.array(ArtifactSegment).min(1).max(5))
+  .transform((segments) => segments.join("/"));
+
+/** `?download=` (any value) saves the file; other parameters are ignored */
+export const ArtifactQuery = z.looseObject({ download: z.string().optional() });

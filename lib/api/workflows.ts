@@ -122,6 +122,8 @@ export async function patchWorkflow(rt: Runtime, id: string, body: z.infer<typeo
   return { id, disabled: s.disabled };
 }
 
+export const ExportWorkflowQuery = z.object({ format: z.enum(["mermaid", "json"]).default("json"), download: z.enum(["0", "1"]).optional() }).strict();
+
 export const DeleteWorkflowQuery = z.object({ force: z.enum(["true", "false"], { error: "force must be true or false" }).optional() }).strict();
 
 const OPEN = ["running", "waiting"];

@@ -2,7 +2,8 @@
 // evaluation's stored source; else its pinned version), and its diagram layout.
 import { deriveGraph } from "../graph/derive";
 import { workflowLayout } from "../graph";
-import { layoutGraph, type Layout } from "../graph/layout";
+import { layoutOffThread } from "../graph/elk-thread";
+import type { Layout } from "../graph/layout";
 import type { ReplaySpec } from "../engine/store/types";
 import { findWorkflow } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
@@ -24,6 +25,6 @@ export function layoutOf(def: WorkflowDefinition): Promise<Layout> {
   const registered = findWorkflow(def.id, def.version ? { definitionVersion: def.version } : undefined);
   if (registered === def) return workflowLayout(def.id, def.version ? { definitionVersion: def.version } : undefined)!;
   let p = candidates.get(def.machine);
-  if (!p) candidates.set(def.machine, (p = layoutGraph(deriveGraph(def.machine))));
+  if (!p) candidates.set(def.machine, (p = layoutOffThread(deriveGraph(def.machine), [{}]).then((ls) => ls[0])));
   return p;
 }

@@ -145,7 +145,7 @@ export class ReplayState {
         if (!parsed.success) continue;
         event = parsed.data as EventObject & Record<string, unknown>;
       }
-      if (def.refuseDecision?.(open.state, draft.snapshot.context, d.decision, d.reviewer)) continue;
+      if (def.refuseDecision?.(open.state, draft.snapshot.context, d.decision, { reviewer: d.reviewer, data: d.data })) continue;
       // marked: the step view and the transition say the engine repeated it, no person decided
       const ev = { ...event, at: draft.now, replayed: "replayed" };
       const res = step(def.machine, draft.snapshot, ev);

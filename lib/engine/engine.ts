@@ -17,6 +17,7 @@ export { StorageError };
 class WriterConflict extends ConflictError {}
 import { activeLeaves, activeNodes, describeEvent, initialStep, restore, stateId, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
+import { reviewerName } from "../machines/reviewer";
 import { Cancel } from "./cancel";
 import { ActionOutbox, outboxRows } from "./outbox";
 import { isImportedRun } from "./imported";
@@ -293,17 +294,18 @@ export class Engine {
         const { type: _t, feedback, reviewer, modifications, ...data } = ev as EventObject & { feedback?: string; reviewer?: string; modifications?: string[] };
         void _t;
         // a signed-in sender decides under their own name
-        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data }, { idempotency: opts.idempotency });
+        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data }, { idempotency: opts.idempotency, verified: opts.reviewer !== undefined });
         return { run: r.run, transitions: r.transitions };
       }
     }
     return this.enqueue(live, () => this.applyEvent(live, ev, { idempotency: opts.idempotency }));
   }
 
+  /** `opts.verified`: the reviewer is a signed-in account (its name is compared exactly, not normalised) */
   async decide(
     reviewId: string,
     input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> },
-    opts: { idempotency?: IdempotencyClaim } = {},
+    opts: { idempotency?: IdempotencyClaim; verified?: boolean } = {},
   ): Promise<StepOutcome & { review: ReviewView }> {
     this.assertRunning();
     const stored = this.liveReview(reviewId) ?? (await this.opts.store.getReview(reviewId));
@@ -319,11 +321,14 @@ export class Engine {
       if (!meta || !meta.decisions.includes(decision)) {
         throw new InvalidError(`decision must be one of ${meta?.decisions.join(", ") ?? "(none)"}; got "${input.decision}"`);
       }
-      const refused = live.def.refuseDecision?.(stored.state, live.snapshot.context, decision, input.reviewer);
-      if (refused) throw new ConflictError(refused, reviewView(open));
+      // names as recorded: NFKC, trimmed (a blank one is no name)
+      const reviewer = reviewerName(input.reviewer);
+      const refused = live.def.refuseDecision?.(stored.state, live.snapshot.context, decision, { reviewer, verified: opts.verified, data: input.data });
+      if (refused?.status === 422) throw new InvalidError(refused.message);
+      if (refused) throw new ConflictError(refused.message, reviewView(open));
       let event: EventObject & Record<string, unknown> = { ...(input.data ?? {}), type: decision.toUpperCase() };
       if (input.feedback !== undefined) event.feedback = input.feedback;
-      if (input.reviewer !== undefined) event.reviewer = input.reviewer;
+      if (reviewer !== undefined) event.reviewer = reviewer;
       if (input.modifications !== undefined) event.modifications = input.modifications;
       const schema = live.def.events[event.type];
       if (schema) {
@@ -332,7 +337,7 @@ export class Engine {
         event = parsed.data as EventObject & Record<string, unknown>;
       }
       const now = this.clock.now();
-      const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: input.reviewer ?? null, decidedAt: now };
+      const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: reviewer ?? null, decidedAt: now };
       const out = await this.applyEvent(live, event, { decided: close, idempotency: opts.idempotency });
       const review = reviewView({ ...open, ...close });
       this.bus.publish(live.row.id, { type: "review", review });

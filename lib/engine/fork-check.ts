@@ -1,5 +1,6 @@
 // What a fork may start from: a snapshot whose state value names states the machine has, whose
-// invoking states have their effects in flight, and a context whose edited members keep the kind
+// invoking states have their effects in flight, and a context whose edited members are ones the
+// workflow lets a fork edit (WorkflowDefinition.forkEditable) and keep the kind
 // of value the machine had there (workflows carry no context schema, so the stored context at the
 // fork point is the reference: a member that held an object still holds an object, recursively;
 // null is refused wherever the machine had a value). Each check answers why not, or null.
@@ -44,9 +45,16 @@ function mismatch(path: string, was: unknown, value: unknown, depth = 0): string
   return null;
 }
 
-/** Why the edits cannot replace members of `base` (null: they can). Only members the context has may be edited. */
-export function contextEditProblem(base: Record<string, unknown>, edits: Record<string, unknown>): string | null {
+/**
+ * Why the edits cannot replace members of `base` (null: they can). Only the members the workflow
+ * lets a fork edit (`editable`: what came from the run's input, or what a built-in declares) and
+ * the context has may be edited; everything the engine and the steps keep (approvals, reviews,
+ * step records, visits, tool calls, decisions, entry times …) is refused by name.
+ */
+export function contextEditProblem(base: Record<string, unknown>, edits: Record<string, unknown>, editable: readonly string[], workflow: string): string | null {
+  const may = editable.length ? `a fork of ${workflow} may edit only ${editable.map((k) => `context.${k}`).join(", ")}` : `a fork of ${workflow} may not edit its context`;
   for (const [key, value] of Object.entries(edits)) {
+    if (!editable.includes(key)) return `context.${key} is kept by the workflow, not given by the run's input: ${may}`;
     if (!Object.hasOwn(base, key)) return `context.${key} is not a member of this run's context (members: ${Object.keys(base).join(", ")})`;
     const why = mismatch(key, base[key], value);
     if (why) return why;

@@ -2,13 +2,15 @@
 // carries the parent's history up to that point (so its timeline and replay read from the
 // start), then one "xstate.fork" transition marks the branch point; from there it is a run of
 // its own: its in-flight effects run again under its own keys, its timers keep the time they
-// had left at the fork point, and a review state it starts in opens a fresh review.
+// had left at the fork point, and a review state it starts in opens a fresh review with no
+// approvals. Its context may be edited only where the workflow allows (fork-check.ts).
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type { WorkflowDefinition } from "../machines/types";
 import { addStep, isRetry, newDraft, statusOf, type Draft } from "./draft";
 import { contextEditProblem, invocationProblem, stateValueProblem } from "./fork-check";
 import { stuckReason } from "./invariant";
 import { InvalidError } from "./errors";
+import { isImportedRun } from "./imported";
 import { activeLeaves, activeNodes, restore } from "./step";
 import type { RunRow, RunStore, SnapshotRow, TransitionRow } from "./store/types";
 import { FORK_EVENT } from "./views";
@@ -48,9 +50,16 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   if (edits.context && (base === null || typeof base !== "object" || Array.isArray(base))) {
     throw new InvalidError(`run ${run.id}'s context is not an object; it cannot be edited`);
   }
-  const badEdit = edits.context ? contextEditProblem(base as Record<string, unknown>, edits.context) : null;
+  const badEdit = edits.context ? contextEditProblem(base as Record<string, unknown>, edits.context, def.forkEditable ?? [], def.id) : null;
   if (badEdit) throw refuse(badEdit);
-  const context = edits.context ? { ...(base as Record<string, unknown>), ...edits.context } : base;
+  if (edits.context && def.flow && Object.hasOwn(edits.context, "input")) {
+    // a user workflow's input as its declared inputs take it
+    const parsed = def.input.safeParse(edits.context.input);
+    if (!parsed.success) throw refuse(`context.input: ${parsed.error.issues.map((i) => `${["input", ...i.path].join(".")}: ${i.message}`).join("; ")}`);
+  }
+  const edited = edits.context ? { ...(base as Record<string, unknown>), ...edits.context } : base;
+  // no approvals carried into a review it starts in; an imported run's decisions stay behind
+  const context = def.forkStart ? def.forkStart(edited, { imported: isImportedRun(run.id) }) : edited;
   let snapshot: AnyMachineSnapshot;
   try {
     snapshot = restore(def.machine, persisted, context);

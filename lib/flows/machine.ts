@@ -7,7 +7,7 @@
 // move, accepted or refused, is kept in context.decisions with its reason.
 import { assign, enqueueActions, setup, type AnyStateMachine } from "xstate";
 import { z } from "zod";
-import type { StateMeta, WorkflowDefinition } from "../machines/types";
+import type { DecisionWho, StateMeta, WorkflowDefinition } from "../machines/types";
 import { detectStage, labelledEdges, labelMatch } from "./detect";
 import { activeLeaves, allowedTools, DEFAULTS, HISTORY_CAP, moveVeto, ruleVeto, validNext, type Decision, type FlowContext } from "./rules";
 import { forkPlan, regionsOf } from "./forks";
@@ -286,8 +286,8 @@ export function flowMachine(c: FlowConfig): AnyStateMachine {
       lastDetection: null,
       decisions: [],
       messages: 0,
-      // steps: the run's input, each step's output, the last review's decision, approvals so far
-      ...(c.steps ? ({ input: stepInput(input), steps: {}, review: null, approvals: {} } satisfies StepContext) : {}),
+      // steps: the run's input, each step's output, the last review's decision, approvals so far, an edit awaiting its approvals
+      ...(c.steps ? ({ input: stepInput(input), steps: {}, review: null, approvals: {}, edits: {} } satisfies StepContext) : {}),
     }),
     on: {
       BEGIN: { actions: "begin", description: "run started" },
@@ -350,7 +350,7 @@ export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: num
             const spec = own(c.steps, stage);
             return spec?.review ? reviewView(stage, spec, ctx as StepContext) : { prompt: `Decide for ${stage}`, payload: {} };
           },
-          refuseDecision: (state: string, ctx: unknown, decision: string, reviewer?: string) => refuseDecision(c, stageOf(state), ctx as StepContext, decision, reviewer),
+          refuseDecision: (state: string, ctx: unknown, decision: string, who: DecisionWho) => refuseDecision(c, stageOf(state), ctx as StepContext, decision, who),
         }
       : {}),
     startEvents: (i) => [{ type: "BEGIN" }, ...((i as FlowInput).task ? [{ type: "MESSAGE", text: (i as FlowInput).task! }] : [])],
@@ -367,5 +367,29 @@ export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: num
     },
     flow: c,
     version: opts.version ?? null,
+    // a fork may edit what came from the run's input; the engine and the steps keep the rest
+    forkEditable: c.steps ? ["task", "input"] : ["task"],
+    forkStart: (ctx, from) => forkStart(c, ctx as FlowContext & Partial<StepContext>, from.imported),
   };
+}
+
+/**
+ * The context a fork of a run of `c` starts from: no approvals or pending edits (a review it starts
+ * in counts afresh), and from an imported run none of its decisions either (its last review, the
+ * review stages' records, the move decisions): an export can be edited before it is imported.
+ */
+function forkStart(c: FlowConfig, ctx: FlowContext & Partial<StepContext>, imported: boolean): FlowContext {
+  const out: FlowContext & Partial<StepContext> = { ...ctx };
+  if (c.steps) {
+    out.approvals = {};
+    out.edits = {};
+  }
+  if (imported) {
+    out.decisions = [];
+    if (c.steps) {
+      out.review = null;
+      out.steps = Object.fromEntries(Object.entries(ctx.steps ?? {}).filter(([stage]) => !own(c.steps, stage)?.review));
+    }
+  }
+  return out;
 }

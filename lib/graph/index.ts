@@ -1,20 +1,77 @@
-// Cached diagram layouts per workflow machine (a machine's layout never changes at run time).
-import type { AnyStateMachine } from "xstate";
-import { findWorkflow } from "../machines/registry";
+// Cached diagram layouts, keyed by (workflow, version, collapsed groups, aspect bucket). A
+// version's machine never changes, so its layouts never do. For each version the server lays out
+// both aspect buckets with every group open and with every group collapsed, in the layout thread
+// (lib/graph/elk-thread.ts) with its deadline, so a page gets its diagram with its HTML and the
+// browser runs ELK only for other sets of collapsed groups.
+import { findWorkflow, listWorkflows } from "../machines/registry";
+import type { WorkflowDefinition } from "../machines/types";
 import { deriveGraph } from "./derive";
-import { layoutGraph, type Layout } from "./layout";
+import { layoutOffThread, type ThreadOptions } from "./elk-thread";
+import { groupsOf, packLayouts, variantKey, type Aspect, type Layout, type LayoutPack } from "./layout";
 
-const layouts = new WeakMap<AnyStateMachine, Promise<Layout>>();
+/** Cached layouts kept at most (oldest dropped first). */
+const MAX_CACHED = 400;
+const cache = new Map<string, Promise<Layout>>();
 
-/** The layout of a workflow's diagram; `input` (a run's) picks a user-defined workflow's version. */
+const keyOf = (def: WorkflowDefinition, collapsed: string[], aspect: Aspect) => `${def.id}@${def.version ?? 0}#${variantKey(collapsed, aspect)}`;
+
+/** A fallback layout (ELK missed its deadline, say on a busy machine) is laid out again after this long. */
+const FALLBACK_TTL_MS = 60_000;
+
+function remember(key: string, p: Promise<Layout>): void {
+  cache.set(key, p);
+  p.then(
+    (l) => {
+      if (l.fallback) setTimeout(() => cache.get(key) === p && cache.delete(key), FALLBACK_TTL_MS).unref();
+    },
+    () => cache.delete(key),
+  );
+  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+}
+
+/** The variants every version gets: both buckets, groups all open and all collapsed. */
+function standardVariants(def: WorkflowDefinition): { collapsed: string[]; aspect: Aspect }[] {
+  const groups = groupsOf(deriveGraph(def.machine)).map((g) => g.id);
+  const sets = groups.length ? [[], groups] : [[]];
+  return (["landscape", "portrait"] as const).flatMap((aspect) => sets.map((collapsed) => ({ collapsed, aspect })));
+}
+
+/** Layouts of `def`'s machine for these variants: cached ones at once, the others in one batch off the thread. */
+export function layoutsOf(def: WorkflowDefinition, variants: { collapsed: string[]; aspect: Aspect }[], opts: ThreadOptions = {}): Promise<Layout[]> {
+  const missing = variants.filter((v) => !cache.has(keyOf(def, v.collapsed, v.aspect)));
+  if (missing.length) {
+    const batch = layoutOffThread(deriveGraph(def.machine), missing, opts);
+    missing.forEach((v, i) => remember(keyOf(def, v.collapsed, v.aspect), batch.then((ls) => ls[i])));
+  }
+  return Promise.all(variants.map((v) => cache.get(keyOf(def, v.collapsed, v.aspect)) ?? layoutsOf(def, [v], opts).then((ls) => ls[0])));
+}
+
+/** A definition's standard layouts, packed for a page (one graph, its variants). */
+export async function layoutPackOf(def: WorkflowDefinition, opts: ThreadOptions = {}): Promise<LayoutPack> {
+  return packLayouts(deriveGraph(def.machine), await layoutsOf(def, standardVariants(def), opts));
+}
+
+/** The standard layouts of a workflow (`input`, a run's, picks a user-defined workflow's version). */
+export function workflowLayouts(id: string, input?: unknown): Promise<LayoutPack> | null {
+  const def = findWorkflow(id, input);
+  return def ? layoutPackOf(def) : null;
+}
+
+/** The landscape layout with every group open. */
 export function workflowLayout(id: string, input?: unknown): Promise<Layout> | null {
   const def = findWorkflow(id, input);
-  if (!def) return null;
-  let p = layouts.get(def.machine);
-  if (!p) {
-    p = layoutGraph(deriveGraph(def.machine));
-    layouts.set(def.machine, p);
-    p.catch(() => layouts.delete(def.machine));
+  return def ? layoutsOf(def, [{ collapsed: [], aspect: "landscape" }]).then((ls) => ls[0]) : null;
+}
+
+/** Lays out every registered workflow's latest version in the background (the server's start, a save). */
+export async function warmLayouts(ids?: string[]): Promise<void> {
+  for (const def of listWorkflows()) {
+    if (ids && !ids.includes(def.id)) continue;
+    await layoutsOf(def, standardVariants(def)).catch(() => undefined);
   }
-  return p;
+}
+
+/** Forgets every cached layout (tests). */
+export function clearLayoutCache(): void {
+  cache.clear();
 }

@@ -4,7 +4,13 @@
 // Parallel transitions between the same two states become one edge with one label line each;
 // targetless transitions are listed on their state instead of as loops. Groups named in
 // `collapsed` are drawn as one node with a count of the states inside; edges to and from their
-// insides end on that node.
+// insides end on that node. A fan of one event from one state to many (domain-agent's RETRY from
+// ERROR) is listed on its state too. The aspect bucket wraps a long chain to the canvas's shape.
+//
+// The work is split so ELK itself can run anywhere: `elkGraphOf` builds ELK's JSON graph,
+// `layoutFrom` reads ELK's answer back; `layoutGraph` runs ELK in this thread (the browser, the
+// flow editor), lib/graph/elk-thread.ts in a worker thread with a deadline (the server), and
+// `fallbackLayout` is the simple layout drawn when ELK does not answer in time.
 import ELK from "elkjs/lib/elk.bundled.js";
 import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
 import { eventLabel, type GraphState, type GraphTransition, type WorkflowGraph } from "./derive";
@@ -23,6 +29,8 @@ export interface LaidNode {
   aborts: GraphTransition[];
   /** error transitions into a shared failure state, listed on the node instead of drawn */
   errors: GraphTransition[];
+  /** a fan of one event to many states (RETRY to each step), listed on the node instead of drawn */
+  fans?: GraphTransition[];
   /** a collapsed group: how many states it holds (drawn as one node) */
   hidden?: number;
 }
@@ -54,7 +62,34 @@ export interface Layout {
   graph: WorkflowGraph;
   /** the groups drawn collapsed */
   collapsed: string[];
+  /** the canvas shape it was laid out for */
+  aspect?: Aspect;
+  /** drawn by the simple fallback layout (ELK did not answer in time) */
+  fallback?: boolean;
 }
+
+/** A canvas wider than tall is landscape; layouts are made (and cached) for each. */
+export type Aspect = "landscape" | "portrait";
+export const aspectOf = (w: number, h: number): Aspect => (w >= h ? "landscape" : "portrait");
+/** the width / height ELK wraps a long chain to */
+const ASPECT_RATIO: Record<Aspect, number> = { landscape: 1.5, portrait: 0.6 };
+
+export interface LayoutOptions {
+  direction?: "DOWN" | "RIGHT";
+  collapsed?: string[];
+  aspect?: Aspect;
+}
+
+/** Layouts sent to a page: one graph and its laid-out variants (groups open or collapsed, each aspect). */
+export interface LayoutPack {
+  graph: WorkflowGraph;
+  variants: Omit<Layout, "graph">[];
+}
+
+export const packLayouts = (graph: WorkflowGraph, layouts: Layout[]): LayoutPack => ({ graph, variants: layouts.map(({ graph: _g, ...v }) => v) });
+export const unpackLayouts = (p: LayoutPack): Layout[] => p.variants.map((v) => ({ ...v, graph: p.graph }));
+/** The cache key of a variant: its collapsed groups and its aspect. */
+export const variantKey = (collapsed: string[], aspect: Aspect = "landscape") => `${[...collapsed].sort().join(",")}|${aspect}`;
 
 export const NODE_W = 210;
 export const NODE_H = 72;
@@ -149,13 +184,32 @@ function collapse(graph: WorkflowGraph, collapsed: string[]): { graph: WorkflowG
   return { graph: { states, transitions }, hidden };
 }
 
-const elk = new ELK();
+/** What reading ELK's answer back needs (kept on the calling thread; only the ELK graph travels). */
+export interface ElkJob {
+  root: ElkNode;
+  full: WorkflowGraph;
+  graph: WorkflowGraph;
+  collapsed: string[];
+  aspect: Aspect;
+  hidden: Map<string, number>;
+  internal: Map<string, GraphTransition[]>;
+  aborts: Map<string, GraphTransition[]>;
+  errors: Map<string, GraphTransition[]>;
+  fans: Map<string, GraphTransition[]>;
+  grouped: Map<string, GraphTransition[]>;
+  rowsOf: Map<string, LabelRow[]>;
+}
 
-export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN" | "RIGHT"; collapsed?: string[] } = {}): Promise<Layout> {
+const isGroup = (s: GraphState) => s.type === "compound" || s.type === "parallel";
+/** a state with this many edges of one event to different states lists them instead of drawing them */
+const FAN = 4;
+
+/** The ELK graph of a workflow graph, with what `layoutFrom` needs to read the answer. */
+export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJob {
   const direction = opts.direction ?? "DOWN";
-  const collapsed = [...new Set(opts.collapsed ?? [])].filter((id) => full.states.some((s) => s.id === id && (s.type === "compound" || s.type === "parallel")));
+  const aspect = opts.aspect ?? "landscape";
+  const collapsed = [...new Set(opts.collapsed ?? [])].filter((id) => full.states.some((s) => s.id === id && isGroup(s))).sort();
   const { graph, hidden } = collapse(full, collapsed);
-  const byId = new Map(graph.states.map((s) => [s.id, s]));
   const internal = new Map<string, GraphTransition[]>();
   const aborts = new Map<string, GraphTransition[]>();
   const grouped = new Map<string, GraphTransition[]>();
@@ -164,7 +218,11 @@ export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN
   const errorSources = new Map<string, Set<string>>();
   for (const t of full.transitions) if (t.kind === "error" && !t.internal) errorSources.set(t.target, (errorSources.get(t.target) ?? new Set()).add(t.source));
   const sinks = new Set([...errorSources].filter(([, from]) => from.size >= 3).map(([target]) => target));
+  // one event from one state to many states (RETRY back to each step) would draw a fan of long edges
+  const fanTargets = new Map<string, Set<string>>();
+  for (const t of graph.transitions) if (!t.internal && t.kind === "event" && t.event !== "ABORT") fanTargets.set(`${t.source}\u0000${t.event}`, (fanTargets.get(`${t.source}\u0000${t.event}`) ?? new Set()).add(t.target));
   const errors = new Map<string, GraphTransition[]>();
+  const fans = new Map<string, GraphTransition[]>();
   for (const t of graph.transitions) {
     if (t.kind === "error" && sinks.has(t.target)) {
       errors.set(t.source, [...(errors.get(t.source) ?? []), t]);
@@ -180,11 +238,16 @@ export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN
       if (!mine.some((a) => a.target === t.target)) aborts.set(t.source, [...mine, t]);
       continue;
     }
+    if (t.kind === "event" && (fanTargets.get(`${t.source}\u0000${t.event}`)?.size ?? 0) >= FAN) {
+      fans.set(t.source, [...(fans.get(t.source) ?? []), t]);
+      continue;
+    }
     const key = `${t.source}->${t.target}`;
     grouped.set(key, [...(grouped.get(key) ?? []), t]);
   }
 
   const elkNodes = new Map<string, ElkNode>();
+  const wrap = graph.states.filter((s) => !s.parent).length >= 8;
   const root: ElkNode = {
     id: "__root",
     layoutOptions: {
@@ -212,14 +275,17 @@ export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN
       "elk.layered.mergeEdges": "false",
       "elk.json.edgeCoords": "ROOT",
       "elk.json.shapeCoords": "PARENT",
+      "elk.aspectRatio": String(ASPECT_RATIO[aspect]),
+      // a long chain is cut into columns (landscape) or kept tall and narrow (portrait)
+      ...(wrap ? { "elk.layered.wrapping.strategy": "MULTI_EDGE", "elk.layered.wrapping.additionalEdgeSpacing": "16" } : {}),
     },
     children: [],
     edges: [],
   };
   for (const s of graph.states) {
-    const lines = (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0) + (errors.has(s.id) ? 1 : 0);
+    const lines = (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0) + (errors.has(s.id) ? 1 : 0) + (fans.has(s.id) ? 1 : 0);
     const node: ElkNode = { id: s.id, width: NODE_W, height: NODE_H + (lines ? 8 + lines * LINE_H : 0), children: [] };
-    if (s.type === "compound" || s.type === "parallel") {
+    if (isGroup(s)) {
       delete node.width;
       delete node.height;
       node.layoutOptions = {
@@ -247,23 +313,30 @@ export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN
     rowsOf.set(key, rows);
     const width = Math.ceil(Math.max(0, ...rows.map((r) => r.text.length)) * CHAR_W + 16);
     const height = rows.length * LINE_H + 6;
+    // the main path stays straight and points down; error, timer and back edges give way
+    const side = ts.every((t) => t.kind === "error" || t.kind === "after" || /retry|fail|error|abort/i.test(`${t.event} ${t.description ?? ""}`));
     const edge: ElkExtendedEdge = {
       id: key,
       sources: [ts[0].source],
       targets: [ts[0].target],
       labels: rows.length ? [{ id: `${key}#label`, text: rows.map((r) => r.text).join("\n"), width, height }] : [],
+      layoutOptions: side ? { "elk.layered.priority.direction": "0", "elk.layered.priority.straightness": "0" } : { "elk.layered.priority.direction": "10", "elk.layered.priority.straightness": "10" },
     };
     root.edges!.push(edge);
   }
+  return { root, full, graph, collapsed, aspect, hidden, internal, aborts, errors, fans, grouped, rowsOf };
+}
 
-  const out = await elk.layout(root);
-
+/** ELK's answer for a job, read back into a Layout. */
+export function layoutFrom(out: ElkNode, job: ElkJob): Layout {
+  const byId = new Map(job.graph.states.map((s) => [s.id, s]));
   const nodes: LaidNode[] = [];
   const visit = (n: ElkNode, parent: string | null) => {
     for (const c of n.children ?? []) {
       const state = byId.get(c.id)!;
-      const node: LaidNode = { id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: internal.get(c.id) ?? [], aborts: aborts.get(c.id) ?? [], errors: errors.get(c.id) ?? [] };
-      if (hidden.has(c.id)) node.hidden = hidden.get(c.id);
+      const node: LaidNode = { id: c.id, state, parent, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? NODE_W, height: c.height ?? NODE_H, internal: job.internal.get(c.id) ?? [], aborts: job.aborts.get(c.id) ?? [], errors: job.errors.get(c.id) ?? [] };
+      if (job.fans.has(c.id)) node.fans = job.fans.get(c.id);
+      if (job.hidden.has(c.id)) node.hidden = job.hidden.get(c.id);
       nodes.push(node);
       visit(c, c.id);
     }
@@ -272,7 +345,7 @@ export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN
 
   const edges: LaidEdge[] = [];
   for (const e of (out.edges ?? []) as ElkExtendedEdge[]) {
-    const ts = grouped.get(e.id)!;
+    const ts = job.grouped.get(e.id)!;
     const points: { x: number; y: number }[] = [];
     for (const sec of e.sections ?? []) {
       points.push(sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint);
@@ -284,8 +357,78 @@ export async function layoutGraph(full: WorkflowGraph, opts: { direction?: "DOWN
       target: ts[0].target,
       transitions: ts,
       points,
-      label: l ? { x: l.x ?? 0, y: l.y ?? 0, width: l.width ?? 0, height: l.height ?? 0, rows: rowsOf.get(e.id) ?? [] } : null,
+      label: l ? { x: l.x ?? 0, y: l.y ?? 0, width: l.width ?? 0, height: l.height ?? 0, rows: job.rowsOf.get(e.id) ?? [] } : null,
     });
   }
-  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0, graph: full, collapsed };
+  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0, graph: job.full, collapsed: job.collapsed, aspect: job.aspect };
+}
+
+/**
+ * The simple layout drawn when ELK does not answer in time: each group's states in rows in the
+ * seed's order (as many columns as the aspect asks), groups sized around them, straight edges
+ * from the bottom of one state to the top of the next, no label boxes (the transitions table
+ * lists them).
+ */
+export function fallbackLayout(job: ElkJob): Layout {
+  const GAP = 40;
+  const PAD = 16;
+  const HEAD = 40;
+  const place = (n: ElkNode) => {
+    const kids = n.children ?? [];
+    for (const c of kids) if (c.children?.length) place(c);
+    for (const c of kids) {
+      c.width ??= NODE_W;
+      c.height ??= NODE_H;
+    }
+    if (kids.length === 0) return;
+    // as many columns as make the rows about the aspect's shape (a state is wider than tall)
+    const cellW = kids.reduce((a, c) => a + c.width!, 0) / kids.length + GAP;
+    const cellH = kids.reduce((a, c) => a + c.height!, 0) / kids.length + GAP;
+    const cols = Math.max(1, Math.round(Math.sqrt((kids.length * (n.id === "__root" ? ASPECT_RATIO[job.aspect] : 1) * cellH) / cellW)));
+    let x = n.id === "__root" ? 0 : PAD;
+    let y = n.id === "__root" ? 0 : HEAD;
+    let rowH = 0;
+    let w = 0;
+    kids.forEach((c, i) => {
+      if (i > 0 && i % cols === 0) {
+        x = n.id === "__root" ? 0 : PAD;
+        y += rowH + GAP;
+        rowH = 0;
+      }
+      c.x = x;
+      c.y = y;
+      x += c.width! + GAP;
+      rowH = Math.max(rowH, c.height!);
+      w = Math.max(w, x - GAP);
+    });
+    n.width = w + (n.id === "__root" ? 0 : PAD);
+    n.height = y + rowH + (n.id === "__root" ? 0 : PAD);
+  };
+  const root = structuredClone(job.root);
+  place(root);
+  const abs = new Map<string, { x: number; y: number; w: number; h: number }>();
+  const walk = (n: ElkNode, ox: number, oy: number) => {
+    for (const c of n.children ?? []) {
+      abs.set(c.id, { x: ox + c.x!, y: oy + c.y!, w: c.width!, h: c.height! });
+      walk(c, ox + c.x!, oy + c.y!);
+    }
+  };
+  walk(root, 0, 0);
+  for (const e of (root.edges ?? []) as ElkExtendedEdge[]) {
+    const a = abs.get(e.sources[0])!;
+    const b = abs.get(e.targets[0])!;
+    e.sections = [{ id: `${e.id}#s`, startPoint: { x: a.x + a.w / 2, y: a.y + a.h }, endPoint: { x: b.x + b.w / 2, y: b.y }, bendPoints: [] }];
+    e.labels = [];
+  }
+  const l = layoutFrom(root, job);
+  return { ...l, edges: l.edges.map((e) => ({ ...e, label: null })), fallback: true };
+}
+
+let elk: InstanceType<typeof ELK> | null = null;
+
+/** Lays a graph out with ELK in this thread (the browser; tests). */
+export async function layoutGraph(full: WorkflowGraph, opts: LayoutOptions = {}): Promise<Layout> {
+  const job = elkGraphOf(full, opts);
+  elk ??= new ELK();
+  return layoutFrom(await elk.layout(job.root), job);
 }

@@ -1,6 +1,7 @@
-// Where the diagram looks by itself: the whole machine when it fits at a readable zoom (its
-// smallest text drawn at 11 px or more); otherwise, at a readable zoom, the part that matters
-// now: the active states with where they came from and where they can go next, or the start.
+// Where the diagram looks: Fit is the whole machine, always (detail comes with zoom: the nodes
+// draw compact chips and hide edge labels below a readable zoom, lib/graph's READABLE_ZOOM). A
+// run opens on the state that waits for a person, else its newest active state: that state whole
+// with its neighbours, at a zoom where all its text is 11 px or more.
 import { READABLE_ZOOM, type Layout } from "./layout";
 
 export interface Viewport {
@@ -12,6 +13,8 @@ export interface Viewport {
 export interface DiagramFocus {
   active: string[];
   last?: string | null;
+  /** the active state that waits for a person, when one does */
+  waitingOn?: string | null;
 }
 
 /** The largest zoom the diagram picks by itself when the whole machine fits. */
@@ -44,18 +47,32 @@ export function absoluteBoxes(l: Layout): Map<string, Box> {
   return abs;
 }
 
-export const fitsReadably = (l: Layout, w: number, h: number) => Math.min((w - 2 * PAD) / (l.width || 1), (h - 2 * PAD) / (l.height || 1)) >= READABLE_ZOOM;
+/** The largest zoom Fit picks (a small machine is not blown up). */
+export const MAX_FIT_ZOOM = MAX_AUTO_ZOOM;
+
+/** The zoom at which a box of `w`×`h` fills the canvas (with room around it). */
+export const fitZoom = (bw: number, bh: number, w: number, h: number) => Math.min((w - 2 * PAD) / (bw || 1), (h - 2 * PAD) / (bh || 1));
+
+/** The whole machine, centred. */
+export function fitView(l: Layout, w: number, h: number): Viewport {
+  return boxView({ x: 0, y: 0, w: l.width, h: l.height }, w, h);
+}
+
+/** A box filling the canvas, centred (at most MAX_FIT_ZOOM; `min` keeps a readable zoom, centred on the box). */
+export function boxView(b: Box, w: number, h: number, min = 0): Viewport {
+  const zoom = Math.max(min, Math.min(fitZoom(b.w, b.h, w, h), MAX_AUTO_ZOOM));
+  return { zoom, x: w / 2 - (b.x + b.w / 2) * zoom, y: h / 2 - (b.y + b.h / 2) * zoom };
+}
 
 /**
- * The view the diagram opens on: the whole machine when it fits readably; otherwise, at a
- * readable zoom, the focus (the active state with the state it came from and those it can go to
- * next, or the start), never leaving the active state out.
+ * The view a run opens on: the whole machine when it is readable whole; otherwise, at a readable
+ * zoom, the focus (the state with its neighbours), never leaving the state itself out.
  */
 export function chooseView(l: Layout, w: number, h: number, focus: Box | null, must: Box | null): Viewport {
-  const fit = Math.min((w - 2 * PAD) / (l.width || 1), (h - 2 * PAD) / (l.height || 1), MAX_AUTO_ZOOM);
-  if (fit >= READABLE_ZOOM) return { zoom: fit, x: (w - l.width * fit) / 2, y: (h - l.height * fit) / 2 };
-  const f = focus ?? { x: 0, y: 0, w: l.width, h: 0 };
-  const zoom = Math.max(READABLE_ZOOM, Math.min(1, (w - 2 * PAD) / (f.w || 1), (h - 2 * PAD) / (f.h || 1)));
+  const fit = fitView(l, w, h);
+  if (fit.zoom >= READABLE_ZOOM || !focus) return fit;
+  const f = focus;
+  const zoom = Math.max(READABLE_ZOOM, Math.min(1, fitZoom(f.w, f.h, w, h)));
   const axis = (c: number, len: number, view: number, keep: [number, number] | null) => {
     const half = view / zoom / 2;
     const margin = PAD / zoom;
@@ -65,22 +82,41 @@ export function chooseView(l: Layout, w: number, h: number, focus: Box | null, m
     return v;
   };
   const cx = axis(f.x + f.w / 2, l.width, w, must ? [must.x, must.x + must.w] : null);
-  const cy = axis(focus ? f.y + f.h / 2 : 0, l.height, h, must ? [must.y, must.y + must.h] : null);
+  const cy = axis(f.y + f.h / 2, l.height, h, must ? [must.y, must.y + must.h] : null);
   return { zoom, x: w / 2 - cx * zoom, y: h / 2 - cy * zoom };
 }
 
-/** The focus of the view: the active states, where the run came from and where it can go next; or the start. */
+/** The state a run's view centres on: one waiting for a person, else the newest active one (the last edge's target). */
+export function focusState(l: Layout, s: DiagramFocus): string | null {
+  const drawn = new Set(l.nodes.map((n) => n.id));
+  const active = s.active.filter((a) => drawn.has(a));
+  if (active.length === 0) return null;
+  if (s.waitingOn) {
+    const w = active.find((a) => a === s.waitingOn || s.waitingOn!.startsWith(`${a}.`));
+    if (w) return w;
+  }
+  const lastTarget = s.last?.split("->")[1];
+  // the deepest active state (a parallel run's region state rather than its group)
+  const leaves = active.filter((a) => !active.some((b) => b.startsWith(`${a}.`)));
+  return leaves.find((a) => a === lastTarget) ?? leaves.at(-1) ?? active[0];
+}
+
+/** The focus of the view: the focus state with the states it came from and can go to; or the start. */
 export function focusOf(l: Layout, s: DiagramFocus): { focus: Box | null; must: Box | null } {
   const abs = absoluteBoxes(l);
-  const active = s.active.map((a) => abs.get(a)).filter((b): b is Box => !!b);
-  if (active.length > 0) {
-    const around = new Set<string>();
+  const id = focusState(l, s);
+  if (id) {
+    const inside = (x: string) => x === id || x.startsWith(`${id}.`);
+    const near = new Set<string>();
     for (const e of l.edges) {
-      if (s.active.some((a) => a === e.source || a.startsWith(`${e.source}.`))) around.add(e.target);
-      if (e.id === s.last) around.add(e.source);
+      if (inside(e.source)) near.add(e.target);
+      if (inside(e.target)) near.add(e.source);
     }
-    const near = [...around].map((id) => abs.get(id)).filter((b): b is Box => !!b);
-    return { focus: union([...active, ...near]), must: union(active) };
+    near.delete(id);
+    const must = abs.get(id)!;
+    // neighbours inside the state's own group box would only repeat it
+    const boxes = [...near].map((n) => abs.get(n)).filter((b): b is Box => !!b);
+    return { focus: union([must, ...boxes]), must };
   }
   const start = l.nodes.find((n) => !n.parent && n.state.initial) ?? l.nodes[0];
   if (!start) return { focus: null, must: null };
@@ -88,4 +124,3 @@ export function focusOf(l: Layout, s: DiagramFocus): { focus: Box | null; must: 
   const first = abs.get(start.id)!;
   return { focus: union([first, ...next]), must: first };
 }
-

@@ -4,7 +4,7 @@
 // loads from the database and registers here. The core never imports a workflow: it is given
 // them, as an XState machine is given its implementations. Everything about a workflow's shape
 // (diagram, REST description, tests) is derived from its machine.
-import type { BuiltInWorkflow, EffectPorts } from "./built-in";
+import type { ApiHandler, BuiltInWorkflow, EffectPorts } from "./built-in";
 import type { WorkflowEffects } from "../engine/engine";
 import type { ZodType } from "zod";
 import type { WorkflowDefinition } from "./types";
@@ -57,6 +57,12 @@ export function builtInEffects(ports: EffectPorts): Record<string, WorkflowEffec
 /** the built-ins' effect output schemas (what an external worker must return), by workflow id, then effect */
 export function builtInOutputs(): Record<string, Record<string, ZodType>> {
   return Object.fromEntries(builtInEntries().map((w) => [w.definition.id, w.outputs ?? {}]));
+}
+
+/** the built-in workflow that contributes the app-level JSON endpoint /api/<name> (null: none) */
+export function apiOf(name: string): { workflow: string; handler: ApiHandler } | null {
+  const w = builtInEntries().find((e) => e.api && Object.hasOwn(e.api, name));
+  return w ? { workflow: w.definition.id, handler: w.api![name]! } : null;
 }
 
 /** run-input defaults from the environment, by workflow id */

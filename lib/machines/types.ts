@@ -12,6 +12,21 @@ export interface ReviewView {
   payload: Record<string, unknown>;
 }
 
+/** Who decides a review, and what they send with the decision. */
+export interface DecisionWho {
+  reviewer?: string;
+  /** the name is a signed-in account's (accounts on): compared exactly, not normalised */
+  verified?: boolean;
+  /** the decision's data (`edited` for an edit) */
+  data?: Record<string, unknown>;
+}
+
+/** A decision refused before it is applied: 409 (conflict with the review's state) or 422 (the decision itself is invalid). */
+export interface DecisionRefusal {
+  status: 409 | 422;
+  message: string;
+}
+
 /** A per-state metric as the seed's "Key Metrics Per State" table states it. */
 export interface StateMetricSpec {
   state: string;
@@ -41,7 +56,11 @@ export interface WorkflowDefinition {
   /** the prompt and payload of the review opened when a state tagged "human" is entered */
   review?: (state: string, context: unknown) => ReviewView;
   /** why a decision on the review of `state` is refused before it is applied (e.g. the same person approving twice), or null */
-  refuseDecision?: (state: string, context: unknown, decision: string, reviewer?: string) => string | null;
+  refuseDecision?: (state: string, context: unknown, decision: string, who: DecisionWho) => DecisionRefusal | null;
+  /** the context keys a fork may replace (`POST /api/runs/{id}/fork` `context`); none when absent */
+  forkEditable?: readonly string[];
+  /** the context a fork starts from, cleared of what it may not carry over (approvals, an imported run's decisions) */
+  forkStart?: (context: unknown, from: { imported: boolean }) => unknown;
   /** the run's output column: for long-lived runs, the latest outcome */
   output?: (context: unknown) => unknown;
   metrics?: StateMetricSpec[];
@@ -92,7 +111,7 @@ export interface StateMeta {
   name?: string;
   summary?: string;
   /** opens a review when entered */
-  review?: { kind: string; decisions: string[] };
+  review?: { kind: string; decisions: string[]; /** distinct people who must approve (more than one: a quorum) */ approvers?: number };
   /** the hard timeout the seed gives the state, shown on the diagram */
   timeout?: string;
 }

@@ -1,7 +1,8 @@
 // The meaning of a definition's steps, each problem with the line it was written on: routes to
 // unknown stages or to stages the transitions do not allow, a review decision with no route,
 // templates and when: expressions naming a step that cannot have run before (or that do not
-// parse), an invalid JSON Schema, a URL the webhook egress guard refuses, and steps where they
+// parse), an invalid JSON Schema, a URL the webhook egress guard refuses, an edit with no typed
+// value to replace (lib/steps/edit-shape.ts), and steps where they
 // cannot run (on a composite or a fork; two reviews waiting at once in parallel branches).
 import { z } from "zod";
 import { blockedUrl } from "../hooks/egress-rules";
@@ -11,6 +12,7 @@ import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
 import { whenInfo } from "./when";
 import { outputValidator, schemaProblems } from "./json-schema";
 import { httpMaxBytesForChecks } from "./http-limits";
+import { editTarget } from "./edit-shape";
 import { forkPlan, regionsOf } from "../flows/forks";
 
 /** Every template of a step, with the path (for its line) it is written at. */
@@ -167,6 +169,7 @@ export function checkSteps(c: FlowConfig, lines: Record<string, number>): FlowIs
       if (spec.retry) add("a review is not retried: remove retry", "retry");
       if (spec.on_error) add("a review does not fail: remove on_error (use timeout.to)", "on_error");
       if (spec.review!.approvers > 1 && !decisions.includes("approve")) add("approvers counts approvals: add approve to decisions", "review.approvers");
+      if (decisions.includes("edit") && !editTarget(spec)) add('edit replaces the value the review shows, keeping its type: give show as one "{{steps.<STAGE>.output}}" or a literal value, or drop edit', spec.review!.show === undefined ? "review.decisions" : "review.show");
     } else if (spec.next === undefined) add(`a ${kind} step needs next: the stage the run goes to when it is done`);
     if (spec.timeout && !spec.timeout.to && !spec.on_error) add("say where a timeout goes: timeout.to or on_error", "timeout");
     if (kind === "wait" && spec.timeout) add("a wait is its own timer: remove timeout", "timeout");

@@ -2,12 +2,15 @@
 // engine runs it after the commit, with a stable invocation key, and restarts it after a crash);
 // its input is the step with every template rendered from the run's context. A review step is a
 // state with meta.review (the engine opens a review in the queue); approvals are counted in
-// context until enough distinct people approved. `wait` and `timeout` are XState `after` timers,
+// context until enough distinct people approved (an edit resets them and counts as its editor's
+// approval of the new value; the route is taken when the quorum is reached). `wait` and `timeout` are XState `after` timers,
 // which the engine keeps in the database. Routes (`next`, `on`, `on_error`, `timeout.to`) are the
 // transitions out of the stage.
 import { z } from "zod";
 import { formatDuration } from "../format";
-import type { StateMeta } from "../machines/types";
+import type { DecisionRefusal, DecisionWho, StateMeta } from "../machines/types";
+import { sameReviewer } from "../machines/reviewer";
+import { editProblem, editTarget, offeredDecisions } from "./edit-shape";
 import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
@@ -52,6 +55,13 @@ export interface StepContext {
   review: ReviewRecord | null;
   /** review stage → who approved so far (reset when the stage is entered) */
   approvals: Record<string, string[]>;
+  /** review stage → the edited value its approvers are asked to approve, and who edited it (this round) */
+  edits?: Record<string, PendingEdit>;
+}
+
+export interface PendingEdit {
+  value: unknown;
+  by: string;
 }
 
 export const STEP_INVOKE = (stageKey: string) => `step-${stageKey}`;
@@ -81,8 +91,13 @@ export function effectInput(stage: string, spec: StepSpec, ctx: StepContext, wor
   return { stage };
 }
 
-/** The value a review shows, rendered from the context. */
-export function shownValue(spec: StepSpec, ctx: StepContext): unknown {
+/** The edit of a review stage awaiting its quorum (several approvers), if any. */
+const pendingEdit = (ctx: StepContext, stage: string): PendingEdit | undefined => (ctx.edits ? own(ctx.edits, stage) : undefined);
+
+/** The value a review shows, rendered from the context (the edited value, once someone edited it this round). */
+export function shownValue(stage: string, spec: StepSpec, ctx: StepContext): unknown {
+  const edit = pendingEdit(ctx, stage);
+  if (edit) return edit.value;
   const show = spec.review?.show;
   if (show === undefined) return null;
   return renderJson(show, scopeOf(ctx));
@@ -92,20 +107,33 @@ export function shownValue(spec: StepSpec, ctx: StepContext): unknown {
 export function reviewView(stage: string, spec: StepSpec, ctx: StepContext) {
   const r = spec.review!;
   const so = (ctx.approvals ?? {})[stage] ?? [];
-  const counting = r.approvers > 1 ? ` (${so.length} of ${r.approvers} approvals)` : "";
+  const edit = pendingEdit(ctx, stage);
+  const counting = r.approvers > 1 ? ` (${so.length} of ${r.approvers} approvals${edit ? `, edited by ${edit.by}` : ""})` : "";
   const question = render(r.prompt, scopeOf(ctx));
   return {
     prompt: `${question}${counting}`,
-    payload: { stage, question, show: shownValue(spec, ctx), decisions: r.decisions, approvals: { so_far: so.length, needed: r.approvers, by: so } },
+    payload: { stage, question, show: shownValue(stage, spec, ctx), decisions: offeredDecisions(spec), approvals: { so_far: so.length, needed: r.approvers, by: so }, ...(edit ? { editedBy: edit.by } : {}) },
   };
 }
 
-/** Why a reviewer's decision is refused before it is applied (the same person approving twice), or null. */
-export function refuseDecision(c: FlowConfig, stage: string, ctx: StepContext, decision: string, reviewer: string | undefined): string | null {
+/**
+ * Why a reviewer's decision is refused before it is applied, or null: 422 for an edit that is not
+ * shaped like what it replaces, or a quorum review decided without a name; 409 for the same
+ * person approving twice (names compared normalised unless `who.verified`).
+ */
+export function refuseDecision(c: FlowConfig, stage: string, ctx: StepContext, decision: string, who: DecisionWho): DecisionRefusal | null {
   const spec = own(c.steps, stage);
-  if (!spec?.review || decision !== "approve" || spec.review.approvers <= 1) return null;
-  if (!reviewer) return `${stage} needs ${spec.review.approvers} distinct approvers: say who approves (reviewer)`;
-  if (((ctx.approvals ?? {})[stage] ?? []).includes(reviewer)) return `${reviewer} has already approved ${stage}; it needs another person's approval`;
+  if (!spec?.review) return null;
+  if (decision === "edit") {
+    const why = editProblem(c, stage, spec, shownValue(stage, spec, ctx), who.data?.edited);
+    if (why) return { status: 422, message: why };
+  }
+  const needed = spec.review.approvers;
+  if (needed <= 1) return null;
+  if (!who.reviewer) return { status: 422, message: `reviewer: ${stage} needs ${needed} distinct approvers: say who decides (reviewer)` };
+  const name = who.reviewer;
+  const earlier = decision === "approve" ? ((ctx.approvals ?? {})[stage] ?? []).find((a) => sameReviewer(a, name, who.verified)) : undefined;
+  if (earlier !== undefined) return { status: 409, message: `${name} has already approved ${stage}${earlier !== name ? ` (as ${earlier})` : ""}; it needs another person's approval` };
   return null;
 }
 
@@ -164,26 +192,35 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
     };
   } else if (kind === "review") {
     const r = spec.review!;
-    meta.review = { kind: "step", decisions: r.decisions };
-    meta.summary = `review: ${r.decisions.join(" / ")}${r.approvers > 1 ? ` · ${r.approvers} approvers` : ""}`;
+    const decisions = offeredDecisions(spec);
+    meta.review = { kind: "step", decisions, ...(r.approvers > 1 ? { approvers: r.approvers } : {}) };
+    meta.summary = `review: ${decisions.join(" / ")}${r.approvers > 1 ? ` · ${r.approvers} approvers` : ""}`;
     config.tags = ["waiting", "human"];
     config.entry = [{ type: "reviewEntered", params: { stage } }];
     const on: Record<string, unknown> = {};
-    for (const d of r.decisions) {
+    const quorum = r.approvers > 1;
+    /** the routes of decision `d`; `edited` (several approvers): taken once the last approval is in, and the round's value was edited or not */
+    const routesOf = (d: string, edited?: boolean) => {
       const routed = own(spec.on, d);
       const to = routed ?? spec.next!;
       const decided = { type: "reviewed", params: { stage, decision: d } };
+      const counted = edited !== undefined ? { needed: r.approvers, edited } : {};
       // a decision with no on.<decision> of its own goes by the when: guards first, then next
-      const several = d === "approve" && r.approvers > 1;
-      // with several approvers, a guard is read once the last approval is in (whenTrue checks `needed` too)
-      const guarded = routed === undefined ? whenRoutes(stage, spec, "reviewed", { decision: d, ...(several ? { needed: r.approvers } : {}) }, go, [decided]) : [];
-      if (several) {
-        on.APPROVE = [
-          ...guarded.map((g) => ({ ...g, description: `${g.description} (${r.approvers} approvals)` })),
-          { ...go(to, [decided]), guard: { type: "approvalsDone", params: { stage, needed: r.approvers } }, description: `${r.approvers} approvals` },
-          { actions: [{ type: "approved", params: { stage } }], description: "approval counted" },
-        ];
-      } else on[d.toUpperCase()] = guarded.length ? [...guarded, { ...go(to, [decided]), description: d }] : { ...go(to, [decided]), description: d };
+      const guarded = routed === undefined ? whenRoutes(stage, spec, "reviewed", { decision: d, ...counted }, go, [decided]) : [];
+      if (edited === undefined) return guarded.length ? [...guarded, { ...go(to, [decided]), description: d }] : { ...go(to, [decided]), description: d };
+      const of = `${r.approvers} approvals${edited ? " of the edited value" : ""}`;
+      return [
+        ...guarded.map((g) => ({ ...g, description: `${g.description} (${of})` })),
+        { ...go(to, [decided]), guard: { type: "approvalsDone", params: { stage, ...counted } }, description: of },
+      ];
+    };
+    for (const d of decisions) {
+      if (quorum && d === "approve") {
+        // the approval that completes the quorum takes on.edit when the value was edited this round, else on.approve
+        on.APPROVE = [...(decisions.includes("edit") ? (routesOf("edit", true) as unknown[]) : []), ...(routesOf("approve", false) as unknown[]), { actions: [{ type: "approved", params: { stage } }], description: "approval counted" }];
+      } else if (quorum && d === "edit") {
+        on.EDIT = { actions: [{ type: "editCounted", params: { stage } }], description: "edit counted as its editor's approval (earlier approvals reset)" };
+      } else on[d.toUpperCase()] = routesOf(d);
     }
     config.on = on;
   } else if (kind === "wait") {
@@ -240,8 +277,8 @@ const sent = (o: unknown): Pick<StepRecord, "request" | "again"> => {
 export function stepGuards(c: FlowConfig) {
   const updates = stepUpdates(c);
   return {
-    whenTrue: ({ context, event }: { context: Ctx; event: Ev }, p: { stage: string; expr: string; update: "stepDone" | "reviewed" | "stepWaited"; decision?: string; needed?: number }) => {
-      if (p.needed !== undefined && ((context.approvals ?? {})[p.stage]?.length ?? 0) + 1 < p.needed) return false;
+    whenTrue: ({ context, event }: { context: Ctx; event: Ev }, p: { stage: string; expr: string; update: "stepDone" | "reviewed" | "stepWaited"; decision?: string; needed?: number; edited?: boolean }) => {
+      if (p.needed !== undefined && !quorumReached(context, p as { stage: string; needed: number; edited?: boolean })) return false;
       const after = { ...context, ...(updates[p.update] as (c: Ctx, e: Ev, p: unknown) => Partial<Ctx>)(context, event, p) };
       return whenHolds(p.expr, scopeOf(after));
     },
@@ -249,9 +286,17 @@ export function stepGuards(c: FlowConfig) {
       const out = (event.output as { output?: unknown } | undefined)?.output;
       return !!out && typeof out === "object" && (out as { outcome?: unknown }).outcome === p.outcome;
     },
-    approvalsDone: ({ context }: { context: Ctx }, p: { stage: string; needed: number }) => ((context.approvals ?? {})[p.stage]?.length ?? 0) + 1 >= p.needed,
+    approvalsDone: ({ context }: { context: Ctx }, p: { stage: string; needed: number; edited?: boolean }) => quorumReached(context, p),
   };
 }
+
+/** This approval completes the quorum of `p.stage` (and the round's value was edited, or not, as `p.edited` says). */
+function quorumReached(ctx: Ctx, p: { stage: string; needed: number; edited?: boolean }): boolean {
+  if (((ctx.approvals ?? {})[p.stage]?.length ?? 0) + 1 < p.needed) return false;
+  return p.edited === undefined || (pendingEdit(ctx, p.stage) !== undefined) === p.edited;
+}
+
+const withoutEdit = (ctx: StepContext, stage: string): Record<string, PendingEdit> => Object.fromEntries(Object.entries(ctx.edits ?? {}).filter(([s]) => s !== stage));
 
 /** Pure context updates of steps (merged into the flow machine's setup as assign actions). */
 export function stepUpdates(c: FlowConfig) {
@@ -264,25 +309,36 @@ export function stepUpdates(c: FlowConfig) {
     stepFailed: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { error: errorOf(e.error), at: when(ctx, e), ...sent(e.error), ...(e.replayed ? { replayed: e.replayed } : {}) }),
     stepTimedOut: (ctx: Ctx, e: Ev, p: { stage: string; after_s: number }) => put(ctx, p.stage, { error: { name: "Timeout", message: `${p.stage} timed out after ${p.after_s} s` }, at: when(ctx, e) }),
     stepWaited: (ctx: Ctx, e: Ev, p: { stage: string }) => put(ctx, p.stage, { output: { waited_until: new Date(when(ctx, e)).toISOString() }, at: when(ctx, e) }),
-    reviewEntered: (ctx: Ctx, _e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [] } }),
+    reviewEntered: (ctx: Ctx, _e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [] }, edits: withoutEdit(ctx, p.stage) }),
     approved: (ctx: Ctx, e: Ev, p: { stage: string }) => ({ approvals: { ...ctx.approvals, [p.stage]: [...((ctx.approvals ?? {})[p.stage] ?? []), e.reviewer ?? "(anonymous)"] } }),
+    // several approvers: an edit replaces the value under review; the approvals given before were of another value
+    editCounted: (ctx: Ctx, e: Ev, p: { stage: string }) => ({
+      approvals: { ...ctx.approvals, [p.stage]: [e.reviewer ?? "(anonymous)"] },
+      edits: { ...withoutEdit(ctx, p.stage), [p.stage]: { value: e.edited ?? null, by: e.reviewer ?? "(anonymous)" } },
+    }),
     reviewed: (ctx: Ctx, e: Ev, p: { stage: string; decision: string }) => {
       const spec = own(c.steps, p.stage)!;
-      const approvers = p.decision === "approve" ? [...((ctx.approvals ?? {})[p.stage] ?? []), ...(e.reviewer ? [e.reviewer] : [])] : undefined;
+      // an edit decides at once (one approver) or once the quorum approved the edited value (several)
+      const pending = p.decision === "edit" ? pendingEdit(ctx, p.stage) : undefined;
+      const edited = p.decision === "edit" && (pending !== undefined || e.edited !== undefined);
+      const value = pending ? pending.value : e.edited;
+      const quorum = spec.review!.approvers > 1 && (p.decision === "approve" || pending !== undefined);
+      const approvers = quorum ? [...((ctx.approvals ?? {})[p.stage] ?? []), ...(e.reviewer ? [e.reviewer] : [])] : undefined;
       const review: ReviewRecord = {
         stage: p.stage,
         decision: p.decision,
         ...(e.feedback !== undefined ? { feedback: e.feedback } : {}),
-        ...(e.edited !== undefined ? { edited: e.edited } : {}),
+        ...(edited ? { edited: value } : {}),
         ...(e.reviewer ? { reviewer: e.reviewer } : {}),
         ...(approvers ? { approvers } : {}),
       };
-      const edited = p.decision === "edit" && e.edited !== undefined;
-      const steps = { ...ctx.steps, [p.stage]: { output: edited ? e.edited : shownValue(spec, ctx), at: when(ctx, e), by: `${p.decision}${e.reviewer ? ` by ${e.reviewer}` : ""}`, ...(e.replayed ? { replayed: e.replayed } : {}) } };
+      const editor = pending ? pending.by : (e.reviewer ?? "a reviewer");
+      const by = pending ? `edit by ${pending.by}, approved by ${approvers!.slice(1).join(", ")}` : `${p.decision}${e.reviewer ? ` by ${e.reviewer}` : ""}`;
+      const steps = { ...ctx.steps, [p.stage]: { output: edited ? value : shownValue(p.stage, spec, ctx), at: when(ctx, e), by, ...(e.replayed ? { replayed: e.replayed } : {}) } };
       // an edit of a shown step output (`show: "{{steps.X.output}}"`) replaces that output: later steps use the edited value
-      const only = /^\{\{\s*steps\.([^.}\s]+)\.output\s*\}\}$/.exec(spec.review?.show ?? "");
-      if (edited && only && steps[only[1]!]) steps[only[1]!] = { ...steps[only[1]!]!, output: e.edited, by: `edited by ${e.reviewer ?? "a reviewer"}` };
-      return { review, steps, approvals: { ...ctx.approvals, [p.stage]: [] } };
+      const target = editTarget(spec);
+      if (edited && target && "step" in target && steps[target.step]) steps[target.step] = { ...steps[target.step]!, output: value, by: `edited by ${editor}` };
+      return { review, steps, approvals: { ...ctx.approvals, [p.stage]: [] }, edits: withoutEdit(ctx, p.stage) };
     },
   };
 }

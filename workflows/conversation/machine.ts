@@ -53,4 +53,8 @@ export const CONVERSATION: FlowConfig = {
   validators: [{ type: "min_tool_calls", target: "COMPLETION", min: 3 }],
 };
 
-export const conversation = flowWorkflow(CONVERSATION, { seed: "003_ad981ad116a323bd.txt", example: { task: "Plan how to refactor the auth module" } });
+export const conversation = {
+  ...flowWorkflow(CONVERSATION, { seed: "003_ad981ad116a323bd.txt", example: { task: "Plan how to refactor the auth module" } }),
+  // what a fork may edit: the task the run was started with; stages, visits, tools and decisions are the machine's
+  forkEditable: ["task"],
+};

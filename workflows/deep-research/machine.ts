@@ -512,5 +512,7 @@ export const deepResearch = {
     const c = ctx as ResearchContext;
     return c.report ? { title: "Report", text: c.report, file: "report.md", by: c.reportAdapter ?? null } : null;
   },
+  // what a fork may edit: what the run's input gave; the rest is the machine's and its effects'
+  forkEditable: ["config", "topic"],
   example: { topic: "How do durable workflow engines recover from crashes?" },
 } satisfies WorkflowDefinition;

@@ -507,6 +507,8 @@ export const domainAgent = {
       observation: c.observation ? { decision: c.observation.decision, triggers: c.observation.triggers, reason: c.observation.reason } : null,
     };
   },
+  // what a fork may edit: what the run's input gave; the rest is the machine's and its effects'
+  forkEditable: ["config", "text", "today"],
   example: { text: "ran 8 km, legs heavy, slept 6 h. Why is my recovery worse this week?" },
   eventFields: { ANSWER: [{ name: "answer", label: "Your answer", placeholder: "e.g. 72 kg" }] },
 } satisfies WorkflowDefinition;

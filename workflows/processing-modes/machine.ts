@@ -709,6 +709,8 @@ export const processingModes = {
     const c = ctx as ModesContext;
     return c.result?.text ? { title: c.routing ? `${c.routing.mode} answer` : "Answer", text: c.result.text, by: c.result.adapter ?? null } : null;
   },
+  // what a fork may edit: what the run's input gave; the rest is the machine's and its effects'
+  forkEditable: ["config", "query", "requested"],
   example: { query: "What does the response cache key on, and how long do entries live?" },
   inputChoices: { mode: { label: "Mode", options: MODES, empty: "Route automatically (classified)" } },
 } satisfies WorkflowDefinition;

@@ -669,6 +669,8 @@ export const swissArmy = {
     { state: "CONTEXT_UPDATE", metric: "Store success", target: ">95%", alert: "<80%", compute: { kind: "outcome-rate", state: "CONTEXT_UPDATE", good: ["Context saved"], of: ["Context saved", "Save failed (proceed with warning)", "Save failed (timeout after 10 s): proceed with warning"], target: 0.95, alert: 0.8 } },
     { state: "HUMAN_REVIEW", metric: "Approval rate", target: ">75%", alert: "<50%", compute: { kind: "outcome-rate", state: "HUMAN_REVIEW", good: ["User approves"], of: ["User approves", "User rejects"], target: 0.75, alert: 0.5 } },
   ],
+  // what a fork may edit: what the run's input gave; the rest is the machine's and its effects'
+  forkEditable: ["config"],
   example: { request: "Write a TypeScript function that retries a fetch with exponential backoff" },
   eventFields: { REQUEST: [{ name: "request", label: "Next request", placeholder: "What should the agent do next?" }] },
 } satisfies WorkflowDefinition;

@@ -1,6 +1,7 @@
 import { handler, json, parse, readJson } from "@/lib/api/http";
 import { createWorkflow, CreateWorkflowBody, workflowSummaries } from "@/lib/api/workflows";
 import { getRuntime } from "@/lib/runtime";
+import { warmLayouts } from "@/lib/graph";
 
 export const GET = handler(async () => json({ workflows: await workflowSummaries(await getRuntime()) }));
 
@@ -8,5 +9,7 @@ export const GET = handler(async () => json({ workflows: await workflowSummaries
 export const POST = handler(async (req: Request) => {
   const body = parse(CreateWorkflowBody, await readJson(req));
   const out = await createWorkflow(await getRuntime(), body);
+  // its diagram's layouts are made now, in the layout thread, so its page draws at once
+  if (out.created) void warmLayouts([out.id]);
   return json(out, out.created ? 201 : 200);
 });

@@ -36,7 +36,12 @@ export async function decideAction(input: z.input<typeof Decision>): Promise<Act
     await decideReview(await getRuntime(), d.reviewId, { decision: d.decision, feedback: d.feedback?.trim() || undefined, reviewer: d.reviewer?.trim() || undefined, data: d.data }, who);
     return { ok: true };
   } catch (e) {
-    return fail(e);
+    const r = fail(e);
+    // a missing name on a quorum review, an edit not shaped like what it replaces: shown at their fields
+    const message = isEngineError(e) && e.status === 422 ? e.message : "";
+    const field = /^(reviewer|edited)\b/.exec(message)?.[1];
+    if (field) r.fieldErrors = { [field]: message };
+    return r;
   }
 }
 

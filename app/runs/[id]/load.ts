@@ -4,7 +4,7 @@ import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getRun, runIdByPrefix } from "@/lib/api/runs";
 import { isEngineError } from "@/lib/engine/errors";
-import { workflowLayout } from "@/lib/graph";
+import { workflowLayouts } from "@/lib/graph";
 import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 
@@ -26,7 +26,7 @@ export const loadRunPage = cache(async (id: string, suffix = "") => {
     notFound();
   }
   const def = findWorkflow(run.workflow, run.input);
-  const layout = def ? await workflowLayout(def.id, run.input) : null;
+  const layout = def ? await workflowLayouts(def.id, run.input) : null;
   if (!def || !layout) notFound();
   return { rt, run, def, layout };
 });

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { workflowLayout } from "@/lib/graph";
+import { workflowLayouts } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
 import { panelOf } from "@/app/catalog";
 import { findWorkflow, isBuiltIn } from "@/lib/machines/registry";
@@ -39,7 +39,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
   if (!def) notFound();
   const rt = await getRuntime();
   const [layout, metrics, counts, usage, panel, versions, openAlerts, resolvedAlerts, alertRules] = await Promise.all([
-    workflowLayout(id)!,
+    workflowLayouts(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
     workflowUsage(rt.db, id),

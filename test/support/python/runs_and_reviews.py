@@ -21,7 +21,9 @@ try:
     invalid = None
 except switchyard.SwitchyardError as e:
     invalid = {"status": e.status, "path": e.issues[0]["path"]}
-edited = sy.decide(second["id"], "edit", reviewer="ben", data={"edited": "v1.3"})
+edit = sy.decide(second["id"], "edit", reviewer="ben", data={"edited": "v1.3"})
+[third] = sy.list_reviews(run_id=run["id"], status="pending")
+edited = sy.decide(third["id"], "approve", reviewer="ana")
 done = sy.get_run(run["id"])
 try:
     sy.get_run("no-such-run")
@@ -37,5 +39,5 @@ listed = sy.list_runs(workflow="py-review")
 print(json.dumps({
     "run": run, "same": again["id"] == run["id"], "waiting": waiting["state"], "review": review,
     "first": first["review"], "approvals": second["approvals"], "twice": twice, "invalid": invalid,
-    "edited": edited["run"]["status"], "done": done, "missing": missing, "down": down, "total": listed["total"],
+    "after_edit": edit["run"]["state"], "third": third["approvals"], "edited": edited["run"]["status"], "done": done, "missing": missing, "down": down, "total": listed["total"],
 }))

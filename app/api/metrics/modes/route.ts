@@ -1,5 +1,5 @@
 import { HttpError, handler, json } from "@/lib/api/http";
-import { apiOf } from "@/app/catalog";
+import { apiOf } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";

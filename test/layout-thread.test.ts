@@ -1,0 +1,114 @@
+// Diagram layout off the server's thread: ELK runs in a worker thread with a deadline; a
+// pathological definition (30 stages, 1,000 transitions) gets the simple fallback layout when the
+// deadline comes, and the event loop keeps turning while ELK works. The deadline is injected: the
+// test says when time is up, nothing here reads a clock.
+import { afterAll, describe, expect, it } from "vitest";
+import type { GraphState, GraphTransition, WorkflowGraph } from "../lib/graph/derive";
+import { deriveGraph } from "../lib/graph/derive";
+import { layoutOffThread, stopLayoutThread, type LayoutEvent } from "../lib/graph/elk-thread";
+import { clearLayoutCache, layoutPackOf } from "../lib/graph";
+import { absoluteBoxes } from "../lib/graph/view";
+import { elkGraphOf, fallbackLayout, groupsOf, unpackLayouts } from "../lib/graph/layout";
+import { swissArmyMachine } from "../workflows/swiss-army/machine";
+import { findWorkflow } from "../lib/machines/registry";
+
+afterAll(() => stopLayoutThread());
+
+/** `n` stages, `m` transitions between them (each with its own label), in a fixed pseudo-random order. */
+function pathological(n: number, m: number): WorkflowGraph {
+  const state = (i: number): GraphState => ({ id: `S${i}`, name: `STAGE_${i}`, type: "atomic", parent: null, initial: i === 0, human: false, decisions: [], tags: [], summary: null, description: null, timeout: null, invokes: [] });
+  const states = Array.from({ length: n }, (_, i) => state(i));
+  const transitions: GraphTransition[] = [];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let k = 0; k < m; k++) {
+    const source = `S${next()}`;
+    const target = `S${next()}`;
+    transitions.push({ id: `t${k}`, source, target, event: `MOVE_${k}`, kind: "event", guard: null, delay: null, delayMs: null, description: `move number ${k} when the score is high`, internal: false });
+  }
+  return { states, transitions };
+}
+
+/** a deadline that never comes: what ELK does is not raced against this machine's load */
+const never = () => new Promise<void>(() => {});
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+describe("layout off the request thread", () => {
+  it("a pathological definition does not hold the event loop: the deadline gives the fallback layout and stops ELK", async () => {
+    const g = pathological(30, 1000);
+    let timeUp!: () => void;
+    const events: LayoutEvent[] = [];
+    let done = false;
+    const p = layoutOffThread(g, [{ aspect: "landscape" }, { aspect: "portrait" }], { deadline: () => new Promise<void>((r) => (timeUp = r)), onEvent: (e) => events.push(e) }).then((ls) => {
+      done = true;
+      return ls;
+    });
+    // ELK works on it in its thread while this thread keeps turning
+    await expect.poll(() => events.map((e) => e.kind), { timeout: 30_000 }).toEqual(["started"]);
+    await turns(50);
+    expect(done).toBe(false);
+    timeUp();
+    const ls = await p;
+    expect(events.map((e) => e.kind)).toEqual(["started", "deadline"]);
+    expect(ls.map((l) => l.fallback)).toEqual([true, true]);
+    // the fallback still draws every state, inside its size, and an edge per pair of states
+    for (const l of ls) {
+      expect(l.nodes).toHaveLength(30);
+      for (const b of absoluteBoxes(l).values()) expect(b.x + b.w <= l.width && b.y + b.h <= l.height).toBe(true);
+      expect(l.edges.length).toBeGreaterThan(100);
+      expect(l.edges.every((e) => e.points.length === 2 && e.label === null)).toBe(true);
+    }
+    // portrait is taller than wide, landscape wider than tall
+    expect(ls[0].width).toBeGreaterThan(ls[0].height);
+    expect(ls[1].height).toBeGreaterThan(ls[1].width);
+    // the thread was replaced: the next layout is ELK's again
+    const [again] = await layoutOffThread(deriveGraph(swissArmyMachine), [{}], { deadline: never });
+    expect(again.fallback).toBeUndefined();
+    expect(again.nodes.map((n) => n.id)).toContain("HUMAN_REVIEW");
+  });
+
+  it("an ordinary definition is laid out by ELK before the deadline", async () => {
+    const events: LayoutEvent[] = [];
+    const [l] = await layoutOffThread(deriveGraph(swissArmyMachine), [{ aspect: "portrait" }], { deadline: never, onEvent: (e) => events.push(e) });
+    expect(events.at(-1)).toMatchObject({ kind: "done", laidOut: 1, fallback: 0 });
+    expect(l.aspect).toBe("portrait");
+    expect(l.edges.some((e) => e.label && e.label.rows.length > 0)).toBe(true);
+  });
+
+  it("the server's pack holds both aspect buckets with groups open and collapsed, and is cached", async () => {
+    clearLayoutCache();
+    const def = findWorkflow("deep-research")!;
+    const events: LayoutEvent[] = [];
+    const pack = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
+    const groups = groupsOf(pack.graph).map((g) => g.id).sort();
+    expect(pack.variants.map((v) => `${v.aspect}:${v.collapsed.join(",")}`).sort()).toEqual([`landscape:${groups.join(",")}`, "landscape:", `portrait:${groups.join(",")}`, "portrait:"].sort());
+    // one batch laid them all out; asking again is answered from the cache
+    expect(events.filter((e) => e.kind === "started")).toHaveLength(1);
+    const again = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
+    expect(events.filter((e) => e.kind === "started")).toHaveLength(1);
+    expect(unpackLayouts(again)[0].graph).toBe(pack.graph);
+  });
+
+  it("the fallback lays a group's states inside it", () => {
+    const g = deriveGraph(findWorkflow("deep-research")!.machine);
+    const l = fallbackLayout(elkGraphOf(g, {}));
+    const abs = absoluteBoxes(l);
+    for (const n of l.nodes) {
+      if (!n.parent) continue;
+      const [c, p] = [abs.get(n.id)!, abs.get(n.parent)!];
+      expect(c.x >= p.x && c.y >= p.y && c.x + c.w <= p.x + p.w && c.y + c.h <= p.y + p.h, n.id).toBe(true);
+    }
+  });
+});
+
+describe("the layout deadline setting", () => {
+  it("reads SWITCHYARD_LAYOUT_DEADLINE_MS within 100 – 120,000 ms, else 2 s", async () => {
+    const { deadlineFrom } = await import("../lib/graph/elk-thread");
+    expect(deadlineFrom(undefined)).toBe(2_000);
+    expect(deadlineFrom("5000")).toBe(5_000);
+    for (const bad of ["", "abc", "99", "120001", "1.5", "-3"]) expect(deadlineFrom(bad), bad).toBe(2_000);
+  });
+});
