@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
 import type { ResearchContext } from "../workflows/deep-research/types";
-import type { Plan, Task } from "../lib/research/types";
+import type { Plan, Task } from "../workflows/deep-research/research/types";
 import { externalRoutesFromEnv, routeEffects } from "../lib/tasks/settings";
 import { builtInEntries, builtInOutputs, findWorkflow } from "../lib/machines/registry";
 import { researchOutputs } from "../workflows/deep-research/outputs";
