@@ -9,6 +9,8 @@ export default defineConfig({
     // one migrated template database per dialect; tests copy it (test/global-setup.ts); and
     // @switchyard/client's dist/ built when it is missing or stale (scripts/build-client.mjs)
     globalSetup: ["./test/global-setup.ts", "test/support/client-dist.ts"],
+    // the core is given its built-in workflows by each program's entry point; the tests' is this
+    setupFiles: ["test/support/provide-workflows.ts"],
     // hang guards, not speed limits: a test on a busy shared machine may take several times as long
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -68,7 +68,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const bulkFilter = Object.fromEntries(
     Object.entries({ status, workflow, waiting: waiting ? "true" : undefined, scheduleId, replays: replays ? "1" : undefined, ...(parsed.success ? raw : {}) }).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""),
   );
-  // replay and evaluation runs are counted apart (issue 33): in "all" only while they are listed
+  // replay and evaluation runs are counted apart: in "all" only while they are listed
   const all = Object.values(counts).reduce((a, b) => a + b, 0) - (replays ? 0 : counts.replay);
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_320px]">

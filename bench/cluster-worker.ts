@@ -2,6 +2,10 @@
 // swiss-army effects that answer at once. Prints its stats as one JSON line when told to stop.
 import { createRuntime } from "../lib/runtime";
 import { instantEffects } from "./instant-effects";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const rt = await createRuntime({
   role: "worker",

@@ -11,6 +11,10 @@ import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { createRuntime, type Runtime } from "../lib/runtime";
 import { instantEffects } from "./instant-effects";
 import { swissCycles } from "./workload";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const PG = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);

@@ -7,9 +7,12 @@ import { ManualClock } from "../lib/engine/clock";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import type { CommitItem } from "../lib/engine/store/types";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
-import { findWorkflow } from "../lib/machines/registry";
+import { findWorkflow, provideWorkflows } from "../lib/machines/registry";
 import { instantEffects } from "./instant-effects";
 import { swissCycles } from "./workload";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);

@@ -28,6 +28,10 @@ import { W, WRITES, type SqliteRunStore } from "../lib/engine/store/sqlite";
 import { createRuntime } from "../lib/runtime";
 import { instantEffects } from "./instant-effects";
 import { swissCycles } from "./workload";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 8);

@@ -20,6 +20,10 @@ import path from "node:path";
 import { migrateDatabase } from "../lib/db/migrations";
 import { KnowledgeStore, queryTerms } from "../lib/knowledge/documents";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const TARGET_CHUNKS = Number(process.env.BENCH_CHUNKS ?? 10_000);
 const QUERIES = Math.max(500, Number(process.env.BENCH_QUERIES ?? 1_000));

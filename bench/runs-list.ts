@@ -14,6 +14,10 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
 import { ManualClock } from "../lib/engine/clock";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);

@@ -1,4 +1,4 @@
-// Issue 33 in the browser (lean): the compare view (reached from the runs list by ticking two runs,
+// Changing an agent (guide 19) in the browser (lean): the compare view (reached from the runs list by ticking two runs,
 // and from a replay's page), the evaluation report, and the migration dry run painted on the new
 // version's diagram, then applied. Runs, decisions and versions are set up over the REST API; the
 // offline engine drafts.

@@ -1,6 +1,6 @@
 // Every response of the built server refuses framing (X-Frame-Options DENY, CSP frame-ancestors
-// 'none') and allows images from this site only (CSP img-src): pages, API answers, a 404 (issue 30,
-// items 10 and 11; next.config.ts).
+// 'none') and allows images from this site only (CSP img-src): pages, API answers, a 404
+// (next.config.ts).
 import { expect, test } from "./fixtures";
 
 test("pages, API answers and a 404 carry the framing refusal and the img-src policy", async ({ request }) => {

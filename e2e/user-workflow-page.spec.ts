@@ -1,4 +1,4 @@
-// A user workflow's run page (issue 34): the New run form made from declared inputs (with field
+// A user workflow's run page: the New run form made from declared inputs (with field
 // errors), one name per run, each step's request and response (the secret header as [secret]),
 // the result card above the diagram, no manual moves where a step moves the run, and a failed
 // run's banner with "Retry from <step>". Screenshots at 1440×900 and 390×844.

@@ -1,4 +1,4 @@
-// Issue 30 item 7: a disabled workflow is not offered in the New-run form and is marked in the
+// A disabled workflow is not offered in the New-run form and is marked in the
 // catalog; a deleted one leaves both, while its old run's page still opens.
 import { expect, test } from "./fixtures";
 import { shot } from "./helpers";

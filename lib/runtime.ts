@@ -14,6 +14,7 @@ import { Scheduler } from "./schedules/scheduler";
 import { AlertMonitor, alertIntervalFromEnv } from "./alerts/monitor";
 import { RetentionJob, retentionFromEnv } from "./retention/prune";
 import { Accounts } from "./auth/accounts";
+import { serveRequestAccounts } from "./auth/request-accounts";
 import { pendingOnSqlite } from "./db/pending";
 import { openSqlite, type Durability, type SqliteHandle } from "./db/sqlite";
 import { writerFromEnv } from "./db/sqlite-writer";
@@ -40,7 +41,7 @@ import { RecordingModel } from "./llm/recording";
 import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { BUILT_IN, builtInDefaults, builtInEffects, builtInOutputs, findWorkflow, isBuiltIn } from "./machines/registry";
+import { builtInDefaults, builtInEffects, builtInOutputs, builtInWorkflows, findWorkflow, isBuiltIn } from "./machines/registry";
 import { reviewRoutesFromEnv } from "./reviews/routes";
 import { candidateOf } from "./change/candidates";
 import { holdRunningCandidates, resumeEvals } from "./change/evals";
@@ -48,73 +49,15 @@ import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
 import { flushTelemetry } from "./telemetry";
 
-/**
- * What this process does (SWITCHYARD_ROLE). On SQLite one process does everything ("all"). On
- * PostgreSQL "web" only serves requests, pages and streams; "worker" (`npm run worker`) runs
- * effects, timers and chores from the queue; "all" (the default) does both.
- */
-export type Role = "all" | "web" | "worker";
+import type { Cluster, Role, Runtime } from "./runtime-types";
+
+export type { Cluster, Role, Runtime };
 
 export function roleFromEnv(env: NodeJS.ProcessEnv): Role {
   const v = env.SWITCHYARD_ROLE?.trim().toLowerCase();
   if (!v) return "all";
   if (v === "all" || v === "web" || v === "worker") return v;
   throw new Error(`SWITCHYARD_ROLE must be all, web or worker; got "${env.SWITCHYARD_ROLE}"`);
-}
-
-/** Cluster mode's moving parts (PostgreSQL only). */
-export interface Cluster {
-  /** names this process in commit notices */
-  origin: string;
-  boss: PgBoss;
-  dispatcher: QueueDispatcher;
-  listener: CommitListener;
-  /** null in a web-only process */
-  worker: JobWorker | null;
-  settings: QueueSettings;
-}
-
-export interface Runtime {
-  url: string;
-  provider: "sqlite" | "postgres";
-  role: Role;
-  /** SQLite: the connection the run store and Prisma share (null on PostgreSQL) */
-  sqlite: SqliteHandle | null;
-  /** PostgreSQL: the run store's pool (timestamps read as epoch ms; null on SQLite) */
-  pg: pg.Pool | null;
-  /** PostgreSQL: queue, commit listener and (unless web-only) the job worker */
-  cluster: Cluster | null;
-  db: Db;
-  store: RunStore;
-  engine: Engine;
-  cm: ContextManager;
-  /** the document store (its index is built on first search) */
-  knowledge: KnowledgeStore;
-  /** the document store, seeded with the shipped guide on first use when empty (unless seeding is off) */
-  knowledgeReady(): Promise<KnowledgeStore>;
-  model: RecordingModel;
-  /** the engine, for effects that start or steer other runs (it exists once the runtime is built) */
-  getEngine(): Engine;
-  /** the model endpoints configured (null when a test injected a model) */
-  llm: LlmConfig | null;
-  /** the model port itself, without usage recording (for connection tests) */
-  rawModel: ModelPort;
-  clock: Clock;
-  /** run-input defaults taken from the environment, per workflow */
-  defaults: Record<string, Record<string, unknown>>;
-  /** outgoing webhooks on the engine's hook events (lib/hooks/webhooks.ts) */
-  webhooks: WebhookDispatcher;
-  /** per-state alerts: rules, the metrics tables' thresholds, evaluated on an interval (lib/alerts/monitor.ts) */
-  alerts: AlertMonitor;
-  /** the scheduled pruning of old finished runs (lib/retention), when SWITCHYARD_RETENTION_DAYS is set */
-  retention: RetentionJob | null;
-  /** users, sessions and API tokens (used when SWITCHYARD_AUTH=on) */
-  accounts: Accounts;
-  /** external workers' tasks (lib/tasks; the /api/tasks routes) */
-  tasks: TaskQueue;
-  /** schedules: workflows started on a cron pattern (lib/schedules); fires in every process but web-only ones */
-  schedules: Scheduler;
-  close(): Promise<void>;
 }
 
 export interface RuntimeOptions {
@@ -170,7 +113,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   if (provider === "sqlite" && role !== "all") throw new Error(`SWITCHYARD_ROLE=${role} needs PostgreSQL (DATABASE_URL=postgresql://…): on SQLite one process does everything`);
   const log = opts.log ?? ((m: string) => console.error(`[switchyard] ${m}`));
   // the built-ins' review routes (SWITCHYARD_REVIEW_ROUTES), checked at boot, before anything is opened
-  const reviewRoutes = reviewRoutesFromEnv(env, BUILT_IN);
+  const reviewRoutes = reviewRoutesFromEnv(env, builtInWorkflows());
   if (opts.migrate) await opts.migrate(url);
   const pending = provider === "sqlite" ? pendingOnSqlite(url) : await pendingOnPostgres(url);
   if (pending.length) throw new Error(`the database at ${maskPassword(url)} lacks migrations ${pending.join(", ")}: run \`npm run db:migrate\` (npm start does it for you)`);
@@ -405,9 +348,19 @@ type Holder = { [KEY]?: Promise<Runtime> };
 /** The process-wide runtime (created on first use from the environment). */
 export function getRuntime(): Promise<Runtime> {
   const g = globalThis as Holder;
-  g[KEY] ??= createRuntime().catch((e) => {
-    delete g[KEY];
-    throw e;
-  });
-  return g[KEY]!;
+  if (!g[KEY]) {
+    g[KEY] = createRuntime().catch((e) => {
+      delete g[KEY];
+      serveRequestAccounts(null);
+      throw e;
+    });
+    // the API routes ask these accounts who sent each request (lib/api/http.ts)
+    serveRequestAccounts(g[KEY].then((rt) => rt.accounts));
+  }
+  return g[KEY];
+}
+
+/** The knowledge store of the process-wide runtime, seeded with the guide on first use. */
+export async function knowledgeStore(): Promise<KnowledgeStore> {
+  return (await getRuntime()).knowledgeReady();
 }

@@ -6,6 +6,10 @@ import fs from "node:fs";
 import { migrateDatabase } from "../lib/db/migrations";
 import type { FileImportResult } from "../lib/knowledge/documents";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const args = process.argv.slice(2).filter((a) => a !== "--");
 if (args.length === 0 || args.includes("--help") || args.includes("-h")) {

@@ -6,6 +6,10 @@ import { parseArgs } from "node:util";
 import { migrateDatabase } from "../lib/db/migrations";
 import { pruneRuns } from "../lib/retention/prune";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const { values } = parseArgs({ args: process.argv.slice(2).filter((a) => a !== "--"), options: { days: { type: "string" }, archive: { type: "string" }, help: { type: "boolean", short: "h" } } });
 const days = Number(values.days);

@@ -14,6 +14,10 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { isRole, isTokenRole } from "../lib/auth/roles";
 import { addToGroup, listGroups, removeFromGroup } from "../lib/auth/groups";
 import { createRuntime } from "../lib/runtime";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),

@@ -4,6 +4,10 @@
 // (warnings are printed; alone they exit 0). --id names a Mermaid diagram that has no id or title.
 import fs from "node:fs";
 import { issueText, validateFile } from "../lib/flows/validate-file";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const argv = process.argv.slice(2).filter((a) => a !== "--");
 const idAt = argv.indexOf("--id");

@@ -6,6 +6,10 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { databaseUrl, providerOf } from "../lib/db/url";
 import { createRuntime } from "../lib/runtime";
 import { startTelemetry, stopTelemetry } from "../lib/telemetry";
+import { provideWorkflows } from "../lib/machines/registry";
+import * as workflows from "../workflows/registry";
+
+provideWorkflows(workflows);
 
 const url = databaseUrl();
 if (providerOf(url) !== "postgres") {

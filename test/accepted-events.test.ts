@@ -1,4 +1,4 @@
-// `accepted` lists only the events a run's current state takes (issue 34): in every state of every
+// `accepted` lists only the events a run's current state takes: in every state of every
 // built-in workflow, of the fixture workflow and of user-defined workflows (the examples, the post
 // pipeline), each listed event is taken by the machine (the engine does not answer 409) with any
 // payload of its shape, and each event it would refuse is not listed. A stage with a step moves
@@ -8,7 +8,7 @@ import path from "node:path";
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject, StateValue } from "xstate";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILT_IN } from "../lib/machines/registry";
+import { builtInWorkflows } from "../lib/machines/registry";
 import type { WorkflowDefinition } from "../lib/machines/types";
 import { checkFlowSource, type FlowFormat } from "../lib/flows/validate";
 import { flowWorkflow } from "../lib/flows/machine";
@@ -22,7 +22,7 @@ import { guideExamples, STRUCTURES_GUIDE } from "./support/guide-examples";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const EXAMPLES = path.join(ROOT, "examples/workflows");
 
-/** every user-defined workflow the repo ships as an example, and the post pipeline of issue 22 */
+/** every user-defined workflow the repo ships as an example, and the post pipeline (test/support/post-pipeline.ts) */
 function flowDefinitions(): WorkflowDefinition[] {
   const out: WorkflowDefinition[] = [];
   const add = (format: FlowFormat, source: string, name: string) => {
@@ -136,7 +136,7 @@ function walk(def: WorkflowDefinition, input: unknown): { states: number; checke
 const INPUTS: Record<string, unknown> = { hello: { name: "ana" } };
 
 describe("accepted lists only what the current state takes", () => {
-  it.each([...BUILT_IN.map((d) => [d.id, d] as const), ["hello (fixture)", hello as WorkflowDefinition] as const])("%s: every state", (_name, def) => {
+  it.each([...builtInWorkflows().map((d) => [d.id, d] as const), ["hello (fixture)", hello as WorkflowDefinition] as const])("%s: every state", (_name, def) => {
     const input = INPUTS[def.id] ?? def.example ?? {};
     const { states, checked, skipped, mismatches } = walk(def, input);
     expect(states).toBeGreaterThan(1);

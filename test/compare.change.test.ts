@@ -1,4 +1,4 @@
-// Compare two runs (issue 33 §1), on SQLite and PostgreSQL: a source run (rejected with feedback,
+// Compare two runs (guide 19 §2), on SQLite and PostgreSQL: a source run (rejected with feedback,
 // then edited, then published) against its replay on v2 (the prompt changed), its replay on v1,
 // and a replay where a person approved at once. Steps line up on "<state id>#<visit>"; the first
 // divergence names the step and why (input, decision, path); tokens are counted per step from the

@@ -5,9 +5,9 @@ import type { EffectContext } from "../lib/engine/engine";
 import type { RunView } from "../lib/engine/views";
 import type { ResearchContext, TaskResult } from "../workflows/deep-research/types";
 import { deepResearchMachine } from "../workflows/deep-research/machine";
-import { parseTaskMd } from "../lib/research/taskmd";
-import { MISSION_STATUSES } from "../lib/research/types";
-import type { Plan, Task } from "../lib/research/types";
+import { parseTaskMd } from "../workflows/deep-research/research/taskmd";
+import { MISSION_STATUSES } from "../workflows/deep-research/research/types";
+import type { Plan, Task } from "../workflows/deep-research/research/types";
 import { fail, researchRuntime } from "./helpers";
 
 let rt: Awaited<ReturnType<typeof researchRuntime>> | null = null;

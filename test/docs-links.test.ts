@@ -1,4 +1,4 @@
-// Every link and every guide number in docs/ and README.md resolves (issue 34): a relative link
+// Every link and every guide number in docs/ and README.md resolves: a relative link
 // names a file that exists (and, with #anchor, a heading it has); "guide NN" names a page of
 // docs/guide/. Guides 15 and 16 once pointed at guides 12 and 14, which do not exist.
 import fs from "node:fs";

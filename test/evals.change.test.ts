@@ -1,4 +1,4 @@
-// Evaluations from review decisions (issue 33 §3), on SQLite and PostgreSQL. Seven decisions are
+// Evaluations from review decisions (guide 19 §4), on SQLite and PostgreSQL. Seven decisions are
 // seeded by people on six runs (approve, edit, reject, and one custom decision); a candidate
 // definition (held in memory, never registered) changes the prompt, and a model that writes
 // deterministically answers "with care" differently for two topics. The report's numbers equal

@@ -1,4 +1,4 @@
-// Save-time warnings (issue 34), not errors: a composite that can never finish on its own, an
+// Save-time warnings, not errors: a composite that can never finish on its own, an
 // on_error target that is neither final nor a step, a secret not set in this server's environment.
 // Each is kept (the definition saves) and said with its line.
 import { describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@ import { createActor } from "xstate";
 import { exportRun, importRun } from "../lib/api/run-export";
 import type { RunView } from "../lib/engine/views";
 import { saveUserWorkflow } from "../lib/flows/store";
-import { BUILT_IN } from "../lib/machines/registry";
+import { builtInWorkflows } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import { flush, inState, workflowRuntime } from "./helpers";
@@ -139,7 +139,7 @@ describe("fork context edits (user-defined workflows)", () => {
 
 describe("fork context edits (built-in workflows)", () => {
   it("each built-in declares the keys a fork may edit, all of them members of its context", () => {
-    for (const def of BUILT_IN) {
+    for (const def of builtInWorkflows()) {
       expect(def.forkEditable, def.id).toBeDefined();
       const input = def.input.parse(def.example);
       const context = createActor(def.machine, { input }).getSnapshot().context as Record<string, unknown>;

@@ -7,7 +7,7 @@ import { deriveGraph } from "../lib/graph/derive";
 import { groupsOf, labelLine, layoutGraph, MIN_FONT, READABLE_ZOOM, visibleIdOf } from "../lib/graph/layout";
 import { absoluteBoxes, chooseView, focusOf } from "../lib/graph/view";
 import { deepResearchMachine } from "../workflows/deep-research/machine";
-import { BUILT_IN } from "../lib/machines/registry";
+import { builtInWorkflows } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
 import { domainAgentMachine } from "../workflows/domain-agent/machine";
 import { swissArmyMachine } from "../workflows/swiss-army/machine";
@@ -172,7 +172,7 @@ describe("a readable diagram", () => {
     return { nodes, labels };
   };
 
-  for (const wf of BUILT_IN) {
+  for (const wf of builtInWorkflows()) {
     it(`${wf.id}: ELK places every edge label clear of the other labels and of the states, whole or with groups collapsed`, async () => {
       const g = deriveGraph(wf.machine);
       for (const collapsed of [[], groupsOf(g).filter((s) => !s.parent).map((s) => s.id)]) {
@@ -209,7 +209,7 @@ describe("a readable diagram", () => {
 
   it("the view it picks by itself never draws 12 px text under 11 px, and shows the start or the active state", async () => {
     expect(MIN_FONT * READABLE_ZOOM).toBeGreaterThanOrEqual(11);
-    for (const wf of BUILT_IN) {
+    for (const wf of builtInWorkflows()) {
       const l = await layoutGraph(deriveGraph(wf.machine));
       const abs = absoluteBoxes(l);
       for (const [w, h] of [[900, 760], [1400, 900], [360, 480]]) {

@@ -1,4 +1,4 @@
-// The guide page on composites, parallel regions, forks and joins (issue 34): every example on
+// The guide page on composites, parallel regions, forks and joins: every example on
 // docs/guide/18-composites-regions-forks-joins.md is read as written. Each workflow is there in
 // YAML, JSON and Mermaid; the three are the same definition (saving one and importing the others
 // changes nothing); none draws a warning; and each runs to the end the page says.

@@ -1,4 +1,4 @@
-// Markdown in outputs (issue 30, item 11): a remote image would be fetched by every viewer's
+// Markdown in outputs: a remote image would be fetched by every viewer's
 // browser, and React's server render even preloads it (<link rel="preload" as="image">): a beacon
 // a model or a worker can plant. Only same-origin images are rendered; the others are links. The
 // CSP that says the same to browsers, and the framing refusal (item 10), are on every response.

@@ -1,4 +1,4 @@
-// Mermaid imports and exports that say which workflow they are (issue 34): an untitled import
+// Mermaid imports and exports that say which workflow they are: an untitled import
 // without an id is refused (422 asking for one) instead of replacing whatever was imported
 // untitled before; an export carries the id and title in its front matter, with the workflow's
 // inputs, run_name, result and steps under `switchyard:`; importing an unchanged export again is

@@ -11,7 +11,7 @@ import { flowMachine, flowWorkflow } from "../lib/flows/machine";
 import type { FlowConfig } from "../lib/flows/types";
 import { flowToMermaid, parseMermaid } from "../lib/flows/mermaid";
 import { checkFlowSource } from "../lib/flows/validate";
-import { BUILT_IN, registerUserWorkflow } from "../lib/machines/registry";
+import { builtInWorkflows, registerUserWorkflow } from "../lib/machines/registry";
 import { flowReading, readWithMermaid } from "./support/mermaid-real";
 
 const dir = (d: string) => path.join(import.meta.dirname, "fixtures", d);
@@ -58,7 +58,7 @@ describe("Mermaid's own examples", () => {
 });
 
 describe("exports of the built-in workflows", () => {
-  it.each(BUILT_IN.map((w) => w.id))("%s: Mermaid reads the same states and transitions", async (id) => {
+  it.each(builtInWorkflows().map((w) => w.id))("%s: Mermaid reads the same states and transitions", async (id) => {
     const flow = workflowFlow(id);
     const text = exportWorkflow(id, "mermaid").body;
     expect(flowReading(flow)).toEqual(await readWithMermaid(text));

@@ -65,7 +65,7 @@ describe("steps in Mermaid front matter", () => {
   it("are written back on export: diagram → config → diagram → config is exact, and a YAML definition exports with its steps", async () => {
     const c = configOf("mermaid", DIAGRAM);
     const text = flowToMermaid(c);
-    // the front matter says which workflow it is (issue 34): title, then Switchyard's id and steps
+    // the front matter says which workflow it is: title, then Switchyard's id and steps
     expect(text).toMatch(/^---\ntitle: Scored posts\nswitchyard:\n {2}id: scored-posts\n {2}steps:\n {4}SCORE:\n/);
     expect(configOf("mermaid", text)).toEqual(c);
     expect(flowReading(configOf("mermaid", text))).toEqual(await readWithMermaid(text));

@@ -205,7 +205,7 @@ describe("parseMermaid syntax", () => {
     const { config, issues } = parseMermaid("stateDiagram\n  state A: first\n  A --> B\n  B : second\n");
     expect(issues).toEqual([]);
     expect(config).toEqual({ id: "imported-workflow", stages: ["A", "B"], initial_stage: "A", implicit_start: true, transitions: { A: ["B"], B: [] }, notes: { B: "second" } });
-    // an export says which workflow it is: its title and id in the front matter (issue 34)
+    // an export says which workflow it is: its title and id in the front matter
     expect(flowToMermaid(config)).toBe("---\ntitle: imported-workflow\nswitchyard:\n  id: imported-workflow\n---\nstateDiagram-v2\n    A\n    A --> B\n    B : second\n");
     expect(parseMermaid(flowToMermaid(config)).config).toEqual(config);
   });

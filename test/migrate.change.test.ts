@@ -1,4 +1,4 @@
-// Move waiting runs to a new version (issue 33 §4), on SQLite and PostgreSQL. v1 drafts, asks two
+// Move waiting runs to a new version (guide 19 §5), on SQLite and PostgreSQL. v1 drafts, asks two
 // approvers (a timeout sends the draft back after an hour), publishes over http and hands the post
 // to an external worker; a "hold" decision parks a run in HOLD. v2 adds a POLISH step after the
 // review, gives the review two hours and has no HOLD. A dry run says where each run would land and

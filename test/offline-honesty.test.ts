@@ -10,7 +10,7 @@ import type { EffectContext } from "../lib/engine/engine";
 import { isSmallTalk, OfflineModel, SMALL_TALK_REPLY } from "../lib/llm/offline";
 import { isProseSentence, withoutCode } from "../lib/llm/prose";
 import type { Analysis, QueryPlan } from "../workflows/domain-agent/types";
-import type { Fact, Plan, Source } from "../lib/research/types";
+import type { Fact, Plan, Source } from "../workflows/deep-research/research/types";
 import type { SearchPort, SearchResult } from "../lib/search/types";
 
 const GUIDE = [

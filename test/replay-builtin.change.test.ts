@@ -1,4 +1,4 @@
-// A built-in workflow replays on the code now running (issue 33 §2) and evaluates against its
+// A built-in workflow replays on the code now running (guide 19 §3) and evaluates against its
 // reviewers' decisions (§3): a swiss-army run approved by a person is replayed, its decision
 // repeated and marked, its post-commit actions (the Context Manager's decision log) not run; an
 // evaluation scores it, swiss-army's modify counting as a request for changes.

@@ -1,4 +1,4 @@
-// Replay without side effects (issue 33 §2), on SQLite and PostgreSQL. A source run drafts with a
+// Replay without side effects (guide 19 §3), on SQLite and PostgreSQL. A source run drafts with a
 // model, is rejected with feedback, drafts again, is edited, and publishes over http (a webhook on
 // every transition posts to the same local receiver). Its replay on the same version takes every
 // recorded output ("replayed"), repeats each decision (marked with the review it repeats), and

@@ -19,7 +19,7 @@ import { REVIEW_ESCALATED, dueTimerId } from "../lib/reviews/routing";
 import { ReviewListQuery } from "../lib/api/schemas";
 import { checkFlowSource } from "../lib/flows/validate";
 import { reviewRoutesFromEnv } from "../lib/reviews/routes";
-import { BUILT_IN } from "../lib/machines/registry";
+import { builtInWorkflows } from "../lib/machines/registry";
 import type { Principal } from "../lib/auth/accounts";
 import { flush, tempDbUrl } from "./helpers";
 
@@ -195,17 +195,17 @@ describe("routing settings are checked", () => {
   });
 
   it("SWITCHYARD_REVIEW_ROUTES: JSON, built-in workflows, their review states, the same keys", () => {
-    const def = BUILT_IN.find((d) => d.id === "swiss-army")!;
+    const def = builtInWorkflows().find((d) => d.id === "swiss-army")!;
     const env = (v: string) => ({ SWITCHYARD_REVIEW_ROUTES: v }) as unknown as NodeJS.ProcessEnv;
-    expect(reviewRoutesFromEnv({} as NodeJS.ProcessEnv, BUILT_IN)).toEqual({});
+    expect(reviewRoutesFromEnv({} as NodeJS.ProcessEnv, builtInWorkflows())).toEqual({});
     expect(reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"assign":["ops"],"due":{"after_s":60,"escalate":["leads"]}}}}`), [def])).toEqual({
       "swiss-army": { HUMAN_REVIEW: { assign: ["ops"], due: { after_s: 60, escalate: ["leads"] } } },
     });
-    expect(() => reviewRoutesFromEnv(env("{nope"), BUILT_IN)).toThrow(/SWITCHYARD_REVIEW_ROUTES is not JSON/);
-    expect(() => reviewRoutesFromEnv(env(`{"nope":{"X":{}}}`), BUILT_IN)).toThrow(/nope: not a built-in workflow/);
-    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"IDLE":{"assign":["ops"]}}}`), BUILT_IN)).toThrow(/swiss-army.IDLE: not a review state of swiss-army/);
-    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"assign":["ops"],"due":{"after_s":60}}}}`), BUILT_IN)).toThrow(/swiss-army.HUMAN_REVIEW.due.escalate/);
-    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"asign":["ops"]}}}`), BUILT_IN)).toThrow(/asign/);
+    expect(() => reviewRoutesFromEnv(env("{nope"), builtInWorkflows())).toThrow(/SWITCHYARD_REVIEW_ROUTES is not JSON/);
+    expect(() => reviewRoutesFromEnv(env(`{"nope":{"X":{}}}`), builtInWorkflows())).toThrow(/nope: not a built-in workflow/);
+    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"IDLE":{"assign":["ops"]}}}`), builtInWorkflows())).toThrow(/swiss-army.IDLE: not a review state of swiss-army/);
+    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"assign":["ops"],"due":{"after_s":60}}}}`), builtInWorkflows())).toThrow(/swiss-army.HUMAN_REVIEW.due.escalate/);
+    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"asign":["ops"]}}}`), builtInWorkflows())).toThrow(/asign/);
   });
 
   it("a runtime refuses to start with a bad SWITCHYARD_REVIEW_ROUTES, and routes a built-in's review with a good one", async () => {

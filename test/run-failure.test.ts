@@ -1,4 +1,4 @@
-// Failures first (issue 34): a failed run says why at the top of its page: the error message, the
+// Failures first: a failed run says why at the top of its page: the error message, the
 // step that failed, its attempts, and "Retry from <step>": one click forks the run at the
 // transition that entered that step, so the fork runs it again with the same input.
 import http from "node:http";

@@ -1,4 +1,4 @@
-// A workflow's declared inputs, a run's one name and a user workflow's result (issue 34):
+// A workflow's declared inputs, a run's one name and a user workflow's result:
 // `inputs:` as a JSON Schema or the short form, enforced by POST /api/runs (422 naming what is
 // missing, step-less workflows too); the New run form's fields; `name` given, else `run_name:`,
 // else the workflow's rule (never just any text field); a later cycle's request is a subtitle;

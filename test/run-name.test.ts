@@ -16,7 +16,7 @@ describe("run names", () => {
   it("uses the input's likely text field, clipped, or the workflow's own runName", () => {
     expect(runName(undefined, { input: { topic: "How do durable engines recover?", config: { x: 1 } } })).toBe("How do durable engines recover?");
     expect(runName(undefined, { input: { config: { a: 1 }, query: "what is  the\ncache TTL" } })).toBe("what is the cache TTL");
-    // only fields that say what a run is about name it (issue 34: not {"who": "ana"}, not any nested text)
+    // only fields that say what a run is about name it (not {"who": "ana"}, not any nested text)
     expect(runName(undefined, { input: { nested: { note: "deep text" } } })).toBeNull();
     expect(runName(undefined, { input: { n: 1 } })).toBeNull();
     expect(runName(undefined, { input: { request: "x".repeat(200) } })!.length).toBe(80);

@@ -1,4 +1,4 @@
-// Sandbox fairness (issue 30, item 9): one principal filling the sandbox's queue made everyone
+// Sandbox fairness: one principal filling the sandbox's queue made everyone
 // else wait. Each principal (a user, a token; with accounts off a client address) may have at most
 // 8 executions waiting (SWITCHYARD_SANDBOX_QUEUE_PER_PRINCIPAL); beyond that its executions fail
 // at once as `unavailable` (a code step's retryable error), and the waiting ones are served one

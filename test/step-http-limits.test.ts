@@ -1,4 +1,4 @@
-// Issue 30 item 8: an http step reads its reply as a stream and gives up past `http.max_bytes`
+// An http step reads its reply as a stream and gives up past `http.max_bytes`
 // (default 1 MB, never more than SWITCHYARD_HTTP_MAX_BYTES, default 10 MB): the step fails with
 // category RESOURCE_LIMIT and is not retried. An attempt with no answer within 30 s is a NETWORK
 // error that is retried, then takes on_error. Against a local HTTP server; the 30 s pass on the

@@ -1,4 +1,4 @@
-// Each step's resolved request is kept as context.steps.<STAGE>.request (issue 34): the http
+// Each step's resolved request is kept as context.steps.<STAGE>.request: the http
 // request (method, URL, headers with "[secret]" for a header that names a secret, body,
 // Idempotency-Key), the code a code step ran, the input an external worker got, an llm step's
 // prompt. A step that ran again after a restart says so, with the same Idempotency-Key; an

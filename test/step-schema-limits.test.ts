@@ -1,4 +1,4 @@
-// Issue 30 items 5 and 6: an llm step's JSON Schema. A `pattern` is matched by RE2 (re2js, linear
+// An llm step's JSON Schema. A `pattern` is matched by RE2 (re2js, linear
 // time), never by a backtracking RegExp, and one RE2 cannot compile (backreferences, lookaround)
 // is refused when the definition is saved, naming its path. What a schema may ask for is bounded
 // when it is saved (depth ≤ 8, minItems / maxItems ≤ 1,000, minLength / maxLength ≤ 100,000, the

@@ -1,4 +1,4 @@
-// Issue 30 item 1: secrets reach an http step's headers only from the definition's own template
+// Secrets reach an http step's headers only from the definition's own template
 // text. `{{secrets.ADMIN}}` arriving in run input stays text; a header value fetch would refuse
 // (CR, LF, NUL, non-Latin-1) is reported by the header's name, never quoted; a reply that echoes
 // a secret is stored with it blanked. Then every surface a viewer or an integration can read is
@@ -67,7 +67,7 @@ let allStreamRoute: { GET: (req: Request) => Promise<Response> };
 const HOLDER = Symbol.for("switchyard.runtime");
 
 beforeAll(async () => {
-  // the runtime reads them from its env; set in the process too, where code before issue 30 read them
+  // the runtime reads them from its env; set in the process too, where older code read them
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v!);
   server = http.createServer((req, res) => {
     req.resume();

@@ -1,4 +1,4 @@
-// Per-step usage (issues 33 and 34): a model call made in one branch of a parallel split is
+// Per-step usage: a model call made in one branch of a parallel split is
 // recorded under that branch's own state, not under every state the run is in
 // ("SPLIT.SPLIT_b1.SENTIMENT,SPLIT.SPLIT_b2.LOOKUP"); the Steps view lists steps in the order
 // they started, both branches before the join.

@@ -1,4 +1,4 @@
-// The team's scenario (issue 34), on examples/workflows/support-triage.yaml: four tickets, each read
+// The team's scenario, on examples/workflows/support-triage.yaml: four tickets, each read
 // in parallel (SENTIMENT by the model, LOOKUP from the helpdesk API), drafted by an external worker
 // (here an in-test worker pool, concurrency 4, one retryable failure), approved by two different
 // people (or rejected: escalated), and replied to once. The server is SIGKILLed while the helpdesk

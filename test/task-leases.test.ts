@@ -1,4 +1,4 @@
-// Task leases anyone could use (issue 30, item 2), each attack of the review reproduced and refused,
+// Task leases anyone could use, each attack of the review reproduced and refused,
 // with accounts on, on SQLite and on PostgreSQL (there with two runtimes over one database, as two
 // server processes): a claim's answer carries a lease token; heartbeat, complete and fail need it
 // (422 without) and check, in this order, unknown task 404, run_moved_on, not_claimed, lease_lost.

@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
 import type { ResearchContext } from "../workflows/deep-research/types";
-import type { Plan, Task } from "../lib/research/types";
+import type { Plan, Task } from "../workflows/deep-research/research/types";
 import { externalRoutesFromEnv, routeEffects } from "../lib/tasks/settings";
-import { BUILT_IN_ENTRIES, builtInOutputs, findWorkflow } from "../lib/machines/registry";
+import { builtInEntries, builtInOutputs, findWorkflow } from "../lib/machines/registry";
 import { researchOutputs } from "../workflows/deep-research/outputs";
 import { deepResearch } from "../workflows/deep-research/machine";
 import type { Runtime } from "../lib/runtime";
@@ -109,7 +109,7 @@ describe("SWITCHYARD_EXTERNAL_EFFECTS", () => {
     const effects: Record<string, { actors: Record<string, () => Promise<unknown>> }> = {};
     const all: string[] = [];
     // the built-ins with effects of their own (a stage machine's steps are not sent out this way)
-    const withEffects = BUILT_IN_ENTRIES.filter((e) => e.effects).map((e) => e.definition);
+    const withEffects = builtInEntries().filter((e) => e.effects).map((e) => e.definition);
     expect(withEffects.length).toBeGreaterThanOrEqual(4);
     for (const w of withEffects) {
       const names = Object.keys(w.machine.implementations.actors ?? {}).sort();

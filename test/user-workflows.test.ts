@@ -8,7 +8,7 @@ import { createActor } from "xstate";
 import { flowMachine } from "../lib/flows/machine";
 import type { FlowConfig } from "../lib/flows/types";
 import { checkFlowSource } from "../lib/flows/validate";
-import { BUILT_IN } from "../lib/machines/registry";
+import { builtInWorkflows } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import { tempDbUrl } from "./helpers";
 import { flowApi, params, post, type Handler } from "./support/flow-api";
@@ -181,7 +181,7 @@ stage_tools:
   });
 
   it("export as Mermaid and JSON, and import the export back: the same workflow, for built-in and user-defined ones", async () => {
-    for (const w of [...BUILT_IN.map((b) => b.id), "publishing"]) {
+    for (const w of [...builtInWorkflows().map((b) => b.id), "publishing"]) {
       const asJson = await exporter.GET(new Request(`http://test/api/workflows/${w}/export?format=json`), params({ id: w }));
       expect(asJson.status).toBe(200);
       const flow = await asJson.json();

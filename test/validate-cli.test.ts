@@ -1,4 +1,4 @@
-// npm run validate -- <file> (issue 34): the server's checks offline, in a team's own CI: the same
+// npm run validate -- <file>: the server's checks offline, in a team's own CI: the same
 // messages with the same line numbers as POST /api/workflows, exit 1 on errors, warnings printed
 // with exit 0.
 import { spawnSync } from "node:child_process";

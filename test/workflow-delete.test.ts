@@ -1,4 +1,4 @@
-// Issue 30 item 7 (all but the diagram layout): at most 1,000 transitions per definition, in YAML,
+// A workflow's switches and limits (all but the diagram layout): at most 1,000 transitions per definition, in YAML,
 // JSON and Mermaid; PATCH /api/workflows/{id} { disabled } refuses new runs (and forks) and is
 // shown in the catalog; DELETE /api/workflows/{id} is a 409 while runs are open, ?force=true
 // aborts them first, and the id stays as a tombstone: its versions serve its old runs and

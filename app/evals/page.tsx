@@ -1,4 +1,4 @@
-// /evals (issue 33 §3): evaluations of candidate versions against the decisions reviewers made,
+// /evals (guide 19 §4): evaluations of candidate versions against the decisions reviewers made,
 // newest first, and a form to start one.
 import Link from "next/link";
 import { listEvals } from "@/lib/change/evals";

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { PasteForm } from "@/lib/api/knowledge";
 import { isEngineError } from "@/lib/engine/errors";
-import { knowledgeStore } from "@/lib/knowledge/instance";
+import { knowledgeStore } from "@/lib/runtime";
 
 export interface PasteState {
   ok: boolean;

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { formatTime } from "@/lib/format";
 import type { Hit, SearchOutcome } from "@/lib/knowledge/documents";
-import { knowledgeStore } from "@/lib/knowledge/instance";
+import { knowledgeStore } from "@/lib/runtime";
 import { KbDeleteButton } from "@/components/knowledge/kb-delete-button";
 import { KbHighlight } from "@/components/knowledge/kb-highlight";
 import { KbImport } from "@/components/knowledge/kb-import";

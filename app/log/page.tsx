@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ComponentType } from "react";
 import { requireViewer } from "@/app/session";
-import { pageOf } from "@/lib/machines/registry";
+import { pageOf } from "@/app/catalog";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Log" };

@@ -1,4 +1,4 @@
-// The workflow page's "Move runs to vN" (issue 33 §4): the runs waiting on older versions, the
+// The workflow page's "Move runs to vN" (guide 19 §5): the runs waiting on older versions, the
 // mapping (each state the new version lacks: pick where its runs go), the dry run's outcome (also
 // painted on the new version's diagram) and the button that moves them. Also: what changed
 // between a version and the latest (painted on the diagram too). A server component.

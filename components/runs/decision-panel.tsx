@@ -2,18 +2,12 @@
 import { useState, useTransition } from "react";
 import { decideAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { ReviewPayload } from "./review-payload";
+import type { ReviewInfo } from "./review-info";
 import { StepDecisionPanel, stepReviewOf } from "@/components/steps/step-decision";
 import { useOwnNameField, useReviewer } from "@/components/steps/reviewer";
 import { DecisionBar } from "./decision-bar";
 
-export interface ReviewInfo {
-  id: string;
-  runId: string;
-  kind: string;
-  prompt: string;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
+export type { ReviewInfo };
 
 const BUTTONS: Record<string, { label: string; style: string }> = {
   answer: { label: "Send answer", style: "bg-emerald-700 text-white hover:bg-emerald-800" },

@@ -2,7 +2,7 @@
 // A review's payload: the workflow's own view for the payload's kind (its views.tsx, through
 // useReviewView), else the generic one: an error, warnings, the output as Markdown.
 import { Markdown } from "@/components/ui/markdown";
-import type { ReviewInfo } from "./decision-panel";
+import type { ReviewInfo } from "./review-info";
 import { useReviewView, type ReviewPayloadProps } from "./workflow-views";
 
 export function GenericPayload({ payload: p, compact }: ReviewPayloadProps) {

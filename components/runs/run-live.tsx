@@ -51,7 +51,7 @@ export interface LiveRun {
   parentId?: string | null;
   forkOf?: string | null;
   forkSeq?: number | null;
-  /** a replay or evaluation case: its source run (issue 33) */
+  /** a replay or evaluation case: its source run */
   replayOf?: string | null;
   replay?: { eval?: string } | null;
   accepted?: string[];

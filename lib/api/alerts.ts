@@ -2,7 +2,7 @@
 // workflow and state. Evaluation itself runs in lib/alerts/monitor.ts (getRuntime().alerts).
 import { z } from "zod";
 import { AlertRuleInput } from "../alerts/rules";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 
 const workflowId = z
   .string()

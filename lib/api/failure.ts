@@ -1,4 +1,4 @@
-// Why a failed run failed, first on its page (issue 34): the error's message, the state it failed
+// Why a failed run failed, first on its page: the error's message, the state it failed
 // in, how many attempts it took, and where "Retry from <state>" forks it: the transition that
 // entered that state, so the fork starts with the failed step in flight and runs it again with the
 // same input. Pure: the run and its transitions in, the failure out (the runs list's bulk retry

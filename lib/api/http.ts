@@ -4,6 +4,7 @@ import { z } from "zod";
 import { EngineError, StorageError, isEngineError, isStorageFailure, isZodError } from "../engine/errors";
 import { assertSameOrigin } from "./csrf";
 import type { Principal } from "../auth/accounts";
+import { requestAccounts } from "../auth/request-accounts";
 import { authEnabled, permits, requiredRole } from "../auth/roles";
 import { routeTemplate, telemetryOn, traceRequest } from "../telemetry";
 
@@ -119,8 +120,9 @@ async function authorize(req: Request): Promise<void> {
   const path = new URL(req.url).pathname;
   const need = requiredRole(req.method, path);
   if (!need) return;
-  const { getRuntime } = await import("../runtime");
-  const who = await (await getRuntime()).accounts.fromRequest(req.headers);
+  const accounts = requestAccounts();
+  if (!accounts) throw new HttpError("the server is starting: try again in a moment", 503, "starting");
+  const who = await (await accounts).fromRequest(req.headers);
   if (!who) throw new HttpError("sign in, or send an API token (Authorization: Bearer sy_…)", 401, "unauthenticated");
   if (!permits(who.role, need)) throw new HttpError(`${req.method} ${path} needs the ${need} role; ${who.name} has ${who.role}`, 403, "forbidden");
   principals.set(req, who);

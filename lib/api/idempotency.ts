@@ -11,14 +11,14 @@
 // primary key decides (the loser's commit is undone and it answers with the winner's answer).
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { ConflictError } from "../engine/errors";
 import type { IdempotencyClaim, IdempotencyRow } from "../engine/store/types";
+import { IDEMPOTENCY_TTL_MS } from "../engine/store/idempotency";
 import { dbDate, dialectOf, msOf, query } from "../db/sql";
 import { HttpError } from "./http";
 
-/** how long a key is remembered (a repeat after that is a new request) */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export { IDEMPOTENCY_TTL_MS };
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 

@@ -1,5 +1,5 @@
 // Review use-cases: the queue (oldest first, with age) and decisions.
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { reviewView, type ReviewView } from "../engine/views";
 import type { Principal } from "../auth/accounts";
 import { barredFrom, deciderOf, groupsOfUser } from "../auth/groups";

@@ -1,6 +1,6 @@
 // Run use-cases behind the REST API and the server actions.
 import { randomUUID } from "node:crypto";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import type { RunView } from "../engine/views";
 import { transitionView } from "../engine/views";
 import { runView } from "../engine/views";

@@ -1,6 +1,6 @@
 // Schedule use-cases behind /api/schedules (the scheduler itself: lib/schedules).
 import { z } from "zod";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { CATCHUP, OVERLAP, type Schedule } from "../schedules/types";
 import { getRun } from "./runs";
 

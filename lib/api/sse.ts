@@ -1,6 +1,6 @@
 // Server-Sent Events from the run bus: one stream per run, or one for all runs ("*").
 import type { BusMessage } from "../engine/bus";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { runResource } from "./runs";
 
 const HEARTBEAT_MS = 15_000;

@@ -2,7 +2,7 @@
 // Every view comes from lib/hooks/webhooks.ts and carries a secretHint, never the secret.
 import { z } from "zod";
 import { WebhookFields } from "../hooks/webhooks";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 
 const opaqueId = (what: string) =>
   z

@@ -1,4 +1,4 @@
-// Who a request counts as for per-principal limits (the sandbox queue, issue 30 item 9): the signed-in
+// Who a request counts as for per-principal limits (the sandbox queue): the signed-in
 // user or the API token; with accounts off, the client's address. `npm start` (scripts/path-guard.mjs)
 // stamps each request with the address its connection came from, in CLIENT_ADDRESS_HEADER, replacing
 // whatever a client sent under that name. Behind a reverse proxy declared with SWITCHYARD_TRUST_PROXY,

@@ -10,7 +10,7 @@ import { abortRun } from "./runs";
 import type { FlowConfig } from "../flows/types";
 import { findWorkflow, isBuiltIn, listWorkflows } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 
 /** The catalog: every workflow but the deleted ones, each saying whether it is disabled. */
 export async function workflowSummaries(rt: Runtime) {

@@ -1,4 +1,4 @@
-// Candidate definitions of evaluations (issue 33 §3): validated, held in memory for the evaluation
+// Candidate definitions of evaluations (guide 19 §4): validated, held in memory for the evaluation
 // only and never registered, so no new run ever starts on one. The engine finds an evaluation run's
 // machine here (its replay spec names the evaluation); the registry never sees them.
 import type { WorkflowDefinition } from "../machines/types";

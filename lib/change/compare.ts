@@ -1,4 +1,4 @@
-// GET /api/runs/{a}/compare/{b} (issue 33 §1): two runs of one workflow (any versions, a fork and
+// GET /api/runs/{a}/compare/{b} (guide 19 §2): two runs of one workflow (any versions, a fork and
 // its source, a replay and its source) side by side, aligned on the statechart path: each visit of
 // a state is a step keyed "<state id>#<visit>". Per step and side: the transition that entered it,
 // the event that left it, the effect's output, the review's decision, the model tokens spent there

@@ -7,7 +7,7 @@ import type { Layout } from "../graph/layout";
 import type { ReplaySpec } from "../engine/store/types";
 import { findWorkflow } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { evalDefinition } from "./evals";
 
 export async function runDefinition(rt: Runtime, run: { workflow: string; input: unknown; replay?: ReplaySpec | null }): Promise<WorkflowDefinition | undefined> {

@@ -1,4 +1,4 @@
-// Evaluations from review decisions (issue 33 §3): every review a person decided (approve, edit,
+// Evaluations from review decisions (guide 19 §4): every review a person decided (approve, edit,
 // reject, a built-in's request-changes) is a labelled case. Each case's run is replayed against the
 // candidate (a version, or a definition held in memory only, lib/change/candidates.ts): the
 // candidate's run takes the source's recorded outputs where nothing changed, and at each review
@@ -14,7 +14,7 @@ import { flowWorkflow } from "../flows/machine";
 import { checkFlowSource, type FlowFormat } from "../flows/validate";
 import { findWorkflow, isBuiltIn } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { candidateOf, holdCandidate, releaseCandidate } from "./candidates";
 import { keyAt, runRecords } from "./records";
 import { replayRun, replayTarget } from "./replay";

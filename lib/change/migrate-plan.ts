@@ -1,4 +1,4 @@
-// Where a waiting run lands on another version of its workflow (issue 33 §4), computed without
+// Where a waiting run lands on another version of its workflow (guide 19 §5), computed without
 // writing anything: its states mapped by name (or by `map`), its context carried over, its timers
 // keeping their deadlines, the effects the new states invoke started anew. Only a run at rest
 // moves: waiting on a review, a timer, an event or an external worker's task, nothing else in
@@ -7,7 +7,7 @@ import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode } from "xstate";
 import { own, type FlowConfig } from "../flows/types";
 import type { WorkflowDefinition } from "../machines/types";
 import type { InFlightEffect } from "../engine/invariant";
-import { persist, restore } from "../engine/step";
+import { activeNodes, persist, restore } from "../engine/step";
 import type { RunRow, TimerRow } from "../engine/store/types";
 
 export const MIGRATE_EVENT = "xstate.migrate";
@@ -153,7 +153,7 @@ export function planMove(src: MoveSource, target: WorkflowDefinition, map: Recor
     const persisted = persist(target.machine, resolved);
     // the effects the new states invoke (an external worker's task is withdrawn and created again)
     const children: Record<string, unknown> = {};
-    for (const node of resolved._nodes as AnyStateNode[]) {
+    for (const node of activeNodes(resolved)) {
       for (const inv of node.invoke ?? []) {
         if (typeof inv.src !== "string") continue;
         const input = typeof inv.input === "function" ? (inv.input as (a: unknown) => unknown)({ context, event: { type: MIGRATE_EVENT }, self: undefined }) : inv.input;

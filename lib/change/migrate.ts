@@ -1,4 +1,4 @@
-// POST /api/workflows/{id}/migrate and GET /api/workflows/{id}/versions/{a}/diff/{b} (issue 33 §4):
+// POST /api/workflows/{id}/migrate and GET /api/workflows/{id}/versions/{a}/diff/{b} (guide 19 §5):
 // move waiting runs of one version to another (states mapped by name unless `map` says otherwise;
 // `dryRun` plans without writing), and what changed between two versions. Pinning stays the
 // default: nothing moves without this call.
@@ -9,7 +9,7 @@ import type { FlowConfig } from "../flows/types";
 import { own } from "../flows/types";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { sameJson } from "./canonical";
 
 const runId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id");

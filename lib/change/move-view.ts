@@ -1,11 +1,11 @@
-// What the workflow page shows of versions (issue 33 §4): the unfinished runs pinned to older
+// What the workflow page shows of versions (guide 19 §5): the unfinished runs pinned to older
 // versions, the dry run of moving one version's runs to the latest (from ?from=N and ?map.OLD=NEW),
 // a version diff (?diff=N), and the overlay that paints them on the latest version's diagram.
 import type { WorkflowGraph } from "../graph/derive";
 import type { WorkflowDefinition } from "../machines/types";
 import { userVersions } from "../machines/registry";
 import { pinOf } from "../engine/views";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import type { DiagramOverlay } from "../graph/overlay";
 import { diffVersions, migrateRuns, versionOf, type MigrateResult, type VersionDiff } from "./migrate";
 

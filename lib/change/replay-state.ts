@@ -1,4 +1,4 @@
-// A replay run in the engine's memory (issue 33 §2): its source's recorded outcomes and decisions
+// A replay run in the engine's memory (guide 19 §3): its source's recorded outcomes and decisions
 // (loaded once), and its own visit counts, which say which of the source's invocations and reviews
 // each of its own lines up with ("<state id>#<visit>"). The engine asks it:
 // - before an effect runs: take the recorded outcome (same key, equal input, state not `live`),

@@ -1,4 +1,4 @@
-// POST /api/runs/{id}/replay (issue 33 §2): a new run of a version of the source's workflow (the
+// POST /api/runs/{id}/replay (guide 19 §3): a new run of a version of the source's workflow (the
 // latest by default; for a built-in, the code now running) with the source's input, taking the
 // outputs the source recorded where the invocation is the same, sending nothing out (http steps,
 // post-commit actions, webhooks) unless `live` names the state, and deciding reviews as the
@@ -9,7 +9,7 @@ import { deriveGraph } from "../graph/derive";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
 import type { ReplaySpec } from "../engine/store/types";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { runResource } from "../api/runs";
 import { unpinned } from "./canonical";
 

@@ -1,4 +1,4 @@
-// The scoring rules of an evaluation (issue 33 §3), pure: a reviewer's decision on the value a
+// The scoring rules of an evaluation (guide 19 §4), pure: a reviewer's decision on the value a
 // review showed is the label; the candidate's run shows its own value at the same review state and
 // visit. approve: agree when the candidate shows the approved value; edit: when it shows the edited
 // (corrected) value; reject and request-changes (swiss-army's modify): when it shows something

@@ -1,5 +1,4 @@
 // The run bus: in-process fan-out of what the engine committed, for SSE streams and tests.
-import type { HookEvent } from "./hooks";
 import type { RunView, TransitionView, ReviewView } from "./views";
 
 export type BusMessage =
@@ -8,6 +7,25 @@ export type BusMessage =
   | { type: "review"; review: ReviewView }
   | { type: "progress"; runId: string; state: string; message: string; remote?: boolean }
   | ({ type: "hook" } & HookEvent);
+
+/** a state hook's event (lib/engine/hooks.ts derives them from what the engine committed) */
+export type HookName = "on_transition" | "on_enter" | "on_exit";
+
+export interface HookEvent {
+  hook: HookName;
+  runId: string;
+  workflow: string;
+  /** the transition's seq */
+  seq: number;
+  /** on_enter / on_exit: the state entered or left (its id path); on_transition: null */
+  stage: string | null;
+  /** active state ids before and after the transition */
+  from: string[];
+  to: string[];
+  event: string;
+  reason: string;
+  at: string;
+}
 
 type Listener = (msg: BusMessage) => void;
 

@@ -1,9 +1,9 @@
 // A draft of one commit: the steps of one run folded into the rows they write (run row,
 // transitions, timers, reviews). Pure: building a draft touches nothing; the engine commits
 // it and only then acts on it.
-import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
+import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
-import { activeLeaves, persist, stateId, type ExecutableAction, type StepResult } from "./step";
+import { activeLeaves, activeNodes, persist, stateId, type ExecutableAction, type StepResult } from "./step";
 import type { CommitItem, IdempotencyClaim, OutcomeRow, ReviewClose, ReviewRoute, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
 
 export interface Draft {
@@ -115,7 +115,7 @@ export function serializeError(e: unknown): { name: string; message: string; cat
 
 function reviewStates(snapshot: AnyMachineSnapshot): Map<string, NonNullable<StateMeta["review"]>> {
   const out = new Map<string, NonNullable<StateMeta["review"]>>();
-  for (const node of snapshot._nodes as AnyStateNode[]) {
+  for (const node of activeNodes(snapshot)) {
     const review = (node.meta as StateMeta | undefined)?.review;
     if (review) out.set(stateId(node), review);
   }

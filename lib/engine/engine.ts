@@ -16,7 +16,7 @@ export { StorageError };
 
 /** The run's version moved under this process's feet (cluster mode re-reads and tries again). */
 class WriterConflict extends ConflictError {}
-import { activeLeaves, describeEvent, initialStep, restore, step } from "./step";
+import { activeLeaves, activeNodes, describeEvent, initialStep, restore, stateId, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { reviewerName } from "../machines/reviewer";
 import { Cancel } from "./cancel";
@@ -38,64 +38,17 @@ import { traceRunFinished, traceRunStarted, traceStep, type RunInfo } from "../t
 import { routeOf, type ReviewRoutes } from "../reviews/routes";
 import { escalateInDraft, isDueTimer, routeDraft } from "../reviews/routing";
 
-export interface EffectContext {
-  runId: string;
-  /** the state that invoked the effect */
-  state: string;
-  /** stable per invocation: use it to make writes idempotent */
-  key: string;
-  signal: AbortSignal;
-  clock: Clock;
-  /** send an event to the run (ignored once this invocation is no longer current) */
-  emit(event: EventObject & Record<string, unknown>): void;
-  /** a live progress line for watchers (not persisted) */
-  progress(message: string): void;
-  /** "restart": this invocation was in flight when the process (or the cluster worker running it) stopped, and runs again under the same key */
-  again?: "restart";
-}
-export type EffectFn = (input: never, ctx: EffectContext) => Promise<unknown>;
+import { isParked, waitsOutside, type ActionFn, type EffectContext, type EffectFn, type WorkflowEffects } from "./effects";
 
-/**
- * Marks an effect that spends its time waiting for something outside this process (an external
- * worker's task, lib/tasks): a process that dies while it waits did not die of it, so those
- * crashes are not counted against it as a poison pill.
- */
-export const WAITS_OUTSIDE = Symbol.for("switchyard.effect-waits-outside");
-export function waitingOutside<F extends EffectFn>(fn: F): F {
-  (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] = true;
-  return fn;
-}
-const PARKED = Symbol.for("switchyard.effect-parked");
-/**
- * Cluster mode: a waiting effect throws this to give its job back while it waits (it would hold
- * one of the worker's effect slots and outlive the job's expiry). Nothing is committed; whoever
- * sees the wait end calls runEffect again for the same invocation key (lib/tasks does).
- */
-export function parkEffect(why = "waiting outside the process"): Error {
-  return Object.assign(new Error(`parked: ${why}`), { [PARKED]: true });
-}
-const isParked = (e: unknown) => typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[PARKED] === true;
+export { parkEffect, WAITS_OUTSIDE, waitingOutside } from "./effects";
+export type { ActionArgs, ActionFn, EffectContext, EffectFn, WorkflowEffects } from "./effects";
+
 /** When the state that invoked a step was entered (the earliest of its active leaves for a compound one). */
 function enteredAt(row: RunRow, state: string): number | undefined {
   const times = Object.entries(row.entered ?? {})
     .filter(([s]) => s === state || s.startsWith(`${state}.`))
     .map(([, t]) => Number(t));
   return times.length ? Math.min(...times) : undefined;
-}
-const waitsOutside = (fn: unknown) => typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] === true;
-
-export interface ActionArgs {
-  runId: string;
-  key: string;
-  context: unknown;
-  event: EventObject;
-  clock: Clock;
-}
-export type ActionFn = (args: ActionArgs) => void | Promise<void>;
-
-export interface WorkflowEffects {
-  actors: Record<string, EffectFn>;
-  actions?: Record<string, ActionFn>;
 }
 
 export interface EngineOptions {
@@ -745,8 +698,8 @@ export class Engine {
 
   private reviewMeta(live: Live, state: string): StateMeta["review"] | undefined {
     // by path, not by getMeta's keys: those are node ids, and a flow's stages carry ids of their own
-    const node = (live.snapshot._nodes as { path: string[]; meta?: StateMeta }[]).find((n) => n.path.join(".") === state);
-    return node?.meta?.review;
+    const node = activeNodes(live.snapshot).find((n) => stateId(n) === state);
+    return (node?.meta as StateMeta | undefined)?.review;
   }
 
   private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {

@@ -4,14 +4,14 @@
 // its own: its in-flight effects run again under its own keys, its timers keep the time they
 // had left at the fork point, and a review state it starts in opens a fresh review with no
 // approvals. Its context may be edited only where the workflow allows (fork-check.ts).
-import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
+import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type { WorkflowDefinition } from "../machines/types";
 import { addStep, isRetry, newDraft, statusOf, type Draft } from "./draft";
 import { contextEditProblem, invocationProblem, stateValueProblem } from "./fork-check";
 import { stuckReason } from "./invariant";
 import { InvalidError } from "./errors";
 import { isImportedRun } from "./imported";
-import { activeLeaves, restore } from "./step";
+import { activeLeaves, activeNodes, restore } from "./step";
 import type { RunRow, RunStore, SnapshotRow, TransitionRow } from "./store/types";
 import { FORK_EVENT } from "./views";
 
@@ -70,7 +70,7 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   if (snapshot.status !== "active") {
     throw new InvalidError(`seq ${snap.seq} is where run ${run.id} ended (${snapshot.status}); fork from an earlier transition`);
   }
-  const badInvoke = invocationProblem(snapshot._nodes as AnyStateNode[], persisted.children);
+  const badInvoke = invocationProblem(activeNodes(snapshot), persisted.children);
   if (badInvoke) throw refuse(badInvoke);
   let input = run.input;
   if (edits.input !== undefined) {

@@ -2,7 +2,7 @@
 // derived from what the engine committed. Handlers run after the commit, never inside it; a
 // throwing handler is logged and does not stop the others. Each hook event is also published
 // on the run bus as { type: "hook" }, so the run's SSE stream carries it.
-import type { BusMessage, RunBus } from "./bus";
+import type { BusMessage, HookEvent, HookName, RunBus } from "./bus";
 import type { DeliveryRow, TransitionRow } from "./store/types";
 
 /**
@@ -16,23 +16,7 @@ export interface DeliveryPlanner {
   committed(rows: DeliveryRow[]): void;
 }
 
-export type HookName = "on_transition" | "on_enter" | "on_exit";
-
-export interface HookEvent {
-  hook: HookName;
-  runId: string;
-  workflow: string;
-  /** the transition's seq */
-  seq: number;
-  /** on_enter / on_exit: the state entered or left (its id path); on_transition: null */
-  stage: string | null;
-  /** active state ids before and after the transition */
-  from: string[];
-  to: string[];
-  event: string;
-  reason: string;
-  at: string;
-}
+export type { HookEvent, HookName } from "./bus";
 
 type Handler = (e: HookEvent) => void | Promise<void>;
 

@@ -2,10 +2,10 @@
 // always has an effect in flight, a timer to come, a review open or an event from outside it
 // accepts. A run that breaks it (a crafted snapshot, a machine that ends up nowhere) would sit
 // "running" forever: the engine fails it with a StuckRunError instead (see Engine.commitDraft).
-import type { AnyMachineSnapshot, AnyStateNode } from "xstate";
+import type { AnyMachineSnapshot } from "xstate";
 import type { WorkflowDefinition } from "../machines/types";
 import { newDraft, type Draft } from "./draft";
-import { activeLeaves } from "./step";
+import { activeLeaves, activeNodes } from "./step";
 import type { ReviewRow, RunRow } from "./store/types";
 
 export const STUCK_CATEGORY = "STUCK";
@@ -49,7 +49,7 @@ export function stuckReason(def: WorkflowDefinition, row: RunRow, snapshot: AnyM
   if (snapshot.status !== "active") return null;
   // an event from outside that an active state handles (guards aside: a guard that refuses now may accept the next one)
   const client = def.events;
-  for (const node of snapshot._nodes as AnyStateNode[]) for (const type of node.ownEvents) if (type === "*" || Object.hasOwn(client, type)) return null;
+  for (const node of activeNodes(snapshot)) for (const type of node.ownEvents) if (type === "*" || Object.hasOwn(client, type)) return null;
   return `run is running in ${row.state.join(", ") || "(no state)"} but waits for nothing: no effect in flight, no timer, no review, and no event it accepts; failed instead of left stuck`;
 }
 

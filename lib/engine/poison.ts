@@ -11,7 +11,7 @@
 import type Database from "better-sqlite3";
 import type pg from "pg";
 import { pgTransaction } from "../db/sql";
-import type { EffectContext, WorkflowEffects } from "./engine";
+import type { EffectContext, WorkflowEffects } from "./effects";
 
 /** crashes in a row an effect may be in flight for; at this many it is not started again */
 export const POISON_CRASHES = 2;

@@ -1,16 +1,10 @@
 // Pure stepping: machine + snapshot + event → next snapshot, the XState transitions that
 // were taken (one record per transition, with its reason) and the actions to execute.
 // Nothing here does I/O; the engine persists the result first and only then acts on it.
-import {
-  createActor,
-  type AnyActorScope,
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  type AnyStateNode,
-  type AnyTransitionDefinition,
-  type EventObject,
-  type Snapshot,
-} from "xstate";
+import { getStateNodes, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, type EventObject, type Snapshot } from "xstate";
+import { initialMacrostep, macrostep, restoreWith, type ExecutableAction, type Microstep } from "./xstate-scope";
+
+export type { ExecutableAction } from "./xstate-scope";
 
 export interface TakenTransition {
   /** source state id of the transition as written in the machine ("" for the root) */
@@ -30,64 +24,6 @@ export interface StepResult {
   actions: ExecutableAction[];
 }
 
-export interface ExecutableAction {
-  type: string;
-  params?: unknown;
-  exec?: (...args: unknown[]) => unknown;
-  info?: unknown;
-}
-
-interface Sink {
-  actions: ExecutableAction[];
-  steps: { event: EventObject; snapshot: AnyMachineSnapshot; transitions: AnyTransitionDefinition[] }[];
-}
-
-interface Scoped {
-  scope: AnyActorScope;
-  sink: Sink;
-}
-
-const scopes = new WeakMap<AnyStateMachine, Scoped>();
-
-/**
- * One reusable inert actor scope per machine. XState's own `transition()` builds a fresh
- * actor for every call; reusing one doubles throughput, and its inspection stream tells us
- * exactly which transitions each microstep took (so every row records its real reason).
- */
-function scoped(machine: AnyStateMachine): Scoped {
-  let s = scopes.get(machine);
-  if (s) return s;
-  const self = createActor(machine);
-  const sink: Sink = { actions: [], steps: [] };
-  self.system.inspect({
-    next: (ev: { type: string; event?: EventObject; snapshot?: Snapshot<unknown>; _transitions?: AnyTransitionDefinition[] }) => {
-      if (ev.type === "@xstate.microstep") {
-        sink.steps.push({
-          event: ev.event as EventObject,
-          snapshot: ev.snapshot as AnyMachineSnapshot,
-          transitions: ev._transitions ?? [],
-        });
-      }
-    },
-  });
-  const scope = {
-    self,
-    defer: () => {},
-    id: "",
-    logger: () => {},
-    sessionId: "",
-    stopChild: () => {},
-    system: self.system,
-    emit: () => {},
-    actionExecutor: (a: ExecutableAction) => {
-      sink.actions.push(a);
-    },
-  } as unknown as AnyActorScope;
-  s = { scope, sink };
-  scopes.set(machine, s);
-  return s;
-}
-
 /** state nodes are fixed per machine: each one's id is joined once (activeLeaves runs several times a step) */
 const ids = new WeakMap<AnyStateNode, string>();
 
@@ -98,8 +34,23 @@ export function stateId(node: AnyStateNode): string {
   return id;
 }
 
+const active = new WeakMap<AnyMachineSnapshot, AnyStateNode[]>();
+
+/**
+ * The active state nodes of a snapshot, the root first, in document order: XState's public
+ * `getStateNodes` over the state value (it repeats ancestors; each node is kept once). Snapshots
+ * are immutable, so each one's list is computed once.
+ */
+export function activeNodes(snapshot: AnyMachineSnapshot): AnyStateNode[] {
+  let nodes = active.get(snapshot);
+  if (nodes) return nodes;
+  nodes = [...new Set(getStateNodes(snapshot.machine.root, snapshot.value))].sort((a, b) => a.order - b.order);
+  active.set(snapshot, nodes);
+  return nodes;
+}
+
 export function activeLeaves(snapshot: AnyMachineSnapshot): string[] {
-  return (snapshot._nodes as AnyStateNode[]).filter((n) => n.type === "atomic" || n.type === "final").map(stateId);
+  return activeNodes(snapshot).filter((n) => n.type === "atomic" || n.type === "final").map(stateId);
 }
 
 function within(id: string, ancestor: string): boolean {
@@ -139,7 +90,7 @@ export function describeEvent(event: EventObject): string {
 }
 
 function toRecords(
-  microsteps: Sink["steps"],
+  microsteps: Microstep[],
   before: AnyMachineSnapshot,
 ): TakenTransition[] {
   const out: TakenTransition[] = [];
@@ -168,26 +119,18 @@ function toRecords(
 
 /** Compute the next step. `transitions` is empty when the event is not accepted. */
 export function step(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: EventObject): StepResult {
-  const { scope, sink } = scoped(machine);
-  sink.actions = [];
-  sink.steps = [];
-  (scope.self as unknown as { _snapshot: unknown })._snapshot = snapshot;
-  const next = machine.transition(snapshot, event, scope) as AnyMachineSnapshot;
-  const steps = sink.steps.filter((s) => s.transitions.length > 0);
-  return { snapshot: next, transitions: toRecords(steps, snapshot), actions: sink.actions };
+  const next = macrostep(machine, snapshot, event);
+  return { snapshot: next.snapshot, transitions: toRecords(next.microsteps, snapshot), actions: next.actions };
 }
 
 /** The initial step of a new run: the snapshot and the actions of entering the initial state. */
 export function initialStep(machine: AnyStateMachine, input: unknown): StepResult {
-  const { scope, sink } = scoped(machine);
-  sink.actions = [];
-  sink.steps = [];
-  const next = machine.getInitialSnapshot(scope, input) as AnyMachineSnapshot;
-  const to = activeLeaves(next);
+  const next = initialMacrostep(machine, input);
+  const to = activeLeaves(next.snapshot);
   return {
-    snapshot: next,
+    snapshot: next.snapshot,
     transitions: [{ source: "", targets: to, from: [], to, event: { type: "xstate.init" }, reason: "run started" }],
-    actions: sink.actions,
+    actions: next.actions,
   };
 }
 
@@ -199,6 +142,5 @@ export function persist(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, 
 }
 
 export function restore(machine: AnyStateMachine, persisted: Record<string, unknown>, context: unknown): AnyMachineSnapshot {
-  const { scope } = scoped(machine);
-  return machine.restoreSnapshot({ ...persisted, context } as unknown as Snapshot<unknown>, scope) as AnyMachineSnapshot;
+  return restoreWith(machine, { ...persisted, context } as unknown as Snapshot<unknown>);
 }

@@ -1,4 +1,4 @@
-// A workflow's declared inputs (issue 34): `inputs:` is a JSON Schema when it has `type` or
+// A workflow's declared inputs: `inputs:` is a JSON Schema when it has `type` or
 // `properties` at its top, else the short form `{ topic: string, urgent?: boolean }` (types
 // string, number, boolean, object, array; a `?` after the name makes it optional). Declared
 // inputs are enforced when a run starts (a required one missing: 422 naming it) and make the

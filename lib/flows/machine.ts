@@ -11,8 +11,7 @@ import type { DecisionWho, StateMeta, WorkflowDefinition } from "../machines/typ
 import { detectStage, labelledEdges, labelMatch } from "./detect";
 import { activeLeaves, allowedTools, DEFAULTS, HISTORY_CAP, moveVeto, ruleVeto, validNext, type Decision, type FlowContext } from "./rules";
 import { forkPlan, regionsOf } from "./forks";
-import { END, edgeKey, own, type FlowConfig } from "./types";
-import { childrenOf } from "./validate";
+import { childrenOf, END, edgeKey, own, type FlowConfig } from "./types";
 import { effect } from "../machines/effect";
 import { decisionEvents, refuseDecision, reviewView, stepDelays, stepGuards, stepNode, stepUpdates, type StepContext } from "../steps/compile";
 import { render } from "../steps/template";

@@ -1,4 +1,4 @@
-// Whether two definitions are the same workflow (issue 34: re-importing an unchanged export is not
+// Whether two definitions are the same workflow (re-importing an unchanged export is not
 // a new version): compared as JSON with object keys in order (a map written in another order is
 // the same map), empty optional parts left out, and a title equal to the id taken as no title
 // (the id is what the workflow is called without one, and what an export writes as its title).

@@ -1,4 +1,4 @@
-// A workflow's switches (issue 30 item 7), in the database so that every process sees them: a
+// A workflow's switches, in the database so that every process sees them: a
 // disabled workflow starts no new runs (nor forks) and is not offered in the New-run form; a
 // deleted user-defined workflow is a tombstone: its id stays taken (saving it again is a 409),
 // its versions stay registered for the runs and exports that name them, and it leaves the

@@ -90,3 +90,13 @@ export const edgeKey = (from: string, to: string) => `${from} -> ${to}`;
 
 /** rec[key] when rec has it as its own property: a stage may be called "constructor" or "toString" */
 export const own = <T>(rec: Record<string, T> | undefined, key: string): T | undefined => (rec && Object.hasOwn(rec, key) ? rec[key] : undefined);
+
+/** composite stage → its children, in the order the stages are listed */
+export function childrenOf(c: FlowConfig): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of c.stages) {
+    const p = own(c.parents, s);
+    if (p) out.set(p, [...(out.get(p) ?? []), s]);
+  }
+  return out;
+}

@@ -1,4 +1,4 @@
-// `npm run validate -- <file.yaml|.json|.mmd>` (issue 34): a definition checked offline, in a
+// `npm run validate -- <file.yaml|.json|.mmd>`: a definition checked offline, in a
 // team's own CI, with the server's own checks (lib/flows/validate.ts checkForSave: the shape, the
 // meaning, the steps, a Mermaid diagram that does not say which workflow it is, an id a built-in
 // workflow has) and its warnings, each with the line the server names.

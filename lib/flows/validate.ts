@@ -10,7 +10,7 @@ import { StepsSchema } from "../steps/schema";
 import { checkSteps } from "../steps/check";
 import { checkRunKeys } from "./inputs";
 import { flowWarnings } from "./warnings";
-import { edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
+import { childrenOf, edgeKey, own, type FlowConfig, type FlowIssue, type ParsedFlow } from "./types";
 
 export const FLOW_FORMATS = ["json", "yaml", "mermaid"] as const;
 export type FlowFormat = (typeof FLOW_FORMATS)[number];
@@ -279,15 +279,6 @@ export function checkFlow(c: FlowConfig, lines: Record<string, number> = {}, opt
 function unreachableIssues(c: FlowConfig, lines: Record<string, number>): FlowIssue[] {
   const reached = reachable(c);
   return c.stages.filter((s) => !reached.has(s)).map((s) => ({ message: `stage ${s} is unreachable from ${c.initial_stage}`, line: own(lines, s) }));
-}
-
-export function childrenOf(c: FlowConfig): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const s of c.stages) {
-    const p = own(c.parents, s);
-    if (p) out.set(p, [...(out.get(p) ?? []), s]);
-  }
-  return out;
 }
 
 /** Stages a run can reach: through transitions, into a composite's starts (or first child), and out through a parent's transitions. */

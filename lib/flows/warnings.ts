@@ -1,4 +1,4 @@
-// Save-time warnings (issue 34): a definition that is valid but would leave runs waiting for
+// Save-time warnings: a definition that is valid but would leave runs waiting for
 // nobody, said when it is saved rather than found at run time. Kept, not refused:
 //   - a composite (or one region of a parallel one) that can never finish on its own: none of its
 //     stages ends it, so a run that gets there waits for a TRANSITION out of it;
@@ -6,8 +6,7 @@
 //     the run waits there for a TRANSITION;
 //   - a {{secrets.NAME}} that is not set in this server's environment: the call fails until it is.
 import { regionsOf } from "./forks";
-import { childrenOf } from "./validate";
-import { own, type FlowConfig, type FlowIssue } from "./types";
+import { childrenOf, own, type FlowConfig, type FlowIssue } from "./types";
 import { refsOf } from "../steps/template";
 
 /** a stage with no way out that ends its scope (the engine makes it final): lib/flows/machine.ts's rule */

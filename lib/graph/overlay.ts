@@ -1,4 +1,4 @@
-// What can be painted over a workflow's diagram (issue 33): tags on states, edges drawn in a
+// What can be painted over a workflow's diagram: tags on states, edges drawn in a
 // path's colour, one state outlined — two runs' paths, an evaluation's agreement per review, where
 // a migration's runs land, what changed between two versions. Keys are state ids and edge ids
 // ("source->target"); what sits inside a collapsed group is painted on the group.

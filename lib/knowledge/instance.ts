@@ -1,5 +1,6 @@
 // The knowledge store of a runtime: the one place that decides how chunks are embedded and when
-// the shipped guide is seeded. No runtime import here (the runtime builds its store with this).
+// the shipped guide is seeded. No runtime import here (the runtime builds its store with this;
+// lib/runtime.ts's knowledgeStore() is the process runtime's).
 import { KnowledgeStore } from "./documents";
 import { seedCorpus } from "./seed-corpus";
 import type { Db } from "../db/client";
@@ -37,10 +38,4 @@ export function seededOnFirstUse(store: KnowledgeStore, seed: boolean): () => Pr
     })();
     return ready;
   };
-}
-
-/** The knowledge store of this process's runtime. */
-export async function knowledgeStore(): Promise<KnowledgeStore> {
-  const { getRuntime } = await import("../runtime");
-  return (await getRuntime()).knowledgeReady();
 }

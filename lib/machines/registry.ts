@@ -1,53 +1,73 @@
-// The catalog of workflows: the built-in ones, and the user-defined ones (the stage machine's generic
-// state machine) that lib/flows/store.ts loads from the database and registers here. Everything
-// about a workflow's shape (diagram, REST description, tests) is derived from its machine.
-import * as registry from "../../workflows/registry";
+// The catalog of workflows: the built-in ones, which the program's entry point provides (the web
+// server's instrumentation.ts, a script, the test setup: `provideWorkflows(workflows/registry)`),
+// and the user-defined ones (the stage machine's generic state machine) that lib/flows/store.ts
+// loads from the database and registers here. The core never imports a workflow: it is given
+// them, as an XState machine is given its implementations. Everything about a workflow's shape
+// (diagram, REST description, tests) is derived from its machine.
 import type { ApiHandler, BuiltInWorkflow, EffectPorts } from "./built-in";
 import type { WorkflowEffects } from "../engine/engine";
 import type { ZodType } from "zod";
 import type { WorkflowDefinition } from "./types";
 
-/** the built-in workflows' entries (workflows/<id>/index.ts), in catalog order */
-export const BUILT_IN_ENTRIES: BuiltInWorkflow[] = (Object.values(registry) as BuiltInWorkflow[]).sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity));
-export const BUILT_IN: WorkflowDefinition[] = BUILT_IN_ENTRIES.map((w) => w.definition);
+interface Catalog {
+  entries: BuiltInWorkflow[];
+  byId: Map<string, WorkflowDefinition>;
+}
 
-const byId = new Map(BUILT_IN.map((w) => [w.id, w]));
-const entries = new Map(BUILT_IN_ENTRIES.map((w) => [w.definition.id, w]));
+/**
+ * The provided built-ins, one catalog per process: Next.js may load this module once per server
+ * bundle (instrumentation, route handlers, server actions, pages), so it hangs on globalThis under
+ * a registered symbol rather than in a module variable.
+ */
+const CATALOG = Symbol.for("switchyard.built-in-workflows");
+type Holder = { [CATALOG]?: Catalog };
+
+/** The built-in workflows' entries (workflows/registry.ts's exports), in catalog order. */
+export function catalogOrder(workflows: Record<string, BuiltInWorkflow> | BuiltInWorkflow[]): BuiltInWorkflow[] {
+  return Object.values(workflows).sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity));
+}
+
+/** Give the core its built-in workflows (the entry point does this once, before the runtime starts). */
+export function provideWorkflows(workflows: Record<string, BuiltInWorkflow> | BuiltInWorkflow[]): void {
+  const entries = catalogOrder(workflows);
+  (globalThis as Holder)[CATALOG] = { entries, byId: new Map(entries.map((w) => [w.definition.id, w.definition])) };
+}
+
+function catalog(): Catalog {
+  const c = (globalThis as Holder)[CATALOG];
+  if (!c) throw new Error("no workflows were provided: the entry point calls provideWorkflows() with workflows/registry.ts before it uses the catalog or starts the runtime");
+  return c;
+}
+
+/** the built-in workflows' entries (workflows/<id>/index.ts), in catalog order */
+export function builtInEntries(): BuiltInWorkflow[] {
+  return catalog().entries;
+}
+
+/** the built-in workflows' definitions, in catalog order */
+export function builtInWorkflows(): WorkflowDefinition[] {
+  return catalog().entries.map((w) => w.definition);
+}
 
 /** the built-in workflows' effects on the runtime's ports, by workflow id */
 export function builtInEffects(ports: EffectPorts): Record<string, WorkflowEffects> {
-  return Object.fromEntries(BUILT_IN_ENTRIES.filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports)]));
+  return Object.fromEntries(builtInEntries().filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports)]));
 }
 
 /** the built-ins' effect output schemas (what an external worker must return), by workflow id, then effect */
 export function builtInOutputs(): Record<string, Record<string, ZodType>> {
-  return Object.fromEntries(BUILT_IN_ENTRIES.map((w) => [w.definition.id, w.outputs ?? {}]));
+  return Object.fromEntries(builtInEntries().map((w) => [w.definition.id, w.outputs ?? {}]));
+}
+
+/** the built-in workflow that contributes the app-level JSON endpoint /api/<name> (null: none) */
+export function apiOf(name: string): { workflow: string; handler: ApiHandler } | null {
+  const w = builtInEntries().find((e) => e.api && Object.hasOwn(e.api, name));
+  return w ? { workflow: w.definition.id, handler: w.api![name]! } : null;
 }
 
 /** run-input defaults from the environment, by workflow id */
 export function builtInDefaults(env: NodeJS.ProcessEnv): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(BUILT_IN_ENTRIES.filter((w) => w.defaults).map((w) => [w.definition.id, w.defaults!(env)]));
-}
-
-/** a built-in workflow's run-page views module (a client reference on the server; null: none) */
-export async function viewsOf(id: string): Promise<unknown> {
-  return (await entries.get(id)?.views?.())?.default ?? null;
-}
-
-/** a built-in workflow's extra workflow-page panel (a server component taking { rt }; null: none) */
-export async function panelOf(id: string): Promise<unknown> {
-  return (await entries.get(id)?.panel?.())?.default ?? null;
-}
-/** the built-in workflow that contributes the app-level JSON endpoint /api/<name> (null: none) */
-export function apiOf(name: string): { workflow: string; handler: ApiHandler } | null {
-  const w = BUILT_IN_ENTRIES.find((e) => e.api && Object.hasOwn(e.api, name));
-  return w ? { workflow: w.definition.id, handler: w.api![name]! } : null;
-}
-
-/** the app-level page <name> a built-in workflow contributes (a server component; null: none) */
-export async function pageOf(name: string): Promise<unknown> {
-  const w = BUILT_IN_ENTRIES.find((e) => e.pages && Object.hasOwn(e.pages, name));
-  return w ? ((await w.pages![name]!()).default ?? null) : null;
+  return Object.fromEntries(builtInEntries().filter((w) => w.defaults).map((w) => [w.definition.id, w.defaults!(env)]));
 }
 
 /**
@@ -58,14 +78,14 @@ export async function pageOf(name: string): Promise<unknown> {
 const KEY = Symbol.for("switchyard.user-workflows");
 const user: Map<string, Map<number, WorkflowDefinition>> = ((globalThis as { [KEY]?: Map<string, Map<number, WorkflowDefinition>> })[KEY] ??= new Map());
 
-export const isBuiltIn = (id: string) => byId.has(id);
+export const isBuiltIn = (id: string) => catalog().byId.has(id);
 
 /**
  * A workflow by id. For a user-defined one, a run's input names the version it started with
  * (`definitionVersion`); without it the latest version answers.
  */
 export function findWorkflow(id: string, input?: unknown): WorkflowDefinition | undefined {
-  const builtIn = byId.get(id);
+  const builtIn = catalog().byId.get(id);
   if (builtIn) return builtIn;
   const versions = user.get(id);
   if (!versions) return undefined;
@@ -75,11 +95,11 @@ export function findWorkflow(id: string, input?: unknown): WorkflowDefinition | 
 }
 
 export function listWorkflows(): WorkflowDefinition[] {
-  return [...BUILT_IN, ...[...user.keys()].sort().map((id) => findWorkflow(id)!)];
+  return [...builtInWorkflows(), ...[...user.keys()].sort().map((id) => findWorkflow(id)!)];
 }
 
 export function registerUserWorkflow(def: WorkflowDefinition, version: number): void {
-  if (byId.has(def.id)) throw new Error(`${def.id} is a built-in workflow`);
+  if (isBuiltIn(def.id)) throw new Error(`${def.id} is a built-in workflow`);
   let versions = user.get(def.id);
   if (!versions) user.set(def.id, (versions = new Map()));
   versions.set(version, def);

@@ -1,5 +1,5 @@
 // What a run is called: one name, the same in the runs list, the run page, the browser tab, the
-// review queue and the timeline (issue 34). It is set when the run starts and kept with it
+// review queue and the timeline. It is set when the run starts and kept with it
 // (Run.name): the name given (`POST /api/runs { name }`), else the workflow's own rule (a user
 // workflow's `run_name:` template over the input; a built-in's runName), else the input's
 // request, topic, query … field. A later cycle's request is a subtitle, not the name.

@@ -9,7 +9,7 @@ import { dbDate, dialectOf, query, writeAll, type SqlPorts } from "../db/sql";
 import type { SqliteHandle } from "../db/sqlite";
 import type { Clock } from "../engine/clock";
 import { exportRun, exportText } from "../api/run-export";
-import { IDEMPOTENCY_TTL_MS } from "../api/idempotency";
+import { IDEMPOTENCY_TTL_MS } from "../engine/store/idempotency";
 
 export interface PruneOptions {
   /** finished runs whose finishedAt is older than this many ms are removed */

@@ -464,7 +464,7 @@ let queued = 0;
 const settings = {
   maxConcurrent: Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length)),
   maxQueued: 64,
-  /** executions one principal (user, token, client address) may have waiting (issue 30, item 9) */
+  /** executions one principal (user, token, client address) may have waiting */
   maxQueuedPerPrincipal: 8,
   prewarmPython: true,
   prewarmJavascript: true,

@@ -1,4 +1,4 @@
-// Whom a sandbox execution is for (issue 30, item 9): the principal that started its run (a user,
+// Whom a sandbox execution is for: the principal that started its run (a user,
 // an API token, or with accounts off a client address; lib/api/who.ts), so that the sandbox can cap
 // how many executions one principal has waiting in its queue. Effects run inside their run's scope
 // (principalScoped wraps them); runInSandbox asks sandboxPrincipal(), which looks the run up only

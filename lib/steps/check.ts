@@ -6,7 +6,7 @@
 // cannot run (on a composite or a fork; two reviews waiting at once in parallel branches).
 import { z } from "zod";
 import { blockedUrl } from "../hooks/egress-rules";
-import { own, type FlowConfig, type FlowIssue } from "../flows/types";
+import { childrenOf, own, type FlowConfig, type FlowIssue } from "../flows/types";
 import { kindOf, type StepSpec } from "./schema";
 import { refsOf, ROOTS, stepNamed, stringsIn } from "./template";
 import { whenInfo } from "./when";
@@ -92,16 +92,6 @@ export function jsonSchemaProblems(schema: Record<string, unknown>): { path: str
   } catch (e) {
     return [{ path: "", message: `not a valid JSON Schema: ${(e as Error).message}` }];
   }
-}
-
-/** composite → its children (as lib/flows/validate.ts childrenOf; not imported: validate.ts imports this file) */
-function childrenOf(c: FlowConfig): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const s of c.stages) {
-    const p = own(c.parents, s);
-    if (p !== undefined) out.set(p, [...(out.get(p) ?? []), s]);
-  }
-  return out;
 }
 
 /** Where a stage sits in parallel states: "fork F" / "composite P" → the branch it is in. */

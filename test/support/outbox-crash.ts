@@ -5,6 +5,10 @@
 import fs from "node:fs";
 import { migrateDatabase } from "../../lib/db/migrations";
 import { createRuntime } from "../../lib/runtime";
+import { provideWorkflows } from "../../lib/machines/registry";
+import * as workflows from "../../workflows/registry";
+
+provideWorkflows(workflows);
 
 const [url, hookUrl] = process.argv.slice(2);
 const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });

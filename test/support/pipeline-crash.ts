@@ -9,6 +9,10 @@ import { migrateDatabase } from "../../lib/db/migrations";
 import { saveUserWorkflow } from "../../lib/flows/store";
 import { createRuntime } from "../../lib/runtime";
 import { POST_PIPELINE } from "./post-pipeline";
+import { provideWorkflows } from "../../lib/machines/registry";
+import * as workflows from "../../workflows/registry";
+
+provideWorkflows(workflows);
 
 const [url, publishUrl, mode] = process.argv.slice(2);
 const say = (o: unknown) => fs.writeSync(1, `${JSON.stringify(o)}\n`);

@@ -3,6 +3,10 @@
 // optionally starts a swiss-army run (argv[3] = its id) whose first effect holds the marker, and
 // prints the run (argv[4]) as JSON once it has finished; then it stops cleanly.
 import { swissRuntime } from "../helpers";
+import { provideWorkflows } from "../../lib/machines/registry";
+import * as workflows from "../../workflows/registry";
+
+provideWorkflows(workflows);
 
 export const MARKER = "poison-pill-marker-7f3a";
 const [url, startId, watchId] = process.argv.slice(2);

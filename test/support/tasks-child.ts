@@ -5,6 +5,10 @@
 // claimed, no clean stop.
 import { saveUserWorkflow } from "../../lib/flows/store";
 import { flush, workflowRuntime } from "../helpers";
+import { provideWorkflows } from "../../lib/machines/registry";
+import * as workflows from "../../workflows/registry";
+
+provideWorkflows(workflows);
 
 const [url, mode, flow] = process.argv.slice(2);
 const rt = await workflowRuntime("conversation", { url, seedGuide: false });

@@ -7,6 +7,10 @@ import path from "node:path";
 import { migrateDatabase } from "../../lib/db/migrations";
 import { saveUserWorkflow } from "../../lib/flows/store";
 import { createRuntime } from "../../lib/runtime";
+import { provideWorkflows } from "../../lib/machines/registry";
+import * as workflows from "../../workflows/registry";
+
+provideWorkflows(workflows);
 
 const [url, tickets, apiBase] = process.argv.slice(2);
 const say = (o: unknown) => fs.writeSync(1, `${JSON.stringify(o)}\n`);

@@ -3,8 +3,8 @@
 // every event deep-research's audit table requires), orchestrator.md (the reasoning stream) and the
 // raw file of each source under assets/.
 import type { ArtifactWrite, TransitionRow } from "../../lib/engine/store/types";
-import { renderTaskMd } from "../../lib/research/taskmd";
-import { MISSION_STATUSES, type MissionStatus, type Task } from "../../lib/research/types";
+import { renderTaskMd } from "./research/taskmd";
+import { MISSION_STATUSES, type MissionStatus, type Task } from "./research/types";
 import type { ArtifactStep } from "../../lib/machines/types";
 import type { ResearchContext, TaskResult } from "./types";
 

@@ -1,4 +1,4 @@
-import type { Fact, Source } from "@/lib/research/types";
+import type { Fact, Source } from "./research/types";
 import { TableHead } from "@/components/ui/table-head";
 
 const CONF: Record<Fact["confidence"], string> = { High: "bg-emerald-100 text-emerald-800", Medium: "bg-amber-100 text-amber-900", Low: "bg-slate-100 dark:bg-slate-800 text-slate-600 dark:text-slate-400" };

@@ -4,8 +4,8 @@
 // tasks and loop) → SYNTHESIZING (report.md) → COMPLETED; ERROR on unrecoverable errors.
 import { assign, enqueueActions, setup, stopChild } from "xstate";
 import { z } from "zod";
-import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "../../lib/research/dag";
-import type { Fact, Plan, Source, Task } from "../../lib/research/types";
+import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "./research/dag";
+import type { Fact, Plan, Source, Task } from "./research/types";
 import { researchArtifacts } from "./artifacts";
 import type { ResearchConfig, ResearchContext, Reflection, TaskResult } from "./types";
 import { effect } from "../../lib/machines/effect";

@@ -3,8 +3,8 @@
 // it (builtIn() checks at compile time that each schema's type is the effect's output type).
 // Limits keep a hostile worker from filling a run's context; the DAG rules apply to plans.
 import { z } from "zod";
-import { validate } from "../../lib/research/dag";
-import type { Task } from "../../lib/research/types";
+import { validate } from "./research/dag";
+import type { Task } from "./research/types";
 
 const text = (max: number) => z.string().max(max);
 const confidence = z.enum(["High", "Medium", "Low"]);

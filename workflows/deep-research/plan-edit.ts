@@ -1,8 +1,8 @@
 // Editing a deep-research plan as rows (plan-editor.tsx): pure steps on the plan
 // and the problems that PlanSchema (machine.ts) would refuse it for, so the
 // form says what is wrong before the decision is sent.
-import { nextTaskId, validate } from "@/lib/research/dag";
-import type { Task, TaskType } from "@/lib/research/types";
+import { nextTaskId, validate } from "./research/dag";
+import type { Task, TaskType } from "./research/types";
 
 export const TASK_TYPES: TaskType[] = ["Planning", "Search", "Read", "Conflict"];
 

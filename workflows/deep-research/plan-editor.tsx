@@ -3,7 +3,7 @@
 // picked from the other tasks. Each change reports the plan (or what is wrong with it) upward;
 // the view above it previews the draft live.
 import { addTask, move, removeDimension, removeTask, renameDimension, setTaskType, TASK_TYPES, toggleDependency, type EditPlan } from "./plan-edit";
-import type { TaskType } from "@/lib/research/types";
+import type { TaskType } from "./research/types";
 
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900";
 const icon = "h-6 w-6 shrink-0 rounded text-xs text-slate-600 ring-1 ring-slate-200 hover:bg-slate-100 disabled:opacity-30 dark:text-slate-400 dark:ring-slate-700 dark:hover:bg-slate-800";

@@ -2,7 +2,7 @@
 import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { memo, useEffect, useMemo, useState } from "react";
-import type { Task } from "@/lib/research/types";
+import type { Task } from "./research/types";
 
 const STATUS: Record<Task["status"], string> = {
   PENDING: "border-slate-400 bg-white dark:bg-slate-900",

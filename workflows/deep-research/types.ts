@@ -1,5 +1,5 @@
 // Run context and effect shapes of the deep-research workflow (workflows/deep-research/guide.md).
-import type { Confidence, Fact, MissionStatus, Plan, Source, Task } from "../../lib/research/types";
+import type { Confidence, Fact, MissionStatus, Plan, Source, Task } from "./research/types";
 
 export interface ResearchConfig {
   /** safety limit on loop iterations (task dispatches), seed default 50 */

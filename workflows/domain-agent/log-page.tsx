@@ -7,8 +7,8 @@ import { listEntries, listObservations, listProfile, type Observation } from "@/
 import type { LogEntry } from "@/lib/domains/types";
 import { formatTime, shortId } from "@/lib/format";
 import { getRuntime } from "@/lib/runtime";
-import { DomainBadge, MetricChip, SignificantMarker, TriggerChip } from "@/components/log/log-badges";
-import { ProfileFacts } from "@/components/log/profile-facts";
+import { DomainBadge, MetricChip, SignificantMarker, TriggerChip } from "./log/log-badges";
+import { ProfileFacts } from "./log/profile-facts";
 import { TableHead } from "@/components/ui/table-head";
 import { domainAgent } from "./machine";
 

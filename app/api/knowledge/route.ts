@@ -1,6 +1,6 @@
 import { handler, HttpError, json, parse, query } from "@/lib/api/http";
 import { ImportJsonBody, importUpload, jsonImportInput, KnowledgeQuery, readImportJson, readUploadFiles } from "@/lib/api/knowledge";
-import { knowledgeStore } from "@/lib/knowledge/instance";
+import { knowledgeStore } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 

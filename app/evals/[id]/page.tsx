@@ -1,4 +1,4 @@
-// /evals/{id} (issue 33 §3): an evaluation's report: agreement per review state (also painted on
+// /evals/{id} (guide 19 §4): an evaluation's report: agreement per review state (also painted on
 // the diagram), the regressions (each linked to the compare view: the source run against the
 // candidate's replay of it), the decisions that are not cases, tokens and time.
 import Link from "next/link";

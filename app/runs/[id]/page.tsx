@@ -1,5 +1,6 @@
 import { getRun, runTransitions } from "@/lib/api/runs";
-import { findWorkflow, viewsOf } from "@/lib/machines/registry";
+import { viewsOf } from "@/app/catalog";
+import { findWorkflow } from "@/lib/machines/registry";
 import { runName } from "@/lib/machines/run-name";
 import { OfflineNotice } from "@/components/ui/offline-notice";
 import { loadRunPage } from "./load";

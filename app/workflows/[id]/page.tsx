@@ -2,7 +2,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { workflowLayouts } from "@/lib/graph";
 import { deriveGraph, eventLabel } from "@/lib/graph/derive";
-import { findWorkflow, isBuiltIn, panelOf } from "@/lib/machines/registry";
+import { panelOf } from "@/app/catalog";
+import { findWorkflow, isBuiltIn } from "@/lib/machines/registry";
 import { flowWarnings } from "@/lib/flows/warnings";
 import { flowVersions } from "@/lib/flows/store";
 import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
@@ -78,7 +79,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
   // people's decisions on its review states, in the window the page asks for (?reviews=1h|24h|7d|all)
   const statsWindow = StatsQuery.safeParse({ window: typeof sp.reviews === "string" ? sp.reviews : undefined }).data?.window ?? "24h";
   const stats = await reviewStats(rt.db, def, statsWindow, rt.clock.now());
-  // issue 33: waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
+  // changing the agent (guide 19 §5): waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
   const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
   const Panel = panel;

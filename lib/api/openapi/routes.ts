@@ -813,7 +813,10 @@ const system: ApiOperation[] = [
     tag: "System",
     summary: "Processing-modes metrics per mode",
     description: "Requests, latency (avg, p95), model answers used, cache hit rate and errors by category, per mode; served by the workflow that declares it.",
-    query: apiOf("metrics/modes")?.handler.query,
+    // read when the document is built: the catalog is provided by then, not when this module loads
+    get query() {
+      return apiOf("metrics/modes")?.handler.query;
+    },
     responses: { 200: ok(z.looseObject({ modes: z.array(z.looseObject({})) }), "per mode") },
     errors: { 404: "no workflow serves it" },
   },

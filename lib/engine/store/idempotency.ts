@@ -3,6 +3,9 @@
 // stores treat as a conflict of that item (its whole commit is undone, the batch's others stand).
 import type { IdempotencyRow } from "./types";
 
+/** how long a key is remembered (a repeat after that is a new request; lib/api/idempotency.ts); retention prunes older keys */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export const IDEMPOTENCY_COLS = `"scope","key","fingerprint","runId","status","fromSeq","toSeq","createdAt"`;
 
 /** PostgreSQL claims keys with ON CONFLICT DO NOTHING and reads which it won. */

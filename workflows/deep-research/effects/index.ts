@@ -9,7 +9,7 @@ import type { ModelPort } from "../../../lib/llm/types";
 import { PlanSchema, type deepResearchMachine, type PlanOutput } from "../machine";
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { FoundFact, FoundSource, Reflection, TaskResult } from "../types";
-import type { Fact, Plan, Source, Task } from "../../../lib/research/types";
+import type { Fact, Plan, Source, Task } from "../research/types";
 import type { SearchPort, SearchResult } from "../../../lib/search/types";
 import { extractFacts, offlinePlan, offlineReflection, offlineReport } from "./offline";
 

@@ -4,7 +4,7 @@
 import { coverage, isProse, keyTerms, sentences, stem, stems, tokens } from "../../../lib/knowledge/text";
 import { isProseSentence, withoutCode } from "../../../lib/llm/prose";
 import type { FoundFact, FoundSource, Reflection } from "../types";
-import type { Fact, Plan, Source, Task } from "../../../lib/research/types";
+import type { Fact, Plan, Source, Task } from "../research/types";
 import type { SearchResult } from "../../../lib/search/types";
 
 const ASPECTS = ["Definitions and scope", "Mechanisms and design", "Practice, tools and actors", "Numbers and evidence", "Risks, limitations and open questions"];

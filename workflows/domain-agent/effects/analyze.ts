@@ -4,12 +4,10 @@
 import { DOMAINS, METRICS, domainById } from "../../../lib/domains/index";
 import type { ActiveDomainContext } from "../../../lib/domains/types";
 import type { Analysis, Clarification, Finding, QueryPlan, RetrievedEntry } from "../types";
-import { fromAnswer } from "./observe";
+import { BASELINE_KEYS, fromAnswer } from "./profile-values";
 
 /** Metrics that add up over a window (volume); the rest are averaged. */
 const SUMMED = new Set(["distance_km", "duration_min", "elevation_m", "training_load", "alcohol_drinks"]);
-/** Profile baselines a metric falls back to when the window before has no data. */
-export const BASELINE_KEYS: Record<string, string> = { resting_hr: "resting_hr_baseline", hrv: "hrv_baseline", sleep_hours: "sleep_hours_baseline", body_weight: "body_weight_kg" };
 
 interface Series {
   values: number[];

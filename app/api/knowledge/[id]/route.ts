@@ -1,6 +1,6 @@
 import { handler, json, parse } from "@/lib/api/http";
 import { KnowledgeIdParam } from "@/lib/api/knowledge";
-import { knowledgeStore } from "@/lib/knowledge/instance";
+import { knowledgeStore } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 

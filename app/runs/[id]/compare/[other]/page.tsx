@@ -1,4 +1,4 @@
-// /runs/{a}/compare/{b} (issue 33 §1): two runs on one diagram, the first place they went apart,
+// /runs/{a}/compare/{b} (guide 19 §2): two runs on one diagram, the first place they went apart,
 // and their aligned steps with text and JSON diffs of outputs and decisions, tokens and time.
 import Link from "next/link";
 import { notFound } from "next/navigation";
