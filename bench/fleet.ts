@@ -167,14 +167,23 @@ async function seedAndQuery() {
   return ok.every(Boolean);
 }
 
+/** per pass: the writer thread's busy seconds and the main thread's CPU seconds, by counters on / off */
+const busy: Record<"on" | "off", { writer: number; main: number; passes: number }> = { on: { writer: 0, main: 0, passes: 0 }, off: { writer: 0, main: 0, passes: 0 } };
+
 async function engineRate(fleetCounters: boolean): Promise<number> {
   const url = tempUrl("engine");
   await migrateDatabase(url);
   const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, alerts: { start: false }, schedules: { start: false }, fleetCounters, effects: () => ({ "swiss-army": instantEffects() }) });
   rt.engine.bus.subscribe("*", () => {});
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   await swissCycles(rt.engine, { runs: ENGINE_RUNS, cycles: CYCLES });
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const side = busy[fleetCounters ? "on" : "off"];
+  side.writer += ((rt.store as { writerUtilization?: () => { activeMs: number } | null }).writerUtilization?.()?.activeMs ?? 0) / 1000;
+  side.main += (cpu.user + cpu.system) / 1e6;
+  side.passes++;
   const db = rt.sqlite!.db;
   const transitions = Number((db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).get() as { n: number | bigint }).n);
   const counters = Number((db.prepare(`SELECT COUNT(*) AS n FROM "FleetCount"`).get() as { n: number | bigint }).n);
@@ -207,6 +216,8 @@ async function main() {
   const ratio = median(ratios);
   const ratioOk = ratio >= TARGET.ratio;
   console.log(`engine          median: on ${fmt(median(rounds.map((r) => r.on)))} transitions/s, off ${fmt(median(rounds.map((r) => r.off)))} transitions/s; ratio on/off ${ratio.toFixed(3)}   target ≥ ${TARGET.ratio}: ${ratioOk ? "met" : "NOT MET"}`);
+  const per = (k: "on" | "off") => `writer thread busy ${(busy[k].writer / busy[k].passes).toFixed(2)} s, process CPU ${(busy[k].main / busy[k].passes).toFixed(2)} s`;
+  console.log(`engine          per pass: counters on: ${per("on")}; off: ${per("off")}`);
   console.log(`all targets met: ${queriesOk && ratioOk ? "yes" : "no"}`);
 }
 
