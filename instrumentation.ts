@@ -1,9 +1,12 @@
 // The web server's composition root. It gives the core its built-in workflows
 // (workflows/registry.ts), then starts the engine: migrate, resume unfinished runs, re-arm their
 // timers. A server that cannot start its runtime (database unreachable, bad settings) exits
-// instead of answering 500 forever, so that a supervisor sees it and restarts it.
+// instead of answering 500 forever, so that a supervisor sees it and restarts it. With
+// OTEL_EXPORTER_OTLP_ENDPOINT set, traces start first (lib/telemetry; unset, nothing is loaded).
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { startTelemetry } = await import("./lib/telemetry");
+    await startTelemetry();
     const [{ provideWorkflows }, workflows, { getRuntime }] = await Promise.all([import("./lib/machines/registry"), import("./workflows/registry"), import("./lib/runtime")]);
     provideWorkflows(workflows);
     try {

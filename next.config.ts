@@ -20,7 +20,7 @@ export const API_REFERENCE_CSP = `${CSP}; connect-src 'self'; font-src 'self'`;
 
 const config: NextConfig = {
   // native and wasm modules load from node_modules at run time instead of being bundled
-  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "pg-boss", "elkjs"],
+  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "pg-boss", "elkjs", "@opentelemetry/sdk-trace-node", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/resources"],
   poweredByHeader: false,
   // npm test runs `tsc` itself and builds with SWITCHYARD_BUILD_TYPECHECK=0, so types are checked once
   typescript: { tsconfigPath: "tsconfig.json", ignoreBuildErrors: process.env.SWITCHYARD_BUILD_TYPECHECK === "0" },

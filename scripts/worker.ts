@@ -5,6 +5,7 @@ import "dotenv/config";
 import { migrateDatabase } from "../lib/db/migrations";
 import { databaseUrl, providerOf } from "../lib/db/url";
 import { createRuntime } from "../lib/runtime";
+import { startTelemetry, stopTelemetry } from "../lib/telemetry";
 import { provideWorkflows } from "../lib/machines/registry";
 import * as workflows from "../workflows/registry";
 
@@ -15,6 +16,7 @@ if (providerOf(url) !== "postgres") {
   console.error("npm run worker needs PostgreSQL: set DATABASE_URL=postgresql://… (on SQLite, `npm start` runs everything in one process)");
   process.exit(2);
 }
+await startTelemetry();
 const rt = await createRuntime({ role: "worker", migrate: migrateDatabase });
 const w = rt.cluster!.worker!;
 const concurrency = process.env.SWITCHYARD_WORKER_CONCURRENCY || "32";
@@ -29,7 +31,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
     stopping = true;
     console.log(`worker: ${sig}, finishing running jobs`);
     rt.close().then(
-      () => process.exit(0),
+      () => stopTelemetry().finally(() => process.exit(0)),
       (e) => {
         console.error(e);
         process.exit(1);

@@ -98,6 +98,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/schedules/[id]": () => import("../app/api/schedules/[id]/route"),
   "/api/schedules/[id]/trigger": () => import("../app/api/schedules/[id]/trigger/route"),
   "/api/openapi.json": () => import("../app/api/openapi.json/route"),
+  "/api/workflows/[id]/reviews/stats": () => import("../app/api/workflows/[id]/reviews/stats/route"),
 };
 const modules: Record<string, RouteModule> = {};
 
@@ -845,7 +846,7 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/tasks/[id]/complete", "POST", 200, invalidBody(complete), { id: idOf(null) }),
     bodyEndpoint("/api/tasks/[id]/fail", "POST", 200, invalidBody(failTask), { id: idOf(null) }),
     getEndpoint("/api/reviews/[id]", 150, { params: {} }, { id: decidedOrPending }),
-    getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000) } }),
+    getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000), assigned: { good: fc.constantFrom("legal", "ops-leads"), bad: fc.oneof(oddString, longString(64)) }, overdue: { good: fc.constantFrom("true", "false"), bad: oddString } } }),
     bodyEndpoint("/api/runs/[id]/abort", "POST", 400, invalidBody(abort), { id: runId }),
     {
       route: "/api/runs/[id]/artifacts/[...path]",
@@ -927,6 +928,7 @@ function phaseA(): Endpoint[] {
     idOnlyEndpoint("/api/schedules/[id]/trigger", "POST", 100, idOf(null)),
     // (new endpoints go last: each one's cases are seeded by its place in this list)
     getEndpoint("/api/openapi.json", 60, { params: {} }),
+    getEndpoint("/api/workflows/[id]/reviews/stats", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString } } }, { id: idOf("workflows") }),
   ];
 }
 

@@ -216,6 +216,8 @@ describe("real answers match the document's response schemas", () => {
     await call("GET", "/api/workflows/{id}", "/api/workflows/openapi-review");
     await call("PATCH", "/api/workflows/{id}", "/api/workflows/openapi-external", { disabled: false });
     await call("POST", "/api/workflows", "/api/workflows", { yaml: REVIEW_FLOW });
+    await call("POST", "/api/workflows", "/api/workflows?dryRun=true", { yaml: REVIEW_FLOW });
+    await call("POST", "/api/workflows", "/api/workflows?dryRun=true", { yaml: "id: broken\nstages: [A]\n" });
 
     const schedule = (await call("POST", "/api/schedules", "/api/schedules", { workflow: "openapi-review", cron: "0 9 * * *", input: { text: "daily" }, overlap: "skip", catchup: "none" })).json() as { schedule: { id: string } };
     await call("GET", "/api/schedules", "/api/schedules");

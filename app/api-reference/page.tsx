@@ -12,7 +12,7 @@ export default async function ApiReferencePage() {
         <h1 className="text-xl font-semibold tracking-tight">API reference</h1>
         <p className="text-sm text-slate-600 dark:text-slate-400">
           Every route under <code>/api</code>, from{" "}
-          <a className="text-blue-700 hover:underline dark:text-blue-400" href="/api/openapi.json">
+          <a className="text-blue-700 underline dark:text-blue-400" href="/api/openapi.json">
             /api/openapi.json
           </a>{" "}
           (OpenAPI 3.1): generate a client from it.

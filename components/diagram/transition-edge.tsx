@@ -32,6 +32,7 @@ export function toneOf(t: GraphTransition): Tone {
 
 // colours from CSS variables (app/globals.css), so edges and label rows stay readable in dark mode
 const stroke: Record<Tone, string> = { error: "var(--edge-error)", abort: "var(--edge-abort)", timer: "var(--edge-timer)", human: "var(--edge-human)", normal: "var(--edge-normal)" };
+const text: Record<Tone, string> = { error: "var(--edge-error-text)", abort: "var(--edge-abort-text)", timer: "var(--edge-timer-text)", human: "var(--edge-human-text)", normal: "var(--edge-normal-text)" };
 const dash: Record<Tone, string | undefined> = { error: "5 4", abort: "2 4", timer: "6 3", human: undefined, normal: undefined };
 
 /** Edges' stacking: the last edge taken over the others taken, those over the rest; labels above them all. */
@@ -119,7 +120,7 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
             {d.label.rows.map((row, i) => {
               const t = byId.get(row.transition);
               return (
-                <div key={i} title={t ? `${t.event}${t.guard ? ` [${t.guard}]` : ""}` : undefined} style={{ color: d.taken || !t ? undefined : stroke[toneOf(t)] }}>
+                <div key={i} title={t ? `${t.event}${t.guard ? ` [${t.guard}]` : ""}` : undefined} style={{ color: d.taken || !t ? undefined : text[toneOf(t)] }}>
                   {row.text}
                 </div>
               );

@@ -408,7 +408,7 @@ function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, on
   return (
     <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 bg-slate-50 px-2 py-1.5 dark:border-slate-700 dark:bg-slate-900" data-testid="diagram-toolbar">
       <button type="button" className={button} onClick={() => void flow.zoomOut({ duration: 150 })} aria-label="Zoom out">−</button>
-      <span className="w-11 text-center text-[12px] tabular-nums text-slate-500 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
+      <span className="w-11 text-center text-[12px] tabular-nums text-slate-600 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
       <button type="button" className={button} onClick={() => void flow.zoomIn({ duration: 150 })} aria-label="Zoom in">+</button>
       <button type="button" className={button} onClick={onFit} title="The whole machine">Fit</button>
       {groups > 0 &&
@@ -418,13 +418,13 @@ function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, on
           <button type="button" className={button} onClick={onCollapseAll}>Collapse groups</button>
         ))}
       {trail.length > 0 && (
-        <nav aria-label="Group" data-testid="diagram-breadcrumb" className="flex min-w-0 items-center gap-1 text-[12px] text-slate-500 dark:text-slate-400">
-          <button type="button" className="text-blue-700 hover:underline dark:text-blue-400" onClick={onFit}>Whole machine</button>
+        <nav aria-label="Group" data-testid="diagram-breadcrumb" className="flex min-w-0 items-center gap-1 text-[12px] text-slate-600 dark:text-slate-400">
+          <button type="button" className="text-blue-700 underline dark:text-blue-400" onClick={onFit}>Whole machine</button>
           {trail.map((t, i) => (
             <span key={t.id} className="flex min-w-0 items-center gap-1">
               <span aria-hidden>›</span>
               {i < trail.length - 1 ? (
-                <button type="button" className="truncate font-mono text-blue-700 hover:underline dark:text-blue-400" onClick={() => onGroup(t.id)}>{t.name}</button>
+                <button type="button" className="truncate font-mono text-blue-700 underline dark:text-blue-400" onClick={() => onGroup(t.id)}>{t.name}</button>
               ) : (
                 <span className="truncate font-mono text-slate-700 dark:text-slate-200" aria-current="location">{t.name}</span>
               )}
@@ -432,7 +432,7 @@ function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, on
           ))}
         </nav>
       )}
-      <span className="ml-auto hidden text-[12px] text-slate-400 sm:inline">drag to pan · scroll to zoom · click a state to zoom to it{collapsed > 0 ? " · click a group to open it" : ""}</span>
+      <span className="ml-auto hidden text-[12px] text-slate-600 sm:inline dark:text-slate-400">drag to pan · scroll to zoom · click a state to zoom to it{collapsed > 0 ? " · click a group to open it" : ""}</span>
     </div>
   );
 }

@@ -43,7 +43,7 @@ export function RunFilters({ values, keep, error }: { values: FilterValues; keep
       </label>
       <button className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">Search</button>
       {active && (
-        <Link href={`/?${new URLSearchParams(Object.entries(keep).filter((e): e is [string, string] => !!e[1])).toString()}`} className="pb-1.5 text-blue-700 dark:text-blue-400 hover:underline">
+        <Link href={`/?${new URLSearchParams(Object.entries(keep).filter((e): e is [string, string] => !!e[1])).toString()}`} className="pb-1.5 text-blue-700 dark:text-blue-400 underline">
           clear
         </Link>
       )}

@@ -18,6 +18,7 @@ import { historyStatus } from "@/lib/graph/status";
 import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
+import { DueBadge, routingOfInfo } from "@/components/reviews/due-badge";
 import { Timeline } from "./timeline";
 import { RunTimeline } from "@/components/timeline/run-timeline";
 import { UsagePanel } from "./usage-panel";
@@ -27,6 +28,7 @@ import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
 import { fetchTransitions, mergeTransitions } from "./run-stream";
+import { Allowed, useRole } from "@/components/auth/role";
 import { PathView } from "./path-view";
 
 export interface LiveRun {
@@ -137,7 +139,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
       >
         {machineAbort ? "Confirm abort" : "Stop the run"}
       </button>
-      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-500 dark:text-slate-400">Cancel</button>
+      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-600 dark:text-slate-400">Cancel</button>
       {result && !result.ok && <span className="text-xs text-red-600 dark:text-red-400">{result.error}</span>}
     </div>
   );
@@ -150,6 +152,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const [progress, setProgress] = useState<string>("");
   const [connected, setConnected] = useState(false);
   const router = useRouter();
+  const { may } = useRole();
   // the result is the server's reading of the run: read it again once the run ends
   const ended = TERMINAL.includes(run.status);
   useEffect(() => {
@@ -247,7 +250,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     <div className="space-y-4" data-testid="run-page" data-run={run.id} data-state={run.stateIds.join(",")} data-status={run.status}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
-          <div className="flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
+          <div className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
             <Link href="/" className="hover:underline">Runs</Link>
             <span>/</span>
             <Link href={`/workflows/${run.workflow}`} className="hover:underline">{title}</Link>
@@ -265,24 +268,24 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </h1>
           {subtitle && (
             <p className="mt-0.5 break-words text-sm text-slate-600 dark:text-slate-300" data-testid="run-subtitle">
-              <span className="text-slate-400">now: </span>
+              <span className="text-slate-600 dark:text-slate-400">now: </span>
               {subtitle}
             </p>
           )}
           <CopyId id={run.id} short={shortId(run.id)} />
-          <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
+          <p className="mt-0.5 text-xs text-slate-600 dark:text-slate-400">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
-            <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="timeline-link">timeline and replay</Link>
+            <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 dark:text-blue-400 underline" data-testid="timeline-link">timeline and replay</Link>
             {flow?.steps && (
               <>
                 {" · "}
-                <a href="#steps" className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="steps-link">what each step did</a>
+                <a href="#steps" className="text-blue-700 dark:text-blue-400 underline" data-testid="steps-link">what each step did</a>
               </>
             )}
             {run.parentId && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.parentId}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="parent-run">
+                <Link href={`/runs/${run.parentId}`} className="text-blue-700 dark:text-blue-400 underline" data-testid="parent-run">
                   started by {parentName ? `“${parentName}”` : `run ${run.parentId.slice(0, 8)}`}
                 </Link>
               </>
@@ -290,28 +293,28 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             {run.forkOf && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 dark:text-violet-400 hover:underline" data-testid="fork-of">
+                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 dark:text-violet-400 underline" data-testid="fork-of">
                   forked from run {run.forkOf.slice(0, 8)} at #{run.forkSeq}
                 </Link>
                 {" · "}
-                <Link href={`/runs/${run.forkOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="compare-source">compare with source</Link>
+                <Link href={`/runs/${run.forkOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 underline" data-testid="compare-source">compare with source</Link>
               </>
             )}
             {run.replayOf && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.replayOf}`} className="text-amber-800 dark:text-amber-300 hover:underline" data-testid="replay-of">
+                <Link href={`/runs/${run.replayOf}`} className="text-amber-800 dark:text-amber-300 underline" data-testid="replay-of">
                   {run.replay?.eval ? "evaluation case" : "replay"} of run {run.replayOf.slice(0, 8)}
                 </Link>
                 {" · "}
-                <Link href={`/runs/${run.replayOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="compare-source">compare with source</Link>
+                <Link href={`/runs/${run.replayOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 underline" data-testid="compare-source">compare with source</Link>
               </>
             )}
           </p>
         </div>
         <div className="flex flex-wrap items-start gap-2">
           <RunExport runId={run.id} reportFile={result?.file} />
-          {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
+          {!terminal && may("operator") && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
         </div>
       </div>
 
@@ -321,10 +324,10 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         <div className="min-w-0 space-y-4">
           {!waitingHuman && pathView}
           <div id="run-diagram" className={`overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 ${canvasOnPhone ? "" : "hidden sm:block"}`}>
-            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-500 dark:text-slate-400">
+            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-600 dark:text-slate-400">
               <span className="font-medium text-slate-700 dark:text-slate-300">State machine</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
-              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-600" /> waiting for input</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-700" /> waiting for input</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full border-2 border-slate-400" /> visited</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
@@ -343,21 +346,21 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         </div>
 
         {/* on a narrow screen, a run that waits for a person shows the decision first */}
-        <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
+        <aside className={`flex min-w-0 flex-col gap-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
           {/* on a phone, the path (where the run is and what it waits for) comes first, the decision right after */}
-          {waitingHuman && pathView}
+          {waitingHuman && pathView && <div className="order-first xl:order-none">{pathView}</div>}
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
-            <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
+            <div className="text-[11px] font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">Now</div>
             {active.map((s) => (
               <div key={s.id} className="mt-1">
                 <div className="font-mono text-lg font-semibold text-slate-900 dark:text-slate-100" data-testid="current-state">
-                  {s.id.includes(".") && <span className="text-slate-400">{s.id.split(".").slice(0, -1).join(" › ")} › </span>}
+                  {s.id.includes(".") && <span className="text-slate-600 dark:text-slate-400">{s.id.split(".").slice(0, -1).join(" › ")} › </span>}
                   {s.name}
                 </div>
                 <p className="text-sm text-slate-600 dark:text-slate-400">{s.description ?? s.summary}</p>
               </div>
             ))}
-            <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="in-state-for">
+            <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="in-state-for">
               {terminal ? (
                 <>ended <Ago at={run.finishedAt ?? run.updatedAt} /></>
               ) : (
@@ -369,9 +372,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </p>
             {ctx?.last?.outcome && (
               <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>
-                <span className="text-slate-500 dark:text-slate-400">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
+                <span className="text-slate-600 dark:text-slate-400">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
                 <span className={`rounded-full px-2 py-0.5 font-semibold ${outcomeStyle[ctx.last.outcome] ?? "bg-slate-100 dark:bg-slate-800"}`}>{ctx.last.outcome}</span>
-                {ctx.last.feedback && <span className="text-slate-500 dark:text-slate-400">“{ctx.last.feedback}”</span>}
+                {ctx.last.feedback && <span className="text-slate-600 dark:text-slate-400">“{ctx.last.feedback}”</span>}
               </div>
             )}
             {ctx?.error && (
@@ -395,13 +398,16 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               </ul>
             )}
             {progress && !terminal && (
-              <pre className="mt-3 max-h-40 overflow-auto whitespace-pre-wrap rounded-md bg-slate-900 px-3 py-2 font-mono text-[11px] text-slate-100" data-testid="progress">{progress}</pre>
+              <pre tabIndex={0} className="mt-3 max-h-40 overflow-auto whitespace-pre-wrap rounded-md bg-slate-900 px-3 py-2 font-mono text-[11px] text-slate-100" data-testid="progress">{progress}</pre>
             )}
           </div>
 
           {waitingHuman && review && (
-            <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 dark:bg-emerald-950/30">
-              <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
+            <div className="order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900" data-testid="decision-box">
+              <h2 className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Your decision is needed</h2>
+              <div className="mb-2 empty:hidden">
+                <DueBadge {...routingOfInfo(review)} now={Date.now()} />
+              </div>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
           )}
@@ -410,9 +416,11 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
           {!flow && !terminal && forms.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
-              {forms.map((type) => (
-                <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
-              ))}
+              <Allowed need="operator">
+                {forms.map((type) => (
+                  <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
+                ))}
+              </Allowed>
             </div>
           )}
 
@@ -440,7 +448,7 @@ function HistoryPanel({ transitions, states, layout, live, runId }: { transition
             {t === "list" ? "Transitions" : "Gantt and replay"}
           </button>
         ))}
-        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 dark:text-blue-400 hover:underline">full page</Link>
+        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 dark:text-blue-400 underline">full page</Link>
       </div>
       {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked runId={runId} />}
     </div>

@@ -12,6 +12,8 @@ import { snapshotFor } from "../engine/fork";
 import { assertStartable } from "../flows/status";
 import { withDefaults } from "../machines/defaults";
 import { NAME_MAX, runName, runSubtitle } from "../machines/run-name";
+import type { Principal } from "../auth/accounts";
+import { barredFrom, deciderOf } from "../auth/groups";
 
 /**
  * The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their
@@ -138,8 +140,11 @@ export async function runTransitions(rt: Runtime, id: string, after = 0, limit =
 }
 
 /** Send an event. `by`: the signed-in sender, recorded as the reviewer when the event decides a review. */
-export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: { name: string } | null, idempotency?: IdempotencyClaim) {
-  const out = await rt.engine.send(id, event, { ...(by ? { reviewer: by.name } : {}), idempotency });
+export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: Principal | null, idempotency?: IdempotencyClaim) {
+  // a decision sent as an event: only the assigned groups' members and admins (accounts on)
+  const decider = await deciderOf(rt.db, by ?? null);
+  const gate = decider === "any" ? undefined : (r: { assignedTo: string[] | null }) => barredFrom(decider, r.assignedTo);
+  const out = await rt.engine.send(id, event, { ...(by ? { reviewer: by.name } : {}), idempotency, gate });
   return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(id) }), transitions: out.transitions };
 }
 

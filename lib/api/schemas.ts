@@ -88,6 +88,10 @@ export const ReviewListQuery = z
     status: z.enum(["pending", "decided", "cancelled"]).optional(),
     runId: id.optional(),
     limit: z.coerce.number().int().min(1).max(1_000).optional(),
+    /** "me" (your groups, accounts on) or a group name */
+    assigned: z.union([z.literal("me"), z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'assigned is "me" or a group name (lower-case letters, digits, . _ -)')]).optional(),
+    /** "true": only pending reviews past their deadline */
+    overdue: z.enum(["true", "false"], { error: "overdue is true or false" }).optional(),
   })
   .strict();
 

@@ -82,6 +82,10 @@ export const ReviewRecord = z
     reviewer: z.string().nullable(),
     createdAt: iso,
     decidedAt: isoOrNull,
+    decidedBy: z.enum(["person", "engine"]).nullable().meta({ description: "who decided: a person, or the engine (a replay or an evaluation); null while pending or cancelled" }),
+    assignedTo: z.array(z.string()).nullable().meta({ description: "the groups it is routed to (null: anyone)" }),
+    dueAt: isoOrNull.meta({ description: "when it is due (null: no deadline)" }),
+    escalatedFrom: z.array(z.string()).nullable().meta({ description: "the groups it was assigned to before its deadline passed (null: not escalated)" }),
   })
   .meta({ id: "ReviewRecord" });
 
@@ -90,6 +94,7 @@ export const Review = ReviewRecord.extend({
   decisionSchemas: z.record(z.string(), z.looseObject({})).meta({ description: "decision → JSON Schema of the body that decision is posted with" }),
   approvals: z.object({ so_far: z.number().int(), needed: z.number().int(), by: z.array(z.string()) }),
   ageMs: z.number().meta({ description: "how long it has waited (until decided)" }),
+  overdue: z.boolean().meta({ description: "pending and past dueAt" }),
 }).meta({ id: "Review", description: "A review with the decisions it allows and each one's body schema: a client can render any review." });
 
 export const DecisionResult = z.looseObject({ review: ReviewRecord, run: Run, transitions: z.array(z.looseObject({})) }).meta({ id: "DecisionResult" });
@@ -117,6 +122,10 @@ export const Task = z
     attempt: z.number().int().meta({ description: "1 on the first offer, 2 after a lease expired or a retryable failure, …" }),
     leaseMs: z.number().int().meta({ description: "how long the claim holds without a heartbeat" }),
     leaseToken: z.string().meta({ description: "this claim's lease: heartbeat, complete and fail send it" }),
+    traceparent: z
+      .string()
+      .nullable()
+      .meta({ description: "the W3C trace context of the step's span when the server exports traces (OTEL_EXPORTER_OTLP_ENDPOINT), else null; send it back as the `traceparent` header of heartbeat, complete and fail" }),
   })
   .meta({ id: "Task" });
 
@@ -127,6 +136,11 @@ export const Failed = z.looseObject({ id: z.string(), status: z.enum(["queued", 
 export const WorkflowList = z.looseObject({
   workflows: z.array(z.looseObject({ id: z.string(), title: z.string(), seed: z.string().nullable().optional(), description: z.string().nullable().optional(), disabled: z.boolean() })),
 });
+
+const Issue = z.looseObject({ message: z.string(), line: z.number().int().optional() });
+export const WorkflowCheck = z
+  .looseObject({ dryRun: z.literal(true), valid: z.boolean(), id: z.string().nullable(), errors: z.array(Issue), warnings: z.array(Issue) })
+  .meta({ id: "WorkflowCheck", description: "A definition checked as a save would check it (`?dryRun=true`): nothing saved." });
 
 export const WorkflowDescription = z
   .looseObject({
@@ -206,3 +220,17 @@ export const KnowledgeUploaded = z.looseObject({ results: z.array(z.looseObject(
 
 /** free-form JSON (an object whose fields the operation describes) */
 export const Json = z.looseObject({});
+
+const StateStats = z.object({
+  decisions: z.record(z.string(), z.number().int()).meta({ description: "decisions by kind (every decision the state offers, 0 when none)" }),
+  rates: z.record(z.string(), z.number()).meta({ description: "each kind's share of the decisions (0..1)" }),
+  total: z.number().int(),
+  timeToDecisionMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+  reviewers: z.record(z.string(), z.number().int()).meta({ description: "decisions per reviewer" }),
+  agreement: z.number().nullable().meta({ description: "quorum reviews: share of finished rounds that reached the quorum with no edit and no reject" }),
+  rounds: z.number().int().optional().meta({ description: "quorum reviews: the finished rounds `agreement` rests on" }),
+});
+
+export const ReviewStats = z
+  .object({ workflow: z.string(), window: z.enum(["1h", "24h", "7d", "all"]), since: isoOrNull, states: z.record(z.string(), StateStats) })
+  .meta({ id: "ReviewStats", description: "People's decisions on a workflow's review states in a window (replays' and evaluations' decisions are the engine's and left out)." });

@@ -33,10 +33,11 @@ import {
 } from "../schemas";
 import { ClaimBody, CompleteBody, FailBody, HeartbeatBody, TaskIdParam } from "../tasks";
 import { CreateWebhookBody, DeliveryIdParam, DeliveryListQuery, WebhookIdParam, WebhookListQuery } from "../webhooks";
-import { CreateWorkflowBody, DeleteWorkflowQuery, ExportWorkflowQuery, PatchWorkflowBody, WorkflowIdParam } from "../workflows";
+import { CreateWorkflowBody, CreateWorkflowQuery, DeleteWorkflowQuery, ExportWorkflowQuery, PatchWorkflowBody, WorkflowIdParam } from "../workflows";
 import { EvalBody, EvalIdParam, EvalListQuery } from "../../change/evals";
 import { MigrateBody, MigrateParams, VersionDiffParams } from "../../change/migrate";
 import { ReplayBody } from "../../change/replay";
+import { StatsQuery } from "../../reviews/stats";
 import { apiOf } from "../../machines/registry";
 import { RunExportDoc } from "../run-export";
 import * as R from "./responses";
@@ -286,6 +287,7 @@ const reviews: ApiOperation[] = [
     operationId: "listReviews",
     tag: "Reviews",
     summary: "List reviews",
+    description: "`assigned=me|<group>` keeps reviews routed to a group (`me`: your groups, accounts on); `overdue=true` pending ones past their deadline. With accounts on, pending reviews assigned to groups you are not in are left out (admins see all).",
     query: ReviewListQuery,
     responses: { 200: ok(z.array(R.Review), "reviews, oldest first") },
   },
@@ -311,7 +313,19 @@ const reviews: ApiOperation[] = [
     body: DecisionBody,
     idempotent: true,
     responses: { 200: ok(R.DecisionResult, "the decided review, the run after it and its transitions", ReplayedHeader) },
-    errors: { 404: "unknown review", 409: "already decided, or stale", 422: "a decision the review does not allow, or a malformed body" },
+    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale", 422: "a decision the review does not allow, or a malformed body" },
+  },
+  {
+    method: "get",
+    path: "/api/workflows/{id}/reviews/stats",
+    operationId: "reviewStats",
+    tag: "Reviews",
+    summary: "Decision analytics of a workflow's review states",
+    description: "People's decisions per review state in the window (default 24h): by kind, rates, time to decision (p50, p95), per reviewer, and for quorum reviews the share of rounds that reached the quorum with no edit and no reject.",
+    params: WorkflowIdParam,
+    query: StatsQuery,
+    responses: { 200: ok(R.ReviewStats, "the statistics") },
+    errors: { 404: "unknown workflow" },
   },
 ];
 
@@ -384,9 +398,10 @@ const workflows: ApiOperation[] = [
     tag: "Workflows",
     summary: "Define a workflow",
     description:
-      "From Mermaid, JSON or YAML (plus `id` for a Mermaid diagram without a title or `switchyard: { id }`). 201 with its description; 200 with `created: false` when unchanged.",
+      "From Mermaid, JSON or YAML (plus `id` for a Mermaid diagram without a title or `switchyard: { id }`). 201 with its description; 200 with `created: false` when unchanged. `?dryRun=true`: 200 with the checks' errors and warnings (and their lines), nothing saved (`switchyard workflows validate`).",
+    query: CreateWorkflowQuery,
     body: CreateWorkflowBody,
-    responses: { 201: ok(R.WorkflowDescription, "saved as a new version"), 200: ok(R.WorkflowDescription, "unchanged (`created: false`)") },
+    responses: { 201: ok(R.WorkflowDescription, "saved as a new version"), 200: ok(z.union([R.WorkflowDescription, R.WorkflowCheck]), "unchanged (`created: false`), or with `?dryRun=true` the check") },
     errors: { 409: "a built-in or deleted workflow's id", 422: "an invalid definition: `details.issues` with line numbers" },
   },
   {

@@ -7,7 +7,7 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
+import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
@@ -52,7 +52,7 @@ const quoted = (names: readonly string[]) => names.map((c) => `"${c}"`).join(","
 
 const INSERT_RUNS = `INSERT INTO "Run" (${RUN_WRITE_COLS}) SELECT * FROM ${unnest(RUN_NAMES.map(runType))} ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
 const UPDATE_RUNS = `UPDATE "Run" AS r SET ${RUN_UPDATED.map((c) => `"${c}"=v."${c}"`).join(",")} FROM ${unnest([...RUN_UPDATED.map(runType), "text", "int"])} AS v(${quoted([...RUN_UPDATED, "id", "expect"])}) WHERE r."id"=v."id" AND r."version"=v."expect" RETURNING r."id"`;
-const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
+const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt","decidedBy"=v."decidedBy" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","decidedBy","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
 const INSERT_TRANSITIONS = insertTransitionsSql(`SELECT * FROM ${unnest(["text", "int", "text", "text", "text", "text", "timestamp(3)", "int", "text"])}`);
 const PUT_SNAPSHOTS = putSnapshotSql(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "text", "timestamp(3)"])}`, "least");
 const CLEAR_TIMERS = `DELETE FROM "Timer" AS t USING ${unnest(["text", "text"])} AS v("runId","id") WHERE t."runId"=v."runId" AND t."id"=v."id"`;
@@ -142,7 +142,7 @@ async function writeRuns(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
 /** Closes the items' reviews that are still pending; the items that found one of theirs no longer pending. */
 async function closeReviews(c: pg.PoolClient, items: CommitItem[], idx: number[]): Promise<Set<number>> {
   const wanted = idx.flatMap((i) => items[i].reviewsClose.map((v) => ({ i, v })));
-  const closed = new Set((await bulk(c, CLOSE_REVIEWS, wanted.map(({ v }) => [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.id]), 6)).map((r) => r.id));
+  const closed = new Set((await bulk(c, CLOSE_REVIEWS, wanted.map(({ v }) => [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.decidedBy ?? null, v.id]), 7)).map((r) => r.id));
   return new Set(wanted.filter(({ v }) => !closed.has(v.id)).map(({ i }) => i));
 }
 
@@ -181,6 +181,9 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   await bulk(c, INSERT_OUTCOMES, its.flatMap((it) => (it.outcomes ?? []).map((o) => outcomeValues(o, ts))), 10);
   for (const it of its) {
     for (const r of it.reviewsOpen) if (r.replayedFrom) await c.query(MARK_REPLAYED((i) => `$${i}`), [r.replayedFrom, r.id]);
+    // routed reviews (review.assign / review.due) and escalations
+    for (const r of it.reviewsOpen) if (routed(r)) await c.query(ROUTE_REVIEW((i) => `$${i}`), [groupsJson(r.assignedTo), r.dueAt == null ? null : ts(r.dueAt), groupsJson(r.escalatedFrom), r.id]);
+    for (const r of it.reviewsRoute ?? []) await c.query(ESCALATE_REVIEW((i) => `$${i}`), [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id]);
     if (it.setInput !== undefined) await c.query(SET_INPUT((i) => `$${i}`), [JSON.stringify(it.setInput ?? null), it.run.id]);
   }
   // artifacts are rare (a few workflows, a few per run): one statement each, in order

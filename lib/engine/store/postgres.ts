@@ -192,6 +192,11 @@ export class PostgresRunStore implements RunStore {
     if (q.status) parts.push(`"status" = $${args.push(q.status)}`);
     if (q.runId) parts.push(`"runId" = $${args.push(q.runId)}`);
     if (q.runIds) parts.push(`"runId" = ANY($${args.push(q.runIds)})`);
+    // routing: group names are stored as a JSON array; '"name"' found in it is membership
+    const anyGroup = (gs: string[]) => (gs.length ? gs.map((g) => `strpos("assignedTo", $${args.push(JSON.stringify(g))}) > 0`).join(" OR ") : "false");
+    if (q.assigned) parts.push(`(${anyGroup(q.assigned)})`);
+    if (q.decidableBy) parts.push(`("status" <> 'pending' OR "assignedTo" IS NULL OR ${anyGroup(q.decidableBy)})`);
+    if (q.dueBy !== undefined) parts.push(`"dueAt" <= $${args.push(new Date(q.dueBy).toISOString())}`);
     // an imported run's pending review is no one's to decide here (lib/engine/imported.ts)
     if (q.status === "pending") parts.push(notImported(`"runId"`));
     const rows = await this.rows(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT $${args.length + 1}`, [...args, q.limit ?? 200]);

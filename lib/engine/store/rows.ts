@@ -2,7 +2,7 @@
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
 import { notImported } from "../imported";
-import type { CommitItem, DeliveryRow, OutboxRow, OutcomeRow, ResumableRun, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+import type { CommitItem, DecidedBy, DeliveryRow, OutboxRow, OutcomeRow, ResumableRun, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -50,8 +50,14 @@ export const DELIVERY_COLS = `"id","webhookId","runId","hook","body","status","a
 export const OUTCOME_COLS = `"key","runId","state","seq","effect","inputHash","output","error","source","at"`;
 export const insertOutcomesSql = (source: string) => `INSERT INTO "EffectOutcome" (${OUTCOME_COLS}) ${source} ON CONFLICT ("key") DO NOTHING`;
 export const outcomeValues = (o: OutcomeRow, date: (ms: number) => unknown): unknown[] => [o.key, o.runId, o.state, o.seq, o.effect, o.inputHash, json(o.output), json(o.error), o.source, date(o.at)];
-/** A review a replay decided: the source review it repeated. */
-export const MARK_REPLAYED = (p: (i: number) => string) => `UPDATE "Review" SET "replayedFrom"=${p(1)} WHERE "id"=${p(2)}`;
+/** A review a replay decided: the source review it repeated (the engine's decision, not a person's). */
+export const MARK_REPLAYED = (p: (i: number) => string) => `UPDATE "Review" SET "replayedFrom"=${p(1)},"decidedBy"='engine' WHERE "id"=${p(2)}`;
+/** A review's routing (lib/reviews/routing.ts): its groups and deadline when it opens, its groups when it is escalated. */
+export const ROUTE_REVIEW = (p: (i: number) => string) => `UPDATE "Review" SET "assignedTo"=${p(1)},"dueAt"=${p(2)},"escalatedFrom"=${p(3)} WHERE "id"=${p(4)}`;
+export const ESCALATE_REVIEW = (p: (i: number) => string) => `UPDATE "Review" SET "assignedTo"=${p(1)},"escalatedFrom"=${p(2)} WHERE "id"=${p(3)} AND "status"='pending'`;
+/** Does an opened review carry routing (most do not: no statement for them)? */
+export const routed = (r: ReviewRow) => (r.assignedTo?.length ?? 0) > 0 || (r.dueAt ?? null) !== null;
+export const groupsJson = (g: string[] | null | undefined) => (g ? JSON.stringify(g) : null);
 /** A migration's new version pin (the run's input is otherwise written once, with the run). */
 export const SET_INPUT = (p: (i: number) => string) => `UPDATE "Run" SET "input"=${p(1)} WHERE "id"=${p(2)}`;
 
@@ -172,6 +178,11 @@ export function group(runs: RunRow[], timers: TimerRow[], reviews: ReviewRow[]):
 }
 
 export const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+/** a JSON array of group names (null: none) */
+function groups(v: unknown): string[] | null {
+  const g = parse(v) as unknown;
+  return Array.isArray(g) ? g.map(String) : null;
+}
 const num = (v: unknown) => Number(v);
 
 export interface RowReaders {
@@ -266,6 +277,10 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       decidedAt: maybeDate(r.decidedAt),
       seq: num(r.seq),
       ...(r.replayedFrom ? { replayedFrom: r.replayedFrom as string } : {}),
+      decidedBy: (r.decidedBy as DecidedBy | null | undefined) ?? null,
+      assignedTo: groups(r.assignedTo),
+      dueAt: maybeDate(r.dueAt),
+      escalatedFrom: groups(r.escalatedFrom),
     }),
     timer: (r) => ({ runId: r.runId as string, id: r.id as string, dueAt: date(r.dueAt), event: parse(r.event), seq: num(r.seq) }),
   };

@@ -7,7 +7,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
+import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
@@ -36,7 +36,7 @@ import type {
 export const WRITES = {
   insertRun: RUN_INSERT_LIVE,
   updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
-  closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
+  closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=?,"decidedBy"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: insertTransitionsSql("VALUES (?,?,?,?,?,?,?,?,?)"),
   // the run's state after the commit, at its seq: a new row after transitions, the same row
   // rewritten by a commit that made none (which keeps the transitions it answers for)
@@ -58,6 +58,8 @@ export const WRITES = {
   // what effects were given and returned (lib/change), a replay's decisions, a migration's version pin
   insertOutcome: insertOutcomesSql("VALUES (?,?,?,?,?,?,?,?,?,?)"),
   markReplayed: MARK_REPLAYED(() => "?"),
+  routeReview: ROUTE_REVIEW(() => "?"),
+  escalateReview: ESCALATE_REVIEW(() => "?"),
   setInput: SET_INPUT(() => "?"),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
@@ -213,7 +215,7 @@ export class SqliteRunStore implements RunStore {
       if (last?.version === item.expectVersion) ops.push([...changedUpdate(values, last.values, run.id, item.expectVersion), 1]);
       else ops.push([W.updateRun, [...values, run.id, item.expectVersion], 1]);
     }
-    for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id], 1]);
+    for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.decidedBy ?? null, c.id], 1]);
     for (const t of item.transitions) {
       ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
     }
@@ -231,6 +233,8 @@ export class SqliteRunStore implements RunStore {
     if (item.idempotency) ops.push([W.insertIdempotency, idempotencyValues(item.idempotency, sqliteDate), 2]);
     if (item.outcomes) for (const o of item.outcomes) ops.push([W.insertOutcome, outcomeValues(o, sqliteDate), 0]);
     for (const r of item.reviewsOpen) if (r.replayedFrom) ops.push([W.markReplayed, [r.replayedFrom, r.id], 0]);
+    for (const r of item.reviewsOpen) if (routed(r)) ops.push([W.routeReview, [groupsJson(r.assignedTo), r.dueAt == null ? null : sqliteDate(r.dueAt), groupsJson(r.escalatedFrom), r.id], 0]);
+    for (const r of item.reviewsRoute ?? []) ops.push([W.escalateReview, [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id], 0]);
     if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
@@ -375,6 +379,14 @@ export class SqliteRunStore implements RunStore {
     if (q.runIds) {
       parts.push(q.runIds.length ? `"runId" IN (${q.runIds.map(() => "?").join(",")})` : "0");
       args.push(...q.runIds);
+    }
+    // routing: group names are stored as a JSON array; '"name"' found in it is membership
+    const anyGroup = (gs: string[]) => (gs.length ? gs.map((g) => (args.push(JSON.stringify(g)), `instr("assignedTo", ?) > 0`)).join(" OR ") : "0");
+    if (q.assigned) parts.push(`(${anyGroup(q.assigned)})`);
+    if (q.decidableBy) parts.push(`("status" <> 'pending' OR "assignedTo" IS NULL OR ${anyGroup(q.decidableBy)})`);
+    if (q.dueBy !== undefined) {
+      parts.push(`"dueAt" <= ?`);
+      args.push(sqliteDate(q.dueBy));
     }
     // an imported run's pending review is no one's to decide here (lib/engine/imported.ts)
     if (q.status === "pending") parts.push(notImported(`"runId"`));

@@ -115,6 +115,23 @@ export interface ReviewRow {
   seq: number;
   /** a decision a replay made: the id of the source run's review it repeated */
   replayedFrom?: string | null;
+  /** who decided: a person, or the engine (a replay or an evaluation repeating a recorded decision) */
+  decidedBy?: DecidedBy | null;
+  /** the groups it is routed to (null: anyone) */
+  assignedTo?: string[] | null;
+  /** when it is due (ms since the epoch; null: no deadline) */
+  dueAt?: number | null;
+  /** the groups it was assigned to before it was escalated */
+  escalatedFrom?: string[] | null;
+}
+
+export type DecidedBy = "person" | "engine";
+
+/** A pending review re-routed (its deadline passed: escalated to other groups). */
+export interface ReviewRoute {
+  id: string;
+  assignedTo: string[] | null;
+  escalatedFrom: string[] | null;
 }
 
 export interface ReviewClose {
@@ -126,6 +143,8 @@ export interface ReviewClose {
   decidedAt: number;
   /** a decision a replay made: the source review it repeated */
   replayedFrom?: string;
+  /** a decision's maker: a person (engine.decide) or the engine (a replay); null for a cancelled review */
+  decidedBy?: DecidedBy | null;
 }
 
 export interface ArtifactWrite {
@@ -167,6 +186,8 @@ export interface CommitItem {
   outcomes?: OutcomeRow[];
   /** the run's input replaced (a migration moves the version pin, input.definitionVersion) */
   setInput?: unknown;
+  /** pending reviews re-routed (an escalation) */
+  reviewsRoute?: ReviewRoute[];
 }
 
 /** What a keyed request hands the engine: the commit it makes fills in the run and its transitions. */
@@ -273,6 +294,12 @@ export interface ReviewQuery {
   runId?: string;
   /** reviews of any of these runs */
   runIds?: string[];
+  /** reviews assigned to any of these groups */
+  assigned?: string[];
+  /** leaves out pending reviews a person in these groups may not decide (assigned to groups, none of them these) */
+  decidableBy?: string[];
+  /** reviews due at or before this time (ms since the epoch): overdue at that time */
+  dueBy?: number;
   limit?: number;
 }
 
