@@ -3,6 +3,7 @@ import { listRuns } from "@/lib/api/runs";
 import { RUN_STATUSES, RunListQuery } from "@/lib/api/schemas";
 import { RunFilters, type FilterValues } from "@/components/runs/run-filters";
 import { RunsGantt } from "@/components/runs/runs-gantt";
+import { BulkBar } from "@/components/runs/bulk-bar";
 import { formatDuration, shortId } from "@/lib/format";
 import { findWorkflow, listWorkflows } from "@/lib/machines/registry";
 import { runName } from "@/lib/machines/run-name";
@@ -21,11 +22,11 @@ import { startable, workflowSwitches } from "@/lib/flows/status";
 
 export const dynamic = "force-dynamic";
 
-type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string; scheduleId?: string; replays?: string } & FilterValues;
+type Search = { status?: string; workflow?: string; waiting?: string; page?: string; view?: string; scheduleId?: string; replays?: string } & Omit<FilterValues, "waitingFor"> & { waitingFor?: string | string[] };
 
 function href(base: Search, change: Partial<Search>) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...base, ...change, ...(change.page === undefined ? { page: undefined } : {}) })) if (v) q.set(k, v);
+  for (const [k, v] of Object.entries({ ...base, ...change, ...(change.page === undefined ? { page: undefined } : {}) })) if (v) q.set(k, Array.isArray(v) ? v.join(",") : v);
   const s = q.toString();
   return s ? `/?${s}` : "/";
 }
@@ -51,8 +52,10 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const page = Math.max(1, Number(sp.page) || 1);
   const pageSize = 25;
   // the search filters, validated like GET /api/runs; a bad one is reported and left out
-  const raw: FilterValues = { q: sp.q || undefined, from: sp.from || undefined, to: sp.to || undefined, waitingLongerThan: sp.waitingLongerThan || undefined, retrying: sp.retrying || undefined, failedIn: sp.failedIn || undefined };
-  const parsed = RunListQuery.pick({ q: true, from: true, to: true, waitingLongerThan: true, retrying: true, failedIn: true }).safeParse(raw);
+  // (a form's ticked kinds arrive as waitingFor=a&waitingFor=b, a link's as one comma list)
+  const waitingFor = ([] as string[]).concat(sp.waitingFor ?? []).join(",") || undefined;
+  const raw: FilterValues = { q: sp.q || undefined, from: sp.from || undefined, to: sp.to || undefined, waitingLongerThan: sp.waitingLongerThan || undefined, retrying: sp.retrying || undefined, failedIn: sp.failedIn || undefined, state: sp.state || undefined, waitingFor, unclaimedLongerThan: sp.unclaimedLongerThan || undefined };
+  const parsed = RunListQuery.pick({ q: true, from: true, to: true, waitingLongerThan: true, retrying: true, failedIn: true, state: true, waitingFor: true, unclaimedLongerThan: true }).safeParse(raw);
   const filters = parsed.success ? { ...parsed.data, retrying: parsed.data.retrying === "true" || undefined } : {};
   const filterError = parsed.success ? null : parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`).join("; ");
   // runs one schedule started (the Schedules page links here)
@@ -61,6 +64,10 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
   const replays = sp.replays === "1";
   const { runs, total, counts } = await listRuns(rt, { status: status ? [status] : undefined, workflow, waiting: waiting || undefined, ...filters, scheduleId, replays: replays || undefined, limit: pageSize, offset: (page - 1) * pageSize });
   const now = rt.clock.now();
+  // the list's filter as GET /api/runs takes it: what "all matching this filter" acts on
+  const bulkFilter = Object.fromEntries(
+    Object.entries({ status, workflow, waiting: waiting ? "true" : undefined, scheduleId, replays: replays ? "1" : undefined, ...(parsed.success ? raw : {}) }).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""),
+  );
   // replay and evaluation runs are counted apart: in "all" only while they are listed
   const all = Object.values(counts).reduce((a, b) => a + b, 0) - (replays ? 0 : counts.replay);
   return (
@@ -116,6 +123,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
           <Link href={href(sp, { view: "timeline", page: sp.page })} className={`rounded-md px-2 py-1 ${sp.view === "timeline" ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white dark:bg-slate-900 ring-1 ring-slate-200 dark:ring-slate-700"}`}>Timeline</Link>
         </div>
         {sp.view === "timeline" && <RunsGantt runs={runs} now={now} />}
+        {sp.view !== "timeline" && <BulkBar filter={bulkFilter} total={total} />}
         {/* tick two runs, then Compare (a plain form: /compare redirects to /runs/{a}/compare/{b}) */}
         <form id="compare-form" action="/compare" className={`flex flex-wrap items-center gap-2 text-xs text-slate-600 dark:text-slate-400 ${sp.view === "timeline" ? "hidden" : ""}`} data-testid="compare-form">
           <span>Tick two runs to see where they went apart:</span>
@@ -147,7 +155,7 @@ export default async function Dashboard({ searchParams }: { searchParams: Promis
                   <tr key={r.id} className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/60" data-run={r.id}>
                     <td className="px-3 py-2">
                       <div className="flex min-w-0 items-start gap-2">
-                        <input type="checkbox" name="pick" value={r.id} form="compare-form" aria-label={`Select ${name ?? shortId(r.id)} to compare`} className="mt-1 h-4 w-4 shrink-0" data-testid="compare-pick" />
+                        <input type="checkbox" name="pick" value={r.id} form="compare-form" aria-label={`Select ${name ?? shortId(r.id)}`} className="mt-1 h-4 w-4 shrink-0" data-testid="compare-pick" />
                         <Link href={`/runs/${r.id}`} className="line-clamp-2 min-w-0 break-words text-blue-700 dark:text-blue-400 underline" data-testid="run-name" title={name ?? r.id}>
                           {name ?? <span className="font-mono">{shortId(r.id)}</span>}
                         </Link>

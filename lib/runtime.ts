@@ -93,6 +93,8 @@ export interface RuntimeOptions {
   log?: (message: string) => void;
   /** schedules (tests): start: false never fires on its own (call rt.schedules.tick()); pollMs, graceMs as in SchedulerOptions */
   schedules?: { start?: boolean; pollMs?: number; graceMs?: number };
+  /** keep the fleet's per-state counters with each commit (default true; npm run bench:fleet turns them off to compare) */
+  fleetCounters?: boolean;
 }
 
 /** The built-in workflows' effects on this runtime's ports. */
@@ -223,6 +225,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     dispatch: queue?.dispatcher,
     // a waiting run leaves memory after this long idle (lib/engine/evict.ts)
     evictAfterMs: evictAfterFromEnv(env),
+    fleetCounters: opts.fleetCounters,
     reviewRoutes,
     log: opts.log || env.SWITCHYARD_LOG === "debug" ? (level, m, d) => (level !== "info" || env.SWITCHYARD_LOG === "debug") && log(`[engine] ${level} ${m}${d === undefined ? "" : ` ${JSON.stringify(d)}`}`) : undefined,
   });

@@ -16,6 +16,9 @@ export interface TransitionEdgeData extends Record<string, unknown> {
   next?: boolean;
   /** an overlay's path through it (a comparison: run a, run b or both) */
   path?: "a" | "b" | "both";
+  /** the fleet overlay: how many times runs took it, and that against the busiest edge (0..1) */
+  traffic?: number;
+  weight?: number;
 }
 
 const pathColor = { a: "var(--path-a)", b: "var(--path-b)", both: "var(--path-both)" } as const;
@@ -97,13 +100,19 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
         path={roundedPath(points)}
         markerEnd={markerEnd}
         className={d.last ? "edge-last" : undefined}
-        style={{ stroke: color, strokeWidth: d.path ? 3 : d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : side ? 1 : 1.5, strokeDasharray: d.path ? (d.path === "b" ? "7 4" : undefined) : d.last ? "8 6" : dash[tone], opacity: d.taken || d.path || d.next || !side ? 1 : hot ? 0.9 : 0.5 }}
+        style={{
+          stroke: color,
+          strokeWidth: d.weight !== undefined ? 1 + 7 * d.weight : d.path ? 3 : d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : side ? 1 : 1.5,
+          strokeDasharray: d.path ? (d.path === "b" ? "7 4" : undefined) : d.last ? "8 6" : dash[tone],
+          opacity: d.weight !== undefined ? (d.traffic ? 0.55 + 0.45 * d.weight : 0.3) : d.taken || d.path || d.next || !side ? 1 : hot ? 0.9 : 0.5,
+        }}
       />
       {d.label && (
         <EdgeLabelRenderer>
           <div
             data-edge={id}
             data-path={d.path}
+            data-traffic={d.traffic}
             data-next={d.next ? "" : undefined}
             data-shown={shown}
             hidden={shown === "hidden"}

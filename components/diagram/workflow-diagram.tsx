@@ -38,6 +38,13 @@ export interface DiagramStatus {
   abortedFrom?: string[];
 }
 
+/** The arrowhead's size in stroke widths: 16 at the usual width; under the fleet overlay's traffic widths, the same on screen. */
+function markerSize(traffic: Record<string, number> | null, id: string): number {
+  if (!traffic) return 16;
+  const weight = (traffic[id] ?? 0) / Math.max(1, ...Object.values(traffic));
+  return Math.max(4, 20 / (1 + 7 * weight));
+}
+
 function statusOf(id: string, s: DiagramStatus): NodeStatus {
   const activeHere = s.active.some((a) => a === id || a.startsWith(`${id}.`));
   if (activeHere) return s.waiting ? "waiting" : "active";
@@ -75,6 +82,7 @@ function Diagram({
   autoCollapse = true,
   overlay,
   badges,
+  onStateClick,
 }: {
   /** one layout (laid out again here for other groups and aspects), or the server's pack of them */
   layout: Layout | LayoutPack;
@@ -90,6 +98,8 @@ function Diagram({
   overlay?: DiagramOverlay;
   /** state id → more badges for its node (over its bottom edge) */
   badges?: Record<string, OverlayTag[]>;
+  /** a click on a state (not on a collapsed group, which opens it) */
+  onStateClick?: (id: string) => void;
 }) {
   const statusKey = JSON.stringify(status ?? null);
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -205,7 +215,13 @@ function Diagram({
       const shown = `${visible(a!)}->${visible(b ?? "")}`;
       edges[shown] = edges[shown] && edges[shown] !== path ? "both" : path;
     }
-    return { tags, extra, edges, outline: overlay?.outline ? visible(overlay.outline) : null };
+    const traffic: Record<string, number> = {};
+    for (const [id, n] of Object.entries(overlay?.traffic ?? {})) {
+      const [a, b] = id.split("->");
+      const shown = `${visible(a!)}->${visible(b ?? "")}`;
+      traffic[shown] = (traffic[shown] ?? 0) + n;
+    }
+    return { tags, extra, edges, outline: overlay?.outline ? visible(overlay.outline) : null, traffic: overlay?.traffic ? traffic : null };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlayKey, badgesKey, visible]);
 
@@ -249,8 +265,9 @@ function Diagram({
           source: e.source,
           target: e.target,
           type: "transition",
-          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
-          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id] },
+          // (a marker is drawn in stroke widths: a traffic-thick edge keeps an arrowhead of the usual size)
+          markerEnd: { type: MarkerType.ArrowClosed, width: markerSize(painted.traffic, e.id), height: markerSize(painted.traffic, e.id), color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
+          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id], ...(painted.traffic ? { traffic: painted.traffic[e.id] ?? 0, weight: (painted.traffic[e.id] ?? 0) / Math.max(1, ...Object.values(painted.traffic)) } : {}) },
           zIndex: last ? EDGE_Z.last : taken || painted.edges[e.id] ? EDGE_Z.taken : EDGE_Z.rest,
         };
       }),
@@ -303,6 +320,7 @@ function Diagram({
           elementsSelectable={false}
           onNodeClick={(_, node) => {
             if ((node.data as { hidden?: number }).hidden !== undefined) toggle(node.id);
+            else if (onStateClick) onStateClick(node.id);
             else if (node.type === "state") view.current?.node(node.id);
           }}
           proOptions={{ hideAttribution: true }}

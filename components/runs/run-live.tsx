@@ -29,6 +29,8 @@ import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
 import { fetchTransitions, mergeTransitions } from "./run-stream";
 import { Allowed, useRole } from "@/components/auth/role";
+import { useWaitingFor, useWaitingOverlay, WaitingNow } from "./waiting-now";
+import type { WaitingFor } from "@/lib/api/waiting";
 import { PathView } from "./path-view";
 
 export interface LiveRun {
@@ -53,6 +55,8 @@ export interface LiveRun {
   replayOf?: string | null;
   replay?: { eval?: string } | null;
   accepted?: string[];
+  /** what it waits on (lib/api/waiting.ts) */
+  waitingFor?: WaitingFor[];
 }
 
 interface Props {
@@ -206,6 +210,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     };
   }, [reviewId, review?.id, run.id]);
 
+  const waitsOn = useWaitingFor(run.id, run.seq, initialRun.waitingFor, TERMINAL.includes(run.status));
+  const waitingOverlay = useWaitingOverlay(waitsOn);
   const history = useMemo(() => historyStatus(transitions), [transitions]);
   const byId = useMemo(() => new Map(states.map((s) => [s.id, s])), [states]);
   const active = run.stateIds.map((id) => byId.get(id)).filter((s): s is GraphState => !!s);
@@ -332,7 +338,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
             </div>
-            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} follow className="h-[calc(100vh-300px)] min-h-[420px] w-full" />
+            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} overlay={waitingOverlay} follow className="h-[calc(100vh-300px)] min-h-[420px] w-full" />
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
           {flow?.steps && <RunSteps runId={run.id} flow={flow} context={run.context} active={run.state} transitions={transitions} seq={run.seq} />}
@@ -370,6 +376,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
                 </>
               )}
             </p>
+            <WaitingNow waiting={waitsOn} />
             {ctx?.last?.outcome && (
               <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>
                 <span className="text-slate-600 dark:text-slate-400">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>

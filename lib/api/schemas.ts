@@ -21,6 +21,9 @@ export const IsoDate = z
   .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), "must be a date (YYYY-MM-DD) or an ISO date-time")
   .transform((v) => Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v));
 
+/** what a live run may wait on (GET /api/runs/{id}'s waitingFor, lib/api/waiting.ts) */
+export const WAITING_KINDS = ["review", "timer", "task", "event", "effect"] as const;
+
 export const RunListQuery = z
   .object({
     status: z
@@ -43,6 +46,17 @@ export const RunListQuery = z
     replays: z.enum(["0", "1", "true", "false"]).optional(),
     /** only the replays of this run */
     replayOf: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id").optional(),
+    /** live runs waiting on any of these kinds (a comma list): review, timer, task, event, effect */
+    waitingFor: z
+      .string()
+      .max(200)
+      .transform((s) => s.split(",").map((k) => k.trim()).filter(Boolean))
+      .pipe(z.array(z.enum(WAITING_KINDS, { error: `waitingFor takes a comma list of ${WAITING_KINDS.join(", ")}` })).min(1, "waitingFor needs at least one kind"))
+      .optional(),
+    /** live runs in this state or one inside it (a state id: its path) */
+    state: z.string().min(1).max(300).refine((s) => !/[\u0000-\u001f]/.test(s), "state must not contain control characters").optional(),
+    /** live runs whose external worker's task has waited unclaimed at least this many minutes */
+    unclaimedLongerThan: z.coerce.number().min(0).max(525_600, "at most a year, in minutes").optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
     offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
   })

@@ -9,6 +9,7 @@ import { StateHooks } from "./hooks";
 import { systemClock, type Clock } from "./clock";
 import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
+import { fleetDeltas } from "../fleet/counters";
 import { ConflictError, EngineError, ForbiddenError, InvalidError, NotFoundError, StorageError, isStorageFailure } from "./errors";
 
 export { StorageError };
@@ -33,10 +34,10 @@ import { MIGRATE_EVENT, planMove } from "../change/migrate-plan";
 import { hashOf } from "../change/canonical";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 import { startName } from "../machines/run-name";
-import { isParked, waitsOutside, type ActionFn, type EffectContext, type EffectFn, type WorkflowEffects } from "./effects";
 import { traceRunFinished, traceRunStarted, traceStep, type RunInfo } from "../telemetry";
 import { routeOf, type ReviewRoutes } from "../reviews/routes";
 import { escalateInDraft, isDueTimer, routeDraft } from "../reviews/routing";
+import { isParked, waitsOutside, type ActionFn, type EffectContext, type EffectFn, type WorkflowEffects } from "./effects";
 
 export { parkEffect, WAITS_OUTSIDE, waitingOutside } from "./effects";
 export type { ActionArgs, ActionFn, EffectContext, EffectFn, WorkflowEffects } from "./effects";
@@ -65,6 +66,8 @@ export interface EngineOptions {
   dispatch?: Dispatcher;
   /** a run with no effect in flight and no step queued is dropped from memory after this long idle (ms; 0 or unset: never); lib/engine/evict.ts */
   evictAfterMs?: number;
+  /** keep the fleet's per-state counters in each commit (lib/fleet/counters.ts); default on (npm run bench:fleet measures both) */
+  fleetCounters?: boolean;
   /** review routes of the built-in workflows' review states (SWITCHYARD_REVIEW_ROUTES; user workflows say theirs in their steps) */
   reviewRoutes?: ReviewRoutes;
 }
@@ -947,6 +950,10 @@ export class Engine {
     const armed: TimerRow[] = [];
     for (const t of live.timers.values()) armed.push(t.row);
     const item = finishDraft(draft, status, armed);
+    if (this.opts.fleetCounters !== false) {
+      const fleet = fleetDeltas(draft.expectVersion === null ? null : live.row, item);
+      if (fleet.length) item.fleet = fleet;
+    }
     // post-commit actions and webhook deliveries go in the commit (an outbox): a crash after it loses neither
     const actions = draft.actions.length ? this.opts.effects(live.def.id).actions : undefined;
     if (actions) item.outbox = outboxRows(draft, (name) => Object.hasOwn(actions, name));

@@ -20,6 +20,9 @@ import { atLeast } from "@/lib/auth/roles";
 import { alertsByState } from "@/lib/alerts/rules";
 import { moveView } from "@/lib/change/move-view";
 import { MovePanel } from "@/components/change/move-panel";
+import { FleetDiagram } from "@/components/fleet/fleet-diagram";
+import { FleetPanel } from "@/components/fleet/fleet-panel";
+import { FleetQuery, fleetOf } from "@/lib/fleet/fleet";
 import { ReviewStatsPanel } from "@/components/reviews/stats-panel";
 import { approveRateOverlay, reviewStats, StatsQuery } from "@/lib/reviews/stats";
 import type { DiagramOverlay } from "@/lib/graph/overlay";
@@ -64,6 +67,15 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     rt.alerts.listRules(id),
   ]);
   const graph = deriveGraph(def.machine);
+  // ?overlay=fleet: the fleet on the diagram (lib/fleet), over a window (?window=1h|24h|7d|all)
+  const fleetShown = sp.overlay === "fleet";
+  const fleetWindow = FleetQuery.shape.window.safeParse(sp.window).data ?? "24h";
+  const fleet = fleetShown ? await fleetOf(rt, id, { window: fleetWindow }) : null;
+  const here = (change: Record<string, string | undefined>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries({ overlay: fleetShown ? "fleet" : undefined, window: sp.window as string | undefined, ...change })) if (v) q.set(k, v);
+    return `/workflows/${def.id}${q.size ? `?${q}` : ""}`;
+  };
   // people's decisions on its review states, in the window the page asks for (?reviews=1h|24h|7d|all)
   const statsWindow = StatsQuery.safeParse({ window: typeof sp.reviews === "string" ? sp.reviews : undefined }).data?.window ?? "24h";
   const stats = await reviewStats(rt.db, def, statsWindow, rt.clock.now());
@@ -116,9 +128,25 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
       {/* one column a phone's width at most: a grid track would otherwise grow to its widest content */}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
         <div className="min-w-0 self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
-          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
+          <div className="flex flex-wrap items-center gap-1 border-b border-slate-100 px-3 py-1.5 text-xs dark:border-slate-800" data-testid="overlay-switch">
+            <Link href={here({ overlay: undefined, window: undefined })} className={`rounded-md px-2 py-0.5 ${!fleetShown ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "ring-1 ring-slate-200 dark:ring-slate-700"}`}>Machine</Link>
+            <Link href={here({ overlay: "fleet" })} className={`rounded-md px-2 py-0.5 ${fleetShown ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "ring-1 ring-slate-200 dark:ring-slate-700"}`} data-testid="overlay-fleet">Fleet</Link>
+            {fleetShown && (
+              <span className="ml-2 flex gap-1" data-testid="fleet-window">
+                {(["1h", "24h", "7d", "all"] as const).map((w) => (
+                  <Link key={w} href={here({ window: w })} className={`rounded px-1.5 py-0.5 ${fleetWindow === w ? "bg-blue-600 text-white" : "text-blue-700 hover:underline dark:text-blue-400"}`}>{w}</Link>
+                ))}
+              </span>
+            )}
+          </div>
+          {fleet ? (
+            <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+          ) : (
+            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+          )}
         </div>
         <div className="min-w-0 space-y-4">
+          {fleet && <FleetPanel fleet={fleet} states={graph.states} />}
           {move && <MovePanel v={move.view} />}
           <ReviewStatsPanel stats={stats} href={(w) => `/workflows/${encodeURIComponent(def.id)}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === "string")), reviews: w })}`} />
           <AlertsPanel

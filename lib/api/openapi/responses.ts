@@ -38,8 +38,47 @@ export const Run = z
     since: isoOrNull.meta({ description: "when the current state(s) were entered" }),
     reviewId: z.string().nullable().optional().meta({ description: "the pending review the run waits on" }),
     accepted: z.array(z.string()).optional().meta({ description: "event types the run accepts from clients now" }),
+    waitingFor: z.array(z.lazy(() => WaitingFor)).optional().meta({ description: "GET /api/runs/{id}: one entry per thing the live run waits on (empty once it ended)" }),
   })
   .meta({ id: "Run", description: "A run: a workflow's machine with its context, at its latest transition." });
+
+const where = { state: z.string().meta({ description: "the state id (its path)" }), stateName: z.string() };
+export const WaitingFor = z
+  .discriminatedUnion("kind", [
+    z.looseObject({ kind: z.literal("review"), ...where, reviewId: z.string(), decisions: z.array(z.string()), approvals: z.looseObject({ so_far: z.number().int(), needed: z.number().int(), by: z.array(z.string()) }), dueAt: isoOrNull }),
+    z.looseObject({ kind: z.literal("timer"), ...where, at: iso, to: z.string().nullable().meta({ description: "the state the timer's transition goes to" }) }),
+    z.looseObject({ kind: z.literal("task"), ...where, queue: z.string(), claimedBy: z.string().nullable(), attempt: z.number().int(), heartbeatAt: isoOrNull, leaseUntil: isoOrNull }),
+    z.looseObject({ kind: z.literal("event"), ...where, accepts: z.array(z.string()).meta({ description: "the events it takes, less review decisions and ABORT" }) }),
+    z.looseObject({ kind: z.literal("effect"), ...where, name: z.string(), since: isoOrNull }),
+  ])
+  .meta({ id: "WaitingFor", description: "What a live run waits on: a review, a timer, an external worker's task, an event (at rest), an effect in flight." });
+
+const count = z.number().int();
+export const Fleet = z
+  .looseObject({
+    workflow: z.string(),
+    version: z.number().int().nullable().meta({ description: "a user-defined workflow's version; null for a built-in" }),
+    window: z.enum(["1h", "24h", "7d", "all"]),
+    generatedAt: iso,
+    runs: z.looseObject({ running: count, waiting: count, completed: count, failed: count, aborted: count }),
+    states: z.record(
+      z.string(),
+      z.looseObject({
+        now: z.looseObject({ running: count, waiting: count }),
+        entered: count,
+        dwellMs: z.looseObject({ p50: z.number(), p95: z.number() }).nullable(),
+        failedHere: count,
+        stuck: count,
+      }),
+    ),
+    edges: z.array(z.looseObject({ from: z.string(), to: z.string(), count })),
+  })
+  .meta({ id: "Fleet", description: "Where a workflow's runs are now and what they did in the window, per state (keys: state ids)." });
+
+export const BulkResult = z.looseObject({
+  results: z.array(z.looseObject({ id: z.string(), ok: z.boolean(), runId: z.string().optional().meta({ description: "the new run of a retry" }), error: z.string().optional() })),
+});
+
 
 export const Transition = z
   .looseObject({
@@ -108,6 +147,7 @@ export const Snapshot = z.looseObject({
   at: iso,
   value: any,
   context: any,
+  forkEditable: z.array(z.string()).meta({ description: "the context keys a fork from here may replace" }),
   timers: z.array(z.object({ id: z.string(), dueAt: iso, event: any })),
 });
 

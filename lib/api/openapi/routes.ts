@@ -37,6 +37,8 @@ import { CreateWorkflowBody, CreateWorkflowQuery, DeleteWorkflowQuery, ExportWor
 import { EvalBody, EvalIdParam, EvalListQuery } from "../../change/evals";
 import { MigrateBody, MigrateParams, VersionDiffParams } from "../../change/migrate";
 import { ReplayBody } from "../../change/replay";
+import { FleetQuery } from "../../fleet/fleet";
+import { BulkBody } from "../bulk";
 import { StatsQuery } from "../../reviews/stats";
 import { apiOf } from "../../machines/registry";
 import { RunExportDoc } from "../run-export";
@@ -141,11 +143,11 @@ const runs: ApiOperation[] = [
     tag: "Runs",
     summary: "Fork a run from a transition",
     description:
-      "A new run (`forkOf`, `forkSeq`) from the snapshot of the commit that wrote transition `seq`; `context` replaces top-level keys (each keeping the kind of value it held); `reuse: true` reuses the outputs the source recorded for the same state, visit and input.",
+      "A new run (`forkOf`, `forkSeq`) from the snapshot of the commit that wrote transition `seq`; `context` replaces top-level keys, only those that came from the run's input (a user-defined workflow's `task` and `input`; a built-in's declared keys, `forkEditable` in `GET /api/runs/{id}/snapshots`), each keeping the kind of value it held; a fork starting in a review starts with no approvals; `reuse: true` reuses the outputs the source recorded for the same state, visit and input.",
     params: RunIdParam,
     body: ForkBody,
     responses: { 201: ok(R.ForkResult, "the new run") },
-    errors: { ...runErrors, 409: "the workflow is disabled or deleted", 422: "a seq outside the run or at its end, or an edit that changes a member's kind" },
+    errors: { ...runErrors, 409: "the workflow is disabled or deleted", 422: "a seq outside the run or at its end, a context key the engine or a step keeps (named), or an edit that changes a member's kind" },
   },
   {
     method: "post",
@@ -271,6 +273,17 @@ const runs: ApiOperation[] = [
     errors: { 400: "it names a workflow this instance does not have", 409: "imported before", 413: "larger than 50 MB", 422: "not a valid export" },
   },
   {
+    method: "post",
+    path: "/api/runs/bulk",
+    operationId: "bulkRuns",
+    tag: "Runs",
+    summary: "Abort or retry many runs",
+    description:
+      "By `ids` or by `filter` (GET /api/runs's query as an object), one result per run, each taken as one by one: abort refuses a run that has ended; retry forks a failed run at its failed step with the same input (`runId`: the new run). More than 1,000 matching runs: 422 `{ error, code: \"too_many\", total }`.",
+    body: BulkBody,
+    responses: { 200: ok(R.BulkResult, "one result per run") },
+  },
+  {
     method: "get",
     path: "/api/stream",
     operationId: "streamAll",
@@ -313,7 +326,7 @@ const reviews: ApiOperation[] = [
     body: DecisionBody,
     idempotent: true,
     responses: { 200: ok(R.DecisionResult, "the decided review, the run after it and its transitions", ReplayedHeader) },
-    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale", 422: "a decision the review does not allow, or a malformed body" },
+    errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale, or the same person approving a quorum twice", 422: "a decision the review does not allow, a malformed body, no `reviewer` on a quorum review (accounts off), or an edit not shaped like the value it replaces (the path named)" },
   },
   {
     method: "get",
@@ -460,6 +473,19 @@ const workflows: ApiOperation[] = [
     params: MigrateParams,
     body: MigrateBody,
     responses: { 200: ok(R.MigrateResult, "each run's outcome") },
+    errors: { 404: "unknown workflow or version" },
+  },
+  {
+    method: "get",
+    path: "/api/workflows/{id}/fleet",
+    operationId: "getFleet",
+    tag: "Workflows",
+    summary: "Where the workflow's runs are, per state",
+    description:
+      "Runs now in each state, visits begun, time in state (p50, p95), failures and stuck runs in the window (1h, 24h, 7d or all; whole hours), and edge traffic, from counters kept with each step. Replays and evaluation runs are not counted.",
+    params: WorkflowIdParam,
+    query: FleetQuery,
+    responses: { 200: ok(R.Fleet, "the fleet") },
     errors: { 404: "unknown workflow or version" },
   },
   {

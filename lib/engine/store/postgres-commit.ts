@@ -7,10 +7,11 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
-import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
+import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
+import { withAllTime } from "../../fleet/counters";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
 export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -63,6 +64,7 @@ const INSERT_DELIVERIES = insertDeliveriesSql(`SELECT * FROM ${unnest(["text", "
 /** keys claimed: the rows returned are the keys this statement inserted (scope and key joined by a newline) */
 const CLAIM_KEYS = insertIdempotencySql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "int", "int", "int", "timestamp(3)"])}`, ` ON CONFLICT ("scope","key") DO NOTHING RETURNING "scope" || chr(10) || "key" AS "id"`);
 const INSERT_OUTCOMES = insertOutcomesSql(`SELECT * FROM ${unnest(["text", "text", "text", "int", "text", "text", "text", "text", "text", "timestamp(3)"])}`);
+const ADD_FLEETS = ADD_FLEET(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "int", "int"])}`);
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
 const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
@@ -179,6 +181,8 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   await bulk(c, INSERT_DELIVERIES, its.flatMap((it) => (it.deliveries ?? []).map((d) => deliveryValues(d, ts))), 9);
   // effect outcomes (lib/change); a replay's decisions and a migration's version pin are rare: one statement each
   await bulk(c, INSERT_OUTCOMES, its.flatMap((it) => (it.outcomes ?? []).map((o) => outcomeValues(o, ts))), 10);
+  // the fleet's counters, summed per row over the batch (one statement; an upsert touches a row once)
+  await bulk(c, ADD_FLEETS, sumFleet(its), 7);
   for (const it of its) {
     for (const r of it.reviewsOpen) if (r.replayedFrom) await c.query(MARK_REPLAYED((i) => `$${i}`), [r.replayedFrom, r.id]);
     // routed reviews (review.assign / review.due) and escalations
@@ -190,4 +194,19 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   for (const it of its) {
     for (const a of it.artifacts) await c.query(a.mode === "append" ? APPEND_ARTIFACT : PUT_ARTIFACT, [it.run.id, a.name, a.content, Buffer.byteLength(a.content), ts(it.run.updatedAt)]);
   }
+}
+
+/** The items' fleet increments, one row per counter (its increments summed). */
+function sumFleet(its: CommitItem[]): unknown[][] {
+  const sums = new Map<string, unknown[]>();
+  for (const it of its) {
+    for (const d of withAllTime(it.fleet ?? [])) {
+      const k = d.slice(0, 6).join("\u0001");
+      const had = sums.get(k);
+      if (had) (had[6] as number) += d[6];
+      else sums.set(k, [...d]);
+    }
+  }
+  // in key order: concurrent commits (cluster workers) lock shared counter rows in the same order
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }

@@ -24,7 +24,7 @@ import type {
 } from "./types";
 import { pgTransaction } from "../../db/sql";
 import { commitItems, ts } from "./postgres-commit";
-import { OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
+import { liveParts, OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, parse, PENDING_TIMER, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
@@ -75,6 +75,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string;
   if (q.scheduleId !== undefined) parts.push(`"scheduleId" = ${p(q.scheduleId)}`);
   if (q.idPrefix !== undefined) parts.push(`left("id", ${p(q.idPrefix.length)}) = ${p(q.idPrefix)}`);
   if (q.ids) parts.push(q.ids.length ? `"id" = ANY(${p(q.ids)}::text[])` : "FALSE");
+  parts.push(...liveParts(q, p));
   if (q.replayOf !== undefined) parts.push(`"replayOf" = ${p(q.replayOf)}`);
   else if (!q.replays) parts.push(`"replayOf" IS NULL`);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };

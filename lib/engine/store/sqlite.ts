@@ -7,7 +7,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
+import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, liveParts, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
@@ -61,6 +61,8 @@ export const WRITES = {
   routeReview: ROUTE_REVIEW(() => "?"),
   escalateReview: ESCALATE_REVIEW(() => "?"),
   setInput: SET_INPUT(() => "?"),
+  // the hour's row and the all-time row (hour -1) from one set of arguments
+  addFleet: ADD_FLEET(`SELECT x.w, x.v, CASE WHEN y.a = 0 THEN x.h ELSE -1 END, x.k, x.s, x.b, x.n FROM (SELECT ? AS w, ? AS v, ? AS h, ? AS k, ? AS s, ? AS b, ? AS n) AS x CROSS JOIN (SELECT 0 AS a UNION ALL SELECT 1) AS y WHERE true`),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
@@ -147,6 +149,12 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     parts.push(q.ids.length ? `"id" IN (${q.ids.map(() => "?").join(",")})` : "0");
     args.push(...q.ids);
   }
+  parts.push(
+    ...liveParts(q, (v) => {
+      args.push(v);
+      return "?";
+    }),
+  );
   if (q.replayOf !== undefined) {
     parts.push(`"replayOf" = ?`);
     args.push(q.replayOf);
@@ -236,6 +244,8 @@ export class SqliteRunStore implements RunStore {
     for (const r of item.reviewsOpen) if (routed(r)) ops.push([W.routeReview, [groupsJson(r.assignedTo), r.dueAt == null ? null : sqliteDate(r.dueAt), groupsJson(r.escalatedFrom), r.id], 0]);
     for (const r of item.reviewsRoute ?? []) ops.push([W.escalateReview, [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id], 0]);
     if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
+    // the fleet's counters: summed over the batch, written once per row at its end (check 3)
+    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, d, 3]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
@@ -310,6 +320,8 @@ export class SqliteRunStore implements RunStore {
     if (dense && !q.workflow && !q.status?.length) return ` INDEXED BY "Run_createdAt_idx"`;
     if (q.waitingSince !== undefined && !q.text) return ` INDEXED BY "Run_waitingSince_createdAt_idx"`;
     if (q.retrying && !q.text && q.waitingSince === undefined) return ` INDEXED BY "Run_retries_status_createdAt_idx"`;
+    // live runs by where they are or what they wait on: the few live ones, read through the status index
+    if ((q.state !== undefined || q.waitingFor?.length || q.unclaimedSince !== undefined) && !q.text && q.waitingSince === undefined && !q.retrying) return ` INDEXED BY "Run_status_createdAt_idx"`;
     return "";
   }
 

@@ -186,6 +186,8 @@ export interface CommitItem {
   outcomes?: OutcomeRow[];
   /** the run's input replaced (a migration moves the version pin, input.definitionVersion) */
   setInput?: unknown;
+  /** fleet counter increments (lib/fleet/counters.ts), added in the same transaction */
+  fleet?: FleetDelta[];
   /** pending reviews re-routed (an escalation) */
   reviewsRoute?: ReviewRoute[];
 }
@@ -285,6 +287,12 @@ export interface RunQuery {
   replays?: boolean;
   /** only the replays of this run */
   replayOf?: string;
+  /** live runs that wait on any of these (lib/api/waiting.ts): review, timer, task, event (at rest: no effect in flight, no review open), effect */
+  waitingFor?: ("review" | "timer" | "task" | "event" | "effect")[];
+  /** live runs in this state or a state inside it (a state id, its path) */
+  state?: string;
+  /** live runs with an external worker's task unclaimed since this instant or before (epoch ms) */
+  unclaimedSince?: number;
   limit?: number;
   offset?: number;
 }
@@ -358,3 +366,9 @@ export interface RunStore {
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
 }
+
+/** What a fleet counter counts (lib/fleet/counters.ts computes the increments, the store adds them). */
+export type FleetKind = "enter" | "dwell" | "edge" | "fail" | "end";
+
+/** One counter row's increment: [workflow, version, hour, kind, key, bucket, n]. */
+export type FleetDelta = [string, number, number, FleetKind, string, number, number];
