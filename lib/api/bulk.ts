@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { isEngineError } from "../engine/errors";
 import { findWorkflow } from "../machines/registry";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { runFailure } from "./failure";
 import { abortRun, forkRun, runFiltersOf, storeQuery } from "./runs";
 import { RunListQuery } from "./schemas";

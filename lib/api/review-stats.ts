@@ -1,5 +1,5 @@
 // GET /api/workflows/{id}/reviews/stats?window=1h|24h|7d|all: decision analytics (lib/reviews/stats.ts).
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { NotFoundError } from "../engine/errors";
 import { findWorkflow } from "../machines/registry";
 import { reviewStats, type StatsWindow } from "../reviews/stats";

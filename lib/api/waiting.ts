@@ -9,7 +9,7 @@ import { typedReview } from "./review-types";
 import { WAITING_KINDS } from "./schemas";
 import { deriveGraph, type WorkflowGraph } from "../graph/derive";
 import { findWorkflow } from "../machines/registry";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 
 export { WAITING_KINDS };
 export type WaitingKind = (typeof WAITING_KINDS)[number];

@@ -4,7 +4,7 @@
 // offers it to no one else); with accounts off, groups are labels that route and filter.
 import type { Db } from "../db/client";
 import { InvalidError, NotFoundError } from "../engine/errors";
-import { GroupName } from "../reviews/routes";
+import { GroupName } from "../reviews/route-schema";
 import type { Principal } from "./accounts";
 
 export interface GroupView {

@@ -37,7 +37,6 @@ import { startName } from "../machines/run-name";
 import { traceRunFinished, traceRunStarted, traceStep, type RunInfo } from "../telemetry";
 import { routeOf, type ReviewRoutes } from "../reviews/routes";
 import { escalateInDraft, isDueTimer, routeDraft } from "../reviews/routing";
-
 import { isParked, waitsOutside, type ActionFn, type EffectContext, type EffectFn, type WorkflowEffects } from "./effects";
 
 export { parkEffect, WAITS_OUTSIDE, waitingOutside } from "./effects";

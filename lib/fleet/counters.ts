@@ -13,6 +13,7 @@
 // back and the new version's added, in the hour each visit began (the visit goes on).
 // Replays and evaluation runs (Run.replayOf) count nowhere.
 import { FORK_EVENT, pinOf } from "../engine/views";
+import type { FleetDelta, FleetKind } from "../engine/store/types";
 import { MIGRATE_EVENT } from "../change/migrate-plan";
 import type { CommitItem, RunRow } from "../engine/store/types";
 import { dwellBucket } from "./buckets";
@@ -21,10 +22,7 @@ export const HOUR_MS = 3_600_000;
 /** the hour of the all-time rows */
 export const ALL_TIME = -1;
 
-export type FleetKind = "enter" | "dwell" | "edge" | "fail" | "end";
-
-/** One counter row's increment: [workflow, version, hour, kind, key, bucket, n]. */
-export type FleetDelta = [string, number, number, FleetKind, string, number, number];
+export type { FleetDelta, FleetKind } from "../engine/store/types";
 
 export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 /** a built-in's runs count under version 0 */

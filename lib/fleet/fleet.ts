@@ -7,7 +7,7 @@ import { InvalidError, NotFoundError } from "../engine/errors";
 import { notImported } from "../engine/imported";
 import { deriveGraph, type WorkflowGraph } from "../graph/derive";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
-import type { Runtime } from "../runtime";
+import type { Runtime } from "../runtime-types";
 import { quantile } from "./buckets";
 import { ALL_TIME, HOUR_MS, hourOf } from "./counters";
 

@@ -4,7 +4,7 @@
 // checked here with zod; the meaning (routes, templates, URLs) in lib/steps/check.ts; the steps
 // become XState invocations, reviews and timers in lib/steps/compile.ts.
 import { z } from "zod";
-import { ReviewRouteSchema } from "../reviews/routes";
+import { ReviewRouteSchema } from "../reviews/route-schema";
 
 const Stage = z.string().min(1).max(80);
 const Template = z.string().max(20_000);

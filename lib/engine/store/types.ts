@@ -1,7 +1,6 @@
 // The run store: rows the engine commits and reads back. One interface, one conformance
 // suite (test/store.*.test.ts), one implementation per database.
 import type { CrashLedger } from "../poison";
-import type { FleetDelta } from "../../fleet/counters";
 
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
 export const TERMINAL: readonly RunStatus[] = ["completed", "failed", "aborted"];
@@ -367,3 +366,9 @@ export interface RunStore {
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
 }
+
+/** What a fleet counter counts (lib/fleet/counters.ts computes the increments, the store adds them). */
+export type FleetKind = "enter" | "dwell" | "edge" | "fail" | "end";
+
+/** One counter row's increment: [workflow, version, hour, kind, key, bucket, n]. */
+export type FleetDelta = [string, number, number, FleetKind, string, number, number];
