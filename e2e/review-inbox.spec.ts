@@ -75,42 +75,48 @@ test.describe("at 1440×900", () => {
     const runs = [await swiss(request, "Keys one: a Go HTTP handler"), await swiss(request, "Keys two: a Rust iterator"), await start(request, "deep-research", { topic: "Keys: what is a saga?" })];
     for (const r of runs) await pendingReviewFor(request, r);
     await page.goto("/review");
-    await expect(page.getByTestId("review-row")).toHaveCount(3);
-    await expect(row(page, runs[0]!)).toHaveAttribute("data-selected", "true");
+    const rows = page.getByTestId("review-row");
+    await expect(rows).toHaveCount(3);
+    // the oldest first, selected; the order is the reviews' (not the runs')
+    const order = await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-run")!));
+    const firstSwiss = order.find((r) => r !== runs[2])!;
+    await expect(rows.nth(0)).toHaveAttribute("data-selected", "true");
     await page.keyboard.press("j");
-    await expect(row(page, runs[1]!)).toHaveAttribute("data-selected", "true");
-    await expect(row(page, runs[1]!).getByRole("button")).toBeFocused();
+    await expect(rows.nth(1)).toHaveAttribute("data-selected", "true");
+    await expect(rows.nth(1).getByRole("button")).toBeFocused();
     await page.keyboard.press("k");
-    await expect(row(page, runs[0]!)).toHaveAttribute("data-selected", "true");
+    await expect(rows.nth(0)).toHaveAttribute("data-selected", "true");
     await page.keyboard.press("?");
     await expect(page.getByTestId("keys-help")).toContainText("request changes");
     await page.screenshot({ path: "/tmp/t32-inbox-keys.png" });
     await page.keyboard.press("Escape");
     await expect(page.getByTestId("keys-help")).toHaveCount(0);
     // c: to the feedback field, where keys are text
+    await row(page, firstSwiss).getByRole("button").click();
     await page.keyboard.press("c");
-    const panel = page.locator(`[data-testid=review-panel][data-run="${runs[0]}"]`);
+    const panel = page.locator(`[data-testid=review-panel][data-run="${firstSwiss}"]`);
     await expect(panel.getByLabel("Feedback")).toBeFocused();
     await page.keyboard.type("ja, tidy");
     await expect(page.getByTestId("confirm-dialog")).toHaveCount(0);
-    await expect(row(page, runs[0]!)).toHaveAttribute("data-selected", "true");
+    await expect(row(page, firstSwiss)).toHaveAttribute("data-selected", "true");
     await page.keyboard.press("Escape");
-    await row(page, runs[0]!).getByRole("button").focus();
+    await row(page, firstSwiss).getByRole("button").focus();
     // a: a confirmation, then the panel's own Approve with what was written
     await page.keyboard.press("a");
-    await expect(page.getByTestId("confirm-dialog")).toContainText("Approve “Keys one");
+    await expect(page.getByTestId("confirm-dialog")).toContainText("Approve “Keys");
     await page.keyboard.press("Enter");
-    await expect(row(page, runs[0]!)).toHaveCount(0);
-    await expect.poll(async () => (await outcome(request, runs[0]!))?.outcome).toBe("approved");
-    expect((await outcome(request, runs[0]!))?.feedback).toBe("ja, tidy");
+    await expect(row(page, firstSwiss)).toHaveCount(0);
+    await expect.poll(async () => (await outcome(request, firstSwiss))?.outcome).toBe("approved");
+    expect((await outcome(request, firstSwiss))?.feedback).toBe("ja, tidy");
     // e on a plan: its editor opens
     await row(page, runs[2]!).getByRole("button").click();
     await page.keyboard.press("e");
     await expect(page.locator(`[data-testid=review-panel][data-run="${runs[2]}"]`).getByTestId("plan-editor")).toBeVisible();
     // o: the run's page
-    await row(page, runs[1]!).getByRole("button").focus();
+    const other = runs.find((r) => r !== firstSwiss && r !== runs[2])!;
+    await row(page, other).getByRole("button").focus();
     await page.keyboard.press("o");
-    await page.waitForURL(`**/runs/${runs[1]}`);
+    await page.waitForURL(`**/runs/${other}`);
   });
 
   test("a review decided elsewhere stays in place, greyed, says who decided, keeps the draft and is announced", async ({ page, request }) => {

@@ -12,13 +12,13 @@ export function InboxFilters({ filter, onChange, workflows, kinds, groups, dated
   const filtered = !!(filter.workflow || filter.kind || filter.assigned || filter.overdue || filter.q);
   return (
     <form role="search" aria-label="Filter reviews" className="flex flex-wrap items-end gap-2" data-testid="inbox-filters" onSubmit={(e) => e.preventDefault()}>
-      <label className={label}>
-        Search
+      <div className={label}>
+        <label htmlFor="inbox-search">Search</label>
         <input id="inbox-search" type="search" value={filter.q ?? ""} onChange={(e) => set({ q: blank(e.target.value) })} placeholder="run, state, prompt…" aria-keyshortcuts="/" className={`${field} w-48`} />
-      </label>
-      <label className={label}>
-        Workflow
-        <select value={filter.workflow ?? ""} onChange={(e) => set({ workflow: blank(e.target.value) })} className={field}>
+      </div>
+      <div className={label}>
+        <label htmlFor="inbox-workflow">Workflow</label>
+        <select id="inbox-workflow" value={filter.workflow ?? ""} onChange={(e) => set({ workflow: blank(e.target.value) })} className={field}>
           <option value="">all</option>
           {workflows.map(([id, title]) => (
             <option key={id} value={id}>
@@ -27,10 +27,10 @@ export function InboxFilters({ filter, onChange, workflows, kinds, groups, dated
           ))}
           {filter.workflow && !workflows.some(([id]) => id === filter.workflow) && <option value={filter.workflow}>{filter.workflow}</option>}
         </select>
-      </label>
-      <label className={label}>
-        Kind
-        <select value={filter.kind ?? ""} onChange={(e) => set({ kind: blank(e.target.value) })} className={field}>
+      </div>
+      <div className={label}>
+        <label htmlFor="inbox-kind">Kind</label>
+        <select id="inbox-kind" value={filter.kind ?? ""} onChange={(e) => set({ kind: blank(e.target.value) })} className={field}>
           <option value="">all</option>
           {kinds.map((k) => (
             <option key={k} value={k}>
@@ -39,11 +39,11 @@ export function InboxFilters({ filter, onChange, workflows, kinds, groups, dated
           ))}
           {filter.kind && !kinds.includes(filter.kind) && <option value={filter.kind}>{humanize(filter.kind)}</option>}
         </select>
-      </label>
+      </div>
       {(groups.length > 0 || filter.assigned) && (
-        <label className={label}>
-          Assigned
-          <select value={filter.assigned ?? ""} onChange={(e) => set({ assigned: blank(e.target.value) })} className={field}>
+        <div className={label}>
+          <label htmlFor="inbox-assigned">Assigned</label>
+          <select id="inbox-assigned" value={filter.assigned ?? ""} onChange={(e) => set({ assigned: blank(e.target.value) })} className={field}>
             <option value="">anyone</option>
             <option value="me">me</option>
             {[...new Set([...groups, ...(filter.assigned && filter.assigned !== "me" ? [filter.assigned] : [])])].map((g) => (
@@ -52,7 +52,7 @@ export function InboxFilters({ filter, onChange, workflows, kinds, groups, dated
               </option>
             ))}
           </select>
-        </label>
+        </div>
       )}
       {(dated || filter.overdue) && (
         <label className={`${label} flex h-8 items-center gap-1.5 self-end`}>
@@ -60,13 +60,13 @@ export function InboxFilters({ filter, onChange, workflows, kinds, groups, dated
           Overdue only
         </label>
       )}
-      <label className={label}>
-        Order
-        <select value={filter.sort} onChange={(e) => set({ sort: e.target.value as Sort })} className={field}>
+      <div className={label}>
+        <label htmlFor="inbox-order">Order</label>
+        <select id="inbox-order" value={filter.sort} onChange={(e) => set({ sort: e.target.value as Sort })} className={field}>
           <option value="age">oldest first</option>
           <option value="due">due soonest</option>
         </select>
-      </label>
+      </div>
       <p className="self-end pb-1.5 text-xs text-slate-600 dark:text-slate-300" data-testid="inbox-count">
         {filtered ? `${shown} of ${total}` : `${total} waiting`}
         {filtered && (
