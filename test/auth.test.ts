@@ -251,7 +251,7 @@ describe("accounts on", () => {
       return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name === "page.tsx" ? [path.join(dir, e.name)] : []));
     })("app").filter((f) => f !== path.join("app", "login", "page.tsx"));
     expect(pages.length).toBeGreaterThanOrEqual(10);
-    for (const f of pages) expect(fs.readFileSync(f, "utf8"), f).toMatch(/^export default async function \w+\(.*\) \{\n  await requireViewer\(\);$/m);
+    for (const f of pages) expect(fs.readFileSync(f, "utf8"), f).toMatch(/^export default async function \w+\(.*\) \{\n  (?:const \w+ = )?await requireViewer\(\);$/m);
   });
 
   it("every server action checks the role before it does anything", () => {

@@ -117,6 +117,8 @@ const ExportedReview = z.strictObject({
   decision: name.nullable(),
   feedback: text.nullable(),
   reviewer: name.nullable(),
+  /** who decided: a person, or the engine (a replay); absent in exports made before it was kept */
+  decidedBy: z.enum(["person", "engine"]).nullable().optional(),
   createdAt: date,
   decidedAt: date.nullable(),
   seq: int,
@@ -308,6 +310,7 @@ function exportBody([[r], transitions, reviews, snapshots, timers, artifacts, us
       decision: str(v.decision),
       feedback: str(v.feedback),
       reviewer: str(v.reviewer),
+      decidedBy: v.decidedBy === "person" || v.decidedBy === "engine" ? v.decidedBy : null,
       createdAt: iso(v.createdAt),
       decidedAt: isoOrNull(v.decidedAt),
       seq: num(v.seq),
@@ -520,6 +523,11 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
     {
       sql: openReviewsSql("VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
       each: doc.reviews.map((v, i) => [`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, date(v.createdAt), dateOrNull(v.decidedAt), v.seq]),
+    },
+    {
+      // who decided each one (a person, or the engine for a replay's), as the source recorded it
+      sql: `UPDATE "Review" SET "decidedBy"=? WHERE "id"=?`,
+      each: doc.reviews.flatMap((v, i) => (v.decidedBy ? [[v.decidedBy, `${newId}-review-${i + 1}`]] : [])),
     },
     {
       sql: `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`,

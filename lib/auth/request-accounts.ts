@@ -16,7 +16,13 @@ export function serveRequestAccounts(accounts: Promise<RequestAccounts> | null):
   else delete (globalThis as Holder)[KEY];
 }
 
+// the process-wide runtime's own slot (lib/runtime.ts getRuntime): a runtime placed there directly
+// (an embedding host, or a test that builds its own) serves requests with its accounts too
+const RUNTIME = Symbol.for("switchyard.runtime");
+type RuntimeHolder = { [RUNTIME]?: Promise<{ accounts: RequestAccounts }> };
+
 /** null: no runtime serves requests in this process yet */
 export function requestAccounts(): Promise<RequestAccounts> | null {
-  return (globalThis as Holder)[KEY] ?? null;
+  const placed = (globalThis as RuntimeHolder)[RUNTIME];
+  return (globalThis as Holder)[KEY] ?? placed?.then((rt) => rt.accounts) ?? null;
 }
