@@ -5,7 +5,7 @@ import { shot } from "./helpers";
 
 test("guide seeded → paste a document → ranked search with passages → bad input refused → delete", async ({ page }) => {
   await page.goto("/knowledge");
-  await expect(page.getByTestId("kb-documents")).toContainText("Switchyard at a glance");
+  await expect(page.getByTestId("kb-documents")).toContainText("The swiss-army workflow");
 
   const paste = page.getByTestId("kb-paste");
   await paste.getByLabel("Title (optional)").fill("Quokka runbook");
