@@ -12,7 +12,7 @@ import { Background, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, useReact
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { aspectOf, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
-import { absoluteBoxes, boxView, chooseView, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
+import { absoluteBoxes, boxView, chooseView, collapsedAround, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
 import type { DiagramOverlay, OverlayTag } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
 import { modeOf, ZoomModeContext } from "./zoom";
@@ -142,19 +142,20 @@ function Diagram({
   );
 
   // which groups are drawn collapsed: the person's choice, else all open when the machine is
-  // readable enough with them open, else all but those holding the run's states
+  // readable enough with them open, else all but those holding the run's states (the variant the
+  // server lays out ahead for a run's page)
   const [overrides, setOverrides] = useState<Record<string, boolean>>({});
-  const keepOpen = useMemo(() => [...new Set([...s.active, ...(s.visited ?? [])].flatMap(withAncestors))].sort().join(), [s]);
+  const around = useMemo(() => collapsedAround(graph, s.active).join(), [graph, s.active]);
   const wanted = useMemo(() => {
     if (!size) return null;
-    const keep = new Set(keepOpen.split(","));
     const closed = groups.filter((g) => overrides[g.id] === false).map((g) => g.id);
     const open = atHand(closed, aspect);
     const roomy = open && fitZoom(open.width, open.height, size.w, size.h) >= OPEN_FIT_ZOOM;
     if (!autoCollapse || roomy) return closed;
-    return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && !keep.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
+    const shut = new Set(around.split(",").filter(Boolean));
+    return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && shut.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [size?.w, size?.h, aspect, keepOpen, JSON.stringify(overrides), autoCollapse, groups, atHand]);
+  }, [size?.w, size?.h, aspect, around, JSON.stringify(overrides), autoCollapse, groups, atHand]);
   const [shown, setShown] = useState<{ layout: Layout; decided: boolean }>(() => ({ layout: base.list[0], decided: false }));
   useEffect(() => {
     if (!wanted) return;
@@ -229,6 +230,7 @@ function Diagram({
           badges: painted.extra[n.id],
           outlined: painted.outline === n.id,
           hidden: n.hidden,
+          box: { w: n.width, h: n.height },
           onToggle: collapsible.has(n.id) ? toggle : undefined,
         },
         style: { width: n.width, height: n.height },

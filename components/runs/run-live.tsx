@@ -221,7 +221,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const [canvasOnPhone, setCanvasOnPhone] = useState(false);
   const waitingFor = waitingHuman ? `your decision: ${decisions.join(" / ")}` : !terminal && forms.length > 0 ? forms.join(", ") : null;
   const pathView = (
-    <div className="sm:hidden">
+    <div className="sm:hidden max-sm:order-[-1]">
       <PathView
         graph={layout.graph}
         stateIds={run.stateIds}
@@ -342,9 +342,9 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           <HistoryPanel transitions={transitions} states={states} layout={layout} live={!terminal} runId={run.id} />
         </div>
 
-        {/* on a narrow screen, a run that waits for a person shows the decision first */}
-        <aside className={`space-y-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
-          {/* on a phone, the path (where the run is and what it waits for) comes first, the decision right after */}
+        {/* on a narrow screen, a run that waits for a person shows the decision first; on a phone the
+            path (where the run is, what it waits for, where it can go) right after it */}
+        <aside className={`flex min-w-0 flex-col gap-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
           {waitingHuman && pathView}
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
@@ -400,7 +400,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
 
           {waitingHuman && review && (
-            <div className="rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 dark:bg-emerald-950/30">
+            <div className="order-first rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 xl:order-none dark:bg-emerald-950/30" data-testid="decision-box">
               <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
               <DecisionPanel review={review} decisions={decisions} />
             </div>
