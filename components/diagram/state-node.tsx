@@ -37,13 +37,13 @@ export interface StateNodeData extends Record<string, unknown> {
   box?: { w: number; h: number };
 }
 
-/** Chip text: 12 px on screen in 16 px lines, whatever the zoom. */
-const CHIP_LINE = 16;
+/** Chip text: 12 px on screen in 14 px lines (a 12 px monospace line's own height), whatever the zoom. */
+const CHIP_LINE = 14;
 /** The group header's height at zoom 1 (the padding ELK keeps above a group's states). */
 const GROUP_HEAD = 40;
 
 /** How many lines of chip text a box `h` high holds at zoom `z` (0: none, at most 2). */
-export const chipLines = (h: number, z: number) => Math.max(0, Math.min(2, Math.floor((h * z - 4) / CHIP_LINE)));
+export const chipLines = (h: number, z: number) => Math.max(0, Math.min(2, Math.floor((h * z - 2) / CHIP_LINE)));
 /** The box's width on screen at zoom `z`, in whole 20 px steps (so nodes re-render only when it matters). */
 const screenWidth = (w: number, z: number) => Math.floor((w * z) / 20) * 20;
 

@@ -234,6 +234,9 @@ function Diagram({
           onToggle: collapsible.has(n.id) ? toggle : undefined,
         },
         style: { width: n.width, height: n.height },
+        // the size given, not only measured: the minimap draws a node only when its node object has one
+        width: n.width,
+        height: n.height,
         draggable: false,
         selectable: false,
       })),

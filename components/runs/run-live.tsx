@@ -315,7 +315,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         </div>
       </div>
 
-      {notice}
+      {/* on a phone a run waiting for a decision keeps the first screen for the decision and the path: the notice goes below */}
+      {notice && <div className={waitingHuman ? "max-sm:hidden" : undefined}>{notice}</div>}
       {terminal && <RunResultCard runId={run.id} status={run.status} result={result} failure={failure} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
@@ -399,12 +400,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             )}
           </div>
 
-          {waitingHuman && review && (
-            <div className="order-first rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 xl:order-none dark:bg-emerald-950/30" data-testid="decision-box">
-              <div className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
-              <DecisionPanel review={review} decisions={decisions} />
-            </div>
-          )}
+          {waitingHuman && review && <DecisionBox review={review} decisions={decisions} />}
 
           {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} accepted={accepted} />}
 
@@ -416,6 +412,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </div>
           )}
 
+          {notice && waitingHuman && <div className="sm:hidden">{notice}</div>}
+
           <UsagePanel runId={run.id} version={run.seq} />
 
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
@@ -424,6 +422,29 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
         </aside>
       </div>
+    </div>
+  );
+}
+
+/**
+ * The decision a run waits for. On a phone it is a compact box of its own height, first on the
+ * page with the path right after it: what is to be decided scrolls inside the box, its decision
+ * buttons stay at the box's bottom, and "Show all" lets the box grow to its whole length.
+ */
+function DecisionBox({ review, decisions }: { review: ReviewInfo; decisions: string[] }) {
+  const [whole, setWhole] = useState(false);
+  const compact = whole
+    ? ""
+    : "max-sm:max-h-[320px] max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_div:has(>[data-decision])]:sticky max-sm:[&_div:has(>[data-decision])]:bottom-0 max-sm:[&_div:has(>[data-decision])]:z-10 max-sm:[&_div:has(>[data-decision])]:-mx-4 max-sm:[&_div:has(>[data-decision])]:border-t max-sm:[&_div:has(>[data-decision])]:border-emerald-200 max-sm:[&_div:has(>[data-decision])]:bg-white max-sm:[&_div:has(>[data-decision])]:px-4 max-sm:[&_div:has(>[data-decision])]:py-2 dark:max-sm:[&_div:has(>[data-decision])]:border-emerald-800 dark:max-sm:[&_div:has(>[data-decision])]:bg-slate-900";
+  return (
+    <div className={`order-first rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 xl:order-none dark:bg-emerald-950/30 ${compact}`} data-testid="decision-box" data-compact={whole ? undefined : ""}>
+      <div className="mb-2 flex items-center justify-between gap-2">
+        <div className="text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
+        <button type="button" onClick={() => setWhole(!whole)} className="text-xs text-blue-700 hover:underline sm:hidden dark:text-blue-400" aria-expanded={whole} data-testid="decision-whole">
+          {whole ? "Show less" : "Show all"}
+        </button>
+      </div>
+      <DecisionPanel review={review} decisions={decisions} />
     </div>
   );
 }
