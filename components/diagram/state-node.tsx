@@ -44,6 +44,10 @@ const GROUP_HEAD = 40;
 
 /** How many lines of chip text a box `h` high holds at zoom `z` (0: none, at most 2). */
 export const chipLines = (h: number, z: number) => Math.max(0, Math.min(2, Math.floor((h * z - 2) / CHIP_LINE)));
+/** A 12 px monospace character's width (px). */
+const CHIP_CHAR = 7.3;
+/** The longest piece of an identifier between its break opportunities (see Breakable): wider than the chip, the name is cut with an ellipsis on one line instead. */
+const longestWord = (name: string) => Math.max(...name.split(/(?<=[_.\-])|(?<=[a-z0-9])(?=[A-Z])/).map((p) => p.length));
 /** The box's width on screen at zoom `z`, in whole 20 px steps (so nodes re-render only when it matters). */
 const screenWidth = (w: number, z: number) => Math.floor((w * z) / 20) * 20;
 
@@ -180,7 +184,7 @@ function StateNodeView({ data }: NodeProps) {
         lines > 0 && (
           <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(5) }}>
             <StatusDot status={status} size={screenPx(9)} />
-            {lines >= 2 ? (
+            {lines >= 2 && longestWord(state.name) * CHIP_CHAR <= wide - (collapsed ? 56 : 24) ? (
               <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>
                 <Breakable text={state.name} />
               </span>

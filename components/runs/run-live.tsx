@@ -435,7 +435,7 @@ function DecisionBox({ review, decisions }: { review: ReviewInfo; decisions: str
   const [whole, setWhole] = useState(false);
   const compact = whole
     ? ""
-    : "max-sm:max-h-[320px] max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_div:has(>[data-decision])]:sticky max-sm:[&_div:has(>[data-decision])]:bottom-0 max-sm:[&_div:has(>[data-decision])]:z-10 max-sm:[&_div:has(>[data-decision])]:-mx-4 max-sm:[&_div:has(>[data-decision])]:border-t max-sm:[&_div:has(>[data-decision])]:border-emerald-200 max-sm:[&_div:has(>[data-decision])]:bg-white max-sm:[&_div:has(>[data-decision])]:px-4 max-sm:[&_div:has(>[data-decision])]:py-2 dark:max-sm:[&_div:has(>[data-decision])]:border-emerald-800 dark:max-sm:[&_div:has(>[data-decision])]:bg-slate-900";
+    : "max-sm:max-h-[320px] max-sm:pb-0 max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_div:has(>[data-decision])]:sticky max-sm:[&_div:has(>[data-decision])]:bottom-0 max-sm:[&_div:has(>[data-decision])]:z-10 max-sm:[&_div:has(>[data-decision])]:-mx-4 max-sm:[&_div:has(>[data-decision])]:border-t max-sm:[&_div:has(>[data-decision])]:border-emerald-200 max-sm:[&_div:has(>[data-decision])]:bg-white max-sm:[&_div:has(>[data-decision])]:px-4 max-sm:[&_div:has(>[data-decision])]:py-2 dark:max-sm:[&_div:has(>[data-decision])]:border-emerald-800 dark:max-sm:[&_div:has(>[data-decision])]:bg-slate-900";
   return (
     <div className={`order-first rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 xl:order-none dark:bg-emerald-950/30 ${compact}`} data-testid="decision-box" data-compact={whole ? undefined : ""}>
       <div className="mb-2 flex items-center justify-between gap-2">
