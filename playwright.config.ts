@@ -54,6 +54,8 @@ export default defineConfig({
       NEXT_TELEMETRY_DISABLED: "1",
       HOSTNAME: "127.0.0.1",
       SWITCHYARD_ALERT_INTERVAL_MS: "1000",
+      // a loaded CI machine must not turn the diagrams under test into fallback layouts
+      SWITCHYARD_LAYOUT_DEADLINE_MS: "60000",
       // the secret e2e/user-workflow-page.spec.ts's support-triage workflow sends to its helpdesk (shown as [secret])
       SWITCHYARD_SECRET_HELPDESK_TOKEN: "e2e-helpdesk-token",
       ...(schema && !process.env.SWITCHYARD_QUEUE_SCHEMA ? { SWITCHYARD_QUEUE_SCHEMA: schema.toLowerCase() } : {}),

@@ -6,6 +6,8 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { authEnabled } from "@/lib/auth/roles";
 import { currentUser } from "./session";
+import { RoleProvider } from "@/components/auth/role";
+import { SkipLink } from "@/components/ui/skip-link";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -23,10 +25,16 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   return (
     <html lang="en">
       <body className="min-h-screen antialiased">
-        <Nav />
+        <SkipLink />
+        {/* before sign-in: no counts, no names */}
+        <Nav signedIn={!authEnabled() || !!who} />
         {who && <UserBar name={who.name} role={who.role} />}
         {(!authEnabled() || who) && <AlertBanner />}
-        <main className="mx-auto w-full max-w-[1440px] px-4 py-6 sm:px-6">{children}</main>
+        <RoleProvider role={who?.role ?? null}>
+          <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[1440px] px-4 py-6 outline-none sm:px-6">
+            {children}
+          </main>
+        </RoleProvider>
       </body>
     </html>
   );

@@ -65,9 +65,9 @@ function usePendingCount(initial: number, live: boolean): number {
   return pending;
 }
 
-export function NavLinks({ pending: initial }: { pending: number }) {
+export function NavLinks({ pending: initial, live }: { pending: number; live: boolean }) {
   const path = usePathname();
-  const pending = usePendingCount(initial, !path.startsWith("/login"));
+  const pending = usePendingCount(initial, live && !path.startsWith("/login"));
   return (
     <nav className="flex min-w-0 flex-nowrap items-center gap-0.5 text-xs sm:gap-1 sm:overflow-x-auto sm:text-sm" data-testid="nav">
       {links.map((l) => {

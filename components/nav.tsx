@@ -2,13 +2,16 @@ import Link from "next/link";
 import { getRuntime } from "@/lib/runtime";
 import { NavLinks } from "./nav-links";
 
-export async function Nav() {
+/** `signedIn` false (accounts on, nobody signed in): the links only, no pending count. */
+export async function Nav({ signedIn }: { signedIn: boolean }) {
   let pending = 0;
-  try {
-    const rt = await getRuntime();
-    pending = (await rt.store.listReviews({ status: "pending", limit: 1_000 })).length;
-  } catch {
-    // the page itself reports storage problems
+  if (signedIn) {
+    try {
+      const rt = await getRuntime();
+      pending = (await rt.store.listReviews({ status: "pending", limit: 1_000 })).length;
+    } catch {
+      // the page itself reports storage problems
+    }
   }
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
@@ -19,7 +22,7 @@ export async function Nav() {
           </svg>
           <span className="sr-only sm:not-sr-only">Switchyard</span>
         </Link>
-        <NavLinks pending={pending} />
+        <NavLinks pending={pending} live={signedIn} />
       </div>
     </header>
   );

@@ -82,8 +82,13 @@ test("sign in, work, sign out", async ({ page, request }) => {
   const me = await page.evaluate(() => fetch("/api/auth/me").then((r) => r.json()));
   expect(me).toMatchObject({ accounts: true, user: { name: "ana", role: "admin" } });
   await shot(page, "auth-signed-in");
+  // the API reference is a page like any other: signed in, it renders the document
+  await page.goto(`${BASE}/api-reference`);
+  await expect(page.locator("[data-testid=api-reference] .opblock").first()).toBeVisible({ timeout: 20_000 });
+  await page.goBack();
   // without a session or token the API refuses
   expect((await request.get(`${BASE}/api/runs`)).status()).toBe(401);
+  expect((await request.get(`${BASE}/api/openapi.json`)).status()).toBe(401);
   expect((await request.post(`${BASE}/api/runs`, { data: { workflow: "swiss-army", input: { request: "x" } } })).status()).toBe(401);
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(/\/login/);
@@ -93,4 +98,32 @@ test("sign in, work, sign out", async ({ page, request }) => {
   await page.context().addCookies([{ name: "sy_session", value: "forged", url: BASE }]);
   await page.goto(`${BASE}/workflows`);
   await page.waitForURL(/\/login\?next=%2Fworkflows/);
+  await page.goto(`${BASE}/api-reference`);
+  await page.waitForURL(/\/login\?next=%2Fapi-reference/);
+});
+
+test("an admin puts people in groups on the Settings page", async ({ page }) => {
+  await page.goto(`${BASE}/login?next=%2Fsettings`);
+  await page.getByLabel("Name").fill("ana");
+  await page.getByLabel("Password").fill("correct-horse-battery");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${BASE}/settings`);
+  const groups = page.getByTestId("groups");
+  await expect(groups).toContainText("No groups yet.");
+  await groups.getByLabel("Person").selectOption("ana");
+  await groups.getByLabel("Group").fill("Legal");
+  await groups.getByRole("button", { name: "Add to group" }).click();
+  await expect(groups.getByRole("status")).toHaveText("ana is in legal");
+  await expect(groups.locator('[data-group="legal"]')).toContainText("ana");
+  // a bad name is refused with the reason, nothing changes
+  await groups.getByLabel("Person").selectOption("ana");
+  await groups.getByLabel("Group").fill("no spaces please");
+  await groups.getByRole("button", { name: "Add to group" }).click();
+  await expect(groups.getByRole("status")).toContainText("a group name is lower-case letters");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await groups.scrollIntoViewIfNeeded();
+  await shot(page, "auth-settings-groups");
+  await groups.getByRole("button", { name: "Remove ana from legal" }).click();
+  await expect(groups.getByRole("status")).toHaveText("ana is in no group");
+  await expect(groups).toContainText("No groups yet.");
 });

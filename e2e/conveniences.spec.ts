@@ -33,7 +33,7 @@ async function luminance(page: Page, color: string): Promise<number> {
   }, color);
 }
 
-const item = (page: Page, runId: string) => page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`);
+const item = (page: Page, runId: string) => page.locator(`[data-testid=review-row][data-run="${runId}"]`);
 
 test("on a phone the nav is one line and New run is reachable from the top", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
@@ -157,14 +157,14 @@ test("review queue keyboard: j/k move, a/r approve or reject after a confirmatio
   const runs = [await startSwiss(request, "Keys one: a Go HTTP handler"), await startSwiss(request, "Keys two: a Rust iterator")];
   for (const r of runs) await pendingReviewFor(request, r);
   await page.goto("/review");
-  const items = page.locator("[data-testid=review-queue] > li");
+  const items = page.getByTestId("review-row");
   await expect(items).toHaveCount(2);
+  // the oldest is selected to begin with
+  await expect(items.nth(0)).toHaveAttribute("data-selected", "true");
   await page.keyboard.press("j");
-  await expect(items.nth(0)).toHaveAttribute("data-focused", "true");
-  await page.keyboard.press("j");
-  await expect(items.nth(1)).toHaveAttribute("data-focused", "true");
+  await expect(items.nth(1)).toHaveAttribute("data-selected", "true");
   await page.keyboard.press("k");
-  await expect(items.nth(0)).toHaveAttribute("data-focused", "true");
+  await expect(items.nth(0)).toHaveAttribute("data-selected", "true");
   const first = (await items.nth(0).getAttribute("data-run"))!;
   const second = (await items.nth(1).getAttribute("data-run"))!;
   // a: a confirmation; Escape leaves the review as it was
@@ -175,18 +175,17 @@ test("review queue keyboard: j/k move, a/r approve or reject after a confirmatio
   await expect(page.getByTestId("confirm-dialog")).toHaveCount(0);
   await expect(item(page, first)).toBeVisible();
   // typing in a field is not a shortcut
-  await items.nth(0).getByLabel("Feedback").pressSequentially("ja");
+  await page.locator(`[data-testid=review-panel][data-run="${first}"]`).getByLabel("Feedback").pressSequentially("ja");
   await expect(page.getByTestId("confirm-dialog")).toHaveCount(0);
   await page.keyboard.press("Escape");
-  await items.nth(0).focus();
+  await items.nth(0).getByRole("button").focus();
   await page.keyboard.press("a");
   await page.getByTestId("confirm-dialog").getByRole("button", { name: "Approve" }).click();
   await expect(item(page, first)).toHaveCount(0);
   await expect.poll(async () => ((await (await request.get(`/api/runs/${first}`)).json()) as { context: { last?: { outcome?: string; feedback?: string } } }).context.last?.outcome).toBe("approved");
   // through the item's own button: what was written in it went with the decision
   expect(((await (await request.get(`/api/runs/${first}`)).json()) as { context: { last?: { feedback?: string } } }).context.last?.feedback).toBe("ja");
-  await page.keyboard.press("j");
-  await expect(item(page, second)).toHaveAttribute("data-focused", "true");
+  await expect(item(page, second)).toHaveAttribute("data-selected", "true");
   await page.keyboard.press("r");
   await expect(page.getByTestId("confirm-dialog")).toContainText("Reject");
   await page.keyboard.press("Enter");

@@ -1,7 +1,7 @@
 // A research mission in the browser, on the offline engine over the shipped guide: topic → plan
 // in the review queue → approve → the DAG runs → check-in → report.md rendered with its sources.
 import { expect, test } from "./fixtures";
-import { shot } from "./helpers";
+import { openInInbox, shot } from "./helpers";
 
 const TOPIC = "How does Switchyard resume runs after a restart and keep timers durable?";
 
@@ -26,7 +26,7 @@ test("topic → approved plan → task DAG → report.md with cited sources and 
 
   // it is in the review queue too, with the plan; approve it from the run page
   await page.getByRole("link", { name: /Review queue/ }).click();
-  const item = page.locator(`[data-testid=review-queue] li[data-run="${id}"]`);
+  const item = await openInInbox(page, id);
   await expect(item).toContainText("Definitions and scope");
   await shot(page, "research-review-queue");
   await page.goto(`/runs/${id}`);

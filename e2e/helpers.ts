@@ -114,3 +114,19 @@ export function connectedTo(pid: number, port: number): boolean {
   }
   return false;
 }
+
+/** In the review inbox (/review): select the review of `runId` and return its panel. */
+export async function openInInbox(page: Page, runId: string) {
+  const row = page.locator(`[data-testid=review-row][data-run="${runId}"]`);
+  await row.getByRole("button").click();
+  const panel = page.locator(`[data-testid=review-panel][data-run="${runId}"]`);
+  await expect(panel).toBeVisible();
+  return panel;
+}
+
+/** Abort every run still waiting on a person (left by an earlier test), so a queue test starts empty. */
+export async function clearQueue(request: APIRequestContext) {
+  const pending = (await (await request.get("/api/reviews?status=pending&limit=1000")).json()) as { runId: string }[];
+  for (const r of pending) await request.post(`/api/runs/${r.runId}/abort`, { data: {} });
+  await expect.poll(async () => ((await (await request.get("/api/reviews?status=pending")).json()) as unknown[]).length).toBe(0);
+}

@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { claimTask, completeTask, ownPort, shot } from "./helpers";
+import { claimTask, completeTask, openInInbox, ownPort, shot } from "./helpers";
 import { POST_PIPELINE, Receiver } from "../test/support/post-pipeline";
 
 const PORT = ownPort(3);
@@ -121,9 +121,8 @@ test.describe("post pipeline with a model (own server)", () => {
 
   async function queueItem(page: Page, runId: string) {
     await page.goto("/review");
-    const item = page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`);
-    await expect(item).toBeVisible({ timeout: 20_000 });
-    return item;
+    await expect(page.locator(`[data-testid=review-row][data-run="${runId}"]`)).toBeVisible({ timeout: 20_000 });
+    return openInInbox(page, runId);
   }
 
   test("the model drafts, a reject's feedback reaches the next prompt, two people approve, the post is published once, a worker completes the run", async ({ page, browser, request }) => {
@@ -157,7 +156,7 @@ test.describe("post pipeline with a model (own server)", () => {
     const ana = await reviewer(browser);
     let item = await queueItem(ana.page, runId);
     await expect(item.getByTestId("review-shown")).toContainText(first);
-    await item.getByLabel("Your name").fill("Ana");
+    await ana.page.getByLabel("Deciding as").fill("Ana");
     await item.getByLabel("Note").fill("Mention the moon.");
     await item.locator('[data-decision="reject"]').click();
 
@@ -174,7 +173,7 @@ test.describe("post pipeline with a model (own server)", () => {
     // Ana approves the new draft (her name remembered in this browser)
     item = await queueItem(ana.page, runId);
     await expect(item.getByTestId("review-shown")).toContainText(second);
-    await expect(item.getByLabel("Your name")).toHaveValue("Ana");
+    await expect(ana.page.getByLabel("Deciding as")).toHaveValue("Ana");
     expect(await ana.page.evaluate(() => localStorage.getItem("switchyard.reviewer"))).toContain("Ana");
     await expect(item.getByTestId("approvals")).toContainText("0 of 2 approvals");
     await item.locator('[data-decision="approve"]').click();
@@ -185,10 +184,10 @@ test.describe("post pipeline with a model (own server)", () => {
     // Ben, in another browser, approves: the post is published
     const ben = await reviewer(browser);
     item = await queueItem(ben.page, runId);
-    await expect(item.getByLabel("Your name")).toHaveValue("");
-    await item.getByLabel("Your name").fill("Ben");
+    await expect(ben.page.getByLabel("Deciding as")).toHaveValue("");
+    await ben.page.getByLabel("Deciding as").fill("Ben");
     await item.locator('[data-decision="approve"]').click();
-    await expect(ben.page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`)).toHaveCount(0, { timeout: 15_000 });
+    await expect(ben.page.locator(`[data-testid=review-row][data-run="${runId}"]`)).toHaveCount(0, { timeout: 15_000 });
     await expect(runPage).toHaveAttribute("data-state", "NOTIFY", { timeout: 30_000 });
     expect(receiver.requests).toHaveLength(1);
     expect(receiver.requests[0]!.body).toEqual({ text: second });

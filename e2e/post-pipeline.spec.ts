@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { claimTask, completeTask, shot } from "./helpers";
+import { claimTask, completeTask, openInInbox, shot } from "./helpers";
 import { POST_PIPELINE } from "../test/support/post-pipeline";
 
 const YAML = POST_PIPELINE;
@@ -38,9 +38,7 @@ test.afterAll(async () => {
 /** The queue item of this run, in a reviewer's own browser. */
 async function queueItem(page: Page, runId: string) {
   await page.goto("/review");
-  const item = page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`);
-  await expect(item).toBeVisible();
-  return item;
+  return openInInbox(page, runId);
 }
 
 async function reviewerPage(browser: Browser, baseURL: string | undefined, size = { width: 1440, height: 900 }) {
@@ -90,7 +88,7 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
   let item = await queueItem(ana.page, runId);
   await expect(item.getByTestId("approvals")).toContainText("0 of 2 approvals");
   await expect(item.getByTestId("review-shown")).toContainText("solar kettles");
-  await item.getByLabel("Your name").fill("Ana Reviewer");
+  await ana.page.getByLabel("Deciding as").fill("Ana Reviewer");
   await item.locator('[data-decision="approve"]').click();
   await expect(item.getByTestId("approvals")).toContainText("1 of 2 approvals", { timeout: 15_000 });
   await expect(item.getByTestId("approvals")).toContainText("approved by Ana Reviewer");
@@ -100,8 +98,8 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
 
   // the same person approving again is refused, in the form
   await ana.page.reload();
-  item = ana.page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`);
-  await expect(item.getByLabel("Your name")).toHaveValue("Ana Reviewer");
+  item = await openInInbox(ana.page, runId);
+  await expect(ana.page.getByLabel("Deciding as")).toHaveValue("Ana Reviewer");
   await item.locator('[data-decision="approve"]').click();
   await expect(item.getByRole("alert")).toContainText("Ana Reviewer has already approved REVIEW; it needs another person's approval");
   await expect(item.getByTestId("approvals")).toContainText("1 of 2 approvals");
@@ -122,10 +120,10 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
   // 4. a second person, in another browser, approves: the post is published
   const ben = await reviewerPage(browser, baseURL);
   item = await queueItem(ben.page, runId);
-  await expect(item.getByLabel("Your name")).toHaveValue("");
-  await item.getByLabel("Your name").fill("Ben Reviewer");
+  await expect(ben.page.getByLabel("Deciding as")).toHaveValue("");
+  await ben.page.getByLabel("Deciding as").fill("Ben Reviewer");
   await item.locator('[data-decision="approve"]').click();
-  await expect(ben.page.locator(`[data-testid=review-queue] li[data-run="${runId}"]`)).toHaveCount(0, { timeout: 15_000 });
+  await expect(ben.page.locator(`[data-testid=review-row][data-run="${runId}"]`)).toHaveCount(0, { timeout: 15_000 });
   await expect(runPage).toHaveAttribute("data-state", "NOTIFY", { timeout: 20_000 });
   expect(received).toHaveLength(1);
   expect(received[0]).toMatchObject({ method: "POST", path: "/posts" });

@@ -1,7 +1,7 @@
 // A reviewer's whole loop in the browser: start a run, watch the diagram move, find the review
 // in the queue, decide it, and see the run return to IDLE; plus modify, abort and a second request.
 import { expect, test } from "./fixtures";
-import { expectState, pendingReviewFor, shot, startFromUi } from "./helpers";
+import { expectState, openInInbox, pendingReviewFor, shot, startFromUi } from "./helpers";
 
 test("new run → diagram moves → review in the queue → approve → back in IDLE, approved", async ({ page, request }) => {
   const id = await startFromUi(page, "Write a TypeScript function that retries a fetch with exponential backoff and jitter");
@@ -17,13 +17,12 @@ test("new run → diagram moves → review in the queue → approve → back in 
   await shot(page, "run-waiting-for-review");
 
   await page.getByRole("link", { name: /Review queue/ }).click();
-  const item = page.locator(`[data-testid=review-queue] li[data-run="${id}"]`);
-  await expect(item).toBeVisible();
+  const item = await openInInbox(page, id);
   await expect(item).toContainText("waiting");
   await shot(page, "review-queue");
-  await item.getByLabel("Reviewer").fill("e2e");
+  await page.getByLabel("Deciding as").fill("e2e");
   await item.getByRole("button", { name: "Approve" }).click();
-  await expect(item).toHaveCount(0);
+  await expect(page.locator(`[data-testid=review-row][data-run="${id}"]`)).toHaveCount(0);
 
   await page.goto(`/runs/${id}`);
   await expectState(page, "IDLE");

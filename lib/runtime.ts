@@ -40,11 +40,13 @@ import { RecordingModel } from "./llm/recording";
 import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { builtInDefaults, builtInEffects, builtInOutputs, findWorkflow, isBuiltIn } from "./machines/registry";
+import { BUILT_IN, builtInDefaults, builtInEffects, builtInOutputs, findWorkflow, isBuiltIn } from "./machines/registry";
+import { reviewRoutesFromEnv } from "./reviews/routes";
 import { candidateOf } from "./change/candidates";
 import { holdRunningCandidates, resumeEvals } from "./change/evals";
 import { KnowledgeSearch } from "./search/knowledge";
 import { SearxngSearch } from "./search/searxng";
+import { flushTelemetry } from "./telemetry";
 
 /**
  * What this process does (SWITCHYARD_ROLE). On SQLite one process does everything ("all"). On
@@ -148,6 +150,8 @@ export interface RuntimeOptions {
   log?: (message: string) => void;
   /** schedules (tests): start: false never fires on its own (call rt.schedules.tick()); pollMs, graceMs as in SchedulerOptions */
   schedules?: { start?: boolean; pollMs?: number; graceMs?: number };
+  /** keep the fleet's per-state counters with each commit (default true; npm run bench:fleet turns them off to compare) */
+  fleetCounters?: boolean;
 }
 
 /** The built-in workflows' effects on this runtime's ports. */
@@ -165,6 +169,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const role = opts.role ?? roleFromEnv(env);
   if (provider === "sqlite" && role !== "all") throw new Error(`SWITCHYARD_ROLE=${role} needs PostgreSQL (DATABASE_URL=postgresql://…): on SQLite one process does everything`);
   const log = opts.log ?? ((m: string) => console.error(`[switchyard] ${m}`));
+  // the built-ins' review routes (SWITCHYARD_REVIEW_ROUTES), checked at boot, before anything is opened
+  const reviewRoutes = reviewRoutesFromEnv(env, BUILT_IN);
   if (opts.migrate) await opts.migrate(url);
   const pending = provider === "sqlite" ? pendingOnSqlite(url) : await pendingOnPostgres(url);
   if (pending.length) throw new Error(`the database at ${maskPassword(url)} lacks migrations ${pending.join(", ")}: run \`npm run db:migrate\` (npm start does it for you)`);
@@ -276,6 +282,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     dispatch: queue?.dispatcher,
     // a waiting run leaves memory after this long idle (lib/engine/evict.ts)
     evictAfterMs: evictAfterFromEnv(env),
+    fleetCounters: opts.fleetCounters,
+    reviewRoutes,
     log: opts.log || env.SWITCHYARD_LOG === "debug" ? (level, m, d) => (level !== "info" || env.SWITCHYARD_LOG === "debug") && log(`[engine] ${level} ${m}${d === undefined ? "" : ` ${JSON.stringify(d)}`}`) : undefined,
   });
   engineRef = engine;
@@ -373,6 +381,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     await db.$disconnect();
     await store.close();
     if (sqlite) sqlite.db.close();
+    // the spans of the last steps go out before the process stops (traces on: lib/telemetry)
+    await flushTelemetry().catch(() => {});
   }
 }
 

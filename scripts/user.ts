@@ -4,18 +4,21 @@
 //         worker: /api/tasks/* only; --queues: a worker token that may claim from these queues only)
 //   revoke <token id>
 //   unlock --name <name>   (clears the sign-in lockout of that name: it may try again at once)
+//   group --name <user> --add <group> | --remove <group>   (groups route reviews: review.assign, due.escalate)
+//   group list   (every group and its members)
 //   list
 import "dotenv/config";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { migrateDatabase } from "../lib/db/migrations";
 import { isRole, isTokenRole } from "../lib/auth/roles";
+import { addToGroup, listGroups, removeFromGroup } from "../lib/auth/groups";
 import { createRuntime } from "../lib/runtime";
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== "--"),
   allowPositionals: true,
-  options: { name: { type: "string" }, role: { type: "string" }, label: { type: "string" }, queues: { type: "string" } },
+  options: { name: { type: "string" }, role: { type: "string" }, label: { type: "string" }, queues: { type: "string" }, add: { type: "string" }, remove: { type: "string" } },
 });
 const [command, arg] = positionals;
 const usage = () => {
@@ -25,12 +28,15 @@ const usage = () => {
       "       npm run user -- token --name <user> --label <label> --role <viewer|reviewer|operator|admin|worker> [--queues a,b]",
       "       npm run user -- revoke <token id>",
       "       npm run user -- unlock --name <name>",
+      "       npm run user -- group --name <user> --add <group> | --remove <group>",
+      "       npm run user -- group list",
       "       npm run user -- list",
     ].join("\n"),
   );
   process.exit(2);
 };
-if (!command || !["add", "token", "revoke", "unlock", "list"].includes(command)) usage();
+if (!command || !["add", "token", "revoke", "unlock", "group", "list"].includes(command)) usage();
+if (command === "group" && arg !== "list" && (!values.name || (values.add === undefined) === (values.remove === undefined))) usage();
 
 const rt = await createRuntime({ migrate: migrateDatabase, resume: false, outboxIntervalMs: 0, alerts: { start: false }, retention: null });
 try {
@@ -53,6 +59,16 @@ try {
     if (!values.name) usage();
     const cleared = await rt.accounts.unlock(values.name!);
     console.log(cleared ? `sign-in lockout of ${values.name} cleared` : `no failed sign-ins counted for ${values.name}: nothing to clear`);
+  } else if (command === "group") {
+    if (arg === "list") {
+      const groups = await listGroups(rt.db);
+      if (groups.length === 0) console.log("no groups yet: npm run user -- group --name <user> --add <group>");
+      for (const g of groups) console.log(`${g.name}\t${g.members.join(", ")}`);
+    } else {
+      const now = rt.clock.now();
+      const groups = values.add !== undefined ? await addToGroup(rt.db, values.name!, values.add, now) : await removeFromGroup(rt.db, values.name!, values.remove!);
+      console.log(`${values.name} is in ${groups.length ? groups.join(", ") : "no group"}`);
+    }
   } else if (command === "revoke") {
     if (!arg) usage();
     await rt.accounts.revokeToken(arg!);

@@ -5,12 +5,14 @@ import "dotenv/config";
 import { migrateDatabase } from "../lib/db/migrations";
 import { databaseUrl, providerOf } from "../lib/db/url";
 import { createRuntime } from "../lib/runtime";
+import { startTelemetry, stopTelemetry } from "../lib/telemetry";
 
 const url = databaseUrl();
 if (providerOf(url) !== "postgres") {
   console.error("npm run worker needs PostgreSQL: set DATABASE_URL=postgresql://… (on SQLite, `npm start` runs everything in one process)");
   process.exit(2);
 }
+await startTelemetry();
 const rt = await createRuntime({ role: "worker", migrate: migrateDatabase });
 const w = rt.cluster!.worker!;
 const concurrency = process.env.SWITCHYARD_WORKER_CONCURRENCY || "32";
@@ -25,7 +27,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
     stopping = true;
     console.log(`worker: ${sig}, finishing running jobs`);
     rt.close().then(
-      () => process.exit(0),
+      () => stopTelemetry().finally(() => process.exit(0)),
       (e) => {
         console.error(e);
         process.exit(1);

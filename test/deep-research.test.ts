@@ -176,6 +176,10 @@ describe("deep-research on the offline engine", () => {
     expect(c.revisions[0]!.feedback).toBe("two dimensions are enough");
     expect(c.revisions[0]!.diff).toContain("+ dimension: Mechanisms");
     expect(c.revisions[0]!.diff).toMatch(/^- dimension: /m);
+    // the first version is kept, and the second review shows what changed since it
+    expect(c.revisions[0]!.plan).toEqual(ctxOf(first).plan);
+    const review = (await rt.store.getReview(second.reviewId!))!;
+    expect(review.payload).toMatchObject({ kind: "plan", version: 2, first: { version: 1, plan: ctxOf(first).plan } });
     expect(second.reviewId).not.toBe(first.reviewId);
     const log = (await rt.store.artifact(first.id, "logs/orchestrator.log"))!;
     expect(log).toMatch(/APPROVAL response=modify feedback="two dimensions are enough" modifications=".*\+ dimension: Mechanisms/);

@@ -125,8 +125,13 @@ describe("fork context edits (user-defined workflows)", () => {
     expect(ctx.steps.DRAFT).toBeDefined();
     const review = await pending(fork.run.id);
     expect(review.prompt).toBe("Ship it? (0 of 2 approvals)");
+    // a fork of that fork, at a seq of its copied history, reads the imported snapshot: cleaned the same way
+    const again = await rt.engine.fork(fork.run.id, { seq });
+    const twice = again.run.context as typeof ctx;
+    expect([twice.approvals, twice.review, twice.decisions, twice.steps.REVIEW]).toEqual([{}, null, [], undefined]);
     const ben = await rt.engine.decide(review.id, { decision: "approve", reviewer: "ben" });
     expect(ben.run.state).toEqual(["REVIEW"]);
+    await rt.engine.abort(again.run.id);
     await rt.engine.abort(fork.run.id);
     await rt.engine.abort(run.id);
   });

@@ -63,7 +63,7 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/reviews/[id]": () => import("../app/api/reviews/[id]/route"),
   "/api/reviews": () => import("../app/api/reviews/route"),
   "/api/runs/[id]/abort": () => import("../app/api/runs/[id]/abort/route"),
-  "/api/runs/[id]/artifacts/[...name]": () => import("../app/api/runs/[id]/artifacts/[...name]/route"),
+  "/api/runs/[id]/artifacts/[...path]": () => import("../app/api/runs/[id]/artifacts/[...path]/route"),
   "/api/runs/[id]/artifacts": () => import("../app/api/runs/[id]/artifacts/route"),
   "/api/runs/[id]/events": () => import("../app/api/runs/[id]/events/route"),
   "/api/runs/[id]/export": () => import("../app/api/runs/[id]/export/route"),
@@ -97,6 +97,11 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/schedules": () => import("../app/api/schedules/route"),
   "/api/schedules/[id]": () => import("../app/api/schedules/[id]/route"),
   "/api/schedules/[id]/trigger": () => import("../app/api/schedules/[id]/trigger/route"),
+  "/api/openapi.json": () => import("../app/api/openapi.json/route"),
+  "/api/workflows/[id]/reviews/stats": () => import("../app/api/workflows/[id]/reviews/stats/route"),
+  // the fleet and bulk actions on runs
+  "/api/workflows/[id]/fleet": () => import("../app/api/workflows/[id]/fleet/route"),
+  "/api/runs/bulk": () => import("../app/api/runs/bulk/route"),
 };
 const modules: Record<string, RouteModule> = {};
 
@@ -781,6 +786,18 @@ function phaseA(): Endpoint[] {
     },
   };
   const version = fc.oneof(fc.constantFrom("1", "2", "0", "-1", "1.5", "x", "99999999999999999999"), oddString);
+  // (every case is refused: no run is aborted or retried)
+  const bulk: BodySpec = {
+    template: { action: "abort", ids: ["fuzz-no-such-run"], reason: "fuzz" },
+    strict: true,
+    required: ["action"],
+    bad: {
+      action: fc.oneof(nonString, unknownName("act_"), fc.constantFrom("", "ABORT", "fork")),
+      ids: fc.oneof(nonArray, fc.constant([]), fc.array(nonString, { minLength: 1, maxLength: 3 }), fc.constant(["bad id!"]), fc.constant(Array.from({ length: 1_001 }, (_, i) => `r${i}`)), longString(201).map((x) => [x])),
+      filter: fc.oneof(nonObject, fc.constantFrom({ zz: 1 }, { status: "nope" }, { waitingFor: "sleep" }, { limit: "5" }, { state: "" }, { unclaimedLongerThan: "-1" })),
+      reason: fc.oneof(nonString, longString(2_001)),
+    },
+  };
 
   const login: BodySpec = {
     template: { name: "admin", password: "correct horse battery staple" },
@@ -844,10 +861,10 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/tasks/[id]/complete", "POST", 200, invalidBody(complete), { id: idOf(null) }),
     bodyEndpoint("/api/tasks/[id]/fail", "POST", 200, invalidBody(failTask), { id: idOf(null) }),
     getEndpoint("/api/reviews/[id]", 150, { params: {} }, { id: decidedOrPending }),
-    getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000) } }),
+    getEndpoint("/api/reviews", 200, { params: { status: { good: fc.constantFrom("pending", "decided", "cancelled"), bad: oddString }, runId: { good: fc.constant(null).map(() => ids.runs[0]!), bad: fc.oneof(oddString, longString(201)) }, limit: intParam(1_000), assigned: { good: fc.constantFrom("legal", "ops-leads"), bad: fc.oneof(oddString, longString(64)) }, overdue: { good: fc.constantFrom("true", "false"), bad: oddString } } }),
     bodyEndpoint("/api/runs/[id]/abort", "POST", 400, invalidBody(abort), { id: runId }),
     {
-      route: "/api/runs/[id]/artifacts/[...name]",
+      route: "/api/runs/[id]/artifacts/[...path]",
       method: "GET",
       count: 200,
       cases: fc
@@ -863,7 +880,7 @@ function phaseA(): Endpoint[] {
           fc.constantFrom("", "?download=1", "?download=%00", `?download=${"x".repeat(5_000)}`),
           oddHeaders,
         )
-        .map(([id, name, qs, headers]) => ({ route: "/api/runs/[id]/artifacts/[...name]", method: "GET" as const, path: `/api/runs/${enc(String(id))}/artifacts${qs}`, params: { id, name }, headers, note: `id ${describeValue(id)} name ${describeValue(name)}` })),
+        .map(([id, name, qs, headers]) => ({ route: "/api/runs/[id]/artifacts/[...path]", method: "GET" as const, path: `/api/runs/${enc(String(id))}/artifacts${qs}`, params: { id, path: name }, headers, note: `id ${describeValue(id)} name ${describeValue(name)}` })),
     },
     getEndpoint("/api/runs/[id]/artifacts", 200, { params: {} }, { id: runId }),
     bodyEndpoint(
@@ -892,6 +909,9 @@ function phaseA(): Endpoint[] {
         waitingLongerThan: { good: fc.nat({ max: 1000 }).map(String), bad: fc.oneof(badInt.filter((s) => !/^\d+(\.\d+)?$/.test(s.trim())), fc.constant("525601")) },
         retrying: { good: fc.constantFrom("true", "false"), bad: oddString },
         failedIn: { good: fc.constantFrom("EXECUTING", "IDLE"), bad: fc.oneof(fc.constantFrom("", "   "), longString(201)) },
+        waitingFor: { good: fc.constantFrom("review", "review,timer", "task,event,effect"), bad: fc.oneof(oddString.filter((x) => !/^(review|timer|task|event|effect)(,(review|timer|task|event|effect))*$/.test(x)), fc.constantFrom(",", "sleep", "review,")) },
+        state: { good: fc.oneof(fc.constantFrom("HUMAN_REVIEW", "IDLE", "A.B"), oddString.filter((x) => x.length > 0 && x.length <= 300 && !/[\u0000-\u001f]/.test(x))), bad: fc.oneof(fc.constant(""), longString(301), fc.constant("a\u0000b")) },
+        unclaimedLongerThan: { good: fc.nat({ max: 1000 }).map(String), bad: fc.oneof(fc.constantFrom("-1", "x", "525601")) },
         limit: intParam(500),
         offset: { good: fc.nat({ max: 100 }).map(String), bad: badInt },
       },
@@ -924,6 +944,11 @@ function phaseA(): Endpoint[] {
     bodyEndpoint("/api/schedules/[id]", "PATCH", 200, invalidBody(schedulePatch), { id: idOf(null) }),
     idOnlyEndpoint("/api/schedules/[id]", "DELETE", 100, idOf(null)),
     idOnlyEndpoint("/api/schedules/[id]/trigger", "POST", 100, idOf(null)),
+    // (new endpoints go last: each one's cases are seeded by its place in this list)
+    getEndpoint("/api/openapi.json", 60, { params: {} }),
+    getEndpoint("/api/workflows/[id]/reviews/stats", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString } } }, { id: idOf("workflows") }),
+    getEndpoint("/api/workflows/[id]/fleet", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString }, version: { good: fc.constantFrom("1", "2"), bad: fc.oneof(badInt, fc.constantFrom("0", "1.5", "9999999999")) } } }, { id: idOf("workflows") }),
+    bodyEndpoint("/api/runs/bulk", "POST", 300, invalidBody(bulk)),
   ];
 }
 

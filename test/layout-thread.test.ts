@@ -31,6 +31,8 @@ function pathological(n: number, m: number): WorkflowGraph {
 
 type Rect = { x: number; y: number; w: number; h: number };
 const overlap = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+/** a deadline that never comes: what ELK does is not raced against this machine's load */
+const never = () => new Promise<void>(() => {});
 
 const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
@@ -47,7 +49,7 @@ describe("layout off the request thread", () => {
       return ls;
     });
     // ELK works on it in its thread while this thread keeps turning
-    await expect.poll(() => events.map((e) => e.kind)).toEqual(["started"]);
+    await expect.poll(() => events.map((e) => e.kind), { timeout: 30_000 }).toEqual(["started"]);
     await turns(50);
     expect(done).toBe(false);
     timeUp();
@@ -73,14 +75,14 @@ describe("layout off the request thread", () => {
     expect(ls[0].width).toBeGreaterThan(ls[0].height);
     expect(ls[1].height).toBeGreaterThan(ls[1].width);
     // the thread was replaced: the next layout is ELK's again
-    const [again] = await layoutOffThread(deriveGraph(swissArmyMachine), [{}]);
+    const [again] = await layoutOffThread(deriveGraph(swissArmyMachine), [{}], { deadline: never });
     expect(again.fallback).toBeUndefined();
     expect(again.nodes.map((n) => n.id)).toContain("HUMAN_REVIEW");
   });
 
   it("an ordinary definition is laid out by ELK before the deadline", async () => {
     const events: LayoutEvent[] = [];
-    const [l] = await layoutOffThread(deriveGraph(swissArmyMachine), [{ aspect: "portrait" }], { onEvent: (e) => events.push(e) });
+    const [l] = await layoutOffThread(deriveGraph(swissArmyMachine), [{ aspect: "portrait" }], { deadline: never, onEvent: (e) => events.push(e) });
     expect(events.at(-1)).toMatchObject({ kind: "done", laidOut: 1, fallback: 0 });
     expect(l.aspect).toBe("portrait");
     expect(l.edges.some((e) => e.label && e.label.rows.length > 0)).toBe(true);
@@ -90,12 +92,12 @@ describe("layout off the request thread", () => {
     clearLayoutCache();
     const def = findWorkflow("deep-research")!;
     const events: LayoutEvent[] = [];
-    const pack = await layoutPackOf(def, { onEvent: (e) => events.push(e) });
+    const pack = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
     const groups = groupsOf(pack.graph).map((g) => g.id).sort();
     expect(pack.variants.map((v) => `${v.aspect}:${v.collapsed.join(",")}`).sort()).toEqual([`landscape:${groups.join(",")}`, "landscape:", `portrait:${groups.join(",")}`, "portrait:"].sort());
     // one batch laid them all out; asking again is answered from the cache
     expect(events.filter((e) => e.kind === "started")).toHaveLength(1);
-    const again = await layoutPackOf(def, { onEvent: (e) => events.push(e) });
+    const again = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
     expect(events.filter((e) => e.kind === "started")).toHaveLength(1);
     expect(unpackLayouts(again)[0].graph).toBe(pack.graph);
   });
@@ -143,5 +145,14 @@ describe("layout off the request thread", () => {
       const [c, p] = [abs.get(n.id)!, abs.get(n.parent)!];
       expect(c.x >= p.x && c.y >= p.y && c.x + c.w <= p.x + p.w && c.y + c.h <= p.y + p.h, n.id).toBe(true);
     }
+  });
+});
+
+describe("the layout deadline setting", () => {
+  it("reads SWITCHYARD_LAYOUT_DEADLINE_MS within 100 – 120,000 ms, else 2 s", async () => {
+    const { deadlineFrom } = await import("../lib/graph/elk-thread");
+    expect(deadlineFrom(undefined)).toBe(2_000);
+    expect(deadlineFrom("5000")).toBe(5_000);
+    for (const bad of ["", "abc", "99", "120001", "1.5", "-3"]) expect(deadlineFrom(bad), bad).toBe(2_000);
   });
 });

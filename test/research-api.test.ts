@@ -23,7 +23,7 @@ beforeAll(async () => {
   runs = (await import("../app/api/runs/route")) as never;
   decision = (await import("../app/api/reviews/[id]/decision/route")) as never;
   list = (await import("../app/api/runs/[id]/artifacts/route")) as never;
-  file = (await import("../app/api/runs/[id]/artifacts/[...name]/route")) as never;
+  file = (await import("../app/api/runs/[id]/artifacts/[...path]/route")) as never;
 });
 
 afterAll(async () => {
@@ -68,7 +68,7 @@ describe("deep-research through the API", () => {
       expect(Number.isNaN(Date.parse(f.updatedAt))).toBe(false);
     }
 
-    const report = await file.GET(get(`/api/runs/${id}/artifacts/report.md`), ctx({ id, name: ["report.md"] }));
+    const report = await file.GET(get(`/api/runs/${id}/artifacts/report.md`), ctx({ id, path: ["report.md"] }));
     expect(report.status).toBe(200);
     expect(report.headers.get("content-type")).toMatch(/^text\/markdown/);
     const text = await report.text();
@@ -76,13 +76,21 @@ describe("deep-research through the API", () => {
     expect(text).toMatch(/\[S\d{2}\]/);
     expect(Buffer.byteLength(text)).toBe(files.find((f) => f.name === "report.md")!.size);
 
-    const log = await file.GET(get(`/api/runs/${id}/artifacts/logs/orchestrator.log?download=1`), ctx({ id, name: ["logs", "orchestrator.log"] }));
+    const log = await file.GET(get(`/api/runs/${id}/artifacts/logs/orchestrator.log?download=1`), ctx({ id, path: ["logs", "orchestrator.log"] }));
     expect(log.headers.get("content-disposition")).toBe('attachment; filename="orchestrator.log"');
     expect(await log.text()).toMatch(/APPROVAL response=approve feedback="go"/);
+    // the slash encoded: one segment, decoded by Next.js ("logs/orchestrator.log") or not ("logs%2Forchestrator.log")
+    for (const one of ["logs/orchestrator.log", "logs%2Forchestrator.log", "logs%2forchestrator.log"]) {
+      const same = await file.GET(get(`/api/runs/${id}/artifacts/logs%2Forchestrator.log`), ctx({ id, path: [one] }));
+      expect(same.status, one).toBe(200);
+      expect(await same.text()).toMatch(/APPROVAL response=approve feedback="go"/);
+    }
+    const dots = await file.GET(get(`/api/runs/${id}/artifacts/logs%2F..%2Fx`), ctx({ id, path: ["logs%2F..%2Fx"] }));
+    expect(dots.status).toBe(422);
 
-    const missing = await file.GET(get(`/api/runs/${id}/artifacts/nope.md`), ctx({ id, name: ["nope.md"] }));
+    const missing = await file.GET(get(`/api/runs/${id}/artifacts/nope.md`), ctx({ id, path: ["nope.md"] }));
     expect(missing.status).toBe(404);
-    const evil = await file.GET(get(`/api/runs/${id}/artifacts/../x`), ctx({ id, name: ["..", "x"] }));
+    const evil = await file.GET(get(`/api/runs/${id}/artifacts/../x`), ctx({ id, path: ["..", "x"] }));
     expect(evil.status).toBe(422);
     const other = await list.GET(get(`/api/runs/none/artifacts`), ctx({ id: "none" }));
     expect(other.status).toBe(404);

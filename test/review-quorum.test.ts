@@ -48,6 +48,23 @@ steps:
     on: { approve: DONE, edit: DONE, reject: DRAFT }
 `;
 
+// no on.approve / on.edit: the guards read the round's decision once the quorum is in
+const GUARDED = `id: quorum-guarded
+initial_stage: DRAFT
+stages: [DRAFT, REVIEW, SHIP, RECHECK, DONE]
+transitions: { DRAFT: [REVIEW], REVIEW: [DRAFT, SHIP, RECHECK], SHIP: [DONE], RECHECK: [DONE], DONE: [] }
+steps:
+  DRAFT:
+    llm: { prompt: "Write a short post about {{input.topic}}." }
+    next: REVIEW
+  REVIEW:
+    review: { prompt: "Ship it?", show: "{{steps.DRAFT.output}}", decisions: [approve, reject, edit], approvers: 2 }
+    on: { reject: DRAFT }
+    when:
+      - { if: "review.decision == 'edit' && review.edited == 'Shorter.'", to: RECHECK }
+    next: SHIP
+`;
+
 let rt: Runtime & { clock: ManualClock };
 type Handler = (req: Request, ctx: { params: Promise<{ id: string }> }) => Promise<Response>;
 let decisionRoute: { POST: Handler };
@@ -56,6 +73,7 @@ beforeAll(async () => {
   rt = await workflowRuntime("conversation", { seedGuide: false });
   await saveUserWorkflow(rt.db, "yaml", FLOW);
   await saveUserWorkflow(rt.db, "yaml", TYPED);
+  await saveUserWorkflow(rt.db, "yaml", GUARDED);
   (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt);
   decisionRoute = (await import("../app/api/reviews/[id]/decision/route")) as never;
 });
@@ -131,6 +149,17 @@ describe("a quorum of three", () => {
     expect(ctxOf(back).steps.DRAFT!.output).not.toBe("Second edit.");
     expect(typeof draft).toBe("string");
     await rt.engine.abort(run.id);
+  });
+
+  it("when: guards are read once the quorum is in, with the round's decision (edit) and the edited value", async () => {
+    const edited = await start("quorum-guarded");
+    expect((await decide(edited.id, "edit", "ana", { edited: "Shorter." })).run.state).toEqual(["REVIEW"]);
+    expect((await decide(edited.id, "approve", "ben")).run.state).toEqual(["RECHECK"]);
+    const approved = await start("quorum-guarded");
+    await decide(approved.id, "approve", "ana");
+    expect((await decide(approved.id, "approve", "ben")).run.state).toEqual(["SHIP"]);
+    await rt.engine.abort(edited.id);
+    await rt.engine.abort(approved.id);
   });
 
   it("counts names normalised with accounts off (NFKC, trim, case-fold); signed-in names exactly", async () => {

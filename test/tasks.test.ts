@@ -86,7 +86,7 @@ describe("an external step", () => {
   it("claim → complete: the worker's output is the step's output and the run completes", async () => {
     const run = await toNotify("kettles");
     const t = await claimed("w1");
-    expect(t).toMatchObject({ runId: run.id, stage: "NOTIFY", attempt: 1, leaseMs: 30_000 });
+    expect(t).toMatchObject({ runId: run.id, stage: "NOTIFY", attempt: 1, leaseMs: 30_000, traceparent: null });
     expect(t.input.input).toEqual({ topic: "kettles" });
     expect(String(t.input.steps.DRAFT!.output)).toContain("Write a line about kettles");
     expect(t.input.review).toBeNull();

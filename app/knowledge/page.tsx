@@ -47,14 +47,14 @@ function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
     <li className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="kb-hit" data-document={hit.documentId}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
-          <div className="text-xs text-slate-400">#{rank}</div>
+          <div className="text-xs text-slate-600 dark:text-slate-400">#{rank}</div>
           <h3 className="truncate text-sm font-semibold text-slate-900 dark:text-slate-100" title={hit.source}>{hit.title}</h3>
-          {hit.heading && hit.heading !== hit.title && <p className="truncate text-xs text-slate-500 dark:text-slate-400">§ {hit.heading}</p>}
+          {hit.heading && hit.heading !== hit.title && <p className="truncate text-xs text-slate-600 dark:text-slate-400">§ {hit.heading}</p>}
         </div>
         <div className="flex shrink-0 items-center gap-2">
           <MethodBadge method={hit.method} />
           <div className="w-28" title={`score ${hit.score.toFixed(3)} · BM25 ${hit.bm25Score.toFixed(2)}${hit.vectorScore !== undefined ? ` · cosine ${hit.vectorScore.toFixed(3)}` : ""}`}>
-            <div className="flex items-baseline justify-between text-[11px] text-slate-500 dark:text-slate-400">
+            <div className="flex items-baseline justify-between text-[11px] text-slate-600 dark:text-slate-400">
               <span>score</span>
               <span className="font-mono font-semibold text-slate-800 dark:text-slate-200" data-testid="kb-score">{hit.score.toFixed(2)}</span>
             </div>
@@ -65,7 +65,7 @@ function HitCard({ hit, rank }: { hit: Hit; rank: number }) {
         </div>
       </div>
       <KbHighlight text={hit.text} terms={hit.terms} className="mt-3" />
-      <div className="mt-2 flex flex-wrap gap-x-3 gap-y-1 text-[11px] text-slate-400">
+      <div className="mt-2 flex flex-wrap gap-x-3 gap-y-1 text-[11px] text-slate-600 dark:text-slate-400">
         <span className="truncate font-mono" title={hit.source}>{hit.source}</span>
         <span>chunk {hit.ord + 1}</span>
         {hit.terms.length > 0 && <span>matched: {hit.terms.join(", ")}</span>}
@@ -92,7 +92,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
       <section className="min-w-0 space-y-4">
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Knowledge</h1>
-          <p className="text-sm text-slate-500 dark:text-slate-400">
+          <p className="text-sm text-slate-600 dark:text-slate-400">
             Documents the workflows search: {stats.documents} document{stats.documents === 1 ? "" : "s"}, {stats.chunks} chunk{stats.chunks === 1 ? "" : "s"}
             {stats.embeddedChunks > 0 ? `, ${stats.embeddedChunks} with embeddings` : ""}.
           </p>
@@ -110,13 +110,13 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           />
           <button type="submit" className="h-10 rounded-lg bg-slate-900 px-4 text-sm font-medium text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">Search</button>
           {q && (
-            <Link href="/knowledge" className="flex h-10 items-center rounded-lg px-3 text-sm text-slate-500 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800">Clear</Link>
+            <Link href="/knowledge" className="flex h-10 items-center rounded-lg px-3 text-sm text-slate-600 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800">Clear</Link>
           )}
         </form>
 
         {search && (
           <div className="space-y-3" data-testid="kb-results">
-            <div className="flex flex-wrap items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
+            <div className="flex flex-wrap items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
               <span>
                 {search.hits.length === 0 ? "No passage matches" : `${search.hits.length} passage${search.hits.length === 1 ? "" : "s"}`} for “{search.query}”
               </span>
@@ -127,7 +127,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
               {search.embedError && <span className="text-amber-700">vector search unavailable ({search.embedError}): BM25 only</span>}
             </div>
             {search.hits.length === 0 ? (
-              <p className="rounded-xl border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-4 py-8 text-center text-sm text-slate-500 dark:text-slate-400">
+              <p className="rounded-xl border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-4 py-8 text-center text-sm text-slate-600 dark:text-slate-400">
                 Nothing found. Try fewer or more distinctive words; very common words are ignored.
               </p>
             ) : (
@@ -140,31 +140,31 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           </div>
         )}
 
-        <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+        <div tabIndex={0} className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
           <div className="flex items-center justify-between border-b border-slate-200 dark:border-slate-700 px-4 py-2">
             <h2 className="text-sm font-semibold">Documents</h2>
-            <span className="text-xs text-slate-500 dark:text-slate-400">{list.total} in all, newest first</span>
+            <span className="text-xs text-slate-600 dark:text-slate-400">{list.total} in all, newest first</span>
           </div>
           <table className="w-full min-w-[680px] text-sm" data-testid="kb-documents">
             <TableHead variant="boxed" columns={["Title", "Type", "Source", { label: "Chunks", right: true }, "Imported", ""]} />
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {list.documents.length === 0 && (
                 <tr>
-                  <td colSpan={6} className="px-3 py-10 text-center text-slate-500 dark:text-slate-400">No documents yet: import some with the card on the right.</td>
+                  <td colSpan={6} className="px-3 py-10 text-center text-slate-600 dark:text-slate-400">No documents yet: import some with the card on the right.</td>
                 </tr>
               )}
               {list.documents.map((d) => (
                 <tr key={d.id} className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/60" data-document={d.id}>
                   <td className="max-w-[280px] px-3 py-2">
                     <div className="truncate font-medium text-slate-900 dark:text-slate-100" title={d.title}>{d.title}</div>
-                    <div className="text-[11px] text-slate-400">{formatBytes(d.bytes)}</div>
+                    <div className="text-[11px] text-slate-600 dark:text-slate-400">{formatBytes(d.bytes)}</div>
                   </td>
                   <td className="px-3 py-2">
                     <span className="rounded bg-slate-100 dark:bg-slate-800 px-1.5 py-0.5 font-mono text-[11px] text-slate-600 dark:text-slate-400">{d.type}</span>
                   </td>
-                  <td className="max-w-[220px] truncate px-3 py-2 font-mono text-xs text-slate-500 dark:text-slate-400" title={d.source}>{d.source}</td>
+                  <td className="max-w-[220px] truncate px-3 py-2 font-mono text-xs text-slate-600 dark:text-slate-400" title={d.source}>{d.source}</td>
                   <td className="px-3 py-2 text-right font-mono text-xs text-slate-700 dark:text-slate-300">{d.chunkCount}</td>
-                  <td className="whitespace-nowrap px-3 py-2 text-xs text-slate-500 dark:text-slate-400">{formatTime(d.importedAt)}</td>
+                  <td className="whitespace-nowrap px-3 py-2 text-xs text-slate-600 dark:text-slate-400">{formatTime(d.importedAt)}</td>
                   <td className="px-3 py-2 text-right">
                     <KbDeleteButton id={d.id} title={d.title} chunks={d.chunkCount} />
                   </td>
@@ -191,7 +191,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           <h2 className="mb-3 text-sm font-semibold">Import</h2>
           <KbImport />
         </div>
-        <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 text-xs text-slate-500 dark:text-slate-400">
+        <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 text-xs text-slate-600 dark:text-slate-400">
           <h2 className="mb-2 text-sm font-semibold text-slate-800 dark:text-slate-200">How search works</h2>
           <p>
             Documents are cut into passages of about 600–900 characters that keep their nearest heading. Passages are ranked with BM25 over text, heading and title

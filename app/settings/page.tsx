@@ -1,8 +1,12 @@
+import Link from "next/link";
 import { describeEndpoints } from "@/lib/llm/endpoints";
 import { getRuntime } from "@/lib/runtime";
 import { CmPanel } from "@/components/knowledge/cm-panel";
 import { TestConnection } from "@/components/settings/test-connection";
-import { requireViewer } from "@/app/session";
+import { currentUser, requireViewer } from "@/app/session";
+import { GroupsPanel } from "@/components/settings/groups-panel";
+import { listGroups } from "@/lib/auth/groups";
+import { authEnabled } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Settings" };
@@ -10,7 +14,7 @@ export const metadata = { title: "Settings" };
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div className="grid grid-cols-[160px_1fr] gap-3 py-1.5 text-sm">
-      <div className="text-slate-500 dark:text-slate-400">{label}</div>
+      <div className="text-slate-600 dark:text-slate-400">{label}</div>
       <div className="min-w-0 break-words text-slate-800 dark:text-slate-200">{children}</div>
     </div>
   );
@@ -23,13 +27,16 @@ function maskUrl(url: string) {
 export default async function Settings() {
   await requireViewer();
   const rt = await getRuntime();
+  // groups (review routing) are the admin's to set, with accounts on
+  const who = await currentUser();
+  const groups = authEnabled() && who?.role === "admin" ? { list: await listGroups(rt.db), users: (await rt.db.user.findMany({ where: { disabled: false }, orderBy: { name: "asc" }, select: { name: true } })).map((u) => u.name) } : null;
   const info = rt.llm ? describeEndpoints(rt.llm) : null;
   const search = process.env.SWITCHYARD_SEARCH_URL;
   return (
     <div className="mx-auto max-w-4xl space-y-4">
       <div>
         <h1 className="text-xl font-semibold tracking-tight">Settings</h1>
-        <p className="text-sm text-slate-500 dark:text-slate-400">What this server runs with. Settings come from environment variables (see the README); secrets are never shown.</p>
+        <p className="text-sm text-slate-600 dark:text-slate-400">What this server runs with. Settings come from environment variables (see the README); secrets are never shown.</p>
       </div>
 
       <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="model-settings">
@@ -48,13 +55,13 @@ export default async function Settings() {
           </p>
         ) : (
           <div className="space-y-3">
-            <p className="text-xs text-slate-500 dark:text-slate-400">
+            <p className="text-xs text-slate-600 dark:text-slate-400">
               Tried in this order. Retryable errors (network, rate limits, 5xx, timeouts) are retried {info?.maxRetries} time(s) per endpoint with exponential backoff from{" "}
               {info?.backoffMs} ms (a server's Retry-After wins), then the next endpoint is used; each attempt times out after {info?.timeoutMs} ms.
             </p>
             {info?.endpoints.map((e, i) => (
               <div key={e.name} className="rounded-lg border border-slate-200 dark:border-slate-700 p-3" data-endpoint={e.name}>
-                <div className="mb-1 text-xs font-semibold text-slate-500 dark:text-slate-400">
+                <div className="mb-1 text-xs font-semibold text-slate-600 dark:text-slate-400">
                   {i + 1}. {e.name}
                 </div>
                 <Row label="Base URL">{maskUrl(e.baseURL)}</Row>
@@ -76,6 +83,25 @@ export default async function Settings() {
         <h2 className="mb-2 text-sm font-semibold">Storage</h2>
         <Row label="Database">{rt.provider === "sqlite" ? `SQLite ${maskUrl(rt.url)}` : maskUrl(rt.url)}</Row>
         <Row label="Durability">{process.env.SWITCHYARD_DURABILITY === "full" ? "full (synchronous=FULL: survives power loss)" : "normal (WAL, synchronous=NORMAL: survives a process crash)"}</Row>
+      </section>
+
+      {groups && <GroupsPanel groups={groups.list} users={groups.users} />}
+      {!authEnabled() && (
+        <section className="rounded-xl border border-slate-200 bg-white p-4 text-sm dark:border-slate-700 dark:bg-slate-900" data-testid="groups-off">
+          <h2 className="mb-1 text-sm font-semibold">Groups</h2>
+          <p className="text-slate-600 dark:text-slate-400">Accounts are off (SWITCHYARD_AUTH): the groups reviews are assigned to are labels that route and filter the queue; anyone may decide.</p>
+        </section>
+      )}
+
+      <section className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="api-settings">
+        <h2 className="mb-2 text-sm font-semibold">API</h2>
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          Every route under <code>/api</code> is described by <a className="text-blue-700 underline dark:text-blue-400" href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1): browse it in the{" "}
+          <Link className="text-blue-700 underline dark:text-blue-400" href="/api-reference">
+            API reference
+          </Link>
+          , or generate a client from it.
+        </p>
       </section>
 
       <CmPanel rt={rt} />

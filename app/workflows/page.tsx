@@ -20,7 +20,7 @@ export default async function Workflows() {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Workflows</h1>
-          <p className="text-sm text-slate-500 dark:text-slate-400">Each workflow is one state machine; its diagram, API description and metrics are derived from it.</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">Each workflow is one state machine; its diagram, API description and metrics are derived from it.</p>
         </div>
         <Link href="/workflows/new" className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="new-workflow">New workflow</Link>
       </div>
@@ -32,10 +32,10 @@ export default async function Workflows() {
             <Link key={w.id} href={`/workflows/${w.id}`} className="block rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4 hover:border-blue-400 hover:shadow-sm" data-workflow={w.id}>
               <div className="flex items-baseline justify-between gap-2">
                 <h2 className="font-semibold">{w.title}</h2>
-                <span className="font-mono text-xs text-slate-500 dark:text-slate-400">{w.id}</span>
+                <span className="font-mono text-xs text-slate-600 dark:text-slate-400">{w.id}</span>
               </div>
               <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{w.description}</p>
-              <div className="mt-3 flex flex-wrap gap-2 text-xs text-slate-500 dark:text-slate-400">
+              <div className="mt-3 flex flex-wrap gap-2 text-xs text-slate-600 dark:text-slate-400">
                 <span>{g.states.length} states</span>
                 <span>·</span>
                 <span>{g.transitions.length} transitions</span>
@@ -49,7 +49,7 @@ export default async function Workflows() {
                   </span>
                 )}
               </div>
-              <div className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+              <div className="mt-2 text-xs text-slate-600 dark:text-slate-400">
                 {c.running} running · {c.waiting} waiting · {c.completed} completed · {c.failed} failed · {c.aborted} aborted
               </div>
             </Link>

@@ -24,6 +24,12 @@ and on SIGTERM or SIGINT stops cleanly: no new claims, the tasks in hand are fin
 then it returns its counts. Every report carries the claim's lease token: a worker whose lease ran
 out (and whose task went to another worker) is refused (409 ``lease_lost``) instead of overwriting
 the other's result.
+
+With traces on at the server (OTEL_EXPORTER_OTLP_ENDPOINT), a claimed task carries the W3C
+``traceparent`` of its step's span (``task.traceparent``; None when traces are off): hand it to your
+own tracing to put your work in the run's trace. Heartbeat, complete and fail send it back as the
+``traceparent`` header, so the server's spans of those requests join the run's trace. This module
+exports no spans itself.
 """
 
 import json
@@ -81,7 +87,8 @@ class Task:
     """A claimed task: what ``claim_task`` returns and a ``work`` handler gets.
 
     ``input`` is what its stage knows (``{"input": the run's input, "steps": {STAGE: {"output": ...}},
-    "review": the last review}`` for a user workflow's step). ``lost`` is set when the server says
+    "review": the last review}`` for a user workflow's step). ``traceparent`` is the W3C trace context
+    of its step's span when the server exports traces, else None. ``lost`` is set when the server says
     the lease is gone (the result would be refused); ``stopping`` when the worker was asked to stop.
     """
 
@@ -94,6 +101,7 @@ class Task:
         self.attempt = data.get("attempt", 1)
         self.lease_ms = data.get("leaseMs", 30000)
         self.lease_token = data["leaseToken"]
+        self.traceparent = data.get("traceparent") or None
         self.lost = threading.Event()
         self.stopping = threading.Event()
 
@@ -121,7 +129,7 @@ class Switchyard:
 
     # ---- plumbing ----
 
-    def request(self, method, path, body=None, idempotency_key=None, timeout=None):
+    def request(self, method, path, body=None, idempotency_key=None, timeout=None, traceparent=None):
         """One call: the parsed JSON answer (None for 204). Raises SwitchyardError for any status but 2xx."""
         data = None if body is None else json.dumps(body).encode("utf-8")
         req = urllib.request.Request(self.base_url + path, data=data, method=method)
@@ -132,6 +140,8 @@ class Switchyard:
             req.add_header("authorization", "Bearer " + self.token)
         if idempotency_key is not None:
             req.add_header("idempotency-key", idempotency_key)
+        if traceparent:
+            req.add_header("traceparent", traceparent)
         try:
             with urllib.request.urlopen(req, timeout=timeout or self.timeout) as res:
                 text = res.read().decode("utf-8")
@@ -223,17 +233,17 @@ class Switchyard:
 
     def heartbeat(self, task, worker=None):
         """POST /api/tasks/{id}/heartbeat: extend the lease (409 ``lease_lost`` when this claim no longer holds it)."""
-        return self.request("POST", f"/api/tasks/{self._id(task.id)}/heartbeat", self._lease(task, worker))
+        return self.request("POST", f"/api/tasks/{self._id(task.id)}/heartbeat", self._lease(task, worker), traceparent=task.traceparent)
 
     def complete(self, task, output, worker=None):
         """POST /api/tasks/{id}/complete: again with the same lease answers the first result."""
-        return self.request("POST", f"/api/tasks/{self._id(task.id)}/complete", dict(self._lease(task, worker), output=output))
+        return self.request("POST", f"/api/tasks/{self._id(task.id)}/complete", dict(self._lease(task, worker), output=output), traceparent=task.traceparent)
 
     def fail(self, task, error, retryable, worker=None, category=None):
         """POST /api/tasks/{id}/fail: ``retryable`` offers the task again while the step has attempts left."""
         message = (str(error) or "failed")[:10000]
         err = {"message": message, "category": category} if category else message
-        return self.request("POST", f"/api/tasks/{self._id(task.id)}/fail", dict(self._lease(task, worker), error=err, retryable=bool(retryable)))
+        return self.request("POST", f"/api/tasks/{self._id(task.id)}/fail", dict(self._lease(task, worker), error=err, retryable=bool(retryable)), traceparent=task.traceparent)
 
     def work(self, queue, handler, concurrency=1, worker=None, wait_ms=20000, max_tasks=None, stop=None, handle_signals=True, on_report=None, log=None, heartbeat_fraction=1 / 3):
         """Do the tasks of ``queue`` with ``handler(task) -> output``, ``concurrency`` at a time.

@@ -30,7 +30,7 @@ export async function AlertBanner() {
             <span className="font-mono text-xs">{a.workflow}</span> · <span className="font-mono text-xs font-semibold">{a.stateName}</span> — <span className="text-red-800">{a.message}</span>
           </Link>
         ))}
-        {total > open.length && <span className="text-xs text-red-700">and {total - open.length} more</span>}
+        {total > open.length && <span className="text-xs text-red-700 dark:text-red-300">and {total - open.length} more</span>}
       </div>
     </div>
   );

@@ -55,9 +55,9 @@ export function AlertsPanel({ workflow, open, resolved, rules, states }: { workf
     <div id="alerts" className="scroll-mt-20 rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="alerts-panel">
       <h2 className="text-sm font-semibold">
         Alerts{" "}
-        {open.length > 0 ? <span className="ml-1 rounded-full bg-red-100 px-2 py-0.5 text-xs font-semibold text-red-800">{open.length} open</span> : <span className="ml-1 text-xs font-normal text-slate-500 dark:text-slate-400">none open</span>}
+        {open.length > 0 ? <span className="ml-1 rounded-full bg-red-100 px-2 py-0.5 text-xs font-semibold text-red-800">{open.length} open</span> : <span className="ml-1 text-xs font-normal text-slate-600 dark:text-slate-400">none open</span>}
       </h2>
-      <p className="text-xs text-slate-500 dark:text-slate-400">Seed thresholds and your rules, evaluated every few seconds. Webhooks subscribed to <code>on_alert</code> receive each alert when it opens and when it resolves.</p>
+      <p className="text-xs text-slate-600 dark:text-slate-400">Seed thresholds and your rules, evaluated every few seconds. Webhooks subscribed to <code>on_alert</code> receive each alert when it opens and when it resolves.</p>
 
       {open.length > 0 && (
         <ul className="mt-2 space-y-1.5 text-xs" data-testid="open-alerts">
@@ -75,11 +75,11 @@ export function AlertsPanel({ workflow, open, resolved, rules, states }: { workf
       )}
       {resolved.length > 0 && (
         <details className="mt-2 text-xs text-slate-600 dark:text-slate-400">
-          <summary className="cursor-pointer text-slate-500 dark:text-slate-400">Recently resolved ({resolved.length})</summary>
+          <summary className="cursor-pointer text-slate-600 dark:text-slate-400">Recently resolved ({resolved.length})</summary>
           <ul className="mt-1 space-y-1">
             {resolved.map((a) => (
               <li key={a.id}>
-                <span className="font-mono">{a.stateName}</span> · {a.message} <span className="text-slate-400">({formatTime(a.resolvedAt)})</span>
+                <span className="font-mono">{a.stateName}</span> · {a.message} <span className="text-slate-600 dark:text-slate-400">({formatTime(a.resolvedAt)})</span>
               </li>
             ))}
           </ul>
@@ -88,15 +88,15 @@ export function AlertsPanel({ workflow, open, resolved, rules, states }: { workf
 
       <h3 className="mt-3 text-xs font-semibold text-slate-700 dark:text-slate-300">Rules</h3>
       {rules.length === 0 ? (
-        <p className="text-xs text-slate-500 dark:text-slate-400">No rule yet: only the seed&apos;s thresholds are watched.</p>
+        <p className="text-xs text-slate-600 dark:text-slate-400">No rule yet: only the seed&apos;s thresholds are watched.</p>
       ) : (
         <ul className="mt-1 divide-y divide-slate-100 dark:divide-slate-800 text-xs" data-testid="alert-rules">
           {rules.map((r) => (
             <li key={r.id} className="flex items-center gap-2 py-1.5">
               <span className="font-mono font-semibold">{r.stateName}</span>
               <span className="text-slate-600 dark:text-slate-400">{r.summary}</span>
-              {!r.enabled && <span className="rounded bg-slate-100 dark:bg-slate-800 px-1 text-slate-500 dark:text-slate-400">disabled</span>}
-              <button type="button" disabled={pending} onClick={() => remove(r.id)} className="ml-auto text-red-700 dark:text-red-400 hover:underline disabled:opacity-50">
+              {!r.enabled && <span className="rounded bg-slate-100 dark:bg-slate-800 px-1 text-slate-600 dark:text-slate-400">disabled</span>}
+              <button type="button" disabled={pending} onClick={() => remove(r.id)} className="ml-auto text-red-700 dark:text-red-400 underline disabled:opacity-50">
                 Delete
               </button>
             </li>
@@ -148,7 +148,7 @@ export function AlertsPanel({ workflow, open, resolved, rules, states }: { workf
           <input value={windowMinutes} onChange={(e) => setWindowMinutes(e.target.value)} name="windowMinutes" inputMode="numeric" disabled={metric === "waiting"} className="rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1 disabled:bg-slate-50 dark:disabled:bg-slate-800/60 disabled:text-slate-400" />
           {fieldError("windowMinutes")}
         </label>
-        <p className="col-span-2 text-[11px] text-slate-500 dark:text-slate-400">{spec.help}.</p>
+        <p className="col-span-2 text-[11px] text-slate-600 dark:text-slate-400">{spec.help}.</p>
         <div className="col-span-2 flex items-center gap-3">
           <button disabled={pending} className="rounded-md bg-slate-900 px-3 py-1 text-sm text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700 disabled:opacity-50">
             {pending ? "Saving…" : "Add rule"}

@@ -18,15 +18,15 @@ export function LoginForm({ next }: { next: string }) {
       }}
     >
       <label className="block">
-        <span className="text-slate-600">Name</span>
-        <input name="name" autoComplete="username" required className="mt-0.5 w-full rounded-md border border-slate-300 px-2 py-1" />
+        <span className="text-slate-600 dark:text-slate-300">Name</span>
+        <input name="name" autoComplete="username" required className="mt-0.5 w-full rounded-md border border-slate-300 px-2 py-1 dark:border-slate-600 dark:bg-slate-950" />
       </label>
       <label className="block">
-        <span className="text-slate-600">Password</span>
-        <input name="password" type="password" autoComplete="current-password" required className="mt-0.5 w-full rounded-md border border-slate-300 px-2 py-1" />
+        <span className="text-slate-600 dark:text-slate-300">Password</span>
+        <input name="password" type="password" autoComplete="current-password" required className="mt-0.5 w-full rounded-md border border-slate-300 px-2 py-1 dark:border-slate-600 dark:bg-slate-950" />
       </label>
-      {error && <p className="text-red-700" role="alert">{error}</p>}
-      <button disabled={busy} className="w-full rounded-md bg-slate-900 py-1.5 text-white disabled:opacity-50">{busy ? "Signing in…" : "Sign in"}</button>
+      {error && <p className="text-red-700 dark:text-red-300" role="alert">{error}</p>}
+      <button disabled={busy} className="w-full rounded-md bg-slate-900 py-1.5 text-white disabled:opacity-50 dark:bg-slate-100 dark:text-slate-900">{busy ? "Signing in…" : "Sign in"}</button>
     </form>
   );
 }

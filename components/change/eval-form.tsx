@@ -1,9 +1,10 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useActionState } from "react";
 import { startEvalAction } from "@/app/evals/actions";
 
 /** Start an evaluation: a workflow, the version to evaluate (empty: the latest, or a built-in's code), how many cases. */
-export function EvalForm({ workflows }: { workflows: { id: string; title: string; versions: number[] }[] }) {
+function EvalFormInner({ workflows }: { workflows: { id: string; title: string; versions: number[] }[] }) {
   const [state, action, pending] = useActionState(startEvalAction, null);
   const field = "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900";
   return (
@@ -31,5 +32,14 @@ export function EvalForm({ workflows }: { workflows: { id: string; title: string
       </button>
       {state?.error && <p className="text-sm text-red-700 dark:text-red-400 sm:col-span-4" role="alert">{state.error}</p>}
     </form>
+  );
+}
+
+/** offered to operators and above; others see why not */
+export function EvalForm(props: Parameters<typeof EvalFormInner>[0]) {
+  return (
+    <Allowed need="operator">
+      <EvalFormInner {...props} />
+    </Allowed>
   );
 }

@@ -2,11 +2,12 @@
 // mapping (each state the new version lacks: pick where its runs go), the dry run's outcome (also
 // painted on the new version's diagram) and the button that moves them. Also: what changed
 // between a version and the latest (painted on the diagram too). A server component.
+import { Allowed } from "@/components/auth/role";
 import Link from "next/link";
 import type { MoveView } from "@/lib/change/move-view";
 import { moveRunsAction } from "@/app/workflows/[id]/move-actions";
 
-export function MovePanel({ v }: { v: MoveView }) {
+function MovePanelInner({ v }: { v: MoveView }) {
   const ok = v.results?.filter((r) => r.ok) ?? [];
   const not = v.results?.filter((r) => !r.ok) ?? [];
   const landing = new Map<string, number>();
@@ -15,11 +16,11 @@ export function MovePanel({ v }: { v: MoveView }) {
     <div className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="move-panel">
       <h2 className="mb-1 text-sm font-semibold">Versions and waiting runs</h2>
       {v.message && <p className="mb-2 rounded-md bg-emerald-50 px-2 py-1 text-sm text-emerald-900 dark:bg-emerald-950 dark:text-emerald-100" data-testid="move-message">{v.message}</p>}
-      <p className="text-xs text-slate-500 dark:text-slate-400">
+      <p className="text-xs text-slate-600 dark:text-slate-400">
         A run keeps the version it started on. Runs waiting on an older version (a review, a timer, an event or a worker&apos;s task) can be moved to v{v.latest}: one transition, their reviews asked again.
       </p>
       <ul className="mt-2 space-y-1 text-sm">
-        {v.waiting.length === 0 && <li className="text-slate-500 dark:text-slate-400">No run waits on an older version.</li>}
+        {v.waiting.length === 0 && <li className="text-slate-600 dark:text-slate-400">No run waits on an older version.</li>}
         {v.waiting.map((w) => (
           <li key={w.version} className="flex flex-wrap items-center gap-2">
             <span>
@@ -28,7 +29,7 @@ export function MovePanel({ v }: { v: MoveView }) {
             <Link href={`/workflows/${v.workflow}?from=${w.version}`} className="rounded-md bg-blue-600 px-2 py-0.5 text-xs font-medium text-white hover:bg-blue-700" data-testid={`move-from-${w.version}`}>
               Move runs to v{v.latest}
             </Link>
-            <Link href={`/workflows/${v.workflow}?diff=${w.version}`} className="text-xs text-blue-700 hover:underline dark:text-blue-400">
+            <Link href={`/workflows/${v.workflow}?diff=${w.version}`} className="text-xs text-blue-700 underline dark:text-blue-400">
               what changed since v{w.version}
             </Link>
           </li>
@@ -64,7 +65,7 @@ export function MovePanel({ v }: { v: MoveView }) {
             <ul className="mt-1 space-y-0.5 text-xs text-slate-600 dark:text-slate-300" data-testid="move-cannot">
               {not.map((r) => (
                 <li key={r.runId}>
-                  <Link href={`/runs/${r.runId}`} className="font-mono text-blue-700 hover:underline dark:text-blue-400">{r.runId.slice(0, 8)}</Link> ({r.from.map((s) => s.split(".").at(-1)).join(", ")}): {r.reason}
+                  <Link href={`/runs/${r.runId}`} className="font-mono text-blue-700 underline dark:text-blue-400">{r.runId.slice(0, 8)}</Link> ({r.from.map((s) => s.split(".").at(-1)).join(", ")}): {r.reason}
                 </li>
               ))}
             </ul>
@@ -94,5 +95,14 @@ export function MovePanel({ v }: { v: MoveView }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function MovePanel(props: Parameters<typeof MovePanelInner>[0]) {
+  return (
+    <Allowed need="admin">
+      <MovePanelInner {...props} />
+    </Allowed>
   );
 }

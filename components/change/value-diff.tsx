@@ -32,13 +32,13 @@ export function ValueDiff({ a, b, label }: { a: unknown; b: unknown; label: stri
     <div className="min-w-0">
       <div className="mb-1 text-xs font-medium text-slate-600 dark:text-slate-300">{label}</div>
       {a === undefined || b === undefined ? (
-        <pre className={box}>{text(a === undefined ? b : a)}</pre>
+        <pre tabIndex={0} className={box}>{text(a === undefined ? b : a)}</pre>
       ) : typeof a === "string" && typeof b === "string" ? (
-        <pre className={box} data-testid="text-diff">
+        <pre tabIndex={0} className={box} data-testid="text-diff">
           <Parts parts={diffWords(a, b)} />
         </pre>
       ) : (
-        <pre className={box} data-testid="json-diff">
+        <pre tabIndex={0} className={box} data-testid="json-diff">
           <Parts parts={a !== null && b !== null && typeof a === "object" && typeof b === "object" ? diffJson(a, b) : diffLines(text(a), text(b))} lines />
         </pre>
       )}

@@ -55,7 +55,7 @@ const tagTone: Record<OverlayTone, string> = {
   a: "bg-blue-600 text-white",
   b: "bg-amber-600 text-white",
   both: "bg-violet-600 text-white",
-  good: "bg-emerald-600 text-white",
+  good: "bg-emerald-700 text-white",
   bad: "bg-red-600 text-white",
   warn: "bg-amber-500 text-slate-950",
   info: "bg-slate-700 text-white dark:bg-slate-300 dark:text-slate-900",
@@ -146,7 +146,7 @@ function StateNodeView({ data }: NodeProps) {
             <StatusDot status={status} />
             <span className="truncate font-mono text-[14px] font-semibold leading-5 text-slate-900 dark:text-slate-100">{state.name}</span>
           </div>
-          <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-500 dark:text-slate-400">
+          <div className="flex min-w-0 items-center text-[12px] leading-4 text-slate-600 dark:text-slate-400">
             {collapsed ? <span className="truncate font-medium text-slate-600 dark:text-slate-300">▸ {count} states inside · open</span> : state.summary && <span className="truncate">{state.summary}</span>}
           </div>
           <div className="mt-auto flex min-w-0 gap-1 overflow-hidden">
@@ -157,7 +157,7 @@ function StateNodeView({ data }: NodeProps) {
             ))}
           </div>
           {(internal.length > 0 || aborts.length > 0 || errors.length > 0 || fans.length > 0) && (
-            <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-500 dark:border-slate-600 dark:text-slate-400">
+            <ul className="mt-1 border-t border-dashed border-slate-300 pt-1 text-[12px] leading-4 text-slate-600 dark:border-slate-600 dark:text-slate-400">
               {internal.map((t) => (
                 <li key={t.id} className="truncate" title={labelLine(t)}>↻ {labelLine(t)}</li>
               ))}
@@ -167,7 +167,7 @@ function StateNodeView({ data }: NodeProps) {
                 </li>
               )}
               {errors.length > 0 && (
-                <li className="truncate text-red-600/80 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
+                <li className="truncate text-red-700 dark:text-red-400" title={errors.map((t) => t.description ?? "on error").join("; ")}>
                   ✕ on error → {[...new Set(errors.map((t) => t.target))].join(", ")}
                 </li>
               )}
@@ -193,7 +193,7 @@ function StateNodeView({ data }: NodeProps) {
                 {state.name}
               </span>
             )}
-            {collapsed && <span className="shrink-0 whitespace-nowrap font-medium text-slate-500 dark:text-slate-400" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>▸ {count}</span>}
+            {collapsed && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>▸ {count}</span>}
             {state.human && wide >= 140 && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE), paddingInline: screenPx(4) }}>review</span>}
           </div>
         )
@@ -230,7 +230,7 @@ function GroupNodeView({ data }: NodeProps) {
       {(detail || (mode === "chip" && head)) && (
         <div className="flex min-w-0 items-center gap-2 overflow-hidden px-3 py-1.5" style={detail ? undefined : { paddingBlock: screenPx(3), paddingInline: screenPx(8) }}>
           <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200" style={detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) }}>{state.name}</span>
-          {detail && state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-400 dark:text-slate-500">parallel regions</span>}
+          {detail && state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-600 dark:text-slate-400">parallel regions</span>}
           {onToggle && (
             <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} style={scaled} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">
               ▾ collapse

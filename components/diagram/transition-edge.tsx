@@ -16,6 +16,9 @@ export interface TransitionEdgeData extends Record<string, unknown> {
   next?: boolean;
   /** an overlay's path through it (a comparison: run a, run b or both) */
   path?: "a" | "b" | "both";
+  /** the fleet overlay: how many times runs took it, and that against the busiest edge (0..1) */
+  traffic?: number;
+  weight?: number;
 }
 
 const pathColor = { a: "var(--path-a)", b: "var(--path-b)", both: "var(--path-both)" } as const;
@@ -32,6 +35,7 @@ export function toneOf(t: GraphTransition): Tone {
 
 // colours from CSS variables (app/globals.css), so edges and label rows stay readable in dark mode
 const stroke: Record<Tone, string> = { error: "var(--edge-error)", abort: "var(--edge-abort)", timer: "var(--edge-timer)", human: "var(--edge-human)", normal: "var(--edge-normal)" };
+const text: Record<Tone, string> = { error: "var(--edge-error-text)", abort: "var(--edge-abort-text)", timer: "var(--edge-timer-text)", human: "var(--edge-human-text)", normal: "var(--edge-normal-text)" };
 const dash: Record<Tone, string | undefined> = { error: "5 4", abort: "2 4", timer: "6 3", human: undefined, normal: undefined };
 
 /** Edges' stacking: the last edge taken over the others taken, those over the rest; labels above them all. */
@@ -96,13 +100,19 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
         path={roundedPath(points)}
         markerEnd={markerEnd}
         className={d.last ? "edge-last" : undefined}
-        style={{ stroke: color, strokeWidth: d.path ? 3 : d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : side ? 1 : 1.5, strokeDasharray: d.path ? (d.path === "b" ? "7 4" : undefined) : d.last ? "8 6" : dash[tone], opacity: d.taken || d.path || d.next || !side ? 1 : hot ? 0.9 : 0.5 }}
+        style={{
+          stroke: color,
+          strokeWidth: d.weight !== undefined ? 1 + 7 * d.weight : d.path ? 3 : d.last ? 3 : d.taken ? 2.25 : d.next ? 2 : side ? 1 : 1.5,
+          strokeDasharray: d.path ? (d.path === "b" ? "7 4" : undefined) : d.last ? "8 6" : dash[tone],
+          opacity: d.weight !== undefined ? (d.traffic ? 0.55 + 0.45 * d.weight : 0.3) : d.taken || d.path || d.next || !side ? 1 : hot ? 0.9 : 0.5,
+        }}
       />
       {d.label && (
         <EdgeLabelRenderer>
           <div
             data-edge={id}
             data-path={d.path}
+            data-traffic={d.traffic}
             data-next={d.next ? "" : undefined}
             data-shown={shown}
             hidden={shown === "hidden"}
@@ -119,7 +129,7 @@ function TransitionEdgeView({ id, data, markerEnd, sourceX, sourceY, targetX, ta
             {d.label.rows.map((row, i) => {
               const t = byId.get(row.transition);
               return (
-                <div key={i} title={t ? `${t.event}${t.guard ? ` [${t.guard}]` : ""}` : undefined} style={{ color: d.taken || !t ? undefined : stroke[toneOf(t)] }}>
+                <div key={i} title={t ? `${t.event}${t.guard ? ` [${t.guard}]` : ""}` : undefined} style={{ color: d.taken || !t ? undefined : text[toneOf(t)] }}>
                   {row.text}
                 </div>
               );

@@ -38,6 +38,13 @@ export interface DiagramStatus {
   abortedFrom?: string[];
 }
 
+/** The arrowhead's size in stroke widths: 16 at the usual width; under the fleet overlay's traffic widths, the same on screen. */
+function markerSize(traffic: Record<string, number> | null, id: string): number {
+  if (!traffic) return 16;
+  const weight = (traffic[id] ?? 0) / Math.max(1, ...Object.values(traffic));
+  return Math.max(4, 20 / (1 + 7 * weight));
+}
+
 function statusOf(id: string, s: DiagramStatus): NodeStatus {
   const activeHere = s.active.some((a) => a === id || a.startsWith(`${id}.`));
   if (activeHere) return s.waiting ? "waiting" : "active";
@@ -75,6 +82,7 @@ function Diagram({
   autoCollapse = true,
   overlay,
   badges,
+  onStateClick,
 }: {
   /** one layout (laid out again here for other groups and aspects), or the server's pack of them */
   layout: Layout | LayoutPack;
@@ -90,6 +98,8 @@ function Diagram({
   overlay?: DiagramOverlay;
   /** state id → more badges for its node (over its bottom edge) */
   badges?: Record<string, OverlayTag[]>;
+  /** a click on a state (not on a collapsed group, which opens it) */
+  onStateClick?: (id: string) => void;
 }) {
   const statusKey = JSON.stringify(status ?? null);
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -206,7 +216,13 @@ function Diagram({
       const shown = `${visible(a!)}->${visible(b ?? "")}`;
       edges[shown] = edges[shown] && edges[shown] !== path ? "both" : path;
     }
-    return { tags, extra, edges, outline: overlay?.outline ? visible(overlay.outline) : null };
+    const traffic: Record<string, number> = {};
+    for (const [id, n] of Object.entries(overlay?.traffic ?? {})) {
+      const [a, b] = id.split("->");
+      const shown = `${visible(a!)}->${visible(b ?? "")}`;
+      traffic[shown] = (traffic[shown] ?? 0) + n;
+    }
+    return { tags, extra, edges, outline: overlay?.outline ? visible(overlay.outline) : null, traffic: overlay?.traffic ? traffic : null };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlayKey, badgesKey, visible]);
 
@@ -254,8 +270,9 @@ function Diagram({
           source: e.source,
           target: e.target,
           type: "transition",
-          markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
-          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id] },
+          // (a marker is drawn in stroke widths: a traffic-thick edge keeps an arrowhead of the usual size)
+          markerEnd: { type: MarkerType.ArrowClosed, width: markerSize(painted.traffic, e.id), height: markerSize(painted.traffic, e.id), color: last ? "var(--edge-last)" : taken ? "var(--edge-taken)" : "var(--edge-marker)" },
+          data: { points: e.points, label: e.label, transitions: e.transitions, taken, last, next, path: painted.edges[e.id], ...(painted.traffic ? { traffic: painted.traffic[e.id] ?? 0, weight: (painted.traffic[e.id] ?? 0) / Math.max(1, ...Object.values(painted.traffic)) } : {}) },
           zIndex: last ? EDGE_Z.last : taken || painted.edges[e.id] ? EDGE_Z.taken : EDGE_Z.rest,
         };
       }),
@@ -308,6 +325,7 @@ function Diagram({
           elementsSelectable={false}
           onNodeClick={(_, node) => {
             if ((node.data as { hidden?: number }).hidden !== undefined) toggle(node.id);
+            else if (onStateClick) onStateClick(node.id);
             else if (node.type === "state") view.current?.node(node.id);
           }}
           proOptions={{ hideAttribution: true }}
@@ -413,7 +431,7 @@ function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, on
   return (
     <div className="flex flex-wrap items-center gap-1.5 border-b border-slate-200 bg-slate-50 px-2 py-1.5 dark:border-slate-700 dark:bg-slate-900" data-testid="diagram-toolbar">
       <button type="button" className={button} onClick={() => void flow.zoomOut({ duration: 150 })} aria-label="Zoom out">−</button>
-      <span className="w-11 text-center text-[12px] tabular-nums text-slate-500 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
+      <span className="w-11 text-center text-[12px] tabular-nums text-slate-600 dark:text-slate-400" data-testid="diagram-zoom">{Math.round(zoom * 100)}%</span>
       <button type="button" className={button} onClick={() => void flow.zoomIn({ duration: 150 })} aria-label="Zoom in">+</button>
       <button type="button" className={button} onClick={onFit} title="The whole machine">Fit</button>
       {groups > 0 &&
@@ -423,13 +441,13 @@ function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, on
           <button type="button" className={button} onClick={onCollapseAll}>Collapse groups</button>
         ))}
       {trail.length > 0 && (
-        <nav aria-label="Group" data-testid="diagram-breadcrumb" className="flex min-w-0 items-center gap-1 text-[12px] text-slate-500 dark:text-slate-400">
-          <button type="button" className="text-blue-700 hover:underline dark:text-blue-400" onClick={onFit}>Whole machine</button>
+        <nav aria-label="Group" data-testid="diagram-breadcrumb" className="flex min-w-0 items-center gap-1 text-[12px] text-slate-600 dark:text-slate-400">
+          <button type="button" className="text-blue-700 underline dark:text-blue-400" onClick={onFit}>Whole machine</button>
           {trail.map((t, i) => (
             <span key={t.id} className="flex min-w-0 items-center gap-1">
               <span aria-hidden>›</span>
               {i < trail.length - 1 ? (
-                <button type="button" className="truncate font-mono text-blue-700 hover:underline dark:text-blue-400" onClick={() => onGroup(t.id)}>{t.name}</button>
+                <button type="button" className="truncate font-mono text-blue-700 underline dark:text-blue-400" onClick={() => onGroup(t.id)}>{t.name}</button>
               ) : (
                 <span className="truncate font-mono text-slate-700 dark:text-slate-200" aria-current="location">{t.name}</span>
               )}
@@ -437,7 +455,7 @@ function Toolbar({ collapsed, groups, trail, onOpenAll, onCollapseAll, onFit, on
           ))}
         </nav>
       )}
-      <span className="ml-auto hidden text-[12px] text-slate-400 sm:inline">drag to pan · scroll to zoom · click a state to zoom to it{collapsed > 0 ? " · click a group to open it" : ""}</span>
+      <span className="ml-auto hidden text-[12px] text-slate-600 sm:inline dark:text-slate-400">drag to pan · scroll to zoom · click a state to zoom to it{collapsed > 0 ? " · click a group to open it" : ""}</span>
     </div>
   );
 }

@@ -147,7 +147,7 @@ export function FlowEditor({ from }: { from: string | null }) {
               </button>
             ))}
           </div>
-          <span className="text-xs text-slate-500 dark:text-slate-400">switching format loads its example</span>
+          <span className="text-xs text-slate-600 dark:text-slate-400">switching format loads its example</span>
           {format === "mermaid" && (
             <label className="ml-auto flex items-center gap-1 text-xs text-slate-600 dark:text-slate-300">
               Workflow id
@@ -156,7 +156,7 @@ export function FlowEditor({ from }: { from: string | null }) {
           )}
         </div>
         <div className="flex h-[460px] overflow-hidden rounded-md border border-slate-300 font-mono text-[12.5px] leading-5 dark:border-slate-600">
-          <div ref={gutter} className="select-none overflow-hidden bg-slate-50 px-2 py-2 text-right text-slate-400 dark:bg-slate-800 dark:text-slate-500" aria-hidden>
+          <div ref={gutter} className="select-none overflow-hidden bg-slate-50 px-2 py-2 text-right text-slate-600 dark:bg-slate-800 dark:text-slate-400" aria-hidden>
             {Array.from({ length: lines }, (_, i) => (
               <div key={i} className={bad.has(i + 1) ? "font-semibold text-red-600 dark:text-red-400" : ""}>{i + 1}</div>
             ))}
@@ -205,7 +205,7 @@ export function FlowEditor({ from }: { from: string | null }) {
       </div>
       <div className="overflow-hidden rounded-xl border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
         <div className="border-b border-slate-100 px-4 py-2 text-xs font-medium text-slate-600 dark:border-slate-800 dark:text-slate-300">Preview{check.issues.length ? " (last valid version)" : ""}</div>
-        {check.layout ? <WorkflowDiagram layout={check.layout} autoCollapse={false} className="h-[560px] w-full" /> : <p className="p-4 text-sm text-slate-500 dark:text-slate-400">The diagram appears once the definition is valid.</p>}
+        {check.layout ? <WorkflowDiagram layout={check.layout} autoCollapse={false} className="h-[560px] w-full" /> : <p className="p-4 text-sm text-slate-600 dark:text-slate-400">The diagram appears once the definition is valid.</p>}
       </div>
     </div>
   );

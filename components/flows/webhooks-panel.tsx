@@ -6,7 +6,7 @@ import { formatTime } from "@/lib/format";
 import { issuesByField } from "@/lib/field-errors";
 import type { DeliveryView, WebhookView } from "@/lib/hooks/webhooks";
 
-const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert"] as const;
+const HOOKS = ["on_transition", "on_enter", "on_exit", "on_alert", "on_review_escalated"] as const;
 
 /** An API refusal, with the fields it names (a 422's `issues`). */
 class ApiError extends Error {
@@ -76,7 +76,7 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
   return (
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="webhooks-panel">
       <h2 className="text-sm font-semibold">Webhooks</h2>
-      <p className="text-xs text-slate-500 dark:text-slate-400">
+      <p className="text-xs text-slate-600 dark:text-slate-400">
         Each hook event of this workflow&apos;s runs (and with <code>on_alert</code>, each alert as it opens and resolves) is POSTed as JSON, signed with your secret (<code>x-switchyard-signature: sha256=HMAC(secret, timestamp + &quot;.&quot; + body)</code>), and retried with backoff until your endpoint answers 2xx.
       </p>
       {hooks.length > 0 && (
@@ -85,9 +85,9 @@ export function WebhooksPanel({ workflow }: { workflow: string }) {
             <li key={h.id} className="py-2">
               <div className="flex flex-wrap items-center gap-2">
                 <span className="font-mono text-xs">{h.url}</span>
-                <span className="text-xs text-slate-500 dark:text-slate-400">{h.events.join(", ")} · secret {h.secretHint}{h.workflow === "*" ? " · every workflow" : ""}</span>
-                <button onClick={() => setOpen(open === h.id ? null : h.id)} className="ml-auto text-xs text-blue-700 dark:text-blue-400 hover:underline">{open === h.id ? "Hide deliveries" : "Deliveries"}</button>
-                <button onClick={() => call(`/api/webhooks/${h.id}`, { method: "DELETE" }).then(load, (e) => setError((e as Error).message))} className="text-xs text-red-700 dark:text-red-400 hover:underline">Remove</button>
+                <span className="text-xs text-slate-600 dark:text-slate-400">{h.events.join(", ")} · secret {h.secretHint}{h.workflow === "*" ? " · every workflow" : ""}</span>
+                <button onClick={() => setOpen(open === h.id ? null : h.id)} className="ml-auto text-xs text-blue-700 dark:text-blue-400 underline">{open === h.id ? "Hide deliveries" : "Deliveries"}</button>
+                <button onClick={() => call(`/api/webhooks/${h.id}`, { method: "DELETE" }).then(load, (e) => setError((e as Error).message))} className="text-xs text-red-700 dark:text-red-400 underline">Remove</button>
               </div>
               {open === h.id && <Deliveries webhookId={h.id} />}
             </li>
@@ -126,22 +126,22 @@ function Deliveries({ webhookId }: { webhookId: string }) {
     call<{ deliveries: DeliveryView[] }>(`/api/webhooks/${webhookId}/deliveries?limit=30`).then((r) => setList(r.deliveries), () => setList([]));
   }, [webhookId]);
   useEffect(load, [load]);
-  if (!list) return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">Loading…</p>;
-  if (list.length === 0) return <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">No delivery yet.</p>;
+  if (!list) return <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Loading…</p>;
+  if (list.length === 0) return <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">No delivery yet.</p>;
   const tone = { delivered: "text-emerald-700 dark:text-emerald-400", pending: "text-amber-700", failed: "text-red-700 dark:text-red-400" } as const;
   return (
     <table className="mt-2 w-full text-xs">
       <tbody>
         {list.map((d) => (
           <tr key={d.id} className="border-t border-slate-100 dark:border-slate-800">
-            <td className="py-1 pr-2 text-slate-500 dark:text-slate-400">{formatTime(d.createdAt)}</td>
+            <td className="py-1 pr-2 text-slate-600 dark:text-slate-400">{formatTime(d.createdAt)}</td>
             <td className="pr-2 font-mono">{d.hook}</td>
             <td className="pr-2 font-mono">{d.hook === "on_alert" ? "alert" : d.runId.slice(0, 8)}</td>
             <td className={`pr-2 font-semibold ${tone[d.status]}`}>{d.status}</td>
-            <td className="pr-2 text-slate-500 dark:text-slate-400">{d.attempts} attempt(s){d.lastStatus ? ` · HTTP ${d.lastStatus}` : ""}{d.lastError && d.lastError !== `HTTP ${d.lastStatus}` ? ` · ${d.lastError}` : ""}</td>
+            <td className="pr-2 text-slate-600 dark:text-slate-400">{d.attempts} attempt(s){d.lastStatus ? ` · HTTP ${d.lastStatus}` : ""}{d.lastError && d.lastError !== `HTTP ${d.lastStatus}` ? ` · ${d.lastError}` : ""}</td>
             <td className="text-right">
               {d.status !== "pending" && (
-                <button onClick={() => call(`/api/webhooks/deliveries/${d.id}/redeliver`, { method: "POST" }).then(load, load)} className="text-blue-700 dark:text-blue-400 hover:underline">Redeliver</button>
+                <button onClick={() => call(`/api/webhooks/deliveries/${d.id}/redeliver`, { method: "POST" }).then(load, load)} className="text-blue-700 dark:text-blue-400 underline">Redeliver</button>
               )}
             </td>
           </tr>

@@ -13,7 +13,7 @@ export async function CmPanel({ rt }: { rt: Runtime }) {
         </span>
       </div>
       {!status.available && <p className="mb-2 text-xs text-amber-900">{status.reason}. Searches are skipped with a warning; writes wait in the outbox.</p>}
-      <p className="mb-2 text-xs text-slate-500 dark:text-slate-400">
+      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">
         {results} stored result(s) · {patterns.length} solution pattern(s) · {status.queued} queued write(s)
       </p>
       <CmSwitch available={status.available} />
@@ -24,7 +24,7 @@ export async function CmPanel({ rt }: { rt: Runtime }) {
             <span className="h-1.5 flex-1 overflow-hidden rounded-full bg-slate-100 dark:bg-slate-800">
               <span className="block h-full rounded-full bg-blue-500" style={{ width: `${Math.round(p.confidence * 100)}%` }} />
             </span>
-            <span className="w-24 shrink-0 text-right font-mono text-[11px] text-slate-500 dark:text-slate-400">{p.confidence.toFixed(2)} · {p.approvals}✓ {p.rejections}✗</span>
+            <span className="w-24 shrink-0 text-right font-mono text-[11px] text-slate-600 dark:text-slate-400">{p.confidence.toFixed(2)} · {p.approvals}✓ {p.rejections}✗</span>
           </li>
         ))}
       </ul>

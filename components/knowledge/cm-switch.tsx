@@ -1,9 +1,10 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { setContextManagerAction } from "@/app/workflows/[id]/actions";
 
-export function CmSwitch({ available }: { available: boolean }) {
+function CmSwitchInner({ available }: { available: boolean }) {
   const router = useRouter();
   const [pending, start] = useTransition();
   const [note, setNote] = useState<string | null>(null);
@@ -19,11 +20,20 @@ export function CmSwitch({ available }: { available: boolean }) {
             router.refresh();
           })
         }
-        className={`rounded-md px-3 py-1 text-xs font-medium ring-1 disabled:opacity-50 ${available ? "bg-white dark:bg-slate-900 text-amber-800 ring-amber-300 hover:bg-amber-50" : "bg-emerald-600 text-white ring-emerald-600 hover:bg-emerald-700"}`}
+        className={`rounded-md px-3 py-1 text-xs font-medium ring-1 disabled:opacity-50 ${available ? "bg-white dark:bg-slate-900 text-amber-800 ring-amber-300 hover:bg-amber-50" : "bg-emerald-600 text-white ring-emerald-600 hover:bg-emerald-700"} dark:text-amber-300`}
       >
         {available ? "Take offline (maintenance)" : "Bring back online"}
       </button>
-      {note && <span className="text-xs text-slate-500 dark:text-slate-400">{note}</span>}
+      {note && <span className="text-xs text-slate-600 dark:text-slate-400">{note}</span>}
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function CmSwitch(props: Parameters<typeof CmSwitchInner>[0]) {
+  return (
+    <Allowed need="admin">
+      <CmSwitchInner {...props} />
+    </Allowed>
   );
 }

@@ -1,10 +1,11 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { deleteDocumentAction } from "@/app/knowledge/actions";
 
 /** Delete a document after a confirmation. */
-export function KbDeleteButton({ id, title, chunks }: { id: string; title: string; chunks: number }) {
+function KbDeleteButtonInner({ id, title, chunks }: { id: string; title: string; chunks: number }) {
   const router = useRouter();
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
@@ -23,11 +24,20 @@ export function KbDeleteButton({ id, title, chunks }: { id: string; title: strin
             router.refresh();
           });
         }}
-        className="rounded-md px-2 py-1 text-xs font-medium text-red-700 ring-1 ring-red-200 hover:bg-red-50 disabled:opacity-50"
+        className="rounded-md px-2 py-1 text-xs font-medium text-red-700 ring-1 ring-red-200 hover:bg-red-50 disabled:opacity-50 dark:text-red-300"
       >
         {pending ? "Deleting…" : "Delete"}
       </button>
       {error && <span className="text-[11px] text-red-600">{error}</span>}
     </span>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function KbDeleteButton(props: Parameters<typeof KbDeleteButtonInner>[0]) {
+  return (
+    <Allowed need="admin" quiet>
+      <KbDeleteButtonInner {...props} />
+    </Allowed>
   );
 }

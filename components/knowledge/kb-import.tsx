@@ -1,4 +1,5 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect, useRef, useState } from "react";
 import { importTextAction, type PasteState } from "@/app/knowledge/actions";
@@ -33,7 +34,7 @@ function FileResults({ results }: { results: FileResult[] }) {
           <span className="font-mono">{r.file}</span>
           {" — "}
           {r.ok ? (r.duplicate ? `already stored as “${r.document?.title}” (duplicate)` : `imported, ${r.chunks} chunk${r.chunks === 1 ? "" : "s"}`) : r.error}
-          {r.ok && r.embedError && <span className="block text-amber-800">stored without embeddings: {r.embedError}</span>}
+          {r.ok && r.embedError && <span className="block text-amber-800 dark:text-amber-300">stored without embeddings: {r.embedError}</span>}
         </li>
       ))}
     </ul>
@@ -100,11 +101,11 @@ function UploadForm() {
         accept={EXTENSIONS.join(",")}
         className="block w-full text-xs text-slate-600 dark:text-slate-400 file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:text-xs file:font-medium file:text-slate-700 hover:file:bg-slate-200"
       />
-      <p className="text-[11px] text-slate-500 dark:text-slate-400">Markdown, plain text or HTML; up to 2 MB each. Each file becomes one document.</p>
+      <p className="text-[11px] text-slate-600 dark:text-slate-400">Markdown, plain text or HTML; up to 2 MB each. Each file becomes one document.</p>
       <button type="submit" disabled={busy} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
         {busy ? "Importing…" : "Import files"}
       </button>
-      {message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{message}</p>}
+      {message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{message}</p>}
       {results.length > 0 && <FileResults results={results} />}
     </form>
   );
@@ -156,13 +157,13 @@ function PasteForm() {
       <button type="submit" disabled={pending} className="w-full rounded-md bg-white dark:bg-slate-900 px-3 py-2 text-sm font-medium text-slate-800 dark:text-slate-200 ring-1 ring-slate-300 dark:ring-slate-600 hover:bg-slate-50 dark:hover:bg-slate-800/60 disabled:opacity-60">
         {pending ? "Importing…" : "Import text"}
       </button>
-      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
+      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{state.message}</p>}
       {state.ok && state.imported && !tooLarge && (
         <p className={`rounded-md px-2 py-1.5 text-xs ${state.imported.duplicate ? "bg-slate-50 dark:bg-slate-800/60 text-slate-600" : "bg-emerald-50 text-emerald-800"}`} data-testid="kb-paste-result">
           {state.imported.duplicate
             ? `Already stored as “${state.imported.title}” (duplicate): nothing new was imported.`
             : `Imported “${state.imported.title}”, ${state.imported.chunks} chunk${state.imported.chunks === 1 ? "" : "s"}.`}
-          {state.imported.embedError && <span className="block text-amber-800">Stored without embeddings: {state.imported.embedError}</span>}
+          {state.imported.embedError && <span className="block text-amber-800 dark:text-amber-300">Stored without embeddings: {state.imported.embedError}</span>}
         </p>
       )}
     </form>
@@ -170,7 +171,7 @@ function PasteForm() {
 }
 
 /** The import card: file upload (through the REST API, per-file results) and a paste form (server action). */
-export function KbImport() {
+function KbImportInner() {
   return (
     <div className="space-y-5">
       <UploadForm />
@@ -178,5 +179,14 @@ export function KbImport() {
         <PasteForm />
       </div>
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function KbImport() {
+  return (
+    <Allowed need="admin">
+      <KbImportInner />
+    </Allowed>
   );
 }

@@ -8,7 +8,7 @@ const DOMAIN_STYLES: Record<string, string> = {
   training: "bg-blue-50 text-blue-700 ring-blue-600/20",
   recovery: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
   sleep: "bg-indigo-50 text-indigo-700 ring-indigo-600/20",
-  nutrition: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  nutrition: "bg-amber-50 text-amber-800 ring-amber-600/20 dark:text-amber-300 dark:bg-amber-950",
   mood: "bg-pink-50 text-pink-700 ring-pink-600/20",
 };
 

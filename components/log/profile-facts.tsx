@@ -92,13 +92,13 @@ function FactItem({ fact }: { fact: ProfileFact }) {
         )}
       </div>
       {editing && <EditValue fact={fact} onDone={() => setEditing(false)} />}
-      <div className="mt-1 flex flex-wrap items-center gap-x-1.5 gap-y-1 text-[11px] text-slate-500 dark:text-slate-400">
+      <div className="mt-1 flex flex-wrap items-center gap-x-1.5 gap-y-1 text-[11px] text-slate-600 dark:text-slate-400">
         <SourceBadge source={fact.source} />
         <span className="min-w-0">{fact.reason || "no reason given"}</span>
         <span aria-hidden>·</span>
         <span className="whitespace-nowrap">{formatTime(fact.updatedAt)}</span>
         {fact.runId && (
-          <Link href={`/runs/${fact.runId}`} className="font-mono text-blue-700 dark:text-blue-400 hover:underline">
+          <Link href={`/runs/${fact.runId}`} className="font-mono text-blue-700 dark:text-blue-400 underline">
             run {fact.runId.slice(0, 8)}
           </Link>
         )}
@@ -146,11 +146,11 @@ function AddFact({ domains }: { domains: { id: string; title: string }[] }) {
         <input id="fact-value" name="value" value={fields.value} onChange={set("value")} placeholder="72" maxLength={MAX_VALUE} aria-invalid={Boolean(err.value)} className={`mt-0.5 ${inputClass}`} />
         <FieldError text={err.value} testId="fact-value-error" />
       </div>
-      <p className="text-[11px] text-slate-500 dark:text-slate-400">Keys are snake_case (lowercase letters, digits, _). Setting an existing key replaces its value.</p>
+      <p className="text-[11px] text-slate-600 dark:text-slate-400">Keys are snake_case (lowercase letters, digits, _). Setting an existing key replaces its value.</p>
       <button type="submit" disabled={pending} className="w-full rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700 disabled:opacity-60">
         {pending ? "Saving…" : "Add to global context"}
       </button>
-      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
+      {state.message && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{state.message}</p>}
       {state.ok && state.saved && (
         <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-xs text-emerald-800" data-testid="fact-add-result">
           {state.saved.changed ? `Saved ${state.saved.key} = “${state.saved.value}”.` : `${state.saved.key} already was “${state.saved.value}”: nothing changed.`}
@@ -165,7 +165,7 @@ export function ProfileFacts({ facts, domains }: { facts: ProfileFact[]; domains
   return (
     <div>
       {facts.length === 0 ? (
-        <p className="px-4 py-6 text-center text-sm text-slate-500 dark:text-slate-400">No facts yet. The observer adds what it learns from your log; you can add your own below.</p>
+        <p className="px-4 py-6 text-center text-sm text-slate-600 dark:text-slate-400">No facts yet. The observer adds what it learns from your log; you can add your own below.</p>
       ) : (
         <ul className="divide-y divide-slate-100 dark:divide-slate-800" data-testid="profile-facts">
           {facts.map((f) => (

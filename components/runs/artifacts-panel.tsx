@@ -34,7 +34,7 @@ export function ArtifactsPanel({ runId, version }: { runId: string; version: num
       .then(setContent)
       .catch(() => {});
   }, [runId, selected, version]);
-  if (list.length === 0) return <p className="p-4 text-sm text-slate-500 dark:text-slate-400">No files yet.</p>;
+  if (list.length === 0) return <p className="p-4 text-sm text-slate-600 dark:text-slate-400">No files yet.</p>;
   const main = list.filter((a) => !a.name.startsWith("assets/"));
   const assets = list.filter((a) => a.name.startsWith("assets/"));
   return (
@@ -52,9 +52,9 @@ export function ArtifactsPanel({ runId, version }: { runId: string; version: num
       <div className="min-w-0 rounded-lg border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
         <div className="flex items-center justify-between border-b border-slate-100 dark:border-slate-800 px-3 py-1.5 text-xs">
           <span className="font-mono font-semibold" data-testid="artifact-name">{selected}</span>
-          {selected && <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/runs/${runId}/artifacts/${selected}?download=1`}>Download</a>}
+          {selected && <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/runs/${runId}/artifacts/${selected}?download=1`}>Download</a>}
         </div>
-        <div className="max-h-[520px] overflow-auto p-3" data-testid="artifact-content">
+        <div tabIndex={0} className="max-h-[520px] overflow-auto p-3" data-testid="artifact-content">
           {selected?.endsWith(".md") && selected !== "task.md" ? <Markdown text={content} /> : <pre className="whitespace-pre-wrap break-words font-mono text-[11px] leading-relaxed text-slate-800 dark:text-slate-200">{content}</pre>}
         </div>
       </div>

@@ -1,4 +1,5 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { startRunAction, type FormState } from "@/app/actions";
 import type { InputField } from "@/lib/flows/inputs";
@@ -23,7 +24,7 @@ function fieldsOf(example: unknown): string[] {
  * `initial`: the workflow picked first (the runs page passes the one it is filtered by). Opened
  * as #new-run (a workflow's Run button, the phone's "+ New run"), the first field takes focus.
  */
-export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]; initial?: string }) {
+function NewRunFormInner({ workflows, initial }: { workflows: WorkflowOption[]; initial?: string }) {
   const [state, action, pending] = useActionState<FormState, FormData>(startRunAction, { ok: true });
   const [workflow, setWorkflow] = useState(workflows.some((w) => w.id === initial) ? initial! : (workflows[0]?.id ?? ""));
   const form = useRef<HTMLFormElement>(null);
@@ -94,11 +95,11 @@ export function NewRunForm({ workflows, initial }: { workflows: WorkflowOption[]
         {err.json && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.json}</p>}
       </details>
       <div>
-        <label htmlFor="run-name" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Run name <span className="font-normal text-slate-400">(optional)</span></label>
+        <label htmlFor="run-name" className="block text-xs font-medium text-slate-600 dark:text-slate-400">Run name <span className="font-normal text-slate-600 dark:text-slate-400">(optional)</span></label>
         <input id="run-name" name="name" maxLength={200} className="mt-1 w-full rounded-md border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm" placeholder="what this run is about" />
         {err.name && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{err.name}</p>}
       </div>
-      {state.message && Object.keys(err).length === 0 && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700">{state.message}</p>}
+      {state.message && Object.keys(err).length === 0 && <p className="rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:text-red-300 dark:bg-red-950">{state.message}</p>}
       <button type="submit" disabled={pending} className="w-full rounded-md bg-blue-600 px-3 py-2 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-60">
         {pending ? "Starting…" : "Start run"}
       </button>
@@ -114,8 +115,8 @@ function TypedField({ field: f, error }: { field: InputField; error?: string }) 
   const label = (
     <label htmlFor={id} className="block text-xs font-medium text-slate-600 dark:text-slate-400">
       <span className="font-mono">{f.name}</span>
-      <span className="font-normal text-slate-400"> · {f.type}{f.required ? "" : ", optional"}</span>
-      {f.description && <span className="block font-normal text-slate-500 dark:text-slate-400">{f.description}</span>}
+      <span className="font-normal text-slate-600 dark:text-slate-400"> · {f.type}{f.required ? "" : ", optional"}</span>
+      {f.description && <span className="block font-normal text-slate-600 dark:text-slate-400">{f.description}</span>}
     </label>
   );
   const control =
@@ -148,5 +149,14 @@ function TypedField({ field: f, error }: { field: InputField; error?: string }) 
       )}
       {error && <p className="mt-1 text-xs text-red-600 dark:text-red-400">{error}</p>}
     </div>
+  );
+}
+
+/** offered to operators and above; others see why not */
+export function NewRunForm(props: Parameters<typeof NewRunFormInner>[0]) {
+  return (
+    <Allowed need="operator">
+      <NewRunFormInner {...props} />
+    </Allowed>
   );
 }

@@ -43,7 +43,7 @@ export function PathView({ graph, stateIds, transitions, waitingFor, terminal, o
       <ol className="mt-2 space-y-1 border-l-2 border-slate-200 pl-3 text-sm dark:border-slate-700">
         {earlier > 0 && (
           <li>
-            <button type="button" onClick={() => setAll(true)} className="text-xs text-slate-500 hover:underline dark:text-slate-400" data-testid="path-earlier">
+            <button type="button" onClick={() => setAll(true)} className="text-xs text-slate-600 hover:underline dark:text-slate-400" data-testid="path-earlier">
               … {earlier} earlier
             </button>
           </li>
@@ -63,12 +63,12 @@ export function PathView({ graph, stateIds, transitions, waitingFor, terminal, o
       </ol>
       {!terminal && next.size > 0 && (
         <div className="mt-3">
-          <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Next moves</div>
+          <div className="text-[11px] font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">Next moves</div>
           <ul className="mt-1 space-y-1 text-sm">
             {[...next].map(([target, labels]) => (
               <li key={target} data-testid="path-next" className="flex min-w-0 gap-2">
                 <span className="shrink-0 font-mono text-[13px] text-slate-800 dark:text-slate-200">→ {name(target)}</span>
-                {labels.length > 0 && <span className="min-w-0 truncate text-xs leading-5 text-slate-500 dark:text-slate-400" title={labels.join("; ")}>{labels.join("; ")}</span>}
+                {labels.length > 0 && <span className="min-w-0 truncate text-xs leading-5 text-slate-600 dark:text-slate-400" title={labels.join("; ")}>{labels.join("; ")}</span>}
               </li>
             ))}
           </ul>

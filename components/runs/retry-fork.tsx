@@ -1,4 +1,5 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
@@ -7,7 +8,7 @@ import { useState } from "react";
  * failed step, so the fork runs that step again with the same input) and opens the fork.
  * `state`: the step's name, for the button ("Retry from PUBLISH").
  */
-export function RetryFork({ runId, seq, state }: { runId: string; seq: number; state?: string }) {
+function RetryForkInner({ runId, seq, state }: { runId: string; seq: number; state?: string }) {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -25,7 +26,16 @@ export function RetryFork({ runId, seq, state }: { runId: string; seq: number; s
       <button type="button" onClick={retry} disabled={busy} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700 disabled:opacity-50" data-testid="retry-fork" data-seq={seq}>
         {busy ? "Starting…" : state ? `Retry from ${state}` : `Retry from step #${seq}`}
       </button>
-      {error && <span className="text-xs text-red-700" role="alert">{error}</span>}
+      {error && <span className="text-xs text-red-700 dark:text-red-300" role="alert">{error}</span>}
     </span>
+  );
+}
+
+/** offered to operators and above; others see why not */
+export function RetryFork(props: Parameters<typeof RetryForkInner>[0]) {
+  return (
+    <Allowed need="operator">
+      <RetryForkInner {...props} />
+    </Allowed>
   );
 }

@@ -1,5 +1,7 @@
 // The dashboard's search: free text over inputs and outputs, a date range, runs waiting for a
-// person longer than N minutes, retrying runs, runs that failed in a given state. A plain GET
+// person longer than N minutes, retrying runs, runs that failed in a given state, live runs in a
+// state (or one inside it), waiting on a review, a timer, a worker's task, an event or an effect, or
+// with a task unclaimed longer than N minutes. A plain GET
 // form: every filter lives in the URL, so a search can be saved, shared and reloaded.
 import Link from "next/link";
 
@@ -10,7 +12,14 @@ export interface FilterValues {
   waitingLongerThan?: string;
   retrying?: string;
   failedIn?: string;
+  /** a state id: live runs in it or in a state inside it */
+  state?: string;
+  /** a comma list of kinds: review, timer, task, event, effect */
+  waitingFor?: string;
+  unclaimedLongerThan?: string;
 }
+
+const KINDS = ["review", "timer", "task", "event", "effect"] as const;
 
 export function RunFilters({ values, keep, error }: { values: FilterValues; keep: Record<string, string | undefined>; error: string | null }) {
   const active = Object.values(values).some(Boolean);
@@ -38,12 +47,30 @@ export function RunFilters({ values, keep, error }: { values: FilterValues; keep
         Failed in state
         <input name="failedIn" defaultValue={values.failedIn} placeholder="e.g. EXECUTING" className={`${input} w-36`} />
       </label>
+      <label className="flex flex-col gap-0.5">
+        In state
+        <input name="state" defaultValue={values.state} placeholder="e.g. HUMAN_REVIEW" className={`${input} w-36`} data-testid="filter-state" />
+      </label>
+      <fieldset className="flex flex-col gap-0.5">
+        <legend>Waiting on</legend>
+        <span className="flex flex-wrap gap-x-2 pt-1">
+          {KINDS.map((k) => (
+            <label key={k} className="flex items-center gap-1">
+              <input type="checkbox" name="waitingFor" value={k} defaultChecked={values.waitingFor?.split(",").includes(k)} data-testid={`filter-waiting-${k}`} /> {k}
+            </label>
+          ))}
+        </span>
+      </fieldset>
+      <label className="flex flex-col gap-0.5">
+        Task unclaimed longer than (min)
+        <input type="number" min={0} name="unclaimedLongerThan" defaultValue={values.unclaimedLongerThan} className={`${input} w-28`} data-testid="filter-unclaimed" />
+      </label>
       <label className="flex items-center gap-1 pb-1.5">
         <input type="checkbox" name="retrying" value="true" defaultChecked={values.retrying === "true"} /> retrying
       </label>
       <button className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">Search</button>
       {active && (
-        <Link href={`/?${new URLSearchParams(Object.entries(keep).filter((e): e is [string, string] => !!e[1])).toString()}`} className="pb-1.5 text-blue-700 dark:text-blue-400 hover:underline">
+        <Link href={`/?${new URLSearchParams(Object.entries(keep).filter((e): e is [string, string] => !!e[1])).toString()}`} className="pb-1.5 text-blue-700 dark:text-blue-400 underline">
           clear
         </Link>
       )}

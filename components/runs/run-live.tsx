@@ -18,6 +18,7 @@ import { historyStatus } from "@/lib/graph/status";
 import { formatTime, shortId } from "@/lib/format";
 import { ContextPanel } from "./context-panel";
 import { DecisionPanel, type ReviewInfo } from "./decision-panel";
+import { DueBadge, routingOfInfo } from "@/components/reviews/due-badge";
 import { Timeline } from "./timeline";
 import { RunTimeline } from "@/components/timeline/run-timeline";
 import { UsagePanel } from "./usage-panel";
@@ -27,6 +28,9 @@ import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
 import { fetchTransitions, mergeTransitions } from "./run-stream";
+import { Allowed, useRole } from "@/components/auth/role";
+import { useWaitingFor, useWaitingOverlay, WaitingNow } from "./waiting-now";
+import type { WaitingFor } from "@/lib/api/waiting";
 import { PathView } from "./path-view";
 
 export interface LiveRun {
@@ -51,6 +55,8 @@ export interface LiveRun {
   replayOf?: string | null;
   replay?: { eval?: string } | null;
   accepted?: string[];
+  /** what it waits on (lib/api/waiting.ts) */
+  waitingFor?: WaitingFor[];
 }
 
 interface Props {
@@ -137,7 +143,7 @@ function AbortControl({ runId, machineAbort }: { runId: string; machineAbort: bo
       >
         {machineAbort ? "Confirm abort" : "Stop the run"}
       </button>
-      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-500 dark:text-slate-400">Cancel</button>
+      <button onClick={() => setOpen(false)} className="h-8 px-2 text-sm text-slate-600 dark:text-slate-400">Cancel</button>
       {result && !result.ok && <span className="text-xs text-red-600 dark:text-red-400">{result.error}</span>}
     </div>
   );
@@ -150,6 +156,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const [progress, setProgress] = useState<string>("");
   const [connected, setConnected] = useState(false);
   const router = useRouter();
+  const { may } = useRole();
   // the result is the server's reading of the run: read it again once the run ends
   const ended = TERMINAL.includes(run.status);
   useEffect(() => {
@@ -203,6 +210,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     };
   }, [reviewId, review?.id, run.id]);
 
+  const waitsOn = useWaitingFor(run.id, run.seq, initialRun.waitingFor, TERMINAL.includes(run.status));
+  const waitingOverlay = useWaitingOverlay(waitsOn);
   const history = useMemo(() => historyStatus(transitions), [transitions]);
   const byId = useMemo(() => new Map(states.map((s) => [s.id, s])), [states]);
   const active = run.stateIds.map((id) => byId.get(id)).filter((s): s is GraphState => !!s);
@@ -247,7 +256,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     <div className="space-y-4" data-testid="run-page" data-run={run.id} data-state={run.stateIds.join(",")} data-status={run.status}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
-          <div className="flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
+          <div className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
             <Link href="/" className="hover:underline">Runs</Link>
             <span>/</span>
             <Link href={`/workflows/${run.workflow}`} className="hover:underline">{title}</Link>
@@ -265,24 +274,24 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </h1>
           {subtitle && (
             <p className="mt-0.5 break-words text-sm text-slate-600 dark:text-slate-300" data-testid="run-subtitle">
-              <span className="text-slate-400">now: </span>
+              <span className="text-slate-600 dark:text-slate-400">now: </span>
               {subtitle}
             </p>
           )}
           <CopyId id={run.id} short={shortId(run.id)} />
-          <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
+          <p className="mt-0.5 text-xs text-slate-600 dark:text-slate-400">
             started {formatTime(run.createdAt)} · {run.finishedAt ? "ran for" : "running for"} <Since from={run.createdAt} until={run.finishedAt} /> · {transitions.length} transitions ·{" "}
-            <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="timeline-link">timeline and replay</Link>
+            <Link href={`/runs/${run.id}/timeline`} className="text-blue-700 dark:text-blue-400 underline" data-testid="timeline-link">timeline and replay</Link>
             {flow?.steps && (
               <>
                 {" · "}
-                <a href="#steps" className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="steps-link">what each step did</a>
+                <a href="#steps" className="text-blue-700 dark:text-blue-400 underline" data-testid="steps-link">what each step did</a>
               </>
             )}
             {run.parentId && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.parentId}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="parent-run">
+                <Link href={`/runs/${run.parentId}`} className="text-blue-700 dark:text-blue-400 underline" data-testid="parent-run">
                   started by {parentName ? `“${parentName}”` : `run ${run.parentId.slice(0, 8)}`}
                 </Link>
               </>
@@ -290,28 +299,28 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             {run.forkOf && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 dark:text-violet-400 hover:underline" data-testid="fork-of">
+                <Link href={`/runs/${run.forkOf}/timeline`} className="text-violet-700 dark:text-violet-400 underline" data-testid="fork-of">
                   forked from run {run.forkOf.slice(0, 8)} at #{run.forkSeq}
                 </Link>
                 {" · "}
-                <Link href={`/runs/${run.forkOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="compare-source">compare with source</Link>
+                <Link href={`/runs/${run.forkOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 underline" data-testid="compare-source">compare with source</Link>
               </>
             )}
             {run.replayOf && (
               <>
                 {" · "}
-                <Link href={`/runs/${run.replayOf}`} className="text-amber-800 dark:text-amber-300 hover:underline" data-testid="replay-of">
+                <Link href={`/runs/${run.replayOf}`} className="text-amber-800 dark:text-amber-300 underline" data-testid="replay-of">
                   {run.replay?.eval ? "evaluation case" : "replay"} of run {run.replayOf.slice(0, 8)}
                 </Link>
                 {" · "}
-                <Link href={`/runs/${run.replayOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 hover:underline" data-testid="compare-source">compare with source</Link>
+                <Link href={`/runs/${run.replayOf}/compare/${run.id}`} className="text-blue-700 dark:text-blue-400 underline" data-testid="compare-source">compare with source</Link>
               </>
             )}
           </p>
         </div>
         <div className="flex flex-wrap items-start gap-2">
           <RunExport runId={run.id} reportFile={result?.file} />
-          {!terminal && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
+          {!terminal && may("operator") && <AbortControl runId={run.id} machineAbort={accepted.includes("ABORT")} />}
         </div>
       </div>
 
@@ -322,15 +331,15 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         <div className="min-w-0 space-y-4">
           {!waitingHuman && pathView}
           <div id="run-diagram" className={`overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 ${canvasOnPhone ? "" : "hidden sm:block"}`}>
-            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-500 dark:text-slate-400">
+            <div className="flex flex-wrap items-center gap-3 border-b border-slate-100 dark:border-slate-800 px-4 py-2 text-[11px] text-slate-600 dark:text-slate-400">
               <span className="font-medium text-slate-700 dark:text-slate-300">State machine</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-blue-600" /> active</span>
-              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-600" /> waiting for input</span>
+              <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-emerald-700" /> waiting for input</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full border-2 border-slate-400" /> visited</span>
               <span className="inline-flex items-center gap-1"><span className="h-2.5 w-2.5 rounded-full bg-red-500" /> failed</span>
               <span className="inline-flex items-center gap-1"><span className="inline-block h-0.5 w-4 bg-blue-700" /> taken</span>
             </div>
-            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} follow className="h-[calc(100vh-300px)] min-h-[420px] w-full" />
+            <WorkflowDiagram layout={layout} status={{ active: run.stateIds, waiting: waitingHuman || (run.status === "waiting" && !terminal), visited: history.visited, failed: history.failed, taken: history.taken, last: history.last, abortedFrom: history.abortedFrom }} alerts={alerts} overlay={waitingOverlay} follow className="h-[calc(100vh-300px)] min-h-[420px] w-full" />
           </div>
           <RunViews workflow={run.workflow} runId={run.id} context={run.context} version={run.seq} />
           {flow?.steps && <RunSteps runId={run.id} flow={flow} context={run.context} active={run.state} transitions={transitions} seq={run.seq} />}
@@ -348,17 +357,17 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         <aside className={`flex min-w-0 flex-col gap-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
           {waitingHuman && pathView}
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
-            <div className="text-[11px] font-medium uppercase tracking-wide text-slate-400">Now</div>
+            <div className="text-[11px] font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">Now</div>
             {active.map((s) => (
               <div key={s.id} className="mt-1">
                 <div className="font-mono text-lg font-semibold text-slate-900 dark:text-slate-100" data-testid="current-state">
-                  {s.id.includes(".") && <span className="text-slate-400">{s.id.split(".").slice(0, -1).join(" › ")} › </span>}
+                  {s.id.includes(".") && <span className="text-slate-600 dark:text-slate-400">{s.id.split(".").slice(0, -1).join(" › ")} › </span>}
                   {s.name}
                 </div>
                 <p className="text-sm text-slate-600 dark:text-slate-400">{s.description ?? s.summary}</p>
               </div>
             ))}
-            <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="in-state-for">
+            <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="in-state-for">
               {terminal ? (
                 <>ended <Ago at={run.finishedAt ?? run.updatedAt} /></>
               ) : (
@@ -368,11 +377,12 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
                 </>
               )}
             </p>
+            <WaitingNow waiting={waitsOn} />
             {ctx?.last?.outcome && (
               <div className="mt-3 flex flex-wrap items-center gap-2 text-xs" data-testid="last-outcome" data-outcome={ctx.last.outcome}>
-                <span className="text-slate-500 dark:text-slate-400">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
+                <span className="text-slate-600 dark:text-slate-400">{lastRequestLabel(ctx.last.cycle, ctx.cycle)}:</span>
                 <span className={`rounded-full px-2 py-0.5 font-semibold ${outcomeStyle[ctx.last.outcome] ?? "bg-slate-100 dark:bg-slate-800"}`}>{ctx.last.outcome}</span>
-                {ctx.last.feedback && <span className="text-slate-500 dark:text-slate-400">“{ctx.last.feedback}”</span>}
+                {ctx.last.feedback && <span className="text-slate-600 dark:text-slate-400">“{ctx.last.feedback}”</span>}
               </div>
             )}
             {ctx?.error && (
@@ -396,7 +406,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
               </ul>
             )}
             {progress && !terminal && (
-              <pre className="mt-3 max-h-40 overflow-auto whitespace-pre-wrap rounded-md bg-slate-900 px-3 py-2 font-mono text-[11px] text-slate-100" data-testid="progress">{progress}</pre>
+              <pre tabIndex={0} className="mt-3 max-h-40 overflow-auto whitespace-pre-wrap rounded-md bg-slate-900 px-3 py-2 font-mono text-[11px] text-slate-100" data-testid="progress">{progress}</pre>
             )}
           </div>
 
@@ -406,9 +416,11 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 
           {!flow && !terminal && forms.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
-              {forms.map((type) => (
-                <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
-              ))}
+              <Allowed need="operator">
+                {forms.map((type) => (
+                  <EventForm key={type} runId={run.id} type={type} fields={eventFields[type] ?? []} />
+                ))}
+              </Allowed>
             </div>
           )}
 
@@ -429,20 +441,21 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
 /**
  * The decision a run waits for. On a phone it is a compact box of its own height, first on the
  * page with the path right after it: what is to be decided scrolls inside the box, its decision
- * buttons stay at the box's bottom, and "Show all" lets the box grow to its whole length.
+ * bar (sticky) stays at the box's bottom, and "Show all" lets the box grow to its whole length.
  */
 function DecisionBox({ review, decisions }: { review: ReviewInfo; decisions: string[] }) {
   const [whole, setWhole] = useState(false);
-  const compact = whole
-    ? ""
-    : "max-sm:max-h-[320px] max-sm:pb-0 max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_div:has(>[data-decision])]:sticky max-sm:[&_div:has(>[data-decision])]:bottom-0 max-sm:[&_div:has(>[data-decision])]:z-10 max-sm:[&_div:has(>[data-decision])]:-mx-4 max-sm:[&_div:has(>[data-decision])]:border-t max-sm:[&_div:has(>[data-decision])]:border-emerald-200 max-sm:[&_div:has(>[data-decision])]:bg-white max-sm:[&_div:has(>[data-decision])]:px-4 max-sm:[&_div:has(>[data-decision])]:py-2 dark:max-sm:[&_div:has(>[data-decision])]:border-emerald-800 dark:max-sm:[&_div:has(>[data-decision])]:bg-slate-900";
+  const compact = whole ? "" : "max-sm:max-h-[320px] max-sm:pb-0 max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_[data-testid=decision-bar]]:-mx-4 max-sm:[&_[data-testid=decision-bar]]:px-4";
   return (
-    <div className={`order-first rounded-xl border-2 border-emerald-500 bg-emerald-50/40 p-4 xl:order-none dark:bg-emerald-950/30 ${compact}`} data-testid="decision-box" data-compact={whole ? undefined : ""}>
+    <div className={`order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900 ${compact}`} data-testid="decision-box" data-compact={whole ? undefined : ""}>
       <div className="mb-2 flex items-center justify-between gap-2">
-        <div className="text-[11px] font-semibold uppercase tracking-wide text-emerald-700 dark:text-emerald-400">Your decision is needed</div>
+        <h2 className="text-[11px] font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Your decision is needed</h2>
         <button type="button" onClick={() => setWhole(!whole)} className="text-xs text-blue-700 hover:underline sm:hidden dark:text-blue-400" aria-expanded={whole} data-testid="decision-whole">
           {whole ? "Show less" : "Show all"}
         </button>
+      </div>
+      <div className="mb-2 empty:hidden">
+        <DueBadge {...routingOfInfo(review)} now={Date.now()} />
       </div>
       <DecisionPanel review={review} decisions={decisions} />
     </div>
@@ -461,7 +474,7 @@ function HistoryPanel({ transitions, states, layout, live, runId }: { transition
             {t === "list" ? "Transitions" : "Gantt and replay"}
           </button>
         ))}
-        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 dark:text-blue-400 hover:underline">full page</Link>
+        <Link href={`/runs/${runId}/timeline`} className="ml-auto text-xs text-blue-700 dark:text-blue-400 underline">full page</Link>
       </div>
       {tab === "list" ? <Timeline transitions={transitions} /> : <RunTimeline transitions={transitions} states={states} layout={layout} live={live} stacked runId={runId} />}
     </div>

@@ -47,14 +47,14 @@ export function RunResultCard({ runId, status, result, error, failure = null }: 
     <section className="rounded-xl border border-emerald-200 bg-white dark:bg-slate-900 p-4" data-testid="run-result" data-kind="result">
       <div className="mb-2 flex flex-wrap items-baseline gap-2">
         <h2 className="text-sm font-semibold text-slate-900 dark:text-slate-100">{result.title}</h2>
-        {result.by && <span className="text-xs text-slate-500 dark:text-slate-400">written by {result.by}</span>}
+        {result.by && <span className="text-xs text-slate-600 dark:text-slate-400">written by {result.by}</span>}
         {result.file && (
-          <a className="ml-auto text-xs text-blue-700 dark:text-blue-400 hover:underline" href={`/api/runs/${runId}/artifacts/${result.file}?download=1`}>
+          <a className="ml-auto text-xs text-blue-700 dark:text-blue-400 underline" href={`/api/runs/${runId}/artifacts/${result.file}?download=1`}>
             Download {result.file.split("/").pop()}
           </a>
         )}
       </div>
-      <div className="max-h-[480px] overflow-auto">
+      <div tabIndex={0} className="max-h-[480px] overflow-auto">
         <Markdown text={result.text} />
       </div>
     </section>

@@ -32,7 +32,7 @@ export function RunsGantt({ runs, now }: { runs: LaneRun[]; now: number }) {
   const H = 22;
   const x = (ms: number) => LABEL + ((ms - t0) / (t1 - t0)) * (W - LABEL - 10);
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-2" data-testid="runs-gantt">
+    <div tabIndex={0} className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-2" data-testid="runs-gantt">
       <svg viewBox={`0 0 ${W} ${runs.length * H + 24}`} className="w-full min-w-[720px]">
         {[0, 0.25, 0.5, 0.75, 1].map((f) => (
           <g key={f}>

@@ -25,7 +25,7 @@ export function UsagePanel({ runId, version }: { runId: string; version: number 
   return (
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="usage-panel">
       <h2 className="mb-1 text-sm font-semibold">Model usage</h2>
-      <p className="mb-2 text-xs text-slate-500 dark:text-slate-400">
+      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">
         {usage.total.calls} model call{usage.total.calls === 1 ? "" : "s"}
         {usage.total.offline ? ` · ${usage.total.offline} step${usage.total.offline === 1 ? "" : "s"} by the offline engine (no model, no tokens)` : ""} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
         <span className="font-medium text-slate-700 dark:text-slate-300" data-testid="adapters">{adapters.join(", ")}</span>

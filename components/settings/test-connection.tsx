@@ -1,8 +1,9 @@
 "use client";
+import { Allowed } from "@/components/auth/role";
 import { useState, useTransition } from "react";
 import { testConnectionAction, type ConnectionResult } from "@/app/settings/actions";
 
-export function TestConnection({ name }: { name: string }) {
+function TestConnectionInner({ name }: { name: string }) {
   const [result, setResult] = useState<ConnectionResult | null>(null);
   const [pending, start] = useTransition();
   return (
@@ -20,5 +21,14 @@ export function TestConnection({ name }: { name: string }) {
         </span>
       )}
     </div>
+  );
+}
+
+/** offered to admins and above; others see why not */
+export function TestConnection(props: Parameters<typeof TestConnectionInner>[0]) {
+  return (
+    <Allowed need="admin">
+      <TestConnectionInner {...props} />
+    </Allowed>
   );
 }

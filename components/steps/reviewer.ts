@@ -3,7 +3,18 @@
 // whatever the form says. With accounts off, the name the reviewer types, remembered in this
 // browser (localStorage) and sent with each decision, so two people approving from the queue
 // are two approvers.
-import { useEffect, useState } from "react";
+import { createContext, useContext, useEffect, useState } from "react";
+
+/**
+ * Where the "deciding as" name is typed: "panel" (each decision panel has its field, as on a run
+ * page) or "page" (one field for the whole page, as in the review inbox; the panels have none).
+ */
+export const ReviewerScope = createContext<"panel" | "page">("panel");
+
+/** whether this panel shows a name field of its own (accounts off and no page-wide field) */
+export function useOwnNameField(signedIn: string | null): boolean {
+  return useContext(ReviewerScope) === "panel" && !signedIn;
+}
 
 export const REVIEWER_KEY = "switchyard.reviewer";
 

@@ -27,14 +27,14 @@ const STATUS: Record<string, string> = {
   done: "bg-slate-100 text-slate-700 ring-slate-500/20 dark:bg-slate-800 dark:text-slate-300",
   failed: "bg-red-50 text-red-700 ring-red-600/20 dark:bg-red-950 dark:text-red-300",
   "timed out": "bg-amber-50 text-amber-800 ring-amber-600/20 dark:bg-amber-950 dark:text-amber-200",
-  left: "bg-slate-50 text-slate-500 ring-slate-400/20 dark:bg-slate-800 dark:text-slate-400",
+  left: "bg-slate-50 text-slate-600 ring-slate-400/20 dark:bg-slate-800 dark:text-slate-400",
 };
 
 const DECISION: Record<string, string> = {
   approve: "text-emerald-700 dark:text-emerald-400",
   reject: "text-red-700 dark:text-red-400",
   cancelled: "text-amber-700 dark:text-amber-300",
-  pending: "text-slate-500 dark:text-slate-400",
+  pending: "text-slate-600 dark:text-slate-400",
 };
 
 type Review = StepsSource["reviews"][number];
@@ -61,7 +61,7 @@ function useRunReviews(runId: string, seq: number, wanted: boolean): Review[] {
 function Meta({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <span className="whitespace-nowrap">
-      <span className="text-slate-400">{label} </span>
+      <span className="text-slate-600 dark:text-slate-400">{label} </span>
       <span className="font-medium text-slate-700 dark:text-slate-200">{children}</span>
     </span>
   );
@@ -72,12 +72,12 @@ function Step({ row, index }: { row: StepRow; index: number }) {
   return (
     <li className="min-w-0 space-y-2 py-3 first:pt-0 last:pb-0" data-testid="step" data-stage={row.stage} data-kind={row.kind} data-status={row.status}>
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
-        <span className="w-5 shrink-0 text-right text-xs tabular-nums text-slate-400">{index + 1}.</span>
+        <span className="w-5 shrink-0 text-right text-xs tabular-nums text-slate-600 dark:text-slate-400">{index + 1}.</span>
         <span className="min-w-0 break-all font-mono text-sm font-semibold text-slate-900 dark:text-slate-100" data-testid="step-stage">{row.stage}</span>
         <span className="rounded-md bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300" data-testid="step-kind">{KIND[row.kind] ?? row.kind}</span>
         <span className={`rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS[row.status] ?? STATUS.done}`} data-testid="step-status">{row.status}</span>
       </div>
-      <div className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-500 sm:pl-7 dark:text-slate-400" data-testid="step-meta">
+      <div className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 sm:pl-7 dark:text-slate-400" data-testid="step-meta">
         {row.durationMs !== null ? (
           <Meta label="took">{formatDuration(row.durationMs)}</Meta>
         ) : row.status === "running" || row.status === "waiting" ? (
@@ -109,8 +109,8 @@ function Step({ row, index }: { row: StepRow; index: number }) {
               <li key={i} className="break-words">
                 <span className={`font-semibold ${DECISION[d.decision] ?? "text-slate-700 dark:text-slate-200"}`}>{d.status === "pending" ? "waiting for a decision" : d.decision}</span>
                 {d.status !== "pending" && d.status !== "cancelled" && <span className="text-slate-600 dark:text-slate-300"> by {d.reviewer ?? "someone unnamed"}</span>}
-                {d.status === "cancelled" && <span className="text-slate-500"> (closed without a decision)</span>}
-                {d.at && <span className="text-slate-400"> · {formatTime(d.at)}</span>}
+                {d.status === "cancelled" && <span className="text-slate-600 dark:text-slate-400"> (closed without a decision)</span>}
+                {d.at && <span className="text-slate-600 dark:text-slate-400"> · {formatTime(d.at)}</span>}
                 {d.feedback && <span className="text-slate-600 dark:text-slate-300"> · “{d.feedback}”</span>}
               </li>
             ))}
@@ -129,10 +129,10 @@ function Step({ row, index }: { row: StepRow; index: number }) {
         )}
         {row.hasOutput && !row.sameAs && (
           <div>
-            {row.earlier && <p className="mb-1 text-xs text-slate-400">From the previous visit; this one is under way.</p>}
-            {row.kind === "review" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Decided value</p>}
-            {row.kind === "http" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Response{row.httpStatus !== null ? ` · HTTP ${row.httpStatus}` : ""}</p>}
-            {row.kind !== "http" && row.kind !== "review" && row.request && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Output</p>}
+            {row.earlier && <p className="mb-1 text-xs text-slate-600 dark:text-slate-400">From the previous visit; this one is under way.</p>}
+            {row.kind === "review" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Decided value</p>}
+            {row.kind === "http" && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Response{row.httpStatus !== null ? ` · HTTP ${row.httpStatus}` : ""}</p>}
+            {row.kind !== "http" && row.kind !== "review" && row.request && <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Output</p>}
             <StepValue value={row.output} />
           </div>
         )}
@@ -151,11 +151,11 @@ export function RunSteps({ runId, flow, context, active, transitions, seq }: { r
     <section id="steps" className="min-w-0 scroll-mt-20 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="run-steps">
       <div className="mb-3 flex flex-wrap items-baseline gap-2">
         <h2 className="text-sm font-semibold">Steps</h2>
-        <span className="text-xs text-slate-500 dark:text-slate-400">
+        <span className="text-xs text-slate-600 dark:text-slate-400">
           {rows.length} of {Object.keys(flow.steps).length} step{Object.keys(flow.steps).length === 1 ? "" : "s"} ran
         </span>
       </div>
-      {rows.length === 0 ? <p className="text-sm text-slate-500">No step has run yet.</p> : <ol className="divide-y divide-slate-100 dark:divide-slate-800">{rows.map((r, i) => <Step key={r.stage} row={r} index={i} />)}</ol>}
+      {rows.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">No step has run yet.</p> : <ol className="divide-y divide-slate-100 dark:divide-slate-800">{rows.map((r, i) => <Step key={r.stage} row={r} index={i} />)}</ol>}
     </section>
   );
 }

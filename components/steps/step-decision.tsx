@@ -7,10 +7,11 @@
 // response, custom decisions as buttons under their own names. What a decision needs (a name,
 // a response, an edited value) comes from its JSON Schema when the review carries one
 // (GET /api/reviews), else from the standard names.
-import { useState, useTransition } from "react";
+import { useContext, useState, useTransition } from "react";
 import { decideAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { StepValue } from "./step-output";
-import { useReviewer } from "./reviewer";
+import { ReviewerScope, useOwnNameField, useReviewer } from "./reviewer";
+import { DecisionBar } from "@/components/runs/decision-bar";
 
 export interface StepReviewPayload {
   stage: string;
@@ -60,7 +61,7 @@ function needs(schemas: Record<string, unknown> | undefined, decision: string, c
 const label = (d: string) => ({ approve: "Approve", reject: "Reject", edit: "Edit", respond: "Respond" })[d] ?? d.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 const style = (d: string) =>
   d === "approve"
-    ? "bg-emerald-600 text-white hover:bg-emerald-700"
+    ? "bg-emerald-700 text-white hover:bg-emerald-800"
     : d === "reject"
       ? "bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50 dark:bg-slate-900 dark:text-red-400 dark:hover:bg-red-950"
       : "bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800/60";
@@ -86,14 +87,23 @@ export function Approvals({ approvals, editedBy }: { approvals: StepReviewPayloa
   );
 }
 
-export function StepDecisionPanel({ review, step, compact = false, onDone }: { review: Review; step: StepReviewPayload; compact?: boolean; onDone?: (r: ActionResult) => void }) {
+export function StepDecisionPanel({ review, step, compact = false, closed = false, onSending, onDone }: { review: Review; step: StepReviewPayload; compact?: boolean; closed?: boolean; onSending?: () => void; onDone?: (r: ActionResult) => void }) {
   const decisions = review.decisions?.length ? review.decisions : step.decisions;
   const { name, setName, signedIn } = useReviewer();
+  const ownField = useOwnNameField(signedIn);
+  const pageField = useContext(ReviewerScope) === "page";
   const [note, setNote] = useState("");
   const [editing, setEditing] = useState(false);
   const [edited, setEdited] = useState(() => asText(step.show));
   const [result, setResult] = useState<ActionResult | null>(null);
   const [pending, start] = useTransition();
+  // the next review of a quorum (after an approval or an edit) shows its own value: an open edit is closed
+  const [shownFor, setShownFor] = useState(review.id);
+  if (shownFor !== review.id) {
+    setShownFor(review.id);
+    setEditing(false);
+    setEdited(asText(step.show));
+  }
   const counting = step.approvals.needed > 1;
   const prompt = step.question ?? review.prompt;
   const respond = decisions.some((d) => needs(review.decisionSchemas, d, counting).feedback);
@@ -122,6 +132,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
       }
     }
     start(async () => {
+      onSending?.();
       const r = await decideAction({ reviewId: review.id, decision: d, feedback: note.trim() || undefined, reviewer: signedIn ? undefined : name.trim() || undefined, data });
       setResult(r);
       onDone?.(r);
@@ -134,7 +145,7 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
       <p className="text-sm font-medium text-slate-900 dark:text-slate-100">{prompt}</p>
       {counting && <Approvals approvals={step.approvals} editedBy={step.editedBy} />}
       {step.show !== null && !editing && (
-        <div className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-40"}`}>
+        <div tabIndex={0} className={`overflow-y-auto rounded-lg border border-slate-200 p-2 dark:border-slate-700 ${compact ? "max-h-64" : "max-h-40"}`}>
           <StepValue value={step.show} label="Value" testId="review-shown" />
         </div>
       )}
@@ -145,23 +156,24 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
           </label>
           <textarea id={`edited-${review.id}`} value={edited} onChange={(e) => setEdited(e.target.value)} rows={Math.min(14, Math.max(4, edited.split("\n").length + 1))} className={`${field} ${typeof step.show === "string" ? "" : "font-mono text-xs"}`} data-testid="edited-value" />
           {result?.fieldErrors?.edited && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.edited}</p>}
-          <button type="button" onClick={() => (setEditing(false), setEdited(asText(step.show)))} className="text-xs text-blue-700 hover:underline dark:text-blue-400">
+          <button type="button" onClick={() => (setEditing(false), setEdited(asText(step.show)))} className="text-xs text-blue-700 underline dark:text-blue-400">
             Discard my edits
           </button>
         </div>
       )}
-      <div className="grid gap-2 @lg:grid-cols-[minmax(0,1fr)_220px]">
+      <div className={`grid gap-2 ${ownField || signedIn ? "@lg:grid-cols-[minmax(0,1fr)_220px]" : ""}`}>
         <div>
           <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} placeholder={respond ? "Your response (needed to respond), or a note" : "Note (optional): why, what to change"} aria-label={respond ? "Response" : "Note"} className={field} />
           {result?.fieldErrors?.feedback && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.feedback}</p>}
         </div>
         <div>
-          {signedIn ? (
-            <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="deciding-as">
+          {signedIn && !pageField ? (
+            <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="deciding-as">
               deciding as <strong className="text-slate-700 dark:text-slate-200">{signedIn}</strong>
             </p>
           ) : (
-            <input
+            ownField && (
+              <input
               value={name}
               onChange={(e) => setName(e.target.value)}
               placeholder={nameNeeded ? "Your name (required)" : "Your name (remembered here)"}
@@ -172,18 +184,20 @@ export function StepDecisionPanel({ review, step, compact = false, onDone }: { r
               className={`${field} h-9`}
               data-testid="reviewer-name"
             />
+            )
           )}
           {result?.fieldErrors?.reviewer && <p className="text-xs text-red-600 dark:text-red-400">{result.fieldErrors.reviewer}</p>}
         </div>
       </div>
-      <div className="flex flex-wrap gap-2">
-        {decisions.map((d) => (
-          <button key={d} type="button" data-decision={d} disabled={pending} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${style(d)}`}>
-            {needs(review.decisionSchemas, d, counting).edited ? (editing ? "Send my edit" : "Edit…") : label(d)}
-          </button>
-        ))}
-        {pending && <span className="self-center text-xs text-slate-500 dark:text-slate-400">Sending…</span>}
-      </div>
+      <DecisionBar closed={closed} pending={pending}>
+        {(disabled) =>
+          decisions.map((d) => (
+            <button key={d} type="button" data-decision={d} disabled={disabled} onClick={() => decide(d)} className={`rounded-md px-4 py-1.5 text-sm font-medium disabled:opacity-50 ${style(d)}`}>
+              {needs(review.decisionSchemas, d, counting).edited ? (editing ? "Send my edit" : "Edit…") : label(d)}
+            </button>
+          ))
+        }
+      </DecisionBar>
       {result && !result.ok && !result.fieldErrors && (
         <p className="break-words rounded-md bg-red-50 px-2 py-1.5 text-xs text-red-700 dark:bg-red-950 dark:text-red-200" role="alert" data-testid="decision-error">
           {result.error}

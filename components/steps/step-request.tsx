@@ -19,7 +19,7 @@ export function StepRequestView({ request }: { request: StepRequest }) {
   }
   return (
     <details className="group" data-testid="step-request" data-kind={request.kind}>
-      <summary className="cursor-pointer select-none text-xs text-slate-500 hover:text-slate-800 dark:text-slate-400 dark:hover:text-slate-200">
+      <summary className="cursor-pointer select-none text-xs text-slate-600 hover:text-slate-800 dark:text-slate-400 dark:hover:text-slate-200">
         {LABEL[request.kind]}
         {request.kind === "http" && <span className="ml-1 font-mono text-slate-600 dark:text-slate-300">{request.method} {request.url}</span>}
         {request.kind === "external" && <span className="ml-1 font-mono text-slate-600 dark:text-slate-300">queue {request.queue}</span>}
@@ -29,9 +29,9 @@ export function StepRequestView({ request }: { request: StepRequest }) {
         {request.kind === "http" && (
           <>
             <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 rounded-md bg-slate-50 px-3 py-2 font-mono text-xs dark:bg-slate-800/60" data-testid="step-request-headers">
-              <dt className="text-slate-500">{request.method}</dt>
+              <dt className="text-slate-600 dark:text-slate-400">{request.method}</dt>
               <dd className="break-all text-slate-800 dark:text-slate-100">{request.url}</dd>
-              <dt className="text-slate-500">Idempotency-Key</dt>
+              <dt className="text-slate-600 dark:text-slate-400">Idempotency-Key</dt>
               <dd className="break-all text-slate-800 dark:text-slate-100">
                 <IdempotencyKey value={request.idempotencyKey} />
               </dd>
@@ -41,7 +41,7 @@ export function StepRequestView({ request }: { request: StepRequest }) {
             </dl>
             {request.body !== undefined && (
               <div>
-                <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-400">Body</p>
+                <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Body</p>
                 <StepValue value={request.body} label="Body" testId="step-request-body" />
               </div>
             )}
@@ -57,7 +57,7 @@ export function StepRequestView({ request }: { request: StepRequest }) {
 function Header({ name, value }: { name: string; value: string }) {
   return (
     <>
-      <dt className="text-slate-500">{name}</dt>
+      <dt className="text-slate-600 dark:text-slate-400">{name}</dt>
       <dd className={`break-all ${value === "[secret]" ? "italic text-amber-700 dark:text-amber-300" : "text-slate-800 dark:text-slate-100"}`}>{value}</dd>
     </>
   );
@@ -83,7 +83,7 @@ function IdempotencyKey({ value }: { value: string }) {
   return (
     <span className="inline-flex flex-wrap items-center gap-1" data-testid="step-idempotency-key" data-key={value}>
       <span title={value}>{short}</span>
-      <button type="button" onClick={copy} className="rounded px-1 font-sans text-[11px] text-blue-700 ring-1 ring-slate-200 hover:bg-slate-50 dark:text-blue-400 dark:ring-slate-700 dark:hover:bg-slate-800/60" aria-label="Copy the Idempotency-Key">
+      <button type="button" onClick={copy} className="rounded px-1 font-sans text-[11px] text-blue-700 ring-1 ring-slate-200 hover:bg-slate-50 dark:text-blue-400 dark:ring-slate-700 dark:hover:bg-slate-800/60" title="Copy the Idempotency-Key">
         {copied ? "copied" : "copy"}
       </button>
     </span>

@@ -49,13 +49,13 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
     };
   }, [runId, seq]);
 
-  if (seq < 1) return <p className="px-3 py-2 text-xs text-slate-500 dark:text-slate-400">Before the run started: no context yet.</p>;
+  if (seq < 1) return <p className="px-3 py-2 text-xs text-slate-600 dark:text-slate-400">Before the run started: no context yet.</p>;
   return (
     <div className="border-t border-slate-100 dark:border-slate-800 px-3 py-2 text-xs" data-testid="cursor-context" data-seq={snap?.seq ?? ""}>
       <div className="flex items-center justify-between gap-2">
         <span className="text-slate-600 dark:text-slate-400">
           Context at #{seq}
-          {snap && snap.seq !== seq && <span className="text-slate-400"> (settled at #{snap.seq}, the end of that step)</span>}
+          {snap && snap.seq !== seq && <span className="text-slate-600 dark:text-slate-400"> (settled at #{snap.seq}, the end of that step)</span>}
         </span>
         {!readOnly && snap && !forking && (
           <button onClick={() => setForking(true)} className="rounded-md bg-violet-700 px-2 py-0.5 text-white hover:bg-violet-800" data-testid="fork-open">
@@ -66,12 +66,12 @@ export function CursorContext({ runId, seq, readOnly = false }: { runId: string;
       {error && <p className="mt-1 text-amber-700">{error}</p>}
       {forking && snap && <ForkForm runId={runId} seq={snap.seq} context={snap.context} editable={snap.forkEditable ?? []} onCancel={() => setForking(false)} />}
       {snap && (
-        <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-[11px] text-slate-700 dark:text-slate-300" data-testid="cursor-context-json">
+        <pre tabIndex={0} className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-slate-50 dark:bg-slate-800/60 p-2 font-mono text-[11px] text-slate-700 dark:text-slate-300" data-testid="cursor-context-json">
           {JSON.stringify(snap.context, null, 2)}
         </pre>
       )}
       {snap && snap.timers.length > 0 && (
-        <p className="mt-1 text-slate-500 dark:text-slate-400">Timers pending: {snap.timers.map((t) => `${t.id.replace(/^xstate\.after\./, "after ")} (due ${new Date(t.dueAt).toISOString().slice(11, 19)} UTC)`).join(", ")}</p>
+        <p className="mt-1 text-slate-600 dark:text-slate-400">Timers pending: {snap.timers.map((t) => `${t.id.replace(/^xstate\.after\./, "after ")} (due ${new Date(t.dueAt).toISOString().slice(11, 19)} UTC)`).join(", ")}</p>
       )}
     </div>
   );

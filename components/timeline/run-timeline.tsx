@@ -167,8 +167,8 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
       </div>
 
       <div className={`grid items-start gap-4 ${stacked ? "" : "xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]"}`}>
-        <div ref={box} className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-2">
-          <div className="mb-1 flex flex-wrap gap-3 px-1 text-[11px] text-slate-500 dark:text-slate-400">
+        <div tabIndex={0} ref={box} className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-2">
+          <div className="mb-1 flex flex-wrap gap-3 px-1 text-[11px] text-slate-600 dark:text-slate-400">
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-blue-500" /> visit</span>
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-emerald-500" /> waiting for a person</span>
             <span className="inline-flex items-center gap-1"><span className="h-2 w-3 rounded-sm bg-amber-500" /> repeated visit (retry / loop)</span>
@@ -193,13 +193,13 @@ export function RunTimeline({ transitions, states, layout, live, calls = NO_CALL
           </div>
         </div>
         <div className="overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-          <div className="border-b border-slate-100 dark:border-slate-800 px-3 py-1.5 text-[11px] text-slate-500 dark:text-slate-400">Diagram at #{cursor}</div>
+          <div className="border-b border-slate-100 dark:border-slate-800 px-3 py-1.5 text-[11px] text-slate-600 dark:text-slate-400">Diagram at #{cursor}</div>
           <WorkflowDiagram layout={layout} status={status} follow className="h-[460px] w-full" />
           {runId && <CursorContext runId={runId} seq={cursor} readOnly={readOnly} />}
           {at?.payload !== undefined && (
             <details className="border-t border-slate-100 dark:border-slate-800 px-3 py-2 text-xs" open>
               <summary className="cursor-pointer text-slate-600 dark:text-slate-400">Event data at #{cursor}</summary>
-              <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-[11px] text-slate-700 dark:text-slate-300">{JSON.stringify(at.payload, null, 2)}</pre>
+              <pre tabIndex={0} className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-[11px] text-slate-700 dark:text-slate-300">{JSON.stringify(at.payload, null, 2)}</pre>
             </details>
           )}
         </div>

@@ -63,13 +63,13 @@ export function TimelineLive(props: {
   return (
     <div className="space-y-3">
       <div>
-        <div className="text-xs text-slate-500 dark:text-slate-400">
+        <div className="text-xs text-slate-600 dark:text-slate-400">
           <Link href="/" className="hover:underline">Runs</Link> / <Link href={`/runs/${props.runId}`} className="hover:underline">{props.name ?? shortId(props.runId)}</Link> / timeline
         </div>
         <h1 className="mt-1 flex min-w-0 flex-wrap items-center gap-x-2 text-xl font-semibold tracking-tight">
           Timeline of {props.name ? <span className="min-w-0 break-words">{props.name}</span> : <span className="font-mono">{shortId(props.runId)}</span>} <StatusBadge status={status} />
         </h1>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+        <p className="text-xs text-slate-600 dark:text-slate-400">
           {props.title} · {transitions.length} transitions · drag the slider, use ← / →, or play the run back; click a bar to jump to its entry.
         </p>
         <ForkLinks forkOf={props.forkOf} forks={props.forks} />
@@ -93,7 +93,7 @@ export function ForkLinks({ forkOf, forks = [] }: { forkOf?: { id: string; seq: 
           at #{forkOf.seq}
         </span>
       )}
-      {forks.length > 0 && <span className="text-slate-500 dark:text-slate-400">Forks:</span>}
+      {forks.length > 0 && <span className="text-slate-600 dark:text-slate-400">Forks:</span>}
       {forks.map((f) => (
         <Link key={f.id} href={`/runs/${f.id}/timeline`} className="rounded-full bg-slate-50 dark:bg-slate-800/60 px-2 py-0.5 font-mono text-slate-700 dark:text-slate-300 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-100 dark:hover:bg-slate-800">
           {shortId(f.id)} @#{f.seq} · {f.status}

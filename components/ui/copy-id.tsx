@@ -15,9 +15,9 @@ export function CopyId({ id, short }: { id: string; short: string }) {
     }
   };
   return (
-    <span className="inline-flex items-center gap-1 font-mono text-xs text-slate-500 dark:text-slate-400" data-testid="run-id" data-id={id}>
+    <span className="inline-flex items-center gap-1 font-mono text-xs text-slate-600 dark:text-slate-400" data-testid="run-id" data-id={id}>
       <span title={id}>{short}</span>
-      <button type="button" onClick={copy} className="rounded px-1 text-[11px] text-blue-700 dark:text-blue-400 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60" aria-label="Copy the full run id">
+      <button type="button" onClick={copy} className="rounded px-1 text-[11px] text-blue-700 dark:text-blue-400 ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60" title="Copy the full run id">
         {copied ? "copied" : "copy id"}
       </button>
     </span>

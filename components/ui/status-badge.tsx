@@ -19,5 +19,5 @@ export function StatusBadge({ status }: { status: string }) {
 }
 
 export function WaitingBadge() {
-  return <span className="inline-flex items-center whitespace-nowrap rounded-full bg-emerald-600 px-2 py-0.5 text-[11px] font-semibold text-white">waiting for you</span>;
+  return <span className="inline-flex items-center whitespace-nowrap rounded-full bg-emerald-700 px-2 py-0.5 text-[11px] font-semibold text-white">waiting for you</span>;
 }

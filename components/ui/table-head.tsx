@@ -3,9 +3,9 @@ export type Column = string | { label: string; right?: boolean; className?: stri
 
 const STYLES = {
   // small tables inside cards (metrics, transitions, sources, usage)
-  compact: { head: "text-left text-[11px] text-slate-400", cell: "py-1 pr-2 font-medium last:pr-0" },
+  compact: { head: "text-left text-[11px] text-slate-600 dark:text-slate-400", cell: "py-1 pr-2 font-medium last:pr-0" },
   // full-width lists (runs, documents)
-  boxed: { head: "border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800/60 text-left text-xs text-slate-500 dark:text-slate-400", cell: "px-3 py-2 font-medium" },
+  boxed: { head: "border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800/60 text-left text-xs text-slate-600 dark:text-slate-400", cell: "px-3 py-2 font-medium" },
 } as const;
 
 /** The `<thead>` of a table, styled the same everywhere. */

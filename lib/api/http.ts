@@ -5,6 +5,7 @@ import { EngineError, StorageError, isEngineError, isStorageFailure, isZodError 
 import { assertSameOrigin } from "./csrf";
 import type { Principal } from "../auth/accounts";
 import { authEnabled, permits, requiredRole } from "../auth/roles";
+import { routeTemplate, telemetryOn, traceRequest } from "../telemetry";
 
 export class HttpError extends EngineError {}
 
@@ -136,7 +137,7 @@ export function assertDecodablePath(req: Request): void {
 }
 
 export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
-  return async (...args: A) => {
+  const handle = async (...args: A) => {
     try {
       if (args[0] instanceof Request) {
         assertDecodablePath(args[0]);
@@ -147,5 +148,18 @@ export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Respons
     } catch (e) {
       return errorResponse(e);
     }
+  };
+  return async (...args: A) => {
+    const req = args[0];
+    if (!(req instanceof Request) || !telemetryOn()) return handle(...args);
+    // with traces on (lib/telemetry): a span per request, named by its route ("/api/runs/{id}")
+    let params: Record<string, string | string[]> | undefined;
+    try {
+      params = await (args[1] as { params?: Promise<Record<string, string | string[]>> } | undefined)?.params;
+    } catch {
+      params = undefined;
+    }
+    const path = new URL(req.url).pathname;
+    return traceRequest(req, () => routeTemplate(path, params), () => handle(...args));
   };
 }

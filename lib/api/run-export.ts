@@ -214,7 +214,8 @@ export const RunExportDoc = z
     unique(doc.timers, (t) => t.id, "timers", "timer id", ctx);
     unique(doc.artifacts, (a) => a.name, "artifacts", "artifact name", ctx);
     unique(doc.usage, (u) => u.id, "usage", "model call id", ctx);
-  });
+  })
+  .meta({ id: "RunExport", description: "A run as one JSON document (format switchyard-run, version 1)." });
 
 export type RunExport = z.input<typeof RunExportDoc>;
 type ParsedExport = z.output<typeof RunExportDoc>;

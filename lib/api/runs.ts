@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime";
 import type { RunView } from "../engine/views";
 import { transitionView } from "../engine/views";
 import { runView } from "../engine/views";
-import type { IdempotencyClaim, IdempotencyRow, RunStatus } from "../engine/store/types";
+import type { IdempotencyClaim, IdempotencyRow, RunQuery, RunStatus } from "../engine/store/types";
 import { deriveGraph } from "../graph/derive";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import { InvalidError, NotFoundError } from "../engine/errors";
@@ -12,13 +12,16 @@ import { snapshotFor } from "../engine/fork";
 import { assertStartable } from "../flows/status";
 import { withDefaults } from "../machines/defaults";
 import { NAME_MAX, runName, runSubtitle } from "../machines/run-name";
+import { waitingFor } from "./waiting";
+import type { Principal } from "../auth/accounts";
+import { barredFrom, deciderOf } from "../auth/groups";
 
 /**
  * The API shape of a run: `state` holds the seed's names of the active states, `stateIds` their
  * paths; `name` what the run is called (the same everywhere), `subtitle` what a long-lived run
  * works on now when that differs (a later cycle's request).
  */
-export function runResource(run: RunView, extra: Record<string, unknown> = {}) {
+export function runResource<E extends Record<string, unknown> = Record<string, never>>(run: RunView, extra: E = {} as E) {
   const def = findWorkflow(run.workflow, run.input);
   const names = new Map(def ? deriveGraph(def.machine).states.map((s) => [s.id, s.name]) : []);
   const name = runName(def, run, NAME_MAX);
@@ -79,10 +82,22 @@ export interface RunFilters {
   replays?: boolean;
   /** only the replays of this run */
   replayOf?: string;
+  /** live runs waiting on any of these */
+  waitingFor?: RunQuery["waitingFor"];
+  /** live runs in this state or one inside it */
+  state?: string;
+  /** minutes an external worker's task has waited unclaimed, at least */
+  unclaimedLongerThan?: number;
 }
 
-export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
-  const filter = {
+/** GET /api/runs's query as parsed (lib/api/schemas.ts RunListQuery) → the filters (its strings read as values). */
+export function runFiltersOf<T extends { waiting?: string; retrying?: string; replays?: string }>(q: T): Omit<T, "waiting" | "retrying" | "replays"> & Pick<RunFilters, "waiting" | "retrying" | "replays"> {
+  return { ...q, waiting: q.waiting === undefined ? undefined : q.waiting === "true", retrying: q.retrying === "true" || undefined, replays: q.replays === "1" || q.replays === "true" || undefined };
+}
+
+/** The run store's query for the runs list's filters (minutes and "now" resolved on the runtime's clock). */
+export function storeQuery(rt: Runtime, q: RunFilters): Omit<RunQuery, "limit" | "offset"> {
+  return {
     status: q.status,
     workflow: q.workflow,
     waitingForHuman: q.waiting,
@@ -95,7 +110,14 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
     scheduleId: q.scheduleId,
     replays: q.replays,
     replayOf: q.replayOf,
+    waitingFor: q.waitingFor?.length ? q.waitingFor : undefined,
+    state: q.state,
+    unclaimedSince: q.unclaimedLongerThan !== undefined ? rt.clock.now() - q.unclaimedLongerThan * 60_000 : undefined,
   };
+}
+
+export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; offset?: number }) {
+  const filter = storeQuery(rt, q);
   const [rows, total, counts] = await Promise.all([
     rt.store.listRuns({ ...filter, limit: q.limit ?? 50, offset: q.offset ?? 0 }),
     rt.store.countRuns(filter),
@@ -116,7 +138,9 @@ export async function listRuns(rt: Runtime, q: RunFilters & { limit?: number; of
 
 export async function getRun(rt: Runtime, id: string) {
   const run = await rt.engine.getRun(id);
-  return runResource(run, { accepted: await rt.engine.acceptedNow(id) });
+  const accepted = await rt.engine.acceptedNow(id);
+  // what it waits on (lib/api/waiting.ts)
+  return runResource(run, { accepted, waitingFor: await waitingFor(rt, { id, status: run.status, accepted }) });
 }
 
 /** Runs by id in one query (those that exist, newest first): for pages that name many runs. */
@@ -138,8 +162,11 @@ export async function runTransitions(rt: Runtime, id: string, after = 0, limit =
 }
 
 /** Send an event. `by`: the signed-in sender, recorded as the reviewer when the event decides a review. */
-export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: { name: string } | null, idempotency?: IdempotencyClaim) {
-  const out = await rt.engine.send(id, event, { ...(by ? { reviewer: by.name } : {}), idempotency });
+export async function sendEvent(rt: Runtime, id: string, event: unknown, by?: Principal | null, idempotency?: IdempotencyClaim) {
+  // a decision sent as an event: only the assigned groups' members and admins (accounts on)
+  const decider = await deciderOf(rt.db, by ?? null);
+  const gate = decider === "any" ? undefined : (r: { assignedTo: string[] | null }) => barredFrom(decider, r.assignedTo);
+  const out = await rt.engine.send(id, event, { ...(by ? { reviewer: by.name } : {}), idempotency, gate });
   return { run: runResource(out.run, { accepted: await rt.engine.acceptedNow(id) }), transitions: out.transitions };
 }
 

@@ -31,7 +31,7 @@ export const HeartbeatBody = z.object(Fence).strict();
 export const QueueName = Queue;
 
 export const CompleteBody = z
-  .object({ output: z.json().refine((v) => v !== undefined, "output is required (any JSON value)"), ...Fence })
+  .object({ output: z.json().meta({ id: "JsonValue" }).refine((v) => v !== undefined, "output is required (any JSON value)"), ...Fence })
   .strict()
   .refine((b) => "output" in b, { message: "output is required (any JSON value)", path: ["output"] });
 

@@ -4,6 +4,7 @@ import { ConflictError, EngineError, NotFoundError, isEngineError } from "../eng
 import { deriveGraph } from "../graph/derive";
 import { graphToFlow, flowToMermaid } from "../flows/mermaid";
 import { flowSource, flowVersions, saveUserWorkflow } from "../flows/store";
+import { checkForSave } from "../flows/validate";
 import { setSwitches, switchesOf, workflowSwitches } from "../flows/status";
 import { abortRun } from "./runs";
 import type { FlowConfig } from "../flows/types";
@@ -72,9 +73,28 @@ export const CreateWorkflowBody = z
   .strict()
   .refine((b) => [b.mermaid, b.json, b.yaml].filter((x) => x !== undefined).length === 1, { message: "send exactly one of mermaid, json or yaml" });
 
+/** POST /api/workflows?dryRun=true: check the definition as a save would, and save nothing. */
+export const CreateWorkflowQuery = z.object({ dryRun: z.enum(["true", "false", "1", "0"], { error: "dryRun must be true or false" }).optional() });
+
+function sourceOf(body: z.infer<typeof CreateWorkflowBody>) {
+  return body.mermaid !== undefined ? (["mermaid", body.mermaid] as const) : body.yaml !== undefined ? (["yaml", body.yaml] as const) : (["json", typeof body.json === "string" ? body.json : JSON.stringify(body.json, null, 2)] as const);
+}
+
+/**
+ * The dry run: `{ dryRun: true, valid, id, errors, warnings }` with the issues (and lines) a save
+ * would answer with — its 422's issues as `errors`, its warnings (this server's environment for
+ * secrets) — and 200 either way; `npm run validate` does the same offline.
+ */
+export function checkWorkflow(body: z.infer<typeof CreateWorkflowBody>, env: Record<string, string | undefined> = process.env) {
+  const [format, source] = sourceOf(body);
+  const r = checkForSave(format, source, { ...(body.id ? { id: body.id } : {}), env });
+  if (!r.ok) return { dryRun: true as const, valid: false, id: null, errors: r.issues, warnings: [] };
+  const errors = isBuiltIn(r.config.id) ? [{ message: `"${r.config.id}" is a built-in workflow; choose another id`, line: 1 }] : [];
+  return { dryRun: true as const, valid: errors.length === 0, id: r.config.id, errors, warnings: r.warnings };
+}
+
 export async function createWorkflow(rt: Runtime, body: z.infer<typeof CreateWorkflowBody>) {
-  const [format, source] =
-    body.mermaid !== undefined ? (["mermaid", body.mermaid] as const) : body.yaml !== undefined ? (["yaml", body.yaml] as const) : (["json", typeof body.json === "string" ? body.json : JSON.stringify(body.json, null, 2)] as const);
+  const [format, source] = sourceOf(body);
   const saved = await saveUserWorkflow(rt.db, format, source, { id: body.id, now: rt.clock.now() });
   return { ...describeWorkflow(saved.id), created: saved.created, warnings: saved.warnings, versions: await flowVersions(rt.db, saved.id) };
 }
@@ -121,6 +141,8 @@ export async function patchWorkflow(rt: Runtime, id: string, body: z.infer<typeo
   const s = await setSwitches(rt.db, id, { disabled: body.disabled }, rt.clock.now());
   return { id, disabled: s.disabled };
 }
+
+export const ExportWorkflowQuery = z.object({ format: z.enum(["mermaid", "json"]).default("json"), download: z.enum(["0", "1"]).optional() }).strict();
 
 export const DeleteWorkflowQuery = z.object({ force: z.enum(["true", "false"], { error: "force must be true or false" }).optional() }).strict();
 

@@ -34,7 +34,7 @@ export function requiredRole(method: string, path: string): Role | typeof WORKER
   if (m === "GET" || m === "HEAD" || m === "OPTIONS") return "viewer";
   if (/^\/api\/reviews\/[^/]+\/decision$/.test(path)) return "reviewer";
   if (/^\/api\/schedules(\/[^/]+(\/trigger)?)?$/.test(path)) return "operator";
-  if (/^\/api\/runs(\/import)?$/.test(path) || /^\/api\/runs\/[^/]+\/(events|abort|fork|replay)$/.test(path) || /^\/api\/evals$/.test(path) || /^\/api\/profile$/.test(path)) return "operator";
+  if (/^\/api\/runs(\/import|\/bulk)?$/.test(path) || /^\/api\/runs\/[^/]+\/(events|abort|fork|replay)$/.test(path) || /^\/api\/evals$/.test(path) || /^\/api\/profile$/.test(path)) return "operator";
   return "admin";
 }
 

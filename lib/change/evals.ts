@@ -46,6 +46,8 @@ export const EvalBody = z
   .strict();
 export type EvalRequest = z.infer<typeof EvalBody>;
 
+export const EvalListQuery = z.object({ workflow: z.string().min(1).max(100).optional() }).strict();
+
 export const EvalIdParam = z.object({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not an evaluation id") });
 
 export interface EvalReport {

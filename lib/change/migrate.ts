@@ -15,6 +15,12 @@ import { sameJson } from "./canonical";
 const runId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "not a run id");
 const version = (what: string) => z.number({ error: `${what} (a version number) is required` }).int(`${what} must be a whole number`).min(1, "versions start at 1");
 
+const workflowId = z.string().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, "not a workflow id");
+export const MigrateParams = z.object({ id: workflowId });
+
+const versionParam = z.coerce.number({ error: "a version is a number" }).int("a version is a whole number").min(1, "versions start at 1");
+export const VersionDiffParams = z.object({ id: workflowId, a: versionParam, b: versionParam });
+
 export const MigrateBody = z
   .object({
     from: version("from"),

@@ -151,7 +151,7 @@ export class ReplayState {
       const res = step(def.machine, draft.snapshot, ev);
       if (res.transitions.length === 0) continue;
       addStep(draft, res, ev, {
-        decided: { id: open.id, status: "decided", decision: d.decision, feedback: d.feedback ?? null, reviewer: d.reviewer ?? null, decidedAt: draft.now, replayedFrom: d.review.id },
+        decided: { id: open.id, status: "decided", decision: d.decision, feedback: d.feedback ?? null, reviewer: d.reviewer ?? null, decidedAt: draft.now, replayedFrom: d.review.id, decidedBy: "engine" },
         newId: randomUUID,
       });
       catchUp();

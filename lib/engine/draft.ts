@@ -4,7 +4,7 @@
 import type { AnyMachineSnapshot, AnyStateNode, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { activeLeaves, persist, stateId, type ExecutableAction, type StepResult } from "./step";
-import type { CommitItem, IdempotencyClaim, OutcomeRow, ReviewClose, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
+import type { CommitItem, IdempotencyClaim, OutcomeRow, ReviewClose, ReviewRoute, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
 
 export interface Draft {
   def: WorkflowDefinition;
@@ -22,6 +22,8 @@ export interface Draft {
   reviews: Map<string, ReviewRow>;
   reviewsOpen: ReviewRow[];
   reviewsClose: ReviewClose[];
+  /** pending reviews re-routed (an escalation, lib/reviews/routing.ts) */
+  reviewsRoute?: ReviewRoute[];
   actions: ExecutableAction[];
   /** per action, the seq of the transition that took it (part of its outbox key) */
   actionSeqs: number[];
@@ -297,6 +299,7 @@ export function finishDraft(d: Draft, status?: RunStatus, pending: Iterable<Time
     reviewsOpen: d.reviewsOpen,
     reviewsClose: d.reviewsClose,
     ...(d.outcomes?.length ? { outcomes: d.outcomes } : {}),
+    ...(d.reviewsRoute?.length ? { reviewsRoute: d.reviewsRoute } : {}),
     ...(d.setInput !== undefined ? { setInput: d.setInput } : {}),
     ...(d.idempotency ? { idempotency: { ...d.idempotency, runId: d.row.id, fromSeq: d.transitions[0]?.seq ?? d.row.seq + 1, toSeq: d.row.seq } } : {}),
   };

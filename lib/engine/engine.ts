@@ -9,7 +9,8 @@ import { StateHooks } from "./hooks";
 import { systemClock, type Clock } from "./clock";
 import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
-import { ConflictError, EngineError, InvalidError, NotFoundError, StorageError, isStorageFailure } from "./errors";
+import { fleetDeltas } from "../fleet/counters";
+import { ConflictError, EngineError, ForbiddenError, InvalidError, NotFoundError, StorageError, isStorageFailure } from "./errors";
 
 export { StorageError };
 
@@ -33,6 +34,9 @@ import { MIGRATE_EVENT, planMove } from "../change/migrate-plan";
 import { hashOf } from "../change/canonical";
 import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
 import { startName } from "../machines/run-name";
+import { traceRunFinished, traceRunStarted, traceStep, type RunInfo } from "../telemetry";
+import { routeOf, type ReviewRoutes } from "../reviews/routes";
+import { escalateInDraft, isDueTimer, routeDraft } from "../reviews/routing";
 
 export interface EffectContext {
   runId: string;
@@ -71,6 +75,13 @@ export function parkEffect(why = "waiting outside the process"): Error {
   return Object.assign(new Error(`parked: ${why}`), { [PARKED]: true });
 }
 const isParked = (e: unknown) => typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[PARKED] === true;
+/** When the state that invoked a step was entered (the earliest of its active leaves for a compound one). */
+function enteredAt(row: RunRow, state: string): number | undefined {
+  const times = Object.entries(row.entered ?? {})
+    .filter(([s]) => s === state || s.startsWith(`${state}.`))
+    .map(([, t]) => Number(t));
+  return times.length ? Math.min(...times) : undefined;
+}
 const waitsOutside = (fn: unknown) => typeof fn === "function" && (fn as unknown as Record<symbol, unknown>)[WAITS_OUTSIDE] === true;
 
 export interface ActionArgs {
@@ -103,7 +114,14 @@ export interface EngineOptions {
   dispatch?: Dispatcher;
   /** a run with no effect in flight and no step queued is dropped from memory after this long idle (ms; 0 or unset: never); lib/engine/evict.ts */
   evictAfterMs?: number;
+  /** keep the fleet's per-state counters in each commit (lib/fleet/counters.ts); default on (npm run bench:fleet measures both) */
+  fleetCounters?: boolean;
+  /** review routes of the built-in workflows' review states (SWITCHYARD_REVIEW_ROUTES; user workflows say theirs in their steps) */
+  reviewRoutes?: ReviewRoutes;
 }
+
+/** Who may decide a review: null, or why not (a 403). Checked on the review as it stands when the decision is applied. */
+export type DecisionGate = (review: ReviewView) => string | null;
 
 /** An effect a run invoked, identified by its invocation key (`runId:child:seq`). */
 export interface EffectJob {
@@ -274,7 +292,9 @@ export class Engine {
     }
     this.live.set(id, live);
     try {
-      return await this.commitDraft(live, draft);
+      const out = await this.commitDraft(live, draft);
+      traceRunStarted({ runId: id, workflow: def.id, createdAt: now, state: draft.row.state, replay: !!opts.replay });
+      return out;
     } catch (e) {
       this.live.delete(id);
       throw e;
@@ -311,6 +331,7 @@ export class Engine {
     this.live.set(id, live);
     try {
       const out = await this.commitDraft(live, draft);
+      traceRunStarted({ runId: id, workflow: def.id, createdAt: now, state: draft.row.state });
       return { run: out.run, transitions: out.transitions.slice(-1), fromSeq: snap.seq };
     } catch (e) {
       this.live.delete(id);
@@ -321,7 +342,7 @@ export class Engine {
   }
 
   /** Send an event from outside (API / UI). Validated against the workflow's event schemas. */
-  async send(runId: string, event: unknown, opts: { reviewer?: string; idempotency?: IdempotencyClaim } = {}): Promise<StepOutcome> {
+  async send(runId: string, event: unknown, opts: { reviewer?: string; idempotency?: IdempotencyClaim; gate?: DecisionGate } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const live = await this.require(runId);
     const type = (event as { type?: unknown })?.type;
@@ -343,7 +364,7 @@ export class Engine {
         const { type: _t, feedback, reviewer, modifications, ...data } = ev as EventObject & { feedback?: string; reviewer?: string; modifications?: string[] };
         void _t;
         // a signed-in sender decides under their own name
-        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data }, { idempotency: opts.idempotency, verified: opts.reviewer !== undefined });
+        const r = await this.decide(review.id, { decision: ev.type.toLowerCase(), feedback, reviewer: opts.reviewer ?? reviewer, modifications, data }, { idempotency: opts.idempotency, verified: opts.reviewer !== undefined, gate: opts.gate });
         return { run: r.run, transitions: r.transitions };
       }
     }
@@ -354,7 +375,7 @@ export class Engine {
   async decide(
     reviewId: string,
     input: { decision: string; feedback?: string; reviewer?: string; modifications?: string[]; data?: Record<string, unknown> },
-    opts: { idempotency?: IdempotencyClaim; verified?: boolean } = {},
+    opts: { idempotency?: IdempotencyClaim; verified?: boolean; gate?: DecisionGate } = {},
   ): Promise<StepOutcome & { review: ReviewView }> {
     this.assertRunning();
     const stored = this.liveReview(reviewId) ?? (await this.opts.store.getReview(reviewId));
@@ -365,6 +386,8 @@ export class Engine {
     return this.enqueue(live, async () => {
       const open = live.reviews.get(stored.state);
       if (!open || open.id !== reviewId) throw new ConflictError(`review ${reviewId} was already decided or is stale: the run has moved on`);
+      const barred = opts.gate?.(reviewView(open));
+      if (barred) throw new ForbiddenError(barred);
       const meta = this.reviewMeta(live, stored.state);
       const decision = input.decision.toLowerCase();
       if (!meta || !meta.decisions.includes(decision)) {
@@ -386,7 +409,7 @@ export class Engine {
         event = parsed.data as EventObject & Record<string, unknown>;
       }
       const now = this.clock.now();
-      const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: reviewer ?? null, decidedAt: now };
+      const close = { id: reviewId, status: "decided" as const, decision, feedback: input.feedback ?? null, reviewer: reviewer ?? null, decidedAt: now, decidedBy: "person" as const };
       const out = await this.applyEvent(live, event, { decided: close, idempotency: opts.idempotency });
       const review = reviewView({ ...open, ...close });
       this.bus.publish(live.row.id, { type: "review", review });
@@ -609,7 +632,8 @@ export class Engine {
       if (!t || live.gone || (dueAt !== undefined && t.dueAt !== dueAt)) return "stale" as const;
       live.timers.delete(timerId);
       try {
-        await this.applyEvent(live, t.row.event as EventObject, { timerId });
+        if (isDueTimer(t.row.event)) await this.escalate(live, t.row.event.reviewId, timerId);
+        else await this.applyEvent(live, t.row.event as EventObject, { timerId });
       } catch (e) {
         // not committed: the timer is still pending (its row is there; it is fired again)
         if (!live.gone && !live.timers.has(timerId)) live.timers.set(timerId, t);
@@ -909,6 +933,25 @@ export class Engine {
     );
   }
 
+  /** A review's deadline passed: re-routed to its escalation groups (one timeline row, webhooks); the run stays where it is. */
+  private async escalate(live: Live, reviewId: string, timerId: string): Promise<StepOutcome> {
+    if (live.gone) throw new ConflictError(`run ${live.row.id} has already finished`);
+    const draft = newDraft(live.def, live.row, live.snapshot, live.reviews, this.clock.now(), false);
+    draft.timersClear.add(timerId);
+    const open = [...live.reviews.values()].find((r) => r.id === reviewId);
+    // a review decided or left meanwhile: the timer row is only consumed
+    if (open) escalateInDraft(draft, open, this.routeFor(live, open.state));
+    const out = await this.commitDraft(live, draft);
+    const next = open ? live.reviews.get(open.state) : undefined;
+    if (next && draft.reviewsRoute?.length) this.bus.publish(live.row.id, { type: "review", review: reviewView(next) });
+    return out;
+  }
+
+  /** The route of a review state of a live run (the environment's for a built-in, else its step's). */
+  private routeFor(live: Live, state: string) {
+    return routeOf(this.opts.reviewRoutes ?? {}, live.def.id, state, this.reviewMeta(live, state));
+  }
+
   /** The invariant: a running run waits for something (an effect, a timer, a review, an event it accepts); one that does not is failed, not left stuck. */
   private checkStuck(live: Live): void {
     if (live.row.status !== "running" || live.gone) return;
@@ -950,9 +993,15 @@ export class Engine {
   private async commitDraft(live: Live, draft: Draft, status?: RunRow["status"]): Promise<StepOutcome> {
     // a replay decides the reviews it opens as its source's reviewers did, in this same commit
     const replayed = live.replay ? await live.replay.decide(draft, live.def, status === undefined) : null;
+    // reviews opened with a route get their groups and deadline (a durable timer); closed ones lose their deadline
+    if (draft.reviewsOpen.length || draft.reviewsClose.length) routeDraft(draft, (state) => this.routeFor(live, state), (id) => live.timers.has(id));
     const armed: TimerRow[] = [];
     for (const t of live.timers.values()) armed.push(t.row);
     const item = finishDraft(draft, status, armed);
+    if (this.opts.fleetCounters !== false) {
+      const fleet = fleetDeltas(draft.expectVersion === null ? null : live.row, item);
+      if (fleet.length) item.fleet = fleet;
+    }
     // post-commit actions and webhook deliveries go in the commit (an outbox): a crash after it loses neither
     const actions = draft.actions.length ? this.opts.effects(live.def.id).actions : undefined;
     if (actions) item.outbox = outboxRows(draft, (name) => Object.hasOwn(actions, name));
@@ -990,6 +1039,8 @@ export class Engine {
     const view = runView(live.row, live.reviews.values().next().value?.id ?? null);
     const transitions = item.transitions.map((t) => transitionView(t, true));
     if (TERMINAL.includes(live.row.status)) {
+      const r = live.row;
+      traceRunFinished({ runId: r.id, workflow: r.workflow, status: r.status, createdAt: r.createdAt, finishedAt: r.finishedAt, error: r.error as RunInfo["error"], state: r.state, replay: !!r.replay });
       this.retire(live);
       this.live.delete(live.row.id);
     } else {
@@ -1112,7 +1163,8 @@ export class Engine {
         if (from?.error) throw Object.assign(new Error(from.error.message), from.error, { replayed: from.mark });
         if (from) return { output: from.output, mark: from.mark };
         if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
-        return { output: await fn(input, ctx), mark: null };
+        const traced = { runId, workflow: live.def.id, state: ctx.state, key, effect: src, again, enteredAt: enteredAt(live.row, ctx.state) };
+        return { output: await traceStep(traced, () => fn(input, ctx), isParked), mark: null };
       })
       .then(
         ({ output, mark }) => settle({ type: `xstate.done.actor.${id}`, output, ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, output, null)),

@@ -24,6 +24,13 @@ export class NotFoundError extends EngineError {
   }
 }
 
+/** The caller may not do this (a review assigned to groups the caller is not in). */
+export class ForbiddenError extends EngineError {
+  constructor(message: string) {
+    super(message, 403, "forbidden");
+  }
+}
+
 /** The request was valid but the run or review is not in a state that allows it. */
 export class ConflictError extends EngineError {
   constructor(message: string, details?: unknown) {

@@ -59,7 +59,8 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   }
   const edited = edits.context ? { ...(base as Record<string, unknown>), ...edits.context } : base;
   // no approvals carried into a review it starts in; an imported run's decisions stay behind
-  const context = def.forkStart ? def.forkStart(edited, { imported: isImportedRun(run.id) }) : edited;
+  // (a fork's copied history reads its parent's snapshots: the snapshot's own run says whether it was imported)
+  const context = def.forkStart ? def.forkStart(edited, { imported: isImportedRun(run.id) || isImportedRun(snap.runId) }) : edited;
   let snapshot: AnyMachineSnapshot;
   try {
     snapshot = restore(def.machine, persisted, context);

@@ -63,6 +63,14 @@ export interface ReviewView {
   decidedAt: string | null;
   /** a decision a replay made (the source review it repeated): the engine's, not a person's */
   replayedFrom?: string;
+  /** who decided: "person", or "engine" (a replay or an evaluation); null while pending or cancelled */
+  decidedBy: "person" | "engine" | null;
+  /** the groups it is routed to (null: anyone) */
+  assignedTo: string[] | null;
+  /** when it is due (ISO; null: no deadline) */
+  dueAt: string | null;
+  /** the groups it was assigned to before it was escalated (null: not escalated) */
+  escalatedFrom: string[] | null;
 }
 
 /** The event of the transition that marks where a fork branched off its parent. */
@@ -153,5 +161,9 @@ export function reviewView(r: ReviewRow): ReviewView {
     createdAt: iso(r.createdAt),
     decidedAt: r.decidedAt === null ? null : iso(r.decidedAt),
     ...(r.replayedFrom ? { replayedFrom: r.replayedFrom } : {}),
+    decidedBy: r.decidedBy ?? (r.status === "decided" ? (r.replayedFrom ? "engine" : "person") : null),
+    assignedTo: r.assignedTo ?? null,
+    dueAt: r.dueAt == null ? null : iso(r.dueAt),
+    escalatedFrom: r.escalatedFrom ?? null,
   };
 }

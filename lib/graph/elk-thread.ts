@@ -10,8 +10,16 @@ import type { ElkNode } from "elkjs/lib/elk-api";
 import { elkGraphOf, fallbackLayout, layoutFrom, type Layout, type LayoutOptions } from "./layout";
 import type { WorkflowGraph } from "./derive";
 
-/** How long ELK may take for one batch of layouts before the fallback is drawn. */
-export const LAYOUT_DEADLINE_MS = 2_000;
+/**
+ * How long ELK may take for one batch of layouts before the fallback is drawn: 2 s, or
+ * `SWITCHYARD_LAYOUT_DEADLINE_MS` (100 – 120,000; a slow or shared machine may want more).
+ */
+export const LAYOUT_DEADLINE_MS = deadlineFrom(process.env.SWITCHYARD_LAYOUT_DEADLINE_MS);
+
+export function deadlineFrom(value: string | undefined): number {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n >= 100 && n <= 120_000 ? n : 2_000;
+}
 
 const THREAD = String.raw`
 const { parentPort, workerData } = require("node:worker_threads");

@@ -17,4 +17,6 @@ export interface DiagramOverlay {
   nodes?: Record<string, OverlayTag[]>;
   edges?: Record<string, "a" | "b" | "both">;
   outline?: string | null;
+  /** edge id → how many times runs took it (the fleet overlay): edges drawn thicker with traffic */
+  traffic?: Record<string, number>;
 }

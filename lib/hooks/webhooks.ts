@@ -25,6 +25,7 @@ import { ConflictError, InvalidError, NotFoundError } from "../engine/errors";
 import { hookEventsOf, type HookEvent, type StateHooks } from "../engine/hooks";
 import type { DeliveryRow, TransitionRow } from "../engine/store/types";
 import { blockedUrl, egressFetch } from "./egress";
+import { escalationOf } from "../reviews/routing";
 
 export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -65,8 +66,8 @@ export function verifySignature(secret: string, header: string | null | undefine
 
 // ------------------------------------------------------------------ input
 
-const EVENT_FORM = /^(?:on_transition|on_enter|on_exit|on_alert|(?:on_enter|on_exit|on_alert):[^\s:,]{1,200})$/;
-const EVENT_HELP = 'use "on_transition", "on_enter", "on_exit", "on_alert", "on_enter:STAGE", "on_exit:STAGE" or "on_alert:STAGE"';
+const EVENT_FORM = /^(?:on_transition|on_enter|on_exit|on_alert|on_review_escalated|(?:on_enter|on_exit|on_alert|on_review_escalated):[^\s:,]{1,200})$/;
+const EVENT_HELP = 'use "on_transition", "on_enter", "on_exit", "on_alert", "on_review_escalated", or one of them but on_transition with ":STAGE"';
 
 export const WebhookFields = {
   workflow: z
@@ -153,6 +154,30 @@ export interface AlertNotice {
   status: "open" | "resolved";
   openedAt: string;
   resolvedAt: string | null;
+}
+
+/**
+ * The JSON body of an "on_review_escalated" delivery: a review whose deadline passed was re-routed
+ * (`from` and `to`: the groups), planned from the escalation's timeline row in the same commit.
+ */
+export interface ReviewEscalatedPayload {
+  hook: "on_review_escalated";
+  deliveryId: string;
+  webhookId: string;
+  reviewId: string;
+  runId: string;
+  workflow: string;
+  state: string;
+  from: string[];
+  to: string[];
+  dueAt: string;
+  at: string;
+}
+
+/** Does one of a webhook's patterns select an escalation of a review of `state` ("on_review_escalated", or with ":STATE")? */
+export function matchesEscalation(patterns: string[], state: string): boolean {
+  const last = state.split(".").pop();
+  return patterns.some((p) => p === "on_review_escalated" || p === `on_review_escalated:${state}` || p === `on_review_escalated:${last}`);
 }
 
 /** The "on_alert" hook event: an AlertNotice and when it was sent. */
@@ -417,6 +442,16 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const rows: DeliveryRow[] = [];
     for (const t of transitions) {
+      const escalated = escalationOf(t);
+      if (escalated) {
+        for (const w of hooks) {
+          if (!matchesEscalation(w.patterns, escalated.state)) continue;
+          const id = deliveryId(`${run.id}:${t.seq}:${w.id}:on_review_escalated`);
+          const payload: ReviewEscalatedPayload = { hook: "on_review_escalated", deliveryId: id, webhookId: w.id, reviewId: escalated.reviewId, runId: run.id, workflow: run.workflow, state: escalated.state, from: escalated.from, to: escalated.to, dueAt: escalated.dueAt, at: new Date(t.at).toISOString() };
+          rows.push({ id, webhookId: w.id, runId: run.id, hook: payload.hook, body: JSON.stringify(payload), createdAt: now });
+        }
+        continue;
+      }
       for (const e of hookEventsOf(run, t)) {
         for (const w of hooks) {
           if (!matchesEvent(w.patterns, e)) continue;

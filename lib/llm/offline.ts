@@ -136,6 +136,7 @@ export const NO_TOKENS = { promptTokens: 0, completionTokens: 0, estimated: fals
 export class OfflineModel implements ModelPort {
   readonly name = OFFLINE_ADAPTER;
   readonly offline = true;
+  readonly model = "offline";
 
   /** The step's own deterministic algorithm produces the object; the schema still validates it. */
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {

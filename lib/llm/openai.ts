@@ -210,6 +210,14 @@ export class OpenAiModel implements ModelPort {
 
   private readonly slots: Slot[];
   private readonly embedSlot?: Slot;
+
+  get model(): string | undefined {
+    return this.slots[0]?.endpoint.model;
+  }
+
+  get embeddingsModel(): string | undefined {
+    return this.embedSlot?.endpoint.model;
+  }
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
 

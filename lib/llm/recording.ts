@@ -6,6 +6,9 @@ import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import { isModelError } from "./errors";
 import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "./types";
+import { traceModel, type ModelAnswer, type ModelCall } from "../telemetry";
+
+const answerOf = (out: Pick<GenerateResult, "adapter" | "usage">): ModelAnswer => ({ adapter: out.adapter, inputTokens: out.usage.promptTokens, outputTokens: out.usage.completionTokens, estimated: out.usage.estimated });
 
 export interface CallRecord {
   runId?: string;
@@ -38,6 +41,20 @@ export class RecordingModel implements ModelPort {
     return this.inner.offline;
   }
 
+  get model() {
+    return this.inner.model;
+  }
+
+  get embeddingsModel() {
+    return this.inner.embeddingsModel;
+  }
+
+  /** what a trace's GenAI span says of a call (lib/telemetry) */
+  private traced(operation: ModelCall["operation"], at: Pick<GenerateRequest, "runId" | "state"> | undefined): ModelCall {
+    const model = (operation === "embeddings" ? this.inner.embeddingsModel : this.inner.model) ?? this.inner.name;
+    return { operation, provider: this.inner.offline ? "switchyard.offline" : "openai", model, runId: at?.runId, state: at?.state };
+  }
+
   get embed(): ModelPort["embed"] {
     const inner = this.inner;
     if (!inner.embed) return undefined;
@@ -45,7 +62,7 @@ export class RecordingModel implements ModelPort {
     return async (texts: string[], signal?: AbortSignal, at?: Pick<GenerateRequest, "runId" | "state">): Promise<EmbedResult> => {
       const started = performance.now();
       try {
-        const out = await inner.embed!(texts, signal);
+        const out = await traceModel(this.traced("embeddings", at), () => inner.embed!(texts, signal), answerOf);
         await this.record({ purpose: "embed", ...at }, { adapter: out.adapter, usage: out.usage, latencyMs: out.latencyMs, attempts: 1 }, null, null);
         return out;
       } catch (e) {
@@ -60,7 +77,7 @@ export class RecordingModel implements ModelPort {
     if (replay) return replay;
     const started = performance.now();
     try {
-      const out = await this.inner.generate(req);
+      const out = await traceModel(this.traced("chat", req), () => this.inner.generate(req), answerOf);
       await this.record(req, out, null, null, out.text);
       return out;
     } catch (e) {
@@ -77,7 +94,7 @@ export class RecordingModel implements ModelPort {
     }
     const started = performance.now();
     try {
-      const out = await this.inner.generateObject(req);
+      const out = await traceModel(this.traced("chat", req), () => this.inner.generateObject(req), answerOf);
       await this.record(req, out, null, null, out.text);
       return out;
     } catch (e) {

@@ -73,6 +73,9 @@ export interface ModelPort {
   readonly name: string;
   /** true for the offline engine */
   readonly offline: boolean;
+  /** the model a call asks for first (traces' gen_ai.request.model), and the embeddings model */
+  readonly model?: string;
+  readonly embeddingsModel?: string;
   generate(req: GenerateRequest): Promise<GenerateResult>;
   /** a validated object, or a classified ModelError */
   generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>>;

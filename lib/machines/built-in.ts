@@ -36,8 +36,9 @@ export type Lazy = () => Promise<{ default: unknown }>;
 /**
  * An app-level JSON endpoint a workflow contributes: the app's route file at /api/<name> finds it
  * by that name (apiOf) and answers with what it returns; it validates its own input with zod.
+ * `query`: the zod schema it validates the query string with, for the API description.
  */
-export type ApiHandler = (req: Request, ports: { db: Db }) => Promise<unknown>;
+export type ApiHandler = ((req: Request, ports: { db: Db }) => Promise<unknown>) & { query?: z.ZodType };
 
 export interface BuiltInWorkflow {
   definition: WorkflowDefinition;

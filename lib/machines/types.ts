@@ -110,8 +110,8 @@ export interface StateMeta {
   /** the seed's name for the state (defaults to the key) */
   name?: string;
   summary?: string;
-  /** opens a review when entered */
-  review?: { kind: string; decisions: string[]; /** distinct people who must approve (more than one: a quorum) */ approvers?: number };
+  /** opens a review when entered; `assign` and `due` route it (lib/reviews/routes.ts) */
+  review?: { kind: string; decisions: string[]; /** distinct people who must approve (more than one: a quorum) */ approvers?: number; assign?: string[]; due?: { after_s: number; escalate: string[] } };
   /** the hard timeout the seed gives the state, shown on the diagram */
   timeout?: string;
 }

@@ -193,7 +193,7 @@ export function stepNode(c: FlowConfig, stage: string, spec: StepSpec, h: Helper
   } else if (kind === "review") {
     const r = spec.review!;
     const decisions = offeredDecisions(spec);
-    meta.review = { kind: "step", decisions, ...(r.approvers > 1 ? { approvers: r.approvers } : {}) };
+    meta.review = { kind: "step", decisions, ...(r.approvers > 1 ? { approvers: r.approvers } : {}), ...(r.assign ? { assign: r.assign } : {}), ...(r.due ? { due: r.due } : {}) };
     meta.summary = `review: ${decisions.join(" / ")}${r.approvers > 1 ? ` · ${r.approvers} approvers` : ""}`;
     config.tags = ["waiting", "human"];
     config.entry = [{ type: "reviewEntered", params: { stage } }];

@@ -130,7 +130,7 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
       "step.http": async (raw: never, ctx: EffectContext) => {
         const input = HttpInput.parse(raw);
         const sent = sendHeaders(input, ctx.key, http.secret);
-        return withRetry(ctx, input.retry, () => httpAttempt(input, ctx, http, sent));
+        return withRetry(ctx, input.retry, (n) => httpAttempt(input, ctx, http, sent, n));
       },
       "step.code": async (raw: never, ctx: EffectContext) => {
         const input = CodeInput.parse(raw);

@@ -8,6 +8,7 @@ import type { EffectContext } from "../engine/engine";
 import { StepError } from "./errors";
 import { HTTP_DEFAULT_MAX_BYTES, HTTP_TIMEOUT_MS } from "./http-limits";
 import type { HeaderPart } from "./template";
+import { traceHttp } from "../telemetry";
 
 /** A header value of an effect's input: parts (text and secrets by name), or plain text. */
 export type HeaderValue = string | HeaderPart[];
@@ -105,7 +106,7 @@ async function readCapped(res: Response, limit: number): Promise<{ text: string;
 }
 
 /** One attempt: send, read the reply (capped, within HTTP_TIMEOUT_MS), and say what it was. */
-export async function httpAttempt(call: HttpCall, ctx: EffectContext, ports: HttpPorts, sent: { headers: Record<string, string>; used: Map<string, string> }): Promise<{ output: unknown; by: string }> {
+export async function httpAttempt(call: HttpCall, ctx: EffectContext, ports: HttpPorts, sent: { headers: Record<string, string>; used: Map<string, string> }, resend = 0): Promise<{ output: unknown; by: string }> {
   const limit = Math.min(call.maxBytes ?? HTTP_DEFAULT_MAX_BYTES, ports.maxBytes);
   const what = `${call.method} ${call.url}`;
   const abort = new AbortController();
@@ -122,7 +123,10 @@ export async function httpAttempt(call: HttpCall, ctx: EffectContext, ports: Htt
     const headers = { ...sent.headers, ...(hasBody && !sent.headers["content-type"] ? { "content-type": "application/json" } : {}) };
     let res: Response;
     try {
-      res = await ports.fetch(call.url, { method: call.method, headers, body: hasBody ? JSON.stringify(call.body) : undefined, signal: abort.signal, redirect: "manual" });
+      // with traces on, a client span whose traceparent goes with the request (lib/telemetry)
+      res = await traceHttp({ method: call.method, url: call.url, resend }, (trace) =>
+        ports.fetch(call.url, { method: call.method, headers: { ...trace, ...headers }, body: hasBody ? JSON.stringify(call.body) : undefined, signal: abort.signal, redirect: "manual" }),
+      );
     } catch (e) {
       if (timedOut) throw new StepError(`${what}: no answer within ${HTTP_TIMEOUT_MS / 1000} s`, "NETWORK", true);
       const blocked = (e as { code?: string }).code === "EBLOCKED";

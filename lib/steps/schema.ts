@@ -4,6 +4,7 @@
 // checked here with zod; the meaning (routes, templates, URLs) in lib/steps/check.ts; the steps
 // become XState invocations, reviews and timers in lib/steps/compile.ts.
 import { z } from "zod";
+import { ReviewRouteSchema } from "../reviews/routes";
 
 const Stage = z.string().min(1).max(80);
 const Template = z.string().max(20_000);
@@ -53,6 +54,10 @@ const Review = z
     decisions: z.array(Decision).min(1).max(20).default(["approve", "reject"]),
     /** distinct people who must approve (any reject decides at once) */
     approvers: z.number().int().min(1).max(20).default(1),
+    /** the groups that may decide it (accounts on; otherwise labels that route and filter) */
+    assign: ReviewRouteSchema.shape.assign,
+    /** when it is due and whom it is escalated to then (the run stays: moving on is `timeout`) */
+    due: ReviewRouteSchema.shape.due,
   })
   .strict();
 

@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError } from "../engine/errors";
 import type { Clock } from "../engine/clock";
 import type { SqlPorts } from "../db/sql";
 import { TaskStore, leaseHashOf, newLeaseToken, type Lease, type NewTask, type TaskError, type TaskRow } from "./store";
+import { claimTraceparent } from "../telemetry";
 
 export const MAX_WAIT_MS = 30_000;
 export const DEFAULT_LEASE_MS = 30_000;
@@ -39,6 +40,8 @@ export interface ClaimedTask {
   leaseMs: number;
   /** shown once: heartbeat, complete and fail must send it (only its hash is stored) */
   leaseToken: string;
+  /** the W3C traceparent of the step's span when traces are on (lib/telemetry), else null: a worker continues the run's trace with it */
+  traceparent: string | null;
 }
 
 /** A heartbeat, complete or fail: the lease token the claim was given, and who is credited with the outcome. */
@@ -114,7 +117,7 @@ export class TaskQueue {
         await this.cancel(t.id);
         continue;
       }
-      if (t) return { id: t.id, runId: t.runId, stage: t.stage, input: t.input, attempt: t.attempt, leaseMs: this.leaseMs, leaseToken };
+      if (t) return { id: t.id, runId: t.runId, stage: t.stage, input: t.input, attempt: t.attempt, leaseMs: this.leaseMs, leaseToken, traceparent: claimTraceparent(t.runId, t.key) };
       const left = until - Date.now();
       if (left <= 0 || signal?.aborted || this.closed) return null;
       await this.sleep(queue, Math.min(left, this.pollMs), signal);

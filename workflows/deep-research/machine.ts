@@ -294,7 +294,7 @@ export const deepResearchMachine = setup({
               actions: assign(({ context, event }) => {
                 const plan = event.plan ? { ...event.plan, topic: context.plan?.topic ?? event.plan.topic } : context.plan;
                 const tasks = refresh((plan?.tasks ?? []).map((t) => ({ ...t, status: "BLOCKED" as const, attempts: 0 })));
-                const edited = event.plan ? { plan, planVersion: context.planVersion + 1, revisions: [...context.revisions, { version: context.planVersion, feedback: event.feedback ?? "edited on approval", diff: planDiff(context.plan, event.plan) }] } : {};
+                const edited = event.plan ? { plan, planVersion: context.planVersion + 1, revisions: [...context.revisions, { version: context.planVersion, feedback: event.feedback ?? "edited on approval", diff: planDiff(context.plan, event.plan), plan: context.plan }] } : {};
                 return { ...edited, tasks, checkpoint: { iteration: 0, tasks } };
               }),
             },
@@ -303,7 +303,7 @@ export const deepResearchMachine = setup({
               description: "User modifies the plan (re-plan)",
               actions: assign(({ context, event }) => ({
                 pendingEdit: { plan: event.plan ?? null, feedback: event.feedback ?? "" },
-                revisions: [...context.revisions, { version: context.planVersion, feedback: event.feedback ?? "", diff: planDiff(context.plan, event.plan ?? null) }],
+                revisions: [...context.revisions, { version: context.planVersion, feedback: event.feedback ?? "", diff: planDiff(context.plan, event.plan ?? null), plan: context.plan }],
               })),
             },
           },
@@ -488,7 +488,8 @@ export const deepResearch = {
     if (state.endsWith("approval")) {
       return {
         prompt: `Approve the research plan for "${c.topic}" (version ${c.planVersion})`,
-        payload: { kind: "plan", topic: c.topic, plan: c.plan, revisions: c.revisions.length, missionId: c.missionId },
+        // the first version, for "changes since v1"
+        payload: { kind: "plan", topic: c.topic, plan: c.plan, version: c.planVersion, revisions: c.revisions.length, first: c.revisions[0]?.plan ? { version: c.revisions[0].version, plan: c.revisions[0].plan } : null, missionId: c.missionId },
       };
     }
     if (state.endsWith("checkin")) {

@@ -6,7 +6,7 @@ import { addTask, move, removeDimension, removeTask, renameDimension, setTaskTyp
 import type { TaskType } from "@/lib/research/types";
 
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900";
-const icon = "h-6 w-6 shrink-0 rounded text-xs text-slate-500 ring-1 ring-slate-200 hover:bg-slate-100 disabled:opacity-30 dark:text-slate-400 dark:ring-slate-700 dark:hover:bg-slate-800";
+const icon = "h-6 w-6 shrink-0 rounded text-xs text-slate-600 ring-1 ring-slate-200 hover:bg-slate-100 disabled:opacity-30 dark:text-slate-400 dark:ring-slate-700 dark:hover:bg-slate-800";
 
 function RowButtons({ label, index, count, onMove, onRemove }: { label: string; index: number; count: number; onMove: (by: -1 | 1) => void; onRemove: () => void }) {
   return (
@@ -22,19 +22,19 @@ export function PlanEditor({ plan, onChange, problems }: { plan: EditPlan; onCha
   return (
     <div className="space-y-3 rounded-md border border-blue-200 bg-blue-50/40 p-2 dark:border-blue-900 dark:bg-blue-950/30" data-testid="plan-editor">
       <fieldset className="min-w-0 space-y-1">
-        <legend className="text-[11px] font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Dimensions</legend>
+        <legend className="text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Dimensions</legend>
         {plan.dimensions.map((d, i) => (
           <div key={i} className="flex items-center gap-1" data-testid="dimension-row">
             <input value={d} onChange={(e) => onChange(renameDimension(plan, i, e.target.value))} aria-label={`Dimension ${i + 1}`} className={`${input} min-w-0 flex-1`} />
             <RowButtons label={`dimension ${i + 1}`} index={i} count={plan.dimensions.length} onMove={(by) => onChange({ ...plan, dimensions: move(plan.dimensions, i, by) })} onRemove={() => onChange(removeDimension(plan, i))} />
           </div>
         ))}
-        <button type="button" onClick={() => onChange({ ...plan, dimensions: [...plan.dimensions, ""] })} className="text-xs text-blue-700 hover:underline dark:text-blue-400">
+        <button type="button" onClick={() => onChange({ ...plan, dimensions: [...plan.dimensions, ""] })} className="text-xs text-blue-700 underline dark:text-blue-400">
           + Add dimension
         </button>
       </fieldset>
       <fieldset className="min-w-0 space-y-2">
-        <legend className="text-[11px] font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Tasks</legend>
+        <legend className="text-[11px] font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">Tasks</legend>
         {plan.tasks.map((t, i) => {
           const others = plan.tasks.filter((o) => o.id !== t.id);
           return (
@@ -58,7 +58,7 @@ export function PlanEditor({ plan, onChange, problems }: { plan: EditPlan; onCha
               </div>
               <input value={t.description} onChange={(e) => onChange({ ...plan, tasks: plan.tasks.map((o) => (o.id === t.id ? { ...o, description: e.target.value } : o)) })} aria-label={`Description of ${t.id}`} placeholder="What this task does" className={`${input} w-full`} />
               {others.length > 0 && (
-                <div className="flex flex-wrap items-center gap-1 text-[11px] text-slate-500 dark:text-slate-400" role="group" aria-label={`${t.id} depends on`}>
+                <div className="flex flex-wrap items-center gap-1 text-[11px] text-slate-600 dark:text-slate-400" role="group" aria-label={`${t.id} depends on`}>
                   after:
                   {others.map((o) => {
                     const on = t.dependsOn.includes(o.id);
@@ -75,7 +75,7 @@ export function PlanEditor({ plan, onChange, problems }: { plan: EditPlan; onCha
         })}
         <div className="flex flex-wrap gap-2 text-xs">
           {TASK_TYPES.map((ty) => (
-            <button key={ty} type="button" onClick={() => onChange(addTask(plan, ty))} className="text-blue-700 hover:underline dark:text-blue-400">
+            <button key={ty} type="button" onClick={() => onChange(addTask(plan, ty))} className="text-blue-700 underline dark:text-blue-400">
               + {ty} task
             </button>
           ))}

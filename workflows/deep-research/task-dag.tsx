@@ -6,16 +6,16 @@ import type { Task } from "@/lib/research/types";
 
 const STATUS: Record<Task["status"], string> = {
   PENDING: "border-slate-400 bg-white dark:bg-slate-900",
-  BLOCKED: "border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800/60 text-slate-400",
+  BLOCKED: "border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800/60 text-slate-600 dark:text-slate-400",
   IN_PROGRESS: "border-blue-600 bg-blue-50 ring-4 ring-blue-500/20",
   COMPLETED: "border-emerald-600 bg-emerald-50",
   FAILED: "border-red-500 bg-red-50",
 };
 const BADGE: Record<Task["status"], string> = {
   PENDING: "bg-slate-100 dark:bg-slate-800 text-slate-700 dark:text-slate-300",
-  BLOCKED: "bg-slate-100 dark:bg-slate-800 text-slate-400",
+  BLOCKED: "bg-slate-100 dark:bg-slate-800 text-slate-600 dark:text-slate-400",
   IN_PROGRESS: "bg-blue-600 text-white",
-  COMPLETED: "bg-emerald-600 text-white",
+  COMPLETED: "bg-emerald-700 text-white",
   FAILED: "bg-red-600 text-white",
 };
 
@@ -84,7 +84,7 @@ export function TaskDag({ tasks }: { tasks: Task[] }) {
       ),
     [tasks, layout],
   );
-  if (tasks.length === 0) return <p className="p-4 text-sm text-slate-500 dark:text-slate-400">The task DAG appears once the plan is approved.</p>;
+  if (tasks.length === 0) return <p className="p-4 text-sm text-slate-600 dark:text-slate-400">The task DAG appears once the plan is approved.</p>;
   return (
     <div className="h-[420px] w-full" data-testid="task-dag">
       {layout && (

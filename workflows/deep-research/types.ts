@@ -56,6 +56,8 @@ export interface PlanRevision {
   feedback: string;
   /** unified-style diff of the plan as the reviewer changed it */
   diff: string;
+  /** the plan of `version`, as it was before this revision (absent in runs stored before it was kept) */
+  plan?: Plan | null;
 }
 
 export interface ResearchContext {

@@ -11,10 +11,10 @@ function Tab({ tab, runId, context, version }: RunViewProps & { tab: string }) {
   const c = context as ResearchContext;
   if (tab === "report" && c.report) {
     return (
-      <div className="max-h-[640px] overflow-auto px-2" data-testid="report">
-        <p className="mb-2 text-xs text-slate-500 dark:text-slate-400">
+      <div tabIndex={0} className="max-h-[640px] overflow-auto px-2" data-testid="report">
+        <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">
           report.md · written by {c.reportAdapter ?? "unknown adapter"} ·{" "}
-          <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/runs/${runId}/artifacts/report.md?download=1`}>
+          <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/runs/${runId}/artifacts/report.md?download=1`}>
             Download
           </a>
         </p>

@@ -7,7 +7,7 @@ import { Markdown } from "@/components/ui/markdown";
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div className="grid grid-cols-[120px_1fr] gap-2 border-b border-slate-100 dark:border-slate-800 py-1.5 text-sm last:border-0">
-      <dt className="text-xs font-medium uppercase tracking-wide text-slate-400">{label}</dt>
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">{label}</dt>
       <dd className="text-slate-800 dark:text-slate-200">{children}</dd>
     </div>
   );
@@ -19,7 +19,7 @@ function Pill({ children, tone = "slate" }: { children: React.ReactNode; tone?: 
 }
 
 function Findings({ findings }: { findings: Finding[] }) {
-  if (findings.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No findings.</p>;
+  if (findings.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">No findings.</p>;
   return (
     <ul className="space-y-1 text-sm">
       {findings.map((f, i) => (
@@ -33,11 +33,11 @@ function Findings({ findings }: { findings: Finding[] }) {
 }
 
 export function AgentAnswer({ c }: { c: AgentContext }) {
-  if (!c.answer) return <p className="text-sm text-slate-500 dark:text-slate-400">No answer yet{c.inputType === "LOG" ? ": this input was a log, not a question." : "."}</p>;
+  if (!c.answer) return <p className="text-sm text-slate-600 dark:text-slate-400">No answer yet{c.inputType === "LOG" ? ": this input was a log, not a question." : "."}</p>;
   const e = c.evaluation;
   return (
     <div className="space-y-2" data-testid="agent-answer">
-      <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">
+      <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-600 dark:text-slate-400">
         <span>written by {c.answer.adapter}</span>
         {/* the offline engine checks the data the answer rests on, not its quality: it says so, with no score */}
         {e && e.adapter === "offline engine" ? (
@@ -48,10 +48,10 @@ export function AgentAnswer({ c }: { c: AgentContext }) {
         {c.partial && <Pill tone="amber">partial</Pill>}
         {c.retryCount > 0 && <Pill>{c.retryCount} retr{c.retryCount === 1 ? "y" : "ies"}</Pill>}
       </div>
-      <div className="max-h-[560px] overflow-auto rounded-lg border border-slate-200 dark:border-slate-700 p-3">
+      <div tabIndex={0} className="max-h-[560px] overflow-auto rounded-lg border border-slate-200 dark:border-slate-700 p-3">
         <Markdown text={c.answer.text} />
       </div>
-      {e && e.verdict === "FAIL" && <p className="text-xs text-amber-800">Evaluation: {e.reasons.join("; ")}</p>}
+      {e && e.verdict === "FAIL" && <p className="text-xs text-amber-800 dark:text-amber-300">Evaluation: {e.reasons.join("; ")}</p>}
     </div>
   );
 }
@@ -61,7 +61,7 @@ export function AgentReasoning({ c }: { c: AgentContext }) {
     <dl data-testid="agent-reasoning">
       {c.route && (
         <Row label="Route">
-          <Pill tone="sky">{c.route.inputType}</Pill> <span className="text-xs text-slate-500 dark:text-slate-400">confidence {c.route.confidence.toFixed(2)} · {c.route.adapter}</span>
+          <Pill tone="sky">{c.route.inputType}</Pill> <span className="text-xs text-slate-600 dark:text-slate-400">confidence {c.route.confidence.toFixed(2)} · {c.route.adapter}</span>
           <p className="text-xs text-slate-600 dark:text-slate-400">{c.route.reason}</p>
         </Row>
       )}
@@ -70,7 +70,7 @@ export function AgentReasoning({ c }: { c: AgentContext }) {
           {c.domains.map((d) => (
             <Pill key={d}>{d}</Pill>
           ))}
-          {c.domains.length === 0 && <span className="text-xs text-slate-500 dark:text-slate-400">none</span>}
+          {c.domains.length === 0 && <span className="text-xs text-slate-600 dark:text-slate-400">none</span>}
         </div>
         {c.expansions.map((x, i) => (
           <p key={i} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
@@ -80,18 +80,18 @@ export function AgentReasoning({ c }: { c: AgentContext }) {
       </Row>
       {c.plan && (
         <Row label="Plan">
-          <Pill tone="sky">{c.plan.decision}</Pill> <span className="text-xs text-slate-500 dark:text-slate-400">round {c.plan.round} · {c.plan.window.from} → {c.plan.window.to} ({c.plan.window.label}) · {c.plan.adapter}</span>
+          <Pill tone="sky">{c.plan.decision}</Pill> <span className="text-xs text-slate-600 dark:text-slate-400">round {c.plan.round} · {c.plan.window.from} → {c.plan.window.to} ({c.plan.window.label}) · {c.plan.adapter}</span>
           <p className="text-xs text-slate-600 dark:text-slate-400">{c.plan.reason}</p>
         </Row>
       )}
       {c.analysis && (
         <Row label="Analysis">
           <Pill tone={c.analysis.verdict === "SUFFICIENT" ? "emerald" : "amber"}>{c.analysis.verdict}</Pill> <span className="text-xs text-slate-600 dark:text-slate-400">{c.analysis.reason}</span>
-          {c.analysis.gap && <p className="text-xs text-amber-800">Gap: {c.analysis.gap.description}</p>}
+          {c.analysis.gap && <p className="text-xs text-amber-800 dark:text-amber-300">Gap: {c.analysis.gap.description}</p>}
           <div className="mt-1.5">
             <Findings findings={c.analysis.findings} />
           </div>
-          <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{c.retrieved.length} entries retrieved · {c.replans} re-plan(s)</p>
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{c.retrieved.length} entries retrieved · {c.replans} re-plan(s)</p>
         </Row>
       )}
       {c.clarification && (
@@ -113,11 +113,11 @@ export function AgentReasoning({ c }: { c: AgentContext }) {
 
 export function AgentEntries({ c }: { c: AgentContext }) {
   const significant = new Map((c.stored?.significant ?? []).map((s) => [s.entryId, s.reason]));
-  if (c.parsed.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">{c.inputType === "QUERY" ? "This input was a question: nothing to log." : "No entries parsed yet."}</p>;
+  if (c.parsed.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">{c.inputType === "QUERY" ? "This input was a question: nothing to log." : "No entries parsed yet."}</p>;
   return (
     <table className="w-full text-sm" data-testid="agent-entries">
       <thead>
-        <tr className="text-left text-xs uppercase tracking-wide text-slate-400">
+        <tr className="text-left text-xs uppercase tracking-wide text-slate-600 dark:text-slate-400">
           <th className="py-1 pr-2">Day</th>
           <th className="py-1 pr-2">Entry</th>
           <th className="py-1 pr-2">Metrics</th>
@@ -130,10 +130,10 @@ export function AgentEntries({ c }: { c: AgentContext }) {
           const flag = id ? significant.get(id) : undefined;
           return (
             <tr key={i} className="border-t border-slate-100 dark:border-slate-800 align-top">
-              <td className="py-1.5 pr-2 font-mono text-xs text-slate-500 dark:text-slate-400">{e.day}</td>
+              <td className="py-1.5 pr-2 font-mono text-xs text-slate-600 dark:text-slate-400">{e.day}</td>
               <td className="py-1.5 pr-2">
                 {e.text}
-                {flag && <p className="text-xs text-amber-800">⚑ significant: {flag}</p>}
+                {flag && <p className="text-xs text-amber-800 dark:text-amber-300">⚑ significant: {flag}</p>}
               </td>
               <td className="py-1.5 pr-2">
                 <div className="flex flex-wrap gap-1">
@@ -155,12 +155,12 @@ export function AgentEntries({ c }: { c: AgentContext }) {
 
 export function AgentObserver({ c }: { c: AgentContext }) {
   const o = c.observation;
-  if (!o) return <p className="text-sm text-slate-500 dark:text-slate-400">The observer runs at the end of the run.</p>;
+  if (!o) return <p className="text-sm text-slate-600 dark:text-slate-400">The observer runs at the end of the run.</p>;
   return (
     <dl data-testid="agent-observer">
-      <Row label="Triggers">{o.triggers.length ? o.triggers.map((t) => <Pill key={t}>{t}</Pill>) : <span className="text-xs text-slate-500 dark:text-slate-400">none</span>}</Row>
+      <Row label="Triggers">{o.triggers.length ? o.triggers.map((t) => <Pill key={t}>{t}</Pill>) : <span className="text-xs text-slate-600 dark:text-slate-400">none</span>}</Row>
       <Row label="Decision">
-        <Pill tone={o.decision === "update" ? "emerald" : "slate"}>{o.decision}</Pill> <span className="text-xs text-slate-500 dark:text-slate-400">{o.adapter}</span>
+        <Pill tone={o.decision === "update" ? "emerald" : "slate"}>{o.decision}</Pill> <span className="text-xs text-slate-600 dark:text-slate-400">{o.adapter}</span>
         <p className="text-xs text-slate-600 dark:text-slate-400">{o.reason}</p>
       </Row>
       {o.changes.length > 0 && (
@@ -175,7 +175,7 @@ export function AgentObserver({ c }: { c: AgentContext }) {
         </Row>
       )}
       <Row label="Global context">
-        <a className="text-xs text-blue-700 dark:text-blue-400 hover:underline" href="/log">
+        <a className="text-xs text-blue-700 dark:text-blue-400 underline" href="/log">
           See and edit it on the Log page →
         </a>
       </Row>

@@ -29,7 +29,7 @@ function Filters({ domain, from, to, active }: { domain: string; from: string; t
   return (
     <form method="get" action="/log" className="flex flex-wrap items-end gap-2" data-testid="log-filters">
       <div>
-        <label htmlFor="log-domain" className="block text-[11px] font-medium text-slate-500 dark:text-slate-400">Domain</label>
+        <label htmlFor="log-domain" className="block text-[11px] font-medium text-slate-600 dark:text-slate-400">Domain</label>
         <select id="log-domain" name="domain" defaultValue={domain} className={`mt-0.5 w-40 ${inputClass}`}>
           <option value="">All domains</option>
           {DOMAINS.map((d) => (
@@ -40,16 +40,16 @@ function Filters({ domain, from, to, active }: { domain: string; from: string; t
         </select>
       </div>
       <div>
-        <label htmlFor="log-from" className="block text-[11px] font-medium text-slate-500 dark:text-slate-400">From</label>
+        <label htmlFor="log-from" className="block text-[11px] font-medium text-slate-600 dark:text-slate-400">From</label>
         <input id="log-from" type="date" name="from" defaultValue={from} className={`mt-0.5 ${inputClass}`} />
       </div>
       <div>
-        <label htmlFor="log-to" className="block text-[11px] font-medium text-slate-500 dark:text-slate-400">To</label>
+        <label htmlFor="log-to" className="block text-[11px] font-medium text-slate-600 dark:text-slate-400">To</label>
         <input id="log-to" type="date" name="to" defaultValue={to} className={`mt-0.5 ${inputClass}`} />
       </div>
       <button type="submit" className="h-9 rounded-lg bg-slate-900 px-4 text-sm font-medium text-white dark:bg-slate-200 dark:text-slate-900 hover:bg-slate-700">Filter</button>
       {active && (
-        <Link href="/log" className="flex h-9 items-center rounded-lg px-3 text-sm text-slate-500 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800">
+        <Link href="/log" className="flex h-9 items-center rounded-lg px-3 text-sm text-slate-600 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800">
           Clear
         </Link>
       )}
@@ -64,7 +64,7 @@ function EntryRow({ entry, firstOfDay }: { entry: LogEntry; firstOfDay: boolean 
         {firstOfDay && (
           <>
             <div className="font-mono text-xs font-semibold text-slate-800 dark:text-slate-200">{entry.day}</div>
-            <div className="text-[11px] text-slate-400">{weekday(entry.day)}</div>
+            <div className="text-[11px] text-slate-600 dark:text-slate-400">{weekday(entry.day)}</div>
           </>
         )}
       </td>
@@ -92,11 +92,11 @@ function EntryRow({ entry, firstOfDay }: { entry: LogEntry; firstOfDay: boolean 
       </td>
       <td className="whitespace-nowrap px-3 py-2 text-xs">
         {entry.runId ? (
-          <Link href={`/runs/${entry.runId}`} className="font-mono text-blue-700 dark:text-blue-400 hover:underline" title={`logged by run ${entry.runId}, ${formatTime(entry.createdAt)}`}>
+          <Link href={`/runs/${entry.runId}`} className="font-mono text-blue-700 dark:text-blue-400 underline" title={`logged by run ${entry.runId}, ${formatTime(entry.createdAt)}`}>
             {shortId(entry.runId)}
           </Link>
         ) : (
-          <span className="text-slate-400">—</span>
+          <span className="text-slate-600 dark:text-slate-400">—</span>
         )}
       </td>
     </tr>
@@ -107,9 +107,9 @@ function EmptyLog() {
   return (
     <div className="px-6 py-12 text-center" data-testid="log-empty">
       <p className="text-sm font-medium text-slate-800 dark:text-slate-200">Nothing logged yet.</p>
-      <p className="mx-auto mt-1 max-w-lg text-sm text-slate-500 dark:text-slate-400">
+      <p className="mx-auto mt-1 max-w-lg text-sm text-slate-600 dark:text-slate-400">
         To log, start a{" "}
-        <Link href={`/workflows/${domainAgent.id}`} className="font-medium text-blue-700 dark:text-blue-400 hover:underline">
+        <Link href={`/workflows/${domainAgent.id}`} className="font-medium text-blue-700 dark:text-blue-400 underline">
           {domainAgent.id} run
         </Link>{" "}
         with text like <span className="whitespace-nowrap font-medium text-slate-700 dark:text-slate-300">‘ran 8 km, legs heavy, slept 6 h’</span>. Each line becomes an entry here, with its metrics and domains.
@@ -135,21 +135,21 @@ function ObservationItem({ o }: { o: Observation }) {
           <TriggerChip key={t} trigger={t} />
         ))}
       </div>
-      <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">{o.reason || <span className="text-slate-400">no reason recorded</span>}</p>
+      <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">{o.reason || <span className="text-slate-600 dark:text-slate-400">no reason recorded</span>}</p>
       {o.changes.length > 0 && (
         <ul className="mt-1 space-y-0.5">
           {o.changes.map((c, i) => (
             <li key={`${c.key}-${i}`} className="font-mono text-[11px] text-slate-600 dark:text-slate-400">
-              <span className="font-semibold text-slate-800 dark:text-slate-200">{c.key}</span>: {c.from === null ? <span className="text-slate-400">(new)</span> : <span className="line-through decoration-slate-400">{c.from}</span>} →{" "}
+              <span className="font-semibold text-slate-800 dark:text-slate-200">{c.key}</span>: {c.from === null ? <span className="text-slate-600 dark:text-slate-400">(new)</span> : <span className="line-through decoration-slate-400">{c.from}</span>} →{" "}
               <span className="text-emerald-800">{c.to}</span>
             </li>
           ))}
         </ul>
       )}
-      <div className="mt-1 flex flex-wrap items-center gap-x-1.5 text-[11px] text-slate-400">
+      <div className="mt-1 flex flex-wrap items-center gap-x-1.5 text-[11px] text-slate-600 dark:text-slate-400">
         <span className="whitespace-nowrap">{formatTime(o.createdAt)}</span>
         <span aria-hidden>·</span>
-        <Link href={`/runs/${o.runId}`} className="font-mono text-blue-700 dark:text-blue-400 hover:underline">
+        <Link href={`/runs/${o.runId}`} className="font-mono text-blue-700 dark:text-blue-400 underline">
           run {shortId(o.runId)}
         </Link>
       </div>
@@ -178,25 +178,25 @@ export default async function LogPage({ searchParams }: { searchParams: Promise<
       <section className="min-w-0 space-y-4">
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Log</h1>
-          <p className="text-sm text-slate-500 dark:text-slate-400">Your training, recovery, nutrition, sleep and mood, as the domain agent recorded it from what you wrote.</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">Your training, recovery, nutrition, sleep and mood, as the domain agent recorded it from what you wrote.</p>
         </div>
 
         <Filters domain={raw.domain} from={raw.from} to={raw.to} active={active} />
 
         {problems.length > 0 && (
-          <p className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700" role="alert" data-testid="log-filter-error">
+          <p className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700 dark:text-red-300 dark:bg-red-950" role="alert" data-testid="log-filter-error">
             {problems.join("; ")}. Fix the filter to see entries.
           </p>
         )}
 
-        <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+        <div tabIndex={0} className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
           <div className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 dark:border-slate-700 px-4 py-2">
             <h2 className="text-sm font-semibold">
               Entries
-              {domainTitle && <span className="font-normal text-slate-500 dark:text-slate-400"> · {domainTitle}</span>}
+              {domainTitle && <span className="font-normal text-slate-600 dark:text-slate-400"> · {domainTitle}</span>}
             </h2>
             {(entries.length > 0 || active) && (
-              <span className="text-xs text-slate-500 dark:text-slate-400">
+              <span className="text-xs text-slate-600 dark:text-slate-400">
                 {entries.length === LIMIT ? `the latest ${LIMIT}` : `${entries.length} entr${entries.length === 1 ? "y" : "ies"}`}
                 {significant > 0 && `, ${significant} significant`} · newest day first
               </span>
@@ -210,13 +210,13 @@ export default async function LogPage({ searchParams }: { searchParams: Promise<
               <tbody>
                 {entries.length === 0 && (
                   <tr>
-                    <td colSpan={5} className="px-3 py-10 text-center text-slate-500 dark:text-slate-400">
+                    <td colSpan={5} className="px-3 py-10 text-center text-slate-600 dark:text-slate-400">
                       {problems.length > 0 ? (
                         "No entries shown: the filter is not valid."
                       ) : (
                         <>
                           No entries match these filters.{" "}
-                          <Link href="/log" className="text-blue-700 dark:text-blue-400 hover:underline">
+                          <Link href="/log" className="text-blue-700 dark:text-blue-400 underline">
                             Show the whole log
                           </Link>
                         </>
@@ -237,7 +237,7 @@ export default async function LogPage({ searchParams }: { searchParams: Promise<
         <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900" data-testid="global-context">
           <div className="border-b border-slate-200 dark:border-slate-700 px-4 py-2">
             <h2 className="text-sm font-semibold">Global context</h2>
-            <p className="text-[11px] text-slate-500 dark:text-slate-400">What the assistant knows about you and uses in every answer. The observer keeps it current; correct anything here.</p>
+            <p className="text-[11px] text-slate-600 dark:text-slate-400">What the assistant knows about you and uses in every answer. The observer keeps it current; correct anything here.</p>
           </div>
           <ProfileFacts facts={facts} domains={DOMAINS.map((d) => ({ id: d.id, title: d.title }))} />
         </div>
@@ -245,10 +245,10 @@ export default async function LogPage({ searchParams }: { searchParams: Promise<
         <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900" data-testid="observations">
           <div className="flex items-center justify-between border-b border-slate-200 dark:border-slate-700 px-4 py-2">
             <h2 className="text-sm font-semibold">Observer decisions</h2>
-            <span className="text-xs text-slate-500 dark:text-slate-400">latest {OBSERVATIONS}</span>
+            <span className="text-xs text-slate-600 dark:text-slate-400">latest {OBSERVATIONS}</span>
           </div>
           {observations.length === 0 ? (
-            <p className="px-4 py-6 text-center text-sm text-slate-500 dark:text-slate-400">No decisions yet. After a run, the observer records whether it updated the global context and why.</p>
+            <p className="px-4 py-6 text-center text-sm text-slate-600 dark:text-slate-400">No decisions yet. After a run, the observer records whether it updated the global context and why.</p>
           ) : (
             <ul className="divide-y divide-slate-100 dark:divide-slate-800">
               {observations.map((o) => (

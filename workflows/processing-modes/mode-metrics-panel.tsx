@@ -12,12 +12,12 @@ export function ModeMetricsPanel({ modes }: { modes: ModeSummary[] }) {
           {modes.map((m) => (
             <tr key={m.mode} data-mode={m.mode}>
               <td className="py-1.5 pr-2">
-                <span className="font-mono">{m.mode}</span> <span className="text-[11px] text-slate-400">{m.level}</span>
+                <span className="font-mono">{m.mode}</span> <span className="text-[11px] text-slate-600 dark:text-slate-400">{m.level}</span>
               </td>
               <td className="py-1.5 text-right">{m.requests}</td>
               <td className="py-1.5 text-right font-mono">{m.requests ? `${m.avgLatencyMs} / ${m.p95LatencyMs} ms` : "—"}</td>
               <td className="py-1.5 text-right">{m.requests ? m.avgLlmCalls : "—"}</td>
-              <td className="py-1.5 text-right">{m.cacheHitRate === null ? <span className="text-slate-400">no cache</span> : m.requests ? `${Math.round(m.cacheHitRate * 100)} %` : "—"}</td>
+              <td className="py-1.5 text-right">{m.cacheHitRate === null ? <span className="text-slate-600 dark:text-slate-400">no cache</span> : m.requests ? `${Math.round(m.cacheHitRate * 100)} %` : "—"}</td>
               <td className={`py-1.5 text-right ${m.errors ? "font-semibold text-red-700 dark:text-red-400" : ""}`} title={Object.entries(m.errorsByCategory).map(([k, v]) => `${k}: ${v}`).join(", ")}>
                 {m.errors}
               </td>

@@ -13,7 +13,7 @@ function Pill({ children, tone = "slate" }: { children: React.ReactNode; tone?: 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div className="grid grid-cols-[120px_1fr] gap-2 border-b border-slate-100 dark:border-slate-800 py-1.5 text-sm last:border-0">
-      <dt className="break-words text-xs font-medium text-slate-400">{label}</dt>
+      <dt className="break-words text-xs font-medium text-slate-600 dark:text-slate-400">{label}</dt>
       <dd className="min-w-0 text-slate-800 dark:text-slate-200">{children}</dd>
     </div>
   );
@@ -22,10 +22,10 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
 const cacheTone = { hit: "emerald", miss: "amber", disabled: "slate", bypassed: "slate" } as const;
 
 export function ModeResultView({ c }: { c: ModesContext }) {
-  if (!c.result) return <p className="text-sm text-slate-500 dark:text-slate-400">{c.error ? `No result: ${c.error.message}` : "No result yet."}</p>;
+  if (!c.result) return <p className="text-sm text-slate-600 dark:text-slate-400">{c.error ? `No result: ${c.error.message}` : "No result yet."}</p>;
   return (
     <div className="space-y-2" data-testid="mode-result">
-      <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">
+      <div className="flex flex-wrap items-center gap-1.5 text-xs text-slate-600 dark:text-slate-400">
         {c.routing && <Pill tone="violet">{c.routing.mode}</Pill>}
         <span>by {c.result.adapter}</span>
         {c.result.cached && <Pill tone="emerald">served from cache</Pill>}
@@ -37,7 +37,7 @@ export function ModeResultView({ c }: { c: ModesContext }) {
       {c.result.citations.length > 0 && (
         <ol className="list-decimal space-y-0.5 pl-5 text-xs text-slate-600 dark:text-slate-400">
           {c.result.citations.map((x) => (
-            <li key={x.id}>{x.url?.startsWith("/runs/") ? <a className="text-blue-700 dark:text-blue-400 hover:underline" href={x.url}>{x.title}</a> : `${x.title}${x.url ? ` — ${x.url}` : ""}`}</li>
+            <li key={x.id}>{x.url?.startsWith("/runs/") ? <a className="text-blue-700 dark:text-blue-400 underline" href={x.url}>{x.title}</a> : `${x.title}${x.url ? ` — ${x.url}` : ""}`}</li>
           ))}
         </ol>
       )}
@@ -53,7 +53,7 @@ export function ModeRouting({ c }: { c: ModesContext }) {
       {r && (
         <Row label="Route">
           <Pill tone="violet">{r.mode}</Pill> <Pill>{r.level}</Pill> <Pill>{r.runtime}</Pill>{" "}
-          <span className="text-xs text-slate-500 dark:text-slate-400">
+          <span className="text-xs text-slate-600 dark:text-slate-400">
             {r.routedBy} · confidence {r.confidence.toFixed(2)} · {r.adapter}
           </span>
           <p className="text-xs text-slate-600 dark:text-slate-400">{r.reason}</p>
@@ -62,8 +62,8 @@ export function ModeRouting({ c }: { c: ModesContext }) {
       {c.cache && (
         <Row label="Cache">
           <Pill tone={cacheTone[c.cache.status]}>{c.cache.status}</Pill>{" "}
-          <span className="font-mono text-[11px] text-slate-500 dark:text-slate-400" title="SHA-256 of mode:query">{c.cache.key.slice(0, 16)}…</span>
-          {c.cache.expiresAt && <span className="text-xs text-slate-500 dark:text-slate-400"> · expires {new Date(c.cache.expiresAt).toISOString().slice(11, 19)} UTC</span>}
+          <span className="font-mono text-[11px] text-slate-600 dark:text-slate-400" title="SHA-256 of mode:query">{c.cache.key.slice(0, 16)}…</span>
+          {c.cache.expiresAt && <span className="text-xs text-slate-600 dark:text-slate-400"> · expires {new Date(c.cache.expiresAt).toISOString().slice(11, 19)} UTC</span>}
         </Row>
       )}
       {m && (
@@ -97,7 +97,7 @@ export function ModeWork({ c }: { c: ModesContext }) {
           <ul className="text-xs">
             {c.searches.map((s) => (
               <li key={s.query}>
-                “{s.query}” → {s.results} result{s.results === 1 ? "" : "s"} <span className="text-slate-400">({s.via})</span>
+                “{s.query}” → {s.results} result{s.results === 1 ? "" : "s"} <span className="text-slate-600 dark:text-slate-400">({s.via})</span>
               </li>
             ))}
           </ul>
@@ -108,7 +108,7 @@ export function ModeWork({ c }: { c: ModesContext }) {
           <ol className="list-decimal space-y-1 pl-4 text-xs">
             {c.passages.map((p) => (
               <li key={p.id}>
-                <b>{p.title}</b> <span className="text-slate-400">({p.score.toFixed(2)}, {p.via})</span>
+                <b>{p.title}</b> <span className="text-slate-600 dark:text-slate-400">({p.score.toFixed(2)}, {p.via})</span>
                 <p className="line-clamp-2 text-slate-600 dark:text-slate-400">{p.text}</p>
               </li>
             ))}
@@ -117,20 +117,20 @@ export function ModeWork({ c }: { c: ModesContext }) {
       )}
       {c.code && (
         <Row label="Code">
-          <p className="text-xs text-slate-500 dark:text-slate-400">{c.code.language} · from the {c.code.source}</p>
-          <pre className="max-h-48 overflow-auto rounded bg-slate-900 p-2 text-[11px] text-slate-100">{c.code.code}</pre>
+          <p className="text-xs text-slate-600 dark:text-slate-400">{c.code.language} · from the {c.code.source}</p>
+          <pre tabIndex={0} className="max-h-48 overflow-auto rounded bg-slate-900 p-2 text-[11px] text-slate-100">{c.code.code}</pre>
         </Row>
       )}
       {c.execution && (
         <Row label="Execution">
           <Pill tone={c.execution.ok ? "emerald" : "red"}>exit {c.execution.exitCode}</Pill>{" "}
-          <span className="text-xs text-slate-500 dark:text-slate-400">
+          <span className="text-xs text-slate-600 dark:text-slate-400">
             {c.execution.durationMs} ms · {c.execution.engine}
             {c.execution.truncated ? " · output truncated" : ""}
           </span>
           {c.execution.error && <p className="text-xs text-red-700 dark:text-red-400">{c.execution.error.kind}: {c.execution.error.message}</p>}
-          {c.execution.stdout && <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 dark:bg-slate-800/60 p-2 text-[11px]">{c.execution.stdout}</pre>}
-          {c.execution.stderr && <pre className="mt-1 max-h-40 overflow-auto rounded bg-red-50 p-2 text-[11px] text-red-900">{c.execution.stderr}</pre>}
+          {c.execution.stdout && <pre tabIndex={0} className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 dark:bg-slate-800/60 p-2 text-[11px]">{c.execution.stdout}</pre>}
+          {c.execution.stderr && <pre tabIndex={0} className="mt-1 max-h-40 overflow-auto rounded bg-red-50 p-2 text-[11px] text-red-900">{c.execution.stderr}</pre>}
         </Row>
       )}
       {c.stages.map((s, i) => (
@@ -149,12 +149,12 @@ export function ModeWork({ c }: { c: ModesContext }) {
               </Pill>
             ))}
             <Pill tone={c.workflow.status === "completed" ? "emerald" : c.workflow.status === "failed" ? "red" : "sky"}>{c.workflow.status}</Pill>
-            <span className="text-xs text-slate-500 dark:text-slate-400">attempt {c.workflow.attempts}</span>
+            <span className="text-xs text-slate-600 dark:text-slate-400">attempt {c.workflow.attempts}</span>
           </div>
           {c.research?.plan && (
             <div className="mt-1 text-xs" data-testid="research-plan">
               <p className="font-medium">
-                {c.research.plan.title} <span className="font-normal text-slate-500 dark:text-slate-400">· plan by {c.research.plan.adapter}</span>
+                {c.research.plan.title} <span className="font-normal text-slate-600 dark:text-slate-400">· plan by {c.research.plan.adapter}</span>
               </p>
               <ul className="list-disc pl-5 text-slate-600 dark:text-slate-400">
                 {c.research.plan.sections.map((x, i) => (
@@ -183,12 +183,12 @@ export function ModeWork({ c }: { c: ModesContext }) {
             </ol>
           )}
           {c.workflow.childRunId && (
-            <a className="text-xs text-blue-700 dark:text-blue-400 hover:underline" href={`/runs/${c.workflow.childRunId}`} data-testid="child-run">
+            <a className="text-xs text-blue-700 dark:text-blue-400 underline" href={`/runs/${c.workflow.childRunId}`} data-testid="child-run">
               deep-research run {c.workflow.childRunId.slice(0, 8)} →
             </a>
           )}
           {c.workflow.errors.map((e) => (
-            <p key={e.attempt} className="text-xs text-amber-800">
+            <p key={e.attempt} className="text-xs text-amber-800 dark:text-amber-300">
               attempt {e.attempt}: {e.category} — {e.message}
             </p>
           ))}

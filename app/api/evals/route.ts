@@ -1,11 +1,8 @@
-import { z } from "zod";
 import { handler, json, parse, query, readJson } from "@/lib/api/http";
-import { EvalBody, listEvals, startEval } from "@/lib/change/evals";
+import { EvalBody, EvalListQuery, listEvals, startEval } from "@/lib/change/evals";
 import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
-
-const ListQuery = z.object({ workflow: z.string().min(1).max(100).optional() }).strict();
 
 /** Evaluate a candidate against the decisions reviewers made: 202 { id }; it runs on, GET /api/evals/{id} reads it. */
 export const POST = handler(async (req: Request) => {
@@ -16,6 +13,6 @@ export const POST = handler(async (req: Request) => {
 
 /** The evaluations, newest first (`?workflow=` for one workflow's). */
 export const GET = handler(async (req: Request) => {
-  const q = parse(ListQuery, query(req));
+  const q = parse(EvalListQuery, query(req));
   return json({ evals: await listEvals(await getRuntime(), q.workflow) });
 });

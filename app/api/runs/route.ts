@@ -1,6 +1,6 @@
 import { handler, json, parse, principalOf, query, readJson } from "@/lib/api/http";
 import { idempotent, keyedRequest, replayHeaders } from "@/lib/api/idempotency";
-import { getRun, listRuns, startRun } from "@/lib/api/runs";
+import { getRun, listRuns, runFiltersOf, startRun } from "@/lib/api/runs";
 import { RunListQuery, StartRunBody } from "@/lib/api/schemas";
 import { principalKeyOf } from "@/lib/api/who";
 import { getRuntime } from "@/lib/runtime";
@@ -21,5 +21,5 @@ export const POST = handler(async (req: Request) => {
 export const GET = handler(async (req: Request) => {
   const q = parse(RunListQuery, query(req));
   const rt = await getRuntime();
-  return json(await listRuns(rt, { ...q, waiting: q.waiting === undefined ? undefined : q.waiting === "true", retrying: q.retrying === "true" || undefined, replays: q.replays === "1" || q.replays === "true" || undefined }));
+  return json(await listRuns(rt, runFiltersOf(q)));
 });

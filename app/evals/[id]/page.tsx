@@ -44,7 +44,7 @@ export default async function EvalPage({ params }: { params: Promise<{ id: strin
     <div className="space-y-4">
       <RefreshWhile active={r.status === "running"} />
       <div>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+        <p className="text-xs text-slate-600 dark:text-slate-400">
           <Link href="/evals" className="hover:underline">Evals</Link> · <span className="font-mono">{shortId(r.id)}</span>
         </p>
         <h1 className="text-xl font-semibold tracking-tight">
@@ -54,15 +54,15 @@ export default async function EvalPage({ params }: { params: Promise<{ id: strin
       <div className="grid grid-cols-3 gap-2 sm:gap-3" data-testid="eval-summary">
         <div className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900">
           <div className="text-lg font-semibold tabular-nums sm:text-2xl" data-testid="eval-agreement">{r.status === "running" ? "…" : pct(r.agreement)}</div>
-          <div className="text-[11px] text-slate-500 sm:text-xs dark:text-slate-400">agreement ({agree} of {r.done} cases)</div>
+          <div className="text-[11px] text-slate-600 sm:text-xs dark:text-slate-400">agreement ({agree} of {r.done} cases)</div>
         </div>
         <div className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900">
           <div className="text-lg font-semibold tabular-nums sm:text-2xl">{r.status === "running" ? `${r.done} / ${r.cases}` : r.cases}</div>
-          <div className="text-[11px] text-slate-500 sm:text-xs dark:text-slate-400">{r.status === "running" ? "cases scored so far" : "cases (reviews people decided)"}</div>
+          <div className="text-[11px] text-slate-600 sm:text-xs dark:text-slate-400">{r.status === "running" ? "cases scored so far" : "cases (reviews people decided)"}</div>
         </div>
         <div className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900">
           <div className="text-lg font-semibold tabular-nums sm:text-2xl">{r.tokens}</div>
-          <div className="text-[11px] text-slate-500 sm:text-xs dark:text-slate-400">tokens the candidate spent · {formatDuration(r.ms)}</div>
+          <div className="text-[11px] text-slate-600 sm:text-xs dark:text-slate-400">tokens the candidate spent · {formatDuration(r.ms)}</div>
         </div>
       </div>
       {layout && <EvalDiagram layout={layout} overlay={overlay} />}
@@ -70,7 +70,7 @@ export default async function EvalPage({ params }: { params: Promise<{ id: strin
         <section className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
           <h2 className="mb-2 text-sm font-semibold">Per review state</h2>
           <table className="w-full text-sm" data-testid="eval-states">
-            <thead className="text-left text-xs text-slate-500 dark:text-slate-400">
+            <thead className="text-left text-xs text-slate-600 dark:text-slate-400">
               <tr>
                 <th className="py-1 font-medium">State</th>
                 <th className="py-1 text-right font-medium">Cases</th>
@@ -89,19 +89,19 @@ export default async function EvalPage({ params }: { params: Promise<{ id: strin
               ))}
               {Object.keys(r.byState).length === 0 && (
                 <tr>
-                  <td colSpan={4} className="py-3 text-center text-slate-500 dark:text-slate-400">{r.status === "running" ? "Scoring…" : "No case: no review of this workflow was decided by a person yet."}</td>
+                  <td colSpan={4} className="py-3 text-center text-slate-600 dark:text-slate-400">{r.status === "running" ? "Scoring…" : "No case: no review of this workflow was decided by a person yet."}</td>
                 </tr>
               )}
             </tbody>
           </table>
-          <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+          <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
             Approve agrees when the candidate shows the approved value, edit when it shows the corrected one, reject (and request-changes) when it shows something else. Equal: text by {r.equality.text}; JSON by {r.equality.json}.
           </p>
         </section>
         <section className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
           <h2 className="mb-2 text-sm font-semibold">Regressions ({r.regressions.length})</h2>
           {r.regressions.length === 0 ? (
-            <p className="text-sm text-slate-500 dark:text-slate-400">{r.status === "running" ? "None so far." : "None: the candidate agrees with every decision."}</p>
+            <p className="text-sm text-slate-600 dark:text-slate-400">{r.status === "running" ? "None so far." : "None: the candidate agrees with every decision."}</p>
           ) : (
             <ul className="space-y-1.5 text-sm" data-testid="eval-regressions">
               {r.regressions.map((g, i) => (
@@ -111,18 +111,18 @@ export default async function EvalPage({ params }: { params: Promise<{ id: strin
                     {g.decision}: {REASON[g.reason] ?? g.reason}
                   </span>
                   {g.replayId ? (
-                    <Link href={`/runs/${g.runId}/compare/${g.replayId}`} className="text-blue-700 hover:underline dark:text-blue-400" data-testid="regression-compare">
+                    <Link href={`/runs/${g.runId}/compare/${g.replayId}`} className="text-blue-700 underline dark:text-blue-400" data-testid="regression-compare">
                       compare {shortId(g.runId)} with the candidate
                     </Link>
                   ) : (
-                    <Link href={`/runs/${g.runId}`} className="text-blue-700 hover:underline dark:text-blue-400">run {shortId(g.runId)}</Link>
+                    <Link href={`/runs/${g.runId}`} className="text-blue-700 underline dark:text-blue-400">run {shortId(g.runId)}</Link>
                   )}
                 </li>
               ))}
             </ul>
           )}
           {r.skipped.length > 0 && (
-            <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
+            <p className="mt-3 text-xs text-slate-600 dark:text-slate-400">
               Not cases (other decisions): {r.skipped.map((s) => `${s.decision} at ${names.get(s.state) ?? s.state}`).join(", ")}.
             </p>
           )}

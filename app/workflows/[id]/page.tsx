@@ -15,9 +15,24 @@ import { TableHead } from "@/components/ui/table-head";
 import { WebhooksPanel } from "@/components/flows/webhooks-panel";
 import { AlertsPanel } from "@/components/alerts/alerts-panel";
 import { requireViewer } from "@/app/session";
+import { atLeast } from "@/lib/auth/roles";
 import { alertsByState } from "@/lib/alerts/rules";
 import { moveView } from "@/lib/change/move-view";
 import { MovePanel } from "@/components/change/move-panel";
+import { FleetDiagram } from "@/components/fleet/fleet-diagram";
+import { FleetPanel } from "@/components/fleet/fleet-panel";
+import { FleetQuery, fleetOf } from "@/lib/fleet/fleet";
+import { ReviewStatsPanel } from "@/components/reviews/stats-panel";
+import { approveRateOverlay, reviewStats, StatsQuery } from "@/lib/reviews/stats";
+import type { DiagramOverlay } from "@/lib/graph/overlay";
+
+/** A version diff's or a move's overlay with each review state's approve rate added to its tags. */
+function withApproveRates(base: DiagramOverlay | undefined, rates: { nodes: NonNullable<DiagramOverlay["nodes"]> }): DiagramOverlay | undefined {
+  if (Object.keys(rates.nodes).length === 0) return base;
+  const nodes = { ...(base?.nodes ?? {}) };
+  for (const [id, tags] of Object.entries(rates.nodes)) nodes[id] = [...(nodes[id] ?? []), ...tags];
+  return { ...(base ?? {}), nodes };
+}
 
 export const dynamic = "force-dynamic";
 
@@ -25,11 +40,13 @@ const verdictStyle: Record<Verdict, string> = {
   ok: "bg-emerald-50 text-emerald-800",
   warn: "bg-amber-50 text-amber-900",
   alert: "bg-red-100 text-red-800 font-semibold",
-  "no-data": "bg-slate-50 dark:bg-slate-800/60 text-slate-500 dark:text-slate-400",
+  "no-data": "bg-slate-50 dark:bg-slate-800/60 text-slate-600 dark:text-slate-400",
 };
 
 export default async function WorkflowPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer();
+  const who = await requireViewer();
+  const canStart = !who || atLeast(who.role, "operator");
+  const canEdit = !who || atLeast(who.role, "admin");
   const { id } = await params;
   const sp = await searchParams;
   const def = findWorkflow(id);
@@ -49,6 +66,18 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     rt.alerts.listRules(id),
   ]);
   const graph = deriveGraph(def.machine);
+  // ?overlay=fleet: the fleet on the diagram (lib/fleet), over a window (?window=1h|24h|7d|all)
+  const fleetShown = sp.overlay === "fleet";
+  const fleetWindow = FleetQuery.shape.window.safeParse(sp.window).data ?? "24h";
+  const fleet = fleetShown ? await fleetOf(rt, id, { window: fleetWindow }) : null;
+  const here = (change: Record<string, string | undefined>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries({ overlay: fleetShown ? "fleet" : undefined, window: sp.window as string | undefined, ...change })) if (v) q.set(k, v);
+    return `/workflows/${def.id}${q.size ? `?${q}` : ""}`;
+  };
+  // people's decisions on its review states, in the window the page asks for (?reviews=1h|24h|7d|all)
+  const statsWindow = StatsQuery.safeParse({ window: typeof sp.reviews === "string" ? sp.reviews : undefined }).data?.window ?? "24h";
+  const stats = await reviewStats(rt.db, def, statsWindow, rt.clock.now());
   // issue 33: waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
   const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one
@@ -59,25 +88,25 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
       <LiveRefresh events={["run"]} />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <div className="text-xs text-slate-500 dark:text-slate-400">
+          <div className="text-xs text-slate-600 dark:text-slate-400">
             <Link href="/workflows" className="hover:underline">Workflows</Link> / <span className="font-mono">{def.id}</span>
           </div>
           <h1 className="text-xl font-semibold tracking-tight">{def.title}</h1>
           <p className="max-w-3xl text-sm text-slate-600 dark:text-slate-400">{def.description}</p>
-          <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
             Seed <span className="font-mono">{def.seed}</span> · {counts.running + counts.waiting} live run(s) ·{" "}
-            <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/workflows/${def.id}`}>REST description</a> · export as{" "}
-            <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/workflows/${def.id}/export?format=mermaid&download=1`} data-testid="export-mermaid">Mermaid</a> or{" "}
-            <a className="text-blue-700 dark:text-blue-400 hover:underline" href={`/api/workflows/${def.id}/export?format=json&download=1`}>JSON</a>
+            <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/workflows/${def.id}`}>REST description</a> · export as{" "}
+            <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/workflows/${def.id}/export?format=mermaid&download=1`} data-testid="export-mermaid">Mermaid</a> or{" "}
+            <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/workflows/${def.id}/export?format=json&download=1`}>JSON</a>
             {versions.length > 0 && <> · version {versions.at(-1)!.version} of {versions.length}</>}
           </p>
         </div>
         <div className="flex gap-2">
-          {versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">Edit (new version)</Link>}
+          {canEdit && versions.length > 0 && <Link href={`/workflows/new?from=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">Edit (new version)</Link>}
           <Link href={`/?workflow=${def.id}`} className="rounded-md bg-white dark:bg-slate-900 px-3 py-1.5 text-sm ring-1 ring-slate-200 dark:ring-slate-700 hover:bg-slate-50 dark:hover:bg-slate-800/60">See its runs</Link>
-          <Link href={`/?workflow=${encodeURIComponent(def.id)}#new-run`} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="run-workflow">
+          {canStart && <Link href={`/?workflow=${encodeURIComponent(def.id)}#new-run`} className="rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-700" data-testid="run-workflow">
             Run
-          </Link>
+          </Link>}
         </div>
       </div>
 
@@ -98,10 +127,27 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
       {/* one column a phone's width at most: a grid track would otherwise grow to its widest content */}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_460px]">
         <div className="min-w-0 self-start overflow-hidden rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 xl:sticky xl:top-20">
-          <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={move?.overlay} className="h-[620px] w-full xl:h-[calc(100vh-6.5rem)] xl:min-h-[560px]" />
+          <div className="flex flex-wrap items-center gap-1 border-b border-slate-100 px-3 py-1.5 text-xs dark:border-slate-800" data-testid="overlay-switch">
+            <Link href={here({ overlay: undefined, window: undefined })} className={`rounded-md px-2 py-0.5 ${!fleetShown ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "ring-1 ring-slate-200 dark:ring-slate-700"}`}>Machine</Link>
+            <Link href={here({ overlay: "fleet" })} className={`rounded-md px-2 py-0.5 ${fleetShown ? "bg-slate-900 text-white dark:bg-slate-200 dark:text-slate-900" : "ring-1 ring-slate-200 dark:ring-slate-700"}`} data-testid="overlay-fleet">Fleet</Link>
+            {fleetShown && (
+              <span className="ml-2 flex gap-1" data-testid="fleet-window">
+                {(["1h", "24h", "7d", "all"] as const).map((w) => (
+                  <Link key={w} href={here({ window: w })} className={`rounded px-1.5 py-0.5 ${fleetWindow === w ? "bg-blue-600 text-white" : "text-blue-700 hover:underline dark:text-blue-400"}`}>{w}</Link>
+                ))}
+              </span>
+            )}
+          </div>
+          {fleet ? (
+            <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+          ) : (
+            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+          )}
         </div>
         <div className="min-w-0 space-y-4">
+          {fleet && <FleetPanel fleet={fleet} states={graph.states} />}
           {move && <MovePanel v={move.view} />}
+          <ReviewStatsPanel stats={stats} href={(w) => `/workflows/${encodeURIComponent(def.id)}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === "string")), reviews: w })}`} />
           <AlertsPanel
             workflow={def.id}
             open={openAlerts}
@@ -122,7 +168,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                       <td className="py-1.5 pr-2">{m.metric}</td>
                       <td className="py-1.5 pr-2">
                         <span className={`rounded px-1.5 py-0.5 ${verdictStyle[m.verdict]}`} title={m.detail}>{m.value}</span>
-                        <div className="mt-0.5 text-[11px] text-slate-400">{m.samples ? `${m.detail} · n=${m.samples}` : m.detail}</div>
+                        <div className="mt-0.5 text-[11px] text-slate-600 dark:text-slate-400">{m.samples ? `${m.detail} · n=${m.samples}` : m.detail}</div>
                       </td>
                       <td className="py-1.5 pr-2 text-slate-600 dark:text-slate-400">{m.target}</td>
                       <td className="py-1.5 text-slate-600 dark:text-slate-400">{m.alert}</td>
@@ -159,7 +205,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                 <li key={s.id}>
                   <span className="font-mono font-semibold">{s.name}</span>
                   {s.human && <span className="ml-1 rounded bg-emerald-100 px-1 text-emerald-800">human: {s.decisions.join(" / ")}</span>}
-                  {s.timeout && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800">max {s.timeout}</span>}
+                  {s.timeout && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800 dark:text-amber-300 dark:bg-amber-950">max {s.timeout}</span>}
                   <p className="text-slate-600 dark:text-slate-400">{s.description}</p>
                 </li>
               ))}
@@ -169,7 +215,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
       </div>
       <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
         <h2 className="mb-2 text-sm font-semibold">Transitions</h2>
-        <div className="overflow-x-auto">
+        <div tabIndex={0} className="overflow-x-auto">
           <table className="w-full min-w-[640px] text-xs" data-testid="transitions-table">
             <TableHead columns={["From", "To", "Condition", "Event", "Guard / delay"]} />
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
@@ -178,8 +224,8 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                   <td className="py-1 pr-2 font-mono">{t.source}</td>
                   <td className="py-1 pr-2 font-mono">{t.internal ? "(stays)" : t.target}</td>
                   <td className="py-1 pr-2">{t.description}</td>
-                  <td className="py-1 pr-2 font-mono text-slate-500 dark:text-slate-400">{eventLabel(t.event)}</td>
-                  <td className="py-1 font-mono text-slate-500 dark:text-slate-400">{t.guard ?? ""}{t.delay ? `${t.delay}${t.delayMs ? ` = ${t.delayMs} ms` : ""}` : ""}</td>
+                  <td className="py-1 pr-2 font-mono text-slate-600 dark:text-slate-400">{eventLabel(t.event)}</td>
+                  <td className="py-1 font-mono text-slate-600 dark:text-slate-400">{t.guard ?? ""}{t.delay ? `${t.delay}${t.delayMs ? ` = ${t.delayMs} ms` : ""}` : ""}</td>
                 </tr>
               ))}
             </tbody>

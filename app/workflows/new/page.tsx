@@ -10,7 +10,7 @@ export default async function NewWorkflow({ searchParams }: { searchParams: Prom
     <div className="space-y-4">
       <div>
         <h1 className="text-xl font-semibold tracking-tight">New workflow</h1>
-        <p className="max-w-3xl text-sm text-slate-600">
+        <p className="max-w-3xl text-sm text-slate-600 dark:text-slate-300">
           Define your own state machine as a Mermaid <code>stateDiagram-v2</code>, or as a StateConfig in YAML or JSON (stages, initial stage, transitions, tools per stage, cooldown, backward threshold, validators). It is checked as you type and drawn on the right; saving stores a new version you can run like any built-in workflow.
         </p>
       </div>

@@ -10,6 +10,8 @@ export type ReviewStatus = "pending" | "decided" | "cancelled";
 export interface Run {
   id: string;
   workflow: string;
+  /** what the run is called everywhere (POST /api/runs { name }, the definition's run_name, or the workflow's own rule) */
+  name?: string | null;
   status: RunStatus;
   /** names of the active states, e.g. ["REVIEW"] */
   state: string[];
@@ -69,6 +71,14 @@ export interface ReviewRecord {
   reviewer: string | null;
   createdAt: string;
   decidedAt: string | null;
+  /** who decided: a person, or the engine (a replay or an evaluation); null while pending or cancelled */
+  decidedBy: "person" | "engine" | null;
+  /** the groups it is routed to (null: anyone) */
+  assignedTo: string[] | null;
+  /** when it is due (null: no deadline) */
+  dueAt: string | null;
+  /** the groups it was assigned to before it was escalated (null: not escalated) */
+  escalatedFrom: string[] | null;
 }
 
 /** A review as GET /api/reviews and GET /api/reviews/{id} answer: typed for any client. */
@@ -80,6 +90,8 @@ export interface Review extends ReviewRecord {
   approvals: { so_far: number; needed: number; by: string[] };
   /** how long it has waited (until decided), in ms */
   ageMs: number;
+  /** pending and past dueAt */
+  overdue: boolean;
 }
 
 /** A JSON Schema document (draft 2020-12, as zod writes it). */
@@ -105,6 +117,10 @@ export interface ReviewQuery {
   status?: ReviewStatus;
   runId?: string;
   limit?: number;
+  /** "me" (your groups, accounts on) or a group name */
+  assigned?: string;
+  /** only pending reviews past their deadline */
+  overdue?: boolean;
 }
 
 export interface RunQuery {
@@ -138,6 +154,11 @@ export interface Task {
   leaseMs: number;
   /** this claim's lease: heartbeat, complete and fail send it (a later claim of the same task gets another) */
   leaseToken: string;
+  /**
+   * the W3C trace context of the step's span when the server exports traces (OTEL_EXPORTER_OTLP_ENDPOINT),
+   * else null: put your work in the run's trace with it; heartbeat, complete and fail send it back
+   */
+  traceparent: string | null;
 }
 
 export interface HeartbeatResult {
@@ -169,4 +190,68 @@ export interface ErrorBody {
   code?: string;
   issues?: { path: string; message: string }[];
   details?: unknown;
+}
+
+/** A message of GET /api/runs/{id}/stream (Server-Sent Events): `hello` and `run` carry the run. */
+export type RunStreamEvent =
+  | { event: "hello"; data: { run: Run } }
+  | { event: "run"; data: { type: "run"; run: Run; transitions: Transition[] } }
+  | { event: "review" | "progress" | "hook" | "error" | string; data: unknown };
+
+/** A workflow definition to send: exactly one of yaml, json (text or object) or mermaid; `id` names an untitled Mermaid diagram. */
+export type WorkflowSource = { id?: string } & ({ yaml: string } | { json: string | Record<string, unknown> } | { mermaid: string });
+
+/** What POST /api/workflows answers (201 a new version, 200 `created: false` when unchanged). */
+export interface ImportedWorkflow {
+  id: string;
+  title?: string;
+  created: boolean;
+  warnings: { message: string; line?: number }[];
+  versions?: { version: number }[];
+  [key: string]: unknown;
+}
+
+/** What POST /api/workflows?dryRun=true answers: the server's checks, nothing saved. */
+export interface WorkflowCheck {
+  dryRun: true;
+  valid: boolean;
+  id: string | null;
+  errors: { message: string; line?: number }[];
+  warnings: { message: string; line?: number }[];
+}
+
+export type ScheduleOverlap = "skip" | "allow" | "queue-one";
+export type ScheduleCatchup = "none" | "latest";
+
+/** A schedule (GET /api/schedules, docs/guide/20-schedules.md). */
+export interface Schedule {
+  id: string;
+  name: string;
+  workflow: string;
+  version: number | null;
+  cron: string;
+  timezone: string;
+  input: Record<string, unknown>;
+  runName: string | null;
+  overlap: ScheduleOverlap;
+  catchup: ScheduleCatchup;
+  paused: boolean;
+  nextFireAt: string | null;
+  nextFires: string[];
+  lastFireAt: string | null;
+  lastRunId: string | null;
+  [key: string]: unknown;
+}
+
+export interface NewSchedule {
+  workflow: string;
+  cron: string;
+  version?: number | null;
+  timezone?: string;
+  input?: Record<string, unknown>;
+  name?: string;
+  runName?: string | null;
+  overlap?: ScheduleOverlap;
+  catchup?: ScheduleCatchup;
+  paused?: boolean;
 }

@@ -7,6 +7,8 @@ import type { Task } from "./types.js";
 
 export interface TaskContext {
   task: Task;
+  /** the W3C trace context of the step's span (traces on at the server), else null; the reports send it back */
+  traceparent: string | null;
   /** aborted when the lease is lost (the server answered a heartbeat with 404/409): the result would be dropped */
   signal: AbortSignal;
   /** aborted when the worker is asked to stop (its `signal`); a long handler may give up and throw */
@@ -117,7 +119,7 @@ export async function work(client: Switchyard, queue: string, handler: TaskHandl
     let error: unknown;
     let threw = false;
     try {
-      output = await handler(task.input, { task, signal: lost.signal, stopping: stop });
+      output = await handler(task.input, { task, traceparent: task.traceparent ?? null, signal: lost.signal, stopping: stop });
     } catch (e) {
       threw = true;
       error = e;

@@ -7,10 +7,11 @@
 // it expects (or already exists, for a new run), or whose reviews are no longer pending, is a
 // conflict and writes nothing; the other items of the batch commit.
 import type pg from "pg";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
+import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
+import { withAllTime } from "../../fleet/counters";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
 export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -52,7 +53,7 @@ const quoted = (names: readonly string[]) => names.map((c) => `"${c}"`).join(","
 
 const INSERT_RUNS = `INSERT INTO "Run" (${RUN_WRITE_COLS}) SELECT * FROM ${unnest(RUN_NAMES.map(runType))} ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
 const UPDATE_RUNS = `UPDATE "Run" AS r SET ${RUN_UPDATED.map((c) => `"${c}"=v."${c}"`).join(",")} FROM ${unnest([...RUN_UPDATED.map(runType), "text", "int"])} AS v(${quoted([...RUN_UPDATED, "id", "expect"])}) WHERE r."id"=v."id" AND r."version"=v."expect" RETURNING r."id"`;
-const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
+const CLOSE_REVIEWS = `UPDATE "Review" AS w SET "status"=v."status","decision"=v."decision","feedback"=v."feedback","reviewer"=v."reviewer","decidedAt"=v."decidedAt","decidedBy"=v."decidedBy" FROM ${unnest(["text", "text", "text", "text", "timestamp(3)", "text", "text"])} AS v("status","decision","feedback","reviewer","decidedAt","decidedBy","id") WHERE w."id"=v."id" AND w."status"='pending' RETURNING w."id"`;
 const INSERT_TRANSITIONS = insertTransitionsSql(`SELECT * FROM ${unnest(["text", "int", "text", "text", "text", "text", "timestamp(3)", "int", "text"])}`);
 const PUT_SNAPSHOTS = putSnapshotSql(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "text", "timestamp(3)"])}`, "least");
 const CLEAR_TIMERS = `DELETE FROM "Timer" AS t USING ${unnest(["text", "text"])} AS v("runId","id") WHERE t."runId"=v."runId" AND t."id"=v."id"`;
@@ -63,6 +64,7 @@ const INSERT_DELIVERIES = insertDeliveriesSql(`SELECT * FROM ${unnest(["text", "
 /** keys claimed: the rows returned are the keys this statement inserted (scope and key joined by a newline) */
 const CLAIM_KEYS = insertIdempotencySql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "int", "int", "int", "timestamp(3)"])}`, ` ON CONFLICT ("scope","key") DO NOTHING RETURNING "scope" || chr(10) || "key" AS "id"`);
 const INSERT_OUTCOMES = insertOutcomesSql(`SELECT * FROM ${unnest(["text", "text", "text", "int", "text", "text", "text", "text", "text", "timestamp(3)"])}`);
+const ADD_FLEETS = ADD_FLEET(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "int", "int"])}`);
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
 const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
@@ -142,7 +144,7 @@ async function writeRuns(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
 /** Closes the items' reviews that are still pending; the items that found one of theirs no longer pending. */
 async function closeReviews(c: pg.PoolClient, items: CommitItem[], idx: number[]): Promise<Set<number>> {
   const wanted = idx.flatMap((i) => items[i].reviewsClose.map((v) => ({ i, v })));
-  const closed = new Set((await bulk(c, CLOSE_REVIEWS, wanted.map(({ v }) => [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.id]), 6)).map((r) => r.id));
+  const closed = new Set((await bulk(c, CLOSE_REVIEWS, wanted.map(({ v }) => [v.status, v.decision, v.feedback, v.reviewer, ts(v.decidedAt), v.decidedBy ?? null, v.id]), 7)).map((r) => r.id));
   return new Set(wanted.filter(({ v }) => !closed.has(v.id)).map(({ i }) => i));
 }
 
@@ -179,12 +181,32 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   await bulk(c, INSERT_DELIVERIES, its.flatMap((it) => (it.deliveries ?? []).map((d) => deliveryValues(d, ts))), 9);
   // effect outcomes (lib/change); a replay's decisions and a migration's version pin are rare: one statement each
   await bulk(c, INSERT_OUTCOMES, its.flatMap((it) => (it.outcomes ?? []).map((o) => outcomeValues(o, ts))), 10);
+  // the fleet's counters, summed per row over the batch (one statement; an upsert touches a row once)
+  await bulk(c, ADD_FLEETS, sumFleet(its), 7);
   for (const it of its) {
     for (const r of it.reviewsOpen) if (r.replayedFrom) await c.query(MARK_REPLAYED((i) => `$${i}`), [r.replayedFrom, r.id]);
+    // routed reviews (review.assign / review.due) and escalations
+    for (const r of it.reviewsOpen) if (routed(r)) await c.query(ROUTE_REVIEW((i) => `$${i}`), [groupsJson(r.assignedTo), r.dueAt == null ? null : ts(r.dueAt), groupsJson(r.escalatedFrom), r.id]);
+    for (const r of it.reviewsRoute ?? []) await c.query(ESCALATE_REVIEW((i) => `$${i}`), [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id]);
     if (it.setInput !== undefined) await c.query(SET_INPUT((i) => `$${i}`), [JSON.stringify(it.setInput ?? null), it.run.id]);
   }
   // artifacts are rare (a few workflows, a few per run): one statement each, in order
   for (const it of its) {
     for (const a of it.artifacts) await c.query(a.mode === "append" ? APPEND_ARTIFACT : PUT_ARTIFACT, [it.run.id, a.name, a.content, Buffer.byteLength(a.content), ts(it.run.updatedAt)]);
   }
+}
+
+/** The items' fleet increments, one row per counter (its increments summed). */
+function sumFleet(its: CommitItem[]): unknown[][] {
+  const sums = new Map<string, unknown[]>();
+  for (const it of its) {
+    for (const d of withAllTime(it.fleet ?? [])) {
+      const k = d.slice(0, 6).join("\u0001");
+      const had = sums.get(k);
+      if (had) (had[6] as number) += d[6];
+      else sums.set(k, [...d]);
+    }
+  }
+  // in key order: concurrent commits (cluster workers) lock shared counter rows in the same order
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }

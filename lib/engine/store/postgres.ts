@@ -24,7 +24,7 @@ import type {
 } from "./types";
 import { pgTransaction } from "../../db/sql";
 import { commitItems, ts } from "./postgres-commit";
-import { OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
+import { liveParts, OUTBOX_CLAIM, OUTBOX_FAILED } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, parse, PENDING_TIMER, rowReaders, RUN_FROM, RUN_SELECT, type Row } from "./rows";
 
@@ -75,6 +75,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">, start = 1): { sql: string;
   if (q.scheduleId !== undefined) parts.push(`"scheduleId" = ${p(q.scheduleId)}`);
   if (q.idPrefix !== undefined) parts.push(`left("id", ${p(q.idPrefix.length)}) = ${p(q.idPrefix)}`);
   if (q.ids) parts.push(q.ids.length ? `"id" = ANY(${p(q.ids)}::text[])` : "FALSE");
+  parts.push(...liveParts(q, p));
   if (q.replayOf !== undefined) parts.push(`"replayOf" = ${p(q.replayOf)}`);
   else if (!q.replays) parts.push(`"replayOf" IS NULL`);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
@@ -192,6 +193,11 @@ export class PostgresRunStore implements RunStore {
     if (q.status) parts.push(`"status" = $${args.push(q.status)}`);
     if (q.runId) parts.push(`"runId" = $${args.push(q.runId)}`);
     if (q.runIds) parts.push(`"runId" = ANY($${args.push(q.runIds)})`);
+    // routing: group names are stored as a JSON array; '"name"' found in it is membership
+    const anyGroup = (gs: string[]) => (gs.length ? gs.map((g) => `strpos("assignedTo", $${args.push(JSON.stringify(g))}) > 0`).join(" OR ") : "false");
+    if (q.assigned) parts.push(`(${anyGroup(q.assigned)})`);
+    if (q.decidableBy) parts.push(`("status" <> 'pending' OR "assignedTo" IS NULL OR ${anyGroup(q.decidableBy)})`);
+    if (q.dueBy !== undefined) parts.push(`"dueAt" <= $${args.push(new Date(q.dueBy).toISOString())}`);
     // an imported run's pending review is no one's to decide here (lib/engine/imported.ts)
     if (q.status === "pending") parts.push(notImported(`"runId"`));
     const rows = await this.rows(`SELECT * FROM "Review" ${parts.length ? `WHERE ${parts.join(" AND ")}` : ""} ORDER BY "createdAt" ASC LIMIT $${args.length + 1}`, [...args, q.limit ?? 200]);

@@ -2,7 +2,7 @@
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
 import { notImported } from "../imported";
-import type { CommitItem, DeliveryRow, OutboxRow, OutcomeRow, ResumableRun, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
+import type { CommitItem, DecidedBy, DeliveryRow, OutboxRow, OutcomeRow, ResumableRun, ReviewRow, RunQuery, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
 
@@ -50,9 +50,18 @@ export const DELIVERY_COLS = `"id","webhookId","runId","hook","body","status","a
 export const OUTCOME_COLS = `"key","runId","state","seq","effect","inputHash","output","error","source","at"`;
 export const insertOutcomesSql = (source: string) => `INSERT INTO "EffectOutcome" (${OUTCOME_COLS}) ${source} ON CONFLICT ("key") DO NOTHING`;
 export const outcomeValues = (o: OutcomeRow, date: (ms: number) => unknown): unknown[] => [o.key, o.runId, o.state, o.seq, o.effect, o.inputHash, json(o.output), json(o.error), o.source, date(o.at)];
-/** A review a replay decided: the source review it repeated. */
-export const MARK_REPLAYED = (p: (i: number) => string) => `UPDATE "Review" SET "replayedFrom"=${p(1)} WHERE "id"=${p(2)}`;
+/** A review a replay decided: the source review it repeated (the engine's decision, not a person's). */
+export const MARK_REPLAYED = (p: (i: number) => string) => `UPDATE "Review" SET "replayedFrom"=${p(1)},"decidedBy"='engine' WHERE "id"=${p(2)}`;
+/** A review's routing (lib/reviews/routing.ts): its groups and deadline when it opens, its groups when it is escalated. */
+export const ROUTE_REVIEW = (p: (i: number) => string) => `UPDATE "Review" SET "assignedTo"=${p(1)},"dueAt"=${p(2)},"escalatedFrom"=${p(3)} WHERE "id"=${p(4)}`;
+export const ESCALATE_REVIEW = (p: (i: number) => string) => `UPDATE "Review" SET "assignedTo"=${p(1)},"escalatedFrom"=${p(2)} WHERE "id"=${p(3)} AND "status"='pending'`;
+/** Does an opened review carry routing (most do not: no statement for them)? */
+export const routed = (r: ReviewRow) => (r.assignedTo?.length ?? 0) > 0 || (r.dueAt ?? null) !== null;
+export const groupsJson = (g: string[] | null | undefined) => (g ? JSON.stringify(g) : null);
 /** A migration's new version pin (the run's input is otherwise written once, with the run). */
+/** a fleet counter's increment (lib/fleet/counters.ts): the row is created at 0 first */
+export const ADD_FLEET = (values: string) =>
+  `INSERT INTO "FleetCount" ("workflow","version","hour","kind","key","bucket","n") ${values} ON CONFLICT ("workflow","version","hour","kind","key","bucket") DO UPDATE SET "n" = "FleetCount"."n" + excluded."n"`;
 export const SET_INPUT = (p: (i: number) => string) => `UPDATE "Run" SET "input"=${p(1)} WHERE "id"=${p(2)}`;
 
 /** Inserts of commit rows from `source` (`VALUES (…)`, or a SELECT of many rows), the same statements on both stores. */
@@ -172,6 +181,11 @@ export function group(runs: RunRow[], timers: TimerRow[], reviews: ReviewRow[]):
 }
 
 export const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+/** a JSON array of group names (null: none) */
+function groups(v: unknown): string[] | null {
+  const g = parse(v) as unknown;
+  return Array.isArray(g) ? g.map(String) : null;
+}
 const num = (v: unknown) => Number(v);
 
 export interface RowReaders {
@@ -266,7 +280,47 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
       decidedAt: maybeDate(r.decidedAt),
       seq: num(r.seq),
       ...(r.replayedFrom ? { replayedFrom: r.replayedFrom as string } : {}),
+      decidedBy: (r.decidedBy as DecidedBy | null | undefined) ?? null,
+      assignedTo: groups(r.assignedTo),
+      dueAt: maybeDate(r.dueAt),
+      escalatedFrom: groups(r.escalatedFrom),
     }),
     timer: (r) => ({ runId: r.runId as string, id: r.id as string, dueAt: date(r.dueAt), event: parse(r.event), seq: num(r.seq) }),
   };
+}
+
+/**
+ * The runs list's filters on what live runs wait on and where they are (RunQuery.waitingFor,
+ * .state, .unclaimedSince), for either dialect: `p` adds an argument and returns its placeholder.
+ * The outer table is "Run", unaliased.
+ */
+export function liveParts(q: Pick<RunQuery, "waitingFor" | "state" | "unclaimedSince">, p: (v: unknown) => string): string[] {
+  if (!q.waitingFor?.length && q.state === undefined && q.unclaimedSince === undefined) return [];
+  const parts = [`"status" IN ('running','waiting')`, notImported(`"id"`)];
+  const reviewOpen = `"id" IN (SELECT v."runId" FROM "Review" v WHERE v."status" = 'pending')`;
+  const openTasks = `(SELECT COUNT(*) FROM "Task" k WHERE k."runId" = "Run"."id" AND k."status" IN ('queued','claimed'))`;
+  if (q.state !== undefined) {
+    // Run.state is a JSON array of leaf paths: the state itself, or a path below it
+    const quoted = JSON.stringify(q.state).replace(/[\\%_]/g, (c) => `\\${c}`);
+    parts.push(`("state" LIKE ${p(`%${quoted}%`)} ESCAPE '\\' OR "state" LIKE ${p(`%${quoted.slice(0, -1)}.%`)} ESCAPE '\\')`);
+  }
+  if (q.waitingFor?.length) {
+    const any = [...new Set(q.waitingFor)].map((k) => {
+      switch (k) {
+        case "review":
+          return reviewOpen;
+        case "timer":
+          return `"id" IN (SELECT m."runId" FROM "Timer" m)`;
+        case "task":
+          return `"id" IN (SELECT k."runId" FROM "Task" k WHERE k."status" IN ('queued','claimed'))`;
+        case "effect":
+          return `"inFlight" > ${openTasks}`;
+        case "event":
+          return `("inFlight" = 0 AND NOT ${reviewOpen})`;
+      }
+    });
+    parts.push(`(${any.join(" OR ")})`);
+  }
+  if (q.unclaimedSince !== undefined) parts.push(`"id" IN (SELECT k."runId" FROM "Task" k WHERE k."status" = 'queued' AND k."updatedAt" <= ${p(q.unclaimedSince)})`);
+  return parts;
 }

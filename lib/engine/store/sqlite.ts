@@ -7,7 +7,7 @@ import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
 import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
-import { deliveryValues, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, SET_INPUT } from "./rows";
+import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, liveParts, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { imported, notImported } from "../imported";
 import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
@@ -36,7 +36,7 @@ import type {
 export const WRITES = {
   insertRun: RUN_INSERT_LIVE,
   updateRun: `UPDATE "Run" SET ${RUN_UPDATED.map((c) => `"${c}"=?`).join(",")} WHERE "id"=? AND "version"=?`,
-  closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=? WHERE "id"=? AND "status"='pending'`,
+  closeReview: `UPDATE "Review" SET "status"=?,"decision"=?,"feedback"=?,"reviewer"=?,"decidedAt"=?,"decidedBy"=? WHERE "id"=? AND "status"='pending'`,
   insertTransition: insertTransitionsSql("VALUES (?,?,?,?,?,?,?,?,?)"),
   // the run's state after the commit, at its seq: a new row after transitions, the same row
   // rewritten by a commit that made none (which keeps the transitions it answers for)
@@ -58,7 +58,11 @@ export const WRITES = {
   // what effects were given and returned (lib/change), a replay's decisions, a migration's version pin
   insertOutcome: insertOutcomesSql("VALUES (?,?,?,?,?,?,?,?,?,?)"),
   markReplayed: MARK_REPLAYED(() => "?"),
+  routeReview: ROUTE_REVIEW(() => "?"),
+  escalateReview: ESCALATE_REVIEW(() => "?"),
   setInput: SET_INPUT(() => "?"),
+  // the hour's row and the all-time row (hour -1) from one set of arguments
+  addFleet: ADD_FLEET(`SELECT x.w, x.v, CASE WHEN y.a = 0 THEN x.h ELSE -1 END, x.k, x.s, x.b, x.n FROM (SELECT ? AS w, ? AS v, ? AS h, ? AS k, ? AS s, ? AS b, ? AS n) AS x CROSS JOIN (SELECT 0 AS a UNION ALL SELECT 1) AS y WHERE true`),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
@@ -145,6 +149,12 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     parts.push(q.ids.length ? `"id" IN (${q.ids.map(() => "?").join(",")})` : "0");
     args.push(...q.ids);
   }
+  parts.push(
+    ...liveParts(q, (v) => {
+      args.push(v);
+      return "?";
+    }),
+  );
   if (q.replayOf !== undefined) {
     parts.push(`"replayOf" = ?`);
     args.push(q.replayOf);
@@ -213,7 +223,7 @@ export class SqliteRunStore implements RunStore {
       if (last?.version === item.expectVersion) ops.push([...changedUpdate(values, last.values, run.id, item.expectVersion), 1]);
       else ops.push([W.updateRun, [...values, run.id, item.expectVersion], 1]);
     }
-    for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.id], 1]);
+    for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.decidedBy ?? null, c.id], 1]);
     for (const t of item.transitions) {
       ops.push([W.insertTransition, [t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, json(t.payload)], 0]);
     }
@@ -231,7 +241,11 @@ export class SqliteRunStore implements RunStore {
     if (item.idempotency) ops.push([W.insertIdempotency, idempotencyValues(item.idempotency, sqliteDate), 2]);
     if (item.outcomes) for (const o of item.outcomes) ops.push([W.insertOutcome, outcomeValues(o, sqliteDate), 0]);
     for (const r of item.reviewsOpen) if (r.replayedFrom) ops.push([W.markReplayed, [r.replayedFrom, r.id], 0]);
+    for (const r of item.reviewsOpen) if (routed(r)) ops.push([W.routeReview, [groupsJson(r.assignedTo), r.dueAt == null ? null : sqliteDate(r.dueAt), groupsJson(r.escalatedFrom), r.id], 0]);
+    for (const r of item.reviewsRoute ?? []) ops.push([W.escalateReview, [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id], 0]);
     if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
+    // the fleet's counters: summed over the batch, written once per row at its end (check 3)
+    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, d, 3]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
@@ -306,6 +320,8 @@ export class SqliteRunStore implements RunStore {
     if (dense && !q.workflow && !q.status?.length) return ` INDEXED BY "Run_createdAt_idx"`;
     if (q.waitingSince !== undefined && !q.text) return ` INDEXED BY "Run_waitingSince_createdAt_idx"`;
     if (q.retrying && !q.text && q.waitingSince === undefined) return ` INDEXED BY "Run_retries_status_createdAt_idx"`;
+    // live runs by where they are or what they wait on: the few live ones, read through the status index
+    if ((q.state !== undefined || q.waitingFor?.length || q.unclaimedSince !== undefined) && !q.text && q.waitingSince === undefined && !q.retrying) return ` INDEXED BY "Run_status_createdAt_idx"`;
     return "";
   }
 
@@ -375,6 +391,14 @@ export class SqliteRunStore implements RunStore {
     if (q.runIds) {
       parts.push(q.runIds.length ? `"runId" IN (${q.runIds.map(() => "?").join(",")})` : "0");
       args.push(...q.runIds);
+    }
+    // routing: group names are stored as a JSON array; '"name"' found in it is membership
+    const anyGroup = (gs: string[]) => (gs.length ? gs.map((g) => (args.push(JSON.stringify(g)), `instr("assignedTo", ?) > 0`)).join(" OR ") : "0");
+    if (q.assigned) parts.push(`(${anyGroup(q.assigned)})`);
+    if (q.decidableBy) parts.push(`("status" <> 'pending' OR "assignedTo" IS NULL OR ${anyGroup(q.decidableBy)})`);
+    if (q.dueBy !== undefined) {
+      parts.push(`"dueAt" <= ?`);
+      args.push(sqliteDate(q.dueBy));
     }
     // an imported run's pending review is no one's to decide here (lib/engine/imported.ts)
     if (q.status === "pending") parts.push(notImported(`"runId"`));

@@ -1,6 +1,7 @@
 // The run store: rows the engine commits and reads back. One interface, one conformance
 // suite (test/store.*.test.ts), one implementation per database.
 import type { CrashLedger } from "../poison";
+import type { FleetDelta } from "../../fleet/counters";
 
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "aborted";
 export const TERMINAL: readonly RunStatus[] = ["completed", "failed", "aborted"];
@@ -115,6 +116,23 @@ export interface ReviewRow {
   seq: number;
   /** a decision a replay made: the id of the source run's review it repeated */
   replayedFrom?: string | null;
+  /** who decided: a person, or the engine (a replay or an evaluation repeating a recorded decision) */
+  decidedBy?: DecidedBy | null;
+  /** the groups it is routed to (null: anyone) */
+  assignedTo?: string[] | null;
+  /** when it is due (ms since the epoch; null: no deadline) */
+  dueAt?: number | null;
+  /** the groups it was assigned to before it was escalated */
+  escalatedFrom?: string[] | null;
+}
+
+export type DecidedBy = "person" | "engine";
+
+/** A pending review re-routed (its deadline passed: escalated to other groups). */
+export interface ReviewRoute {
+  id: string;
+  assignedTo: string[] | null;
+  escalatedFrom: string[] | null;
 }
 
 export interface ReviewClose {
@@ -126,6 +144,8 @@ export interface ReviewClose {
   decidedAt: number;
   /** a decision a replay made: the source review it repeated */
   replayedFrom?: string;
+  /** a decision's maker: a person (engine.decide) or the engine (a replay); null for a cancelled review */
+  decidedBy?: DecidedBy | null;
 }
 
 export interface ArtifactWrite {
@@ -167,6 +187,10 @@ export interface CommitItem {
   outcomes?: OutcomeRow[];
   /** the run's input replaced (a migration moves the version pin, input.definitionVersion) */
   setInput?: unknown;
+  /** fleet counter increments (lib/fleet/counters.ts), added in the same transaction */
+  fleet?: FleetDelta[];
+  /** pending reviews re-routed (an escalation) */
+  reviewsRoute?: ReviewRoute[];
 }
 
 /** What a keyed request hands the engine: the commit it makes fills in the run and its transitions. */
@@ -264,6 +288,12 @@ export interface RunQuery {
   replays?: boolean;
   /** only the replays of this run */
   replayOf?: string;
+  /** live runs that wait on any of these (lib/api/waiting.ts): review, timer, task, event (at rest: no effect in flight, no review open), effect */
+  waitingFor?: ("review" | "timer" | "task" | "event" | "effect")[];
+  /** live runs in this state or a state inside it (a state id, its path) */
+  state?: string;
+  /** live runs with an external worker's task unclaimed since this instant or before (epoch ms) */
+  unclaimedSince?: number;
   limit?: number;
   offset?: number;
 }
@@ -273,6 +303,12 @@ export interface ReviewQuery {
   runId?: string;
   /** reviews of any of these runs */
   runIds?: string[];
+  /** reviews assigned to any of these groups */
+  assigned?: string[];
+  /** leaves out pending reviews a person in these groups may not decide (assigned to groups, none of them these) */
+  decidableBy?: string[];
+  /** reviews due at or before this time (ms since the epoch): overdue at that time */
+  dueBy?: number;
   limit?: number;
 }
 

@@ -1,14 +1,12 @@
-import { z } from "zod";
 import { HttpError, handler, json, parse, readJson } from "@/lib/api/http";
+import { LoginBody } from "@/lib/api/schemas";
 import { SESSION_COOKIE } from "@/lib/auth/accounts";
 import { authEnabled } from "@/lib/auth/roles";
 import { getRuntime } from "@/lib/runtime";
 
-const Login = z.object({ name: z.string().trim().min(1, "name is required").max(100), password: z.string().min(1, "password is required").max(200) }).strict();
-
 export const POST = handler(async (req: Request) => {
   if (!authEnabled()) throw new HttpError("accounts are off (SWITCHYARD_AUTH is not on): there is nothing to sign in to", 404, "accounts_off");
-  const { name, password } = parse(Login, await readJson(req));
+  const { name, password } = parse(LoginBody, await readJson(req));
   const out = await (await getRuntime()).accounts.signIn(name, password);
   if (!out) throw new HttpError("wrong name or password", 401, "unauthenticated");
   const secure = new URL(req.url).protocol === "https:" ? "; Secure" : "";

@@ -1,12 +1,10 @@
 // A static segment: Next.js matches /api/runs/import here before the dynamic /api/runs/[id].
 import { handler, json, parse, query } from "@/lib/api/http";
+import { RunImportQuery } from "@/lib/api/schemas";
 import { importRun, readLargeJson } from "@/lib/api/run-export";
 import { getRuntime } from "@/lib/runtime";
-import { z } from "zod";
 
 export const dynamic = "force-dynamic";
-
-const ImportQuery = z.object({ as: z.enum(["new"]).optional() }).strict();
 
 /**
  * Import a run export (up to 50 MB) as a read-only run `imported-<original id>` (`?as=new`:
@@ -14,7 +12,7 @@ const ImportQuery = z.object({ as: z.enum(["new"]).optional() }).strict();
  * 409 when already imported, 422 for an invalid document, 413 above the size limit.
  */
 export const POST = handler(async (req: Request) => {
-  const q = parse(ImportQuery, query(req));
+  const q = parse(RunImportQuery, query(req));
   const doc = await readLargeJson(req);
   const out = await importRun(await getRuntime(), doc, { asNew: q.as === "new" });
   return json(out, 201, { location: `/api/runs/${out.id}` });

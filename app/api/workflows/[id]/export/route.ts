@@ -1,13 +1,10 @@
-import { z } from "zod";
 import { handler, parse, query } from "@/lib/api/http";
-import { exportWorkflow } from "@/lib/api/workflows";
-
-const Query = z.object({ format: z.enum(["mermaid", "json"]).default("json"), download: z.enum(["0", "1"]).optional() }).strict();
+import { ExportWorkflowQuery, exportWorkflow } from "@/lib/api/workflows";
 
 /** Any workflow, built-in or user-defined, as Mermaid stateDiagram-v2 or as a JSON StateConfig. */
 export const GET = handler(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
   const { id } = await ctx.params;
-  const q = parse(Query, query(req));
+  const q = parse(ExportWorkflowQuery, query(req));
   const out = exportWorkflow(id, q.format);
   const headers: Record<string, string> = { "content-type": out.type };
   if (q.download === "1") headers["content-disposition"] = `attachment; filename="${out.filename}"`;

@@ -26,7 +26,7 @@ const REASON: Record<string, string> = { path: "the paths part", event: "they le
 const signed = (n: number, fmt: (x: number) => string = String) => (n === 0 ? "±0" : `${n > 0 ? "+" : "−"}${fmt(Math.abs(n))}`);
 
 function Side({ side, tone }: { side: CompareSide | null; tone: "a" | "b" }) {
-  if (!side) return <div className="text-xs italic text-slate-400">not on this path</div>;
+  if (!side) return <div className="text-xs italic text-slate-600 dark:text-slate-400">not on this path</div>;
   return (
     <div className="min-w-0 text-xs text-slate-600 dark:text-slate-300">
       <span className={`mr-1 inline-block rounded px-1 font-semibold text-white ${tone === "a" ? "bg-[var(--path-a)]" : "bg-[var(--path-b)] text-slate-950"}`}>{tone.toUpperCase()}</span>
@@ -52,10 +52,10 @@ function Step({ s, first }: { s: CompareStep; first: Comparison["firstDivergence
     <li className={`rounded-lg border bg-white p-3 dark:bg-slate-900 ${diverged ? "border-red-400 ring-2 ring-red-300 dark:ring-red-800" : "border-slate-200 dark:border-slate-700"}`} data-step={s.key} data-same={s.same ? "" : undefined}>
       <div className="flex flex-wrap items-center gap-2">
         <span className="font-mono text-sm font-semibold">{s.state.split(".").at(-1)}</span>
-        <span className="font-mono text-xs text-slate-400">#{s.key.slice(s.key.lastIndexOf("#") + 1)}</span>
+        <span className="font-mono text-xs text-slate-600 dark:text-slate-400">#{s.key.slice(s.key.lastIndexOf("#") + 1)}</span>
         {differs ? <span className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">differs</span> : <span className="rounded-full bg-slate-100 px-2 py-0.5 text-[11px] text-slate-600 dark:bg-slate-800 dark:text-slate-300">same</span>}
         {diverged && <span className="rounded-full bg-red-600 px-2 py-0.5 text-[11px] font-semibold text-white" data-testid="first-divergence-step">first divergence: {first!.reason}</span>}
-        <span className="ml-auto text-[11px] text-slate-500 dark:text-slate-400">
+        <span className="ml-auto text-[11px] text-slate-600 dark:text-slate-400">
           tokens {signed(dTokens)} · time {signed(dMs, formatDuration)}
         </span>
       </div>
@@ -65,7 +65,7 @@ function Step({ s, first }: { s: CompareStep; first: Comparison["firstDivergence
       </div>
       {hasDetail && (
         <details className="mt-2" open={diverged}>
-          <summary className="cursor-pointer text-xs text-blue-700 hover:underline dark:text-blue-400">{differs ? "what differs" : "output and decision"}</summary>
+          <summary className="cursor-pointer text-xs text-blue-700 underline dark:text-blue-400">{differs ? "what differs" : "output and decision"}</summary>
           <div className="mt-2 grid gap-3">
             <ValueDiff label="Output (A → B)" a={s.a?.output} b={s.b?.output} />
             {(s.a?.decision || s.b?.decision) && (
@@ -132,7 +132,7 @@ export default async function ComparePage({ params, searchParams }: { params: Pr
     <div className="space-y-4">
       <div>
         <h1 className="text-xl font-semibold tracking-tight">Compare runs</h1>
-        <p className="text-sm text-slate-500 dark:text-slate-400">
+        <p className="text-sm text-slate-600 dark:text-slate-400">
           {drawn.title}
           {how ? ` · B is ${how}` : ""} · steps line up on the state and its visit (“DRAFT #2” is the second time in DRAFT)
         </p>
@@ -142,12 +142,12 @@ export default async function ComparePage({ params, searchParams }: { params: Pr
           <div key={tag} className="rounded-xl border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900" data-testid={`run-${tag.toLowerCase()}`}>
             <div className="flex items-center gap-2">
               <span className={`rounded px-1.5 text-xs font-bold ${tag === "A" ? "bg-[var(--path-a)] text-white" : "bg-[var(--path-b)] text-slate-950"}`}>{tag}</span>
-              <Link href={`/runs/${run.id}`} className="min-w-0 truncate text-sm font-medium text-blue-700 hover:underline dark:text-blue-400" title={name}>
+              <Link href={`/runs/${run.id}`} className="min-w-0 truncate text-sm font-medium text-blue-700 underline dark:text-blue-400" title={name}>
                 {name}
               </Link>
               <StatusBadge status={run.status} />
             </div>
-            <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
               <span className="font-mono">{shortId(run.id)}</span>
               {version(v)} · {totals.transitions} transitions · {totals.tokens} tokens · {formatDuration(totals.ms)}
             </p>
@@ -164,7 +164,7 @@ export default async function ComparePage({ params, searchParams }: { params: Pr
         ) : (
           <p className="font-medium text-emerald-700 dark:text-emerald-400">The runs went the same way: every step has the same input, output, decision and event.</p>
         )}
-        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+        <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
           B against A: tokens {tokens} · time {time} · {c.steps.filter((s) => !s.same).length} of {c.steps.length} steps differ
           {c.a.workflowVersion !== c.b.workflowVersion && defB && defA && (
             <>

@@ -1,0 +1,71 @@
+// Every page, light and dark, through axe-core: no serious or critical violation (contrast,
+// names, links told apart by colour only, scroll regions a keyboard cannot reach, …).
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { pendingReviewFor } from "./helpers";
+
+test.use({ viewport: { width: 1440, height: 900 } });
+
+async function start(request: APIRequestContext, workflow: string, input: Record<string, string>): Promise<string> {
+  const res = await request.post("/api/runs", { data: { workflow, input } });
+  expect(res.status()).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** serious and critical violations on the page as it is, one line each with where (the sign-in page: e2e/roles.spec.ts) */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) => v.nodes.slice(0, 5).map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1, 2).join(" ").trim() ?? v.help}`));
+}
+
+let pages: string[] = [];
+
+test.beforeAll(async ({ request }) => {
+  const waiting = await start(request, "swiss-army", { request: "Accessibility: a Bash script that backs up a folder" });
+  const plan = await start(request, "deep-research", { topic: "Accessibility: how are durable timers stored?" });
+  const done = await start(request, "swiss-army", { request: "Accessibility: a regex for hex colours" });
+  const review = await pendingReviewFor(request, done);
+  expect((await request.post(`/api/reviews/${review}/decision`, { data: { decision: "approve" } })).status()).toBe(200);
+  await pendingReviewFor(request, waiting);
+  await pendingReviewFor(request, plan);
+  pages = [
+    "/",
+    "/runs",
+    "/review",
+    `/runs/${waiting}`,
+    `/runs/${plan}`,
+    `/runs/${done}`,
+    `/runs/${done}/timeline`,
+    `/runs/${waiting}/compare/${done}`,
+    "/workflows",
+    "/workflows/swiss-army",
+    "/workflows/deep-research",
+    "/workflows/new",
+    "/schedules",
+    "/evals",
+    "/log",
+    "/knowledge",
+    "/settings",
+    "/compare",
+    "/api-reference",
+  ];
+});
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`every page in ${scheme}: no serious or critical axe-core violation`, async ({ page }) => {
+    test.setTimeout(240_000);
+    await page.emulateMedia({ colorScheme: scheme });
+    const found: Record<string, string[]> = {};
+    for (const path of pages) {
+      await page.goto(path);
+      await page.waitForLoadState("load");
+      await expect(page.locator("main")).toBeVisible();
+      const v = await violations(page);
+      if (v.length) found[path] = v;
+    }
+    expect(found).toEqual({});
+  });
+}
