@@ -75,7 +75,8 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top" }: { tags:
   );
   const right = tags.filter((t) => t.tone === "bad");
   const left = tags.filter((t) => t.tone !== "bad");
-  const y = edge === "top" ? "top-0 -translate-y-1/2" : "bottom-0 translate-y-1/2";
+  // over the edge at a readable zoom (the node keeps room for it); below, a chip has no room: the tags sit on it from outside
+  const y = edge === "top" ? (mode === "detail" ? "top-0 -translate-y-1/2" : "top-0 -translate-y-full") : mode === "detail" ? "bottom-0 translate-y-1/2" : "bottom-0 translate-y-full";
   if (mode === "dot") return <span data-testid={testId} className="hidden">{tags.map((t) => t.label).join(" ")}</span>;
   return (
     <span data-testid={testId}>
@@ -134,7 +135,7 @@ function StateNodeView({ data }: NodeProps) {
       data-mode={mode}
       title={detail && !collapsed ? undefined : nodeTitle(d)}
       data-outlined={outlined ? "" : undefined}
-      className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? "px-3 py-2" : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
+      className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? `px-3 ${tags?.length ? "pb-2 pt-3" : "py-2"}` : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
       {alert && <AlertBadge message={alert} mode={mode} />}
       {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}

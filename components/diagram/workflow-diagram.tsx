@@ -23,6 +23,10 @@ import { EDGE_Z, TransitionEdge } from "./transition-edge";
 const nodeTypes = { state: StateNode, group: GroupNode };
 const edgeTypes = { transition: TransitionEdge };
 
+/** The minimap (150×100 with its margin) is shown from this screen width (Tailwind's sm) on; views keep clear of it. */
+const MINIMAP_FROM = 640;
+const MINIMAP_ROOM = { w: 166, h: 116 };
+
 /** With every group open the machine must fit at this zoom or more, else groups start collapsed. */
 const OPEN_FIT_ZOOM = 0.5;
 
@@ -392,6 +396,16 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control }: 
   }, [dom]);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
   const abs = useMemo(() => absoluteBoxes(layout), [layout]);
+  // a view chosen here keeps clear of the minimap's corner: in the canvas without its strip on the
+  // right or without its band at the bottom, whichever leaves the larger zoom
+  const clear = useCallback(
+    (pick: (w: number, h: number) => { x: number; y: number; zoom: number }) => {
+      if (!window.matchMedia(`(min-width: ${MINIMAP_FROM}px)`).matches) return pick(size.w, size.h);
+      const [a, b] = [pick(size.w - MINIMAP_ROOM.w, size.h), pick(size.w, size.h - MINIMAP_ROOM.h)];
+      return a.zoom >= b.zoom ? a : b;
+    },
+    [size.w, size.h],
+  );
   useEffect(() => {
     const go = (v: { x: number; y: number; zoom: number }, animate: boolean) =>
       void flow.setViewport(v, { duration: animate && !first.current ? 300 : 0 }).then(() => {
@@ -400,25 +414,24 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control }: 
       });
     const groupBox = opened ? abs.get(opened) : undefined;
     control.current = {
-      fit: () => go(fitView(layout, size.w, size.h), true),
+      fit: () => go(clear((w, h) => fitView(layout, w, h)), true),
       box: (id) => {
         const b = abs.get(id);
-        if (b) go(boxView(b, size.w, size.h), true);
+        if (b) go(clear((w, h) => boxView(b, w, h)), true);
       },
       node: (id) => {
         const b = abs.get(id);
         if (!b) return;
         // the state and its neighbours when they fit readably, else the state alone
         const { focus } = focusOf(layout, { active: [id] });
-        const around = focus && fitZoom(focus.w, focus.h, size.w, size.h) >= READABLE_ZOOM ? focus : b;
-        go(boxView(around, size.w, size.h, READABLE_ZOOM), true);
+        go(clear((w, h) => boxView(focus && fitZoom(focus.w, focus.h, w, h) >= READABLE_ZOOM ? focus : b, w, h, READABLE_ZOOM)), true);
       },
     };
     if (!first.current && Date.now() - touched.current < 15_000) return;
-    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(boxView(groupBox, size.w, size.h), true);
-    if (status.active.length === 0) return go(fitView(layout, size.w, size.h), true);
+    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(clear((w, h) => boxView(groupBox, w, h)), true);
+    if (status.active.length === 0) return go(clear((w, h) => fitView(layout, w, h)), true);
     const { focus, must } = focusOf(layout, status);
-    go(chooseView(layout, size.w, size.h, focus, must), true);
+    go(clear((w, h) => chooseView(layout, w, h, focus, must)), true);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [flow, layout, size.w, size.h, target, opened]);
   return null;
