@@ -20,7 +20,8 @@ import { modeOf, ZoomModeContext } from "./zoom";
 export type { DiagramOverlay, OverlayTone } from "@/lib/graph/overlay";
 import { EDGE_Z, TransitionEdge } from "./transition-edge";
 
-const nodeTypes = { state: StateNode, group: GroupNode };
+// not "group": React Flow styles its own "group" type with a border of its own (a double border on ours)
+const nodeTypes = { state: StateNode, stateGroup: GroupNode };
 const edgeTypes = { transition: TransitionEdge };
 
 /** The minimap (150×100 with its margin) is shown from this screen width (Tailwind's sm) on; views keep clear of it. */
@@ -234,7 +235,7 @@ function Diagram({
     () =>
       l.nodes.map((n) => ({
         id: n.id,
-        type: (n.state.type === "compound" || n.state.type === "parallel") && n.hidden === undefined ? "group" : "state",
+        type: (n.state.type === "compound" || n.state.type === "parallel") && n.hidden === undefined ? "stateGroup" : "state",
         position: { x: n.x, y: n.y },
         ...(n.parent ? { parentId: n.parent } : {}),
         data: {
@@ -340,8 +341,8 @@ function Diagram({
             pannable
             zoomable
             ariaLabel="Minimap: the whole machine and where the view is"
-            nodeColor={(n) => (n.type === "group" ? "transparent" : minimapColor[(n.data as { status: NodeStatus }).status] ?? "#e2e8f0")}
-            nodeStrokeColor={(n) => (n.type === "group" ? "#94a3b8" : "transparent")}
+            nodeColor={(n) => (n.type === "stateGroup" ? "transparent" : minimapColor[(n.data as { status: NodeStatus }).status] ?? "#e2e8f0")}
+            nodeStrokeColor={(n) => (n.type === "stateGroup" ? "#94a3b8" : "transparent")}
             nodeBorderRadius={6}
             className="!m-2 hidden rounded-md border border-slate-200 !bg-white/90 sm:block dark:border-slate-700 dark:!bg-slate-900/90"
             style={{ width: 150, height: 100 }}
