@@ -2,8 +2,8 @@
 // and user workflows of 6 and 30 stages, at 1440×900 and 1280×720, every top-level state lies
 // inside the canvas, no edge label is cut by the canvas edge, every visible text is 11 px or more
 // (font size × the canvas's scale; hidden text does not count) and a minimap is there. A run that
-// waits for a person opens with that state whole in view; on a phone its path view shows the
-// waiting state in the first screen. Screenshots go to /tmp/diagram-shots.
+// waits for a person opens with that state whole in view; on a phone its decision and, right after
+// it, its path view with the waiting state are in the first screen. Screenshots go to /tmp/diagram-shots.
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import fs from "node:fs";
@@ -119,7 +119,8 @@ async function readDiagram(page: Page): Promise<Reading> {
       })
       .map((el) => el.getAttribute("data-edge")!);
     const mm = root.querySelector(".react-flow__minimap");
-    const minimap = !!mm && mm.getBoundingClientRect().width > 0;
+    // a minimap that draws the machine (its states as rects), not an empty box
+    const minimap = !!mm && mm.getBoundingClientRect().width > 0 && mm.querySelectorAll("rect.react-flow__minimap-node").length > 0;
     return { scale, minPx, smallest, overlaps, texts: texts.length, toolbarBottom: toolbar.bottom, canvasTop: canvas.top, inView, outside, cut, minimap, whole };
   });
 }
@@ -249,6 +250,12 @@ test("a run waiting for a person opens with the waiting state whole in view; on 
     await expect(current).toBeVisible();
     const box = (await current.boundingBox())!;
     expect(box.y + box.height, `${workflow}: the waiting state in the first screen`).toBeLessThanOrEqual(844);
+    // the decision comes first, the path right after it: its first button is in the first screen too
+    const primary = page.getByTestId("decision-box").locator("[data-decision]").first();
+    await expect(primary).toBeVisible();
+    const button = (await primary.boundingBox())!;
+    expect(button.y + button.height, `${workflow}: the primary decision in the first screen`).toBeLessThanOrEqual(844);
+    expect(button.y, `${workflow}: the decision before the path`).toBeLessThan(box.y);
     await expect(page.getByTestId("path-view").getByTestId("path-next").first()).toBeVisible();
     await shot(page, `waiting-${workflow}-390`);
     // the canvas is one tap away
@@ -271,6 +278,9 @@ test("a collapsed group opens on click, the view zooms into it, and the breadcru
   await group.click();
   await expect(diagram.locator('[data-state^="RESEARCHING."]')).toHaveCount(count);
   await expect(page.getByTestId("diagram-breadcrumb")).toContainText("RESEARCHING");
+  // one border: the group's own dashed one, none from React Flow's node box around it
+  const box = diagram.locator('.react-flow__node:has(> [data-state="RESEARCHING"])');
+  expect(await box.evaluate((el) => getComputedStyle(el).borderTopStyle)).toBe("none");
   const inGroup = await readDiagram(page);
   check(inGroup, "deep-research with RESEARCHING opened");
   expect(inGroup.whole, "the opened group fills the view").toContain("RESEARCHING");
@@ -283,9 +293,9 @@ test("labels hidden at the overview show on hover of their edge, at a readable s
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.goto("/workflows/domain-agent");
   await readDiagram(page);
-  const label = page.locator('[data-edge="CLARIFY->WAIT_USER"]');
+  const label = page.locator('[data-edge="PLAN->CLARIFY"]');
   await expect(label).toBeHidden();
-  await page.locator('.react-flow__edge[data-id="CLARIFY->WAIT_USER"] g[role=img]').focus();
+  await page.locator('.react-flow__edge[data-id="PLAN->CLARIFY"] g[role=img]').focus();
   await expect(label).toBeVisible();
   const px = await label.evaluate((el) => parseFloat(getComputedStyle(el).fontSize) * new DOMMatrixReadOnly(getComputedStyle(el.closest(".react-flow__viewport")!).transform).a);
   expect(px).toBeGreaterThanOrEqual(11);

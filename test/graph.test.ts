@@ -4,7 +4,7 @@
 import { setup } from "xstate";
 import { describe, expect, it } from "vitest";
 import { deriveGraph } from "../lib/graph/derive";
-import { groupsOf, labelLine, layoutGraph, MIN_FONT, READABLE_ZOOM, visibleIdOf } from "../lib/graph/layout";
+import { elkGraphOf, groupsOf, isLongChain, labelLine, layoutGraph, MIN_FONT, READABLE_ZOOM, visibleIdOf } from "../lib/graph/layout";
 import { absoluteBoxes, chooseView, focusOf } from "../lib/graph/view";
 import { deepResearchMachine } from "../workflows/deep-research/machine";
 import { builtInWorkflows } from "../lib/machines/registry";
@@ -120,6 +120,23 @@ describe("diagram derivation", () => {
     const error = l.nodes.find((n) => n.id === "ERROR")!;
     expect(error.fans?.map((t) => t.target).sort()).toEqual(["ANALYZE", "BOTH_SPLIT", "BUILD_CONTEXT", "CLARIFY", "EVALUATE", "OBSERVE", "PLAN", "ROUTE", "SYNTHESIZE"]);
     expect(l.edges.filter((e) => e.source === "ERROR" && e.transitions.some((t) => t.event === "RETRY"))).toEqual([]);
+  });
+
+  it("only a long chain is wrapped: domain-agent's branches stay in one piece", () => {
+    const states = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`S${i}`, i < 29 ? { on: { NEXT: `S${i + 1}` } } : { type: "final" as const }]));
+    const chain = deriveGraph(setup({}).createMachine({ id: "chain", initial: "S0", states }));
+    expect(isLongChain(chain, chain.transitions)).toBe(true);
+    const g = deriveGraph(domainAgentMachine);
+    expect(g.states.filter((s) => !s.parent).length).toBeGreaterThanOrEqual(8);
+    expect(isLongChain(g, g.transitions)).toBe(false);
+    expect(elkGraphOf(g).root.layoutOptions?.["elk.layered.wrapping.strategy"]).toBeUndefined();
+    expect(elkGraphOf(chain).root.layoutOptions?.["elk.layered.wrapping.strategy"]).toBe("MULTI_EDGE");
+  });
+
+  it("a lone move that is always taken draws no \"Always\" label", async () => {
+    const l = await layoutGraph(deriveGraph(domainAgentMachine));
+    expect(l.edges.find((e) => e.id === "RETRIEVE->ANALYZE")!.label).toBeNull();
+    expect(l.edges.find((e) => e.id === "ROUTE->BUILD_CONTEXT")!.label!.rows.map((r) => r.text).join(" ")).toBe("Always (domains selected)");
   });
 
   it("a chain of 30 states wraps to the canvas's shape: wide for landscape, tall for portrait", async () => {

@@ -7,8 +7,8 @@ import type { GraphState, GraphTransition, WorkflowGraph } from "../lib/graph/de
 import { deriveGraph } from "../lib/graph/derive";
 import { layoutOffThread, stopLayoutThread, type LayoutEvent } from "../lib/graph/elk-thread";
 import { clearLayoutCache, layoutPackOf } from "../lib/graph";
-import { absoluteBoxes } from "../lib/graph/view";
-import { elkGraphOf, fallbackLayout, groupsOf, unpackLayouts } from "../lib/graph/layout";
+import { absoluteBoxes, collapsedAround } from "../lib/graph/view";
+import { elkGraphOf, fallbackLayout, groupsOf, unpackLayouts, variantKey } from "../lib/graph/layout";
 import { swissArmyMachine } from "../workflows/swiss-army/machine";
 import { findWorkflow } from "../lib/machines/registry";
 
@@ -29,6 +29,8 @@ function pathological(n: number, m: number): WorkflowGraph {
   return { states, transitions };
 }
 
+type Rect = { x: number; y: number; w: number; h: number };
+const overlap = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 /** a deadline that never comes: what ELK does is not raced against this machine's load */
 const never = () => new Promise<void>(() => {});
 
@@ -59,7 +61,15 @@ describe("layout off the request thread", () => {
       expect(l.nodes).toHaveLength(30);
       for (const b of absoluteBoxes(l).values()) expect(b.x + b.w <= l.width && b.y + b.h <= l.height).toBe(true);
       expect(l.edges.length).toBeGreaterThan(100);
-      expect(l.edges.every((e) => e.points.length === 2 && e.label === null)).toBe(true);
+      expect(l.edges.every((e) => e.points.length === 2)).toBe(true);
+      // the labels it found room for are clear of the states and of each other
+      const labels = l.edges.flatMap((e) => (e.label ? [e.label] : []));
+      expect(labels.length).toBeGreaterThan(10);
+      const boxes = [...absoluteBoxes(l).values()];
+      for (const [i, a] of labels.entries()) {
+        expect(boxes.some((b) => overlap({ x: a.x, y: a.y, w: a.width, h: a.height }, b))).toBe(false);
+        expect(labels.slice(i + 1).some((b) => overlap({ x: a.x, y: a.y, w: a.width, h: a.height }, { x: b.x, y: b.y, w: b.width, h: b.height }))).toBe(false);
+      }
     }
     // portrait is taller than wide, landscape wider than tall
     expect(ls[0].width).toBeGreaterThan(ls[0].height);
@@ -90,6 +100,40 @@ describe("layout off the request thread", () => {
     const again = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
     expect(events.filter((e) => e.kind === "started")).toHaveLength(1);
     expect(unpackLayouts(again)[0].graph).toBe(pack.graph);
+  });
+
+  it("a run's page also gets its own pair: every group collapsed but those the run is in, laid out ahead", async () => {
+    clearLayoutCache();
+    const def = findWorkflow("processing-modes")!;
+    const active = ["ModelRuntime", "ModelRuntime.ProcessorExec", "ModelRuntime.ProcessorExec.CHAT", "ModelRuntime.ProcessorExec.CHAT.CallLLM"];
+    const pack = await layoutPackOf(def, {}, active);
+    const around = collapsedAround(pack.graph, active);
+    expect(around).not.toContain("ModelRuntime.ProcessorExec.CHAT");
+    expect(around).toContain("ModelRuntime.ProcessorExec.THINKING");
+    expect(around).toContain("AgentRuntime");
+    const mine = pack.variants.filter((v) => variantKey(v.collapsed) === variantKey(around));
+    expect(mine.map((v) => v.aspect).sort()).toEqual(["landscape", "portrait"]);
+    // the run's state is drawn in it, its group open
+    for (const v of mine) expect(v.nodes.some((n) => n.id === "ModelRuntime.ProcessorExec.CHAT.CallLLM")).toBe(true);
+    // a run at the top level (every group collapsed) needs nothing beyond the standard four
+    expect((await layoutPackOf(def, {}, ["Done"])).variants).toHaveLength(4);
+  });
+
+  it("the fallback draws each label under its edge's state, headed by where it leads, clear of the states and of each other", () => {
+    const l = fallbackLayout(elkGraphOf(deriveGraph(swissArmyMachine), {}));
+    const labelled = l.edges.filter((e) => e.transitions.some((t) => t.description));
+    const placed = labelled.filter((e) => e.label);
+    expect(placed).toHaveLength(labelled.length);
+    expect(l.edges.find((e) => e.id === "HUMAN_REVIEW->IDLE")!.label!.rows.map((r) => r.text)).toEqual(["→ IDLE", "User approves", "User rejects"]);
+    const boxes = [...absoluteBoxes(l).values()];
+    for (const [i, e] of placed.entries()) {
+      const a = { x: e.label!.x, y: e.label!.y, w: e.label!.width, h: e.label!.height };
+      expect(e.label!.rows.length).toBeGreaterThan(0);
+      expect(boxes.some((b) => overlap(a, b)), e.id).toBe(false);
+      for (const f of placed.slice(i + 1)) expect(overlap(a, { x: f.label!.x, y: f.label!.y, w: f.label!.width, h: f.label!.height }), `${e.id} × ${f.id}`).toBe(false);
+      // inside the drawing
+      expect(a.x >= 0 && a.y >= 0 && a.x + a.w <= l.width && a.y + a.h <= l.height).toBe(true);
+    }
   });
 
   it("the fallback lays a group's states inside it", () => {

@@ -1,6 +1,6 @@
 "use client";
-import { Handle, Position, type NodeProps } from "@xyflow/react";
-import { memo } from "react";
+import { Handle, Position, useStore, type NodeProps, type ReactFlowState } from "@xyflow/react";
+import { memo, useCallback } from "react";
 import type { GraphState, GraphTransition } from "@/lib/graph/derive";
 import { labelLine } from "@/lib/graph/layout";
 import type { OverlayTag, OverlayTone } from "@/lib/graph/overlay";
@@ -33,7 +33,23 @@ export interface StateNodeData extends Record<string, unknown> {
    * over its bottom edge, the first ones on the left
    */
   badges?: OverlayTag[];
+  /** the node's laid-out size (zoom 1): how much text its chip has room for */
+  box?: { w: number; h: number };
 }
+
+/** Chip text: 12 px on screen in 14 px lines (a 12 px monospace line's own height), whatever the zoom. */
+const CHIP_LINE = 14;
+/** The group header's height at zoom 1 (the padding ELK keeps above a group's states). */
+const GROUP_HEAD = 40;
+
+/** How many lines of chip text a box `h` high holds at zoom `z` (0: none, at most 2). */
+export const chipLines = (h: number, z: number) => Math.max(0, Math.min(2, Math.floor((h * z - 2) / CHIP_LINE)));
+/** A 12 px monospace character's width (px). */
+const CHIP_CHAR = 7.3;
+/** The longest piece of an identifier between its break opportunities (see Breakable): wider than the chip, the name is cut with an ellipsis on one line instead. */
+const longestWord = (name: string) => Math.max(...name.split(/(?<=[_.\-])|(?<=[a-z0-9])(?=[A-Z])/).map((p) => p.length));
+/** The box's width on screen at zoom `z`, in whole 20 px steps (so nodes re-render only when it matters). */
+const screenWidth = (w: number, z: number) => Math.floor((w * z) / 20) * 20;
 
 const tagTone: Record<OverlayTone, string> = {
   a: "bg-blue-600 text-white",
@@ -59,7 +75,8 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top" }: { tags:
   );
   const right = tags.filter((t) => t.tone === "bad");
   const left = tags.filter((t) => t.tone !== "bad");
-  const y = edge === "top" ? "top-0 -translate-y-1/2" : "bottom-0 translate-y-1/2";
+  // over the edge at a readable zoom (the node keeps room for it); below, a chip has no room: the tags sit on it from outside
+  const y = edge === "top" ? (mode === "detail" ? "top-0 -translate-y-1/2" : "top-0 -translate-y-full") : mode === "detail" ? "bottom-0 translate-y-1/2" : "bottom-0 translate-y-full";
   if (mode === "dot") return <span data-testid={testId} className="hidden">{tags.map((t) => t.label).join(" ")}</span>;
   return (
     <span data-testid={testId}>
@@ -102,8 +119,11 @@ const nodeTitle = (d: StateNodeData) =>
 // name and badges keep their size on screen (zoom.tsx), and at the smallest zoom a coloured box.
 function StateNodeView({ data }: NodeProps) {
   const d = data as StateNodeData;
-  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges } = d;
+  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box } = d;
   const mode = useZoomMode();
+  // a chip's text never spills out of its box: as many lines as the box holds on screen, the rest in the tooltip
+  const lines = useStore(useCallback((st: ReactFlowState) => (box ? chipLines(box.h, st.transform[2]) : 2), [box]));
+  const wide = useStore(useCallback((st: ReactFlowState) => (box ? screenWidth(box.w, st.transform[2]) : 200), [box]));
   const collapsed = count !== undefined;
   const detail = mode === "detail";
   return (
@@ -115,7 +135,7 @@ function StateNodeView({ data }: NodeProps) {
       data-mode={mode}
       title={detail && !collapsed ? undefined : nodeTitle(d)}
       data-outlined={outlined ? "" : undefined}
-      className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? "px-3 py-2" : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
+      className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? `px-3 ${tags?.length ? "pb-2 pt-3" : "py-2"}` : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
       {alert && <AlertBadge message={alert} mode={mode} />}
       {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}
@@ -161,14 +181,21 @@ function StateNodeView({ data }: NodeProps) {
           )}
         </>
       ) : (
-        mode === "chip" && (
-          <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(6) }}>
-            <StatusDot status={status} size={screenPx(10)} />
-            <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={{ fontSize: screenPx(13), lineHeight: screenPx(16) }}>
-              <Breakable text={state.name} />
-              {collapsed && <span className="font-sans font-medium text-slate-600 dark:text-slate-400"> ▸ {count}</span>}
-            </span>
-            {state.human && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(4) }}>review</span>}
+        mode === "chip" &&
+        lines > 0 && (
+          <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(5) }}>
+            <StatusDot status={status} size={screenPx(9)} />
+            {lines >= 2 && longestWord(state.name) * CHIP_CHAR <= wide - (collapsed ? 56 : 24) ? (
+              <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>
+                <Breakable text={state.name} />
+              </span>
+            ) : (
+              <span className="min-w-0 truncate font-mono font-semibold text-slate-900 dark:text-slate-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>
+                {state.name}
+              </span>
+            )}
+            {collapsed && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>▸ {count}</span>}
+            {state.human && wide >= 140 && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE), paddingInline: screenPx(4) }}>review</span>}
           </div>
         )
       )}
@@ -193,15 +220,17 @@ function GroupNodeView({ data }: NodeProps) {
   const mode = useZoomMode();
   const detail = mode === "detail";
   const scaled = detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) };
+  // below a readable zoom the header keeps its size on screen: drawn only where the group's top band holds it
+  const head = useStore(useCallback((st: ReactFlowState) => GROUP_HEAD * st.transform[2] >= 22, []));
   return (
     <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} data-mode={mode} title={detail ? undefined : state.name} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
       {alert && <AlertBadge message={alert} mode={mode} />}
       {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}
       {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
-      {mode !== "dot" && (
+      {(detail || (mode === "chip" && head)) && (
         <div className="flex min-w-0 items-center gap-2 overflow-hidden px-3 py-1.5" style={detail ? undefined : { paddingBlock: screenPx(3), paddingInline: screenPx(8) }}>
-          <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200" style={detail ? undefined : { fontSize: screenPx(13), lineHeight: screenPx(16) }}>{state.name}</span>
+          <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200" style={detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) }}>{state.name}</span>
           {detail && state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-600 dark:text-slate-400">parallel regions</span>}
           {onToggle && (
             <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} style={scaled} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">

@@ -12,7 +12,7 @@ import { Background, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, useReact
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { aspectOf, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
-import { absoluteBoxes, boxView, chooseView, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
+import { absoluteBoxes, boxView, chooseView, collapsedAround, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
 import type { DiagramOverlay, OverlayTag } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
 import { modeOf, ZoomModeContext } from "./zoom";
@@ -20,8 +20,13 @@ import { modeOf, ZoomModeContext } from "./zoom";
 export type { DiagramOverlay, OverlayTone } from "@/lib/graph/overlay";
 import { EDGE_Z, TransitionEdge } from "./transition-edge";
 
-const nodeTypes = { state: StateNode, group: GroupNode };
+// not "group": React Flow styles its own "group" type with a border of its own (a double border on ours)
+const nodeTypes = { state: StateNode, stateGroup: GroupNode };
 const edgeTypes = { transition: TransitionEdge };
+
+/** The minimap (150×100 with its margin) is shown from this screen width (Tailwind's sm) on; views keep clear of it. */
+const MINIMAP_FROM = 640;
+const MINIMAP_ROOM = { w: 166, h: 116 };
 
 /** With every group open the machine must fit at this zoom or more, else groups start collapsed. */
 const OPEN_FIT_ZOOM = 0.5;
@@ -152,19 +157,20 @@ function Diagram({
   );
 
   // which groups are drawn collapsed: the person's choice, else all open when the machine is
-  // readable enough with them open, else all but those holding the run's states
+  // readable enough with them open, else all but those holding the run's states (the variant the
+  // server lays out ahead for a run's page)
   const [overrides, setOverrides] = useState<Record<string, boolean>>({});
-  const keepOpen = useMemo(() => [...new Set([...s.active, ...(s.visited ?? [])].flatMap(withAncestors))].sort().join(), [s]);
+  const around = useMemo(() => collapsedAround(graph, s.active).join(), [graph, s.active]);
   const wanted = useMemo(() => {
     if (!size) return null;
-    const keep = new Set(keepOpen.split(","));
     const closed = groups.filter((g) => overrides[g.id] === false).map((g) => g.id);
     const open = atHand(closed, aspect);
     const roomy = open && fitZoom(open.width, open.height, size.w, size.h) >= OPEN_FIT_ZOOM;
     if (!autoCollapse || roomy) return closed;
-    return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && !keep.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
+    const shut = new Set(around.split(",").filter(Boolean));
+    return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && shut.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [size?.w, size?.h, aspect, keepOpen, JSON.stringify(overrides), autoCollapse, groups, atHand]);
+  }, [size?.w, size?.h, aspect, around, JSON.stringify(overrides), autoCollapse, groups, atHand]);
   const [shown, setShown] = useState<{ layout: Layout; decided: boolean }>(() => ({ layout: base.list[0], decided: false }));
   useEffect(() => {
     if (!wanted) return;
@@ -229,7 +235,7 @@ function Diagram({
     () =>
       l.nodes.map((n) => ({
         id: n.id,
-        type: (n.state.type === "compound" || n.state.type === "parallel") && n.hidden === undefined ? "group" : "state",
+        type: (n.state.type === "compound" || n.state.type === "parallel") && n.hidden === undefined ? "stateGroup" : "state",
         position: { x: n.x, y: n.y },
         ...(n.parent ? { parentId: n.parent } : {}),
         data: {
@@ -245,9 +251,13 @@ function Diagram({
           badges: painted.extra[n.id],
           outlined: painted.outline === n.id,
           hidden: n.hidden,
+          box: { w: n.width, h: n.height },
           onToggle: collapsible.has(n.id) ? toggle : undefined,
         },
         style: { width: n.width, height: n.height },
+        // the size given, not only measured: the minimap draws a node only when its node object has one
+        width: n.width,
+        height: n.height,
         draggable: false,
         selectable: false,
       })),
@@ -331,8 +341,8 @@ function Diagram({
             pannable
             zoomable
             ariaLabel="Minimap: the whole machine and where the view is"
-            nodeColor={(n) => (n.type === "group" ? "transparent" : minimapColor[(n.data as { status: NodeStatus }).status] ?? "#e2e8f0")}
-            nodeStrokeColor={(n) => (n.type === "group" ? "#94a3b8" : "transparent")}
+            nodeColor={(n) => (n.type === "stateGroup" ? "transparent" : minimapColor[(n.data as { status: NodeStatus }).status] ?? "#e2e8f0")}
+            nodeStrokeColor={(n) => (n.type === "stateGroup" ? "#94a3b8" : "transparent")}
             nodeBorderRadius={6}
             className="!m-2 hidden rounded-md border border-slate-200 !bg-white/90 sm:block dark:border-slate-700 dark:!bg-slate-900/90"
             style={{ width: 150, height: 100 }}
@@ -387,6 +397,16 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control }: 
   }, [dom]);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
   const abs = useMemo(() => absoluteBoxes(layout), [layout]);
+  // a view chosen here keeps clear of the minimap's corner: in the canvas without its strip on the
+  // right or without its band at the bottom, whichever leaves the larger zoom
+  const clear = useCallback(
+    (pick: (w: number, h: number) => { x: number; y: number; zoom: number }) => {
+      if (!window.matchMedia(`(min-width: ${MINIMAP_FROM}px)`).matches) return pick(size.w, size.h);
+      const [a, b] = [pick(size.w - MINIMAP_ROOM.w, size.h), pick(size.w, size.h - MINIMAP_ROOM.h)];
+      return a.zoom >= b.zoom ? a : b;
+    },
+    [size.w, size.h],
+  );
   useEffect(() => {
     const go = (v: { x: number; y: number; zoom: number }, animate: boolean) =>
       void flow.setViewport(v, { duration: animate && !first.current ? 300 : 0 }).then(() => {
@@ -395,25 +415,24 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control }: 
       });
     const groupBox = opened ? abs.get(opened) : undefined;
     control.current = {
-      fit: () => go(fitView(layout, size.w, size.h), true),
+      fit: () => go(clear((w, h) => fitView(layout, w, h)), true),
       box: (id) => {
         const b = abs.get(id);
-        if (b) go(boxView(b, size.w, size.h), true);
+        if (b) go(clear((w, h) => boxView(b, w, h)), true);
       },
       node: (id) => {
         const b = abs.get(id);
         if (!b) return;
         // the state and its neighbours when they fit readably, else the state alone
         const { focus } = focusOf(layout, { active: [id] });
-        const around = focus && fitZoom(focus.w, focus.h, size.w, size.h) >= READABLE_ZOOM ? focus : b;
-        go(boxView(around, size.w, size.h, READABLE_ZOOM), true);
+        go(clear((w, h) => boxView(focus && fitZoom(focus.w, focus.h, w, h) >= READABLE_ZOOM ? focus : b, w, h, READABLE_ZOOM)), true);
       },
     };
     if (!first.current && Date.now() - touched.current < 15_000) return;
-    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(boxView(groupBox, size.w, size.h), true);
-    if (status.active.length === 0) return go(fitView(layout, size.w, size.h), true);
+    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(clear((w, h) => boxView(groupBox, w, h)), true);
+    if (status.active.length === 0) return go(clear((w, h) => fitView(layout, w, h)), true);
     const { focus, must } = focusOf(layout, status);
-    go(chooseView(layout, size.w, size.h, focus, must), true);
+    go(clear((w, h) => chooseView(layout, w, h, focus, must)), true);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [flow, layout, size.w, size.h, target, opened]);
   return null;

@@ -2,13 +2,14 @@
 // The run on a phone: a vertical path instead of a canvas — the states it went through (the
 // last few), the state it is in now with what it waits for, and the moves it can make next. The
 // diagram is one tap away ("Show the diagram").
+import { useState } from "react";
 import type { GraphState, WorkflowGraph } from "@/lib/graph/derive";
 import { labelLine } from "@/lib/graph/layout";
 import type { TransitionView } from "@/lib/engine/views";
 import { isFailure } from "@/lib/graph/status";
 
-/** How many earlier states the path lists before "… n earlier". */
-const SHOWN = 6;
+/** How many earlier states the path lists before "… n earlier" (a tap lists them all). */
+const SHOWN = 3;
 
 export function PathView({ graph, stateIds, transitions, waitingFor, terminal, onShowDiagram }: { graph: WorkflowGraph; stateIds: string[]; transitions: TransitionView[]; waitingFor: string | null; terminal: boolean; onShowDiagram: () => void }) {
   const byId = new Map<string, GraphState>(graph.states.map((s) => [s.id, s]));
@@ -20,7 +21,8 @@ export function PathView({ graph, stateIds, transitions, waitingFor, terminal, o
     if (isFailure(t) && entered.length > 1) entered[entered.length - 2].failed = true;
   }
   while (entered.length && stateIds.includes(entered.at(-1)!.id)) entered.pop();
-  const earlier = Math.max(0, entered.length - SHOWN);
+  const [all, setAll] = useState(false);
+  const earlier = all ? 0 : Math.max(0, entered.length - SHOWN);
   const inside = (a: string, id: string) => a === id || a.startsWith(`${id}.`);
   const next = new Map<string, string[]>();
   for (const t of graph.transitions) {
@@ -39,7 +41,13 @@ export function PathView({ graph, stateIds, transitions, waitingFor, terminal, o
         </button>
       </div>
       <ol className="mt-2 space-y-1 border-l-2 border-slate-200 pl-3 text-sm dark:border-slate-700">
-        {earlier > 0 && <li className="text-xs text-slate-600 dark:text-slate-400">… {earlier} earlier</li>}
+        {earlier > 0 && (
+          <li>
+            <button type="button" onClick={() => setAll(true)} className="text-xs text-slate-600 hover:underline dark:text-slate-400" data-testid="path-earlier">
+              … {earlier} earlier
+            </button>
+          </li>
+        )}
         {entered.slice(earlier).map((s, i) => (
           <li key={i} data-testid="path-visited" className={`font-mono text-[13px] ${s.failed ? "text-red-700 dark:text-red-400" : "text-slate-500 dark:text-slate-400"}`}>
             {name(s.id)}

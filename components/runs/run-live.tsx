@@ -230,7 +230,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
   const [canvasOnPhone, setCanvasOnPhone] = useState(false);
   const waitingFor = waitingHuman ? `your decision: ${decisions.join(" / ")}` : !terminal && forms.length > 0 ? forms.join(", ") : null;
   const pathView = (
-    <div className="sm:hidden">
+    <div className="sm:hidden max-sm:order-[-1]">
       <PathView
         graph={layout.graph}
         stateIds={run.stateIds}
@@ -324,7 +324,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
         </div>
       </div>
 
-      {notice}
+      {/* on a phone a run waiting for a decision keeps the first screen for the decision and the path: the notice goes below */}
+      {notice && <div className={waitingHuman ? "max-sm:hidden" : undefined}>{notice}</div>}
       {terminal && <RunResultCard runId={run.id} status={run.status} result={result} failure={failure} error={(run.error as { retry?: unknown } | null)?.retry ? (run.error as { message?: string }) : ((ctx?.error as { message?: string } | null) ?? (run.error as { message?: string } | null) ?? null)} />}
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_420px]">
         <div className="min-w-0 space-y-4">
@@ -351,10 +352,10 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           <HistoryPanel transitions={transitions} states={states} layout={layout} live={!terminal} runId={run.id} />
         </div>
 
-        {/* on a narrow screen, a run that waits for a person shows the decision first */}
+        {/* on a narrow screen, a run that waits for a person shows the decision first; on a phone the
+            path (where the run is, what it waits for, where it can go) right after it */}
         <aside className={`flex min-w-0 flex-col gap-4 ${waitingHuman ? "order-first xl:order-none" : ""}`}>
-          {/* on a phone, the path (where the run is and what it waits for) comes first, the decision right after */}
-          {waitingHuman && pathView && <div className="order-first xl:order-none">{pathView}</div>}
+          {waitingHuman && pathView}
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="now-panel">
             <div className="text-[11px] font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">Now</div>
             {active.map((s) => (
@@ -409,15 +410,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             )}
           </div>
 
-          {waitingHuman && review && (
-            <div className="order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900" data-testid="decision-box">
-              <h2 className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Your decision is needed</h2>
-              <div className="mb-2 empty:hidden">
-                <DueBadge {...routingOfInfo(review)} now={Date.now()} />
-              </div>
-              <DecisionPanel review={review} decisions={decisions} />
-            </div>
-          )}
+          {waitingHuman && review && <DecisionBox review={review} decisions={decisions} />}
 
           {flow && <StagePanel runId={run.id} flow={flow} context={run.context as FlowContext} terminal={terminal} accepted={accepted} />}
 
@@ -431,6 +424,8 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
             </div>
           )}
 
+          {notice && waitingHuman && <div className="sm:hidden">{notice}</div>}
+
           <UsagePanel runId={run.id} version={run.seq} />
 
           <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
@@ -439,6 +434,30 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
           </div>
         </aside>
       </div>
+    </div>
+  );
+}
+
+/**
+ * The decision a run waits for. On a phone it is a compact box of its own height, first on the
+ * page with the path right after it: what is to be decided scrolls inside the box, its decision
+ * bar (sticky) stays at the box's bottom, and "Show all" lets the box grow to its whole length.
+ */
+function DecisionBox({ review, decisions }: { review: ReviewInfo; decisions: string[] }) {
+  const [whole, setWhole] = useState(false);
+  const compact = whole ? "" : "max-sm:max-h-[320px] max-sm:pb-0 max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_[data-testid=decision-bar]]:-mx-4 max-sm:[&_[data-testid=decision-bar]]:px-4";
+  return (
+    <div className={`order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900 ${compact}`} data-testid="decision-box" data-compact={whole ? undefined : ""}>
+      <div className="mb-2 flex items-center justify-between gap-2">
+        <h2 className="text-[11px] font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Your decision is needed</h2>
+        <button type="button" onClick={() => setWhole(!whole)} className="text-xs text-blue-700 hover:underline sm:hidden dark:text-blue-400" aria-expanded={whole} data-testid="decision-whole">
+          {whole ? "Show less" : "Show all"}
+        </button>
+      </div>
+      <div className="mb-2 empty:hidden">
+        <DueBadge {...routingOfInfo(review)} now={Date.now()} />
+      </div>
+      <DecisionPanel review={review} decisions={decisions} />
     </div>
   );
 }

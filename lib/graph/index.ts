@@ -2,12 +2,15 @@
 // version's machine never changes, so its layouts never do. For each version the server lays out
 // both aspect buckets with every group open and with every group collapsed, in the layout thread
 // (lib/graph/elk-thread.ts) with its deadline, so a page gets its diagram with its HTML and the
-// browser runs ELK only for other sets of collapsed groups.
+// browser runs ELK only for other sets of collapsed groups. A run's page gets one more pair: every
+// group collapsed but those the run is in (what the diagram draws when the machine is too large
+// to read whole with its groups open).
 import { findWorkflow, listWorkflows } from "../machines/registry";
 import type { WorkflowDefinition } from "../machines/types";
 import { deriveGraph } from "./derive";
 import { layoutOffThread, type ThreadOptions } from "./elk-thread";
 import { groupsOf, packLayouts, variantKey, type Aspect, type Layout, type LayoutPack } from "./layout";
+import { collapsedAround } from "./view";
 
 /** Cached layouts kept at most (oldest dropped first). */
 const MAX_CACHED = 400;
@@ -46,15 +49,24 @@ export function layoutsOf(def: WorkflowDefinition, variants: { collapsed: string
   return Promise.all(variants.map((v) => cache.get(keyOf(def, v.collapsed, v.aspect)) ?? layoutsOf(def, [v], opts).then((ls) => ls[0])));
 }
 
-/** A definition's standard layouts, packed for a page (one graph, its variants). */
-export async function layoutPackOf(def: WorkflowDefinition, opts: ThreadOptions = {}): Promise<LayoutPack> {
-  return packLayouts(deriveGraph(def.machine), await layoutsOf(def, standardVariants(def), opts));
+/** The variants a run's page draws first when they differ from the standard ones: groups collapsed around its active states. */
+function runVariants(def: WorkflowDefinition, active: string[]): { collapsed: string[]; aspect: Aspect }[] {
+  const graph = deriveGraph(def.machine);
+  const collapsed = collapsedAround(graph, active);
+  if (collapsed.length === 0 || collapsed.length === groupsOf(graph).length) return [];
+  return (["landscape", "portrait"] as const).map((aspect) => ({ collapsed, aspect }));
 }
 
-/** The standard layouts of a workflow (`input`, a run's, picks a user-defined workflow's version). */
-export function workflowLayouts(id: string, input?: unknown): Promise<LayoutPack> | null {
+/** A definition's standard layouts, and with `active` (a run's states) the run's own, packed for a page (one graph, its variants). */
+export async function layoutPackOf(def: WorkflowDefinition, opts: ThreadOptions = {}, active?: string[]): Promise<LayoutPack> {
+  const variants = [...standardVariants(def), ...(active ? runVariants(def, active) : [])];
+  return packLayouts(deriveGraph(def.machine), await layoutsOf(def, variants, opts));
+}
+
+/** The layouts of a workflow (`input`, a run's, picks a user-defined workflow's version; `active`, the run's states, adds its own). */
+export function workflowLayouts(id: string, input?: unknown, active?: string[]): Promise<LayoutPack> | null {
   const def = findWorkflow(id, input);
-  return def ? layoutPackOf(def) : null;
+  return def ? layoutPackOf(def, {}, active) : null;
 }
 
 /** The landscape layout with every group open. */

@@ -204,6 +204,31 @@ const isGroup = (s: GraphState) => s.type === "compound" || s.type === "parallel
 /** a state with this many edges of one event to different states lists them instead of drawing them */
 const FAN = 4;
 
+/** Top-level states from this many on, when they mostly form one long path, are wrapped to the canvas's shape. */
+const WRAP_FROM = 8;
+
+/**
+ * A machine that is mostly one long path (a stage chain): its longest path forward (in the seed's
+ * order, back edges left out) passes through most of its top-level states. Only such a chain is
+ * wrapped into columns; wrapping a branching machine cuts its branches apart with long edges.
+ */
+export function isLongChain(graph: WorkflowGraph, drawn: GraphTransition[]): boolean {
+  const top = graph.states.filter((s) => !s.parent).map((s) => s.id);
+  if (top.length < WRAP_FROM) return false;
+  const order = new Map(top.map((id, i) => [id, i]));
+  const topOf = (id: string) => id.split(".")[0];
+  const next = new Map<number, Set<number>>();
+  for (const t of drawn) {
+    const [a, b] = [order.get(topOf(t.source)), order.get(topOf(t.target))];
+    if (a === undefined || b === undefined || b <= a) continue;
+    next.set(a, (next.get(a) ?? new Set()).add(b));
+  }
+  // longest path in a DAG whose edges all go forward in the seed's order
+  const longest = top.map(() => 1);
+  for (let i = top.length - 1; i >= 0; i--) for (const j of next.get(i) ?? []) longest[i] = Math.max(longest[i], 1 + longest[j]);
+  return Math.max(...longest) >= 0.75 * top.length;
+}
+
 /** The ELK graph of a workflow graph, with what `layoutFrom` needs to read the answer. */
 export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJob {
   const direction = opts.direction ?? "DOWN";
@@ -247,18 +272,18 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
   }
 
   const elkNodes = new Map<string, ElkNode>();
-  const wrap = graph.states.filter((s) => !s.parent).length >= 8;
+  const wrap = isLongChain(graph, [...grouped.values()].map((ts) => ts[0]));
   const root: ElkNode = {
     id: "__root",
     layoutOptions: {
       "elk.algorithm": "layered",
       "elk.direction": direction,
       "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "40",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "32",
       "elk.layered.spacing.edgeNodeBetweenLayers": "16",
-      "elk.spacing.nodeNode": "40",
-      "elk.spacing.edgeNode": "24",
-      "elk.spacing.edgeEdge": "14",
+      "elk.spacing.nodeNode": "28",
+      "elk.spacing.edgeNode": "16",
+      "elk.spacing.edgeEdge": "10",
       "elk.spacing.edgeLabel": "6",
       "elk.spacing.labelLabel": "8",
       "elk.edgeRouting": "ORTHOGONAL",
@@ -277,7 +302,9 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
       "elk.json.shapeCoords": "PARENT",
       "elk.aspectRatio": String(ASPECT_RATIO[aspect]),
       // a long chain is cut into columns (landscape) or kept tall and narrow (portrait)
-      ...(wrap ? { "elk.layered.wrapping.strategy": "MULTI_EDGE", "elk.layered.wrapping.additionalEdgeSpacing": "16" } : {}),
+      // (a branching machine instead has its long edges shortened after placement, so it takes less
+      // room at Fit; that compaction would undo the wrapping)
+      ...(wrap ? { "elk.layered.wrapping.strategy": "MULTI_EDGE", "elk.layered.wrapping.additionalEdgeSpacing": "16" } : { "elk.layered.compaction.postCompaction.strategy": "EDGE_LENGTH" }),
     },
     children: [],
     edges: [],
@@ -306,7 +333,8 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
     const seen = new Set<string>();
     for (const t of ts) {
       const line = labelLine(t);
-      if (line === "" || seen.has(line)) continue;
+      // a lone move that is always taken says nothing by "Always"
+      if (line === "" || seen.has(line) || (ts.length === 1 && /^always$/i.test(line))) continue;
       seen.add(line);
       for (const text of wrapLine(line)) rows.push({ text, transition: t.id });
     }
@@ -366,13 +394,29 @@ export function layoutFrom(out: ElkNode, job: ElkJob): Layout {
 /**
  * The simple layout drawn when ELK does not answer in time: each group's states in rows in the
  * seed's order (as many columns as the aspect asks), groups sized around them, straight edges
- * from the bottom of one state to the top of the next, no label boxes (the transitions table
- * lists them).
+ * from the bottom of one state to the top of the next. Each state's outgoing labels are stacked
+ * under it, each headed by the state it leads to (a straight edge alone would not say which
+ * label is whose); the rows are spaced to hold them.
  */
 export function fallbackLayout(job: ElkJob): Layout {
-  const GAP = 40;
+  const GAP = 150;
+  const ROW_GAP = 40;
   const PAD = 16;
   const HEAD = 40;
+  const names = new Map(job.graph.states.map((s) => [s.id, s.name]));
+  // the label stack under each state: its outgoing edges' labels, each with the target first
+  const rowsOf = new Map<string, LabelRow[]>();
+  const stack = new Map<string, { edge: string; width: number; height: number }[]>();
+  for (const e of (job.root.edges ?? []) as ElkExtendedEdge[]) {
+    const rows = job.rowsOf.get(e.id) ?? [];
+    if (rows.length === 0) continue;
+    const to = wrapLine(`→ ${names.get(e.targets[0]) ?? e.targets[0]}`).map((text) => ({ text, transition: rows[0].transition }));
+    const all = [...to, ...rows];
+    rowsOf.set(e.id, all);
+    const box = { edge: e.id, width: Math.ceil(Math.max(...all.map((r) => r.text.length)) * CHAR_W + 16), height: all.length * LINE_H + 6 };
+    stack.set(e.sources[0], [...(stack.get(e.sources[0]) ?? []), box]);
+  }
+  const below = (id: string) => (stack.get(id) ?? []).reduce((a, b) => a + b.height + 4, 0);
   const place = (n: ElkNode) => {
     const kids = n.children ?? [];
     for (const c of kids) if (c.children?.length) place(c);
@@ -383,7 +427,8 @@ export function fallbackLayout(job: ElkJob): Layout {
     if (kids.length === 0) return;
     // as many columns as make the rows about the aspect's shape (a state is wider than tall)
     const cellW = kids.reduce((a, c) => a + c.width!, 0) / kids.length + GAP;
-    const cellH = kids.reduce((a, c) => a + c.height!, 0) / kids.length + GAP;
+    // (a row is as tall as its tallest state with its labels)
+    const cellH = Math.max(...kids.map((c) => c.height! + below(c.id))) + ROW_GAP;
     const cols = Math.max(1, Math.round(Math.sqrt((kids.length * (n.id === "__root" ? ASPECT_RATIO[job.aspect] : 1) * cellH) / cellW)));
     let x = n.id === "__root" ? 0 : PAD;
     let y = n.id === "__root" ? 0 : HEAD;
@@ -392,13 +437,13 @@ export function fallbackLayout(job: ElkJob): Layout {
     kids.forEach((c, i) => {
       if (i > 0 && i % cols === 0) {
         x = n.id === "__root" ? 0 : PAD;
-        y += rowH + GAP;
+        y += rowH + ROW_GAP;
         rowH = 0;
       }
       c.x = x;
       c.y = y;
       x += c.width! + GAP;
-      rowH = Math.max(rowH, c.height!);
+      rowH = Math.max(rowH, c.height! + below(c.id));
       w = Math.max(w, x - GAP);
     });
     n.width = w + (n.id === "__root" ? 0 : PAD);
@@ -414,14 +459,26 @@ export function fallbackLayout(job: ElkJob): Layout {
     }
   };
   walk(root, 0, 0);
+  const at = new Map<string, { x: number; y: number }>();
+  for (const [id, boxes] of stack) {
+    const b = abs.get(id)!;
+    let y = b.y + b.h + 4;
+    for (const box of boxes) {
+      at.set(box.edge, { x: b.x + b.w / 2 + 6, y });
+      root.width = Math.max(root.width!, b.x + b.w / 2 + 6 + box.width);
+      y += box.height + 4;
+    }
+  }
   for (const e of (root.edges ?? []) as ElkExtendedEdge[]) {
     const a = abs.get(e.sources[0])!;
     const b = abs.get(e.targets[0])!;
     e.sections = [{ id: `${e.id}#s`, startPoint: { x: a.x + a.w / 2, y: a.y + a.h }, endPoint: { x: b.x + b.w / 2, y: b.y }, bendPoints: [] }];
-    e.labels = [];
+    const p = at.get(e.id);
+    const rows = rowsOf.get(e.id);
+    e.labels = p && rows ? [{ id: `${e.id}#label`, x: p.x, y: p.y, width: Math.ceil(Math.max(...rows.map((r) => r.text.length)) * CHAR_W + 16), height: rows.length * LINE_H + 6 }] : [];
   }
-  const l = layoutFrom(root, job);
-  return { ...l, edges: l.edges.map((e) => ({ ...e, label: null })), fallback: true };
+  const l = layoutFrom(root, { ...job, rowsOf });
+  return { ...l, fallback: true };
 }
 
 let elk: InstanceType<typeof ELK> | null = null;

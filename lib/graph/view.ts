@@ -2,7 +2,8 @@
 // draw compact chips and hide edge labels below a readable zoom, lib/graph's READABLE_ZOOM). A
 // run opens on the state that waits for a person, else its newest active state: that state whole
 // with its neighbours, at a zoom where all its text is 11 px or more.
-import { READABLE_ZOOM, type Layout } from "./layout";
+import type { WorkflowGraph } from "./derive";
+import { groupsOf, READABLE_ZOOM, type Layout } from "./layout";
 
 export interface Viewport {
   x: number;
@@ -24,6 +25,19 @@ const PAD = 16;
 
 /** A state id and its ancestors ("A.B.C" → "A", "A.B", "A.B.C"). */
 export const withAncestors = (id: string) => id.split(".").map((_, i, parts) => parts.slice(0, i + 1).join("."));
+
+/**
+ * The groups drawn collapsed when a machine is too large to read with every group open: all but
+ * those holding a state the run is in (a finished run's path shows on the collapsed groups). The
+ * browser picks this variant and the server lays it out ahead, so both must agree: one function.
+ */
+export function collapsedAround(graph: WorkflowGraph, active: string[]): string[] {
+  const keep = new Set(active.flatMap(withAncestors));
+  return groupsOf(graph)
+    .map((g) => g.id)
+    .filter((id) => !keep.has(id))
+    .sort();
+}
 
 export interface Box {
   x: number;

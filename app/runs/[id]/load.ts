@@ -26,7 +26,7 @@ export const loadRunPage = cache(async (id: string, suffix = "") => {
     notFound();
   }
   const def = findWorkflow(run.workflow, run.input);
-  const layout = def ? await workflowLayouts(def.id, run.input) : null;
+  const layout = def ? await workflowLayouts(def.id, run.input, run.stateIds) : null;
   if (!def || !layout) notFound();
   return { rt, run, def, layout };
 });
