@@ -52,11 +52,11 @@ test.describe("at 1440×900", () => {
     await expect(page).toHaveURL(/\/review\?workflow=deep-research$/);
     await expect(page.locator("[data-testid=review-panel]:visible")).toHaveAttribute("data-run", runs[9]!);
     await page.getByLabel("Workflow", { exact: true }).selectOption("");
-    await page.getByLabel("Search").fill("variant 7");
+    await page.getByRole("searchbox", { name: "Search" }).fill("variant 7");
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toHaveAttribute("data-run", runs[6]!);
     await expect(page).toHaveURL(/\?q=variant\+7$/);
-    await page.getByLabel("Search").fill("");
+    await page.getByRole("searchbox", { name: "Search" }).fill("");
     await page.getByLabel("Order").selectOption("due");
     await expect(page).toHaveURL(/\?sort=due$/);
     // a link with filters opens filtered; a bad value is left out
