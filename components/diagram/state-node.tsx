@@ -80,7 +80,7 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top" }: { tags:
   if (mode === "dot") return <span data-testid={testId} className="hidden">{tags.map((t) => t.label).join(" ")}</span>;
   return (
     <span data-testid={testId}>
-      {left.length > 0 && <span className={`absolute ${y} left-2 z-10 flex gap-1 overflow-hidden ${right.length ? "max-w-[calc(50%-0.75rem)]" : "max-w-[calc(100%-1rem)]"}`}>{left.map(tag)}</span>}
+      {left.length > 0 && <span className={`absolute ${y} left-2 z-10 flex gap-1 ${right.length ? "max-w-[calc(50%-0.75rem)] overflow-hidden" : left.length === 1 ? "w-max" : "max-w-[calc(100%-1rem)] overflow-hidden"}`}>{left.map(tag)}</span>}
       {right.length > 0 && <span className={`absolute ${y} right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden`}>{right.map(tag)}</span>}
     </span>
   );
