@@ -9,7 +9,7 @@ const runPage = (page: Page) => page.getByTestId("run-page");
 async function startRun(page: Page, workflow: string, task?: string) {
   await page.goto("/");
   await page.getByLabel("Workflow", { exact: true }).selectOption(workflow);
-  if (task) await page.getByLabel("task", { exact: true }).fill(task);
+  if (task) await page.getByRole("textbox", { name: "task", exact: true }).fill(task);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
 }
