@@ -6,7 +6,7 @@ import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { Markdown, sameOriginImage } from "../components/ui/markdown";
-import config, { SECURITY_HEADERS } from "../next.config";
+import config, { API_REFERENCE_CSP, SECURITY_HEADERS } from "../next.config";
 
 const render = (text: string) => renderToString(createElement(Markdown, { text }));
 
@@ -40,7 +40,13 @@ describe("images in Markdown outputs", () => {
 
   it("every response says: no framing, images only from here", async () => {
     const rules = await config.headers!();
-    expect(rules).toEqual([{ source: "/:path*", headers: SECURITY_HEADERS }]);
+    // every page; the API reference page only widens connect-src and font-src to its own origin
+    expect(rules).toEqual([
+      { source: "/:path*", headers: SECURITY_HEADERS },
+      { source: "/api-reference", headers: [{ key: "Content-Security-Policy", value: API_REFERENCE_CSP }] },
+    ]);
+    expect(API_REFERENCE_CSP).toContain("frame-ancestors 'none'");
+    expect(API_REFERENCE_CSP).toMatch(/img-src 'self'( data:)?( blob:)?(;|$)/);
     const h = Object.fromEntries(SECURITY_HEADERS.map((x) => [x.key, x.value]));
     expect(h["X-Frame-Options"]).toBe("DENY");
     expect(h["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
