@@ -62,14 +62,14 @@ test("a workflow page's Run button opens the New run form with the workflow and 
   await page.goto("/workflows/deep-research");
   await page.getByTestId("run-workflow").click();
   await page.waitForURL(/\/\?workflow=deep-research#new-run$/);
-  await expect(page.getByLabel("Workflow")).toHaveValue("deep-research");
+  await expect(page.getByLabel("Workflow", { exact: true })).toHaveValue("deep-research");
   const field = page.getByTestId("new-run-form").locator("textarea").first();
   await expect(field).toBeFocused();
   const placeholder = await field.getAttribute("placeholder");
   expect(placeholder?.length).toBeGreaterThan(5);
   // another workflow's placeholder is its own
   await page.goto("/?workflow=swiss-army");
-  await expect(page.getByLabel("Workflow")).toHaveValue("swiss-army");
+  await expect(page.getByLabel("Workflow", { exact: true })).toHaveValue("swiss-army");
   await expect(page.getByLabel("Request")).not.toHaveAttribute("placeholder", placeholder!);
   await shot(page, "conveniences-run-button");
 });
@@ -80,7 +80,7 @@ test("a user-defined workflow: Run button, a placeholder from its labels, a mess
   expect((await request.post("/api/workflows", { data: { id, mermaid } })).status()).toBe(201);
   await page.goto(`/workflows/${id}`);
   await page.getByTestId("run-workflow").click();
-  await expect(page.getByLabel("Workflow")).toHaveValue(id);
+  await expect(page.getByLabel("Workflow", { exact: true })).toHaveValue(id);
   await expect(page.getByLabel("task")).toHaveAttribute("placeholder", 'e.g. "assigned to a team" (moves NEW → TRIAGE)');
   await shot(page, "conveniences-user-workflow-form");
   await page.getByLabel("task").fill("Assigned to a team");

@@ -7,7 +7,7 @@ const TOPIC = "How does Switchyard resume runs after a restart and keep timers d
 
 test("topic → approved plan → task DAG → report.md with cited sources and downloadable artifacts", async ({ page, request }) => {
   await page.goto("/");
-  await page.getByLabel("Workflow").selectOption("deep-research");
+  await page.getByLabel("Workflow", { exact: true }).selectOption("deep-research");
   await page.getByLabel("Topic").fill(TOPIC);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);

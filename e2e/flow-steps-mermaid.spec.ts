@@ -50,7 +50,7 @@ for (const size of [
     await page.waitForURL(new RegExp(`/workflows/${id}$`));
 
     await page.goto("/");
-    await page.getByLabel("Workflow").selectOption(id);
+    await page.getByLabel("Workflow", { exact: true }).selectOption(id);
     await page.getByText("Input as JSON").click();
     await page.locator("textarea[name=json]").fill(JSON.stringify({ score: 0.9 }));
     await page.getByRole("button", { name: "Start run" }).click();

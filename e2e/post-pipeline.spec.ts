@@ -61,7 +61,7 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
 
   // 2. a run started from the dashboard with its input as JSON
   await page.goto("/");
-  await page.getByLabel("Workflow").selectOption("post-pipeline");
+  await page.getByLabel("Workflow", { exact: true }).selectOption("post-pipeline");
   await page.getByText("Input as JSON").click();
   await page.locator("textarea[name=json]").fill(JSON.stringify({ topic: "solar kettles", publish_url: publishUrl }));
   await page.getByRole("button", { name: "Start run" }).click();

@@ -6,7 +6,7 @@ import { shot } from "./helpers";
 
 async function start(page: Page, query: string, mode: string): Promise<string> {
   await page.goto("/");
-  await page.getByLabel("Workflow").selectOption("processing-modes");
+  await page.getByLabel("Workflow", { exact: true }).selectOption("processing-modes");
   await page.getByLabel("Query").fill(query);
   await page.getByLabel("Mode").selectOption(mode);
   await page.getByRole("button", { name: "Start run" }).click();

@@ -47,11 +47,11 @@ test.describe("at 1440×900", () => {
     await page.screenshot({ path: "/tmp/t32-inbox-1440.png" });
 
     // filters and search, kept in the URL
-    await page.getByLabel("Workflow").selectOption("deep-research");
+    await page.getByLabel("Workflow", { exact: true }).selectOption("deep-research");
     await expect(rows).toHaveCount(1);
     await expect(page).toHaveURL(/\/review\?workflow=deep-research$/);
     await expect(page.locator("[data-testid=review-panel]:visible")).toHaveAttribute("data-run", runs[9]!);
-    await page.getByLabel("Workflow").selectOption("");
+    await page.getByLabel("Workflow", { exact: true }).selectOption("");
     await page.getByLabel("Search").fill("variant 7");
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toHaveAttribute("data-run", runs[6]!);

@@ -71,7 +71,7 @@ for (const size of [
     await page.setViewportSize(size);
     await define(request, TRIAGE);
     await page.goto("/");
-    await page.getByLabel("Workflow").selectOption("support-triage");
+    await page.getByLabel("Workflow", { exact: true }).selectOption("support-triage");
     const form = page.getByTestId("new-run-form");
     await expect(form.getByTestId("input-ticket_id")).toHaveAttribute("data-required", "true");
     await expect(form.getByTestId("input-urgent")).toHaveAttribute("data-type", "boolean");

@@ -8,7 +8,7 @@ const runPage = (page: Page) => page.getByTestId("run-page");
 
 async function startRun(page: Page, workflow: string, task?: string) {
   await page.goto("/");
-  await page.getByLabel("Workflow").selectOption(workflow);
+  await page.getByLabel("Workflow", { exact: true }).selectOption(workflow);
   if (task) await page.getByLabel("task").fill(task);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
