@@ -160,7 +160,7 @@ function Diagram({
   // readable enough with them open, else all but those holding the run's states (the variant the
   // server lays out ahead for a run's page)
   const [overrides, setOverrides] = useState<Record<string, boolean>>({});
-  const around = useMemo(() => collapsedAround(graph, s.active).join(), [graph, s.active]);
+  const around = useMemo(() => collapsedAround(graph, [...s.active, ...(s.visited ?? [])]).join(), [graph, s.active, s.visited]);
   const wanted = useMemo(() => {
     if (!size) return null;
     const closed = groups.filter((g) => overrides[g.id] === false).map((g) => g.id);

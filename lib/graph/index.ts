@@ -49,7 +49,7 @@ export function layoutsOf(def: WorkflowDefinition, variants: { collapsed: string
   return Promise.all(variants.map((v) => cache.get(keyOf(def, v.collapsed, v.aspect)) ?? layoutsOf(def, [v], opts).then((ls) => ls[0])));
 }
 
-/** The variants a run's page draws first when they differ from the standard ones: groups collapsed around its active states. */
+/** The variants a run's page draws first when they differ from the standard ones: groups collapsed around the states it is in and went through. */
 function runVariants(def: WorkflowDefinition, active: string[]): { collapsed: string[]; aspect: Aspect }[] {
   const graph = deriveGraph(def.machine);
   const collapsed = collapsedAround(graph, active);
@@ -63,7 +63,7 @@ export async function layoutPackOf(def: WorkflowDefinition, opts: ThreadOptions 
   return packLayouts(deriveGraph(def.machine), await layoutsOf(def, variants, opts));
 }
 
-/** The layouts of a workflow (`input`, a run's, picks a user-defined workflow's version; `active`, the run's states, adds its own). */
+/** The layouts of a workflow (`input`, a run's, picks a user-defined workflow's version; `active`, the states a run is in and went through, adds its own). */
 export function workflowLayouts(id: string, input?: unknown, active?: string[]): Promise<LayoutPack> | null {
   const def = findWorkflow(id, input);
   return def ? layoutPackOf(def, {}, active) : null;

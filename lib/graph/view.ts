@@ -28,8 +28,8 @@ export const withAncestors = (id: string) => id.split(".").map((_, i, parts) => 
 
 /**
  * The groups drawn collapsed when a machine is too large to read with every group open: all but
- * those holding a state the run is in (a finished run's path shows on the collapsed groups). The
- * browser picks this variant and the server lays it out ahead, so both must agree: one function.
+ * those holding a state the run is in or went through (`states`). The browser picks this variant
+ * and the server lays it out ahead, so both must agree: one function.
  */
 export function collapsedAround(graph: WorkflowGraph, active: string[]): string[] {
   const keep = new Set(active.flatMap(withAncestors));

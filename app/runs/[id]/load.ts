@@ -2,9 +2,10 @@
 // id), its workflow at the version the run started with, and that machine's diagram layout.
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { getRun, runIdByPrefix } from "@/lib/api/runs";
+import { getRun, runIdByPrefix, runTransitions } from "@/lib/api/runs";
 import { isEngineError } from "@/lib/engine/errors";
 import { workflowLayouts } from "@/lib/graph";
+import { historyStatus } from "@/lib/graph/status";
 import { findWorkflow } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";
 
@@ -26,7 +27,9 @@ export const loadRunPage = cache(async (id: string, suffix = "") => {
     notFound();
   }
   const def = findWorkflow(run.workflow, run.input);
-  const layout = def ? await workflowLayouts(def.id, run.input, run.stateIds) : null;
+  // the states the run is in and went through: the diagram keeps their groups open, laid out ahead here
+  const visited = def ? historyStatus(await runTransitions(rt, run.id, 0, 10_000)).visited : [];
+  const layout = def ? await workflowLayouts(def.id, run.input, [...run.stateIds, ...visited]) : null;
   if (!def || !layout) notFound();
   return { rt, run, def, layout };
 });
