@@ -22,9 +22,6 @@ async function viewsShot(page: Page, name: string) {
 }
 
 test("CHAT twice: the second request is served from the System 1 cache", async ({ page }) => {
-  // known failing at the last merge: a finished run's page draws its groups collapsed around its
-  // final state, so the visited states inside them are not on the diagram to be lit
-  test.fixme(true, "a finished run's page draws its groups collapsed: visited inner states are not drawn");
   const query = `hello, what can you do? (${Date.now()})`;
   await start(page, query, "CHAT");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 20_000 });
@@ -57,9 +54,6 @@ test("SEARCH: generated queries run and are listed", async ({ page }) => {
 });
 
 test("CODE: the request's code block runs in the sandbox; a bad program is formatted as an error", async ({ page }) => {
-  // known failing at the last merge: a finished run's page draws its groups collapsed around its
-  // final state, so the visited states inside them are not on the diagram to be lit
-  test.fixme(true, "a finished run's page draws its groups collapsed: visited inner states are not drawn");
   await start(page, "Run this:\n```js\nconsole.log('hi from the sandbox');\n6 * 7\n```", "CODE");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 20_000 });
   await expect(page.getByTestId("run-result")).toContainText("hi from the sandbox");
@@ -80,9 +74,6 @@ test("THINKING: five stages, each shown", async ({ page }) => {
 });
 
 test("DEEP_RESEARCH: the processing-modes workflow's own states are lit in the diagram; the report cites its sources", async ({ page }) => {
-  // known failing at the last merge: a finished run's page draws its groups collapsed around its
-  // final state, so the visited states inside them are not on the diagram to be lit
-  test.fixme(true, "a finished run's page draws its groups collapsed: visited inner states are not drawn");
   await page.setViewportSize({ width: 1440, height: 900 });
   await start(page, "How does Switchyard resume runs after a restart?", "DEEP_RESEARCH");
   await expect(runPage(page)).toHaveAttribute("data-state", "Done", { timeout: 30_000 });
