@@ -96,9 +96,6 @@ test("QUERY needing a clarification: the question waits in the decision panel, t
 });
 
 test("BOTH: the log branch and the query branch run as parallel regions; the answer explains with likely contributors", async ({ page, request }) => {
-  // known failing at the last merge: a finished run's page now collapses groups the run is no
-  // longer in, so BOTH_SPLIT's regions are not drawn until it is opened
-  test.fixme(true, "a completed run's page draws BOTH_SPLIT collapsed, so its regions are not on the diagram");
   const id = await start(page, "slept 4 h, resting HR 66, stress 9/10\nWhy is my recovery worse this week?");
   await expect(page.getByTestId("run-page")).toHaveAttribute("data-state", "COMPLETE", { timeout: 20_000 });
   // the diagram draws BOTH_SPLIT with its two regions side by side
