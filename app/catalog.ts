@@ -19,6 +19,12 @@ export async function panelOf(id: string): Promise<unknown> {
   return (await byId.get(id)?.panel?.())?.default ?? null;
 }
 
+/** the built-in workflows' panels on the Settings page, in catalog order (server components taking { rt }) */
+export async function settingsPanels(): Promise<unknown[]> {
+  const modules = await Promise.all(entries.filter((w) => w.settings).map((w) => w.settings!()));
+  return modules.map((m) => m.default).filter((p) => p != null);
+}
+
 /** the app-level page <name> a built-in workflow contributes (a server component taking the page's props; null: none) */
 export async function pageOf(name: string): Promise<unknown> {
   const w = entries.find((e) => e.pages && Object.hasOwn(e.pages, name));

@@ -36,7 +36,7 @@ async function expectInvalid(p: Promise<unknown>, text: RegExp) {
 }
 
 beforeAll(async () => {
-  rt = await createRuntime({ url: tempDbUrl("domain-store"), clock: new ManualClock(T0), env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false });
+  rt = await createRuntime({ url: tempDbUrl("domain-store"), clock: new ManualClock(T0), env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false });
 });
 
 afterAll(async () => {

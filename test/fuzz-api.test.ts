@@ -1301,11 +1301,11 @@ async function call(route: string, method: Method, init: { path?: string; body?:
   return { status: res.status, body: text ? JSON.parse(text) : {} };
 }
 
-/** Wait until nothing writes to the database for a while (effects, webhook deliveries, the Context Manager's outbox). */
+/** Wait until nothing writes to the database for a while (effects, webhook deliveries, the workflows' services' chores such as the Context Manager's outbox). */
 async function quiesce() {
   await rt.webhooks.idle();
-  await rt.cm.flushOutbox();
-  await rt.cm.idle();
+  await Promise.all(rt.services.chores().map((c) => c.chore.run()));
+  await rt.services.idle();
   takeWrites();
   for (let stable = 0; stable < 4; ) {
     await new Promise((r) => setTimeout(r, 75));

@@ -62,7 +62,7 @@ describe("a workflow is one folder plus one registry line", () => {
     const entries = Object.values(fixtures) as BuiltInWorkflow[];
     expect(entries.map((e) => e.definition.id)).toEqual(["hello"]);
     const entry = entries[0];
-    const effects = entry.effects!({ env: { HELLO_SALUTATION: "Good morning" } } as unknown as EffectPorts);
+    const effects = entry.effects!({ env: { HELLO_SALUTATION: "Good morning" } } as unknown as EffectPorts, {});
     const db = await sqliteDb();
     const engine = new Engine({ store: db.store, workflows: (id) => (id === entry.definition.id ? entry.definition : undefined), effects: () => effects, log: () => {} });
     try {

@@ -6,19 +6,18 @@ import type { AnyStateMachine, OutputFrom } from "xstate";
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { Engine, WorkflowEffects } from "../engine/engine";
-import type { ContextManager } from "../knowledge/context-manager";
 import type { KnowledgeStore } from "../knowledge/documents";
 import type { ModelPort } from "../llm/types";
 import type { SearchPort } from "../search/types";
 import type { ActorLogics, EffectsOf } from "./effects-of";
+import type { ServiceFactory, WorkflowService } from "./services";
 import type { WorkflowDefinition } from "./types";
 
-/** What the runtime hands every workflow's effects (each takes the ports it needs). */
+/** What the runtime hands every workflow's effects (each takes the ports it needs; a workflow's own services come beside them). */
 export interface EffectPorts {
   db: Db;
   /** the model port (with usage recording) */
   model: () => ModelPort;
-  cm: ContextManager;
   /** the document store, seeded with the guide on first use */
   documents: () => Promise<KnowledgeStore>;
   /** the knowledge store as a search port */
@@ -44,14 +43,18 @@ export interface BuiltInWorkflow {
   definition: WorkflowDefinition;
   /** its place in the catalog and the New run form (lower first; none: after the others) */
   order?: number;
-  /** the machine's effects on this runtime's ports (none: a stage machine without steps) */
-  effects?: (ports: EffectPorts) => WorkflowEffects;
+  /** the machine's effects on this runtime's ports and the workflow's own services (none: a stage machine without steps) */
+  effects?: (ports: EffectPorts, services: WorkflowService) => WorkflowEffects;
+  /** the workflow's own services (lib/machines/services.ts): created once per runtime, their lifecycle run by it */
+  services?: ServiceFactory;
   /** run-input defaults taken from the environment (merged under each new run's input) */
   defaults?: (env: NodeJS.ProcessEnv) => Record<string, unknown>;
   /** the run page's and the review queue's views: a "use client" module (see components/runs/workflow-views.tsx) */
   views?: Lazy;
   /** extra panels on the workflow page: a server component taking { rt } */
   panel?: Lazy;
+  /** a panel on the Settings page: a server component taking { rt } */
+  settings?: Lazy;
   /** app-level JSON endpoints, by name: app/api/<name>/route.ts serves each through apiOf(name) */
   api?: Record<string, ApiHandler>;
   /** app-level pages, by name: app/<name>/page.tsx renders each through pageOf(name) (a server component taking the page's props) */
@@ -78,13 +81,16 @@ export type OutputSchemas<M extends AnyStateMachine, O> = {
  * with `satisfies WorkflowDefinition`), so `effects` must implement every actor the machine's
  * setup() names, with its input and output types: a missing effect does not compile.
  */
-export function builtIn<M extends AnyStateMachine, O extends Record<string, z.ZodType> = Record<never, z.ZodType>>(w: {
+export function builtIn<M extends AnyStateMachine, O extends Record<string, z.ZodType> = Record<never, z.ZodType>, S extends WorkflowService = WorkflowService>(w: {
   definition: WorkflowDefinition & { machine: M };
   order?: number;
-  effects?: (ports: EffectPorts) => EffectsOf<M>;
+  /** the workflow's own services; `effects` receives what this returns */
+  services?: ServiceFactory<S>;
+  effects?: (ports: EffectPorts, services: S) => EffectsOf<M>;
   defaults?: (env: NodeJS.ProcessEnv) => Record<string, unknown>;
   views?: Lazy;
   panel?: Lazy;
+  settings?: Lazy;
   api?: Record<string, ApiHandler>;
   pages?: Record<string, Lazy>;
   /** zod schemas of the effects' outputs (see BuiltInWorkflow.outputs), typed against the machine */

@@ -6,6 +6,7 @@
 // (diagram, REST description, tests) is derived from its machine.
 import type { ApiHandler, BuiltInWorkflow, EffectPorts } from "./built-in";
 import type { WorkflowEffects } from "../engine/engine";
+import type { Services } from "./services";
 import type { ZodType } from "zod";
 import type { WorkflowDefinition } from "./types";
 
@@ -49,9 +50,9 @@ export function builtInWorkflows(): WorkflowDefinition[] {
   return catalog().entries.map((w) => w.definition);
 }
 
-/** the built-in workflows' effects on the runtime's ports, by workflow id */
-export function builtInEffects(ports: EffectPorts): Record<string, WorkflowEffects> {
-  return Object.fromEntries(builtInEntries().filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports)]));
+/** the built-in workflows' effects on the runtime's ports and each workflow's own services, by workflow id */
+export function builtInEffects(ports: EffectPorts, services: Services): Record<string, WorkflowEffects> {
+  return Object.fromEntries(builtInEntries().filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports, services.forWorkflow(w.definition.id) ?? {})]));
 }
 
 /** the built-ins' effect output schemas (what an external worker must return), by workflow id, then effect */

@@ -1,8 +1,8 @@
 // swiss-army's CONTEXT_SEARCH reads the knowledge store: passages of imported documents come back
 // as "document" hits next to the Context Manager's patterns, and EXECUTING cites them.
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwissContext } from "../workflows/swiss-army/types";
-import { inState, workflowRuntime } from "./helpers";
+import type { SwissContext } from "../types";
+import { inState, workflowRuntime } from "../../../test/helpers";
 
 let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;
 afterEach(async () => {

@@ -2,11 +2,11 @@
 // the database (FTS5 on SQLite), and a hit's title, snippet, confidence and decision are read
 // from the rows of the best candidates. Search results look as they did with an in-memory index.
 import { afterEach, describe, expect, it } from "vitest";
-import { SEARCHED_RESULTS, prepareCmText } from "../lib/knowledge/cm-text";
-import { ContextManager } from "../lib/knowledge/context-manager";
-import { clip } from "../lib/knowledge/text";
-import type { Runtime } from "../lib/runtime";
-import { swissRuntime } from "./helpers";
+import { SEARCHED_RESULTS, prepareCmText } from "../context-manager/cm-text";
+import { ContextManager } from "../context-manager/context-manager";
+import { clip } from "../../../lib/knowledge/text";
+import type { Runtime } from "../../../lib/runtime";
+import { swissRuntime } from "../../../test/helpers";
 
 let rt: Runtime | null = null;
 afterEach(async () => {

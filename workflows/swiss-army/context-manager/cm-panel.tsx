@@ -1,9 +1,11 @@
 import type { Runtime } from "@/lib/runtime";
+import { contextManagerOf } from "../services";
 import { CmSwitch } from "./cm-switch";
 
 /** The Context Manager at a glance: availability, queued writes, and what it has learned. */
 export async function CmPanel({ rt }: { rt: Runtime }) {
-  const [status, patterns, results] = await Promise.all([rt.cm.status(), rt.cm.patterns(), rt.db.cmResult.count()]);
+  const cm = contextManagerOf(rt);
+  const [status, patterns, results] = await Promise.all([cm.status(), cm.patterns(), rt.db.cmResult.count()]);
   return (
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="cm-panel" data-available={status.available}>
       <div className="mb-2 flex items-center justify-between gap-2">

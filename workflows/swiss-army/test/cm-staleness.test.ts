@@ -2,12 +2,12 @@
 // search index is in the database, so what one learns (a result, a pattern, a decision)
 // is found by the other's very next search, with no interval in between. SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prismaOnSqlite, type Db } from "../lib/db/client";
-import { pgTarget, prismaOnPostgres } from "../lib/db/postgres";
-import { ManualClock } from "../lib/engine/clock";
-import { searchCmText } from "../lib/knowledge/cm-text";
-import { ContextManager, type StoreResultInput } from "../lib/knowledge/context-manager";
-import { DATABASES, opened } from "./support/databases";
+import { prismaOnSqlite, type Db } from "../../../lib/db/client";
+import { pgTarget, prismaOnPostgres } from "../../../lib/db/postgres";
+import { ManualClock } from "../../../lib/engine/clock";
+import { searchCmText } from "../context-manager/cm-text";
+import { ContextManager, type StoreResultInput } from "../context-manager/context-manager";
+import { DATABASES, opened } from "../../../test/support/databases";
 
 const REQUEST = "Implement quaternion slerp interpolation for smooth camera rotation in the renderer";
 

@@ -5,14 +5,14 @@
 // unavailable (switched off for maintenance, or its storage failing) searches are skipped and
 // writes wait in an outbox that is flushed when it comes back.
 import { createHash, randomUUID } from "node:crypto";
-import type { Db } from "../db/client";
+import type { Db } from "../../../lib/db/client";
 import { TITLE_CHARS, prepareCmText, searchCmText, type CmDialect } from "./cm-text";
 
 /** A Prisma client inside an interactive transaction. */
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
-import type { Clock } from "../engine/clock";
+import type { Clock } from "../../../lib/engine/clock";
 import { SEED_PATTERNS } from "./seed-patterns";
-import { clip, coverage, keyTerms } from "./text";
+import { clip, coverage, keyTerms } from "../../../lib/knowledge/text";
 
 /** A pattern or result as a search ranks and shows it (read from the database for its candidates). */
 interface Doc {

@@ -2,7 +2,7 @@
 import { Allowed } from "@/components/auth/role";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { setContextManagerAction } from "@/app/workflows/[id]/actions";
+import { setContextManagerAction } from "./actions";
 
 function CmSwitchInner({ available }: { available: boolean }) {
   const router = useRouter();

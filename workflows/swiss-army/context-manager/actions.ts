@@ -3,6 +3,7 @@ import { requireRole } from "@/app/session";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getRuntime } from "@/lib/runtime";
+import { contextManagerOf } from "../services";
 
 const Switch = z.object({ offline: z.boolean(), reason: z.string().trim().max(200).optional() });
 
@@ -11,14 +12,14 @@ export async function setContextManagerAction(input: z.input<typeof Switch>): Pr
   await requireRole("admin");
   const parsed = Switch.safeParse(input);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
-  const rt = await getRuntime();
+  const cm = contextManagerOf(await getRuntime());
   if (parsed.data.offline) {
-    await rt.cm.setMaintenance(parsed.data.reason || "switched off by an operator");
+    await cm.setMaintenance(parsed.data.reason || "switched off by an operator");
     revalidatePath("/workflows/[id]", "page"); // the workflow pages showing the Context Manager panel
     return { ok: true };
   }
-  await rt.cm.setMaintenance(null);
-  const { flushed } = await rt.cm.flushOutbox();
+  await cm.setMaintenance(null);
+  const { flushed } = await cm.flushOutbox();
   revalidatePath("/workflows/[id]", "page"); // the workflow pages showing the Context Manager panel
   return { ok: true, flushed };
 }

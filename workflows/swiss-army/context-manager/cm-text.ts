@@ -11,7 +11,7 @@
 //
 // PostgreSQL: a GIN expression index per table over the same text (english configuration), ranked
 // with ts_rank, created the same way (under an advisory lock: cluster processes start together).
-import type { Db } from "../db/client";
+import type { Db } from "../../../lib/db/client";
 
 export type CmDialect = "sqlite" | "postgres";
 
