@@ -159,7 +159,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   await loadUserWorkflows(db);
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
   const model = new RecordingModel(selected.model, db, clock);
-  // each built-in workflow's own services (swiss-army's Context Manager …), created and started once here
+  // each built-in workflow's own services (the Context Manager …), created and started once here
   const services = await Services.start(builtInEntries(), { db, clock, dialect: provider, model: () => model, env });
   const knowledge = knowledgeStoreFor({ db, model, dialect: provider }, env);
   const knowledgeReady = seededOnFirstUse(knowledge, opts.seedGuide ?? env.SWITCHYARD_SEED_GUIDE !== "0");

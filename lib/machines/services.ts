@@ -1,5 +1,5 @@
 // A workflow's own services: long-lived objects a built-in workflow brings (builtIn({ services }))
-// instead of a port in the core, such as swiss-army's Context Manager. The runtime creates each
+// instead of a port in the core (the Context Manager, for one). The runtime creates each
 // workflow's services once per process, from the core's ports, runs their lifecycle (start at
 // boot, chores on an interval or, in cluster mode, once per window across the workers, idle at
 // shutdown), hands them to that workflow's effects, and keeps them under the workflow's id for
