@@ -27,6 +27,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportRun, type RunExport } from "../lib/api/run-export";
 import { migrateDatabase } from "../lib/db/migrations";
+import { builtInApi } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import { inState, tempDbUrl } from "./helpers";
 
@@ -52,13 +53,10 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/auth/me": () => import("../app/api/auth/me/route"),
   "/api/alerts/rules/[id]": () => import("../app/api/alerts/rules/[id]/route"),
   "/api/alerts/rules": () => import("../app/api/alerts/rules/route"),
-  "/api/entries": () => import("../app/api/entries/route"),
   "/api/health": () => import("../app/api/health/route"),
   "/api/knowledge/[id]": () => import("../app/api/knowledge/[id]/route"),
   "/api/knowledge": () => import("../app/api/knowledge/route"),
-  "/api/metrics/modes": () => import("../app/api/metrics/modes/route"),
   "/api/metrics": () => import("../app/api/metrics/route"),
-  "/api/profile": () => import("../app/api/profile/route"),
   "/api/reviews/[id]/decision": () => import("../app/api/reviews/[id]/decision/route"),
   "/api/reviews/[id]": () => import("../app/api/reviews/[id]/route"),
   "/api/reviews": () => import("../app/api/reviews/route"),
@@ -102,10 +100,16 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   // the fleet and bulk actions on runs
   "/api/workflows/[id]/fleet": () => import("../app/api/workflows/[id]/fleet/route"),
   "/api/runs/bulk": () => import("../app/api/runs/bulk/route"),
+  // the workflows' endpoints (their entries' `api`): every other /api/<name>, served by one route file
+  "/api/[...name]": () => import("../app/api/[...name]/route"),
+  ...Object.fromEntries(builtInApi().map((a) => [`/api/${a.name}`, () => import("../app/api/[...name]/route")])),
 };
+/** the methods each workflow endpoint declares (the catch-all route file exports them all) */
+const DECLARED = new Map<string, Method[]>();
+for (const a of builtInApi()) DECLARED.set(`/api/${a.name}`, [...(DECLARED.get(`/api/${a.name}`) ?? []), a.method]);
 const modules: Record<string, RouteModule> = {};
 
-/** every app/api/**\/route.ts, as "/api/…" */
+/** every app/api/**\/route.ts, as "/api/…", and each workflow endpoint the catch-all serves */
 function routeFiles(): string[] {
   const root = path.join(__dirname, "..", "app");
   const out: string[] = [];
@@ -117,7 +121,7 @@ function routeFiles(): string[] {
     }
   };
   walk(path.join(root, "api"));
-  return out.sort();
+  return [...out, ...DECLARED.keys()].sort();
 }
 
 // ---------------------------------------------------------------------------- JSON with raw parts
@@ -839,6 +843,21 @@ function phaseA(): Endpoint[] {
     idOnlyEndpoint("/api/knowledge/[id]", "DELETE", 200, idOf(null)),
     getEndpoint("/api/knowledge", 250, { params: { q: { good: fc.constantFrom("state machine", "review", "a"), bad: fc.oneof(oddString, longString(1_001)) }, limit: intParam(100), offset: { good: fc.nat({ max: 100 }).map(String), bad: badInt }, documentId: { good: fc.constant(null).map(() => ids.documents[0]!), bad: oddId } } }),
     bodyEndpoint("/api/knowledge", "POST", 450, fc.oneof({ weight: 5, arbitrary: invalidBody(knowledgeJson) }, { weight: 2, arbitrary: multipartBad }, { weight: 1, arbitrary: multipartBroken })),
+    // the catch-all for the workflows' endpoints: a name no workflow serves (404), or a method its
+    // endpoint does not declare (405); both as JSON errors, neither writing anything
+    ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method): Endpoint => {
+      const undeclared = [...DECLARED].filter(([, ms]) => !ms.includes(method)).map(([route]) => route.slice("/api/".length));
+      const name = fc.oneof(
+        fc.array(fc.oneof(oddString, fc.constantFrom("x", "runs", "entries..", "metrics", "%2e%2e", "..")), { minLength: 1, maxLength: 3 }).map((segs) => segs.map((x) => enc(x)).join("/")),
+        ...(undeclared.length ? [fc.constantFrom(...undeclared)] : []),
+      );
+      return {
+        route: "/api/[...name]",
+        method,
+        count: 60,
+        cases: fc.tuple(name, oddHeaders).map(([n, headers]) => ({ route: "/api/[...name]", method, path: `/api/${n}`, params: { name: n.split("/") }, headers, ...(method === "GET" ? {} : { body: "{}" }), note: `name ${n.slice(0, 80)}` })),
+      };
+    }),
     getEndpoint("/api/metrics/modes", 150, { params: { since: { good: fc.constantFrom("2026-11-23T00:00:00Z"), bad: fc.oneof(oddString, dateParam.bad) } } }),
     getEndpoint("/api/metrics", 150, { params: {} }),
     getEndpoint("/api/profile", 150, { params: {} }),
@@ -1388,7 +1407,7 @@ describe("hostile input", () => {
     expect(Object.keys(ROUTE_MODULES).sort()).toEqual(routeFiles());
     const methods = phaseA().map((e) => `${e.method} ${e.route}`);
     for (const [route, mod] of Object.entries(modules)) {
-      for (const m of ["GET", "POST", "PUT", "DELETE", "PATCH"] as const) if (mod[m]) expect(methods, `${m} ${route} is fuzzed`).toContain(`${m} ${route}`);
+      for (const m of ["GET", "POST", "PUT", "DELETE", "PATCH"] as const) if (DECLARED.has(route) ? DECLARED.get(route)!.includes(m) : mod[m]) expect(methods, `${m} ${route} is fuzzed`).toContain(`${m} ${route}`);
     }
   });
 

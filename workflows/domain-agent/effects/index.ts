@@ -5,11 +5,11 @@
 // database through lib/domains/store.
 import { z } from "zod";
 import type { Db } from "../../../lib/db/client";
-import { buildDomainContext } from "../../../lib/domains/context";
-import { DOMAIN_IDS, domainById } from "../../../lib/domains/index";
-import { parseLog } from "../../../lib/domains/parse";
-import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../../../lib/domains/store";
-import type { ActiveDomainContext, ParsedEntry } from "../../../lib/domains/types";
+import { buildDomainContext } from "../domains/context";
+import { DOMAIN_IDS, domainById } from "../domains/index";
+import { parseLog } from "../domains/parse";
+import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../domains/store";
+import type { ActiveDomainContext, ParsedEntry } from "../domains/types";
 import type { EffectContext } from "../../../lib/engine/engine";
 import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
 import type { ModelPort } from "../../../lib/llm/types";

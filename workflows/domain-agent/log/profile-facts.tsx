@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect, useState, useTransition } from "react";
 import { deleteFactAction, saveFactAction, type FactFormState } from "../log-actions";
-import type { ProfileFact } from "@/lib/domains/store";
+import type { ProfileFact } from "../domains/store";
 import { formatTime } from "@/lib/format";
 import { DomainBadge, SourceBadge } from "./log-badges";
 
