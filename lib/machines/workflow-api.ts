@@ -4,7 +4,7 @@
 // lib/api/workflow-api.ts) and lists them in /api/openapi.json (lib/api/openapi/routes.ts): a
 // workflow adds an endpoint without a file outside its folder.
 import type { z } from "zod";
-import type { ErrorStatus, ResponseSpec } from "../api/openapi/shared";
+import type { ErrorStatus, ResponseSpec } from "../api/openapi/spec";
 import type { Role, WORKER } from "../auth/roles";
 import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";

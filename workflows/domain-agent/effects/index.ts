@@ -2,7 +2,7 @@
 // offline engine runs the deterministic algorithms beside this file (keyword routing, window
 // statistics, extractive answers), an OpenAI-compatible model gets the same inputs and answers
 // in a zod-validated shape. Entries, the global context and the observer's decisions go to the
-// database through lib/domains/store.
+// database through domains/store.ts.
 import { z } from "zod";
 import type { Db } from "../../../lib/db/client";
 import { buildDomainContext } from "../domains/context";

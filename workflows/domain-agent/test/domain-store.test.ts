@@ -1,4 +1,4 @@
-// The domain-agent's storage (lib/domains/store.ts): log entries saved idempotently and filtered,
+// The domain-agent's storage (workflows/domain-agent/domains/store.ts): log entries saved idempotently and filtered,
 // the global context (profile facts) set / left alone / deleted with validation, and the
 // observer's decisions.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
