@@ -843,21 +843,6 @@ function phaseA(): Endpoint[] {
     idOnlyEndpoint("/api/knowledge/[id]", "DELETE", 200, idOf(null)),
     getEndpoint("/api/knowledge", 250, { params: { q: { good: fc.constantFrom("state machine", "review", "a"), bad: fc.oneof(oddString, longString(1_001)) }, limit: intParam(100), offset: { good: fc.nat({ max: 100 }).map(String), bad: badInt }, documentId: { good: fc.constant(null).map(() => ids.documents[0]!), bad: oddId } } }),
     bodyEndpoint("/api/knowledge", "POST", 450, fc.oneof({ weight: 5, arbitrary: invalidBody(knowledgeJson) }, { weight: 2, arbitrary: multipartBad }, { weight: 1, arbitrary: multipartBroken })),
-    // the catch-all for the workflows' endpoints: a name no workflow serves (404), or a method its
-    // endpoint does not declare (405); both as JSON errors, neither writing anything
-    ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method): Endpoint => {
-      const undeclared = [...DECLARED].filter(([, ms]) => !ms.includes(method)).map(([route]) => route.slice("/api/".length));
-      const name = fc.oneof(
-        fc.array(fc.oneof(oddString, fc.constantFrom("x", "runs", "entries..", "metrics", "%2e%2e", "..")), { minLength: 1, maxLength: 3 }).map((segs) => segs.map((x) => enc(x)).join("/")),
-        ...(undeclared.length ? [fc.constantFrom(...undeclared)] : []),
-      );
-      return {
-        route: "/api/[...name]",
-        method,
-        count: 60,
-        cases: fc.tuple(name, oddHeaders).map(([n, headers]) => ({ route: "/api/[...name]", method, path: `/api/${n}`, params: { name: n.split("/") }, headers, ...(method === "GET" ? {} : { body: "{}" }), note: `name ${n.slice(0, 80)}` })),
-      };
-    }),
     getEndpoint("/api/metrics/modes", 150, { params: { since: { good: fc.constantFrom("2026-11-23T00:00:00Z"), bad: fc.oneof(oddString, dateParam.bad) } } }),
     getEndpoint("/api/metrics", 150, { params: {} }),
     getEndpoint("/api/profile", 150, { params: {} }),
@@ -968,6 +953,21 @@ function phaseA(): Endpoint[] {
     getEndpoint("/api/workflows/[id]/reviews/stats", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString } } }, { id: idOf("workflows") }),
     getEndpoint("/api/workflows/[id]/fleet", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString }, version: { good: fc.constantFrom("1", "2"), bad: fc.oneof(badInt, fc.constantFrom("0", "1.5", "9999999999")) } } }, { id: idOf("workflows") }),
     bodyEndpoint("/api/runs/bulk", "POST", 300, invalidBody(bulk)),
+    // the catch-all for the workflows' endpoints: a name no workflow serves (404), or a method its
+    // endpoint does not declare (405); both as JSON errors, neither writing anything
+    ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method): Endpoint => {
+      const undeclared = [...DECLARED].filter(([, ms]) => !ms.includes(method)).map(([route]) => route.slice("/api/".length));
+      const name = fc.oneof(
+        fc.array(fc.oneof(oddString, fc.constantFrom("x", "runs", "entries..", "metrics", "%2e%2e", "..")), { minLength: 1, maxLength: 3 }).map((segs) => segs.map((x) => enc(x)).join("/")),
+        ...(undeclared.length ? [fc.constantFrom(...undeclared)] : []),
+      );
+      return {
+        route: "/api/[...name]",
+        method,
+        count: 60,
+        cases: fc.tuple(name, oddHeaders).map(([n, headers]) => ({ route: "/api/[...name]", method, path: `/api/${n}`, params: { name: n.split("/") }, headers, ...(method === "GET" ? {} : { body: "{}" }), note: `name ${n.slice(0, 80)}` })),
+      };
+    }),
   ];
 }
 

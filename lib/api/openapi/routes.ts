@@ -5,9 +5,10 @@
 // methods is missing here, or when an entry names a route that does not exist.
 //
 // Adding a route: add its entry to the group it belongs to (or a new group in OPERATIONS), with
-// the schemas the route parses. A workflow's own endpoint is not listed here: its entry declares
-// it with its schemas and description (lib/machines/workflow-api.ts), and allOperations() adds it. Errors every operation may answer (400, 401/403, 422, 413/415 for a
-// body, 503) are added by document.ts; list the others (404, 409, …) with what they mean.
+// the schemas the route parses. Errors every operation may answer (400, 401/403, 422, 413/415 for
+// a body, 503) are added by document.ts; list the others (404, 409, …) with what they mean. A
+// workflow's own endpoint is not listed here: its entry declares it with its schemas and
+// description (lib/machines/workflow-api.ts), and allOperations() adds it.
 import { z } from "zod";
 import { AlertListQuery, CreateRuleBody, RuleIdParam, RuleListQuery } from "../alerts";
 import { ImportJsonBody, KnowledgeIdParam, KnowledgeQuery, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from "../knowledge";
