@@ -9,6 +9,7 @@ import type { Engine, WorkflowEffects } from "../engine/engine";
 import type { KnowledgeStore } from "../knowledge/documents";
 import type { ModelPort } from "../llm/types";
 import type { SearchPort } from "../search/types";
+import type { ApiEndpoint } from "./workflow-api";
 import type { ActorLogics, EffectsOf } from "./effects-of";
 import type { ServiceFactory, WorkflowService } from "./services";
 import type { WorkflowDefinition } from "./types";
@@ -29,15 +30,15 @@ export interface EffectPorts {
   env: NodeJS.ProcessEnv;
 }
 
+/** A link in the app's top navigation: `icon` is an SVG path (24×24, stroked) shown on a phone instead of the label. */
+export interface NavLink {
+  href: string;
+  label: string;
+  icon?: string;
+}
+
 /** A module whose default export the pages use (client views, a server panel). */
 export type Lazy = () => Promise<{ default: unknown }>;
-
-/**
- * An app-level JSON endpoint a workflow contributes: the app's route file at /api/<name> finds it
- * by that name (apiOf) and answers with what it returns; it validates its own input with zod.
- * `query`: the zod schema it validates the query string with, for the API description.
- */
-export type ApiHandler = ((req: Request, ports: { db: Db }) => Promise<unknown>) & { query?: z.ZodType };
 
 export interface BuiltInWorkflow {
   definition: WorkflowDefinition;
@@ -55,10 +56,12 @@ export interface BuiltInWorkflow {
   panel?: Lazy;
   /** a panel on the Settings page: a server component taking { rt } */
   settings?: Lazy;
-  /** app-level JSON endpoints, by name: app/api/<name>/route.ts serves each through apiOf(name) */
-  api?: Record<string, ApiHandler>;
-  /** app-level pages, by name: app/<name>/page.tsx renders each through pageOf(name) (a server component taking the page's props) */
+  /** app-level JSON endpoints, by name: /api/<name>, each method with its schemas and description (lib/machines/workflow-api.ts) */
+  api?: Record<string, ApiEndpoint>;
+  /** app-level pages, by name: /<name>, rendered by app/[page]/page.tsx through pageOf(name) (a server component taking the page's props; its module may export `metadata`) */
   pages?: Record<string, Lazy>;
+  /** links the app's top navigation shows for it (after the core's Evals) */
+  nav?: NavLink[];
   /**
    * zod schemas of effects' outputs, by effect name: what an external worker must return when
    * SWITCHYARD_EXTERNAL_EFFECTS sends that effect to a queue (an effect without one cannot be sent)
@@ -91,8 +94,9 @@ export function builtIn<M extends AnyStateMachine, O extends Record<string, z.Zo
   views?: Lazy;
   panel?: Lazy;
   settings?: Lazy;
-  api?: Record<string, ApiHandler>;
+  api?: Record<string, ApiEndpoint>;
   pages?: Record<string, Lazy>;
+  nav?: NavLink[];
   /** zod schemas of the effects' outputs (see BuiltInWorkflow.outputs), typed against the machine */
   outputs?: O & OutputSchemas<M, O>;
 }): BuiltInWorkflow {

@@ -1,9 +1,9 @@
 // PARSE of the domain-agent workflow (workflows/domain-agent/guide.md): log lines → day, metrics (canonical units) and
 // domain tags. "Today" is Monday 2026-11-23 unless a test says otherwise.
 import { describe, expect, it } from "vitest";
-import { DOMAIN_IDS, METRICS } from "../lib/domains/index";
-import { MAX_ENTRIES, parseLog, tagDomains } from "../lib/domains/parse";
-import type { ParsedEntry } from "../lib/domains/types";
+import { DOMAIN_IDS, METRICS } from "../domains/index";
+import { MAX_ENTRIES, parseLog, tagDomains } from "../domains/parse";
+import type { ParsedEntry } from "../domains/types";
 
 const TODAY = "2026-11-23"; // a Monday
 const YESTERDAY = "2026-11-22";

@@ -2,13 +2,13 @@
 // asks the model for a zod-validated object, the answer is the model's, usage is recorded per
 // state; a model that keeps answering out of schema ends the run in FAILED with the reason.
 import { describe, expect, it } from "vitest";
-import { parseLog } from "../lib/domains/parse";
-import { saveEntries } from "../lib/domains/store";
-import { ManualClock } from "../lib/engine/clock";
-import type { AgentContext } from "../workflows/domain-agent/types";
-import type { Runtime } from "../lib/runtime";
-import { workflowRuntime } from "./helpers";
-import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
+import { parseLog } from "../domains/parse";
+import { saveEntries } from "../domains/store";
+import { ManualClock } from "../../../lib/engine/clock";
+import type { AgentContext } from "../types";
+import type { Runtime } from "../../../lib/runtime";
+import { workflowRuntime } from "../../../test/helpers";
+import { fakeModel, useFakeOpenAi } from "../../../test/support/fake-openai";
 
 let rt: Runtime | null = null;
 const fake = useFakeOpenAi({

@@ -25,7 +25,7 @@ export const MAX_ENTRIES = 200;
 const MAX_SCAN = 4000;
 
 // ---------------------------------------------------------------------------------------------
-// Domain tags: the vocabulary matching ROUTE uses too (lib/domains/context)
+// Domain tags: the vocabulary matching ROUTE uses too (domains/context.ts)
 
 export { tagDomains };
 

@@ -3,13 +3,13 @@
 // an answer and with a decline, the evaluation retry limit, and the observer's three triggers —
 // and the offline steps end to end over a two-week log.
 import { afterEach, describe, expect, it } from "vitest";
-import { parseLog } from "../lib/domains/parse";
-import { getProfile, listEntries, listObservations, saveEntries, setProfileFacts } from "../lib/domains/store";
-import { ManualClock } from "../lib/engine/clock";
-import type { RunView } from "../lib/engine/views";
-import { addDays } from "../workflows/domain-agent/effects/window";
-import type { AgentContext, Analysis, Evaluation, QueryPlan } from "../workflows/domain-agent/types";
-import { hang, tempDbUrl, workflowRuntime, type Overrides, type RuntimeOverrides } from "./helpers";
+import { parseLog } from "../domains/parse";
+import { getProfile, listEntries, listObservations, saveEntries, setProfileFacts } from "../domains/store";
+import { ManualClock } from "../../../lib/engine/clock";
+import type { RunView } from "../../../lib/engine/views";
+import { addDays } from "../effects/window";
+import type { AgentContext, Analysis, Evaluation, QueryPlan } from "../types";
+import { hang, tempDbUrl, workflowRuntime, type Overrides, type RuntimeOverrides } from "../../../test/helpers";
 
 const TODAY = "2026-11-23";
 let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;

@@ -1,6 +1,6 @@
 // Domain modules of the domain-agent workflow (workflows/domain-agent/guide.md): each module brings a vocabulary
 // (what selects it), expertise (what the agent knows there), the metrics a log line can carry,
-// retrieval hints, and its rule for a significant log. Add one: see lib/domains/README.md.
+// retrieval hints, and its rule for a significant log. Add one: see domains/README.md.
 
 /** One measurable thing a log line can carry, in its canonical unit. */
 export interface MetricSpec {

@@ -1,10 +1,11 @@
-// The personal log's API, called through its route handlers: GET /api/entries with its filters
-// (and 422 for every bad one), GET/PUT/DELETE /api/profile.
+// The personal log's API, called through the app's route handler for the workflows' endpoints
+// (app/api/[...name]/route.ts, which finds them in the registry): GET /api/entries with its
+// filters (and 422 for every bad one), GET/PUT/DELETE /api/profile.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateDatabase } from "../lib/db/migrations";
-import { recordObservation, saveEntries, setProfileFacts } from "../lib/domains/store";
-import type { ParsedEntry } from "../lib/domains/types";
-import { tempDbUrl } from "./helpers";
+import { migrateDatabase } from "../../../lib/db/migrations";
+import { recordObservation, saveEntries, setProfileFacts } from "../domains/store";
+import type { ParsedEntry } from "../domains/types";
+import { tempDbUrl } from "../../../test/helpers";
 
 const url = tempDbUrl("entries-api");
 process.env.DATABASE_URL = url;
@@ -30,9 +31,9 @@ const e = (day: string, text: string, domains: string[]): ParsedEntry => ({ day,
 
 beforeAll(async () => {
   await migrateDatabase(url);
-  entries = (await import("../app/api/entries/route")) as never;
-  profile = (await import("../app/api/profile/route")) as never;
-  const { getRuntime } = await import("../lib/runtime");
+  // one module serves both paths: the handler reads the endpoint's name from the request's path
+  entries = profile = (await import("../../../app/api/[...name]/route")) as never;
+  const { getRuntime } = await import("../../../lib/runtime");
   const rt = await getRuntime();
   const now = Date.parse("2026-11-23T09:00:00Z");
   await saveEntries(
@@ -47,7 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const { getRuntime } = await import("../lib/runtime");
+  const { getRuntime } = await import("../../../lib/runtime");
   await (await getRuntime()).close();
 });
 

@@ -1,5 +1,5 @@
 // The registry of domain modules. To add a domain, write a DomainModule in ./modules and list
-// it here (lib/domains/README.md walks through it).
+// it here (domains/README.md walks through it).
 import { mood } from "./modules/mood";
 import { nutrition } from "./modules/nutrition";
 import { recovery } from "./modules/recovery";

@@ -1,11 +1,15 @@
-// The personal log's API (/api/entries, /api/profile): request schemas and use-cases. No
-// Next.js here: the route handlers and the /log page's server actions call these.
+// The personal log's API (GET /api/entries, GET/PUT/DELETE /api/profile): request schemas,
+// use-cases and the endpoints this workflow's entry declares (index.ts `api`), each with its
+// description for /api/openapi.json. No Next.js here: the app serves the endpoints
+// (app/api/[...name]/route.ts through the registry) and the /log page's server actions call the use-cases.
 import { z } from "zod";
-import type { Db } from "../db/client";
-import { DOMAIN_IDS } from "../domains";
-import { deleteProfileFact, isDay, listEntries, listObservations, listProfile, MAX_PROFILE_VALUE, PROFILE_KEY, setProfileFacts, type Observation, type ProfileFact } from "../domains/store";
-import type { LogEntry } from "../domains/types";
-import { NotFoundError } from "../engine/errors";
+import { empty, ok } from "../../lib/api/openapi/shared";
+import type { Db } from "../../lib/db/client";
+import { NotFoundError } from "../../lib/engine/errors";
+import { apiMethod, type ApiEndpoint } from "../../lib/machines/workflow-api";
+import { DOMAIN_IDS } from "./domains";
+import { deleteProfileFact, isDay, listEntries, listObservations, listProfile, MAX_PROFILE_VALUE, PROFILE_KEY, setProfileFacts, type Observation, type ProfileFact } from "./domains/store";
+import type { LogEntry } from "./domains/types";
 
 export const USER_EDIT_REASON = "edited by the person";
 
@@ -84,3 +88,56 @@ export async function putProfileFact(db: Db, body: ProfilePutBody, now: number):
 export async function removeProfileFact(db: Db, key: string): Promise<void> {
   if (!(await deleteProfileFact(db, key))) throw new NotFoundError(`no profile fact "${key}"`);
 }
+
+// ---------------------------------------------------------------------------- the endpoints
+
+/** what the endpoints answer, for the API description (open objects: a field added is not a break) */
+const Entries = z.looseObject({ entries: z.array(z.looseObject({ id: z.string(), day: z.string(), text: z.string() })) });
+const Profile = z.looseObject({ facts: z.array(z.looseObject({})), observations: z.array(z.looseObject({})) });
+const ProfileFactSet = z.looseObject({ fact: z.looseObject({}), changed: z.boolean() });
+
+const TAG = "Personal log";
+
+/** the person's log and global context, as the app serves them (/api/entries, /api/profile) */
+export const logApi: Record<string, ApiEndpoint> = {
+  entries: {
+    GET: apiMethod({
+      operationId: "listEntries",
+      tag: TAG,
+      summary: "The person's log",
+      description: "Newest day first; days are YYYY-MM-DD, inclusive.",
+      query: EntriesQuery,
+      responses: { 200: ok(Entries, "the entries") },
+      handle: ({ query }, { db }) => getEntries(db, query),
+    }),
+  },
+  profile: {
+    GET: apiMethod({
+      operationId: "getProfile",
+      tag: TAG,
+      summary: "The global context",
+      query: ProfileQuery,
+      responses: { 200: ok(Profile, "its facts and the observer's recent decisions") },
+      handle: (_, { db }) => getProfileView(db),
+    }),
+    PUT: apiMethod({
+      operationId: "putProfileFact",
+      tag: TAG,
+      summary: "Set a fact",
+      body: ProfilePutBody,
+      role: "operator",
+      responses: { 200: ok(ProfileFactSet, "the fact and whether it changed") },
+      handle: ({ body }, { db, clock }) => putProfileFact(db, body, clock.now()),
+    }),
+    DELETE: apiMethod({
+      operationId: "deleteProfileFact",
+      tag: TAG,
+      summary: "Remove a fact",
+      query: ProfileDeleteQuery,
+      role: "operator",
+      responses: { 204: empty("removed") },
+      errors: { 404: "no such fact" },
+      handle: ({ query }, { db }) => removeProfileFact(db, query.key),
+    }),
+  },
+};

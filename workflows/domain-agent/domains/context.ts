@@ -1,6 +1,6 @@
 // Domain selection and BUILD_CONTEXT: score a text against the domains' vocabularies, and
 // assemble the ActiveDomainContext (vocabulary, expertise, retrieval hints) of the loaded ones.
-import { isStopWord, stem } from "../knowledge/text";
+import { isStopWord, stem } from "../../../lib/knowledge/text";
 import { DOMAINS, domainById } from "./index";
 import type { ActiveDomainContext } from "./types";
 

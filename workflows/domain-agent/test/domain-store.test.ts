@@ -1,8 +1,8 @@
-// The domain-agent's storage (lib/domains/store.ts): log entries saved idempotently and filtered,
+// The domain-agent's storage (workflows/domain-agent/domains/store.ts): log entries saved idempotently and filtered,
 // the global context (profile facts) set / left alone / deleted with validation, and the
 // observer's decisions.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateDatabase } from "../lib/db/migrations";
+import { migrateDatabase } from "../../../lib/db/migrations";
 import {
   deleteProfileFact,
   getProfile,
@@ -12,12 +12,12 @@ import {
   recordObservation,
   saveEntries,
   setProfileFacts,
-} from "../lib/domains/store";
-import type { ParsedEntry } from "../lib/domains/types";
-import { ManualClock } from "../lib/engine/clock";
-import { isEngineError } from "../lib/engine/errors";
-import { createRuntime, type Runtime } from "../lib/runtime";
-import { tempDbUrl } from "./helpers";
+} from "../domains/store";
+import type { ParsedEntry } from "../domains/types";
+import { ManualClock } from "../../../lib/engine/clock";
+import { isEngineError } from "../../../lib/engine/errors";
+import { createRuntime, type Runtime } from "../../../lib/runtime";
+import { tempDbUrl } from "../../../test/helpers";
 
 let rt: Runtime;
 const T0 = Date.parse("2026-11-23T09:00:00Z");

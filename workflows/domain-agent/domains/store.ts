@@ -1,8 +1,8 @@
 // Storage of the domain-agent workflow (workflows/domain-agent/guide.md): the person's log entries, the global context
 // (profile facts the person can see and edit) and the observer's decisions. Plain Prisma, no
 // Next.js: the workflow's effects, the API and the /log page all go through here.
-import type { Db } from "../db/client";
-import { InvalidError } from "../engine/errors";
+import type { Db } from "../../../lib/db/client";
+import { InvalidError } from "../../../lib/engine/errors";
 import type { LogEntry, Metric, ParsedEntry } from "./types";
 
 /** A profile key: snake_case, starting with a letter, at most 64 characters. */
