@@ -169,7 +169,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const alertInterval = opts.alerts?.intervalMs ?? alertIntervalFromEnv(env);
   const alerts = new AlertMonitor({ db, store, clock, intervalMs: alertInterval || undefined, notify: (a) => webhooks.notifyAlert(a) });
   const keep = opts.retention !== undefined ? opts.retention : retentionFromEnv(env);
-  const retention = keep ? new RetentionJob({ sqlite, pg: pgPool, clock } as never, keep) : null;
+  const retention = keep ? new RetentionJob({ store, clock }, keep) : null;
   // an effect waiting for a worker parks (no effect held in memory, so its run can be evicted, and in
   // cluster mode no job slot held); a settled task runs its invocation again, loading the run if evicted
   const resume = (t: { runId: string; key: string }) => engineRef!.runEffect({ runId: t.runId, child: t.key.slice(t.runId.length + 1, t.key.lastIndexOf(":")), key: t.key });
@@ -248,7 +248,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         reaper: { connectionString: target.connectionString, options: target.options, schema: settings.schema },
         chores: async (chore) => {
           if (chore === "alerts") return alerts.evaluateOnce();
-          if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock }, keep) : null;
+          if (chore === "retention") return keep ? pruneRuns({ store, clock }, keep) : null;
           if (chore === "outbox") return cm.flushOutbox();
           return engine.sweep();
         },

@@ -4,8 +4,10 @@
 // SQLite store.
 import pg from "pg";
 import { PostgresCrashLedger, type CrashLedger } from "../poison";
+import { postgresArchive } from "./archive";
 import type {
   ArtifactInfo,
+  RunArchive,
   CommitItem,
   CommitOutcome,
   OutboxRow,
@@ -86,11 +88,13 @@ export class PostgresRunStore implements RunStore {
   readonly pool: pg.Pool;
 
   private notify: StoreNotify | null;
+  readonly archive: RunArchive;
 
   /** `options`: e.g. "-c search_path=…" (tests use a schema of their own) */
   constructor(connectionString: string, opts: { options?: string; max?: number; notify?: StoreNotify } = {}) {
     this.pool = new pg.Pool({ connectionString, options: opts.options, max: opts.max ?? 10, types });
     this.notify = opts.notify ?? null;
+    this.archive = postgresArchive(this.pool);
   }
 
   /**

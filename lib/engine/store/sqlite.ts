@@ -13,8 +13,10 @@ import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PE
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
+import { sqliteArchive } from "./archive";
 import type {
   ArtifactInfo,
+  RunArchive,
   CommitItem,
   CommitOutcome,
   OutboxRow,
@@ -172,6 +174,7 @@ export class SqliteRunStore implements RunStore {
   private db: Database.Database;
   private s: Record<string, Database.Statement>;
   private writer: SqliteWriter;
+  readonly archive: RunArchive;
 
   /** `writer`: where commits are written (default: a worker thread for a file, inline for :memory:) */
   constructor(
@@ -179,6 +182,7 @@ export class SqliteRunStore implements RunStore {
     opts: { writer?: "thread" | "inline" } = {},
   ) {
     this.db = handle.db;
+    this.archive = sqliteArchive(handle);
     // runs whose output changed are re-indexed for search a moment later, off the commit path
     this.writer = new SqliteWriter(handle, Object.values(WRITES), opts.writer, { sqls: REINDEX_STALE, afterMs: STALE_REINDEX_MS });
     this.writer.onTidy = () => this.onWrite?.(null);

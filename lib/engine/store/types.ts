@@ -317,6 +317,85 @@ export interface ResumableRun {
   reviews: ReviewRow[];
 }
 
+/** One model call a run made (table ModelCall; RecordingModel writes them, lib/llm/recording.ts). */
+export interface ModelCallRow {
+  id: string;
+  /** the effect's journal key (null for an imported run's: it never replays a call) */
+  key: string | null;
+  runId: string;
+  state: string | null;
+  purpose: string;
+  adapter: string;
+  endpoint: string | null;
+  model: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  estimated: boolean;
+  latencyMs: number;
+  attempts: number;
+  ok: boolean;
+  errorCategory: string | null;
+  error: string | null;
+  output: string | null;
+  createdAt: number;
+}
+
+/** An artifact with its content: text, or the bytes a binary one holds (SQLite keeps those as a BLOB). */
+export interface ArtifactRow {
+  name: string;
+  content: string | Buffer;
+  size: number;
+  updatedAt: number;
+}
+
+/** A run with every row it owns, read or written as one (run export and import, lib/api/run-export.ts). */
+export interface RunBundle {
+  run: RunRow;
+  /** by seq */
+  transitions: TransitionRow[];
+  /** by seq, createdAt, id */
+  reviews: ReviewRow[];
+  /** the run after each commit; timers as the Snapshot row keeps them (no runId) */
+  snapshots: (Omit<SnapshotRow, "runId" | "timers"> & { timers: Omit<TimerRow, "runId">[] })[];
+  /** by dueAt, id */
+  timers: TimerRow[];
+  /** by name */
+  artifacts: ArtifactRow[];
+  /** by createdAt, id */
+  usage: ModelCallRow[];
+  /** ids of the runs it started (by createdAt, id); not written by an import */
+  children: string[];
+}
+
+/**
+ * What an import wrote: all of it, or nothing because the run id is taken ("exists"), a row
+ * collided with one already there ("constraint"), or a value cannot be stored on this database
+ * ("unstorable": `path` names it in the bundle, e.g. artifacts.0.content).
+ */
+export type ImportOutcome = { ok: true } | { ok: false; reason: "exists" | "constraint" | "unstorable"; message: string; path?: string };
+
+/** Tables whose rows belong to one run (column runId): removed with it. */
+export const RUN_OWNED = ["Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery", "RunPrincipal"] as const;
+
+/** Rows one retention pass removed, per table: Run and each of RUN_OWNED. */
+export type RemovedRows = Record<"Run" | (typeof RUN_OWNED)[number], number>;
+
+/** A store's whole-run operations: a run with everything it owns read, written or removed as one. */
+export interface RunArchive {
+  /** the run with every row it owns, read in one consistent snapshot (run export); null: no such run */
+  exportRun(id: string): Promise<RunBundle | null>;
+  /** a bundle stored as a new run, in one transaction: all of it or nothing (run import; `children` is not written) */
+  importRun(bundle: RunBundle): Promise<ImportOutcome>;
+  /** retention: finished runs that ended before `before` (epoch ms), oldest first */
+  finishedBefore(before: number, limit: number): Promise<string[]>;
+  /** retention: those of `ids` still finished, removed with every row they own in one transaction; rows removed per table (Run and each owned table) */
+  removeRuns(ids: string[]): Promise<RemovedRows>;
+  /** retention: snapshots older than `before` dropped, each run's latest kept; how many went */
+  thinSnapshots(before: number): Promise<number>;
+  /** Idempotency-Keys written at or before `before` removed (lib/api/idempotency.ts); how many went */
+  expireIdempotencyKeys(before: number): Promise<number>;
+}
+
 export interface RunStore {
   readonly dialect: "sqlite" | "postgres";
   /**
@@ -362,6 +441,8 @@ export interface RunStore {
   outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void>;
   /** the engine evicted the run from memory: drop anything kept per run to write its next step (lib/engine/evict.ts) */
   forget?(runId: string): void;
+  /** whole runs: export, import and retention (lib/engine/store/archive.ts) */
+  readonly archive: RunArchive;
   /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
