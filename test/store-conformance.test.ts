@@ -427,9 +427,24 @@ for (const [name, make, reachable] of suites) {
       expect(await s.archive.thinSnapshots(before)).toBe(0);
       const keys = async () => (await h.select(`SELECT "runId" FROM "IdempotencyKey" WHERE "runId" LIKE 'pr-%' ORDER BY "runId"`)).map((r) => r.runId);
       expect(await keys()).toEqual(["pr-b", "pr-live"]); // a key outlives its run until it expires
-      expect(await s.archive.expireIdempotencyKeys(T0 - day)).toBe(1);
+      expect(await s.idempotency.expire(T0 - day)).toBe(1);
       expect(await keys()).toEqual(["pr-live"]);
       expect(await s.getRun("pr-young")).not.toBeNull();
+    });
+
+    test("Idempotency-Keys: written with their commit, read back, answered once, forgotten only once expired", async (s) => {
+      const k = { scope: "- POST /api/runs", key: "k-1", fingerprint: "f", status: 201, createdAt: T0 };
+      await s.commit([item(run("ik-1"), null, { transitions: [tr("ik-1", 1)], idempotency: { ...k, runId: "ik-1", fromSeq: 1, toSeq: 1 } })]);
+      const row = { ...k, runId: "ik-1", fromSeq: 1, toSeq: 1, response: null };
+      expect(await s.idempotency.get(k.scope, k.key)).toEqual(row);
+      expect(await s.idempotency.get(k.scope, "other")).toBeNull();
+      await s.idempotency.answered(k.scope, k.key, '{"id":"ik-1"}');
+      await s.idempotency.answered(k.scope, k.key, '{"id":"later"}');
+      expect(await s.idempotency.get(k.scope, k.key)).toEqual({ ...row, response: '{"id":"ik-1"}' });
+      await s.idempotency.forget(k.scope, k.key, T0 - 1);
+      expect(await s.idempotency.get(k.scope, k.key)).not.toBeNull();
+      await s.idempotency.forget(k.scope, k.key, T0);
+      expect(await s.idempotency.get(k.scope, k.key)).toBeNull();
     });
 
     test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {

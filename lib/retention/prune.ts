@@ -30,7 +30,7 @@ export interface PruneResult {
 }
 
 /** What pruning needs of the runtime: its run store and clock. */
-export type RetentionPorts = { store: Pick<RunStore, "archive">; clock: Clock };
+export type RetentionPorts = { store: Pick<RunStore, "archive" | "idempotency">; clock: Clock };
 
 export async function pruneRuns(rt: RetentionPorts, opts: PruneOptions): Promise<PruneResult> {
   if (!(opts.olderThanMs > 0)) throw new Error("olderThanMs must be a positive number of ms");
@@ -67,7 +67,7 @@ export async function pruneRuns(rt: RetentionPorts, opts: PruneOptions): Promise
   result.snapshots = thinned;
   rows.Snapshot += thinned;
   // Idempotency-Keys past their 24 hours (lib/api/idempotency.ts), whatever the runs' age
-  rows.IdempotencyKey = await store.expireIdempotencyKeys(rt.clock.now() - IDEMPOTENCY_TTL_MS);
+  rows.IdempotencyKey = await rt.store.idempotency.expire(rt.clock.now() - IDEMPOTENCY_TTL_MS);
   return result;
 }
 

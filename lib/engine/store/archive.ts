@@ -1,6 +1,7 @@
 // The run store's whole-run operations (RunStore.archive), one implementation per database:
 // export and import (bundle.ts: the same statements on both, in one transaction), and retention's
-// statements (the passes, archive files and schedule are lib/retention/prune.ts). For retention,
+// statements (the passes, archive files and schedule are lib/retention/prune.ts; expired
+// Idempotency-Keys are RunStore.idempotency's). For retention,
 // SQLite deletes run by run in one synchronous transaction under the connection's mutex;
 // PostgreSQL removes a batch in one statement of data-modifying CTEs.
 import type pg from "pg";
@@ -27,7 +28,6 @@ const FINISHED = `"status" IN ('completed','failed','aborted')`;
 const PICK = `SELECT "id" FROM "Run" WHERE ${FINISHED} AND "finishedAt" < ? ORDER BY "finishedAt" LIMIT ?`;
 /** the remaining runs' old snapshots: all but each run's latest */
 const THIN = `DELETE FROM "Snapshot" WHERE "at" < ? AND "seq" < (SELECT r."seq" FROM "Run" r WHERE r."id" = "Snapshot"."runId")`;
-const EXPIRE_KEYS = `DELETE FROM "IdempotencyKey" WHERE "createdAt" <= ?`;
 
 /** What a store answers for retention. */
 type Pruner = Omit<RunArchive, "exportRun" | "importRun">;
@@ -37,7 +37,6 @@ const date = (d: Dialect) => (ms: number) => dbDate(d, ms);
 
 function sqlitePruner({ db, mutex }: SqliteHandle): Pruner {
   const at = date("sqlite");
-  const run = (sql: string, ...args: unknown[]) => mutex.runExclusive(() => Number(db.prepare(sql).run(...args).changes));
   return {
     finishedBefore: async (before, limit) => (db.prepare(PICK).all(at(before), limit) as { id: string }[]).map((r) => r.id),
     removeRuns: (ids) => {
@@ -56,8 +55,7 @@ function sqlitePruner({ db, mutex }: SqliteHandle): Pruner {
         }).immediate(),
       );
     },
-    thinSnapshots: (before) => run(THIN, at(before)),
-    expireIdempotencyKeys: (before) => run(EXPIRE_KEYS, at(before)),
+    thinSnapshots: (before) => mutex.runExclusive(() => Number(db.prepare(THIN).run(at(before)).changes)),
   };
 }
 
@@ -68,7 +66,6 @@ function postgresPruner(pool: pg.Pool): Pruner {
   const remove = `WITH "gone" AS (DELETE FROM "Run" WHERE "id" = ANY($1::text[]) AND ${FINISHED} RETURNING "id"),
     ${OWNED.map((t) => `"d_${t}" AS (DELETE FROM "${t}" WHERE "runId" IN (SELECT "id" FROM "gone") RETURNING 1)`).join(",\n    ")}
     SELECT (SELECT COUNT(*) FROM "gone") AS "Run", ${OWNED.map((t) => `(SELECT COUNT(*) FROM "d_${t}") AS "${t}"`).join(", ")}`;
-  const changes = async (sql: string, ...args: unknown[]) => (await pool.query(pgPlaceholders(sql), args)).rowCount ?? 0;
   return {
     finishedBefore: async (before, limit) => (await pool.query(pgPlaceholders(PICK), [at(before), limit])).rows.map((r) => String(r.id)),
     removeRuns: async (ids) => {
@@ -78,7 +75,6 @@ function postgresPruner(pool: pg.Pool): Pruner {
       for (const t of ["Run", ...OWNED] as const) rows[t] = Number(counted[t]);
       return rows;
     },
-    thinSnapshots: (before) => changes(THIN, at(before)),
-    expireIdempotencyKeys: (before) => changes(EXPIRE_KEYS, at(before)),
+    thinSnapshots: async (before) => (await pool.query(pgPlaceholders(THIN), [at(before)])).rowCount ?? 0,
   };
 }

@@ -5,8 +5,10 @@
 import pg from "pg";
 import { PostgresCrashLedger, type CrashLedger } from "../poison";
 import { postgresArchive } from "./archive";
+import { idempotencyKeys } from "./idempotency";
 import type {
   ArtifactInfo,
+  IdempotencyKeys,
   RunArchive,
   CommitItem,
   CommitOutcome,
@@ -89,12 +91,14 @@ export class PostgresRunStore implements RunStore {
 
   private notify: StoreNotify | null;
   readonly archive: RunArchive;
+  readonly idempotency: IdempotencyKeys;
 
   /** `options`: e.g. "-c search_path=…" (tests use a schema of their own) */
   constructor(connectionString: string, opts: { options?: string; max?: number; notify?: StoreNotify } = {}) {
     this.pool = new pg.Pool({ connectionString, options: opts.options, max: opts.max ?? 10, types });
     this.notify = opts.notify ?? null;
     this.archive = postgresArchive(this.pool);
+    this.idempotency = idempotencyKeys({ pg: this.pool }, "postgres");
   }
 
   /**

@@ -392,8 +392,20 @@ export interface RunArchive {
   removeRuns(ids: string[]): Promise<RemovedRows>;
   /** retention: snapshots older than `before` dropped, each run's latest kept; how many went */
   thinSnapshots(before: number): Promise<number>;
-  /** Idempotency-Keys written at or before `before` removed (lib/api/idempotency.ts); how many went */
-  expireIdempotencyKeys(before: number): Promise<number>;
+}
+
+/** A stored Idempotency-Key with the first answer's body (JSON text; null until it is stored). */
+export type StoredIdempotencyRow = IdempotencyRow & { response: string | null };
+
+/** Idempotency-Keys after the commit that wrote them (lib/api/idempotency.ts; a commit writes them, CommitItem.idempotency). */
+export interface IdempotencyKeys {
+  get(scope: string, key: string): Promise<StoredIdempotencyRow | null>;
+  /** the first answer's body, stored once */
+  answered(scope: string, key: string, response: string): Promise<void>;
+  /** the key forgotten if written at or before `before` (it expired) */
+  forget(scope: string, key: string, before: number): Promise<void>;
+  /** every key written at or before `before` removed (retention); how many went */
+  expire(before: number): Promise<number>;
 }
 
 export interface RunStore {
@@ -443,6 +455,8 @@ export interface RunStore {
   forget?(runId: string): void;
   /** whole runs: export, import and retention (lib/engine/store/archive.ts) */
   readonly archive: RunArchive;
+  /** Idempotency-Keys: read, answered, expired */
+  readonly idempotency: IdempotencyKeys;
   /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
