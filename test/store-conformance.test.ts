@@ -14,7 +14,7 @@ import { Engine } from "../lib/engine/engine";
 import { instantEffects } from "../bench/instant-effects";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
-import type { DeliveryRow, ModelCallRow, OutboxRow, ReviewRow, RunBundle, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
+import type { DeliveryRow, FleetDelta, ModelCallRow, OutboxRow, ReviewRow, RunBundle, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
 import type { WorkflowEffects } from "../lib/engine/engine";
 import { findWorkflow } from "../lib/machines/registry";
 import { tempDbUrl } from "./helpers";
@@ -445,6 +445,41 @@ for (const [name, make, reachable] of suites) {
       expect(await s.idempotency.get(k.scope, k.key)).not.toBeNull();
       await s.idempotency.forget(k.scope, k.key, T0);
       expect(await s.idempotency.get(k.scope, k.key)).toBeNull();
+    });
+
+    test("aggregates: the fleet's counters (a window or the all-time row) and live runs of a workflow version; model usage per state; the metric families in one read", async (s) => {
+      const wf = "agg-flow";
+      const hour = Math.floor(T0 / 3_600_000);
+      const fleet: FleetDelta[] = [[wf, 0, hour, "enter", "A", 0, 2], [wf, 0, hour - 5, "enter", "A", 0, 1], [wf, 0, hour, "dwell", "A", 3, 1], [wf, 2, hour, "enter", "A", 0, 9]];
+      const live = run("agg-live", { workflow: wf, status: "waiting", state: ["A"], entered: { A: T0 } });
+      await s.commit([
+        item(live, null, { fleet }),
+        item(run("agg-v2", { workflow: wf, input: { definitionVersion: 2 } }), null),
+        item(run("agg-done", { workflow: wf, status: "completed", finishedAt: T0 }), null),
+        item(run("agg-replay", { workflow: wf, replayOf: "agg-live", replay: { of: "agg-live", live: [], decisions: "replay" } }), null),
+      ]);
+      const sums = (rows: { kind: string; key: string; bucket: number; n: number }[]) => rows.map((r) => `${r.kind} ${r.key} ${r.bucket} ${r.n}`).sort();
+      const window = await s.aggregates.fleet({ workflow: wf, version: null, hour: hour - 1, allTime: false });
+      expect(sums(window.counts)).toEqual(["dwell A 3 1", "enter A 0 2"]);
+      // (no version: every live run of the workflow; replays, imported and finished runs left out)
+      expect(window.live.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
+        { status: "running", state: '["EXECUTING"]', entered: JSON.stringify({ EXECUTING: T0 }) },
+        { status: "waiting", state: '["A"]', entered: JSON.stringify({ A: T0 }) },
+      ]);
+      expect(sums((await s.aggregates.fleet({ workflow: wf, version: null, hour: -1, allTime: true })).counts)).toEqual(["dwell A 3 1", "enter A 0 3"]);
+      const v2 = await s.aggregates.fleet({ workflow: wf, version: 2, hour: -1, allTime: true });
+      expect([sums(v2.counts), v2.live.length]).toEqual([["enter A 0 9"], 1]);
+      const imported = { ...(await s.archive.exportRun("agg-live"))!, snapshots: [], timers: [], transitions: [], reviews: [], artifacts: [] };
+      const call = (id: string, runId: string, state: string | null, ok: boolean) => ({ id, key: null, runId, state, purpose: "p", adapter: "a", endpoint: null, model: null, promptTokens: 2, completionTokens: 3, estimated: false, latencyMs: ok ? 10 : 20, attempts: 1, ok, errorCategory: ok ? null : "TIMEOUT", error: null, output: null, createdAt: T0 });
+      await s.archive.importRun({ ...imported, run: { ...imported.run, id: "agg-calls", status: "completed" }, usage: [call("agg-c1", "agg-calls", "A", true), call("agg-c2", "agg-calls", "A", false), call("agg-c3", "agg-calls", null, true)] });
+      const usage = (await s.aggregates.usageByState(wf)).sort((a, b) => String(a.state).localeCompare(String(b.state)));
+      expect(usage).toEqual([
+        { state: "A", calls: 2, promptTokens: 4, completionTokens: 6, avgLatencyMs: 15, errors: 1 },
+        { state: null, calls: 1, promptTokens: 2, completionTokens: 3, avgLatencyMs: 10, errors: 0 },
+      ]);
+      const m = await s.aggregates.metrics({ dwellMs: [10, 100], reviewWaitMs: [1000] });
+      expect(Object.keys(m).sort()).toEqual(["dwell", "modelCalls", "reviewWait", "reviewsPending", "runs", "tasks", "transitions"]);
+      expect(m.runs.filter((r) => r.workflow === wf).map((r) => `${r.status} ${Number(r.n)}`)).toEqual(["completed 2", "running 1", "waiting 1"]);
     });
 
     test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {

@@ -4,11 +4,13 @@
 // SQLite store.
 import pg from "pg";
 import { PostgresCrashLedger, type CrashLedger } from "../poison";
+import { runAggregates } from "./aggregates";
 import { postgresArchive } from "./archive";
 import { idempotencyKeys } from "./idempotency";
 import type {
   ArtifactInfo,
   IdempotencyKeys,
+  RunAggregates,
   RunArchive,
   CommitItem,
   CommitOutcome,
@@ -92,6 +94,7 @@ export class PostgresRunStore implements RunStore {
   private notify: StoreNotify | null;
   readonly archive: RunArchive;
   readonly idempotency: IdempotencyKeys;
+  readonly aggregates: RunAggregates;
 
   /** `options`: e.g. "-c search_path=…" (tests use a schema of their own) */
   constructor(connectionString: string, opts: { options?: string; max?: number; notify?: StoreNotify } = {}) {
@@ -99,6 +102,7 @@ export class PostgresRunStore implements RunStore {
     this.notify = opts.notify ?? null;
     this.archive = postgresArchive(this.pool);
     this.idempotency = idempotencyKeys({ pg: this.pool }, "postgres");
+    this.aggregates = runAggregates({ pg: this.pool }, "postgres");
   }
 
   /**

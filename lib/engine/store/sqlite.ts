@@ -13,10 +13,12 @@ import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PE
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
+import { runAggregates } from "./aggregates";
 import { sqliteArchive } from "./archive";
 import type {
   ArtifactInfo,
   IdempotencyKeys,
+  RunAggregates,
   RunArchive,
   CommitItem,
   CommitOutcome,
@@ -177,6 +179,7 @@ export class SqliteRunStore implements RunStore {
   private writer: SqliteWriter;
   readonly archive: RunArchive;
   readonly idempotency: IdempotencyKeys;
+  readonly aggregates: RunAggregates;
 
   /** `writer`: where commits are written (default: a worker thread for a file, inline for :memory:) */
   constructor(
@@ -186,6 +189,7 @@ export class SqliteRunStore implements RunStore {
     this.db = handle.db;
     this.archive = sqliteArchive(handle);
     this.idempotency = idempotencyKeys({ sqlite: handle }, "sqlite");
+    this.aggregates = runAggregates({ sqlite: handle }, "sqlite");
     // runs whose output changed are re-indexed for search a moment later, off the commit path
     this.writer = new SqliteWriter(handle, Object.values(WRITES), opts.writer, { sqls: REINDEX_STALE, afterMs: STALE_REINDEX_MS });
     this.writer.onTidy = () => this.onWrite?.(null);

@@ -408,6 +408,50 @@ export interface IdempotencyKeys {
   expire(before: number): Promise<number>;
 }
 
+/** The metrics scrape's aggregate rows, one list per family (lib/metrics/prometheus.ts formats them). */
+export interface MetricRows {
+  /** workflow, status (imported runs recorded as running or waiting: "imported"), n */
+  runs: Record<string, unknown>[];
+  /** workflow, n */
+  transitions: Record<string, unknown>[];
+  /** workflow, state, b (bucket index), n, sum_ms: one sample per state a transition left */
+  dwell: Record<string, unknown>[];
+  /** workflow, b, n, sum_ms: decided reviews' wait */
+  reviewWait: Record<string, unknown>[];
+  /** workflow, n */
+  reviewsPending: Record<string, unknown>[];
+  /** workflow ("" outside a run), outcome ("ok" or the error category), n, prompt, completion */
+  modelCalls: Record<string, unknown>[];
+  /** queue, status (queued, claimed), n, oldest (createdAt, epoch ms) */
+  tasks: Record<string, unknown>[];
+}
+
+/** A workflow's fleet counter sums and live runs (lib/fleet/fleet.ts). */
+export interface FleetRows {
+  counts: { kind: string; key: string; bucket: number; n: number }[];
+  /** state and entered as stored (JSON text): most runs are read without parsing them */
+  live: { status: "running" | "waiting"; state: string; entered: string }[];
+}
+
+/** Model calls of one workflow's runs (replays left out) per state (null: outside any state). */
+export interface UsageByState {
+  state: string | null;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  avgLatencyMs: number;
+  errors: number;
+}
+
+/** Aggregate reads over the run tables (lib/engine/store/aggregates.ts). */
+export interface RunAggregates {
+  /** every metric family in one consistent read; histogram bounds in whole ms */
+  metrics(bounds: { dwellMs: readonly number[]; reviewWaitMs: readonly number[] }): Promise<MetricRows>;
+  /** the fleet counters of a workflow version (null: built-in, counted as version 0) from `hour` on, or the all-time row (`allTime`), and its live runs (pinned to that version), in one read */
+  fleet(q: { workflow: string; version: number | null; hour: number; allTime: boolean }): Promise<FleetRows>;
+  usageByState(workflow: string): Promise<UsageByState[]>;
+}
+
 export interface RunStore {
   readonly dialect: "sqlite" | "postgres";
   /**
@@ -457,6 +501,8 @@ export interface RunStore {
   readonly archive: RunArchive;
   /** Idempotency-Keys: read, answered, expired */
   readonly idempotency: IdempotencyKeys;
+  /** aggregate reads: metrics, the fleet, model usage */
+  readonly aggregates: RunAggregates;
   /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
