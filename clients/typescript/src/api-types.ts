@@ -8,10 +8,8 @@ export interface CompleteResult {
   output: unknown;
 }
 
-export interface DecisionResult {
+export interface DecisionResult extends EventResult {
   review: ReviewRecord;
-  run: Run;
-  transitions: Transition[];
 }
 
 export interface EventResult {
@@ -35,31 +33,7 @@ export interface HeartbeatResult {
 }
 
 /** A review with the decisions it allows and each one's body schema: a client can render any review. */
-export interface Review {
-  id: string;
-  runId: string;
-  workflow: string;
-  /** the state that asked */
-  state: string;
-  kind: string;
-  prompt: string;
-  /** what the reviewer is shown */
-  payload: unknown;
-  status: "pending" | "decided" | "cancelled";
-  decision: string | null;
-  feedback: string | null;
-  reviewer: string | null;
-  /** an ISO 8601 date-time (UTC) */
-  createdAt: string;
-  decidedAt: string | null;
-  /** who decided: a person, or the engine (a replay or an evaluation); null while pending or cancelled */
-  decidedBy: "person" | "engine" | null;
-  /** the groups it is routed to (null: anyone) */
-  assignedTo: string[] | null;
-  /** when it is due (null: no deadline) */
-  dueAt: string | null;
-  /** the groups it was assigned to before its deadline passed (null: not escalated) */
-  escalatedFrom: string[] | null;
+export interface Review extends ReviewRecord {
   /** the decisions it allows */
   decisions: string[];
   /** decision → JSON Schema of the body that decision is posted with */
@@ -103,46 +77,9 @@ export interface ReviewRecord {
 }
 
 /** A run: a workflow's machine with its context, at its latest transition. */
-export interface Run {
-  id: string;
-  workflow: string;
-  /** what the run is called everywhere */
-  name: string | null;
-  status: RunStatus;
-  /** names of the active states, e.g. ["REVIEW"] */
-  state: string[];
-  /** full paths of the active states */
-  stateIds?: string[];
+export interface Run extends RunSummary {
   /** the machine's context (a user-defined workflow keeps each step's result in context.steps[STAGE].output) */
   context: unknown;
-  input: unknown;
-  output: unknown;
-  error: unknown;
-  version: number;
-  /** the number of the last transition */
-  seq: number;
-  parentId: string | null;
-  forkOf: string | null;
-  forkSeq: number | null;
-  /** the schedule that started it */
-  scheduleId: string | null;
-  /** a replay or evaluation run: the run it replays */
-  replayOf: string | null;
-  /** the version of a user-defined workflow the run is pinned to; null for built-ins */
-  workflowVersion: number | null;
-  /** an ISO 8601 date-time (UTC) */
-  createdAt: string;
-  /** an ISO 8601 date-time (UTC) */
-  updatedAt: string;
-  finishedAt: string | null;
-  /** when the current state(s) were entered */
-  since: string | null;
-  /** the pending review the run waits on */
-  reviewId?: string | null;
-  /** event types the run accepts from clients now */
-  accepted?: string[];
-  /** GET /api/runs/{id}: one entry per thing the live run waits on (empty once it ended) */
-  waitingFor?: WaitingFor[];
 }
 
 export interface RunList {

@@ -50,18 +50,41 @@ export function clientTypesText(): string {
   for (const id of defs.keys()) if (!names.has(id)) names.set(id, id);
   const emit = new TypeEmitter((id) => names.get(id) ?? id);
   const all: [string, Json][] = [...[...defs].map(([id, def]): [string, Json] => [names.get(id)!, def]), ...roots];
-  const blocks = all.sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, def]) => emit.declaration(name, def));
+  const blocks = all.sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, def]) => emit.declaration(name, def, baseOf(name, def, all)));
   return `${HEADER}\n${blocks.join("\n\n")}\n`;
+}
+
+const propsOf = (def: Json) => (def.type === "object" ? ((def.properties ?? {}) as Record<string, Json>) : {});
+
+/**
+ * The largest other type whose every field this one has, the same (a schema made with `.extend`
+ * or `.omit` of another): this one is declared as extending it, with its own fields only.
+ */
+function baseOf(name: string, def: Json, all: [string, Json][]): [string, Json] | null {
+  const mine = propsOf(def);
+  const required = new Set((def.required ?? []) as string[]);
+  let best: [string, Json] | null = null;
+  for (const [other, o] of all) {
+    const theirs = Object.entries(propsOf(o));
+    if (other === name || theirs.length === 0 || theirs.length >= Object.keys(mine).length) continue;
+    const theirsRequired = new Set((o.required ?? []) as string[]);
+    const same = theirs.every(([k, p]) => k in mine && JSON.stringify(mine[k]) === JSON.stringify(p) && required.has(k) === theirsRequired.has(k));
+    if (same && theirs.length > Object.keys(propsOf(best?.[1] ?? {})).length) best = [other, o];
+  }
+  return best;
 }
 
 class TypeEmitter {
   constructor(private refName: (id: string) => string) {}
 
-  declaration(name: string, def: Json): string {
+  declaration(name: string, def: Json, base: [string, Json] | null = null): string {
     const doc = docComment(def.description, "");
     const props = def.properties as Record<string, Json> | undefined;
-    if (def.type === "object" && props && Object.keys(props).length) return `${doc}export interface ${name} ${this.object(def, "")}`;
-    return `${doc}export type ${name} = ${this.type(def, "")};`;
+    if (def.type !== "object" || !props || !Object.keys(props).length) return `${doc}export type ${name} = ${this.type(def, "")};`;
+    if (!base) return `${doc}export interface ${name} ${this.object(def, "")}`;
+    const inherited = propsOf(base[1]);
+    const own = Object.fromEntries(Object.entries(props).filter(([k]) => !(k in inherited)));
+    return `${doc}export interface ${name} extends ${base[0]} ${this.object({ ...def, properties: own }, "")}`;
   }
 
   private type(s: Json, indent: string): string {
