@@ -59,7 +59,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     workflowLayouts(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
-    workflowUsage(rt.db, id),
+    workflowUsage(rt.store, id),
     panelOf(id) as Promise<React.ComponentType<{ rt: Runtime }> | null>,
     isBuiltIn(id) ? Promise.resolve([]) : flowVersions(rt.db, id),
     rt.alerts.listAlerts({ status: "open", workflow: id }),
