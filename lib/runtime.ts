@@ -154,7 +154,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
       }
       waking.add(name);
     };
-    queue = { boss, dispatcher: new QueueDispatcher(boss, settings, queued), settings, origin, target };
+    queue = { boss, dispatcher: new QueueDispatcher(boss, settings, queued, clock), settings, origin, target };
   }
   const cm = new ContextManager(db, clock, provider);
   await cm.seed();
