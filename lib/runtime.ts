@@ -157,7 +157,7 @@ interface Queue {
   wakes: { worker: JobWorker | null; listener: CommitListener | null };
 }
 
-async function startQueueService(storage: Storage, settings: QueueSettings, role: Role, log: (m: string) => void): Promise<Queue> {
+async function startQueueService(storage: Storage, settings: QueueSettings, role: Role, clock: Clock, log: (m: string) => void): Promise<Queue> {
   const target = storage.target!;
   const boss = await startQueue(target.connectionString, settings, { supervise: role !== "web", log });
   const wakes: Queue["wakes"] = { worker: null, listener: null };
@@ -174,7 +174,7 @@ async function startQueueService(storage: Storage, settings: QueueSettings, role
     }
     waking.add(name);
   };
-  return { boss, dispatcher: new QueueDispatcher(boss, settings, queued), settings, origin: storage.origin!, target, wakes };
+  return { boss, dispatcher: new QueueDispatcher(boss, settings, queued, clock), settings, origin: storage.origin!, target, wakes };
 }
 
 /** The model port (the one configured, or a test's), recording each call's usage. */
@@ -320,7 +320,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const clock = opts.clock ?? systemClock;
   const storage = await openStorage(url, provider, env, opts.durability);
   const { sqlite, pg: pgPool, store, db } = storage;
-  const queue = storage.target ? await startQueueService(storage, { ...queueSettingsFromEnv(env), ...opts.queue }, role, log) : null;
+  const queue = storage.target ? await startQueueService(storage, { ...queueSettingsFromEnv(env), ...opts.queue }, role, clock, log) : null;
   await loadUserWorkflows(db);
   const models = modelService(opts, env, db, clock);
   // each built-in workflow's own services (the Context Manager …), created and started once here
