@@ -58,6 +58,14 @@ export function swissRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { c
   return workflowRuntime("swiss-army", { seedGuide: false, ...opts });
 }
 
+/**
+ * Engine and infrastructure tests: the loop fixture (test/fixtures/workflows/loop) on a fresh
+ * database: IDLE → FETCH → WORK (the model) → REVIEW → IDLE. `actors` replaces its effects.
+ */
+export function loopRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
+  return workflowRuntime("loop", { seedGuide: false, ...opts });
+}
+
 /** An effect that never finishes until its invocation is cancelled. */
 export function hang(): (input: never, ctx: EffectContext) => Promise<unknown> {
   return (_input, ctx) =>
