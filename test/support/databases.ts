@@ -164,7 +164,7 @@ export function runRow(id: string, t0: number, over: Partial<RunRow> = {}): RunR
   return {
     name: null,
     id,
-    workflow: "swiss-army",
+    workflow: "loop",
     status: "running",
     state: ["EXECUTING"],
     snapshot: { value: "EXECUTING", status: "active" },
