@@ -6,7 +6,7 @@ import { SEARCHED_RESULTS, prepareCmText } from "../lib/knowledge/cm-text";
 import { ContextManager } from "../lib/knowledge/context-manager";
 import { clip } from "../lib/knowledge/text";
 import type { Runtime } from "../lib/runtime";
-import { swissRuntime } from "./helpers";
+import { swissRuntime } from "../workflows/swiss-army/test/support";
 
 let rt: Runtime | null = null;
 afterEach(async () => {

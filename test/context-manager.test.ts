@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ContextManager } from "../lib/knowledge/context-manager";
 import type { SwissContext } from "../workflows/swiss-army/types";
 import type { Runtime } from "../lib/runtime";
-import { inState, swissRuntime } from "./helpers";
+import { inState } from "./helpers";
+import { swissRuntime } from "../workflows/swiss-army/test/support";
 
 let rt: Runtime | null = null;
 afterEach(async () => {

@@ -53,11 +53,6 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
   return rt as Runtime & { clock: ManualClock };
 }
 
-/** swiss-army tests: an empty knowledge store (no guide), so that only the Context Manager answers searches. */
-export function swissRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
-  return workflowRuntime("swiss-army", { seedGuide: false, ...opts });
-}
-
 /**
  * Engine and infrastructure tests: the loop fixture (test/fixtures/workflows/loop) on a fresh
  * database: IDLE → FETCH → WORK (the model) → REVIEW → IDLE. `actors` replaces its effects.
@@ -89,9 +84,4 @@ export async function flush(times = 5): Promise<void> {
     await new Promise((r) => setImmediate(r));
     await writersIdle();
   }
-}
-
-/** deep-research tests: the shipped guide is the corpus, and the clock starts on 2026-11-23. */
-export function researchRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
-  return workflowRuntime("deep-research", { clock: new ManualClock(Date.parse("2026-11-23T09:00:00Z")), ...opts });
 }

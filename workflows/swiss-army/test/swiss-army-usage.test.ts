@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runUsage } from "../../../lib/metrics/model-usage";
 import type { Runtime } from "../../../lib/runtime";
-import { inState, swissRuntime } from "../../../test/helpers";
+import { inState } from "../../../test/helpers";
+import { swissRuntime } from "./support";
 
 let rt: Runtime | null = null;
 afterEach(async () => {
