@@ -46,11 +46,20 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
     retention: opts.retention,
     effects: (base) => {
       const all = defaultEffects(base, env);
+      if (!opts.actors) return all;
       const real = all[workflow] ?? { actors: {} };
       return { ...all, [workflow]: { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions } };
     },
   });
   return rt as Runtime & { clock: ManualClock };
+}
+
+/**
+ * A runtime for tests of user-defined workflows (or of several): every workflow's effects as they
+ * are, an empty knowledge store unless `seedGuide`, a simulated clock.
+ */
+export function testRuntime(opts: Omit<RuntimeOverrides, "actors"> = {}): Promise<Runtime & { clock: ManualClock }> {
+  return workflowRuntime("", { seedGuide: false, ...opts });
 }
 
 /**
