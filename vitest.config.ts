@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
+    // engine and infrastructure tests under test/ (on the fixture workflows of test/fixtures/workflows);
+    // each workflow's own tests in its folder, workflows/<id>/test/
     include: ["test/**/*.test.ts", "workflows/**/*.test.ts"],
     // one migrated template database per dialect; tests copy it (test/global-setup.ts); and
     // @switchyard/client's dist/ built when it is missing or stale (scripts/build-client.mjs)

@@ -1,5 +1,5 @@
 // Per-state alerts (lib/alerts): rule validation, the pure evaluation functions at any `now`,
-// and the monitor on swiss-army runs with a simulated clock — dwell, failure rate, waiting time
+// and the monitor on runs of the loop fixture with a simulated clock — dwell, failure rate, waiting time
 // and the metrics tables' thresholds open one alert per breach and resolve it when the value clears —
 // the "on_alert" webhook body, and the /api/alerts routes' validation.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -9,13 +9,14 @@ import { AlertRuleInput } from "../lib/alerts/rules";
 import { migrateDatabase } from "../lib/db/migrations";
 import type { ManualClock } from "../lib/engine/clock";
 import { deriveGraph } from "../lib/graph/derive";
+import { builtInWorkflows } from "../lib/machines/registry";
 import { verifySignature, type AlertWebhookPayload } from "../lib/hooks/webhooks";
-import { processingModes } from "../workflows/processing-modes/machine";
-import { swissArmy } from "../workflows/swiss-army/machine";
+import { loop, type LoopContext } from "./fixtures/workflows/loop/machine";
+import { nestMachine } from "./fixtures/workflows/nest/machine";
 import type { Runtime } from "../lib/runtime";
-import { fail, flush, hang, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { fail, flush, hang, inState, loopRuntime, tempDbUrl } from "./helpers";
 
-const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+const REQUEST = "Summarise the release notes of the last three versions";
 const SECRET = "alert-secret-alert-secret";
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -27,9 +28,9 @@ afterEach(async () => {
   rt = null;
 });
 
-/** swiss-army on a fresh database; the monitor's own timer is stopped so each test drives evaluateOnce itself. */
-async function alertRuntime(opts: Parameters<typeof swissRuntime>[0] = {}): Promise<Rt> {
-  rt = await swissRuntime(opts);
+/** the loop fixture on a fresh database; the monitor's own timer is stopped so each test drives evaluateOnce itself. */
+async function alertRuntime(opts: Parameters<typeof loopRuntime>[0] = {}): Promise<Rt> {
+  rt = await loopRuntime(opts);
   await rt.alerts.stop();
   return rt;
 }
@@ -55,41 +56,42 @@ describe("alert rules", () => {
   };
 
   it("accepts a rule on a state by id or seed name, with a 1 h window and enabled by default", () => {
-    expect(AlertRuleInput.parse({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 3_000 })).toEqual({
-      workflow: "swiss-army",
-      state: "CONTEXT_SEARCH",
+    expect(AlertRuleInput.parse({ workflow: "loop", state: "FETCH", metric: "dwell", threshold: 3_000 })).toEqual({
+      workflow: "loop",
+      state: "FETCH",
       metric: "dwell",
       threshold: 3_000,
       windowMs: HOUR,
       enabled: true,
     });
-    // a nested state by its seed name comes out as its full id
-    expect(AlertRuleInput.parse({ workflow: "processing-modes", state: "CacheCheck", metric: "failure_rate", threshold: 0.2, windowMs: 10 * MIN }).state).toBe("ModelRuntime.CacheCheck");
-    expect(AlertRuleInput.parse({ workflow: "deep-research", state: "approval", metric: "waiting", threshold: HOUR }).state).toBe("PLANNING.approval");
+    // a nested state by its seed name, or by its own key, comes out as its full id
+    expect(AlertRuleInput.parse({ workflow: "nest", state: "CacheStore", metric: "failure_rate", threshold: 0.2, windowMs: 10 * MIN }).state).toBe("BUILD.LEFT.Store");
+    expect(AlertRuleInput.parse({ workflow: "nest", state: "approval", metric: "waiting", threshold: HOUR }).state).toBe("PLAN.approval");
   });
 
   it("rejects unknown workflows, states and metrics, thresholds out of range, and states the metric cannot be measured on", () => {
     expect(issues({ workflow: "no-such", state: "IDLE", metric: "dwell", threshold: 1 })).toEqual(['workflow: unknown workflow "no-such"']);
-    expect(issues({ workflow: "swiss-army", state: "NOPE", metric: "dwell", threshold: 1 })[0]).toMatch(/^state: workflow swiss-army has no state "NOPE"; dwell can be watched on IDLE, REQUEST_RECEIVED/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "latency", threshold: 1 })[0]).toMatch(/^metric: metric must be "dwell", "failure_rate" or "waiting"/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "failure_rate", threshold: 1.5 })).toEqual(["threshold: a failure_rate threshold is a share between 0 and 1 (0.2 = 20%)"]);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: -5 })[0]).toMatch(/^threshold: a dwell threshold is a duration in milliseconds/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 2.5 })[0]).toMatch(/whole number of milliseconds/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: "5s" })[0]).toMatch(/^threshold: threshold must be a number/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 5, windowMs: 10 })[0]).toMatch(/^windowMs: windowMs must be at least 1000 ms/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 5, extra: 1 })[0]).toMatch(/extra/);
-    expect(issues({ workflow: "swiss-army", state: "IDLE", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of ERROR, HUMAN_REVIEW"]);
-    expect(issues({ workflow: "processing-modes", state: "ModelRuntime", metric: "dwell", threshold: 5 })[0]).toMatch(/ModelRuntime is a group of states \(compound\)/);
-    expect(issues({ workflow: "deep-research", state: "COMPLETED", metric: "dwell", threshold: 5 })[0]).toMatch(/COMPLETED is a final state: runs never leave it/);
-    expect(issues({ workflow: "processing-modes", state: "CallLLM", metric: "dwell", threshold: 5 })[0]).toMatch(/"CallLLM" names several states .*use the full id/);
-    expect(issues({ workflow: "processing-modes", state: "RouteRequest", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of ERROR"]);
-    expect(issues({ workflow: "conversation", state: "PLANNING", metric: "waiting", threshold: 5 })[0]).toMatch(/review states, and workflow conversation has none/);
+    expect(issues({ workflow: "loop", state: "NOPE", metric: "dwell", threshold: 1 })[0]).toMatch(/^state: workflow loop has no state "NOPE"; dwell can be watched on IDLE, FETCH/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "latency", threshold: 1 })[0]).toMatch(/^metric: metric must be "dwell", "failure_rate" or "waiting"/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "failure_rate", threshold: 1.5 })).toEqual(["threshold: a failure_rate threshold is a share between 0 and 1 (0.2 = 20%)"]);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: -5 })[0]).toMatch(/^threshold: a dwell threshold is a duration in milliseconds/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: 2.5 })[0]).toMatch(/whole number of milliseconds/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: "5s" })[0]).toMatch(/^threshold: threshold must be a number/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: 5, windowMs: 10 })[0]).toMatch(/^windowMs: windowMs must be at least 1000 ms/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: 5, extra: 1 })[0]).toMatch(/extra/);
+    expect(issues({ workflow: "loop", state: "IDLE", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of ERROR, REVIEW"]);
+    expect(issues({ workflow: "nest", state: "PLAN", metric: "dwell", threshold: 5 })[0]).toMatch(/PLAN is a group of states \(compound\)/);
+    expect(issues({ workflow: "nest", state: "BUILD", metric: "dwell", threshold: 5 })[0]).toMatch(/BUILD is a group of states \(parallel\)/);
+    expect(issues({ workflow: "nest", state: "DONE", metric: "dwell", threshold: 5 })[0]).toMatch(/DONE is a final state: runs never leave it/);
+    expect(issues({ workflow: "nest", state: "CallModel", metric: "dwell", threshold: 5 })[0]).toMatch(/"CallModel" names several states .*use the full id/);
+    expect(issues({ workflow: "nest", state: "drafting", metric: "waiting", threshold: 5 })).toEqual(["state: runs wait for a person only in review states; pick one of PLAN.approval"]);
+    expect(issues({ workflow: "hello", state: "GREETING", metric: "waiting", threshold: 5 })[0]).toMatch(/review states, and workflow hello has none/);
     expect(issues({})).toEqual(expect.arrayContaining([expect.stringMatching(/^workflow: workflow is required/), expect.stringMatching(/^state: state is required/)]));
   });
 
   it("the monitor refuses an invalid rule with a 422 and stores nothing", async () => {
     const r = await alertRuntime();
-    await expect(r.alerts.createRule({ workflow: "swiss-army", state: "NOPE", metric: "dwell", threshold: 1 })).rejects.toMatchObject({ status: 422, message: /invalid alert rule: state: workflow swiss-army has no state "NOPE"/ });
+    await expect(r.alerts.createRule({ workflow: "loop", state: "NOPE", metric: "dwell", threshold: 1 })).rejects.toMatchObject({ status: 422, message: /invalid alert rule: state: workflow loop has no state "NOPE"/ });
     expect(await r.alerts.listRules()).toEqual([]);
   });
 
@@ -121,8 +123,17 @@ describe("evaluation (pure, at any now)", () => {
   });
 
   it("failure rate: error exits and exits into failure states, over all exits but aborts", () => {
-    const failureStates = failureStatesOf(deriveGraph(processingModes.machine).states);
-    expect([...failureStates].sort()).toEqual(["AgentRuntime.WorkflowFailed", "ERROR", "Failed", "ModelRuntime.ProcessorExec.CODE.FormatError"]);
+    // tagged "failed" (nest's FAILED) or "error" (loop's ERROR), or a final state named for a failure
+    expect([...failureStatesOf(deriveGraph(nestMachine).states)]).toEqual(["FAILED"]);
+    expect([...failureStatesOf(deriveGraph(loop.machine).states)]).toEqual(["ERROR"]);
+    const named = [
+      { id: "RUN.CHECK.FormatError", type: "final", tags: [] },
+      { id: "RUN.Over", name: "WorkflowFailed", type: "final", tags: [] },
+      { id: "RUN.Done", type: "final", tags: [] },
+      { id: "RUN.ErrorPage", type: "atomic", tags: [] },
+    ];
+    expect([...failureStatesOf(named)].sort()).toEqual(["RUN.CHECK.FormatError", "RUN.Over"]);
+    const failureStates = new Set(["ERROR", "Failed"]);
     expect(isFailure({ event: "xstate.error.actor.execute", to: ["IDLE"] }, failureStates)).toBe(true);
     expect(isFailure({ event: "xstate.done.actor.x", to: ["Failed"] }, failureStates)).toBe(true);
     expect(isFailure({ event: "xstate.done.actor.x", to: ["Done"] }, failureStates)).toBe(false);
@@ -145,46 +156,46 @@ describe("evaluation (pure, at any now)", () => {
       { runId: "aaaaaaaa-1", createdAt: now - 10 * MIN },
       { runId: "bbbbbbbb-2", createdAt: now - 90 * MIN },
     ];
-    expect(evaluateWaiting(pending, { state: "HUMAN_REVIEW", threshold: HOUR, now })).toEqual({
+    expect(evaluateWaiting(pending, { state: "REVIEW", threshold: HOUR, now })).toEqual({
       value: 90 * MIN,
       breached: true,
       samples: 2,
-      message: "HUMAN_REVIEW: run bbbbbbbb has waited 1 h 30 min for a review (above 1 h); 1 more waiting",
+      message: "REVIEW: run bbbbbbbb has waited 1 h 30 min for a review (above 1 h); 1 more waiting",
     });
-    expect(evaluateWaiting(pending, { state: "HUMAN_REVIEW", threshold: 2 * HOUR, now }).breached).toBe(false);
-    expect(evaluateWaiting([], { state: "HUMAN_REVIEW", threshold: 1, now })).toMatchObject({ value: 0, breached: false, samples: 0 });
+    expect(evaluateWaiting(pending, { state: "REVIEW", threshold: 2 * HOUR, now }).breached).toBe(false);
+    expect(evaluateWaiting([], { state: "REVIEW", threshold: 1, now })).toMatchObject({ value: 0, breached: false, samples: 0 });
   });
 
   it("seed metrics: breached when the table's verdict is alert, with the number behind it", () => {
-    const spec = swissArmy.metrics!.find((m) => m.metric === "Success rate")!;
-    const t = (reason: string) => ({ runId: "r", seq: 1, from: ["EXECUTING"], to: ["IDLE"], event: "x", reason, at: now, durationMs: 10, payload: null });
-    const bad = evaluateSeedMetric(spec, [t("Task complete"), t("Execution failed"), t("Execution failed")]);
+    const spec = loop.metrics!.find((m) => m.metric === "Success rate")!;
+    const t = (reason: string) => ({ runId: "r", seq: 1, from: ["WORK"], to: ["IDLE"], event: "x", reason, at: now, durationMs: 10, payload: null });
+    const bad = evaluateSeedMetric(spec, [t("Work done"), t("Work failed"), t("Work failed")]);
     expect(bad).toMatchObject({ breached: true, verdict: "alert", threshold: 0.6, samples: 3 });
     expect(bad.value).toBeCloseTo(1 / 3);
-    expect(bad.message).toBe("EXECUTING: success rate 33% (alert <60%; 1 of 3)");
-    expect(evaluateSeedMetric(spec, [t("Task complete")])).toMatchObject({ breached: false, verdict: "ok", value: 1 });
-    const parse = swissArmy.metrics!.find((m) => m.metric === "Parse time")!;
-    expect(evaluateSeedMetric(parse, [{ ...t("x"), from: ["REQUEST_RECEIVED"], durationMs: 7_000 }])).toMatchObject({ breached: true, value: 7_000, threshold: 5_000 });
+    expect(bad.message).toBe("WORK: success rate 33% (alert <60%; 1 of 3)");
+    expect(evaluateSeedMetric(spec, [t("Work done")])).toMatchObject({ breached: false, verdict: "ok", value: 1 });
+    const fetchTime = loop.metrics!.find((m) => m.metric === "Fetch time")!;
+    expect(evaluateSeedMetric(fetchTime, [{ ...t("x"), from: ["FETCH"], durationMs: 7_000 }])).toMatchObject({ breached: true, value: 7_000, threshold: 3_000 });
   });
 });
 
 // ------------------------------------------------------------------ the monitor on real runs
 
-describe("the alert monitor (swiss-army, simulated clock)", () => {
+describe("the alert monitor (the loop fixture, simulated clock)", () => {
   it("dwell: a breach opens one alert, re-evaluation opens no second one, and it resolves once the window moves past the slow visit", async () => {
-    const r = await alertRuntime({ actors: { searchContext: hang() } });
-    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 2_000, windowMs: HOUR });
-    const { run } = await r.engine.start("swiss-army", { request: REQUEST });
-    await r.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
+    const r = await alertRuntime({ actors: { fetch: hang() } });
+    const rule = await r.alerts.createRule({ workflow: "loop", state: "FETCH", metric: "dwell", threshold: 2_000, windowMs: HOUR });
+    const { run } = await r.engine.start("loop", { request: REQUEST });
+    await r.engine.waitFor(run.id, inState("FETCH"));
     expect((await r.alerts.evaluateOnce()).opened.filter((a) => a.ruleId === rule.id)).toEqual([]);
-    r.clock.advance(5_000); // the search times out after 5 s
-    await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    r.clock.advance(5_000); // the fetch times out after 5 s
+    await r.engine.waitFor(run.id, inState("REVIEW"));
 
     const first = await r.alerts.evaluateOnce();
     const mine = first.opened.filter((a) => a.ruleId === rule.id);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ source: "rule", workflow: "swiss-army", state: "CONTEXT_SEARCH", stateName: "CONTEXT_SEARCH", metric: "dwell", value: 5_000, threshold: 2_000, status: "open", resolvedAt: null });
-    expect(mine[0]!.message).toMatch(/^CONTEXT_SEARCH: p95 dwell 5\.0 s over 1 visit in the last 1 h \(above 2 s\)$/);
+    expect(mine[0]).toMatchObject({ source: "rule", workflow: "loop", state: "FETCH", stateName: "FETCH", metric: "dwell", value: 5_000, threshold: 2_000, status: "open", resolvedAt: null });
+    expect(mine[0]!.message).toMatch(/^FETCH: p95 dwell 5\.0 s over 1 visit in the last 1 h \(above 2 s\)$/);
 
     // evaluated again (and twice at once): still the one alert
     r.clock.advance(MIN);
@@ -196,38 +207,38 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     const open = (await r.alerts.listAlerts({ status: "open" })).filter((a) => a.ruleId === rule.id);
     expect(open).toHaveLength(1);
     expect(open[0]!.id).toBe(mine[0]!.id);
-    expect(await r.alerts.openByState("swiss-army")).toMatchObject({ CONTEXT_SEARCH: expect.stringContaining("p95 dwell 5.0 s") });
+    expect(await r.alerts.openByState("loop")).toMatchObject({ FETCH: expect.stringContaining("p95 dwell 5.0 s") });
 
     // an hour later the slow visit has left the window
     r.clock.advance(HOUR);
     const later = await r.alerts.evaluateOnce();
     expect(later.resolved.filter((a) => a.ruleId === rule.id)).toEqual([expect.objectContaining({ id: mine[0]!.id, status: "resolved", resolvedAt: new Date(r.clock.now()).toISOString() })]);
     expect((await r.alerts.listAlerts({ status: "open" })).filter((a) => a.ruleId === rule.id)).toEqual([]);
-    expect((await r.alerts.listAlerts({ status: "resolved", workflow: "swiss-army" })).map((a) => a.id)).toContain(mine[0]!.id);
+    expect((await r.alerts.listAlerts({ status: "resolved", workflow: "loop" })).map((a) => a.id)).toContain(mine[0]!.id);
     expect((await r.alerts.evaluateOnce()).resolved.filter((a) => a.ruleId === rule.id)).toEqual([]);
   });
 
   it("waiting: opens once a review has waited longer than the threshold, goes to on_alert webhooks, resolves when decided", async () => {
     const rx = recorder();
     const r = await alertRuntime({ webhooks: { fetch: rx.fetch, pollMs: 10 } });
-    await r.webhooks.createWebhook({ workflow: "swiss-army", url: "http://hooks.test/alerts", secret: SECRET, events: ["on_alert"] });
-    await r.webhooks.createWebhook({ workflow: "*", url: "http://hooks.test/review-alerts", secret: SECRET, events: ["on_alert:HUMAN_REVIEW"] });
-    await r.webhooks.createWebhook({ workflow: "swiss-army", url: "http://hooks.test/executing-alerts", secret: SECRET, events: ["on_alert:EXECUTING"] });
-    await r.webhooks.createWebhook({ workflow: "swiss-army", url: "http://hooks.test/transitions", secret: SECRET, events: ["on_transition", "on_enter", "on_exit"] });
-    await r.webhooks.createWebhook({ workflow: "deep-research", url: "http://hooks.test/other", secret: SECRET, events: ["on_alert"] });
-    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: 10 * MIN });
-    expect(rule).toMatchObject({ state: "HUMAN_REVIEW", metric: "waiting", threshold: 600_000, enabled: true, summary: "a review waits longer than 10 min" });
+    await r.webhooks.createWebhook({ workflow: "loop", url: "http://hooks.test/alerts", secret: SECRET, events: ["on_alert"] });
+    await r.webhooks.createWebhook({ workflow: "*", url: "http://hooks.test/review-alerts", secret: SECRET, events: ["on_alert:REVIEW"] });
+    await r.webhooks.createWebhook({ workflow: "loop", url: "http://hooks.test/executing-alerts", secret: SECRET, events: ["on_alert:WORK"] });
+    await r.webhooks.createWebhook({ workflow: "loop", url: "http://hooks.test/transitions", secret: SECRET, events: ["on_transition", "on_enter", "on_exit"] });
+    await r.webhooks.createWebhook({ workflow: "hello", url: "http://hooks.test/other", secret: SECRET, events: ["on_alert"] });
+    const rule = await r.alerts.createRule({ workflow: "loop", state: "REVIEW", metric: "waiting", threshold: 10 * MIN });
+    expect(rule).toMatchObject({ state: "REVIEW", metric: "waiting", threshold: 600_000, enabled: true, summary: "a review waits longer than 10 min" });
 
-    const { run } = await r.engine.start("swiss-army", { request: REQUEST });
-    const waiting = await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const { run } = await r.engine.start("loop", { request: REQUEST });
+    const waiting = await r.engine.waitFor(run.id, inState("REVIEW"));
     const ours = (rep: EvaluationReport) => rep.opened.filter((a) => a.ruleId === rule.id);
     expect(ours(await r.alerts.evaluateOnce())).toEqual([]);
     r.clock.advance(10 * MIN); // exactly the threshold: not yet
     expect(ours(await r.alerts.evaluateOnce())).toEqual([]);
     r.clock.advance(1);
     const opened = ours(await r.alerts.evaluateOnce());
-    expect(opened).toEqual([expect.objectContaining({ state: "HUMAN_REVIEW", metric: "waiting", value: 10 * MIN + 1, threshold: 10 * MIN, status: "open" })]);
-    expect(opened[0]!.message).toBe(`HUMAN_REVIEW: run ${run.id.slice(0, 8)} has waited 10 min for a review (above 10 min)`);
+    expect(opened).toEqual([expect.objectContaining({ state: "REVIEW", metric: "waiting", value: 10 * MIN + 1, threshold: 10 * MIN, status: "open" })]);
+    expect(opened[0]!.message).toBe(`REVIEW: run ${run.id.slice(0, 8)} has waited 10 min for a review (above 10 min)`);
     // the value follows the wait while the alert is open
     r.clock.advance(5 * MIN);
     await r.alerts.evaluateOnce();
@@ -244,8 +255,8 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
       hook: "on_alert",
       alertId: opened[0]!.id,
       source: "rule",
-      workflow: "swiss-army",
-      state: "HUMAN_REVIEW",
+      workflow: "loop",
+      state: "REVIEW",
       metric: "waiting",
       value: 10 * MIN + 1,
       threshold: 10 * MIN,
@@ -254,7 +265,7 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     });
     expect(bodies[0]!.message).toContain("has waited 10 min for a review");
     expect(bodies[1]).toMatchObject({ status: "resolved", value: 0, resolvedAt: expect.any(String) });
-    expect(bodies[1]!.message).toMatch(/^cleared: HUMAN_REVIEW: no run is waiting for a review$/);
+    expect(bodies[1]!.message).toMatch(/^cleared: REVIEW: no run is waiting for a review$/);
     for (const k of ["workflow", "state", "metric", "value", "threshold", "message", "status"]) expect(bodies[0]).toHaveProperty(k);
     // signed like every delivery, and labelled as an alert
     const call = rx.calls.find((c) => c.url.endsWith("/alerts"))!;
@@ -262,11 +273,11 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     expect(verifySignature(SECRET, call.headers["x-switchyard-signature"], call.headers["x-switchyard-timestamp"], call.body)).toBe(true);
     // the state filter and the workflow filter apply; hook-event webhooks get no alerts
     expect(rx.alerts("/review-alerts").filter((b) => b.ruleId === rule.id).map((b) => b.status)).toEqual(["open", "resolved"]);
-    expect(rx.alerts("/executing-alerts").filter((b) => b.state !== "EXECUTING")).toEqual([]);
+    expect(rx.alerts("/executing-alerts").filter((b) => b.state !== "WORK")).toEqual([]);
     expect(rx.alerts("/other")).toEqual([]);
     expect(rx.alerts("/transitions").some((b) => (b.hook as string) === "on_alert")).toBe(false);
     // the delivery log shows them
-    const hooks = await r.webhooks.listWebhooks("swiss-army");
+    const hooks = await r.webhooks.listWebhooks("loop");
     const log = await r.webhooks.deliveries(hooks.find((h) => h.url.endsWith("/alerts"))!.id);
     expect(log.filter((d) => (d.payload as AlertWebhookPayload).ruleId === rule.id)).toEqual([
       expect.objectContaining({ hook: "on_alert", runId: "", status: "delivered" }),
@@ -275,23 +286,23 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
   });
 
   it("failure rate and the metrics tables' thresholds: failed executions open a rule alert and the seed's success-rate alert", async () => {
-    const r = await alertRuntime({ actors: { execute: fail("model down") } });
-    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "EXECUTING", metric: "failure_rate", threshold: 0.5 });
-    const ok = await r.alerts.createRule({ workflow: "swiss-army", state: "REQUEST_RECEIVED", metric: "failure_rate", threshold: 0 });
+    const r = await alertRuntime({ actors: { work: fail("model down") } });
+    const rule = await r.alerts.createRule({ workflow: "loop", state: "WORK", metric: "failure_rate", threshold: 0.5 });
+    const ok = await r.alerts.createRule({ workflow: "loop", state: "FETCH", metric: "failure_rate", threshold: 0 });
     for (let i = 0; i < 3; i++) {
-      const { run } = await r.engine.start("swiss-army", { request: `Write a Go program number ${i} that counts words in a file` });
-      await r.engine.waitFor(run.id, (x) => inState("IDLE")(x) && x.seq > 4);
+      const { run } = await r.engine.start("loop", { request: `Write a Go program number ${i} that counts words in a file` });
+      await r.engine.waitFor(run.id, (x) => inState("IDLE")(x) && (x.context as LoopContext).last !== null);
     }
     const rep = await r.alerts.evaluateOnce();
     const byRule = new Map(rep.opened.map((a) => [a.ruleId, a]));
-    expect(byRule.get(rule.id)).toMatchObject({ metric: "failure_rate", value: 1, threshold: 0.5, message: "EXECUTING: 3 of 3 visits failed (100%) in the last 1 h (above 50%)" });
+    expect(byRule.get(rule.id)).toMatchObject({ metric: "failure_rate", value: 1, threshold: 0.5, message: "WORK: 3 of 3 visits failed (100%) in the last 1 h (above 50%)" });
     expect(byRule.has(ok.id)).toBe(false);
-    const seed = byRule.get("seed:swiss-army:EXECUTING:Success rate");
-    expect(seed).toMatchObject({ source: "seed", workflow: "swiss-army", state: "EXECUTING", metric: "Success rate", value: 0, threshold: 0.6, status: "open" });
-    expect(seed!.message).toBe("EXECUTING: success rate 0% (alert <60%; 0 of 3)");
+    const seed = byRule.get("seed:loop:WORK:Success rate");
+    expect(seed).toMatchObject({ source: "seed", workflow: "loop", state: "WORK", metric: "Success rate", value: 0, threshold: 0.6, status: "open" });
+    expect(seed!.message).toBe("WORK: success rate 0% (alert <60%; 0 of 3)");
     // seed rows that are not at "alert" open nothing
-    expect(rep.opened.filter((a) => a.source === "seed").map((a) => a.metric)).not.toContain("Parse time");
-    expect(await r.alerts.openByState("swiss-army")).toHaveProperty("EXECUTING");
+    expect(rep.opened.filter((a) => a.source === "seed").map((a) => a.metric)).not.toContain("Fetch time");
+    expect(await r.alerts.openByState("loop")).toHaveProperty("WORK");
     // re-evaluation: no duplicates
     expect((await r.alerts.evaluateOnce()).opened).toEqual([]);
     // deleting a rule resolves its alert at once; a second delete is a 404
@@ -301,14 +312,14 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
     await expect(r.alerts.deleteRule(rule.id)).rejects.toMatchObject({ status: 404 });
   });
 
-  /** A 1 s dwell rule on CONTEXT_SEARCH, and a run whose search timed out there after 5 s (a breach). */
+  /** A 1 s dwell rule on FETCH, and a run whose fetch timed out there after 5 s (a breach). */
   async function slowSearchBreach() {
-    const r = await alertRuntime({ actors: { searchContext: hang() } });
-    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 1_000 });
-    const { run } = await r.engine.start("swiss-army", { request: REQUEST });
-    await r.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
+    const r = await alertRuntime({ actors: { fetch: hang() } });
+    const rule = await r.alerts.createRule({ workflow: "loop", state: "FETCH", metric: "dwell", threshold: 1_000 });
+    const { run } = await r.engine.start("loop", { request: REQUEST });
+    await r.engine.waitFor(run.id, inState("FETCH"));
     r.clock.advance(5_000);
-    await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    await r.engine.waitFor(run.id, inState("REVIEW"));
     return { r, rule };
   }
 
@@ -339,15 +350,15 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
   });
 
   it("start() evaluates on the injected clock's interval; stop() ends it", async () => {
-    rt = await swissRuntime({ actors: { searchContext: hang() } });
+    rt = await loopRuntime({ actors: { fetch: hang() } });
     const r = rt;
     expect(r.alerts.started).toBe(true);
     expect(r.alerts.intervalMs).toBe(15_000);
-    const rule = await r.alerts.createRule({ workflow: "swiss-army", state: "CONTEXT_SEARCH", metric: "dwell", threshold: 1_000 });
-    const { run } = await r.engine.start("swiss-army", { request: REQUEST });
-    await r.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
+    const rule = await r.alerts.createRule({ workflow: "loop", state: "FETCH", metric: "dwell", threshold: 1_000 });
+    const { run } = await r.engine.start("loop", { request: REQUEST });
+    await r.engine.waitFor(run.id, inState("FETCH"));
     r.clock.advance(5_000);
-    await r.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    await r.engine.waitFor(run.id, inState("REVIEW"));
     expect(await r.alerts.listAlerts({ status: "open" })).toEqual([]); // nothing evaluated yet
     r.clock.advance(10_000); // 15 s after the start: the first evaluation
     await r.alerts.idle();
@@ -362,9 +373,10 @@ describe("the alert monitor (swiss-army, simulated clock)", () => {
   });
 
   it("SWITCHYARD_ALERT_INTERVAL_MS=0 leaves the monitor off", async () => {
-    rt = await swissRuntime({ env: { SWITCHYARD_ALERT_INTERVAL_MS: "0" } as unknown as NodeJS.ProcessEnv });
+    rt = await loopRuntime({ env: { SWITCHYARD_ALERT_INTERVAL_MS: "0" } as unknown as NodeJS.ProcessEnv });
     expect(rt.alerts.started).toBe(false);
-    expect((await rt.alerts.evaluateOnce()).evaluated).toBe(swissArmy.metrics!.length);
+    // evaluated on demand all the same: every metrics-table row of every workflow in the catalog
+    expect((await rt.alerts.evaluateOnce()).evaluated).toBe(builtInWorkflows().reduce((n, w) => n + (w.metrics?.length ?? 0), 0));
   });
 });
 
@@ -408,7 +420,7 @@ describe("/api/alerts routes", () => {
   });
 
   it("GET /api/alerts: { alerts }, filtered by status and workflow; bad queries → 422", async () => {
-    const res = await alerts.GET(get("/api/alerts?status=open&workflow=swiss-army"), ctx());
+    const res = await alerts.GET(get("/api/alerts?status=open&workflow=loop"), ctx());
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ alerts: [] });
     expect((await alerts.GET(get("/api/alerts"), ctx())).status).toBe(200);
@@ -423,30 +435,30 @@ describe("/api/alerts routes", () => {
     await expectError(await rules.POST(post("{nope"), ctx()), 400, /malformed JSON/);
     await expectError(await rules.POST(post(""), ctx()), 400, /empty/);
     await expectError(await rules.POST(post("[]"), ctx()), 422);
-    await expectError(await rules.POST(post("workflow=swiss-army", "application/x-www-form-urlencoded"), ctx()), 415);
+    await expectError(await rules.POST(post("workflow=loop", "application/x-www-form-urlencoded"), ctx()), 415);
     await expectError(await rules.POST(post({}), ctx()), 422, /workflow is required/);
     await expectError(await rules.POST(post({ workflow: "no-such", state: "IDLE", metric: "dwell", threshold: 1_000 }), ctx()), 422, /unknown workflow "no-such"/);
-    await expectError(await rules.POST(post({ workflow: "swiss-army", state: "NOPE", metric: "dwell", threshold: 1_000 }), ctx()), 422, /has no state "NOPE"/);
-    await expectError(await rules.POST(post({ workflow: "swiss-army", state: "IDLE", metric: "speed", threshold: 1_000 }), ctx()), 422, /metric/);
-    await expectError(await rules.POST(post({ workflow: "swiss-army", state: "EXECUTING", metric: "failure_rate", threshold: 2 }), ctx()), 422, /between 0 and 1/);
-    await expectError(await rules.POST(post({ workflow: "swiss-army", state: "IDLE", metric: "waiting", threshold: 1_000 }), ctx()), 422, /review states/);
-    await expectError(await rules.POST(post({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 1_000, extra: true }), ctx()), 422);
-    await expectError(await rules.POST(post({ workflow: "swiss-army", state: "IDLE", metric: "dwell", threshold: 1_000, enabled: "yes" }), ctx()), 422, /enabled/);
+    await expectError(await rules.POST(post({ workflow: "loop", state: "NOPE", metric: "dwell", threshold: 1_000 }), ctx()), 422, /has no state "NOPE"/);
+    await expectError(await rules.POST(post({ workflow: "loop", state: "IDLE", metric: "speed", threshold: 1_000 }), ctx()), 422, /metric/);
+    await expectError(await rules.POST(post({ workflow: "loop", state: "WORK", metric: "failure_rate", threshold: 2 }), ctx()), 422, /between 0 and 1/);
+    await expectError(await rules.POST(post({ workflow: "loop", state: "IDLE", metric: "waiting", threshold: 1_000 }), ctx()), 422, /review states/);
+    await expectError(await rules.POST(post({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: 1_000, extra: true }), ctx()), 422);
+    await expectError(await rules.POST(post({ workflow: "loop", state: "IDLE", metric: "dwell", threshold: 1_000, enabled: "yes" }), ctx()), 422, /enabled/);
     expect(await (await rules.GET(get("/api/alerts/rules"), ctx())).json()).toEqual({ rules: [] });
 
-    const res = await rules.POST(post({ workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: HOUR }), ctx());
+    const res = await rules.POST(post({ workflow: "loop", state: "REVIEW", metric: "waiting", threshold: HOUR }), ctx());
     expect(res.status).toBe(201);
     const { rule } = (await res.json()) as { rule: { id: string } };
-    expect(rule).toMatchObject({ workflow: "swiss-army", state: "HUMAN_REVIEW", stateName: "HUMAN_REVIEW", metric: "waiting", threshold: HOUR, windowMs: HOUR, enabled: true, summary: "a review waits longer than 1 h" });
+    expect(rule).toMatchObject({ workflow: "loop", state: "REVIEW", stateName: "REVIEW", metric: "waiting", threshold: HOUR, windowMs: HOUR, enabled: true, summary: "a review waits longer than 1 h" });
     expect(res.headers.get("location")).toBe(`/api/alerts/rules/${rule.id}`);
-    const listed = (await (await rules.GET(get("/api/alerts/rules?workflow=swiss-army"), ctx())).json()) as { rules: { id: string }[] };
+    const listed = (await (await rules.GET(get("/api/alerts/rules?workflow=loop"), ctx())).json()) as { rules: { id: string }[] };
     expect(listed.rules.map((r) => r.id)).toEqual([rule.id]);
-    expect(await (await rules.GET(get("/api/alerts/rules?workflow=deep-research"), ctx())).json()).toEqual({ rules: [] });
-    await expectError(await rules.GET(get("/api/alerts/rules?workflow=swiss-army&x=1"), ctx()), 422);
+    expect(await (await rules.GET(get("/api/alerts/rules?workflow=hello"), ctx())).json()).toEqual({ rules: [] });
+    await expectError(await rules.GET(get("/api/alerts/rules?workflow=loop&x=1"), ctx()), 422);
   });
 
   it("DELETE /api/alerts/rules/{id}: 204, then 404; a malformed id → 422", async () => {
-    const created = (await (await rules.POST(post({ workflow: "swiss-army", state: "EXECUTING", metric: "dwell", threshold: 30_000 }), ctx())).json()) as { rule: { id: string } };
+    const created = (await (await rules.POST(post({ workflow: "loop", state: "WORK", metric: "dwell", threshold: 30_000 }), ctx())).json()) as { rule: { id: string } };
     await expectError(await one.DELETE(del("missing"), ctx("missing")), 404, /alert rule missing not found/);
     await expectError(await one.DELETE(del("../etc"), ctx("../etc")), 422);
     const res = await one.DELETE(del(created.rule.id), ctx(created.rule.id));

@@ -52,12 +52,12 @@ describe("REST API validation", () => {
     await expectError(await runs.POST(post("/api/runs", "[]"), ctx()), 422);
     await expectError(await runs.POST(post("/api/runs", "null"), ctx()), 422);
     await expectError(await runs.POST(post("/api/runs", '{"workflow":42}'), ctx()), 422, /workflow/);
-    await expectError(await runs.POST(post("/api/runs", '{"workflow":"swiss-army","extra":1}'), ctx()), 422);
+    await expectError(await runs.POST(post("/api/runs", '{"workflow":"loop","extra":1}'), ctx()), 422);
     await expectError(await runs.POST(post("/api/runs", '{"workflow":"no-such"}'), ctx()), 422, /unknown workflow/);
-    await expectError(await runs.POST(post("/api/runs", '{"workflow":"swiss-army","input":{"request":5}}'), ctx()), 422, /request/);
-    await expectError(await runs.POST(post("/api/runs", '{"workflow":"swiss-army","input":{"request":"x","config":{"searchTimeoutMs":-1}}}'), ctx()), 422);
-    await expectError(await runs.POST(post("/api/runs", "workflow=swiss-army", "application/x-www-form-urlencoded"), ctx()), 415);
-    await expectError(await runs.POST(post("/api/runs", JSON.stringify({ workflow: "swiss-army", input: { request: "x".repeat(1_100_000) } })), ctx()), 413);
+    await expectError(await runs.POST(post("/api/runs", '{"workflow":"loop","input":{"request":5}}'), ctx()), 422, /request/);
+    await expectError(await runs.POST(post("/api/runs", '{"workflow":"loop","input":{"request":"x","config":{"fetchTimeoutMs":-1}}}'), ctx()), 422);
+    await expectError(await runs.POST(post("/api/runs", "workflow=loop", "application/x-www-form-urlencoded"), ctx()), 415);
+    await expectError(await runs.POST(post("/api/runs", JSON.stringify({ workflow: "loop", input: { request: "x".repeat(1_100_000) } })), ctx()), 413);
     const list = await (await runs.GET(get("/api/runs"), ctx())).json();
     expect(list.total).toBe(0);
   });
@@ -71,7 +71,7 @@ describe("REST API validation", () => {
   });
 
   it("a run's endpoints: 201 on create; unknown runs 404; bad events 422; not-accepted events 409", async () => {
-    const created = await runs.POST(post("/api/runs", JSON.stringify({ workflow: "swiss-army", input: {} })), ctx());
+    const created = await runs.POST(post("/api/runs", JSON.stringify({ workflow: "loop", input: {} })), ctx());
     expect(created.status).toBe(201);
     const { id, state } = await created.json();
     expect(state).toEqual(["IDLE"]);
@@ -80,7 +80,7 @@ describe("REST API validation", () => {
     await expectError(await events.POST(post(`/api/runs/${id}/events`, "{}"), ctx({ id })), 422, /type/);
     await expectError(await events.POST(post(`/api/runs/${id}/events`, '{"type":"REQUEST"}'), ctx({ id })), 422, /request/);
     await expectError(await events.POST(post(`/api/runs/${id}/events`, '{"type":"REQUEST","request":""}'), ctx({ id })), 422);
-    await expectError(await events.POST(post(`/api/runs/${id}/events`, '{"type":"xstate.done.actor.parse","output":{}}'), ctx({ id })), 422, /not one/);
+    await expectError(await events.POST(post(`/api/runs/${id}/events`, '{"type":"xstate.done.actor.fetch","output":{}}'), ctx({ id })), 422, /not one/);
     await expectError(await events.POST(post(`/api/runs/${id}/events`, '{"type":"APPROVE"}'), ctx({ id })), 409, /not accepted/);
     await expectError(await events.POST(post(`/api/runs/missing/events`, '{"type":"REQUEST","request":"hello there world"}'), ctx({ id: "missing" })), 404);
     await expectError(await abort.POST(post(`/api/runs/${id}/abort`, '{"reason":5}'), ctx({ id })), 422);
@@ -91,7 +91,7 @@ describe("REST API validation", () => {
   });
 
   it("review decisions: 422 malformed, 404 unknown, 200 once, then 409", async () => {
-    const created = await (await runs.POST(post("/api/runs", JSON.stringify({ workflow: "swiss-army", input: { request: "Write a Go function that parses ISO dates" } })), ctx())).json();
+    const created = await (await runs.POST(post("/api/runs", JSON.stringify({ workflow: "loop", input: { request: "Summarise the release notes" } })), ctx())).json();
     let pending: { id: string; runId: string; kind: string; prompt: string; payload: unknown; createdAt: string }[] = [];
     for (let i = 0; i < 100 && pending.length === 0; i++) {
       pending = (await (await reviews.GET(get("/api/reviews?status=pending"), ctx())).json()).filter((r: { runId: string }) => r.runId === created.id);
@@ -113,12 +113,12 @@ describe("REST API validation", () => {
   });
 
   it("GET /api/workflows/{id} describes the machine; unknown → 404", async () => {
-    const res = await workflow.GET(get("/api/workflows/swiss-army"), ctx({ id: "swiss-army" }));
+    const res = await workflow.GET(get("/api/workflows/loop"), ctx({ id: "loop" }));
     const body = await res.json();
-    expect(body.states.map((s: { name: string }) => s.name)).toEqual(["IDLE", "REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "ERROR", "HUMAN_REVIEW"]);
-    expect(body.states.find((s: { name: string }) => s.name === "HUMAN_REVIEW").human).toBe(true);
-    expect(body.transitions).toContainEqual(expect.objectContaining({ source: "CONTEXT_SEARCH", target: "EXECUTING", delay: "searchTimeout", delayMs: 5000 }));
-    expect(body.transitions).toContainEqual(expect.objectContaining({ source: "REQUEST_RECEIVED", target: "CONTEXT_SEARCH", guard: "requestValid" }));
+    expect(body.states.map((s: { name: string }) => s.name)).toEqual(["IDLE", "FETCH", "WORK", "ERROR", "REVIEW"]);
+    expect(body.states.find((s: { name: string }) => s.name === "REVIEW").human).toBe(true);
+    expect(body.transitions).toContainEqual(expect.objectContaining({ source: "FETCH", target: "WORK", delay: "fetchTimeout", delayMs: 5000 }));
+    expect(body.transitions).toContainEqual(expect.objectContaining({ source: "WORK", target: "ERROR", guard: "modelFailure" }));
     await expectError(await workflow.GET(get("/api/workflows/nope"), ctx({ id: "nope" })), 404);
   });
 });

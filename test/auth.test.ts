@@ -165,13 +165,13 @@ describe("accounts on", () => {
 
   it("a decision is recorded as the signed-in person's; an operator starts runs but a reviewer cannot", async () => {
     const runs = routes.find((r) => r.path === "/api/runs")!;
-    expect((await call(runs, "POST", bearer("reviewer"), { workflow: "swiss-army", input: { request: "x" } })).status).toBe(403);
-    const started = await call(runs, "POST", bearer("operator"), { workflow: "swiss-army", input: { request: "Write a retry helper with backoff" } });
+    expect((await call(runs, "POST", bearer("reviewer"), { workflow: "loop", input: { request: "x" } })).status).toBe(403);
+    const started = await call(runs, "POST", bearer("operator"), { workflow: "loop", input: { request: "Summarise the release notes" } });
     expect(started.status).toBe(201);
     const { id } = await started.json();
     const { getRuntime } = await import("../lib/runtime");
     const rt = await getRuntime();
-    const waiting = await rt.engine.waitFor(id, inState("HUMAN_REVIEW"));
+    const waiting = await rt.engine.waitFor(id, inState("REVIEW"));
     const decide = routes.find((r) => r.path === "/api/reviews/[id]/decision")!;
     const res = await decide.methods.POST(
       new Request(`${H}/api/reviews/${waiting.reviewId}/decision`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json", ...bearer("reviewer") }, body: JSON.stringify({ decision: "approve", reviewer: "someone-else" }) }),
@@ -180,8 +180,8 @@ describe("accounts on", () => {
     expect(res.status).toBe(200);
     expect((await rt.store.getReview(waiting.reviewId!))!.reviewer).toBe("reviewer-user");
     // a decision sent as a plain event is the sender's too
-    const again = await call(runs, "POST", bearer("operator"), { workflow: "swiss-army", input: { request: "Write a retry helper with jitter" } });
-    const second = await rt.engine.waitFor((await again.json()).id, inState("HUMAN_REVIEW"));
+    const again = await call(runs, "POST", bearer("operator"), { workflow: "loop", input: { request: "Summarise the changelog" } });
+    const second = await rt.engine.waitFor((await again.json()).id, inState("REVIEW"));
     const events = routes.find((r) => r.path === "/api/runs/[id]/events")!;
     const sent = await events.methods.POST(
       new Request(`${H}/api/runs/${second.id}/events`, { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json", ...bearer("operator") }, body: JSON.stringify({ type: "APPROVE", reviewer: "someone-else" }) }),

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { Runtime } from "../lib/runtime";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -66,7 +66,7 @@ function cli(args: string[], opts: { env?: Record<string, string>; onLine?: (lin
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-cli-"));
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", REVIEW_FLOW);
   await saveUserWorkflow(rt.db, "yaml", failing(1));
   app = await serveApp(rt);

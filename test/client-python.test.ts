@@ -11,7 +11,7 @@ import { saveUserWorkflow } from "../lib/flows/store";
 import type { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
 import type { Runtime } from "../lib/runtime";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
 
 const LEASE_MS = 1_500;
@@ -45,7 +45,7 @@ const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   if (noPython) return;
-  rt = await workflowRuntime("conversation", { seedGuide: false, env: { SWITCHYARD_TASK_LEASE_MS: String(LEASE_MS) } as unknown as NodeJS.ProcessEnv });
+  rt = await testRuntime({ env: { SWITCHYARD_TASK_LEASE_MS: String(LEASE_MS) } as unknown as NodeJS.ProcessEnv });
   await saveUserWorkflow(rt.db, "yaml", REVIEW_FLOW);
   await saveUserWorkflow(rt.db, "yaml", externalFlow("py-many", "py-many"));
   await saveUserWorkflow(rt.db, "yaml", externalFlow("py-hold", "py-hold"));

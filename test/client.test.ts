@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { DecisionBody, ReviewListQuery, StartRunBody } from "../lib/api/schemas";
 import { Switchyard, SwitchyardError, TaskFailure, type DecisionPayload, type Run, type Task } from "@switchyard/client";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
@@ -49,7 +49,7 @@ let server: AppServer;
 let client: Switchyard;
 
 beforeAll(async () => {
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", REVIEW_FLOW);
   await saveUserWorkflow(rt.db, "yaml", EXTERNAL_FLOW);
   server = await serveApp(rt);

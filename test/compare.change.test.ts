@@ -122,7 +122,7 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       expect(await res.json()).toEqual(JSON.parse(JSON.stringify(await compareRuns(rt(), sourceId, other!.id))));
       expect((await call(sourceId, "no-such-run")).status).toBe(404);
       expect((await call(sourceId, "bad id!")).status).toBe(422);
-      const { run } = await rt().engine.start("conversation", {});
+      const { run } = await rt().engine.start("hello", { name: "Ada" });
       expect((await call(sourceId, run.id)).status).toBe(422);
     }, 60_000);
   });

@@ -11,7 +11,7 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 let runs: { POST: Handler; GET: Handler };
 let knowledge: { POST: Handler };
 const ctx = { params: Promise.resolve({}) };
-const body = JSON.stringify({ workflow: "processing-modes", input: { query: "hello", mode: "CHAT" } });
+const body = JSON.stringify({ workflow: "loop", input: { request: "Summarise the release notes" } });
 const post = (headers: Record<string, string>) => new Request("http://localhost:3000/api/runs", { method: "POST", body, headers: { "content-type": "application/json", host: "localhost:3000", ...headers } });
 
 beforeAll(async () => {

@@ -14,25 +14,25 @@ import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { RunStore } from "../lib/engine/store/types";
 import { createRuntime, defaultEffects, type Runtime } from "../lib/runtime";
-import { flush, hang, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { flush, hang, inState, loopRuntime, tempDbUrl } from "./helpers";
 import { commitItem, runRow } from "./support/databases";
 
 const open: Runtime[] = [];
 afterEach(async () => {
   for (const rt of open.splice(0)) await rt.close().catch(() => {});
 });
-const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+const REQUEST = "Summarise the release notes of the last three versions";
 
-async function swiss(opts: Parameters<typeof swissRuntime>[0] = {}): Promise<Runtime & { clock: ManualClock }> {
-  const rt = await swissRuntime(opts);
+async function runtime(opts: Parameters<typeof loopRuntime>[0] = {}): Promise<Runtime & { clock: ManualClock }> {
+  const rt = await loopRuntime(opts);
   open.push(rt);
   return rt;
 }
 
-/** A swiss-army run waiting at HUMAN_REVIEW; its review id. */
+/** A loop run waiting at REVIEW; its review id. */
 async function atReview(rt: Runtime): Promise<{ runId: string; reviewId: string }> {
-  const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
-  const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+  const { run } = await rt.engine.start("loop", { request: REQUEST });
+  const r = await rt.engine.waitFor(run.id, inState("REVIEW"));
   return { runId: run.id, reviewId: r.reviewId! };
 }
 
@@ -54,7 +54,7 @@ async function until(test: () => Promise<boolean> | boolean, what: string, ms = 
 
 describe("eviction of waiting runs (SQLite)", () => {
   it("evicts a run waiting for a review; the decision loads it from its snapshot and it goes on", async () => {
-    const rt = await swiss();
+    const rt = await runtime();
     const { runId, reviewId } = await atReview(rt);
     expect(rt.engine.size).toBe(1);
     await evict(rt);
@@ -70,7 +70,7 @@ describe("eviction of waiting runs (SQLite)", () => {
   });
 
   it("applies exactly one of 50 concurrent decisions on an evicted run", async () => {
-    const rt = await swiss();
+    const rt = await runtime();
     const { runId, reviewId } = await atReview(rt);
     await evict(rt);
     const decisions = ["approve", "reject"] as const;
@@ -85,7 +85,7 @@ describe("eviction of waiting runs (SQLite)", () => {
   });
 
   it("aborts an evicted run and sends an event to one", async () => {
-    const rt = await swiss();
+    const rt = await runtime();
     const a = await atReview(rt);
     const b = await atReview(rt);
     await rt.engine.decide(b.reviewId, { decision: "approve" });
@@ -97,29 +97,29 @@ describe("eviction of waiting runs (SQLite)", () => {
     // b waits in IDLE for a new request: the event loads it and it runs the new cycle
     await evict(rt);
     await rt.engine.send(b.runId, { type: "REQUEST", request: "Summarise the retry policy in two sentences please" });
-    const again = await rt.engine.waitFor(b.runId, inState("HUMAN_REVIEW"));
+    const again = await rt.engine.waitFor(b.runId, inState("REVIEW"));
     expect(again.reviewId).not.toBe(b.reviewId);
   });
 
   it("fires a durable timer of an evicted run at its original deadline, from the database", async () => {
     const clock = new ManualClock();
     const url = tempDbUrl();
-    const rt = await swiss({ url, clock });
+    const rt = await runtime({ url, clock });
     const { runId, reviewId } = await atReview(rt);
     await rt.engine.decide(reviewId, { decision: "approve" });
     const [timer] = await rt.store.timers(runId);
-    expect(timer.id).toContain("idleAnalysis");
+    expect(timer.id).toContain("idleTimer");
     await evict(rt);
     // one wake-up for the process, by the deadline (an earlier one may be a timer since cleared: it just wakes and re-arms)
     expect(rt.engine.memory.nextTimer).toBeLessThanOrEqual(timer.dueAt);
-    const fired = async () => (await rt.store.transitions(runId)).some((t) => t.event.includes("idleAnalysis"));
+    const fired = async () => (await rt.store.transitions(runId)).some((t) => t.event.includes("idleTimer"));
     clock.advance(timer.dueAt - clock.now() - 1);
     await flush(20);
     expect(await fired()).toBe(false);
     expect(rt.engine.size).toBe(0); // not loaded before its time
     clock.advance(1);
     await until(fired, "the idle timer fired");
-    const t = (await rt.store.transitions(runId)).find((x) => x.event.includes("idleAnalysis"))!;
+    const t = (await rt.store.transitions(runId)).find((x) => x.event.includes("idleTimer"))!;
     expect(t.at).toBe(timer.dueAt);
     expect(await rt.store.timers(runId)).toEqual([]);
   });
@@ -127,7 +127,7 @@ describe("eviction of waiting runs (SQLite)", () => {
   it("after a restart: loads no waiting run, fires a pending timer at its deadline and an overdue one at once", async () => {
     const clock = new ManualClock();
     const url = tempDbUrl();
-    const a = await swiss({ url, clock });
+    const a = await runtime({ url, clock });
     const idle: string[] = [];
     for (let i = 0; i < 2; i++) {
       const { runId, reviewId } = await atReview(a);
@@ -141,10 +141,10 @@ describe("eviction of waiting runs (SQLite)", () => {
     await a.close();
     // down past the first deadline, not the second
     clock.advance(t0.dueAt - clock.now() + 1_000);
-    const b = await swiss({ url, clock });
+    const b = await runtime({ url, clock });
     expect(b.engine.size).toBe(0);
     clock.advance(0);
-    const firedAt = async (id: string) => (await b.store.transitions(id)).find((x) => x.event.includes("idleAnalysis"))?.at;
+    const firedAt = async (id: string) => (await b.store.transitions(id)).find((x) => x.event.includes("idleTimer"))?.at;
     await until(async () => (await firedAt(idle[0])) !== undefined, "the overdue timer fired");
     expect(await firedAt(idle[0])).toBe(t0.dueAt + 1_000);
     expect(await firedAt(idle[1])).toBeUndefined();
@@ -156,20 +156,20 @@ describe("eviction of waiting runs (SQLite)", () => {
   it("a restart with many waiting runs loads only the run with an effect in flight", async () => {
     const url = tempDbUrl();
     const clock = new ManualClock();
-    const a = await swiss({ url, clock });
+    const a = await runtime({ url, clock });
     const waiting: string[] = [];
     for (let i = 0; i < 12; i++) waiting.push((await atReview(a)).runId);
     await a.close();
-    const b = await swiss({ url, clock, actors: { execute: hang() } });
-    const { run: hanging } = await b.engine.start("swiss-army", { request: REQUEST });
-    await b.engine.waitFor(hanging.id, inState("EXECUTING"));
+    const b = await runtime({ url, clock, actors: { work: hang() } });
+    const { run: hanging } = await b.engine.start("loop", { request: REQUEST });
+    await b.engine.waitFor(hanging.id, inState("WORK"));
     // Run.inFlight: what the boot query reads
     const inFlight = new Map((b.sqlite!.db.prepare(`SELECT "id","inFlight" FROM "Run"`).safeIntegers(false).all() as { id: string; inFlight: number }[]).map((r) => [r.id, r.inFlight]));
     expect(inFlight.get(hanging.id)).toBe(1);
     for (const id of waiting) expect(inFlight.get(id)).toBe(0);
     await b.close();
 
-    const c = await swiss({ url, clock, actors: { execute: hang() } });
+    const c = await runtime({ url, clock, actors: { work: hang() } });
     expect(c.engine.size).toBe(1); // the hanging one (its effect started again); the twelve reviews stay in the database
     expect(await c.engine.acceptedNow(waiting[3])).toContain("APPROVE");
     expect(c.engine.size).toBe(1);
@@ -180,7 +180,7 @@ describe("eviction of waiting runs (SQLite)", () => {
   });
 
   it("a watcher's stream gets the steps of a run restored from its snapshot", async () => {
-    const rt = await swiss();
+    const rt = await runtime();
     const { runId, reviewId } = await atReview(rt);
     await evict(rt);
     const ac = new AbortController();
@@ -204,9 +204,9 @@ describe("eviction of waiting runs (SQLite)", () => {
 
   it("evicts on its own after SWITCHYARD_EVICT_AFTER_MS; 0 keeps every run in memory", async () => {
     // `never`'s run waits first: by the time `quick` has evicted its own, never's has been idle longer
-    const never = await swiss({ env: { SWITCHYARD_EVICT_AFTER_MS: "0" } as unknown as NodeJS.ProcessEnv });
+    const never = await runtime({ env: { SWITCHYARD_EVICT_AFTER_MS: "0" } as unknown as NodeJS.ProcessEnv });
     await atReview(never);
-    const quick = await swiss({ env: { SWITCHYARD_EVICT_AFTER_MS: "100" } as unknown as NodeJS.ProcessEnv });
+    const quick = await runtime({ env: { SWITCHYARD_EVICT_AFTER_MS: "100" } as unknown as NodeJS.ProcessEnv });
     await atReview(quick);
     await until(() => quick.engine.size === 0, "the waiting run was evicted", 5_000);
     expect(quick.engine.memory.evicted).toBeGreaterThanOrEqual(1);
@@ -249,15 +249,15 @@ describe("eviction in cluster mode (PostgreSQL)", () => {
       effects: (base) => defaultEffects(base, env),
     });
     open.push(rt);
-    const { run } = await rt.engine.start("swiss-army", { request: REQUEST, config: { idleAnalysisMs: 1_500 } });
-    const waiting = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"), 30_000);
+    const { run } = await rt.engine.start("loop", { request: REQUEST, config: { idleMs: 1_500 } });
+    const waiting = await rt.engine.waitFor(run.id, inState("REVIEW"), 30_000);
     await until(() => rt.engine.evictIdle(0) >= 0 && rt.engine.size === 0, "the run was evicted");
     const out = await rt.engine.decide(waiting.reviewId!, { decision: "approve" });
     expect(out.run.state).toEqual(["IDLE"]);
     await until(() => rt.engine.evictIdle(0) >= 0 && rt.engine.size === 0, "the run was evicted again");
     // the idle timer (1.5 s) is a delayed job: the worker that takes it loads the run
-    await until(async () => (await rt.store.transitions(run.id)).some((t) => t.event.includes("idleAnalysis")), "the idle timer fired from the queue", 20_000);
-    expect((await rt.store.transitions(run.id)).filter((t) => t.event.includes("idleAnalysis"))).toHaveLength(1);
+    await until(async () => (await rt.store.transitions(run.id)).some((t) => t.event.includes("idleTimer")), "the idle timer fired from the queue", 20_000);
+    expect((await rt.store.transitions(run.id)).filter((t) => t.event.includes("idleTimer"))).toHaveLength(1);
   }, 60_000);
 });
 
@@ -312,7 +312,7 @@ for (const [name, make] of stores) describe(`eviction queries (${name})`, () => 
   it("activeRuns holds runs with an effect in flight and running ones waiting for nothing stored; nextTimer and dueTimers read timers in due order", async (ctx) => {
     if (skip || !h) return ctx.skip();
     const T = Date.UTC(2026, 10, 1);
-    const busy = { children: { parse: { src: "parseRequest", snapshot: { status: "active", input: {} } } } };
+    const busy = { children: { work: { src: "work", snapshot: { status: "active", input: {} } } } };
     const timer = (runId: string, id: string, dueAt: number) => ({ runId, id, dueAt, event: { type: id }, seq: 1 });
     await store.commit([
       commitItem(runRow("busy", T, { seq: 1, snapshot: busy }), null, { timersSet: [timer("busy", "late", T + 3_000)] }),

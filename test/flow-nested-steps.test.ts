@@ -9,7 +9,7 @@ import { checkFlowSource } from "../lib/flows/validate";
 import type { RunView } from "../lib/engine/views";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 
 const NESTED = `id: nested-steps
 initial_stage: WRITE
@@ -103,7 +103,7 @@ describe("steps inside composites and forks: validation", () => {
 describe("steps inside composites and forks: runs", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", NESTED);
     await saveUserWorkflow(rt.db, "yaml", FORKED);
     await saveUserWorkflow(rt.db, "yaml", REGIONS);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { checkFlowSource } from "../lib/flows/validate";
 import type { RunView } from "../lib/engine/views";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import { POST_PIPELINE } from "./support/post-pipeline";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
@@ -51,7 +51,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // effects of the built-ins stay; "post-pipeline" gets the step effects from the runtime
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   const saved = await saveUserWorkflow(rt.db, "yaml", PIPELINE);
   expect(saved.version).toBe(1);
   // the API routes use the process-wide runtime: this one
@@ -238,7 +238,7 @@ describe("structured llm, code and wait steps", () => {
 
 describe("restart in the middle of the publish", () => {
   it("the call is made again after a restart with the same Idempotency-Key", async () => {
-    const first = await workflowRuntime("conversation", { seedGuide: false });
+    const first = await testRuntime();
     await saveUserWorkflow(first.db, "yaml", PIPELINE);
     received = [];
     const out = await first.engine.start("post-pipeline", { topic: "restarts", publish_url: `${base}/posts` });
@@ -252,7 +252,7 @@ describe("restart in the middle of the publish", () => {
     await vi.waitFor(() => expect(received).toHaveLength(1));
     await first.close(); // the process goes away while the receiver has not answered
     hold = false;
-    const second = await workflowRuntime("conversation", { url: first.url, seedGuide: false });
+    const second = await testRuntime({ url: first.url });
     try {
       const notified = await second.engine.waitFor(out.run.id, at("NOTIFY"));
       expect(received).toHaveLength(2);

@@ -13,7 +13,7 @@ import type { FlowConfig } from "../lib/flows/types";
 import { whenHolds, whenInfo } from "../lib/steps/when";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 
 const SCORED = `id: scored-post
 initial_stage: SCORE
@@ -115,7 +115,7 @@ describe("when: expressions", () => {
 describe("when: routes runs", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", SCORED);
   });
   afterAll(async () => {

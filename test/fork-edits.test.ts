@@ -11,7 +11,7 @@ import { saveUserWorkflow } from "../lib/flows/store";
 import { builtInWorkflows } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, inState, workflowRuntime } from "./helpers";
+import { flush, inState, testRuntime } from "./helpers";
 
 const FLOW = `id: fork-quorum
 initial_stage: DRAFT
@@ -31,7 +31,7 @@ type Handler = (req: Request, ctx: { params: Promise<{ id: string }> }) => Promi
 let forkRoute: { POST: Handler };
 
 beforeAll(async () => {
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", FLOW);
   (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt);
   forkRoute = (await import("../app/api/runs/[id]/fork/route")) as never;
@@ -148,12 +148,12 @@ describe("fork context edits (built-in workflows)", () => {
     }
   });
 
-  it("swiss-army: a key it does not declare is 422 by name", async () => {
-    const { run } = await rt.engine.start("swiss-army", { request: "Write a function that retries a fetch" });
-    const parent = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+  it("a key the workflow does not declare is 422 by name", async () => {
+    const { run } = await rt.engine.start("loop", { request: "Summarise the release notes" });
+    const parent = await rt.engine.waitFor(run.id, inState("REVIEW"));
     const ctx = parent.context as Record<string, unknown>;
-    for (const key of ["records", "last", "history", "cycle", "warnings", "output"]) {
-      await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { [key]: ctx[key] } }), key).rejects.toMatchObject({ status: 422, message: expect.stringMatching(new RegExp(`context\\.${key} is kept by the workflow.*: a fork of swiss-army may edit only context\\.config$`)) });
+    for (const key of ["last", "history", "cycle", "warnings", "output"]) {
+      await expect(rt.engine.fork(run.id, { seq: parent.seq, context: { [key]: ctx[key] } }), key).rejects.toMatchObject({ status: 422, message: expect.stringMatching(new RegExp(`context\\.${key} is kept by the workflow.*: a fork of loop may edit only context\\.config$`)) });
     }
     await rt.engine.abort(run.id);
   });

@@ -24,8 +24,8 @@ describe("transitionParts", () => {
 
 describe("describeEvent", () => {
   it("says in words what an XState event was", () => {
-    expect(describeEvent({ type: "xstate.done.state.processing-modes.ModelRuntime.ProcessorExec.SEARCH" })).toBe("SEARCH done");
-    expect(describeEvent({ type: "xstate.after.5000.swiss-army.CONTEXT_SEARCH" })).toBe("timer 5000 elapsed");
+    expect(describeEvent({ type: "xstate.done.state.nest.BUILD.RIGHT" })).toBe("RIGHT done");
+    expect(describeEvent({ type: "xstate.after.5000.loop.FETCH" })).toBe("timer 5000 elapsed");
     expect(describeEvent({ type: "xstate.done.actor.search" })).toBe("search finished");
     expect(describeEvent({ type: "xstate.error.actor.search", error: { message: "boom" } } as never)).toBe("search failed: boom");
     expect(describeEvent({ type: "xstate.init" })).toBe("run started");

@@ -6,11 +6,10 @@ import { describe, expect, it } from "vitest";
 import { deriveGraph } from "../lib/graph/derive";
 import { elkGraphOf, groupsOf, isLongChain, labelLine, layoutGraph, MIN_FONT, READABLE_ZOOM, visibleIdOf } from "../lib/graph/layout";
 import { absoluteBoxes, chooseView, focusOf } from "../lib/graph/view";
-import { deepResearchMachine } from "../workflows/deep-research/machine";
 import { builtInWorkflows } from "../lib/machines/registry";
 import { historyStatus } from "../lib/graph/status";
-import { domainAgentMachine } from "../workflows/domain-agent/machine";
-import { swissArmyMachine } from "../workflows/swiss-army/machine";
+import { loopMachine } from "./fixtures/workflows/loop/machine";
+import { nestMachine } from "./fixtures/workflows/nest/machine";
 import { flowMachine } from "../lib/flows/machine";
 import { checkFlowSource } from "../lib/flows/validate";
 import type { FlowConfig } from "../lib/flows/types";
@@ -80,63 +79,26 @@ describe("diagram derivation", () => {
     expect(states.find((s) => s.id === "PUBLISH")!.timeout).toBe("30 s");
   });
 
-  it("lists the global abort on each swiss-army state instead of drawing five edges", async () => {
-    const l = await layoutGraph(deriveGraph(swissArmyMachine));
-    for (const s of ["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW"]) {
+  it("lists an abort on each state it leaves instead of drawing an edge from each", async () => {
+    const l = await layoutGraph(deriveGraph(loopMachine));
+    for (const s of ["FETCH", "WORK", "ERROR", "REVIEW"]) {
       expect(l.nodes.find((n) => n.id === s)!.aborts.map((a) => a.target)).toEqual(["IDLE"]);
     }
     expect(l.nodes.find((n) => n.id === "IDLE")!.aborts).toEqual([]);
-    const search = l.edges.find((e) => e.id === "CONTEXT_SEARCH->EXECUTING")!;
-    expect(search.transitions.map(labelLine)).toEqual([
-      "Context retrieved [cmAvailable]",
-      "Context Manager unavailable: skip search with a warning",
-      "Context timeout (proceed anyway) after 5 s",
-    ]);
+    expect(l.edges.filter((e) => e.transitions.some((t) => t.event === "ABORT"))).toEqual([]);
+    const fetch = l.edges.find((e) => e.id === "FETCH->WORK")!;
+    expect(fetch.transitions.map(labelLine)).toEqual(["Fetched", "Fetch timed out (proceed anyway) after 5 s"]);
   });
 
-  it("domain-agent: error transitions into FAILED are listed on each state, BOTH_SPLIT's regions sit side by side", async () => {
-    const l = await layoutGraph(deriveGraph(domainAgentMachine));
+  it("lists the moves of each of a parallel state's steps into a failure state on the step, not as edges", async () => {
+    const l = await layoutGraph(deriveGraph(nestMachine));
     const node = (id: string) => l.nodes.find((n) => n.id === id)!;
-    for (const s of ["ROUTE", "PLAN", "RETRIEVE", "ANALYZE", "OBSERVE", "BOTH_SPLIT.PLAN_BRANCH.PLAN", "BOTH_SPLIT.PARSE_BRANCH.STORE"]) {
-      // a model error goes to the ERROR review (retry or abort), anything else to FAILED
-      const targets = node(s).errors.map((t) => t.target);
-      expect(targets).toContain("FAILED");
-      expect(targets.every((t) => t === "ERROR" || t === "FAILED"), `${s}: ${targets}`).toBe(true);
-    }
-    expect(node("ROUTE").errors.map((t) => t.target)).toEqual(["ERROR", "FAILED"]);
+    for (const s of ["PLAN.drafting", "BUILD.LEFT.Call", "BUILD.LEFT.Store", "BUILD.RIGHT.Call"]) expect(node(s).errors.map((t) => t.target), s).toEqual(["FAILED"]);
     expect(l.edges.filter((e) => e.target === "FAILED")).toEqual([]);
-    const parse = node("BOTH_SPLIT.PARSE_BRANCH");
-    const plan = node("BOTH_SPLIT.PLAN_BRANCH");
-    expect(parse.parent).toBe("BOTH_SPLIT");
-    expect(parse.x + parse.width <= plan.x || plan.x + plan.width <= parse.x).toBe(true);
-    // every row of the seed's table is an edge of the diagram
-    for (const key of ["ROUTE->BUILD_CONTEXT", "BUILD_CONTEXT->PLAN", "BUILD_CONTEXT->PARSE", "BUILD_CONTEXT->BOTH_SPLIT", "PLAN->RETRIEVE", "PLAN->EXPAND_DOMAIN", "PLAN->CLARIFY", "PLAN->SYNTHESIZE", "RETRIEVE->ANALYZE", "ANALYZE->SYNTHESIZE", "ANALYZE->PLAN", "ANALYZE->EXPAND_DOMAIN", "EXPAND_DOMAIN->BUILD_CONTEXT", "CLARIFY->WAIT_USER", "WAIT_USER->ANALYZE", "WAIT_USER->SYNTHESIZE", "SYNTHESIZE->EVALUATE", "EVALUATE->OBSERVE", "EVALUATE->PLAN", "PARSE->STORE", "STORE->OBSERVE", "OBSERVE->COMPLETE"]) {
-      expect(l.edges.find((e) => e.id === key), key).toBeTruthy();
-    }
-  });
-
-  it("domain-agent: RETRY from ERROR to each step is listed on ERROR, not drawn as a fan of edges", async () => {
-    const l = await layoutGraph(deriveGraph(domainAgentMachine));
-    const error = l.nodes.find((n) => n.id === "ERROR")!;
-    expect(error.fans?.map((t) => t.target).sort()).toEqual(["ANALYZE", "BOTH_SPLIT", "BUILD_CONTEXT", "CLARIFY", "EVALUATE", "OBSERVE", "PLAN", "ROUTE", "SYNTHESIZE"]);
-    expect(l.edges.filter((e) => e.source === "ERROR" && e.transitions.some((t) => t.event === "RETRY"))).toEqual([]);
-  });
-
-  it("only a long chain is wrapped: domain-agent's branches stay in one piece", () => {
-    const states = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`S${i}`, i < 29 ? { on: { NEXT: `S${i + 1}` } } : { type: "final" as const }]));
-    const chain = deriveGraph(setup({}).createMachine({ id: "chain", initial: "S0", states }));
-    expect(isLongChain(chain, chain.transitions)).toBe(true);
-    const g = deriveGraph(domainAgentMachine);
-    expect(g.states.filter((s) => !s.parent).length).toBeGreaterThanOrEqual(8);
-    expect(isLongChain(g, g.transitions)).toBe(false);
-    expect(elkGraphOf(g).root.layoutOptions?.["elk.layered.wrapping.strategy"]).toBeUndefined();
-    expect(elkGraphOf(chain).root.layoutOptions?.["elk.layered.wrapping.strategy"]).toBe("MULTI_EDGE");
-  });
-
-  it("a lone move that is always taken draws no \"Always\" label", async () => {
-    const l = await layoutGraph(deriveGraph(domainAgentMachine));
-    expect(l.edges.find((e) => e.id === "RETRIEVE->ANALYZE")!.label).toBeNull();
-    expect(l.edges.find((e) => e.id === "ROUTE->BUILD_CONTEXT")!.label!.rows.map((r) => r.text).join(" ")).toBe("Always (domains selected)");
+    // the regions sit side by side
+    const left = node("BUILD.LEFT");
+    const right = node("BUILD.RIGHT");
+    expect(left.x + left.width <= right.x || right.x + right.width <= left.x).toBe(true);
   });
 
   it("a chain of 30 states wraps to the canvas's shape: wide for landscape, tall for portrait", async () => {
@@ -208,20 +170,26 @@ describe("a readable diagram", () => {
   }
 
   it("a collapsed group is one node with the count of its states; edges into its insides end on it", async () => {
-    const g = deriveGraph(deepResearchMachine);
-    const inside = g.states.filter((s) => s.id.startsWith("RESEARCHING.")).length;
-    expect(inside).toBeGreaterThan(2);
-    const l = await layoutGraph(g, { collapsed: ["RESEARCHING"] });
-    const node = l.nodes.find((n) => n.id === "RESEARCHING")!;
+    const g = deriveGraph(nestMachine);
+    const inside = g.states.filter((s) => s.id.startsWith("PLAN.")).length;
+    expect(inside).toBe(2);
+    const l = await layoutGraph(g, { collapsed: ["PLAN"] });
+    const node = l.nodes.find((n) => n.id === "PLAN")!;
     expect(node.hidden).toBe(inside);
-    expect(l.nodes.filter((n) => n.id.startsWith("RESEARCHING."))).toEqual([]);
+    expect(l.nodes.filter((n) => n.id.startsWith("PLAN."))).toEqual([]);
     const ids = new Set(l.nodes.map((n) => n.id));
     for (const e of l.edges) expect(ids.has(e.source) && ids.has(e.target), e.id).toBe(true);
-    expect(l.edges.some((e) => e.target === "RESEARCHING")).toBe(true);
-    expect(l.edges.some((e) => e.source === "RESEARCHING")).toBe(true);
-    const shown = visibleIdOf(g, ["RESEARCHING"]);
-    expect(shown(g.states.find((s) => s.id.startsWith("RESEARCHING."))!.id)).toBe("RESEARCHING");
-    expect(shown("PLANNING")).toBe("PLANNING");
+    // PLAN.approval → BUILD leaves the group; PLAN.approval → PLAN.drafting (rejected) stays inside it
+    expect(l.edges.some((e) => e.source === "PLAN" && e.target === "BUILD")).toBe(true);
+    expect(l.edges.some((e) => e.source === "PLAN" && e.target === "PLAN")).toBe(false);
+    const shown = visibleIdOf(g, ["PLAN"]);
+    expect(shown("PLAN.approval")).toBe("PLAN");
+    expect(shown("BUILD.LEFT.Call")).toBe("BUILD.LEFT.Call");
+    // collapsing the parallel state hides its regions and their steps, and the move into it ends on it
+    const built = await layoutGraph(g, { collapsed: ["BUILD"] });
+    expect(built.nodes.find((n) => n.id === "BUILD")!.hidden).toBe(g.states.filter((s) => s.id.startsWith("BUILD.")).length);
+    expect(built.edges.some((e) => e.target === "BUILD")).toBe(true);
+    expect(built.edges.some((e) => e.source === "BUILD" && e.target === "DONE")).toBe(true);
   });
 
   it("the view it picks by itself never draws 12 px text under 11 px, and shows the start or the active state", async () => {

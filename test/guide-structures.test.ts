@@ -9,7 +9,7 @@ import { sameDefinition } from "../lib/flows/same";
 import { findWorkflow } from "../lib/machines/registry";
 import type { FlowConfig } from "../lib/flows/types";
 import type { Runtime } from "../lib/runtime";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 import { guideExamples, STRUCTURES_GUIDE } from "./support/guide-examples";
 
 const examples = guideExamples(STRUCTURES_GUIDE);
@@ -30,7 +30,7 @@ const RUNS: Record<string, { input: Record<string, unknown>; end: string; output
 
 let rt: Runtime;
 beforeAll(async () => {
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
 });
 afterAll(async () => {
   await rt?.close();

@@ -46,6 +46,7 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
     retention: opts.retention,
     effects: (base) => {
       const all = defaultEffects(base, env);
+      if (!opts.actors) return all;
       const real = all[workflow] ?? { actors: {} };
       return { ...all, [workflow]: { actors: { ...real.actors, ...(opts.actors as WorkflowEffects["actors"]) }, actions: real.actions } };
     },
@@ -53,9 +54,20 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
   return rt as Runtime & { clock: ManualClock };
 }
 
-/** swiss-army tests: an empty knowledge store (no guide), so that only the Context Manager answers searches. */
-export function swissRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
-  return workflowRuntime("swiss-army", { seedGuide: false, ...opts });
+/**
+ * A runtime for tests of user-defined workflows (or of several): every workflow's effects as they
+ * are, an empty knowledge store unless `seedGuide`, a simulated clock.
+ */
+export function testRuntime(opts: Omit<RuntimeOverrides, "actors"> = {}): Promise<Runtime & { clock: ManualClock }> {
+  return workflowRuntime("", { seedGuide: false, ...opts });
+}
+
+/**
+ * Engine and infrastructure tests: the loop fixture (test/fixtures/workflows/loop) on a fresh
+ * database: IDLE → FETCH → WORK (the model) → REVIEW → IDLE. `actors` replaces its effects.
+ */
+export function loopRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
+  return workflowRuntime("loop", { seedGuide: false, ...opts });
 }
 
 /** An effect that never finishes until its invocation is cancelled. */
@@ -81,9 +93,4 @@ export async function flush(times = 5): Promise<void> {
     await new Promise((r) => setImmediate(r));
     await writersIdle();
   }
-}
-
-/** deep-research tests: the shipped guide is the corpus, and the clock starts on 2026-11-23. */
-export function researchRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
-  return workflowRuntime("deep-research", { clock: new ManualClock(Date.parse("2026-11-23T09:00:00Z")), ...opts });
 }

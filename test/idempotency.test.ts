@@ -14,10 +14,10 @@ import { getRun, startRun } from "../lib/api/runs";
 import { createRuntime, defaultEffects, type Runtime } from "../lib/runtime";
 import { pruneRuns } from "../lib/retention/prune";
 import { DATABASES, commitItem, opened, runRow } from "./support/databases";
-import { inState, swissRuntime, tempDbUrl } from "./helpers";
+import { inState, loopRuntime, tempDbUrl } from "./helpers";
 
 const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+const REQUEST = "Summarise the release notes of the last three versions";
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const params = (p: Record<string, string>) => ({ params: Promise.resolve(p) });
 const post = (path: string, body: unknown, key?: string) =>
@@ -65,13 +65,13 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, done: () =
       }, 60_000);
 
     test("POST /api/runs: a repeat answers with the first run (same status and body) and starts no other", async (rt) => {
-      const body = { workflow: "swiss-army", input: { request: REQUEST } };
+      const body = { workflow: "loop", input: { request: REQUEST } };
       const first = await runs.POST(post("/api/runs", body, "start-1"));
       expect(first.status).toBe(201);
       const a = await first.json();
       const before = await count(rt, "Run");
       // the same body with its keys in another order is the same request
-      const again = await runs.POST(post("/api/runs", { input: { request: REQUEST }, workflow: "swiss-army" }, "start-1"));
+      const again = await runs.POST(post("/api/runs", { input: { request: REQUEST }, workflow: "loop" }, "start-1"));
       expect(again.status).toBe(201);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
       expect(again.headers.get("location")).toBe(`/api/runs/${a.id}`);
@@ -85,7 +85,7 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, done: () =
 
     test("20 concurrent identical requests: exactly one run, and every answer names it", async (rt) => {
       const before = await count(rt, "Run");
-      const body = { workflow: "swiss-army", input: { request: `${REQUEST} (burst)` } };
+      const body = { workflow: "loop", input: { request: `${REQUEST} (burst)` } };
       const answers = await Promise.all(Array.from({ length: 20 }, () => runs.POST(post("/api/runs", body, "burst-key"))));
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
       const ids = new Set(await Promise.all(answers.map(async (r) => (await r.json()).id)));
@@ -95,9 +95,9 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, done: () =
     });
 
     test("the same key with a different body is a 422 that says so, and changes nothing", async (rt) => {
-      await runs.POST(post("/api/runs", { workflow: "swiss-army", input: { request: REQUEST } }, "reused"));
+      await runs.POST(post("/api/runs", { workflow: "loop", input: { request: REQUEST } }, "reused"));
       const before = await count(rt, "Run");
-      const res = await runs.POST(post("/api/runs", { workflow: "swiss-army", input: { request: `${REQUEST}!` } }, "reused"));
+      const res = await runs.POST(post("/api/runs", { workflow: "loop", input: { request: `${REQUEST}!` } }, "reused"));
       expect(res.status).toBe(422);
       const b = await res.json();
       expect(b.code).toBe("idempotency_key_reused");
@@ -108,16 +108,16 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, done: () =
     test("a bad header is a 400 (empty, over 255 characters, not printable ASCII) and starts nothing", async (rt) => {
       const before = await count(rt, "Run");
       for (const key of ["", "k".repeat(256), "café", "tab\there"]) {
-        const res = await runs.POST(post("/api/runs", { workflow: "swiss-army", input: { request: REQUEST } }, key));
+        const res = await runs.POST(post("/api/runs", { workflow: "loop", input: { request: REQUEST } }, key));
         expect(res.status, JSON.stringify(key)).toBe(400);
         expect((await res.json()).error).toMatch(/^Idempotency-Key header: /);
       }
       expect(await count(rt, "Run")).toBe(before);
-      expect((await runs.POST(post("/api/runs", { workflow: "swiss-army", input: { request: REQUEST } }, "k".repeat(255)))).status).toBe(201);
+      expect((await runs.POST(post("/api/runs", { workflow: "loop", input: { request: REQUEST } }, "k".repeat(255)))).status).toBe(201);
     });
 
     test("keys are scoped per route and per user", async () => {
-      const body = { workflow: "swiss-army", input: { request: REQUEST } };
+      const body = { workflow: "loop", input: { request: REQUEST } };
       const a = keyedRequest(post("/api/runs", body, "scoped"), body, { userId: "u1" })!;
       const b = keyedRequest(post("/api/runs", body, "scoped"), body, { userId: "u2" })!;
       const c = keyedRequest(post("/api/runs/x/events", body, "scoped"), body, null)!;
@@ -126,8 +126,8 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, done: () =
     });
 
     test("review decisions and events: a repeat answers as the first, the step is not taken twice", async (rt) => {
-      const started = await (await runs.POST(post("/api/runs", { workflow: "swiss-army", input: { request: REQUEST } }))).json();
-      const waiting = await rt.engine.waitFor(started.id, inState("HUMAN_REVIEW"), 20_000);
+      const started = await (await runs.POST(post("/api/runs", { workflow: "loop", input: { request: REQUEST } }))).json();
+      const waiting = await rt.engine.waitFor(started.id, inState("REVIEW"), 20_000);
       const reviewId = waiting.reviewId!;
       const path = `/api/reviews/${reviewId}/decision`;
       const first = await decision.POST(post(path, { decision: "approve", feedback: "fine" }, "decide-1"), params({ id: reviewId }));
@@ -166,7 +166,7 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, done: () =
 let sqlite: (Runtime & { clock: ManualClock }) | null = null;
 behaviour(
   "SQLite",
-  async () => (sqlite = await swissRuntime()),
+  async () => (sqlite = await loopRuntime()),
   async () => void (await sqlite?.close()),
 );
 
@@ -215,7 +215,7 @@ describe("Idempotency-Key across processes (PostgreSQL)", () => {
     if (!scratch || pgRuntimes.length === 0) return ctx.skip();
     const other = await pgNode(`${PG_URL}?schema=${scratch.schema}`);
     const first = pgRuntimes[0];
-    const body = { workflow: "swiss-army", input: { request: `${REQUEST} (race)` } };
+    const body = { workflow: "loop", input: { request: `${REQUEST} (race)` } };
     const before = await count(first, "Run");
     const start = (rt: Runtime) => {
       const k = keyedRequest(post("/api/runs", body, "race-key"), body, null);
@@ -234,13 +234,13 @@ describe("Idempotency-Key: crash and expiry", () => {
   it("a run committed with its key but whose answer was never stored (crash): after a restart the retry gets that run", async () => {
     const url = tempDbUrl("idem-crash");
     const clock = new ManualClock(Date.parse("2026-11-26T10:00:00Z"));
-    const before = await swissRuntime({ url, clock });
-    const body = { workflow: "swiss-army", input: { request: REQUEST } };
+    const before = await loopRuntime({ url, clock });
+    const body = { workflow: "loop", input: { request: REQUEST } };
     const k = keyedRequest(post("/api/runs", body, "crash-key"), body, null)!;
     // what the route does up to the commit; the process "dies" before the answer is stored
-    const started = await before.engine.start("swiss-army", body.input, { idempotency: { ...k, status: 201, createdAt: clock.now() } });
+    const started = await before.engine.start("loop", body.input, { idempotency: { ...k, status: 201, createdAt: clock.now() } });
     await before.close();
-    const after = await swissRuntime({ url, clock });
+    const after = await loopRuntime({ url, clock });
     try {
       serve(after);
       const res = await runs.POST(post("/api/runs", body, "crash-key"));

@@ -9,10 +9,10 @@ import { listRuns } from "../lib/api/runs";
 import { prometheusText } from "../lib/metrics/prometheus";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { inState, swissRuntime, tempDbUrl } from "./helpers";
+import { inState, loopRuntime, tempDbUrl } from "./helpers";
 import { DATABASES, commitItem, opened, runRow } from "./support/databases";
 
-const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+const REQUEST = "Summarise the release notes of the last three versions";
 const HOLDER = Symbol.for("switchyard.runtime");
 
 describe("imported runs on an instance (SQLite)", () => {
@@ -23,17 +23,17 @@ describe("imported runs on an instance (SQLite)", () => {
   let doc: Awaited<ReturnType<typeof exportRun>>;
 
   beforeAll(async () => {
-    a = await swissRuntime({ url: tempDbUrl("export-from") });
-    const started = await a.engine.start("swiss-army", { request: REQUEST });
-    await a.engine.waitFor(started.run.id, inState("HUMAN_REVIEW"), 20_000);
+    a = await loopRuntime({ url: tempDbUrl("export-from") });
+    const started = await a.engine.start("loop", { request: REQUEST });
+    await a.engine.waitFor(started.run.id, inState("REVIEW"), 20_000);
     doc = await exportRun(a, started.run.id);
     expect(doc.run.status).toBe("waiting");
     expect(doc.reviews.filter((r) => r.status === "pending")).toHaveLength(1);
-    b = await swissRuntime({ url: tempDbUrl("import-into") });
+    b = await loopRuntime({ url: tempDbUrl("import-into") });
     // one live run waiting for its review on B, and the imported one
-    const live = await b.engine.start("swiss-army", { request: REQUEST });
+    const live = await b.engine.start("loop", { request: REQUEST });
     liveId = live.run.id;
-    await b.engine.waitFor(liveId, inState("HUMAN_REVIEW"), 20_000);
+    await b.engine.waitFor(liveId, inState("REVIEW"), 20_000);
     importedId = (await importRun(b, doc)).id;
     // and an import of the same run recorded as running
     await importRun(b, { ...doc, run: { ...doc.run, status: "running" } }, { asNew: true });
@@ -59,14 +59,14 @@ describe("imported runs on an instance (SQLite)", () => {
     expect(counts).toMatchObject({ running: 0, waiting: 1, imported: 2 });
     expect((await listRuns(b, {})).counts).toMatchObject({ waiting: 1, imported: 2 });
     const text = await prometheusText(b);
-    expect(text).toContain('switchyard_runs{workflow="swiss-army",status="waiting"} 1');
-    expect(text).toContain('switchyard_runs{workflow="swiss-army",status="running"} 0');
-    expect(text).toContain('switchyard_runs{workflow="swiss-army",status="imported"} 2');
-    expect(text).toMatch(/switchyard_reviews_pending\{workflow="swiss-army"\} 1\n/);
+    expect(text).toContain('switchyard_runs{workflow="loop",status="waiting"} 1');
+    expect(text).toContain('switchyard_runs{workflow="loop",status="running"} 0');
+    expect(text).toContain('switchyard_runs{workflow="loop",status="imported"} 2');
+    expect(text).toMatch(/switchyard_reviews_pending\{workflow="loop"\} 1\n/);
   });
 
   it("a waiting-time alert counts the live run's review only", async () => {
-    const rule = await b.alerts.createRule({ workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: 10 * 60_000 });
+    const rule = await b.alerts.createRule({ workflow: "loop", state: "REVIEW", metric: "waiting", threshold: 10 * 60_000 });
     b.clock.advance(11 * 60_000);
     await b.alerts.evaluateOnce();
     const opened = (await b.alerts.listAlerts({ status: "open" })).filter((x) => x.ruleId === rule.id);
@@ -103,7 +103,7 @@ for (const database of DATABASES.slice(0, 2)) {
     beforeAll(() => h.open(), 60_000);
     afterAll(() => h.close());
     const T0 = Date.parse("2026-11-26T11:00:00Z");
-    const review = (runId: string) => ({ id: `${runId}-review-1`, runId, workflow: "swiss-army", state: "HUMAN_REVIEW", kind: "approval", prompt: "Decide", payload: {}, status: "pending" as const, decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: null, seq: 1 });
+    const review = (runId: string) => ({ id: `${runId}-review-1`, runId, workflow: "loop", state: "REVIEW", kind: "approval", prompt: "Decide", payload: {}, status: "pending" as const, decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: null, seq: 1 });
 
     h.it("pending reviews leave imported runs out; counts put open imported runs apart", async (db) => {
       const out = await db.store.commit([
@@ -117,8 +117,8 @@ for (const database of DATABASES.slice(0, 2)) {
       expect((await db.store.listReviews({ status: "pending" })).map((r) => r.runId)).toEqual(["live-1"]);
       expect((await db.store.listReviews({ runId: "imported-1" })).map((r) => r.status)).toEqual(["pending"]);
       expect(await db.store.countByStatus()).toEqual({ running: 1, waiting: 1, completed: 1, failed: 0, aborted: 0, imported: 2, replay: 0 });
-      expect(await db.store.countByStatus("swiss-army")).toEqual({ running: 1, waiting: 1, completed: 1, failed: 0, aborted: 0, imported: 2, replay: 0 });
-      expect(await prometheusText(db)).toContain('switchyard_runs{workflow="swiss-army",status="imported"} 2');
+      expect(await db.store.countByStatus("loop")).toEqual({ running: 1, waiting: 1, completed: 1, failed: 0, aborted: 0, imported: 2, replay: 0 });
+      expect(await prometheusText(db)).toContain('switchyard_runs{workflow="loop",status="imported"} 2');
     });
   });
 }

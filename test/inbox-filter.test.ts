@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { applyFilter, filterQuery, parseFilter, type Filterable } from "@/components/review/inbox-filter";
 
-const r = (o: Partial<Filterable> & { name: string; createdAt: string }): Filterable => ({ workflow: "swiss-army", kind: "code_review", state: "REVIEW", prompt: "Review this", workflowTitle: "Swiss Army Knife", ...o });
+const r = (o: Partial<Filterable> & { name: string; createdAt: string }): Filterable => ({ workflow: "loop", kind: "code_review", state: "REVIEW", prompt: "Review this", workflowTitle: "Loop", ...o });
 
 describe("inbox filter", () => {
   it("reads the URL's filters, dropping bad values one by one", () => {
-    expect(parseFilter({ workflow: "deep-research", kind: "plan", sort: "due", overdue: "true", q: " cost " })).toEqual({ workflow: "deep-research", kind: "plan", sort: "due", overdue: true, q: "cost" });
+    expect(parseFilter({ workflow: "nest", kind: "plan", sort: "due", overdue: "true", q: " cost " })).toEqual({ workflow: "nest", kind: "plan", sort: "due", overdue: true, q: "cost" });
     expect(parseFilter({ sort: "size", overdue: "yes", workflow: "", kind: ["a", "b"] })).toEqual({ sort: "age", kind: "a" });
     expect(parseFilter(new URLSearchParams("assigned=legal&overdue=false"))).toEqual({ sort: "age", assigned: "legal" });
   });
@@ -19,12 +19,12 @@ describe("inbox filter", () => {
   it("filters by workflow, kind, overdue, assignment and words", () => {
     const items = [
       r({ name: "one", createdAt: "2026-01-01T00:00:03Z", assignedTo: ["legal"], overdue: true }),
-      r({ name: "two", createdAt: "2026-01-01T00:00:01Z", workflow: "deep-research", kind: "plan", workflowTitle: "Deep research" }),
+      r({ name: "two", createdAt: "2026-01-01T00:00:01Z", workflow: "nest", kind: "plan", workflowTitle: "Nest of deep plans" }),
       r({ name: "three cost report", createdAt: "2026-01-01T00:00:02Z", assignedTo: ["finance"] }),
     ];
     const names = (f: Parameters<typeof applyFilter>[1], me?: string[]) => applyFilter(items, f, me).map((i) => i.name);
     expect(names({ sort: "age" })).toEqual(["two", "three cost report", "one"]);
-    expect(names({ sort: "age", workflow: "deep-research" })).toEqual(["two"]);
+    expect(names({ sort: "age", workflow: "nest" })).toEqual(["two"]);
     expect(names({ sort: "age", kind: "code_review" })).toEqual(["three cost report", "one"]);
     expect(names({ sort: "age", overdue: true })).toEqual(["one"]);
     expect(names({ sort: "age", assigned: "LEGAL" })).toEqual(["one"]);

@@ -2,14 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { inputPlaceholder } from "../components/runs/input-placeholder";
 import { flowWorkflow } from "../lib/flows/machine";
-import { swissArmy } from "../workflows/swiss-army/machine";
+import { loop } from "./fixtures/workflows/loop/machine";
 import type { FlowConfig } from "../lib/flows/types";
 
 const base: FlowConfig = { id: "pub", title: "Publishing", stages: ["DRAFT", "REVIEW"], initial_stage: "DRAFT", transitions: { DRAFT: ["REVIEW"], REVIEW: [] } };
 
 describe("inputPlaceholder", () => {
   it("is the workflow's example value when it has one", () => {
-    expect(inputPlaceholder(swissArmy, "request")).toBe((swissArmy.example as { request: string }).request);
+    expect(inputPlaceholder(loop, "request")).toBe((loop.example as { request: string }).request);
   });
   it("names a labelled move out of a user-defined workflow's first stage", () => {
     const def = flowWorkflow({ ...base, labels: { "DRAFT -> REVIEW": "Ready for review" } }, { version: 1 });

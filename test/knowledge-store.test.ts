@@ -10,7 +10,7 @@ import type { Db } from "../lib/db/client";
 import { chunkText, CHUNK_SIZE, KnowledgeStore, MAX_DOCUMENT_BYTES } from "../lib/knowledge/documents";
 import { seedCorpus, workflowGuides } from "../lib/knowledge/seed-corpus";
 import type { Runtime } from "../lib/runtime";
-import { swissRuntime } from "./helpers";
+import { loopRuntime } from "./helpers";
 
 // ------------------------------------------------------------------ helpers
 
@@ -49,7 +49,7 @@ let rt: Runtime;
 let store: KnowledgeStore;
 
 beforeAll(async () => {
-  rt = await swissRuntime();
+  rt = await loopRuntime();
   store = new KnowledgeStore(rt.db, { staleCheckMs: 0 });
 });
 
@@ -261,7 +261,7 @@ describe("search", () => {
 
   let fresh: KnowledgeStore;
   beforeAll(async () => {
-    const r = await swissRuntime();
+    const r = await loopRuntime();
     afterAll(() => r.close());
     fresh = new KnowledgeStore(r.db, { staleCheckMs: 0 });
     const seeded = await seedCorpus(fresh);
@@ -325,7 +325,7 @@ describe("search", () => {
   });
 
   it("notices documents another process imported (stale check) and rebuilds", async () => {
-    const r = await swissRuntime();
+    const r = await loopRuntime();
     try {
       const a = new KnowledgeStore(r.db, { staleCheckMs: 1 });
       const b = new KnowledgeStore(r.db);
@@ -344,7 +344,7 @@ describe("search", () => {
 
 describe("hybrid search", () => {
   it("embeds chunks at import and merges vector and BM25 rankings (method hybrid, vectorScore)", async () => {
-    const r = await swissRuntime();
+    const r = await loopRuntime();
     try {
       const calls: number[] = [];
       const hybrid = new KnowledgeStore(r.db, { embed: (t) => (calls.push(t.length), fakeEmbed(t)), embedModel: "fake-256", staleCheckMs: 0 });
@@ -405,7 +405,7 @@ describe("importFolder", () => {
     put(".hidden.md", "# Hidden");
     put("node_modules/x.md", "# Vendored");
 
-    const r = await swissRuntime();
+    const r = await loopRuntime();
     try {
       const s = new KnowledgeStore(r.db);
       const results = await s.importFolder(dir);

@@ -9,7 +9,7 @@ import { layoutOffThread, stopLayoutThread, type LayoutEvent } from "../lib/grap
 import { clearLayoutCache, layoutPackOf } from "../lib/graph";
 import { absoluteBoxes, collapsedAround } from "../lib/graph/view";
 import { elkGraphOf, fallbackLayout, groupsOf, unpackLayouts, variantKey } from "../lib/graph/layout";
-import { swissArmyMachine } from "../workflows/swiss-army/machine";
+import { loopMachine } from "./fixtures/workflows/loop/machine";
 import { findWorkflow } from "../lib/machines/registry";
 
 afterAll(() => stopLayoutThread());
@@ -75,14 +75,14 @@ describe("layout off the request thread", () => {
     expect(ls[0].width).toBeGreaterThan(ls[0].height);
     expect(ls[1].height).toBeGreaterThan(ls[1].width);
     // the thread was replaced: the next layout is ELK's again
-    const [again] = await layoutOffThread(deriveGraph(swissArmyMachine), [{}], { deadline: never });
+    const [again] = await layoutOffThread(deriveGraph(loopMachine), [{}], { deadline: never });
     expect(again.fallback).toBeUndefined();
-    expect(again.nodes.map((n) => n.id)).toContain("HUMAN_REVIEW");
+    expect(again.nodes.map((n) => n.id)).toContain("REVIEW");
   });
 
   it("an ordinary definition is laid out by ELK before the deadline", async () => {
     const events: LayoutEvent[] = [];
-    const [l] = await layoutOffThread(deriveGraph(swissArmyMachine), [{ aspect: "portrait" }], { deadline: never, onEvent: (e) => events.push(e) });
+    const [l] = await layoutOffThread(deriveGraph(loopMachine), [{ aspect: "portrait" }], { deadline: never, onEvent: (e) => events.push(e) });
     expect(events.at(-1)).toMatchObject({ kind: "done", laidOut: 1, fallback: 0 });
     expect(l.aspect).toBe("portrait");
     expect(l.edges.some((e) => e.label && e.label.rows.length > 0)).toBe(true);
@@ -90,7 +90,7 @@ describe("layout off the request thread", () => {
 
   it("the server's pack holds both aspect buckets with groups open and collapsed, and is cached", async () => {
     clearLayoutCache();
-    const def = findWorkflow("deep-research")!;
+    const def = findWorkflow("nest")!;
     const events: LayoutEvent[] = [];
     const pack = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
     const groups = groupsOf(pack.graph).map((g) => g.id).sort();
@@ -104,27 +104,28 @@ describe("layout off the request thread", () => {
 
   it("a run's page also gets its own pair: every group collapsed but those the run is in, laid out ahead", async () => {
     clearLayoutCache();
-    const def = findWorkflow("processing-modes")!;
-    const active = ["ModelRuntime", "ModelRuntime.ProcessorExec", "ModelRuntime.ProcessorExec.CHAT", "ModelRuntime.ProcessorExec.CHAT.CallLLM"];
+    const def = findWorkflow("nest")!;
+    const active = ["BUILD", "BUILD.LEFT", "BUILD.LEFT.Store"];
     const pack = await layoutPackOf(def, {}, active);
     const around = collapsedAround(pack.graph, active);
-    expect(around).not.toContain("ModelRuntime.ProcessorExec.CHAT");
-    expect(around).toContain("ModelRuntime.ProcessorExec.THINKING");
-    expect(around).toContain("AgentRuntime");
+    expect(around).not.toContain("BUILD");
+    expect(around).not.toContain("BUILD.LEFT");
+    expect(around).toContain("BUILD.RIGHT");
+    expect(around).toContain("PLAN");
     const mine = pack.variants.filter((v) => variantKey(v.collapsed) === variantKey(around));
     expect(mine.map((v) => v.aspect).sort()).toEqual(["landscape", "portrait"]);
     // the run's state is drawn in it, its group open
-    for (const v of mine) expect(v.nodes.some((n) => n.id === "ModelRuntime.ProcessorExec.CHAT.CallLLM")).toBe(true);
+    for (const v of mine) expect(v.nodes.some((n) => n.id === "BUILD.LEFT.Store")).toBe(true);
     // a run at the top level (every group collapsed) needs nothing beyond the standard four
-    expect((await layoutPackOf(def, {}, ["Done"])).variants).toHaveLength(4);
+    expect((await layoutPackOf(def, {}, ["DONE"])).variants).toHaveLength(4);
   });
 
   it("the fallback draws each label under its edge's state, headed by where it leads, clear of the states and of each other", () => {
-    const l = fallbackLayout(elkGraphOf(deriveGraph(swissArmyMachine), {}));
+    const l = fallbackLayout(elkGraphOf(deriveGraph(loopMachine), {}));
     const labelled = l.edges.filter((e) => e.transitions.some((t) => t.description));
     const placed = labelled.filter((e) => e.label);
     expect(placed).toHaveLength(labelled.length);
-    expect(l.edges.find((e) => e.id === "HUMAN_REVIEW->IDLE")!.label!.rows.map((r) => r.text)).toEqual(["→ IDLE", "User approves", "User rejects"]);
+    expect(l.edges.find((e) => e.id === "REVIEW->IDLE")!.label!.rows.map((r) => r.text)).toEqual(["→ IDLE", "User approves", "User rejects"]);
     const boxes = [...absoluteBoxes(l).values()];
     for (const [i, e] of placed.entries()) {
       const a = { x: e.label!.x, y: e.label!.y, w: e.label!.width, h: e.label!.height };
@@ -137,7 +138,7 @@ describe("layout off the request thread", () => {
   });
 
   it("the fallback lays a group's states inside it", () => {
-    const g = deriveGraph(findWorkflow("deep-research")!.machine);
+    const g = deriveGraph(findWorkflow("nest")!.machine);
     const l = fallbackLayout(elkGraphOf(g, {}));
     const abs = absoluteBoxes(l);
     for (const n of l.nodes) {

@@ -9,7 +9,7 @@ import { checkFlowSource } from "../lib/flows/validate";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { flowReading, readWithMermaid } from "./support/mermaid-real";
 import { POST_PIPELINE } from "./support/post-pipeline";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 
 const DIAGRAM = `---
 title: Scored posts
@@ -78,7 +78,7 @@ describe("steps in Mermaid front matter", () => {
   }, 30_000);
 
   it("an imported diagram with steps runs them", async () => {
-    const rt = await workflowRuntime("conversation", { seedGuide: false });
+    const rt = await testRuntime();
     try {
       const saved = await saveUserWorkflow(rt.db, "mermaid", DIAGRAM, { id: "scored-mermaid" });
       expect(saved.config.steps).toBeDefined();

@@ -14,14 +14,14 @@ const results = new Map<string, unknown>();
 async function seed(db: TestDb) {
   expect(await db.store.commit([commitItem(runRow("u1", T0), null), commitItem(runRow("u2", T0, { workflow: "other" }), null)])).toEqual(["ok", "ok"]);
   const calls: Parameters<typeof modelCall>[1][] = [
-    { id: "c1", runId: "u1", state: "EXECUTING", prompt: 100, completion: 40, latencyMs: 10, at: T0 + 1 },
-    { id: "c2", runId: "u1", state: "EXECUTING", prompt: 50, completion: 10, latencyMs: 21, at: T0 + 2 },
-    { id: "c3", runId: "u1", state: "EXECUTING", ok: false, errorCategory: "TIMEOUT", latencyMs: 30, at: T0 + 3 },
+    { id: "c1", runId: "u1", state: "WORK", prompt: 100, completion: 40, latencyMs: 10, at: T0 + 1 },
+    { id: "c2", runId: "u1", state: "WORK", prompt: 50, completion: 10, latencyMs: 21, at: T0 + 2 },
+    { id: "c3", runId: "u1", state: "WORK", ok: false, errorCategory: "TIMEOUT", latencyMs: 30, at: T0 + 3 },
     { id: "c4", runId: "u1", state: null, prompt: 7, latencyMs: 4, at: T0 + 4 },
     { id: "c5", runId: "u1", state: "B_STATE", prompt: 1, completion: 1, latencyMs: 3, at: T0 + 5 },
     { id: "c6", runId: "u1", state: "a_state", prompt: 2, completion: 2, latencyMs: 8, at: T0 + 6 },
     { id: "c7", runId: "u1", state: "_state", prompt: 3, completion: 3, latencyMs: 1, at: T0 + 7 },
-    { id: "c8", runId: "u2", state: "EXECUTING", prompt: 999, latencyMs: 999, at: T0 + 8 },
+    { id: "c8", runId: "u2", state: "WORK", prompt: 999, latencyMs: 999, at: T0 + 8 },
     { id: "c9", runId: null, state: null, prompt: 5, latencyMs: 2, at: T0 + 9 },
   ];
   for (const c of calls) await modelCall(db, c);
@@ -49,11 +49,11 @@ for (const database of DATABASES) {
     });
 
     h.it("per workflow: numbers, not BigInt or Decimal; states in SQLite's order (no state first, then by bytes)", async (db) => {
-      const rows = await workflowUsage(db.store, "swiss-army");
+      const rows = await workflowUsage(db.store, "loop");
       expect(rows).toEqual([
         { state: "—", calls: 1, promptTokens: 7, completionTokens: 0, avgLatencyMs: 4, errors: 0 },
         { state: "B_STATE", calls: 1, promptTokens: 1, completionTokens: 1, avgLatencyMs: 3, errors: 0 },
-        { state: "EXECUTING", calls: 3, promptTokens: 150, completionTokens: 50, avgLatencyMs: 20, errors: 1 },
+        { state: "WORK", calls: 3, promptTokens: 150, completionTokens: 50, avgLatencyMs: 20, errors: 1 },
         { state: "_state", calls: 1, promptTokens: 3, completionTokens: 3, avgLatencyMs: 1, errors: 0 },
         { state: "a_state", calls: 1, promptTokens: 2, completionTokens: 2, avgLatencyMs: 8, errors: 0 },
       ]);

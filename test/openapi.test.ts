@@ -15,7 +15,7 @@ import { builtInApi } from "../lib/machines/registry";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { ManualClock } from "../lib/engine/clock";
 import type { Runtime } from "../lib/runtime";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -177,7 +177,7 @@ describe("real answers match the document's response schemas", () => {
   }
 
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", REVIEW_FLOW);
     await saveUserWorkflow(rt.db, "yaml", EXTERNAL_FLOW);
     server = await serveApp(rt);

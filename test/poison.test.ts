@@ -10,7 +10,7 @@ import { Engine, type Dispatcher, type EffectJob } from "../lib/engine/engine";
 import { POISON_CATEGORY, POISON_CRASHES } from "../lib/engine/poison";
 import { findWorkflow } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
-import { hang, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { hang, inState, loopRuntime, tempDbUrl } from "./helpers";
 import { DATABASES, opened } from "./support/databases";
 
 const run = promisify(execFile);
@@ -47,17 +47,17 @@ describe("poison pills: real crashes (SQLite)", () => {
     const { run: failed, other } = JSON.parse(third.out.trim().split("\n").at(-1)!);
     expect(other).toBe("waiting");
     expect(failed.status).toBe("failed");
-    expect(failed.error).toMatchObject({ name: "PoisonPillError", category: POISON_CATEGORY, state: "REQUEST_RECEIVED", effect: "parseRequest", crashes: 2 });
-    expect(failed.error.message).toMatch(/^step REQUEST_RECEIVED \(effect parseRequest\) was in flight during 2 crashes in a row; not started again/);
+    expect(failed.error).toMatchObject({ name: "PoisonPillError", category: POISON_CATEGORY, state: "FETCH", effect: "fetch", crashes: 2 });
+    expect(failed.error.message).toMatch(/^step FETCH \(effect fetch\) was in flight during 2 crashes in a row; not started again/);
 
     // the retry a person is offered: fork at the step that invoked the effect (here with the cause gone)
-    const rt = await swissRuntime({ url });
+    const rt = await loopRuntime({ url });
     open.push(rt);
     const seq = failed.error.retry.fork.seq;
     const ts = await rt.store.transitions(id);
-    expect(ts.at(-1)).toMatchObject({ event: "POISON_PILL", from: ["REQUEST_RECEIVED"], to: ["REQUEST_RECEIVED"] });
+    expect(ts.at(-1)).toMatchObject({ event: "POISON_PILL", from: ["FETCH"], to: ["FETCH"] });
     const fork = await rt.engine.fork(id, { seq });
-    const retried = await rt.engine.waitFor(fork.run.id, inState("HUMAN_REVIEW"));
+    const retried = await rt.engine.waitFor(fork.run.id, inState("REVIEW"));
     expect(retried.status).toBe("waiting");
   }, 180_000);
 
@@ -71,11 +71,11 @@ describe("poison pills: real crashes (SQLite)", () => {
         return h(input, ctx);
       };
     };
-    let rt = await swissRuntime({ url, actors: { parseRequest: counting() } });
-    const { run } = await rt.engine.start("swiss-army", { request: "Write a function that adds two numbers" });
+    let rt = await loopRuntime({ url, actors: { fetch: counting() } });
+    const { run } = await rt.engine.start("loop", { request: "Summarise the release notes" });
     for (let i = 0; i < 4; i++) {
       await rt.close();
-      rt = await swissRuntime({ url, actors: { parseRequest: counting() } });
+      rt = await loopRuntime({ url, actors: { fetch: counting() } });
     }
     open.push(rt);
     expect(starts).toBe(5);
@@ -89,9 +89,9 @@ describe("poison pills: cluster mode (an effect job that comes back after its wo
     const db = await sqliteDb();
     const jobs: EffectJob[] = [];
     const dispatch: Dispatcher = { effect: async (j) => void jobs.push(j), timer: async () => {}, cancelTimer: async () => {} };
-    const engine = new Engine({ store: db.store, workflows: (w) => findWorkflow(w), effects: () => ({ actors: { parseRequest: hang() } }), dispatch, log: () => {} });
+    const engine = new Engine({ store: db.store, workflows: (w) => findWorkflow(w), effects: () => ({ actors: { fetch: hang() } }), dispatch, log: () => {} });
     try {
-      const { run } = await engine.start("swiss-army", { request: "Write a function that adds two numbers" });
+      const { run } = await engine.start("loop", { request: "Summarise the release notes" });
       const job = await vi.waitFor(() => {
         const j = jobs.find((x) => x.runId === run.id);
         expect(j).toBeDefined();

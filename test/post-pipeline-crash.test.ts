@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../lib/engine/views";
-import { flush, tempDbUrl, workflowRuntime } from "./helpers";
+import { flush, tempDbUrl, testRuntime } from "./helpers";
 import { Receiver } from "./support/post-pipeline";
 
 const open: { close: () => Promise<void> }[] = [];
@@ -45,7 +45,7 @@ async function crashAndResume(mode: "after-approval" | "during-publish" | "after
   expect(crash.signal, crash.out).toBe("SIGKILL");
   const runId = runIdOf(crash.out);
   const before = rx.requests.length;
-  const rt = await workflowRuntime("conversation", { url, seedGuide: false });
+  const rt = await testRuntime({ url });
   open.push(rt);
   const notified = await rt.engine.waitFor(runId, (r) => r.state.includes("NOTIFY"), 30_000);
   const transitions = await rt.store.transitions(runId);

@@ -12,7 +12,7 @@ import type { RunView } from "../lib/engine/views";
 import { loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
 import type { Runtime } from "../lib/runtime";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import { start as startModel, type FakeOpenAi } from "./support/fake-openai";
 import { POST_PIPELINE, Receiver } from "./support/post-pipeline";
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
   writes();
   rx = await new Receiver().start();
   const endpoints = loadEndpoints({ OPENAI_BASE_URL: model.url, OPENAI_MODEL: "writer-1", SWITCHYARD_LLM_MAX_RETRIES: "0" });
-  rt = await workflowRuntime("conversation", { seedGuide: false, model: new OpenAiModel(endpoints) });
+  rt = await testRuntime({ model: new OpenAiModel(endpoints) });
   (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt);
   for (const [name, role] of [["olga", "admin"], ["ana", "reviewer"], ["ben", "reviewer"]] as const) {
     await rt.accounts.createUser({ name, password: `${name}-password-123`, role });

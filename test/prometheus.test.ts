@@ -1,5 +1,5 @@
 // GET /api/metrics: Prometheus text (exposition format 0.0.4). The text format and its
-// escaping; exact values for swiss-army runs driven through the engine on a simulated clock
+// escaping; exact values for loop runs driven through the engine on a simulated clock
 // (one review decided after 90 s, one pending); and the route on a temp database seeded with
 // rows whose every metric is known (bucket boundaries, parallel exits, odd workflow names).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { sqliteDate } from "../lib/db/sqlite";
 import { DWELL_BUCKETS_S, Exposition, PROMETHEUS_CONTENT_TYPE, REVIEW_WAIT_BUCKETS_S, escapeHelp, escapeLabelValue, formatValue, prometheusText } from "../lib/metrics/prometheus";
 import type { Runtime } from "../lib/runtime";
 import type { TransitionRow } from "../lib/engine/store/types";
-import { flush, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { flush, inState, loopRuntime, tempDbUrl } from "./helpers";
 import { DATABASES, commitItem, modelCall, opened, runRow, type TestDb } from "./support/databases";
 
 const url = tempDbUrl("prometheus-api");
@@ -155,18 +155,18 @@ describe("exposition text", () => {
   });
 });
 
-describe("metrics of swiss-army runs (engine, simulated clock)", () => {
+describe("metrics of loop runs (engine, simulated clock)", () => {
   let rt: Runtime & { clock: import("../lib/engine/clock").ManualClock };
   let text: string;
   let parsed: ReturnType<typeof parseExposition>;
-  const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+  const REQUEST = "Summarise the release notes of the last three versions";
 
   beforeAll(async () => {
-    rt = await swissRuntime();
-    const a = await rt.engine.start("swiss-army", { request: REQUEST });
-    const ra = await rt.engine.waitFor(a.run.id, inState("HUMAN_REVIEW"));
-    const b = await rt.engine.start("swiss-army", { request: REQUEST });
-    await rt.engine.waitFor(b.run.id, inState("HUMAN_REVIEW"));
+    rt = await loopRuntime();
+    const a = await rt.engine.start("loop", { request: REQUEST });
+    const ra = await rt.engine.waitFor(a.run.id, inState("REVIEW"));
+    const b = await rt.engine.start("loop", { request: REQUEST });
+    await rt.engine.waitFor(b.run.id, inState("REVIEW"));
     rt.clock.advance(90_000);
     const decided = await rt.engine.decide(ra.reviewId!, { decision: "approve", feedback: "ok", reviewer: "ana" });
     expect(decided.run.state).toEqual(["IDLE"]);
@@ -181,15 +181,15 @@ describe("metrics of swiss-army runs (engine, simulated clock)", () => {
 
   it("counts runs by workflow and status, zeros included", () => {
     const { samples } = parsed;
-    expect(value(samples, "switchyard_runs", { workflow: "swiss-army", status: "waiting" })).toBe(2);
-    for (const status of ["running", "completed", "failed", "aborted"]) expect(value(samples, "switchyard_runs", { workflow: "swiss-army", status })).toBe(0);
+    expect(value(samples, "switchyard_runs", { workflow: "loop", status: "waiting" })).toBe(2);
+    for (const status of ["running", "completed", "failed", "aborted"]) expect(value(samples, "switchyard_runs", { workflow: "loop", status })).toBe(0);
     expect(parsed.types.get("switchyard_runs")).toBe("gauge");
   });
 
   it("transitions_total equals the Transition rows", () => {
     const n = (rt.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "Transition"`).safeIntegers(false).get() as { n: number }).n;
-    expect(n).toBeGreaterThan(10);
-    expect(value(parsed.samples, "switchyard_transitions_total", { workflow: "swiss-army" })).toBe(n);
+    expect(n).toBeGreaterThan(6);
+    expect(value(parsed.samples, "switchyard_transitions_total", { workflow: "loop" })).toBe(n);
     expect(parsed.types.get("switchyard_transitions_total")).toBe("counter");
   });
 
@@ -200,49 +200,49 @@ describe("metrics of swiss-army runs (engine, simulated clock)", () => {
       const to: string[] = JSON.parse(r.to);
       for (const s of (JSON.parse(r.from) as string[]).filter((x) => !to.includes(x))) byState.set(s, [...(byState.get(s) ?? []), r.durationMs / 1000]);
     }
-    // IDLE, REQUEST_RECEIVED, CONTEXT_SEARCH, EXECUTING, CONTEXT_UPDATE for both runs, HUMAN_REVIEW for the decided one
-    expect([...byState.values()].flat().length).toBe(11);
-    expect(byState.get("HUMAN_REVIEW")).toEqual([90]);
+    // IDLE, FETCH, WORK for both runs, REVIEW for the decided one
+    expect([...byState.values()].flat().length).toBe(7);
+    expect(byState.get("REVIEW")).toEqual([90]);
     let total = 0;
     for (const [state, xs] of byState) {
-      const h = histogram(parsed.samples, "switchyard_state_dwell_seconds", { workflow: "swiss-army", state })!;
+      const h = histogram(parsed.samples, "switchyard_state_dwell_seconds", { workflow: "loop", state })!;
       expect(h, state).toBeDefined();
       expect(h.count).toBe(xs.length);
       expect(h.sum).toBeCloseTo(xs.reduce((s, x) => s + x, 0), 9);
       expect(h.buckets).toEqual(cumulative(DWELL_BUCKETS_S, xs));
       total += h.count;
     }
-    expect(total).toBe(11);
-    // no series for states never left (the pending run's HUMAN_REVIEW is the only one open; targetless EXECUTING progress rows add nothing)
+    expect(total).toBe(7);
+    // no series for states never left (the pending run's REVIEW is the only one open; targetless WORK progress rows add nothing)
     const series = new Set(parsed.samples.filter((s) => s.name === "switchyard_state_dwell_seconds_count").map((s) => s.labels.state));
     expect([...series].sort()).toEqual([...byState.keys()].sort());
-    const hr = histogram(parsed.samples, "switchyard_state_dwell_seconds", { workflow: "swiss-army", state: "HUMAN_REVIEW" })!;
+    const hr = histogram(parsed.samples, "switchyard_state_dwell_seconds", { workflow: "loop", state: "REVIEW" })!;
     expect(hr.buckets.find(([le]) => le === 60)![1]).toBe(0);
     expect(hr.buckets.find(([le]) => le === 300)![1]).toBe(1);
     expect(checkHistograms(parsed.samples, parsed.types)).toBe(byState.size + 1);
   });
 
   it("review wait histogram for the decided review, pending gauge for the other", () => {
-    const h = histogram(parsed.samples, "switchyard_review_wait_seconds", { workflow: "swiss-army" })!;
+    const h = histogram(parsed.samples, "switchyard_review_wait_seconds", { workflow: "loop" })!;
     expect(h.count).toBe(1);
     expect(h.sum).toBe(90);
     expect(h.buckets).toEqual(cumulative(REVIEW_WAIT_BUCKETS_S, [90]));
-    expect(value(parsed.samples, "switchyard_reviews_pending", { workflow: "swiss-army" })).toBe(1);
+    expect(value(parsed.samples, "switchyard_reviews_pending", { workflow: "loop" })).toBe(1);
   });
 
   it("model calls and tokens match the ModelCall rows", () => {
     const rows = rt.sqlite!.db.prepare(`SELECT "runId", "ok", "errorCategory", "promptTokens", "completionTokens" FROM "ModelCall"`).safeIntegers(false).all() as { runId: string | null; ok: number; promptTokens: number; completionTokens: number }[];
     const inRuns = rows.filter((r) => r.runId !== null);
-    const calls = parsed.samples.filter((s) => s.name === "switchyard_model_calls_total" && s.labels.workflow === "swiss-army");
+    const calls = parsed.samples.filter((s) => s.name === "switchyard_model_calls_total" && s.labels.workflow === "loop");
     expect(calls.reduce((s, x) => s + x.value, 0)).toBe(inRuns.length);
-    expect(value(parsed.samples, "switchyard_model_calls_total", { workflow: "swiss-army", outcome: "ok" }) ?? 0).toBe(inRuns.filter((r) => r.ok).length);
+    expect(value(parsed.samples, "switchyard_model_calls_total", { workflow: "loop", outcome: "ok" }) ?? 0).toBe(inRuns.filter((r) => r.ok).length);
     const prompt = inRuns.reduce((s, r) => s + r.promptTokens, 0);
     const completion = inRuns.reduce((s, r) => s + r.completionTokens, 0);
-    expect(inRuns.length).toBeGreaterThan(0); // the offline engine's EXECUTING step, per run (recorded as offline)
+    expect(inRuns.length).toBeGreaterThan(0); // the offline engine's WORK step, per run (recorded as offline)
     // the offline engine is no model: it reports no tokens, and the metrics say so
     expect(prompt).toBe(0);
-    expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "swiss-army", kind: "prompt" })).toBe(prompt);
-    expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "swiss-army", kind: "completion" })).toBe(completion);
+    expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "loop", kind: "prompt" })).toBe(prompt);
+    expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "loop", kind: "completion" })).toBe(completion);
   });
 });
 

@@ -1,26 +1,27 @@
 // A built-in workflow replays on the code now running (guide 19 §3) and evaluates against its
-// reviewers' decisions (§3): a swiss-army run approved by a person is replayed, its decision
-// repeated and marked, its post-commit actions (the Context Manager's decision log) not run; an
-// evaluation scores it, swiss-army's modify counting as a request for changes.
+// reviewers' decisions (§3): a run of the loop fixture approved by a person is replayed, its
+// decision repeated and marked, its post-commit action (the decision log) not run; an evaluation
+// scores it, modify counting as a request for changes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayRun } from "../lib/change/replay";
 import { startEval } from "../lib/change/evals";
-import { inState, swissRuntime } from "./helpers";
+import { inState, loopRuntime } from "./helpers";
+import { loopDecisions } from "./fixtures/workflows/loop/effects";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import { runRows } from "./support/change";
 
-const REQUEST = "Write a TypeScript function that adds two numbers";
+const REQUEST = "Summarise the release notes";
 
 describe("a built-in's run replayed and evaluated (SQLite)", () => {
   let rt: Runtime & { clock: ManualClock };
   let approved = "";
   let modified = "";
   beforeAll(async () => {
-    rt = await swissRuntime();
+    rt = await loopRuntime();
     for (const decision of ["approve", "modify"] as const) {
-      const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
-      const waiting = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"), 30_000);
+      const { run } = await rt.engine.start("loop", { request: REQUEST });
+      const waiting = await rt.engine.waitFor(run.id, inState("REVIEW"), 30_000);
       await rt.engine.decide(waiting.reviewId!, { decision, reviewer: "ana", ...(decision === "modify" ? { feedback: "Add tests." } : {}) });
       if (decision === "approve") approved = run.id;
       else modified = run.id;
@@ -39,16 +40,17 @@ describe("a built-in's run replayed and evaluated (SQLite)", () => {
     await rt.engine.waitFor(run.id, (r) => r.state.includes("IDLE"), 30_000);
     const [review] = await rt.store.listReviews({ runId: run.id });
     expect(review).toMatchObject({ status: "decided", decision: "approve", reviewer: "ana", replayedFrom: expect.any(String) });
-    // swiss-army logs each decision to the Context Manager after the commit: not for a replay
+    // the loop logs each decision after the commit: not for a replay
+    await rt.engine.outbox.idle();
     expect(await rt.db.actionOutbox.count({ where: { runId: run.id } })).toBe(0);
-    expect(await rt.db.cmDecision.count({ where: { key: { startsWith: `${run.id}:` } } })).toBe(0);
-    expect(await rt.db.cmDecision.count({ where: { key: { startsWith: `${approved}:` } } })).toBeGreaterThan(0);
+    expect(loopDecisions.filter((d) => d.runId === run.id)).toEqual([]);
+    expect(loopDecisions.filter((d) => d.runId === approved).map((d) => d.type)).toEqual(["APPROVE"]);
     expect(await runRows(rt, approved)).toBe(before);
   }, 60_000);
 
   it("an evaluation of the code now running: approve and modify are cases", async () => {
-    const report = await (await startEval(rt, { workflow: "swiss-army", candidate: {}, cases: { from: "decided-reviews", runIds: [approved, modified] } })).done;
+    const report = await (await startEval(rt, { workflow: "loop", candidate: {}, cases: { from: "decided-reviews", runIds: [approved, modified] } })).done;
     expect(report).toMatchObject({ status: "done", candidate: { version: null }, cases: 2, done: 2, skipped: [] });
-    expect(Object.keys(report.byState)).toEqual(["HUMAN_REVIEW"]);
+    expect(Object.keys(report.byState)).toEqual(["REVIEW"]);
   }, 90_000);
 });

@@ -22,19 +22,28 @@ afterEach(async () => {
 const count = (table: string, runId?: string) =>
   Number((rt!.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "${table}"${runId ? ` WHERE "runId" = ?` : ""}`).get(...(runId ? [runId] : [])) as { n: number | bigint }).n);
 
-async function finishedChat(query = "hello there") {
-  const { run } = await rt!.engine.start("processing-modes", { query, mode: "CHAT" });
+/** a finished run of the nest fixture: a plan approved, two halves built (one by the model) */
+async function finishedRun(topic = "a bird box") {
+  const { run } = await rt!.engine.start("nest", { topic });
+  const waiting = await rt!.engine.waitFor(run.id, (r) => !!r.reviewId);
+  await rt!.engine.decide(waiting.reviewId!, { decision: "approve" });
+  return rt!.engine.waitFor(run.id, (r) => r.status === "completed");
+}
+
+/** a finished run of the hello fixture (three transitions) */
+async function finishedHello(name: string) {
+  const { run } = await rt!.engine.start("hello", { name });
   return rt!.engine.waitFor(run.id, (r) => r.status === "completed");
 }
 
 describe("retention", () => {
   it("prunes finished runs older than the age with everything they own, archives them first, and leaves live and recent runs alone", async () => {
-    rt = await workflowRuntime("processing-modes", { seedGuide: false, retention: null });
-    const old = await finishedChat("the first question");
-    const live = (await rt.engine.start("swiss-army", { request: "Write a retry helper" })).run;
-    await rt.engine.waitFor(live.id, inState("HUMAN_REVIEW"));
+    rt = await workflowRuntime("nest", { seedGuide: false, retention: null });
+    const old = await finishedRun("the first bird box");
+    const live = (await rt.engine.start("loop", { request: "Summarise the release notes" })).run;
+    await rt.engine.waitFor(live.id, inState("REVIEW"));
     rt.clock.advance(40 * DAY);
-    const recent = await finishedChat("a later question");
+    const recent = await finishedRun("a later bird box");
     expect(count("Transition", old.id)).toBeGreaterThan(3);
     expect(count("Snapshot", old.id)).toBeGreaterThan(0);
     expect(count("ModelCall", old.id)).toBeGreaterThan(0);
@@ -73,10 +82,10 @@ describe("retention", () => {
     const env = { SWITCHYARD_RETENTION_DAYS: "2", SWITCHYARD_RETENTION_INTERVAL_MS: String(DAY) } as unknown as NodeJS.ProcessEnv;
     const settings = retentionFromEnv(env)!;
     expect(settings).toEqual({ olderThanMs: 2 * DAY, archiveDir: null, intervalMs: DAY });
-    rt = await workflowRuntime("processing-modes", { seedGuide: false, retention: settings });
+    rt = await workflowRuntime("hello", { seedGuide: false, retention: settings });
     const sizes: number[] = [];
     for (let day = 0; day < 8; day++) {
-      for (let i = 0; i < 3; i++) await finishedChat(`question ${day}.${i}`);
+      for (let i = 0; i < 3; i++) await finishedHello(`visitor ${day}.${i}`);
       rt.clock.advance(DAY);
       // the job's pass (on the simulated clock) runs, then re-arms
       for (let i = 0; i < 50 && !rt.retention!.last; i++) await new Promise((r) => setImmediate(r));
@@ -86,7 +95,7 @@ describe("retention", () => {
     // three runs a day, kept for two days: never more than 9 (three days' worth at the moment of a pass)
     expect(Math.max(...sizes.slice(3))).toBeLessThanOrEqual(9);
     expect(sizes.at(-1)).toBeLessThan(8 * 3);
-    expect(count("Transition")).toBeLessThan(8 * 3 * 5);
+    expect(count("Transition")).toBeLessThan(8 * 3 * 3);
     expect(rt.retention!.lastError).toBeNull();
   });
 
@@ -122,7 +131,7 @@ async function aged(db: TestDb, id: string, ages: number[], over: Partial<RunRow
           transitions: [t],
           timersSet: [timer],
           timers: [timer],
-          reviewsOpen: i === 0 ? [{ id: `${id}-review`, runId: id, workflow: "swiss-army", state: "S1", kind: "approval", prompt: "p", payload: {}, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: at, decidedAt: null, seq: 1 }] : [],
+          reviewsOpen: i === 0 ? [{ id: `${id}-review`, runId: id, workflow: "loop", state: "S1", kind: "approval", prompt: "p", payload: {}, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: at, decidedAt: null, seq: 1 }] : [],
           artifacts: [{ name: "log.txt", content: `${i}\n`, mode: "append" }],
         }),
       ]),

@@ -16,7 +16,7 @@ import { flowWorkflow } from "../lib/flows/machine";
 import type { StateMeta } from "../lib/machines/types";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, inState, workflowRuntime } from "./helpers";
+import { flush, inState, testRuntime } from "./helpers";
 
 // edited and approved rounds go different ways, so the route says which one the quorum took
 const FLOW = `id: quorum-routes
@@ -70,7 +70,7 @@ type Handler = (req: Request, ctx: { params: Promise<{ id: string }> }) => Promi
 let decisionRoute: { POST: Handler };
 
 beforeAll(async () => {
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", FLOW);
   await saveUserWorkflow(rt.db, "yaml", TYPED);
   await saveUserWorkflow(rt.db, "yaml", GUARDED);

@@ -195,24 +195,24 @@ describe("routing settings are checked", () => {
   });
 
   it("SWITCHYARD_REVIEW_ROUTES: JSON, built-in workflows, their review states, the same keys", () => {
-    const def = builtInWorkflows().find((d) => d.id === "swiss-army")!;
+    const def = builtInWorkflows().find((d) => d.id === "loop")!;
     const env = (v: string) => ({ SWITCHYARD_REVIEW_ROUTES: v }) as unknown as NodeJS.ProcessEnv;
     expect(reviewRoutesFromEnv({} as NodeJS.ProcessEnv, builtInWorkflows())).toEqual({});
-    expect(reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"assign":["ops"],"due":{"after_s":60,"escalate":["leads"]}}}}`), [def])).toEqual({
-      "swiss-army": { HUMAN_REVIEW: { assign: ["ops"], due: { after_s: 60, escalate: ["leads"] } } },
+    expect(reviewRoutesFromEnv(env(`{"loop":{"REVIEW":{"assign":["ops"],"due":{"after_s":60,"escalate":["leads"]}}}}`), [def])).toEqual({
+      "loop": { REVIEW: { assign: ["ops"], due: { after_s: 60, escalate: ["leads"] } } },
     });
     expect(() => reviewRoutesFromEnv(env("{nope"), builtInWorkflows())).toThrow(/SWITCHYARD_REVIEW_ROUTES is not JSON/);
     expect(() => reviewRoutesFromEnv(env(`{"nope":{"X":{}}}`), builtInWorkflows())).toThrow(/nope: not a built-in workflow/);
-    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"IDLE":{"assign":["ops"]}}}`), builtInWorkflows())).toThrow(/swiss-army.IDLE: not a review state of swiss-army/);
-    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"assign":["ops"],"due":{"after_s":60}}}}`), builtInWorkflows())).toThrow(/swiss-army.HUMAN_REVIEW.due.escalate/);
-    expect(() => reviewRoutesFromEnv(env(`{"swiss-army":{"HUMAN_REVIEW":{"asign":["ops"]}}}`), builtInWorkflows())).toThrow(/asign/);
+    expect(() => reviewRoutesFromEnv(env(`{"loop":{"IDLE":{"assign":["ops"]}}}`), builtInWorkflows())).toThrow(/loop.IDLE: not a review state of loop/);
+    expect(() => reviewRoutesFromEnv(env(`{"loop":{"REVIEW":{"assign":["ops"],"due":{"after_s":60}}}}`), builtInWorkflows())).toThrow(/loop.REVIEW.due.escalate/);
+    expect(() => reviewRoutesFromEnv(env(`{"loop":{"REVIEW":{"asign":["ops"]}}}`), builtInWorkflows())).toThrow(/asign/);
   });
 
   it("a runtime refuses to start with a bad SWITCHYARD_REVIEW_ROUTES, and routes a built-in's review with a good one", async () => {
-    await expect(runtime(tempDbUrl("routing"), new ManualClock(T0), { SWITCHYARD_REVIEW_ROUTES: `{"swiss-army":{"NOPE":{}}}` })).rejects.toThrow(/SWITCHYARD_REVIEW_ROUTES is invalid/);
-    const rt = await runtime(tempDbUrl("routing"), new ManualClock(T0), { SWITCHYARD_REVIEW_ROUTES: `{"swiss-army":{"HUMAN_REVIEW":{"assign":["ops"],"due":{"after_s":60,"escalate":["leads"]}}}}` });
-    const { run } = await rt.engine.start("swiss-army", { request: "Summarise the retention policy" });
-    const waiting = await rt.engine.waitFor(run.id, (r) => r.state.includes("HUMAN_REVIEW"), 30_000);
+    await expect(runtime(tempDbUrl("routing"), new ManualClock(T0), { SWITCHYARD_REVIEW_ROUTES: `{"loop":{"NOPE":{}}}` })).rejects.toThrow(/SWITCHYARD_REVIEW_ROUTES is invalid/);
+    const rt = await runtime(tempDbUrl("routing"), new ManualClock(T0), { SWITCHYARD_REVIEW_ROUTES: `{"loop":{"REVIEW":{"assign":["ops"],"due":{"after_s":60,"escalate":["leads"]}}}}` });
+    const { run } = await rt.engine.start("loop", { request: "Summarise the retention policy" });
+    const waiting = await rt.engine.waitFor(run.id, (r) => r.state.includes("REVIEW"), 30_000);
     expect(await rt.store.getReview(waiting.reviewId!)).toMatchObject({ assignedTo: ["ops"], dueAt: rt.clock.now() + 60_000 });
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { runFailure } from "../lib/api/failure";
 import { findWorkflow } from "../lib/machines/registry";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 import type { Runtime } from "../lib/runtime";
 
 const FLOW = `id: failing-call
@@ -42,7 +42,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", FLOW);
   await saveUserWorkflow(rt.db, "yaml", FLOW.replace("id: failing-call", "id: failing-to-stage").replace("    next: DONE\n", "    next: DONE\n    on_error: BROKEN\n"));
 });

@@ -21,23 +21,23 @@ async function until(id: string, test: (r: { state: string[]; status: string }) 
 }
 
 beforeAll(async () => {
-  rt = await workflowRuntime("domain-agent", { seedGuide: false, actors: { retrieve: async () => Promise.reject(new Error("database gone")) } });
+  rt = await workflowRuntime("nest", { seedGuide: false, actors: { draft: async () => Promise.reject(new Error("database gone")) } });
   const t0 = rt.clock.now();
-  // day 1: a swiss-army run that waits for review
-  ids.review = (await rt.engine.start("swiss-army", { request: "Write a needle-in-haystack helper in TypeScript" })).run.id;
-  await until(ids.review, (r) => r.state[0] === "HUMAN_REVIEW");
+  // day 1: a run that waits for review
+  ids.review = (await rt.engine.start("loop", { request: "Write a needle-in-haystack helper in TypeScript" })).run.id;
+  await until(ids.review, (r) => r.state[0] === "REVIEW");
   rt.clock.advance(86_400_000);
-  // day 2: a domain-agent question that fails in RETRIEVE, and a conversation
-  ids.failed = (await rt.engine.start("domain-agent", { text: "How did I sleep this week?" })).run.id;
+  // day 2: a run that fails in PLAN.drafting, and a finished one
+  ids.failed = (await rt.engine.start("nest", { topic: "How did I sleep this week?" })).run.id;
   await until(ids.failed, (r) => r.status === "failed");
-  ids.talk = (await rt.engine.start("conversation", { task: "100% sure_about this" })).run.id;
-  // a retrying run: a conversation with a transition row that retried (as processing-modes' Backoff writes it)
-  ids.retry = (await rt.engine.start("conversation", {})).run.id;
+  ids.talk = (await rt.engine.start("hello", { name: "100% sure_about this" })).run.id;
+  // a retrying run: one with a transition row that retried (as a step's backoff writes it)
+  ids.retry = (await rt.engine.start("loop", {})).run.id;
   const seq = (await rt.engine.getRun(ids.retry)).seq;
   rt.sqlite!.db
     .prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`)
-    .run(ids.retry, seq + 1, '["INITIAL"]', '["INITIAL"]', "RETRY", "retry 1 of 2 after a network error", new Date(rt.clock.now()).toISOString().replace("Z", "+00:00"), 0, "{}");
-  // …and the count the engine keeps on the run as it commits such a row (test/processing-modes checks the engine counts them)
+    .run(ids.retry, seq + 1, '["IDLE"]', '["IDLE"]', "RETRY", "retry 1 of 2 after a network error", new Date(rt.clock.now()).toISOString().replace("Z", "+00:00"), 0, "{}");
+  // …and the count the engine keeps on the run as it commits such a row
   rt.sqlite!.db.prepare(`UPDATE "Run" SET "retries" = "retries" + 1, "seq" = ? WHERE "id" = ?`).run(seq + 1, ids.retry);
   void t0;
 });
@@ -79,13 +79,14 @@ describe("run filters", () => {
 
   it("retrying and failed in state X (by path or name)", async () => {
     expect(await find({ retrying: true })).toEqual([ids.retry]);
-    expect(await find({ failedIn: "RETRIEVE" })).toEqual([ids.failed]);
+    expect(await find({ failedIn: "PLAN.drafting" })).toEqual([ids.failed]);
+    expect(await find({ failedIn: "drafting" })).toEqual([ids.failed]);
     expect(await find({ failedIn: "FAILED" })).toEqual([ids.failed]);
-    expect(await find({ failedIn: "EXECUTING" })).toEqual([]);
+    expect(await find({ failedIn: "WORK" })).toEqual([]);
   });
 
   it("filters combine with workflow and status; totals follow the filters", async () => {
-    const out = await listRuns(rt, { workflow: "conversation", q: "sure" });
+    const out = await listRuns(rt, { workflow: "hello", q: "sure" });
     expect(out.runs.map((r) => r.id)).toEqual([ids.talk]);
     expect(out.total).toBe(1);
   });

@@ -144,11 +144,11 @@ describe("one name per run", () => {
     expect(r.body.name).toBeNull();
   });
 
-  it("a swiss-army run keeps the request it started with; a later cycle's request is its subtitle", async () => {
-    const first = await start("swiss-army", { request: "Write a TypeScript function that retries a fetch" });
+  it("a long-lived run keeps the request it started with; a later cycle's request is its subtitle", async () => {
+    const first = await start("loop", { request: "Write a TypeScript function that retries a fetch" });
     expect(first.body.name).toBe("Write a TypeScript function that retries a fetch");
     const later = await import("../lib/api/runs");
-    const view = later.runResource({ ...(await rt.engine.getRun(first.body.id)), context: { request: { content: "Now explain keyset pagination" }, cycle: 2 } });
+    const view = later.runResource({ ...(await rt.engine.getRun(first.body.id)), context: { request: "Now explain keyset pagination", cycle: 2 } });
     expect(view.name).toBe("Write a TypeScript function that retries a fetch");
     expect(view.subtitle).toBe("Now explain keyset pagination");
     const same = later.runResource(await rt.engine.getRun(first.body.id));

@@ -4,9 +4,9 @@ import { clip, formatAgo } from "../lib/format";
 import { runName } from "../lib/machines/run-name";
 import { findWorkflow } from "../lib/machines/registry";
 import { runIdByPrefix } from "../lib/api/runs";
-import { inState, swissRuntime } from "./helpers";
+import { inState, loopRuntime } from "./helpers";
 
-let rt: Awaited<ReturnType<typeof swissRuntime>> | null = null;
+let rt: Awaited<ReturnType<typeof loopRuntime>> | null = null;
 afterEach(async () => {
   await rt?.close();
   rt = null;
@@ -22,10 +22,10 @@ describe("run names", () => {
     expect(runName(undefined, { input: { request: "x".repeat(200) } })!.length).toBe(80);
     // the name kept with the run comes first
     expect(runName(undefined, { input: { request: "from input" }, name: "given name" })).toBe("given name");
-    const swiss = findWorkflow("swiss-army");
-    // a swiss-army run is named by the request it started with, whatever cycle it is in
-    expect(runName(swiss, { input: { request: "first" }, context: { request: { content: "current request" }, last: null } })).toBe("first");
-    expect(runName(swiss, { input: { request: "from input" }, context: null })).toBe("from input");
+    const loop = findWorkflow("loop");
+    // a long-lived run of the loop fixture is named by the request it started with, whatever cycle it is in
+    expect(runName(loop, { input: { request: "first" }, context: { request: "current request", last: null } })).toBe("first");
+    expect(runName(loop, { input: { request: "from input" }, context: null })).toBe("from input");
   });
 
   it("says how long ago, in words", () => {
@@ -41,9 +41,9 @@ describe("run names", () => {
   });
 
   it("finds a run by the first characters of its id when they name one run", async () => {
-    rt = await swissRuntime();
-    const { run } = await rt.engine.start("swiss-army", { request: "Explain keyset pagination" });
-    await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    rt = await loopRuntime();
+    const { run } = await rt.engine.start("loop", { request: "Explain keyset pagination" });
+    await rt.engine.waitFor(run.id, inState("REVIEW"));
     expect(await runIdByPrefix(rt, run.id.slice(0, 8))).toBe(run.id);
     expect(await runIdByPrefix(rt, run.id)).toBe(run.id);
     expect(await runIdByPrefix(rt, "zzzzzzzz")).toBeNull();

@@ -38,7 +38,7 @@ const TIMER = `INSERT INTO "Timer" ("runId","id","dueAt","event","seq") VALUES (
 
 /** The old layout's rows: "newer" has Snapshot rows but its Run columns are newer still; "bare" has none, and a timer; "gone" leaves a rowid gap. */
 function oldRows(date: (ms: number) => unknown): [string, unknown[]][] {
-  const run = (id: string, seq: number, snapshot: object, context: object) => [id, "swiss-army", "waiting", '["IDLE"]', JSON.stringify(snapshot), JSON.stringify(context), '{"request":"x"}', "{}", seq, seq, date(T0), date(T0 + seq)];
+  const run = (id: string, seq: number, snapshot: object, context: object) => [id, "loop", "waiting", '["IDLE"]', JSON.stringify(snapshot), JSON.stringify(context), '{"request":"x"}', "{}", seq, seq, date(T0), date(T0 + seq)];
   return [
     [RUN, run("gone", 1, { value: "IDLE" }, {})],
     [RUN, run("newer", 3, { value: "IDLE", effects: { k: 1 } }, { n: 3, note: "after the last transition" })],

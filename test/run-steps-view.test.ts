@@ -11,7 +11,7 @@ import { reviewView, transitionView } from "../lib/engine/views";
 import { runSteps } from "../lib/steps/run-steps";
 import type { FlowConfig } from "../lib/flows/types";
 import type { RunView } from "../lib/engine/views";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", PIPELINE);
 });
 afterAll(async () => {

@@ -16,7 +16,7 @@ import { migrateDatabase } from "../lib/db/migrations";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { createRuntime, defaultEffects } from "../lib/runtime";
 import { principalsIn } from "../lib/sandbox/principal";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 
 beforeAll(() => configureSandbox({ prewarmPython: false, prewarmJavascript: false, maxConcurrent: 1 }));
 afterEach(() => configureSandbox({ maxQueuedPerPrincipal: 8 }));
@@ -76,7 +76,7 @@ describe("runs started through the API count against their client (accounts off)
   type Handler = (req: Request) => Promise<Response>;
   let startRoute: Handler;
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", FLOW);
     (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.runtime")] = Promise.resolve(rt);
     startRoute = ((await import("../app/api/runs/route")) as { POST: Handler }).POST;
@@ -169,7 +169,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       const env = {} as NodeJS.ProcessEnv;
       const rt = url
         ? await createRuntime({ url, env, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, retention: null, queue, effects: (base) => defaultEffects(base, env) })
-        : await workflowRuntime("conversation", { seedGuide: false });
+        : await testRuntime();
       try {
         await saveUserWorkflow(rt.db, "yaml", REVIEW);
         const run = await startRun(rt, "fair-review", {}, { principal: "token:t-1" });

@@ -6,7 +6,8 @@ import { describeEndpoints, loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, loopRuntime } from "./helpers";
+import type { LoopContext } from "./fixtures/workflows/loop/machine";
 import { start, type FakeOpenAi } from "./support/fake-openai";
 
 const API_KEY = "sk-live-DO-NOT-LEAK-4242424242";
@@ -21,7 +22,7 @@ beforeAll(async () => {
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" ")));
   }
   const env = { OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: fake.url, OPENAI_MODEL: "fake-1", SWITCHYARD_LLM_BACKOFF_MS: "1", SWITCHYARD_LLM_MAX_RETRIES: "1" };
-  rt = await workflowRuntime("processing-modes", {
+  rt = await loopRuntime({
     seedGuide: false,
     model: new OpenAiModel(loadEndpoints(env), { sleep: async () => {} }),
     webhooks: { backoffMs: [1], pollMs: 5, fetch: async () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")) },
@@ -37,8 +38,10 @@ describe("secrets", () => {
   it("the model key and the webhook secret appear nowhere outside their own settings", async () => {
     // the key really was used (the fake saw it), and refused
     const hook = await rt.webhooks.createWebhook({ workflow: "*", url: "http://127.0.0.1:9/hook", secret: HOOK_SECRET, events: ["on_transition"] });
-    const { run } = await rt.engine.start("processing-modes", { query: "hello there", mode: "CHAT" });
-    const done = await rt.engine.waitFor(run.id, (r) => ["completed", "failed"].includes(r.status), 20_000);
+    // the loop's WORK calls the model: refused, the cycle ends failed
+    const { run } = await rt.engine.start("loop", { request: "Summarise the release notes" });
+    const done = await rt.engine.waitFor(run.id, (r) => (r.context as LoopContext).last !== null, 20_000);
+    expect((done.context as LoopContext).last?.outcome).toBe("failed");
     for (let i = 0; i < 20; i++) {
       rt.clock.advance(10);
       await flush(5);

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ManualClock } from "../lib/engine/clock";
 import type { Runtime } from "../lib/runtime";
-import { workflowRuntime } from "./helpers";
+import { loopRuntime } from "./helpers";
 
-// the routes' runtime: one on a simulated clock (the conversation's cooldown passes when the test says so)
+// the routes' runtime: one on a simulated clock, with the fixture workflows
 const KEY = Symbol.for("switchyard.runtime");
 let rt: Runtime & { clock: ManualClock };
 const getRuntime = async () => rt;
@@ -15,7 +15,7 @@ let events: { POST: Handler };
 let runs: { POST: Handler };
 
 beforeAll(async () => {
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await loopRuntime();
   (globalThis as Record<symbol, unknown>)[KEY] = Promise.resolve(rt);
   stream = (await import("../app/api/runs/[id]/stream/route")) as never;
   events = (await import("../app/api/runs/[id]/events/route")) as never;
@@ -47,7 +47,7 @@ async function* sse(res: Response) {
 
 describe("run stream (SSE)", () => {
   it("delivers each committed transition to a watcher (pushed from the engine's bus)", async () => {
-    const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"swiss-army","input":{}}' }), { params: Promise.resolve({}) })).json();
+    const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"loop","input":{}}' }), { params: Promise.resolve({}) })).json();
     const listeners = (await getRuntime()).engine.bus.size; // the runtime's own (hooks, tasks)
     const abort = new AbortController();
     const res = await stream.GET(new Request(`http://t/api/runs/${created.id}/stream`, { signal: abort.signal }), { params: Promise.resolve({ id: created.id }) });
@@ -59,7 +59,7 @@ describe("run stream (SSE)", () => {
     expect(hello.data.run.state).toEqual(["IDLE"]);
 
     const post = await events.POST(
-      new Request(`http://t/api/runs/${created.id}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"REQUEST","request":"Write a SQL query that finds duplicate emails"}' }),
+      new Request(`http://t/api/runs/${created.id}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"REQUEST","request":"Summarise the release notes"}' }),
       { params: Promise.resolve({ id: created.id }) },
     );
     expect(post.status).toBe(200);
@@ -67,9 +67,9 @@ describe("run stream (SSE)", () => {
     for await (const m of it) {
       if (m.event !== "run") continue;
       seen.push(...m.data.transitions.map((t: { to: string }) => t.to));
-      if (m.data.run.state[0] === "HUMAN_REVIEW") break;
+      if (m.data.run.state[0] === "REVIEW") break;
     }
-    expect(seen).toEqual(expect.arrayContaining(["REQUEST_RECEIVED", "CONTEXT_SEARCH", "EXECUTING", "CONTEXT_UPDATE", "HUMAN_REVIEW"]));
+    expect(seen).toEqual(expect.arrayContaining(["FETCH", "WORK", "REVIEW"]));
     expect((await getRuntime()).engine.bus.size).toBe(listeners + 1);
     abort.abort();
     // only the runtime's own listeners are left: the stream's subscription is gone
@@ -82,14 +82,13 @@ describe("run stream (SSE)", () => {
   });
 
   it("carries the state hooks of each move as hook events: on_exit, on_transition, on_enter", async () => {
-    const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"conversation","input":{}}' }), { params: Promise.resolve({}) })).json();
+    const created = await (await runs.POST(new Request("http://t/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: '{"workflow":"loop","input":{}}' }), { params: Promise.resolve({}) })).json();
     const abort = new AbortController();
     const res = await stream.GET(new Request(`http://t/api/runs/${created.id}/stream`, { signal: abort.signal }), { params: Promise.resolve({ id: created.id }) });
     const it = sse(res);
     expect((await it.next()).value!.event).toBe("hello");
-    rt.clock.advance(1_050); // past the conversation's 1 s cooldown
     const post = await events.POST(
-      new Request(`http://t/api/runs/${created.id}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"TRANSITION","to":"READING"}' }),
+      new Request(`http://t/api/runs/${created.id}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"REQUEST","request":"Summarise the changelog"}' }),
       { params: Promise.resolve({ id: created.id }) },
     );
     expect(post.status).toBe(200);
@@ -99,7 +98,7 @@ describe("run stream (SSE)", () => {
       if (hooks.length === 3) break;
     }
     abort.abort();
-    expect(hooks.map((h) => `${h.hook}:${h.stage ?? ""}`)).toEqual(["on_exit:INITIAL", "on_transition:", "on_enter:READING"]);
-    expect(hooks[1]).toMatchObject({ from: ["INITIAL"], to: ["READING"], runId: created.id, workflow: "conversation" });
+    expect(hooks.map((h) => `${h.hook}:${h.stage ?? ""}`)).toEqual(["on_exit:IDLE", "on_transition:", "on_enter:FETCH"]);
+    expect(hooks[1]).toMatchObject({ from: ["IDLE"], to: ["FETCH"], runId: created.id, workflow: "loop" });
   });
 });

@@ -12,7 +12,7 @@ import { HTTP_DEFAULT_MAX_BYTES, HTTP_MAX_BYTES_CAP, httpMaxBytes } from "../lib
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 
 const flow = (id: string, http: string) => `id: ${id}
 initial_stage: CALL
@@ -72,7 +72,7 @@ const settled = (r: RunView) => r.state.includes("DONE") || r.state.includes("FA
 describe("http replies: capped", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", flow("reply-default", ""));
     await saveUserWorkflow(rt.db, "yaml", flow("reply-small", ", max_bytes: 100"));
   });
@@ -108,7 +108,7 @@ describe("http replies: capped", () => {
   });
 
   it("SWITCHYARD_HTTP_MAX_BYTES caps every step, and bounds max_bytes when a definition is saved", async () => {
-    const capped = await workflowRuntime("conversation", { seedGuide: false, env: { SWITCHYARD_HTTP_MAX_BYTES: "50" } as unknown as NodeJS.ProcessEnv });
+    const capped = await testRuntime({ env: { SWITCHYARD_HTTP_MAX_BYTES: "50" } as unknown as NodeJS.ProcessEnv });
     try {
       const { run } = await capped.engine.start("reply-small", { url: `${base}/big?n=60` });
       const end = await capped.engine.waitFor(run.id, settled, 20_000);
@@ -126,7 +126,7 @@ describe("http replies: capped", () => {
 describe("http replies: 30 s timeout", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", flow("reply-slow", ""));
   });
   afterAll(async () => rt?.close());

@@ -11,7 +11,7 @@ import type { RunView } from "../lib/engine/views";
 import type { StepRecord } from "../lib/steps/compile";
 import { runSteps } from "../lib/steps/run-steps";
 import { findWorkflow } from "../lib/machines/registry";
-import { flush, workflowRuntime } from "./helpers";
+import { flush, testRuntime } from "./helpers";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 
@@ -79,7 +79,7 @@ afterAll(async () => {
 
 async function runtime(url?: string): Promise<Runtime & { clock: ManualClock }> {
   // the runtime reads secrets from its own environment (lib/steps/effects.ts)
-  const rt = await workflowRuntime("conversation", { seedGuide: false, env: { SWITCHYARD_SECRET_REQ_TOKEN: SECRET } as unknown as NodeJS.ProcessEnv, ...(url ? { url } : {}) });
+  const rt = await testRuntime({ env: { SWITCHYARD_SECRET_REQ_TOKEN: SECRET } as unknown as NodeJS.ProcessEnv, ...(url ? { url } : {}) });
   open.push(rt);
   if (!url) await saveUserWorkflow(rt.db, "yaml", FLOW);
   return rt;

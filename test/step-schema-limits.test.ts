@@ -13,7 +13,7 @@ import type { FlowConfig } from "../lib/flows/types";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import type { RunView } from "../lib/engine/views";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 
 const flow = (id: string, schema: unknown) => `id: ${id}
 initial_stage: CHECK
@@ -67,7 +67,7 @@ describe("pattern: RE2 only", () => {
   describe("in a run", () => {
     let rt: Runtime & { clock: ManualClock };
     beforeAll(async () => {
-      rt = await workflowRuntime("conversation", { seedGuide: false });
+      rt = await testRuntime();
       await saveUserWorkflow(rt.db, "yaml", flow("redos", codeSchema(EVIL)));
     });
     afterAll(async () => rt?.close());
@@ -120,7 +120,7 @@ describe("what a schema may ask for", () => {
   describe("in a run", () => {
     let rt: Runtime & { clock: ManualClock };
     beforeAll(async () => {
-      rt = await workflowRuntime("conversation", { seedGuide: false });
+      rt = await testRuntime();
     });
     afterAll(async () => rt?.close());
 

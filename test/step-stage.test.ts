@@ -11,7 +11,7 @@ import { runUsage } from "../lib/metrics/model-usage";
 import type { FlowConfig } from "../lib/flows/types";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 
 export const TRIAGE = `id: triage-split
 initial_stage: INTAKE
@@ -37,7 +37,7 @@ steps:
 describe("per-step usage and order in parallel branches", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    rt = await workflowRuntime("conversation", { seedGuide: false });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", TRIAGE);
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { StorageError, type EffectContext } from "../lib/engine/engine";
 import type { CommitItem } from "../lib/engine/store/types";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, inState, swissRuntime } from "./helpers";
+import { flush, inState, loopRuntime } from "./helpers";
 
 let rt: (Runtime & { clock: ManualClock }) | null = null;
 afterEach(async () => {
@@ -35,16 +35,16 @@ describe("storage faults", () => {
   it("an effect result the database refused is committed when it answers again; the run carries on", async () => {
     let finish: (v: unknown) => void = () => {};
     let real: ((input: never, ctx: EffectContext) => Promise<unknown>) | null = null;
-    rt = await swissRuntime({
+    rt = await loopRuntime({
       actors: {
-        execute: (input: never, ctx: EffectContext) => new Promise((resolve) => (finish = () => resolve(real!(input, ctx)))),
+        work: (input: never, ctx: EffectContext) => new Promise((resolve) => (finish = () => resolve(real!(input, ctx)))),
       },
     });
     const { defaultEffects } = await import("../lib/runtime");
-    real = defaultEffects(rt, {} as NodeJS.ProcessEnv)["swiss-army"].actors.execute as never;
+    real = defaultEffects(rt, {} as NodeJS.ProcessEnv)["loop"].actors.work as never;
     const fault = faulty(rt);
-    const { run } = await rt.engine.start("swiss-army", { request: "Write a retry helper" });
-    const executing = await rt.engine.waitFor(run.id, inState("EXECUTING"));
+    const { run } = await rt.engine.start("loop", { request: "Summarise the release notes" });
+    const executing = await rt.engine.waitFor(run.id, inState("WORK"));
 
     fault.down = true;
     finish(null);
@@ -52,41 +52,41 @@ describe("storage faults", () => {
     expect(fault.refused).toBeGreaterThan(0);
     // nothing half-written: the run is where it was
     expect((await rt.store.getRun(run.id))!.seq).toBe((await rt.store.transitions(run.id)).length);
-    expect((await rt.engine.getRun(run.id)).state).toEqual(["EXECUTING"]);
+    expect((await rt.engine.getRun(run.id)).state).toEqual(["WORK"]);
     // still down at the first retry
     rt.clock.advance(500);
     await flush(20);
     expect(fault.refused).toBeGreaterThan(1);
-    expect((await rt.engine.getRun(run.id)).state).toEqual(["EXECUTING"]);
+    expect((await rt.engine.getRun(run.id)).state).toEqual(["WORK"]);
 
     fault.down = false;
     rt.clock.advance(1_000);
-    const review = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    const review = await rt.engine.waitFor(run.id, inState("REVIEW"));
     expect(review.seq).toBeGreaterThan(executing.seq);
     expect(await contiguous(run.id)).toBe(true);
   });
 
   it("a timer that fires while the database refuses writes fires again when it answers", async () => {
-    rt = await swissRuntime({ actors: { execute: () => new Promise(() => {}) } });
+    rt = await loopRuntime({ actors: { work: () => new Promise(() => {}) } });
     const fault = faulty(rt);
-    const { run } = await rt.engine.start("swiss-army", { request: "Write a retry helper" });
-    await rt.engine.waitFor(run.id, inState("EXECUTING"));
+    const { run } = await rt.engine.start("loop", { request: "Summarise the release notes" });
+    await rt.engine.waitFor(run.id, inState("WORK"));
     fault.down = true;
-    rt.clock.advance(600_000); // the 10 min execution timeout
+    rt.clock.advance(60_000); // the 1 min work timeout
     await flush(20);
     expect(fault.refused).toBeGreaterThan(0);
-    expect((await rt.engine.getRun(run.id)).state).toEqual(["EXECUTING"]);
+    expect((await rt.engine.getRun(run.id)).state).toEqual(["WORK"]);
     fault.down = false;
     rt.clock.advance(500);
-    const after = await rt.engine.waitFor(run.id, (r) => !r.state.includes("EXECUTING"));
-    expect(after.state).not.toContain("EXECUTING");
+    const after = await rt.engine.waitFor(run.id, (r) => !r.state.includes("WORK"));
+    expect(after.state).not.toContain("WORK");
     expect(await contiguous(run.id)).toBe(true);
   });
 
   it("a request while the database refuses writes is a 503 with a message, and changes nothing", async () => {
-    rt = await swissRuntime();
-    const { run } = await rt.engine.start("swiss-army", { request: "Write a retry helper" });
-    const waiting = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    rt = await loopRuntime();
+    const { run } = await rt.engine.start("loop", { request: "Summarise the release notes" });
+    const waiting = await rt.engine.waitFor(run.id, inState("REVIEW"));
     const fault = faulty(rt);
     fault.down = true;
     const failed = await rt.engine.decide(waiting.reviewId!, { decision: "approve" }).catch((e) => e);

@@ -11,7 +11,7 @@ import { openSqlite } from "../lib/db/sqlite";
 import { sqlitePath } from "../lib/db/url";
 import { ManualClock } from "../lib/engine/clock";
 import { Engine } from "../lib/engine/engine";
-import { instantEffects } from "../bench/instant-effects";
+import { instantLoopEffects } from "./fixtures/workflows/loop/effects";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { DeliveryRow, FleetDelta, ModelCallRow, OutboxRow, ReviewRow, RunBundle, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
@@ -67,7 +67,7 @@ function tr(runId: string, seq: number, over: Partial<TransitionRow> = {}): Tran
 }
 
 function review(id: string, runId: string, over: Partial<ReviewRow> = {}): ReviewRow {
-  return { id, runId, workflow: "swiss-army", state: "HUMAN_REVIEW", kind: "approval", prompt: "Decide", payload: { a: 1 }, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: null, seq: 1, ...over };
+  return { id, runId, workflow: "loop", state: "REVIEW", kind: "approval", prompt: "Decide", payload: { a: 1 }, status: "pending", decision: null, feedback: null, reviewer: null, createdAt: T0, decidedAt: null, seq: 1, ...over };
 }
 
 const suites: [string, () => Promise<Harness>, () => Promise<string | null>][] = [
@@ -104,7 +104,7 @@ for (const [name, make, reachable] of suites) {
       const r = run("cas-1");
       expect(await s.commit([item(r, null)])).toEqual(["ok"]);
       expect(await s.commit([item(r, null)])).toEqual(["conflict"]);
-      const next = { ...r, version: 2, seq: 2, state: ["HUMAN_REVIEW"] };
+      const next = { ...r, version: 2, seq: 2, state: ["REVIEW"] };
       expect(await s.commit([item(next, 5, { transitions: [tr("cas-1", 2)] })])).toEqual(["conflict"]);
       expect(await s.transitions("cas-1")).toEqual([]);
       expect(await s.commit([item(next, 1, { transitions: [tr("cas-1", 2)] })])).toEqual(["ok"]);
@@ -115,7 +115,7 @@ for (const [name, make, reachable] of suites) {
     });
 
     test("a review closes once: a second close conflicts and rolls back its whole item, not the batch", async (s) => {
-      const r = run("rv-1", { state: ["HUMAN_REVIEW"], status: "waiting" });
+      const r = run("rv-1", { state: ["REVIEW"], status: "waiting" });
       await s.commit([item(r, null, { reviewsOpen: [review("rv-1-a", "rv-1")] })]);
       const close = { id: "rv-1-a", status: "decided" as const, decision: "approve", feedback: "ok", reviewer: "ana", decidedAt: T0 + 1 };
       const other = run("rv-2");
@@ -133,9 +133,9 @@ for (const [name, make, reachable] of suites) {
     });
 
     test("in one batch, an item whose review was decided elsewhere conflicts alone: the items beside it keep their run, review and transitions", async (s) => {
-      const a = run("rv-3", { state: ["HUMAN_REVIEW"], status: "waiting" });
-      const b = run("rv-4", { state: ["HUMAN_REVIEW"], status: "waiting" });
-      const c = run("rv-5", { state: ["HUMAN_REVIEW"], status: "waiting" });
+      const a = run("rv-3", { state: ["REVIEW"], status: "waiting" });
+      const b = run("rv-4", { state: ["REVIEW"], status: "waiting" });
+      const c = run("rv-5", { state: ["REVIEW"], status: "waiting" });
       await s.commit([item(a, null, { reviewsOpen: [review("rv-3-a", "rv-3")] }), item(b, null, { reviewsOpen: [review("rv-4-a", "rv-4")] }), item(c, null, { reviewsOpen: [review("rv-5-a", "rv-5")] })]);
       const decide = (id: string, reviewer: string) => ({ id, status: "decided" as const, decision: "approve", feedback: null, reviewer, decidedAt: T0 + 5 });
       // rv-4's review is decided by someone else first
@@ -158,17 +158,17 @@ for (const [name, make, reachable] of suites) {
 
     test("transitions: order, after, limit, payloads; transitionsLeaving", async (s) => {
       const r = run("tr-1", { seq: 4 });
-      await s.commit([item(r, null, { transitions: [1, 2, 3, 4].map((q) => tr("tr-1", q, { from: q === 3 ? ["EXECUTING"] : ["A"] })) })]);
+      await s.commit([item(r, null, { transitions: [1, 2, 3, 4].map((q) => tr("tr-1", q, { from: q === 3 ? ["WORK"] : ["A"] })) })]);
       const all = await s.transitions("tr-1");
       expect(all.map((t) => t.seq)).toEqual([1, 2, 3, 4]);
       expect(all[0]).toEqual(tr("tr-1", 1));
       expect((await s.transitions("tr-1", 2, 1)).map((t) => t.seq)).toEqual([3]);
-      expect((await s.transitionsLeaving("swiss-army", "EXECUTING", 10)).map((t) => [t.runId, t.seq])).toEqual([["tr-1", 3]]);
+      expect((await s.transitionsLeaving("loop", "WORK", 10)).map((t) => [t.runId, t.seq])).toEqual([["tr-1", 3]]);
     });
 
     test("timers set, replaced and cleared; artifacts put and appended", async (s) => {
       const r = run("tm-1");
-      const t = { runId: "tm-1", id: "xstate.after.5000.swiss-army.EXECUTING", dueAt: T0 + 5_000, event: { type: "xstate.after.5000.swiss-army.EXECUTING" }, seq: 1 };
+      const t = { runId: "tm-1", id: "xstate.after.5000.loop.WORK", dueAt: T0 + 5_000, event: { type: "xstate.after.5000.loop.WORK" }, seq: 1 };
       await s.commit([item(r, null, { timersSet: [t, { ...t, id: "other", dueAt: T0 + 6_000 }], artifacts: [{ name: "logs/a.log", content: "one\n", mode: "append" }, { name: "task.md", content: "# Task ✓", mode: "put" }] })]);
       expect(await s.timers("tm-1")).toEqual([t, { ...t, id: "other", dueAt: T0 + 6_000 }]);
       await s.commit([item({ ...r, version: 2 }, 1, { timersSet: [{ ...t, dueAt: T0 + 9_000 }], timersClear: ["other"], artifacts: [{ name: "logs/a.log", content: "two\n", mode: "append" }, { name: "task.md", content: "# Done", mode: "put" }] })]);
@@ -229,7 +229,7 @@ for (const [name, make, reachable] of suites) {
     test("runs-list filters and counts", async (s) => {
       const day = 86_400_000;
       const rows = [
-        run("f-wait", { workflow: "deep-research", status: "waiting", waitingSince: T0 + 10 * day, createdAt: T0 + 10 * day, input: { topic: "Needle in 100% haystack" } }),
+        run("f-wait", { workflow: "hello", status: "waiting", waitingSince: T0 + 10 * day, createdAt: T0 + 10 * day, input: { topic: "Needle in 100% haystack" } }),
         run("f-retry", { status: "running", retries: 1, createdAt: T0 + 11 * day }),
         run("f-fail", { status: "failed", failedStates: "|RESEARCHING.search|FAILED|", createdAt: T0 + 12 * day, finishedAt: T0 + 12 * day }),
         run("f-done", { status: "completed", output: { text: "the NEEDLE answer" }, createdAt: T0 + 13 * day, finishedAt: T0 + 13 * day }),
@@ -237,7 +237,7 @@ for (const [name, make, reachable] of suites) {
       await s.commit(rows.map((r) => item(r, null, r.status === "waiting" ? { reviewsOpen: [review("f-wait-r", "f-wait", { createdAt: T0 + 10 * day })] } : {})));
       const ids = async (q: Parameters<RunStore["listRuns"]>[0]) => (await s.listRuns({ ...q, limit: 100 })).map((r) => r.id).filter((id) => id.startsWith("f-"));
       expect(await ids({ from: T0 + 10 * day })).toEqual(["f-done", "f-fail", "f-retry", "f-wait"]);
-      expect(await ids({ workflow: "deep-research" })).toEqual(["f-wait"]);
+      expect(await ids({ workflow: "hello" })).toEqual(["f-wait"]);
       expect(await ids({ status: ["failed", "completed"], from: T0 + 10 * day })).toEqual(["f-done", "f-fail"]);
       expect(await ids({ text: "needle" })).toEqual(["f-done", "f-wait"]);
       expect(await ids({ text: "100% hay" })).toEqual(["f-wait"]);
@@ -250,12 +250,12 @@ for (const [name, make, reachable] of suites) {
       expect(await ids({ failedIn: "RESEARCHING.search" })).toEqual(["f-fail"]);
       expect(await ids({ failedIn: "RESEARCHING" })).toEqual([]);
       expect(await s.countRuns({ from: T0 + 10 * day, to: T0 + 12 * day })).toBe(2);
-      const counts = await s.countByStatus("deep-research");
+      const counts = await s.countByStatus("hello");
       expect(counts).toMatchObject({ waiting: 1, running: 0, failed: 0 });
     });
 
     test("outbox: actions and webhook deliveries commit with their step (not with a conflicting one); claim, failure, done", async (s, h) => {
-      const ob = (key: string, over: Partial<OutboxRow> = {}): OutboxRow => ({ key, runId: "ob-1", seq: 1, workflow: "swiss-army", name: "logDecision", payload: { context: { n: 1 }, event: { type: "APPROVE" } }, attempts: 0, lastError: null, dueAt: T0 + 60_000, createdAt: T0, ...over });
+      const ob = (key: string, over: Partial<OutboxRow> = {}): OutboxRow => ({ key, runId: "ob-1", seq: 1, workflow: "loop", name: "logDecision", payload: { context: { n: 1 }, event: { type: "APPROVE" } }, attempts: 0, lastError: null, dueAt: T0 + 60_000, createdAt: T0, ...over });
       const dv = (id: string): DeliveryRow => ({ id, webhookId: "w-1", runId: "ob-1", hook: "on_transition", body: `{"id":"${id}"}`, createdAt: T0 });
       const r = run("ob-1");
       expect(await s.commit([item(r, null, { transitions: [tr("ob-1", 1)], outbox: [ob("ob-1:1:logDecision")], deliveries: [dv("d-1")] })])).toEqual(["ok"]);
@@ -285,11 +285,11 @@ for (const [name, make, reachable] of suites) {
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       // engine A "dies" between the commit and the action: its action never gets to do anything
-      const effects = (action: (args: { key: string }) => Promise<void> | void) => (): WorkflowEffects => ({ ...instantEffects(), actions: { logDecision: action } });
+      const effects = (action: (args: { key: string }) => Promise<void> | void) => (): WorkflowEffects => ({ ...(instantLoopEffects() as WorkflowEffects), actions: { logDecision: action } });
       const base = { store: s, clock, workflows: findWorkflow, log: () => {} };
       const a = new Engine({ ...base, effects: effects(() => gate.then(() => void ranA++).then(() => Promise.reject(new Error("killed")))) });
-      const { run: started } = await a.start("swiss-army", { request: "Write a retry helper" });
-      const waiting = await a.waitFor(started.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId);
+      const { run: started } = await a.start("loop", { request: "Write a retry helper" });
+      const waiting = await a.waitFor(started.id, (r) => r.state.includes("REVIEW") && !!r.reviewId);
       await a.decide(waiting.reviewId!, { decision: "approve", reviewer: "ana" });
       const rows = await s.outbox({ limit: 10, maxAttempts: 5 });
       expect(rows.map((o) => [o.runId, o.name, o.attempts])).toEqual([[started.id, "logDecision", 0]]);
@@ -482,12 +482,12 @@ for (const [name, make, reachable] of suites) {
       expect(m.runs.filter((r) => r.workflow === wf).map((r) => `${r.status} ${Number(r.n)}`)).toEqual(["completed 2", "running 1", "waiting 1"]);
     });
 
-    test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {
+    test("an engine runs the loop fixture on the store, and a second engine resumes its waiting run", async (s) => {
       const clock = new ManualClock(T0);
-      const opts = { store: s, clock, workflows: findWorkflow, effects: () => instantEffects(), log: () => {} };
+      const opts = { store: s, clock, workflows: findWorkflow, effects: () => (instantLoopEffects() as WorkflowEffects), log: () => {} };
       const a = new Engine(opts);
-      const { run: started } = await a.start("swiss-army", { request: "Write a retry helper" });
-      const waiting = await a.waitFor(started.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId);
+      const { run: started } = await a.start("loop", { request: "Write a retry helper" });
+      const waiting = await a.waitFor(started.id, (r) => r.state.includes("REVIEW") && !!r.reviewId);
       const seq = (await s.transitions(started.id)).map((t) => t.seq);
       expect(seq).toEqual(seq.map((_, i) => i + 1));
       await a.stop();

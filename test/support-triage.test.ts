@@ -15,7 +15,7 @@ import type { RunView } from "../lib/engine/views";
 import type { StepRecord } from "../lib/steps/compile";
 import { findWorkflow } from "../lib/machines/registry";
 import { runFailure } from "../lib/api/failure";
-import { tempDbUrl, workflowRuntime } from "./helpers";
+import { tempDbUrl, testRuntime } from "./helpers";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 
@@ -124,7 +124,7 @@ describe("support triage: parallel steps, an external worker, two approvers, kil
     for (const res of held.splice(0)) res.destroy();
     holdLookups = false;
 
-    rt = await workflowRuntime("conversation", { url, seedGuide: false, env: { SWITCHYARD_SECRET_HELPDESK_TOKEN: TOKEN } as unknown as NodeJS.ProcessEnv });
+    rt = await testRuntime({ url, env: { SWITCHYARD_SECRET_HELPDESK_TOKEN: TOKEN } as unknown as NodeJS.ProcessEnv });
     const pool = workerPool(rt, 4);
     try {
       // the LOOKUPs in flight at the kill run again; the drafts go to the pool; then two approvals (T-4 is rejected)

@@ -9,7 +9,7 @@ import { checkFlowSource } from "../lib/flows/validate";
 import type { RunView } from "../lib/engine/views";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
-import { flush, tempDbUrl, workflowRuntime } from "./helpers";
+import { flush, tempDbUrl, testRuntime } from "./helpers";
 
 const FLOW = `id: ext-notify
 title: Draft, then a worker notifies
@@ -67,7 +67,7 @@ async function claimed(worker: string): Promise<Claimed> {
 }
 
 beforeAll(async () => {
-  rt = await workflowRuntime("conversation", { seedGuide: false });
+  rt = await testRuntime();
   await saveUserWorkflow(rt.db, "yaml", FLOW);
   (globalThis as Record<symbol, unknown>)[KEY] = Promise.resolve(rt);
   await routes();
@@ -317,12 +317,12 @@ describe("an external step", () => {
 
 describe("restart while a task is claimed", () => {
   it("a new runtime: the worker completes, the run completes once, no second task", async () => {
-    const first = await workflowRuntime("conversation", { seedGuide: false });
+    const first = await testRuntime();
     await saveUserWorkflow(first.db, "yaml", FLOW);
     const run = await toNotify("restart twice", first);
     const c = (await first.tasks.claim("publisher", "survivor"))!;
     await first.close();
-    const second = await workflowRuntime("conversation", { url: first.url, seedGuide: false });
+    const second = await testRuntime({ url: first.url });
     try {
       (globalThis as Record<symbol, unknown>)[KEY] = Promise.resolve(second);
       const res = await complete(c.id, { output: { after: "restart" }, leaseToken: c.leaseToken, worker: "survivor", attempt: 1 });
@@ -340,15 +340,15 @@ describe("restart while a task is claimed", () => {
   });
 
   it("completed while no server ran the run: the resumed effect takes the result at once", async () => {
-    const first = await workflowRuntime("conversation", { seedGuide: false });
+    const first = await testRuntime();
     await saveUserWorkflow(first.db, "yaml", FLOW);
     const run = await toNotify("down", first);
     const c = (await first.tasks.claim("publisher", "survivor"))!;
     await first.close();
-    const idle = await workflowRuntime("conversation", { url: first.url, seedGuide: false, resume: false });
+    const idle = await testRuntime({ url: first.url, resume: false });
     await idle.tasks.complete(c.id, { while: "down" }, { leaseToken: c.leaseToken });
     await idle.close();
-    const second = await workflowRuntime("conversation", { url: first.url, seedGuide: false });
+    const second = await testRuntime({ url: first.url });
     try {
       const done = await second.engine.waitFor(run.id, (r) => r.status === "completed");
       expect(steps(done).NOTIFY!.output).toEqual({ while: "down" });
@@ -373,7 +373,7 @@ describe("restart while a task is claimed", () => {
     // a second life resumes the run (the effect waits on the same task) and is killed too
     const second = await life("resume");
     expect(second).toMatchObject({ taskId: first.taskId, status: "claimed", attempt: 1 });
-    const rt3 = await workflowRuntime("conversation", { url, seedGuide: false });
+    const rt3 = await testRuntime({ url });
     try {
       const waiting = await rt3.engine.waitFor(first.runId, () => true);
       // two crashes in a row with the effect in flight would make it a poison pill: waiting for a worker is not that

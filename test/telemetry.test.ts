@@ -16,7 +16,7 @@ import { ManualClock } from "../lib/engine/clock";
 import type { Runtime } from "../lib/runtime";
 import { claimTraceparent, flushTelemetry, routeTemplate, startTelemetry, stopTelemetry, telemetryEnabled, telemetryOn } from "../lib/telemetry";
 import { runSpanIdOf, stepSpanIdOf, traceIdOf } from "../lib/telemetry/ids";
-import { workflowRuntime } from "./helpers";
+import { testRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
 import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
 
@@ -124,7 +124,7 @@ beforeAll(async () => {
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
   process.env.OTEL_SERVICE_NAME = "switchyard-test";
   expect(await startTelemetry()).toBe(true);
-  rt = await workflowRuntime("conversation", { seedGuide: false, model: fakeModel(fake), clock: new ManualClock(Date.now()) });
+  rt = await testRuntime({ model: fakeModel(fake), clock: new ManualClock(Date.now()) });
   await saveUserWorkflow(rt.db, "yaml", flow(svc.url));
   app = await serveApp(rt);
 });

@@ -1,4 +1,4 @@
-// Outgoing webhooks (lib/hooks/webhooks.ts): swiss-army runs on SQLite with a simulated clock
+// Outgoing webhooks (lib/hooks/webhooks.ts): loop runs on SQLite with a simulated clock
 // post their hook events to a local receiver. Signatures, event filters, retries with backoff
 // (durable across a restart), permanent failures, and the /api/webhooks routes' validation.
 import dns from "node:dns";
@@ -15,7 +15,7 @@ import { inState, tempDbUrl } from "./helpers";
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECRET = "s3cret-s3cret-s3cret-XY";
-const REQUEST = "Write a TypeScript function that retries a fetch with exponential backoff and jitter";
+const REQUEST = "Summarise the release notes of the last three versions";
 
 // ------------------------------------------------------------------ a local receiver
 
@@ -106,10 +106,10 @@ afterAll(() => {
   for (const l of logged) expect(l).not.toContain("s3cret");
 });
 
-/** A swiss-army run driven to HUMAN_REVIEW (six state changes), its hook deliveries written and first attempts made. */
+/** A loop run driven to REVIEW (four state changes), its hook deliveries written and first attempts made. */
 async function runToReview(rt: Rt): Promise<string> {
-  const { run } = await rt.engine.start("swiss-army", { request: REQUEST });
-  await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+  const { run } = await rt.engine.start("loop", { request: REQUEST });
+  await rt.engine.waitFor(run.id, inState("REVIEW"));
   await rt.webhooks.idle();
   return run.id;
 }
@@ -150,12 +150,12 @@ describe("signatures", () => {
   it("every delivery is POSTed with the headers and a body signed with the webhook's secret", async () => {
     const rx = await receiver();
     const rt = await hookRuntime();
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: `${rx.url}/hook`, secret: SECRET, events: ["on_transition"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: `${rx.url}/hook`, secret: SECRET, events: ["on_transition"] });
     const runId = await runToReview(rt);
-    // *>IDLE, IDLE>REQUEST_RECEIVED, …, CONTEXT_UPDATE>HUMAN_REVIEW (the EXECUTING self-transitions change no state)
-    expect(rx.requests).toHaveLength(6);
+    // *>IDLE, IDLE>FETCH, FETCH>WORK, WORK>REVIEW (WORK's progress self-transitions change no state)
+    expect(rx.requests).toHaveLength(4);
     const seqs = rx.requests.map((r) => r.json.seq).sort((a, b) => a - b);
-    expect(new Set(seqs).size).toBe(6);
+    expect(new Set(seqs).size).toBe(4);
     for (const r of rx.requests) {
       expect(r.headers["content-type"]).toBe("application/json");
       expect(r.headers["user-agent"]).toBe("Switchyard-Webhooks/1");
@@ -166,13 +166,13 @@ describe("signatures", () => {
       expect(verifies(r)).toBe(true);
       expect(verifies(r, "not-the-secret-at-all")).toBe(false);
       expect(verifies(r, SECRET, r.body.replace('"on_transition"', '"on_enter"'))).toBe(false);
-      expect(r.json).toMatchObject({ hook: "on_transition", webhookId: hook.id, runId, workflow: "swiss-army", stage: null });
+      expect(r.json).toMatchObject({ hook: "on_transition", webhookId: hook.id, runId, workflow: "loop", stage: null });
       expect(Object.keys(r.json).sort()).toEqual(["at", "deliveryId", "event", "from", "hook", "reason", "runId", "seq", "stage", "to", "webhookId", "workflow"]);
     }
-    const last = rx.requests.find((r) => r.json.to.includes("HUMAN_REVIEW"))!;
-    expect(last.json).toMatchObject({ from: ["CONTEXT_UPDATE"], to: ["HUMAN_REVIEW"], reason: "Context saved" });
+    const last = rx.requests.find((r) => r.json.to.includes("REVIEW"))!;
+    expect(last.json).toMatchObject({ from: ["WORK"], to: ["REVIEW"], reason: "Work done" });
     const ds = await rt.webhooks.deliveries(hook.id, 100);
-    expect(ds).toHaveLength(6);
+    expect(ds).toHaveLength(4);
     for (const d of ds) expect(d).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 200, lastError: null, nextAt: null, runId, hook: "on_transition" });
   });
 
@@ -192,17 +192,17 @@ describe("signatures", () => {
     const rx = await receiver();
     const rt = await hookRuntime();
     const add = (path: string, workflow: string, events: string[]) => rt.webhooks.createWebhook({ workflow, url: `${rx.url}/${path}`, secret: SECRET, events });
-    await add("review", "swiss-army", ["on_enter:HUMAN_REVIEW"]);
-    await add("two", "swiss-army", ["on_exit:EXECUTING", "on_enter:CONTEXT_SEARCH", "on_enter:CONTEXT_SEARCH"]);
-    await add("other", "deep-research", ["on_transition", "on_enter", "on_exit"]);
+    await add("review", "loop", ["on_enter:REVIEW"]);
+    await add("two", "loop", ["on_exit:WORK", "on_enter:FETCH", "on_enter:FETCH"]);
+    await add("other", "nest", ["on_transition", "on_enter", "on_exit"]);
     await add("all", "*", ["on_enter"]);
-    await add("none", "swiss-army", ["on_enter:NO_SUCH_STATE"]);
+    await add("none", "loop", ["on_enter:NO_SUCH_STATE"]);
     await runToReview(rt);
-    expect(rx.at("/review").map((r) => [r.json.hook, r.json.stage])).toEqual([["on_enter", "HUMAN_REVIEW"]]);
-    expect(rx.at("/two").map((r) => `${r.json.hook}:${r.json.stage}`).sort()).toEqual(["on_enter:CONTEXT_SEARCH", "on_exit:EXECUTING"]);
+    expect(rx.at("/review").map((r) => [r.json.hook, r.json.stage])).toEqual([["on_enter", "REVIEW"]]);
+    expect(rx.at("/two").map((r) => `${r.json.hook}:${r.json.stage}`).sort()).toEqual(["on_enter:FETCH", "on_exit:WORK"]);
     expect(rx.at("/other")).toEqual([]);
     expect(rx.at("/none")).toEqual([]);
-    expect(rx.at("/all").map((r) => r.json.stage).sort()).toEqual(["CONTEXT_SEARCH", "CONTEXT_UPDATE", "EXECUTING", "HUMAN_REVIEW", "IDLE", "REQUEST_RECEIVED"]);
+    expect(rx.at("/all").map((r) => r.json.stage).sort()).toEqual(["FETCH", "IDLE", "REVIEW", "WORK"]);
     for (const r of rx.requests) expect(verifies(r)).toBe(true);
   });
 });
@@ -214,7 +214,7 @@ describe("retries", () => {
     const rx = await receiver();
     rx.plan = [500, 500];
     const rt = await hookRuntime();
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter:REVIEW"] });
     await runToReview(rt);
     let [d] = await rt.webhooks.deliveries(hook.id, 10);
     expect(d).toMatchObject({ status: "pending", attempts: 1, lastStatus: 500, lastError: "HTTP 500: no (500)" });
@@ -240,7 +240,7 @@ describe("retries", () => {
     const rx = await receiver();
     rx.plan = [500, 500, 500, 500, 500, 500];
     const rt = await hookRuntime();
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter:REVIEW"] });
     await runToReview(rt);
     let [d] = await until(rt, () => rt.webhooks.deliveries(hook.id, 10), (ds) => ds[0]!.status !== "pending");
     // the first attempt and one per backoff entry [20, 40, 80]
@@ -265,7 +265,7 @@ describe("retries", () => {
     const rx = await receiver();
     rx.plan = [400, 429, 408];
     const rt = await hookRuntime();
-    const h400 = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: `${rx.url}/a`, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const h400 = await rt.webhooks.createWebhook({ workflow: "loop", url: `${rx.url}/a`, secret: SECRET, events: ["on_enter:REVIEW"] });
     const runId = await runToReview(rt);
     const [d] = await rt.webhooks.deliveries(h400.id, 10);
     expect(d).toMatchObject({ status: "failed", attempts: 1, lastStatus: 400, lastError: "HTTP 400: no (400)", nextAt: null });
@@ -275,7 +275,7 @@ describe("retries", () => {
     expect(rx.requests).toHaveLength(1);
 
     // 429 and 408 are transient: retried, then delivered
-    const h429 = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: `${rx.url}/b`, secret: SECRET, events: ["on_exit:HUMAN_REVIEW"] });
+    const h429 = await rt.webhooks.createWebhook({ workflow: "loop", url: `${rx.url}/b`, secret: SECRET, events: ["on_exit:REVIEW"] });
     const review = await rt.engine.getRun(runId);
     await rt.engine.decide(review.reviewId!, { decision: "approve" });
     await rt.webhooks.idle();
@@ -289,7 +289,7 @@ describe("retries", () => {
     rx.plan = ["hang"];
     // the hang always runs into it; the retry's prompt answer must come in well before it
     const rt = await hookRuntime({ timeoutMs: 1_500 });
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter:REVIEW"] });
     await runToReview(rt);
     let [d] = await rt.webhooks.deliveries(hook.id, 10);
     expect(d).toMatchObject({ status: "pending", attempts: 1, lastStatus: null, lastError: "timed out after 1500 ms" });
@@ -303,7 +303,7 @@ describe("retries", () => {
     rx.plan = [500];
     const url = tempDbUrl("webhooks-restart");
     const rt1 = await hookRuntime({ url, backoffMs: [60_000] });
-    const hook = await rt1.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const hook = await rt1.webhooks.createWebhook({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter:REVIEW"] });
     await runToReview(rt1);
     const [before] = await rt1.webhooks.deliveries(hook.id, 10);
     expect(before).toMatchObject({ status: "pending", attempts: 1, lastStatus: 500, nextAt: new Date(T0 + 60_000).toISOString() });
@@ -324,10 +324,10 @@ describe("retries", () => {
     const rx = await receiver();
     const url = tempDbUrl("webhooks-unstarted");
     const rt1 = await hookRuntime({ url, start: false });
-    const hook = await rt1.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter"] });
+    const hook = await rt1.webhooks.createWebhook({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter"] });
     await runToReview(rt1);
     const pending = await rt1.webhooks.deliveries(hook.id, 100);
-    expect(pending).toHaveLength(6);
+    expect(pending).toHaveLength(4);
     for (const d of pending) expect(d).toMatchObject({ status: "pending", attempts: 0 });
     // a pending delivery is already on its way: no redelivery
     await expect(rt1.webhooks.redeliver(pending[0]!.id)).rejects.toMatchObject({ status: 409 });
@@ -348,11 +348,11 @@ describe("management", () => {
   it("views never carry the secret", async () => {
     const rx = await receiver();
     const rt = await hookRuntime();
-    const created = await rt.webhooks.createWebhook({ workflow: "*", url: rx.url, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
-    expect(created).toMatchObject({ workflow: "*", url: rx.url, events: ["on_enter:HUMAN_REVIEW"], active: true, secretHint: "••••XY" });
+    const created = await rt.webhooks.createWebhook({ workflow: "*", url: rx.url, secret: SECRET, events: ["on_enter:REVIEW"] });
+    expect(created).toMatchObject({ workflow: "*", url: rx.url, events: ["on_enter:REVIEW"], active: true, secretHint: "••••XY" });
     expect(created).not.toHaveProperty("secret");
     await runToReview(rt);
-    const all = [created, await rt.webhooks.getWebhook(created.id), await rt.webhooks.listWebhooks(), await rt.webhooks.listWebhooks("swiss-army"), await rt.webhooks.deliveries(created.id, 10)];
+    const all = [created, await rt.webhooks.getWebhook(created.id), await rt.webhooks.listWebhooks(), await rt.webhooks.listWebhooks("loop"), await rt.webhooks.deliveries(created.id, 10)];
     const text = JSON.stringify(all);
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain("s3cret");
@@ -361,18 +361,18 @@ describe("management", () => {
 
   it("lists by workflow (its own and the \"*\" ones), deletes with the delivery log, validates input", async () => {
     const rt = await hookRuntime();
-    const a = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: "https://example.test/a", secret: SECRET, events: ["on_transition"] });
+    const a = await rt.webhooks.createWebhook({ workflow: "loop", url: "https://example.test/a", secret: SECRET, events: ["on_transition"] });
     const b = await rt.webhooks.createWebhook({ workflow: "*", url: "http://example.test/b", secret: SECRET, events: ["on_exit:IDLE"] });
-    const c = await rt.webhooks.createWebhook({ workflow: "deep-research", url: "http://example.test/c", secret: SECRET, events: ["on_enter"] });
+    const c = await rt.webhooks.createWebhook({ workflow: "nest", url: "http://example.test/c", secret: SECRET, events: ["on_enter"] });
     const ids = (ws: { id: string }[]) => ws.map((w) => w.id).sort();
     expect(ids(await rt.webhooks.listWebhooks())).toEqual([a.id, b.id, c.id].sort());
-    expect(ids(await rt.webhooks.listWebhooks("swiss-army"))).toEqual([a.id, b.id].sort());
+    expect(ids(await rt.webhooks.listWebhooks("loop"))).toEqual([a.id, b.id].sort());
     expect(ids(await rt.webhooks.listWebhooks("*"))).toEqual([b.id]);
     await rt.webhooks.deleteWebhook(c.id);
     await expect(rt.webhooks.deleteWebhook(c.id)).rejects.toMatchObject({ status: 404 });
     await expect(rt.webhooks.deliveries(c.id, 10)).rejects.toMatchObject({ status: 404 });
     await expect(rt.webhooks.redeliver("nope")).rejects.toMatchObject({ status: 404 });
-    const bad = (patch: Record<string, unknown>) => rt.webhooks.createWebhook({ workflow: "swiss-army", url: "https://example.test", secret: SECRET, events: ["on_enter"], ...patch } as never);
+    const bad = (patch: Record<string, unknown>) => rt.webhooks.createWebhook({ workflow: "loop", url: "https://example.test", secret: SECRET, events: ["on_enter"], ...patch } as never);
     await expect(bad({ url: "ftp://example.test/x" })).rejects.toMatchObject({ status: 422, message: /url must be an absolute http/ });
     await expect(bad({ url: "example.test/x" })).rejects.toMatchObject({ status: 422 });
     await expect(bad({ secret: "short" })).rejects.toMatchObject({ status: 422, message: /at least 16/ });
@@ -384,14 +384,14 @@ describe("management", () => {
 
   it("refuses link-local and metadata hosts: at creation (422), and at delivery at once, without retrying", async () => {
     const rt = await hookRuntime();
-    const bad = (url: string) => rt.webhooks.createWebhook({ workflow: "swiss-army", url, secret: SECRET, events: ["on_enter"] });
+    const bad = (url: string) => rt.webhooks.createWebhook({ workflow: "loop", url, secret: SECRET, events: ["on_enter"] });
     await expect(bad("http://169.254.169.254/latest/meta-data/")).rejects.toMatchObject({ status: 422, message: /url must not point at a link-local address/ });
     await expect(bad("http://[fe80::1]/x")).rejects.toMatchObject({ status: 422, message: /link-local/ });
     await expect(bad("http://[::ffff:169.254.169.254]/x")).rejects.toMatchObject({ status: 422 });
     await expect(bad("http://metadata.google.internal/computeMetadata/v1/")).rejects.toMatchObject({ status: 422, message: /metadata/ });
     await expect(bad("http://0.0.0.0:3000/")).rejects.toMatchObject({ status: 422 });
     // a webhook stored before the rule (or written around the API) is refused when it would be sent
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: "http://example.test/x", secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: "http://example.test/x", secret: SECRET, events: ["on_enter:REVIEW"] });
     await rt.db.webhook.update({ where: { id: hook.id }, data: { url: "http://169.254.169.254/latest/meta-data/" } });
     await runToReview(rt);
     const [d] = await rt.webhooks.deliveries(hook.id, 10);
@@ -402,7 +402,7 @@ describe("management", () => {
   it("delivers to private and loopback receivers by name: each address a name resolves to is checked when connecting", async () => {
     const rx = await receiver();
     const rt = await hookRuntime();
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url.replace("127.0.0.1", "localhost"), secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: rx.url.replace("127.0.0.1", "localhost"), secret: SECRET, events: ["on_enter:REVIEW"] });
     await runToReview(rt);
     expect((await rt.webhooks.deliveries(hook.id, 10))[0]).toMatchObject({ status: "delivered", lastStatus: 200 });
     // a name that resolves to link-local addresses only is refused; mixed answers keep the allowed ones
@@ -421,9 +421,9 @@ describe("management", () => {
   it("deleting a webhook drops its pending deliveries", async () => {
     const rx = await receiver();
     const rt = await hookRuntime({ start: false });
-    const hook = await rt.webhooks.createWebhook({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter"] });
+    const hook = await rt.webhooks.createWebhook({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter"] });
     await runToReview(rt);
-    expect(await rt.webhooks.deliveries(hook.id, 100)).toHaveLength(6);
+    expect(await rt.webhooks.deliveries(hook.id, 100)).toHaveLength(4);
     await rt.webhooks.deleteWebhook(hook.id);
     expect(await rt.db.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(0);
     // and a new run's events no longer match it (the cached list was dropped)
@@ -448,7 +448,7 @@ describe("/api/webhooks routes", () => {
   const ctx = (id: string): Ctx => ({ params: Promise.resolve({ id }) });
   const req = (path: string, init: RequestInit = {}) => new Request(`http://test${path}`, init);
   const post = (body: unknown) => req("/api/webhooks", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
-  const valid = () => ({ workflow: "swiss-army", url: rx.url, secret: SECRET, events: ["on_enter:HUMAN_REVIEW"] });
+  const valid = () => ({ workflow: "loop", url: rx.url, secret: SECRET, events: ["on_enter:REVIEW"] });
 
   async function expectError(res: Response, status: number, text?: RegExp) {
     expect(res.status).toBe(status);
@@ -485,12 +485,12 @@ describe("/api/webhooks routes", () => {
     expect(webhook.secretHint).toBe("••••XY");
     expect(res.headers.get("location")).toBe(`/api/webhooks/${webhook.id}`);
 
-    const got = await list.GET(req("/api/webhooks?workflow=swiss-army"), ctx(""));
+    const got = await list.GET(req("/api/webhooks?workflow=loop"), ctx(""));
     expect(got.status).toBe(200);
     const listed = await got.text();
     expect(listed).not.toContain(SECRET);
     expect((JSON.parse(listed) as { webhooks: { id: string }[] }).webhooks.map((w) => w.id)).toContain(webhook.id);
-    expect(((await (await list.GET(req("/api/webhooks?workflow=deep-research"), ctx(""))).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
+    expect(((await (await list.GET(req("/api/webhooks?workflow=nest"), ctx(""))).json()) as { webhooks: unknown[] }).webhooks).toEqual([]);
 
     expect((await one.GET(req(`/api/webhooks/${webhook.id}`), ctx(webhook.id))).status).toBe(200);
     const ds = await deliveries.GET(req(`/api/webhooks/${webhook.id}/deliveries?limit=5`), ctx(webhook.id));

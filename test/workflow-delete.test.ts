@@ -149,7 +149,7 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, reopen: ((
       };
       await check(rt);
       // a built-in cannot be deleted (it can be disabled)
-      const builtIn = await one.DELETE(req("DELETE", "/api/workflows/conversation"), params({ id: "conversation" }));
+      const builtIn = await one.DELETE(req("DELETE", "/api/workflows/loop"), params({ id: "loop" }));
       expect(builtIn.status).toBe(409);
       expect((await builtIn.json()).error).toMatch(/built-in workflow: it cannot be deleted/);
       expect((await one.DELETE(req("DELETE", "/api/workflows/never-was"), params({ id: "never-was" }))).status).toBe(404);

@@ -7,11 +7,12 @@ import { describe, expect, it } from "vitest";
 import { Engine } from "../lib/engine/engine";
 import { builtIn, type BuiltInWorkflow, type EffectPorts } from "../lib/machines/built-in";
 import { pageOf } from "../app/catalog";
-import { apiOf, builtInEntries, builtInWorkflows } from "../lib/machines/registry";
+import { apiOf, builtInEntries, catalogOrder } from "../lib/machines/registry";
+import * as products from "../workflows/registry";
 import * as fixtures from "./fixtures/workflows/registry";
 import { hello } from "./fixtures/workflows/hello/machine";
 import type { EffectsOf } from "../lib/machines/effects-of";
-import { swissArmyMachine } from "../workflows/swiss-army/machine";
+import { loopMachine } from "./fixtures/workflows/loop/machine";
 import { sqliteDb } from "./support/databases";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -41,11 +42,11 @@ export function effectTypeChecks() {
     }),
   });
   // post-commit actions: only ones the machine names in setup({ actions })
-  const misspelt: EffectsOf<typeof swissArmyMachine>["actions"] = {
+  const misspelt: EffectsOf<typeof loopMachine>["actions"] = {
     // @ts-expect-error "logDecison" is not an action the machine names
     logDecison: () => {},
   };
-  const named: EffectsOf<typeof swissArmyMachine>["actions"] = { logDecision: () => {}, recordAbort: () => {} };
+  const named: EffectsOf<typeof loopMachine>["actions"] = { logDecision: () => {} };
   void [misspelt, named];
   // what compiles: every effect, with the machine's input and output types
   return builtIn({ definition: hello, effects: () => ({ actors: { greet: async ({ name }) => ({ text: name }), shout: async ({ text }) => ({ text, length: text.length }) } }) });
@@ -59,9 +60,7 @@ function files(dir: string, exts = [".ts", ".tsx"]): string[] {
 
 describe("a workflow is one folder plus one registry line", () => {
   it("the fixture workflow, added as the guide says, runs on the engine with its own effects", async () => {
-    const entries = Object.values(fixtures) as BuiltInWorkflow[];
-    expect(entries.map((e) => e.definition.id)).toEqual(["hello"]);
-    const entry = entries[0];
+    const entry = (Object.values(fixtures) as BuiltInWorkflow[]).find((e) => e.definition.id === "hello")!;
     const effects = entry.effects!({ env: { HELLO_SALUTATION: "Good morning" } } as unknown as EffectPorts, {});
     const db = await sqliteDb();
     const engine = new Engine({ store: db.store, workflows: (id) => (id === entry.definition.id ? entry.definition : undefined), effects: () => effects, log: () => {} });
@@ -87,12 +86,14 @@ describe("a workflow is one folder plus one registry line", () => {
       expect(fs.existsSync(path.join(ROOT, "workflows", f, "index.ts")), `workflows/${f}/index.ts`).toBe(true);
       expect(registry.filter((l) => l.includes(`"./${f}"`)), `registry lines naming ./${f}`).toHaveLength(1);
     }
-    expect(builtInEntries().map((e) => e.definition.id).sort()).toEqual(folders);
-    expect(builtInWorkflows().map((w) => w.id)).toEqual(builtInEntries().map((e) => e.definition.id));
+    const entries = catalogOrder(products);
+    expect(entries.map((e) => e.definition.id).sort()).toEqual(folders);
+    // the tests' catalog: the product workflows, then the fixtures (test/support/provide-workflows.ts)
+    expect(builtInEntries().map((e) => e.definition.id)).toEqual([...entries, ...catalogOrder(fixtures)].map((e) => e.definition.id));
   });
 
   it("no workflow id is written outside its own folder (app, components, lib, scripts)", () => {
-    const ids = builtInWorkflows().map((w) => w.id);
+    const ids = catalogOrder(products).map((e) => e.definition.id);
     const hits: string[] = [];
     for (const file of ["app", "components", "lib", "scripts"].flatMap((d) => files(d))) {
       const lines = fs.readFileSync(path.join(ROOT, file), "utf8").split("\n");

@@ -4,14 +4,14 @@
 // status, attempt, leaseToken } as JSON and then SIGKILLs itself: the process dies with the task
 // claimed, no clean stop.
 import { saveUserWorkflow } from "../../lib/flows/store";
-import { flush, workflowRuntime } from "../helpers";
+import { flush, testRuntime } from "../helpers";
 import { provideWorkflows } from "../../lib/machines/registry";
 import * as workflows from "../../workflows/registry";
 
 provideWorkflows(workflows);
 
 const [url, mode, flow] = process.argv.slice(2);
-const rt = await workflowRuntime("conversation", { url, seedGuide: false });
+const rt = await testRuntime({ url });
 let runId = "";
 let leaseToken: string | undefined;
 if (mode === "start") {

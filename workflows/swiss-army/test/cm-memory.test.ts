@@ -6,7 +6,7 @@ import { SEARCHED_RESULTS, prepareCmText } from "../context-manager/cm-text";
 import { ContextManager } from "../context-manager/context-manager";
 import { clip } from "../../../lib/knowledge/text";
 import type { Runtime } from "../../../lib/runtime";
-import { swissRuntime } from "../../../test/helpers";
+import { swissRuntime } from "./support";
 
 let rt: Runtime | null = null;
 afterEach(async () => {

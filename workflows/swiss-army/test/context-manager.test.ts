@@ -5,7 +5,8 @@ import { ContextManager } from "../context-manager/context-manager";
 import { contextManagerOf as cm } from "../services";
 import type { SwissContext } from "../types";
 import type { Runtime } from "../../../lib/runtime";
-import { inState, swissRuntime } from "../../../test/helpers";
+import { inState } from "../../../test/helpers";
+import { swissRuntime } from "./support";
 
 let rt: Runtime | null = null;
 afterEach(async () => {

@@ -1,9 +1,9 @@
 // deep-research over the REST API: a run's input is { topic }, its plan review is decided through
 // /api/reviews/{id}/decision, and its files are listed and served by /api/runs/{id}/artifacts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateDatabase } from "../lib/db/migrations";
-import type { RunView } from "../lib/engine/views";
-import { tempDbUrl } from "./helpers";
+import { migrateDatabase } from "../../../lib/db/migrations";
+import type { RunView } from "../../../lib/engine/views";
+import { tempDbUrl } from "../../../test/helpers";
 
 const url = tempDbUrl("research-api");
 process.env.DATABASE_URL = url;
@@ -20,19 +20,19 @@ const get = (path: string) => new Request(`http://test${path}`);
 
 beforeAll(async () => {
   await migrateDatabase(url);
-  runs = (await import("../app/api/runs/route")) as never;
-  decision = (await import("../app/api/reviews/[id]/decision/route")) as never;
-  list = (await import("../app/api/runs/[id]/artifacts/route")) as never;
-  file = (await import("../app/api/runs/[id]/artifacts/[...path]/route")) as never;
+  runs = (await import("../../../app/api/runs/route")) as never;
+  decision = (await import("../../../app/api/reviews/[id]/decision/route")) as never;
+  list = (await import("../../../app/api/runs/[id]/artifacts/route")) as never;
+  file = (await import("../../../app/api/runs/[id]/artifacts/[...path]/route")) as never;
 });
 
 afterAll(async () => {
-  const { getRuntime } = await import("../lib/runtime");
+  const { getRuntime } = await import("../../../lib/runtime");
   await (await getRuntime()).close();
 });
 
 async function settle(id: string): Promise<RunView> {
-  const { getRuntime } = await import("../lib/runtime");
+  const { getRuntime } = await import("../../../lib/runtime");
   return (await getRuntime()).engine.waitFor(id, (r) => r.status !== "running", 30_000);
 }
 

@@ -5,14 +5,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../lib/engine/clock";
-import type { RunView } from "../lib/engine/views";
-import { cacheKey } from "../workflows/processing-modes/effects/cache";
-import { classifyMode } from "../workflows/processing-modes/effects/router";
-import { offlineStage } from "../workflows/processing-modes/effects/thinking";
-import { modeMetrics } from "../workflows/processing-modes/mode-metrics";
-import { THINKING_STAGES, type ModesContext } from "../workflows/processing-modes/types";
-import { flush, workflowRuntime, type Overrides, type RuntimeOverrides } from "./helpers";
+import { ManualClock } from "../../../lib/engine/clock";
+import type { RunView } from "../../../lib/engine/views";
+import { cacheKey } from "../effects/cache";
+import { classifyMode } from "../effects/router";
+import { offlineStage } from "../effects/thinking";
+import { modeMetrics } from "../mode-metrics";
+import { THINKING_STAGES, type ModesContext } from "../types";
+import { flush, workflowRuntime, type Overrides, type RuntimeOverrides } from "../../../test/helpers";
 
 let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;
 afterEach(async () => {
@@ -94,7 +94,7 @@ describe("processing-modes: the request lifecycle and the System 1 cache", () =>
 
   it("system1.enable_cache off: CHAT skips the cache (disabled) and stores nothing", async () => {
     rt = await modesRuntime({ env: { SWITCHYARD_SYSTEM1_CACHE: "off" } as unknown as NodeJS.ProcessEnv });
-    const { startRun } = await import("../lib/api/runs");
+    const { startRun } = await import("../../../lib/api/runs");
     const a = await startRun(rt, "processing-modes", { query: "hi there", mode: "CHAT" });
     const r = await rt.engine.waitFor(a.id, settled);
     expect(ctxOf(r).config.enableCache).toBe(false);

@@ -1,7 +1,7 @@
 // The task DAG of deep-research (workflows/deep-research/guide.md): dependencies, the concurrency limit, failure and compensation.
 import { describe, expect, it } from "vitest";
-import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "../workflows/deep-research/research/dag";
-import type { Task } from "../workflows/deep-research/research/types";
+import { allFinished, compensate, dispatchable, nextTaskId, refresh, setStatus, validate } from "../research/dag";
+import type { Task } from "../research/types";
 
 const t = (id: string, deps: string[] = [], status: Task["status"] = "BLOCKED"): Task => ({
   id,

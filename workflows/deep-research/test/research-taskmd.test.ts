@@ -1,6 +1,6 @@
 // task.md of deep-research (workflows/deep-research/guide.md) round-trips: what is written parses back to the same mission.
 import { describe, expect, it } from "vitest";
-import { parseTaskMd, renderTaskMd, TaskMdError, type TaskFile } from "../workflows/deep-research/research/taskmd";
+import { parseTaskMd, renderTaskMd, TaskMdError, type TaskFile } from "../research/taskmd";
 
 const file: TaskFile = {
   meta: {

@@ -1,8 +1,9 @@
 // A decided swiss-army cycle stays readable: its whole output is kept as cycles/<n>.md, written in
 // the commit that ended the cycle, and the context's history names each cycle by its own number.
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwissContext } from "../workflows/swiss-army/types";
-import { inState, swissRuntime } from "./helpers";
+import type { SwissContext } from "../types";
+import { inState } from "../../../test/helpers";
+import { swissRuntime } from "./support";
 
 let rt: Awaited<ReturnType<typeof swissRuntime>> | null = null;
 afterEach(async () => {

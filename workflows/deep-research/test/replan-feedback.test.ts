@@ -1,7 +1,7 @@
 // Offline re-planning reads the reviewer's feedback: it drops the dimensions the feedback tells it
 // to drop and adds the ones it asks for, instead of copying the feedback as a dimension's title.
 import { describe, expect, it } from "vitest";
-import { offlinePlan, replanDimensions } from "../workflows/deep-research/effects/offline";
+import { offlinePlan, replanDimensions } from "../effects/offline";
 
 const ASPECTS = ["Definitions and scope", "Mechanisms and design", "Practice, tools and actors", "Numbers and evidence", "Risks, limitations and open questions"];
 

@@ -1,8 +1,8 @@
 // The plan review's form: its steps keep the plan a valid DAG, and what it reports matches what
 // PlanSchema refuses.
 import { describe, expect, it } from "vitest";
-import { addTask, cleanPlan, move, planProblems, removeDimension, removeTask, renameDimension, setTaskType, toggleDependency, type EditPlan } from "../workflows/deep-research/plan-edit";
-import { PlanSchema } from "../workflows/deep-research/machine";
+import { addTask, cleanPlan, move, planProblems, removeDimension, removeTask, renameDimension, setTaskType, toggleDependency, type EditPlan } from "../plan-edit";
+import { PlanSchema } from "../machine";
 
 const plan: EditPlan = {
   topic: "Durable timers",

@@ -1,11 +1,12 @@
 // Every row of swiss-army's transition tables, driven through the real engine on SQLite with a
 // simulated clock (timeouts are advanced, never slept).
 import { afterEach, describe, expect, it } from "vitest";
-import type { SwissContext } from "../workflows/swiss-army/types";
-import type { Runtime } from "../lib/runtime";
-import { fail, flush, hang, inState, swissRuntime } from "./helpers";
+import type { SwissContext } from "../types";
+import type { Runtime } from "../../../lib/runtime";
+import { fail, flush, hang, inState } from "../../../test/helpers";
+import { swissRuntime } from "./support";
 
-let rt: (Runtime & { clock: import("../lib/engine/clock").ManualClock }) | null = null;
+let rt: (Runtime & { clock: import("../../../lib/engine/clock").ManualClock }) | null = null;
 afterEach(async () => {
   await rt?.close();
   rt = null;
@@ -131,7 +132,7 @@ describe("swiss-army transitions", () => {
   it("EXECUTING → CONTEXT_UPDATE with partial results after the 10 min timeout", async () => {
     rt = await swissRuntime({
       actors: {
-        execute: ((_input: unknown, ctx: import("../lib/engine/engine").EffectContext) => {
+        execute: ((_input: unknown, ctx: import("../../../lib/engine/engine").EffectContext) => {
           ctx.emit({ type: "EXECUTION.PROGRESS", message: "drafted step 1", partial: "Step 1: wrap fetch in a loop" });
           return hang()(undefined as never, ctx);
         }) as never,

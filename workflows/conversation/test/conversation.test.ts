@@ -1,13 +1,13 @@
 // The conversation's stages (docs/guide/15-conversation-and-your-own-workflows.md) and the stage rules: valid and invalid moves, cooldown, the
 // backward threshold, validators, keyword detection, tools per stage, hooks.
 import { afterEach, describe, expect, it } from "vitest";
-import { detectStage } from "../lib/flows/detect";
-import type { Decision, FlowContext } from "../lib/flows/rules";
-import { CONVERSATION } from "../workflows/conversation/machine";
-import type { Runtime } from "../lib/runtime";
-import type { ManualClock } from "../lib/engine/clock";
-import type { HookEvent } from "../lib/engine/hooks";
-import { workflowRuntime } from "./helpers";
+import { detectStage } from "../../../lib/flows/detect";
+import type { Decision, FlowContext } from "../../../lib/flows/rules";
+import { CONVERSATION } from "../machine";
+import type { Runtime } from "../../../lib/runtime";
+import type { ManualClock } from "../../../lib/engine/clock";
+import type { HookEvent } from "../../../lib/engine/hooks";
+import { workflowRuntime } from "../../../test/helpers";
 
 let rt: (Runtime & { clock: ManualClock }) | null = null;
 afterEach(async () => {
@@ -155,7 +155,7 @@ describe("conversation workflow", () => {
 describe("the guide's stage table is the machine's", () => {
   it("workflows/conversation/guide.md lists each stage with the config's tools, keywords and next stages", async () => {
     const fs = await import("node:fs");
-    const text = fs.readFileSync(new URL("../workflows/conversation/guide.md", import.meta.url), "utf8");
+    const text = fs.readFileSync(new URL("../guide.md", import.meta.url), "utf8");
     const rows = new Map(
       text
         .split("\n")

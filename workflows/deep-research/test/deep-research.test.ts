@@ -1,14 +1,15 @@
 // Deep-research (workflows/deep-research/guide.md) through the real engine on SQLite: every transition rule, the iteration limits, the
 // recovery patterns and the artifacts, on the offline engine over the shipped guide corpus.
 import { afterEach, describe, expect, it } from "vitest";
-import type { EffectContext } from "../lib/engine/engine";
-import type { RunView } from "../lib/engine/views";
-import type { ResearchContext, TaskResult } from "../workflows/deep-research/types";
-import { deepResearchMachine } from "../workflows/deep-research/machine";
-import { parseTaskMd } from "../workflows/deep-research/research/taskmd";
-import { MISSION_STATUSES } from "../workflows/deep-research/research/types";
-import type { Plan, Task } from "../workflows/deep-research/research/types";
-import { fail, researchRuntime } from "./helpers";
+import type { EffectContext } from "../../../lib/engine/engine";
+import type { RunView } from "../../../lib/engine/views";
+import type { ResearchContext, TaskResult } from "../types";
+import { deepResearchMachine } from "../machine";
+import { parseTaskMd } from "../research/taskmd";
+import { MISSION_STATUSES } from "../research/types";
+import type { Plan, Task } from "../research/types";
+import { fail } from "../../../test/helpers";
+import { researchRuntime } from "./support";
 
 let rt: Awaited<ReturnType<typeof researchRuntime>> | null = null;
 afterEach(async () => {
@@ -396,7 +397,7 @@ describe("deep-research on the offline engine", () => {
   });
 
   it("resumes a mission after a restart: the plan review survives and research continues", async () => {
-    const { tempDbUrl } = await import("./helpers");
+    const { tempDbUrl } = await import("../../../test/helpers");
     const url = tempDbUrl("dr");
     rt = await researchRuntime({ url, actors: { plan: fixedPlan() as never, researchTask: scripted() as never } });
     const r = await startToApproval();

@@ -3,11 +3,11 @@
 // retried after the 1 s backoff, ErrorClassify → RetryableExec), then with a context-length error
 // (not retryable: the request fails at once with that category). Plus CODE with a Python block, on the offline engine.
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../lib/engine/clock";
-import type { ModesContext } from "../workflows/processing-modes/types";
-import type { Runtime } from "../lib/runtime";
-import { flush, workflowRuntime } from "./helpers";
-import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
+import { ManualClock } from "../../../lib/engine/clock";
+import type { ModesContext } from "../types";
+import type { Runtime } from "../../../lib/runtime";
+import { flush, workflowRuntime } from "../../../test/helpers";
+import { fakeModel, useFakeOpenAi } from "../../../test/support/fake-openai";
 
 let rt: (Runtime & { clock: ManualClock }) | null = null;
 const fake = useFakeOpenAi({

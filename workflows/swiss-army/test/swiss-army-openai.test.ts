@@ -1,11 +1,12 @@
 // The OpenAI path end to end: a swiss-army run whose EXECUTING step streams from an
 // OpenAI-compatible endpoint (the local protocol server), with usage recorded and shown.
 import { describe, expect, it } from "vitest";
-import type { SwissContext } from "../workflows/swiss-army/types";
-import { runUsage } from "../lib/metrics/model-usage";
-import type { Runtime } from "../lib/runtime";
-import { inState, swissRuntime } from "./helpers";
-import { fakeModel, useFakeOpenAi } from "./support/fake-openai";
+import type { SwissContext } from "../types";
+import { runUsage } from "../../../lib/metrics/model-usage";
+import type { Runtime } from "../../../lib/runtime";
+import { inState } from "../../../test/helpers";
+import { swissRuntime } from "./support";
+import { fakeModel, useFakeOpenAi } from "../../../test/support/fake-openai";
 
 let rt: Runtime | null = null;
 const fake = useFakeOpenAi({
