@@ -463,7 +463,7 @@ for (const [name, make, reachable] of suites) {
       expect(sums(window.counts)).toEqual(["dwell A 3 1", "enter A 0 2"]);
       // (no version: every live run of the workflow; replays, imported and finished runs left out)
       expect(window.live.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
-        { status: "running", state: '["EXECUTING"]', entered: JSON.stringify({ EXECUTING: T0 }) },
+        { status: "running", state: '["WORK"]', entered: JSON.stringify({ WORK: T0 }) },
         { status: "waiting", state: '["A"]', entered: JSON.stringify({ A: T0 }) },
       ]);
       expect(sums((await s.aggregates.fleet({ workflow: wf, version: null, hour: -1, allTime: true })).counts)).toEqual(["dwell A 3 1", "enter A 0 3"]);
