@@ -53,6 +53,28 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
   return rt as Runtime & { clock: ManualClock };
 }
 
+/**
+ * One process of a cluster on a scratch PostgreSQL schema (`url` names it; the queue goes there
+ * too), on `clock`, with no loops of its own besides the job worker's (no outbox interval,
+ * alerts, webhook deliveries, schedules, guide).
+ */
+export function clusterRuntime(url: string, schema: string, clock: ManualClock, extra: Partial<RuntimeOptions> = {}): Promise<Runtime> {
+  return createRuntime({
+    url,
+    clock,
+    env: {} as NodeJS.ProcessEnv,
+    migrate: migrateDatabase,
+    outboxIntervalMs: 0,
+    seedGuide: false,
+    alerts: { start: false },
+    webhooks: { start: false },
+    schedules: { start: false },
+    queue: { schema, expireSeconds: 30, maintenanceSeconds: 5 },
+    worker: { pollMs: 200 },
+    ...extra,
+  });
+}
+
 /** swiss-army tests: an empty knowledge store (no guide), so that only the Context Manager answers searches. */
 export function swissRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { clock: ManualClock }> {
   return workflowRuntime("swiss-army", { seedGuide: false, ...opts });
