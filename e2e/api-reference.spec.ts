@@ -35,6 +35,9 @@ test("the reference renders every operation from /api/openapi.json and asks noth
   // open "Start a run": its Idempotency-Key header, its body and its error answers
   const start = page.locator(".opblock-post", { has: page.locator(".opblock-summary-path", { hasText: /^\/api\/runs$/ }) });
   await start.locator(".opblock-summary").click();
+  // the address follows the open operation (deep links), though its path is text, not a link inside the row's button
+  await expect(page).toHaveURL(/#\/Runs\/startRun$/);
+  await expect(start.locator(".opblock-summary a")).toHaveCount(0);
   await expect(start.locator(".parameters")).toContainText("idempotency-key");
   await expect(start.locator(".responses-table")).toContainText("422");
   await expect(start.locator(".responses-table")).toContainText("workflow_disabled");

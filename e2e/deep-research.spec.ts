@@ -1,6 +1,7 @@
 // A research mission in the browser, on the offline engine over the shipped guide: topic → plan
 // in the review queue → approve → the DAG runs → check-in → report.md rendered with its sources.
 import { expect, test } from "./fixtures";
+import type { Plan } from "../workflows/deep-research/research/types";
 import { openInInbox, pendingReviewFor, shot } from "./helpers";
 
 const TOPIC = "How does Switchyard resume runs after a restart and keep timers durable?";
@@ -82,20 +83,6 @@ test("topic → approved plan → task DAG → report.md with cited sources and 
   await expect(page.getByTestId("timeline")).toContainText("report.md generated successfully");
 });
 
-interface PlanTask {
-  id: string;
-  type: string;
-  description: string;
-  dependsOn: string[];
-  dimension?: string;
-}
-interface Plan {
-  topic: string;
-  dimensions: string[];
-  tasks: PlanTask[];
-  estimatedIterations: number;
-}
-
 test("a plan v2 shows what changed since v1 and warns about tasks left without a dimension", async ({ page, request }) => {
   const started = await request.post("/api/runs", { data: { workflow: "deep-research", input: { topic: "What makes a review queue quick to scan?" } } });
   expect(started.status()).toBe(201);
@@ -115,7 +102,7 @@ test("a plan v2 shows what changed since v1 and warns about tasks left without a
     dimensions: [...v1.dimensions.filter((d) => d !== gone), "Keyboard use"],
     tasks: [
       ...v1.tasks.filter((t) => t !== last).map((t) => (t === s1 ? { ...t, description: `${t.description}, with a glossary` } : t)),
-      { id: "S9", type: "Search", description: "Find sources: keyboard use", dependsOn: ["P1"], dimension: "Keyboard use" },
+      { id: "S9", type: "Search", description: "Find sources: keyboard use", status: "BLOCKED", dependsOn: ["P1"], dimension: "Keyboard use" },
     ],
   };
   const modified = await request.post(`/api/reviews/${firstReview}/decision`, { data: { decision: "modify", feedback: "drop one dimension, add keyboard use", reviewer: "lea", data: { plan: v2 } } });

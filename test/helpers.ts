@@ -70,6 +70,28 @@ export function loopRuntime(opts: RuntimeOverrides = {}): Promise<Runtime & { cl
   return workflowRuntime("loop", { seedGuide: false, ...opts });
 }
 
+/**
+ * One process of a cluster on a scratch PostgreSQL schema (`url` names it; the queue goes there
+ * too), on `clock`, with no loops of its own besides the job worker's (no service chores,
+ * alerts, webhook deliveries, schedules, guide).
+ */
+export function clusterRuntime(url: string, schema: string, clock: ManualClock, extra: Partial<RuntimeOptions> = {}): Promise<Runtime> {
+  return createRuntime({
+    url,
+    clock,
+    env: {} as NodeJS.ProcessEnv,
+    migrate: migrateDatabase,
+    serviceChoresMs: 0,
+    seedGuide: false,
+    alerts: { start: false },
+    webhooks: { start: false },
+    schedules: { start: false },
+    queue: { schema, expireSeconds: 30, maintenanceSeconds: 5 },
+    worker: { pollMs: 200 },
+    ...extra,
+  });
+}
+
 /** An effect that never finishes until its invocation is cancelled. */
 export function hang(): (input: never, ctx: EffectContext) => Promise<unknown> {
   return (_input, ctx) =>

@@ -21,7 +21,7 @@ import { checkFlowSource } from "../lib/flows/validate";
 import { reviewRoutesFromEnv } from "../lib/reviews/routes";
 import { builtInWorkflows } from "../lib/machines/registry";
 import type { Principal } from "../lib/auth/accounts";
-import { flush, tempDbUrl } from "./helpers";
+import { clusterRuntime, flush, tempDbUrl } from "./helpers";
 
 const FLOW = `id: legal-flow
 initial_stage: SIGN_OFF
@@ -287,20 +287,7 @@ describe("escalation in cluster mode (PostgreSQL: a web process and two workers,
   /** the three processes of a cluster on one simulated clock */
   async function cluster(clock: ManualClock) {
     const node = async (role: "web" | "worker") => {
-      const rt = await createRuntime({
-        url: `${PG_URL}?schema=${scratch!.schema}`,
-        clock,
-        role,
-        env: {} as NodeJS.ProcessEnv,
-        migrate: migrateDatabase,
-        serviceChoresMs: 0,
-        seedGuide: false,
-        alerts: { start: false },
-        webhooks: { start: false },
-        schedules: { start: false },
-        queue: { schema: scratch!.schema, expireSeconds: 30, maintenanceSeconds: 5 },
-        worker: { pollMs: 200 },
-      });
+      const rt = await clusterRuntime(`${PG_URL}?schema=${scratch!.schema}`, scratch!.schema, clock, { role });
       open.push(rt);
       return rt;
     };

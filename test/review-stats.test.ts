@@ -15,7 +15,7 @@ import { reviewStats, StatsQuery } from "../lib/reviews/stats";
 import { findWorkflow } from "../lib/machines/registry";
 import { writeAll } from "../lib/db/sql";
 import { DATABASES, opened, PG_URL, type TestDb } from "./support/databases";
-import { flush, tempDbUrl } from "./helpers";
+import { clusterRuntime, flush, tempDbUrl } from "./helpers";
 
 const FLOW = `id: stats-flow
 initial_stage: CHECK
@@ -206,19 +206,7 @@ describe("review stats on a seeded set: PostgreSQL (a cluster's runtime)", () =>
     if (skip) return console.log(`[review-stats] PostgreSQL skipped: not reachable at ${PG_URL} (${skip})`);
     scratch = await scratchSchema(PG_URL, "sy_stats");
     const clock = new ManualClock(T0);
-    const rt = await createRuntime({
-      url: `${PG_URL}?schema=${scratch.schema}`,
-      clock,
-      env: {} as NodeJS.ProcessEnv,
-      migrate: migrateDatabase,
-      serviceChoresMs: 0,
-      seedGuide: false,
-      alerts: { start: false },
-      webhooks: { start: false },
-      schedules: { start: false },
-      queue: { schema: scratch.schema, expireSeconds: 30, maintenanceSeconds: 5 },
-      worker: { pollMs: 200 },
-    });
+    const rt = await clusterRuntime(`${PG_URL}?schema=${scratch.schema}`, scratch.schema, clock);
     seeded = await seed(rt, clock);
   }, 180_000);
   afterAll(async () => {
