@@ -52,6 +52,25 @@ export function effectTypeChecks() {
   return builtIn({ definition: hello, effects: () => ({ actors: { greet: async ({ name }) => ({ text: name }), shout: async ({ text }) => ({ text, length: text.length }) } }) });
 }
 
+/**
+ * Test files outside a workflow's folder that name workflows, and why: suites about all the
+ * workflows at once, and tests that move into a workflow's folder with the code they test.
+ */
+const CROSS_WORKFLOW: Record<string, string> = {
+  "test/fuzz-api.test.ts": "fuzzes every API route with valid and broken bodies: the workflows' own routes and inputs are part of the API",
+  "test/model-faults.test.ts": "the chaos run: every product workflow under model faults settles where it should",
+  "test/replay.test.ts": "every product workflow, driven then replayed on the code now running, takes the same steps",
+  "test/knowledge-store.test.ts": "ranks the shipped corpus, of which the workflows' guide pages are part",
+  // swiss-army's Context Manager and domain-agent's domains: their tests move with that code
+  "test/context-manager.test.ts": "the Context Manager (of swiss-army): moves into its workflow's folder with it",
+  "test/cm-memory.test.ts": "the Context Manager (of swiss-army): moves into its workflow's folder with it",
+  "test/swiss-army-knowledge.test.ts": "the Context Manager (of swiss-army): moves into its workflow's folder with it",
+  "test/outbox.test.ts": "the Context Manager's outbox (of swiss-army): moves into its workflow's folder with it",
+  "test/support/outbox-crash.ts": "the outbox test's child process: moves with it",
+  "test/domain-agent.test.ts": "the domains (of domain-agent): move into their workflow's folder with them",
+  "test/domain-agent-openai.test.ts": "the domains (of domain-agent): move into their workflow's folder with them",
+};
+
 function files(dir: string, exts = [".ts", ".tsx"]): string[] {
   const abs = path.join(ROOT, dir);
   if (!fs.existsSync(abs)) return [];
@@ -103,6 +122,26 @@ describe("a workflow is one folder plus one registry line", () => {
       });
     }
     expect(hits).toEqual([]);
+  });
+
+  it("a test outside a workflow's folder does not name that workflow (but the cross-workflow suites listed)", () => {
+    const ids = catalogOrder(products).map((e) => e.definition.id);
+    const named = new Map<string, Set<string>>();
+    const tests = [...files("test"), ...files("workflows").filter((f) => f.split(path.sep)[2] === "test")];
+    expect(tests).toContain(path.join("test", "workflow-shape.test.ts"));
+    for (const file of tests) {
+      const own = file.split(path.sep)[0] === "workflows" ? file.split(path.sep)[1] : null;
+      fs.readFileSync(path.join(ROOT, file), "utf8")
+        .split("\n")
+        .forEach((line) => {
+          if (/^\s*(\/\/|\*|\/\*)/.test(line)) return; // comments may mention a workflow
+          for (const id of ids) if (id !== own && new RegExp(`["'\`]${id}["'\`]|workflows/${id}\\b`).test(line)) named.set(file, (named.get(file) ?? new Set()).add(id));
+        });
+    }
+    const unexpected = [...named].filter(([file]) => !Object.hasOwn(CROSS_WORKFLOW, file.split(path.sep).join("/"))).map(([file, which]) => `${file}: ${[...which].join(", ")}`);
+    expect(unexpected, "engine and infrastructure tests run on test/fixtures/workflows; a workflow's own tests live in workflows/<id>/test").toEqual([]);
+    // an entry of the list that names none any more goes
+    expect(Object.keys(CROSS_WORKFLOW).filter((f) => !named.has(f.split("/").join(path.sep)))).toEqual([]);
   });
 
   it("no import path names a workflow folder outside it (but workflows/registry.ts, test/, e2e/, bench/)", () => {
