@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { parkEffect, waitingOutside, type EffectContext, type EffectFn } from "../engine/engine";
 import { isStorageFailure } from "../engine/errors";
+import { childKey, parseKey, type PersistedChildren } from "../engine/key";
 import type { RunStore } from "../engine/store/types";
 import { TERMINAL } from "../engine/store/types";
 import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
@@ -85,9 +86,9 @@ export function currentIn(store: RunStore): (runId: string, key: string) => Prom
   return async (runId, key) => {
     const run = await store.getRun(runId);
     if (!run || TERMINAL.includes(run.status)) return false;
-    const child = key.slice(runId.length + 1, key.lastIndexOf(":"));
-    const snap = run.snapshot as { children?: Record<string, { snapshot?: { status?: string } }>; effects?: Record<string, number> };
-    return snap.children?.[child]?.snapshot?.status === "active" && key === `${runId}:${child}:${snap.effects?.[child] ?? 0}`;
+    const child = parseKey(key, runId)?.child;
+    const snap = run.snapshot as PersistedChildren;
+    return child !== undefined && snap.children?.[child]?.snapshot?.status === "active" && key === childKey(runId, snap, child);
   };
 }
 
