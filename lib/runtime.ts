@@ -208,7 +208,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
   // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
-  const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks), env });
+  const steps = stepEffects({ external: externalStep(() => tasks), env });
   // each effect runs in its run's scope: code it sends to the sandbox counts against whoever started the run
   configureSandbox({ maxQueuedPerPrincipal: queuePerPrincipalFromEnv(env) });
   const scoped = principalScoped(principalsIn(db));
@@ -223,6 +223,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     workflows: (id, input, run) => candidateOf(run?.replay?.eval) ?? findWorkflow(id, input),
     effects: crash ? (id) => crash(effectsOf(id)) : effectsOf,
     dispatch: queue?.dispatcher,
+    // what effects call as ctx.model (bound to their invocation)
+    model: () => base.model,
     // a waiting run leaves memory after this long idle (lib/engine/evict.ts)
     evictAfterMs: evictAfterFromEnv(env),
     fleetCounters: opts.fleetCounters,

@@ -9,6 +9,7 @@ import { parseTaskMd } from "../workflows/deep-research/research/taskmd";
 import { MISSION_STATUSES } from "../workflows/deep-research/research/types";
 import type { Plan, Task } from "../workflows/deep-research/research/types";
 import { fail, researchRuntime } from "./helpers";
+import { EffectError } from "../lib/engine/effect-error";
 
 let rt: Awaited<ReturnType<typeof researchRuntime>> | null = null;
 afterEach(async () => {
@@ -434,7 +435,7 @@ describe("deep-research unrecoverable errors and plan validation", () => {
       actors: {
         plan: fixedPlan() as never,
         researchTask: (async (input: { task: Task; attempt: number }, ctx: EffectContext) => {
-          if (input.task.id === "S2" && limited) throw Object.assign(new Error("token budget exhausted"), { category: "RESOURCE_LIMIT" });
+          if (input.task.id === "S2" && limited) throw new EffectError("token budget exhausted", { category: "RESOURCE_LIMIT" });
           return base(input, ctx);
         }) as never,
       },

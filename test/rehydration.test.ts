@@ -27,7 +27,7 @@ describe("engine restart", () => {
     const counting = (name: string) => (rt: () => Runtime) => async (input: never, ctx: EffectContext) => {
       calls[name]++;
       const { swissArmyEffects } = await import("../workflows/swiss-army/effects");
-      const real = swissArmyEffects({ cm: rt().cm, model: () => rt().model }).actors[name === "parse" ? "parseRequest" : "searchContext"];
+      const real = swissArmyEffects({ cm: rt().cm }).actors[name === "parse" ? "parseRequest" : "searchContext"];
       return real(input, ctx);
     };
     let a!: Runtime;
@@ -61,7 +61,7 @@ describe("engine restart", () => {
       actors: {
         parseRequest: (async (input: never, ctx: EffectContext) => {
           const { swissArmyEffects } = await import("../workflows/swiss-army/effects");
-          await swissArmyEffects({ cm: a.cm, model: () => a.model }).actors.parseRequest(input, ctx);
+          await swissArmyEffects({ cm: a.cm }).actors.parseRequest(input, ctx);
           return hang()(input, ctx);
         }) as never,
       },

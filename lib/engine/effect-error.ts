@@ -15,7 +15,8 @@ export class EffectError extends Error {
   /** `retryable` defaults to the category's (NETWORK and LLM are) */
   constructor(message: string, opts: { category: string; retryable?: boolean; cause?: unknown }) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = new.target.name;
+    // each subclass names itself (a stored error's name, which minified code would not keep)
+    this.name = "EffectError";
     this.category = opts.category;
     this.retryable = opts.retryable ?? RETRYABLE.has(opts.category);
   }

@@ -14,6 +14,7 @@ import { Cancel } from "./cancel";
 import type { Clock } from "./clock";
 import { serializeError } from "./draft";
 import { isParked, waitsOutside, type EffectContext, type WorkflowEffects } from "./effects";
+import { EffectError } from "./effect-error";
 import { ConflictError, InvalidError, StorageError, WriterConflict } from "./errors";
 import { inFlightEffects } from "./invariant";
 import { invokingStateOf } from "./invokers";
@@ -58,6 +59,12 @@ function enteredAt(row: RunRow, state: string): number | undefined {
     .filter(([s]) => s === state || s.startsWith(`${state}.`))
     .map(([, t]) => Number(t));
   return times.length ? Math.min(...times) : undefined;
+}
+
+/** The source's recorded failure, thrown again by a replay (its category kept). */
+function replayedError(error: NonNullable<ReplayedOutcome["error"]>, mark: ReplayedOutcome["mark"]): Error {
+  const e = error.category ? new EffectError(error.message, { category: error.category }) : new Error(error.message);
+  return Object.assign(e, { name: error.name, replayed: mark });
 }
 
 const noModel = (): ModelPort => {
@@ -259,7 +266,7 @@ export class EffectsRunner {
       .then(async (): Promise<{ output: unknown; mark: ReplayedOutcome["mark"] | null }> => {
         // a replay takes the source's recorded outcome for the same state, visit and input (or skips a side effect)
         const from = live.replay ? await live.replay.outcome(ctx.state, src, input) : null;
-        if (from?.error) throw Object.assign(new Error(from.error.message), from.error, { replayed: from.mark });
+        if (from?.error) throw replayedError(from.error, from.mark);
         if (from) return { output: from.output, mark: from.mark };
         if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
         const traced = { runId, workflow: live.def.id, state: ctx.state, key, effect: src, again, enteredAt: enteredAt(live.row, ctx.state) };

@@ -14,6 +14,9 @@ export interface RetryPolicy {
   maxBackoffMs?: number;
 }
 
+/** A policy whose waits double from `backoffMs` (a step's, a task's, a model call's). */
+export type DoublingRetry = RetryPolicy & { backoffMs: number };
+
 /** The wait (ms) before retry number `retry` (0: the first retry). */
 export function backoffMs(p: RetryPolicy, retry: number): number {
   const b = p.backoffMs;
@@ -32,8 +35,8 @@ export function scheduleRetry(waits: readonly number[]): RetryPolicy {
 }
 
 /** A step's `retry: { max, backoff_s }` (lib/steps/schema.ts): `max` retries after the first attempt, `backoff_s` seconds before the first. */
-export function stepRetry(r: { max: number; backoff_s: number } | undefined): RetryPolicy {
-  return { maxAttempts: (r?.max ?? 0) + 1, backoffMs: (r?.backoff_s ?? 0) * 1000 };
+export function stepRetry(r: { max: number; backoff_s: number } | undefined): DoublingRetry {
+  return { maxAttempts: (r?.max ?? 0) + 1, backoffMs: Math.round((r?.backoff_s ?? 0) * 1000) };
 }
 
 /** The database refused (locked, unreachable): tried again until it answers, 0.5 s, 1 s, 2 s … up to 30 s apart. */

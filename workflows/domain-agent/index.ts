@@ -7,7 +7,7 @@ import { agentOutputs } from "./outputs";
 export default builtIn({
   definition: domainAgent,
   order: 3,
-  effects: (p) => domainAgentEffects({ db: p.db, model: p.model }),
+  effects: (p) => domainAgentEffects({ db: p.db }),
   views: () => import("./views"),
   pages: { log: () => import("./log-page") },
   outputs: agentOutputs,

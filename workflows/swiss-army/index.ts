@@ -8,7 +8,7 @@ import { swissOutputs } from "./outputs";
 export default builtIn({
   definition: swissArmy,
   order: 1,
-  effects: (p) => swissArmyEffects({ cm: p.cm, model: p.model, documents: p.documents }),
+  effects: (p) => swissArmyEffects({ cm: p.cm, documents: p.documents }),
   defaults: (env) => ({ config: swissConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),
