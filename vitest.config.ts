@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "workflows/**/*.test.ts"],
     // one migrated template database per dialect; tests copy it (test/global-setup.ts); and
     // @switchyard/client's dist/ built when it is missing or stale (scripts/build-client.mjs)
     globalSetup: ["./test/global-setup.ts", "test/support/client-dist.ts"],

@@ -3,6 +3,8 @@
 // workflows/registry.ts here, in the app's own server bundle, so that a lazy "use client" module
 // arrives as a client reference; the core's catalog (definitions, effects, JSON endpoints) is
 // provided once by instrumentation.ts. Nothing below the app imports this file.
+import type { Metadata } from "next";
+import type { NavLink } from "@/lib/machines/built-in";
 import { catalogOrder } from "@/lib/machines/registry";
 import * as workflows from "@/workflows/registry";
 
@@ -19,8 +21,28 @@ export async function panelOf(id: string): Promise<unknown> {
   return (await byId.get(id)?.panel?.())?.default ?? null;
 }
 
+/** the built-in workflows' panels on the Settings page, in catalog order (server components taking { rt }) */
+export async function settingsPanels(): Promise<unknown[]> {
+  const modules = await Promise.all(entries.filter((w) => w.settings).map((w) => w.settings!()));
+  return modules.map((m) => m.default).filter((p) => p != null);
+}
+
+async function pageModule(name: string): Promise<{ default: unknown; metadata?: Metadata } | null> {
+  const w = entries.find((e) => e.pages && Object.hasOwn(e.pages, name));
+  return w ? ((await w.pages![name]!()) as { default: unknown; metadata?: Metadata }) : null;
+}
+
 /** the app-level page <name> a built-in workflow contributes (a server component taking the page's props; null: none) */
 export async function pageOf(name: string): Promise<unknown> {
-  const w = entries.find((e) => e.pages && Object.hasOwn(e.pages, name));
-  return w ? ((await w.pages![name]!()).default ?? null) : null;
+  return (await pageModule(name))?.default ?? null;
+}
+
+/** the metadata (title, …) the page <name>'s module exports (null: none, or no such page) */
+export async function pageMetadataOf(name: string): Promise<Metadata | null> {
+  return (await pageModule(name))?.metadata ?? null;
+}
+
+/** the links the built-in workflows add to the top navigation, in catalog order */
+export function navLinksOf(): NavLink[] {
+  return entries.flatMap((w) => w.nav ?? []);
 }

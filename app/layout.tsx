@@ -5,6 +5,7 @@ import { UserBar } from "@/components/auth/user-bar";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { authEnabled } from "@/lib/auth/roles";
+import { navLinksOf } from "./catalog";
 import { currentUser } from "./session";
 import { RoleProvider } from "@/components/auth/role";
 import { SkipLink } from "@/components/ui/skip-link";
@@ -27,7 +28,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
       <body className="min-h-screen antialiased">
         <SkipLink />
         {/* before sign-in: no counts, no names */}
-        <Nav signedIn={!authEnabled() || !!who} />
+        <Nav signedIn={!authEnabled() || !!who} extra={navLinksOf()} />
         {who && <UserBar name={who.name} role={who.role} />}
         {(!authEnabled() || who) && <AlertBanner />}
         <RoleProvider role={who?.role ?? null}>

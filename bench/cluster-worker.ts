@@ -10,7 +10,7 @@ provideWorkflows(workflows);
 const rt = await createRuntime({
   role: "worker",
   seedGuide: false,
-  outboxIntervalMs: 0,
+  serviceChoresMs: 0,
   alerts: { start: false },
   webhooks: { start: false },
   effects: () => ({ "swiss-army": instantEffects() }),

@@ -64,7 +64,7 @@ async function phase(workers: number, RUNS: number, CYCLES: number): Promise<{ t
   let web: Runtime | null = null;
   const procs: ChildProcess[] = [];
   try {
-    web = await createRuntime({ url: env.DATABASE_URL, env, role: "web", seedGuide: false, outboxIntervalMs: 0, alerts: { start: false }, webhooks: { start: false }, effects: () => ({ "swiss-army": instantEffects() }), log: () => {} });
+    web = await createRuntime({ url: env.DATABASE_URL, env, role: "web", seedGuide: false, serviceChoresMs: 0, alerts: { start: false }, webhooks: { start: false }, effects: () => ({ "swiss-army": instantEffects() }), log: () => {} });
     const outputs: string[] = [];
     for (let i = 0; i < workers; i++) {
       const p = spawn(process.execPath, ["--import", "tsx", "bench/cluster-worker.ts"], { env, stdio: ["ignore", "pipe", "inherit"] });

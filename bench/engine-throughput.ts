@@ -60,7 +60,7 @@ function tempUrl(name: string) {
 async function engineRun(w: { runs: number; cycles: number; capture: boolean }) {
   const { url } = tempUrl("engine");
   await migrateDatabase(url);
-  const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, alerts: { start: false }, effects: () => ({ "swiss-army": instantEffects() }) });
+  const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, serviceChoresMs: 0, alerts: { start: false }, effects: () => ({ "swiss-army": instantEffects() }) });
   rt.engine.bus.subscribe("*", () => {}); // a watcher, as a browser would be
   // the batches as the store serialised them (strings and numbers: cheap to keep until the replay),
   // and null where the writer re-indexed the runs those batches marked stale for search

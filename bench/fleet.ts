@@ -75,7 +75,7 @@ async function seedAndQuery() {
   const url = kept ? `file:${path.resolve(kept)}` : tempUrl("fleet");
   await migrateDatabase(url);
   const clock = new ManualClock(END);
-  const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false }, schedules: { start: false } });
+  const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, serviceChoresMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false }, schedules: { start: false } });
   const db = rt.sqlite!.db;
   const t0 = performance.now();
   const insertRun = db.prepare(`INSERT INTO "Run" ("id","workflow","status","state","input","output","error","entered","version","seq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt","inFlight") VALUES (?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?)`);
@@ -173,7 +173,7 @@ const busy: Record<"on" | "off", { writer: number; main: number; passes: number 
 async function engineRate(fleetCounters: boolean): Promise<number> {
   const url = tempUrl("engine");
   await migrateDatabase(url);
-  const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, alerts: { start: false }, schedules: { start: false }, fleetCounters, effects: () => ({ "swiss-army": instantEffects() }) });
+  const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, serviceChoresMs: 0, alerts: { start: false }, schedules: { start: false }, fleetCounters, effects: () => ({ "swiss-army": instantEffects() }) });
   rt.engine.bus.subscribe("*", () => {});
   const started = performance.now();
   const cpu0 = process.cpuUsage();

@@ -191,7 +191,7 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-retrieval-"));
 const url = `file:${path.join(dir, "bench.db")}`;
-const rt = await createRuntime({ url, migrate: migrateDatabase, resume: false, outboxIntervalMs: 0, alerts: { start: false }, env: {} as NodeJS.ProcessEnv });
+const rt = await createRuntime({ url, migrate: migrateDatabase, resume: false, serviceChoresMs: 0, alerts: { start: false }, env: {} as NodeJS.ProcessEnv });
 try {
   console.log(`corpus: ${sentences.length} guide sentences, ${headings.length} headings, ${vocab.length} synthetic words (Zipf)`);
   const importer = new KnowledgeStore(rt.db, HYBRID ? { embed: fakeEmbed, embedModel: `hashed-bow-${DIMS}`, staleCheckMs: 0 } : { staleCheckMs: 0 });

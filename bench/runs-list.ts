@@ -38,7 +38,7 @@ async function main() {
   const url = `file:${path.join(dir, "runs.db")}`;
   await migrateDatabase(url);
   const clock = new ManualClock(START + 60 * DAY);
-  const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, outboxIntervalMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false } });
+  const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, serviceChoresMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false } });
   const db = rt.sqlite!.db;
   const t0 = performance.now();
   const insertRun = db.prepare(

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
+import type { NavLink } from "@/lib/machines/built-in";
 
 // On a phone (under 640 px) the nav stays on one line: the first three keep a short label, the
 // rest show an icon; every link keeps its full name for screen readers and a tooltip.
@@ -11,7 +12,6 @@ const links: { href: string; label: string; short?: string; icon?: React.ReactNo
   { href: "/workflows", label: "Workflows" },
   { href: "/schedules", label: "Schedules", icon: <path d="M12 7v5l3 2M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z" /> },
   { href: "/evals", label: "Evals", icon: <path d="M4 20V11M10 20V5M16 20v-6M2 20h20" /> },
-  { href: "/log", label: "Log", icon: <path d="M4 5h16M4 10h16M4 15h10M4 20h7" /> },
   { href: "/knowledge", label: "Knowledge", icon: <path d="M5 4h10a4 4 0 0 1 4 4v12H9a4 4 0 0 1-4-4zM5 16a4 4 0 0 1 4-4h10" /> },
   {
     href: "/settings",
@@ -65,12 +65,19 @@ function usePendingCount(initial: number, live: boolean): number {
   return pending;
 }
 
-export function NavLinks({ pending: initial, live }: { pending: number; live: boolean }) {
+/** the core's links with the workflows' (`extra`, from their entries' `nav`) after Evals */
+function withExtra(extra: NavLink[]): typeof links {
+  const at = links.findIndex((l) => l.href === "/evals") + 1;
+  const added = extra.map((l) => ({ href: l.href, label: l.label, ...(l.icon ? { icon: <path d={l.icon} /> } : {}) }));
+  return [...links.slice(0, at), ...added, ...links.slice(at)];
+}
+
+export function NavLinks({ pending: initial, live, extra = [] }: { pending: number; live: boolean; extra?: NavLink[] }) {
   const path = usePathname();
   const pending = usePendingCount(initial, live && !path.startsWith("/login"));
   return (
     <nav className="flex min-w-0 flex-nowrap items-center gap-0.5 text-xs sm:gap-1 sm:overflow-x-auto sm:text-sm" data-testid="nav">
-      {links.map((l) => {
+      {withExtra(extra).map((l) => {
         const active = l.href === "/" ? path === "/" || path.startsWith("/runs") : path === l.href || path.startsWith(`${l.href}/`);
         return (
           <Link key={l.href} href={l.href} title={l.label} className={`flex items-center gap-1 whitespace-nowrap rounded-md px-1.5 py-1.5 sm:gap-1.5 sm:px-3 ${active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"}`}>

@@ -1,9 +1,10 @@
 import Link from "next/link";
 import { getRuntime } from "@/lib/runtime";
+import type { NavLink } from "@/lib/machines/built-in";
 import { NavLinks } from "./nav-links";
 
-/** `signedIn` false (accounts on, nobody signed in): the links only, no pending count. */
-export async function Nav({ signedIn }: { signedIn: boolean }) {
+/** `signedIn` false (accounts on, nobody signed in): the links only, no pending count. `extra`: the workflows' links. */
+export async function Nav({ signedIn, extra = [] }: { signedIn: boolean; extra?: NavLink[] }) {
   let pending = 0;
   if (signedIn) {
     try {
@@ -22,7 +23,7 @@ export async function Nav({ signedIn }: { signedIn: boolean }) {
           </svg>
           <span className="sr-only sm:not-sr-only">Switchyard</span>
         </Link>
-        <NavLinks pending={pending} live={signedIn} />
+        <NavLinks pending={pending} live={signedIn} extra={extra} />
       </div>
     </header>
   );

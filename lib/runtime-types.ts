@@ -13,9 +13,9 @@ import type { Clock } from "./engine/clock";
 import type { Engine } from "./engine/engine";
 import type { RunStore } from "./engine/store/types";
 import type { WebhookDispatcher } from "./hooks/webhooks";
-import type { ContextManager } from "./knowledge/context-manager";
 import type { KnowledgeStore } from "./knowledge/documents";
 import type { LlmConfig } from "./llm/endpoints";
+import type { Services } from "./machines/services";
 import type { RecordingModel } from "./llm/recording";
 import type { ModelPort } from "./llm/types";
 import type { RetentionJob } from "./retention/prune";
@@ -54,7 +54,8 @@ export interface Runtime {
   db: Db;
   store: RunStore;
   engine: Engine;
-  cm: ContextManager;
+  /** each built-in workflow's own services (builtIn({ services })), by workflow id: `services.of(id)` */
+  services: Services;
   /** the document store (its index is built on first search) */
   knowledge: KnowledgeStore;
   /** the document store, seeded with the shipped guide on first use when empty (unless seeding is off) */

@@ -33,7 +33,6 @@ import { principalScoped, principalsIn } from "./sandbox/principal";
 import { currentIn, externalStep } from "./tasks/effect";
 import { leaseFromEnv, TaskQueue } from "./tasks/queue";
 import { externalRoutesFromEnv, routeEffects } from "./tasks/settings";
-import { ContextManager } from "./knowledge/context-manager";
 import type { KnowledgeStore } from "./knowledge/documents";
 import { knowledgeStoreFor, seededOnFirstUse } from "./knowledge/instance";
 import type { LlmConfig } from "./llm/endpoints";
@@ -41,7 +40,8 @@ import { RecordingModel } from "./llm/recording";
 import { evictAfterFromEnv } from "./engine/evict";
 import { selectModel } from "./llm/select";
 import type { ModelPort } from "./llm/types";
-import { builtInDefaults, builtInEffects, builtInOutputs, builtInWorkflows, findWorkflow, isBuiltIn } from "./machines/registry";
+import { builtInDefaults, builtInEffects, builtInEntries, builtInOutputs, builtInWorkflows, findWorkflow, isBuiltIn } from "./machines/registry";
+import { Services } from "./machines/services";
 import { reviewRoutesFromEnv } from "./reviews/routes";
 import { candidateOf } from "./change/candidates";
 import { holdRunningCandidates, resumeEvals } from "./change/evals";
@@ -75,8 +75,8 @@ export interface RuntimeOptions {
   effects?: (rt: Omit<Runtime, "engine" | "close">) => Record<string, WorkflowEffects>;
   /** seed docs/guide into an empty knowledge store on first use (default: env SWITCHYARD_SEED_GUIDE !== "0") */
   seedGuide?: boolean;
-  /** flush the Context Manager's outbox on an interval (ms; 0 = never) */
-  outboxIntervalMs?: number;
+  /** run the workflows' service chores (lib/machines/services.ts) on this interval (ms) instead of each chore's own; 0 = never */
+  serviceChoresMs?: number;
   /** webhook delivery settings (tests); start: false records deliveries without sending them */
   webhooks?: Pick<WebhookDispatcherOptions, "fetch" | "backoffMs" | "timeoutMs" | "pollMs" | "log"> & { start?: boolean };
   /** alert evaluation: start: false never evaluates on its own (call rt.alerts.evaluateOnce());
@@ -102,7 +102,7 @@ export function defaultEffects(rt: Omit<Runtime, "engine" | "close">, env: NodeJ
   const searchUrl = env.SWITCHYARD_SEARCH_URL?.trim();
   const web = searchUrl ? new SearxngSearch(searchUrl) : null;
   const knowledge = new KnowledgeSearch(rt.knowledgeReady);
-  return builtInEffects({ db: rt.db, model: () => rt.model, cm: rt.cm, documents: rt.knowledgeReady, knowledge, web, engine: rt.getEngine, env });
+  return builtInEffects({ db: rt.db, model: () => rt.model, documents: rt.knowledgeReady, knowledge, web, engine: rt.getEngine, env }, rt.services);
 }
 
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -156,11 +156,11 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     };
     queue = { boss, dispatcher: new QueueDispatcher(boss, settings, queued), settings, origin, target };
   }
-  const cm = new ContextManager(db, clock, provider);
-  await cm.seed();
   await loadUserWorkflows(db);
   const selected = opts.model ? { model: opts.model, config: null } : selectModel(env);
   const model = new RecordingModel(selected.model, db, clock);
+  // each built-in workflow's own services (the Context Manager …), created and started once here
+  const services = await Services.start(builtInEntries(), { db, clock, dialect: provider, model: () => model, env });
   const knowledge = knowledgeStoreFor({ db, model, dialect: provider }, env);
   const knowledgeReady = seededOnFirstUse(knowledge, opts.seedGuide ?? env.SWITCHYARD_SEED_GUIDE !== "0");
   let engineRef: Engine | null = null;
@@ -195,7 +195,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     pg: pgPool,
     db,
     store,
-    cm,
+    services,
     knowledge,
     knowledgeReady,
     model,
@@ -235,7 +235,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   webhooks.attach(engine.hooks);
   // a run that moved on withdraws the tasks its parked effects left for workers
   engine.bus.subscribe("*", (msg) => msg.type === "run" && tasks.runMoved(msg.run.id), { passive: true });
-  const outboxInterval = opts.outboxIntervalMs ?? 10_000;
+  // the services' chores, each on its own interval unless the options set one for all (0: never)
+  const serviceChores = services.chores().map((c) => ({ ...c, everyMs: opts.serviceChoresMs ?? c.chore.everyMs })).filter((c) => c.everyMs > 0);
   let cluster: Cluster | null = null;
   let chores: ReturnType<typeof setInterval> | null = null;
   if (queue) {
@@ -251,8 +252,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         chores: async (chore) => {
           if (chore === "alerts") return alerts.evaluateOnce();
           if (chore === "retention") return keep ? pruneRuns({ sqlite, pg: pgPool, clock }, keep) : null;
-          if (chore === "outbox") return cm.flushOutbox();
-          return engine.sweep();
+          return services.runChore(chore) ?? engine.sweep();
         },
       });
     }
@@ -277,7 +277,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
         void dispatcher.chore("sweep", 60).catch((e) => log(`queue: ${(e as Error).message}`));
         if (alertInterval > 0 && opts.alerts?.start !== false) void dispatcher.chore("alerts", alertInterval / 1000).catch(() => {});
         if (keep) void dispatcher.chore("retention", keep.intervalMs / 1000).catch(() => {});
-        if (outboxInterval > 0) void dispatcher.chore("outbox", outboxInterval / 1000).catch(() => {});
+        for (const c of serviceChores) void dispatcher.chore(c.name, c.everyMs / 1000).catch(() => {});
       };
       propose();
       chores = setInterval(propose, 5_000);
@@ -286,9 +286,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   }
   if (startWebhooks && role !== "web") webhooks.start();
   if (!cluster && opts.alerts?.start !== false && alertInterval > 0) alerts.start();
-  // the Context Manager's outbox: flushed on an interval here; in cluster mode by one worker per window
-  const outbox = outboxInterval > 0 && !cluster ? setInterval(() => void cm.flushOutbox().catch(() => {}), outboxInterval) : null;
-  outbox?.unref?.();
+  // the services' chores: run on their intervals here; in cluster mode by one worker per window
+  const serviceTimers = cluster ? [] : serviceChores.map((c) => setInterval(() => void c.chore.run().catch(() => {}), c.everyMs));
+  for (const t of serviceTimers) t.unref?.();
   if (!cluster) retention?.start();
   // an evaluation's candidate runs on a definition held in memory: held again before its runs resume
   if (opts.resume !== false) await holdRunningCandidates(db).catch((e) => log(`evaluations: ${(e as Error).message}`));
@@ -315,14 +315,14 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     await retention?.stop();
     await alerts.stop();
     await webhooks.stop();
-    if (outbox) clearInterval(outbox);
+    for (const t of serviceTimers) clearInterval(t);
     await engine.stop();
     tasks.close();
     await worker?.settled(); // jobs cut short by the stop are failed, so another worker retries them
     await listener?.stop();
     await queue?.boss.stop({ graceful: false, wait: true }).catch(() => {});
     await webhooks.idle(); // hook events of the last commits are recorded (pending, sent after a restart)
-    await cm.idle();
+    await services.idle();
     await db.$disconnect();
     await store.close();
     if (sqlite) sqlite.db.close();

@@ -55,7 +55,7 @@ const STATES = new Map(WORKFLOWS.map((w) => [w.id, new Map(deriveGraph(w.machine
 // the poison pill and the post-commit-action check use the first built-in (catalog order) with an
 // example whose effects declare post-commit actions (the engine's outbox); picked through the
 // registry, not by its folder. Effect factories only capture their ports, so none are needed here.
-const OUTBOX = builtInEntries().find((e) => e.definition.example !== undefined && Object.keys(e.effects?.({} as EffectPorts).actions ?? {}).length > 0)?.definition;
+const OUTBOX = builtInEntries().find((e) => e.definition.example !== undefined && Object.keys(e.effects?.({} as EffectPorts, {}).actions ?? {}).length > 0)?.definition;
 if (!OUTBOX) {
   console.error("chaos: no built-in workflow with an example and post-commit actions");
   process.exit(2);

@@ -24,7 +24,7 @@ function line(r: FileImportResult): string {
   return `✔ ${r.file}: imported ${r.chunks} chunk${r.chunks === 1 ? "" : "s"} as “${r.document.title}”${emb}`;
 }
 
-const rt = await createRuntime({ migrate: migrateDatabase, resume: false, outboxIntervalMs: 0, alerts: { start: false } });
+const rt = await createRuntime({ migrate: migrateDatabase, resume: false, serviceChoresMs: 0, alerts: { start: false } });
 let imported = 0;
 let chunks = 0;
 let duplicates = 0;

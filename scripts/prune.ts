@@ -17,7 +17,7 @@ if (values.help || !values.days || !(days > 0)) {
   console.error("usage: npm run prune -- --days <n> [--archive <folder>]\n  removes finished runs older than n days (and what they own); --archive writes each as run-<id>.json first");
   process.exit(values.help ? 0 : 2);
 }
-const rt = await createRuntime({ migrate: migrateDatabase, resume: false, outboxIntervalMs: 0, alerts: { start: false }, retention: null });
+const rt = await createRuntime({ migrate: migrateDatabase, resume: false, serviceChoresMs: 0, alerts: { start: false }, retention: null });
 try {
   const out = await pruneRuns(rt, { olderThanMs: days * 86_400_000, archiveDir: values.archive ?? null });
   console.log(`finished runs before ${out.cutoff}: ${out.runs} removed${values.archive ? `, ${out.archived} archived to ${values.archive}` : ""}; ${out.snapshots} old snapshots of remaining runs dropped`);

@@ -42,7 +42,7 @@ const usage = () => {
 if (!command || !["add", "token", "revoke", "unlock", "group", "list"].includes(command)) usage();
 if (command === "group" && arg !== "list" && (!values.name || (values.add === undefined) === (values.remove === undefined))) usage();
 
-const rt = await createRuntime({ migrate: migrateDatabase, resume: false, outboxIntervalMs: 0, alerts: { start: false }, retention: null });
+const rt = await createRuntime({ migrate: migrateDatabase, resume: false, serviceChoresMs: 0, alerts: { start: false }, retention: null });
 try {
   if (command === "add") {
     if (!values.name || !isRole(values.role)) usage();

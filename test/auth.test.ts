@@ -9,6 +9,7 @@ import { Accounts } from "../lib/auth/accounts";
 import { ManualClock } from "../lib/engine/clock";
 import { migrateDatabase } from "../lib/db/migrations";
 import { permits, requiredRole, sameSitePath } from "../lib/auth/roles";
+import { builtInApi } from "../lib/machines/registry";
 import { inState, tempDbUrl } from "./helpers";
 
 // server actions read the session cookie through next/headers: here, the cookie a test sets
@@ -21,7 +22,8 @@ process.env.DATABASE_URL = url;
 process.env.SWITCHYARD_AUTH = "on";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-type Route = { file: string; path: string; methods: Record<string, Handler> };
+/** `roles`: what a workflow's endpoint declares it needs, by method (none: the table in lib/auth/roles.ts) */
+type Route = { file: string; path: string; methods: Record<string, Handler>; roles?: Record<string, ReturnType<typeof requiredRole> | undefined> };
 const routes: Route[] = [];
 const tokens: Record<string, string> = {};
 let adminCookie = "";
@@ -49,6 +51,15 @@ beforeAll(async () => {
     const methods = Object.fromEntries(["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => typeof mod[m] === "function").map((m) => [m, mod[m] as Handler]));
     routes.push({ file, path: `/${path.dirname(file).replace(/^app\//, "")}`, methods });
   }
+  // the workflows' endpoints, each served by the catch-all with the methods and roles it declares
+  const catchAll = routes.find((r) => r.file.endsWith("[...name]/route.ts"))!;
+  for (const { name, method, op } of builtInApi()) {
+    let r = routes.find((x) => x.path === `/api/${name}`);
+    if (!r) routes.push((r = { file: catchAll.file, path: `/api/${name}`, methods: {}, roles: {} }));
+    r.methods[method] = catchAll.methods[method]!;
+    r.roles![method] = op.role;
+  }
+  expect(routes.find((r) => r.path === "/api/profile")?.roles).toEqual({ GET: undefined, PUT: "operator", DELETE: "operator" });
   const { getRuntime } = await import("../lib/runtime");
   const rt = await getRuntime();
   for (const role of ["viewer", "reviewer", "operator", "admin"] as const) {
@@ -75,13 +86,14 @@ afterAll(async () => {
 });
 
 const bearer = (role: string) => ({ authorization: `Bearer ${tokens[role]}` });
+const needOf = (r: Route, m: string) => (r.roles?.[m] !== undefined ? r.roles[m] : requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x")));
 
 describe("accounts on", () => {
   it("every route without a session or token: 401 (health and sign-in excepted)", async () => {
     let checked = 0;
     for (const r of routes) {
       for (const m of Object.keys(r.methods)) {
-        const need = requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x"));
+        const need = needOf(r, m);
         const res = await call(r, m);
         if (need === null) {
           expect(res.status, `${m} ${r.path}`).not.toBe(401);
@@ -99,7 +111,7 @@ describe("accounts on", () => {
     let mutating = 0;
     for (const r of routes) {
       for (const m of Object.keys(r.methods).filter((x) => x !== "GET")) {
-        const need = requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x"));
+        const need = needOf(r, m);
         if (need === null) continue;
         mutating++;
         const res = await call(r, m, bearer("viewer"));
@@ -123,7 +135,7 @@ describe("accounts on", () => {
     let tasks = 0;
     for (const r of routes) {
       for (const m of Object.keys(r.methods)) {
-        const need = requiredRole(m, r.path.replace(/\[[^\]]+\]/g, "x"));
+        const need = needOf(r, m);
         if (need === null) continue;
         const status = (await call(r, m, bearer("worker"))).status;
         if (r.path.startsWith("/api/tasks/")) {

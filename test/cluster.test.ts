@@ -25,7 +25,7 @@ async function node(role: Role, actors: Record<string, (input: never, ctx: Effec
     env,
     role,
     migrate: migrateDatabase,
-    outboxIntervalMs: 0,
+    serviceChoresMs: 0,
     seedGuide: false,
     alerts: { start: false },
     webhooks: { start: false },

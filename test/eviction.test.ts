@@ -240,7 +240,7 @@ describe("eviction in cluster mode (PostgreSQL)", () => {
       env,
       role: "all",
       migrate: migrateDatabase,
-      outboxIntervalMs: 0,
+      serviceChoresMs: 0,
       seedGuide: false,
       alerts: { start: false },
       webhooks: { start: false },

@@ -27,6 +27,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportRun, type RunExport } from "../lib/api/run-export";
 import { migrateDatabase } from "../lib/db/migrations";
+import { builtInApi } from "../lib/machines/registry";
 import type { Runtime } from "../lib/runtime";
 import { inState, tempDbUrl } from "./helpers";
 
@@ -52,13 +53,10 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   "/api/auth/me": () => import("../app/api/auth/me/route"),
   "/api/alerts/rules/[id]": () => import("../app/api/alerts/rules/[id]/route"),
   "/api/alerts/rules": () => import("../app/api/alerts/rules/route"),
-  "/api/entries": () => import("../app/api/entries/route"),
   "/api/health": () => import("../app/api/health/route"),
   "/api/knowledge/[id]": () => import("../app/api/knowledge/[id]/route"),
   "/api/knowledge": () => import("../app/api/knowledge/route"),
-  "/api/metrics/modes": () => import("../app/api/metrics/modes/route"),
   "/api/metrics": () => import("../app/api/metrics/route"),
-  "/api/profile": () => import("../app/api/profile/route"),
   "/api/reviews/[id]/decision": () => import("../app/api/reviews/[id]/decision/route"),
   "/api/reviews/[id]": () => import("../app/api/reviews/[id]/route"),
   "/api/reviews": () => import("../app/api/reviews/route"),
@@ -102,10 +100,16 @@ const ROUTE_MODULES: Record<string, () => Promise<unknown>> = {
   // the fleet and bulk actions on runs
   "/api/workflows/[id]/fleet": () => import("../app/api/workflows/[id]/fleet/route"),
   "/api/runs/bulk": () => import("../app/api/runs/bulk/route"),
+  // the workflows' endpoints (their entries' `api`): every other /api/<name>, served by one route file
+  "/api/[...name]": () => import("../app/api/[...name]/route"),
+  ...Object.fromEntries(builtInApi().map((a) => [`/api/${a.name}`, () => import("../app/api/[...name]/route")])),
 };
+/** the methods each workflow endpoint declares (the catch-all route file exports them all) */
+const DECLARED = new Map<string, Method[]>();
+for (const a of builtInApi()) DECLARED.set(`/api/${a.name}`, [...(DECLARED.get(`/api/${a.name}`) ?? []), a.method]);
 const modules: Record<string, RouteModule> = {};
 
-/** every app/api/**\/route.ts, as "/api/…" */
+/** every app/api/**\/route.ts, as "/api/…", and each workflow endpoint the catch-all serves */
 function routeFiles(): string[] {
   const root = path.join(__dirname, "..", "app");
   const out: string[] = [];
@@ -117,7 +121,7 @@ function routeFiles(): string[] {
     }
   };
   walk(path.join(root, "api"));
-  return out.sort();
+  return [...out, ...DECLARED.keys()].sort();
 }
 
 // ---------------------------------------------------------------------------- JSON with raw parts
@@ -949,6 +953,21 @@ function phaseA(): Endpoint[] {
     getEndpoint("/api/workflows/[id]/reviews/stats", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString } } }, { id: idOf("workflows") }),
     getEndpoint("/api/workflows/[id]/fleet", 150, { params: { window: { good: fc.constantFrom("1h", "24h", "7d", "all"), bad: oddString }, version: { good: fc.constantFrom("1", "2"), bad: fc.oneof(badInt, fc.constantFrom("0", "1.5", "9999999999")) } } }, { id: idOf("workflows") }),
     bodyEndpoint("/api/runs/bulk", "POST", 300, invalidBody(bulk)),
+    // the catch-all for the workflows' endpoints: a name no workflow serves (404), or a method its
+    // endpoint does not declare (405); both as JSON errors, neither writing anything
+    ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method): Endpoint => {
+      const undeclared = [...DECLARED].filter(([, ms]) => !ms.includes(method)).map(([route]) => route.slice("/api/".length));
+      const name = fc.oneof(
+        fc.array(fc.oneof(oddString, fc.constantFrom("x", "runs", "entries..", "metrics", "%2e%2e", "..")), { minLength: 1, maxLength: 3 }).map((segs) => segs.map((x) => enc(x)).join("/")),
+        ...(undeclared.length ? [fc.constantFrom(...undeclared)] : []),
+      );
+      return {
+        route: "/api/[...name]",
+        method,
+        count: 60,
+        cases: fc.tuple(name, oddHeaders).map(([n, headers]) => ({ route: "/api/[...name]", method, path: `/api/${n}`, params: { name: n.split("/") }, headers, ...(method === "GET" ? {} : { body: "{}" }), note: `name ${n.slice(0, 80)}` })),
+      };
+    }),
   ];
 }
 
@@ -1301,11 +1320,11 @@ async function call(route: string, method: Method, init: { path?: string; body?:
   return { status: res.status, body: text ? JSON.parse(text) : {} };
 }
 
-/** Wait until nothing writes to the database for a while (effects, webhook deliveries, the Context Manager's outbox). */
+/** Wait until nothing writes to the database for a while (effects, webhook deliveries, the workflows' services' chores such as the Context Manager's outbox). */
 async function quiesce() {
   await rt.webhooks.idle();
-  await rt.cm.flushOutbox();
-  await rt.cm.idle();
+  await Promise.all(rt.services.chores().map((c) => c.chore.run()));
+  await rt.services.idle();
   takeWrites();
   for (let stable = 0; stable < 4; ) {
     await new Promise((r) => setTimeout(r, 75));
@@ -1388,7 +1407,7 @@ describe("hostile input", () => {
     expect(Object.keys(ROUTE_MODULES).sort()).toEqual(routeFiles());
     const methods = phaseA().map((e) => `${e.method} ${e.route}`);
     for (const [route, mod] of Object.entries(modules)) {
-      for (const m of ["GET", "POST", "PUT", "DELETE", "PATCH"] as const) if (mod[m]) expect(methods, `${m} ${route} is fuzzed`).toContain(`${m} ${route}`);
+      for (const m of ["GET", "POST", "PUT", "DELETE", "PATCH"] as const) if (DECLARED.has(route) ? DECLARED.get(route)!.includes(m) : mod[m]) expect(methods, `${m} ${route} is fuzzed`).toContain(`${m} ${route}`);
     }
   });
 

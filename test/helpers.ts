@@ -37,7 +37,7 @@ export async function workflowRuntime(workflow: string, opts: RuntimeOverrides =
     clock,
     env,
     migrate: migrateDatabase,
-    outboxIntervalMs: 0,
+    serviceChoresMs: 0,
     resume: opts.resume,
     model: opts.model,
     seedGuide: opts.seedGuide,

@@ -181,7 +181,7 @@ async function pgNode(url: string): Promise<Runtime> {
     env,
     role: "all",
     migrate: migrateDatabase,
-    outboxIntervalMs: 0,
+    serviceChoresMs: 0,
     seedGuide: false,
     alerts: { start: false },
     webhooks: { start: false },

@@ -53,7 +53,7 @@ async function runtime(url: string, calls: string[], opts: { resume?: boolean; s
     env,
     clock: opts.clock,
     migrate: migrateDatabase,
-    outboxIntervalMs: 0,
+    serviceChoresMs: 0,
     seedGuide: false,
     resume: opts.resume,
     alerts: { start: false },
@@ -137,18 +137,7 @@ describe("a kill between commit and act", () => {
   }, 120_000);
 });
 
-describe("actions are idempotent under replay", () => {
-  it("logDecision with the same key raises a pattern's approvals once; another key (another cycle) counts again", async () => {
-    const rt = await runtime(tempDbUrl("outbox-cm"), []);
-    const [pattern] = await rt.db.cmPattern.findMany({ take: 1 });
-    expect(pattern).toBeDefined();
-    const before = pattern.approvals;
-    for (let i = 0; i < 3; i++) await rt.cm.logDecision("req-1", "approved", "", [`pattern:${pattern.id}`], "run-1:7:logDecision");
-    expect((await rt.db.cmPattern.findUniqueOrThrow({ where: { id: pattern.id } })).approvals).toBe(before + 1);
-    await rt.cm.logDecision("req-1", "approved", "", [`pattern:${pattern.id}`], "run-1:12:logDecision");
-    expect((await rt.db.cmPattern.findUniqueOrThrow({ where: { id: pattern.id } })).approvals).toBe(before + 2);
-  });
-
+describe("a failing post-commit action", () => {
   it("a failing action keeps its row with the error and is retried with backoff until it succeeds", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const env = {} as NodeJS.ProcessEnv;
@@ -159,7 +148,7 @@ describe("actions are idempotent under replay", () => {
       env,
       clock,
       migrate: migrateDatabase,
-      outboxIntervalMs: 0,
+      serviceChoresMs: 0,
       seedGuide: false,
       alerts: { start: false },
       webhooks: { start: false },

@@ -5,6 +5,7 @@ import { ManualClock } from "../lib/engine/clock";
 import type { EffectContext } from "../lib/engine/engine";
 import type { Runtime } from "../lib/runtime";
 import { flush, hang, inState, swissRuntime, tempDbUrl } from "./helpers";
+import { contextManagerOf } from "../workflows/swiss-army/services";
 
 const open: Runtime[] = [];
 afterEach(async () => {
@@ -27,7 +28,7 @@ describe("engine restart", () => {
     const counting = (name: string) => (rt: () => Runtime) => async (input: never, ctx: EffectContext) => {
       calls[name]++;
       const { swissArmyEffects } = await import("../workflows/swiss-army/effects");
-      const real = swissArmyEffects({ cm: rt().cm }).actors[name === "parse" ? "parseRequest" : "searchContext"];
+      const real = swissArmyEffects({ cm: contextManagerOf(rt()) }).actors[name === "parse" ? "parseRequest" : "searchContext"];
       return real(input, ctx);
     };
     let a!: Runtime;
@@ -61,7 +62,7 @@ describe("engine restart", () => {
       actors: {
         parseRequest: (async (input: never, ctx: EffectContext) => {
           const { swissArmyEffects } = await import("../workflows/swiss-army/effects");
-          await swissArmyEffects({ cm: a.cm }).actors.parseRequest(input, ctx);
+          await swissArmyEffects({ cm: contextManagerOf(a) }).actors.parseRequest(input, ctx);
           return hang()(input, ctx);
         }) as never,
       },

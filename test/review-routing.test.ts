@@ -38,7 +38,7 @@ const HOUR = 3_600_000;
 const open: Runtime[] = [];
 
 async function runtime(url: string, clock: ManualClock, env: Record<string, string> = {}): Promise<Runtime> {
-  const rt = await createRuntime({ url, clock, env: env as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, schedules: { start: false } });
+  const rt = await createRuntime({ url, clock, env: env as NodeJS.ProcessEnv, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, schedules: { start: false } });
   open.push(rt);
   return rt;
 }

@@ -65,7 +65,7 @@ async function decide(runId: string, state: string, decision: string, reviewer: 
 
 beforeAll(async () => {
   clock = new ManualClock(T0);
-  rt = await createRuntime({ url: tempDbUrl("stats"), clock, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, schedules: { start: false } });
+  rt = await createRuntime({ url: tempDbUrl("stats"), clock, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, schedules: { start: false } });
   await saveUserWorkflow(rt.db, "yaml", FLOW);
   const rand = prng(7);
   const people = ["ana", "ben", "cleo", "dev"];

@@ -168,7 +168,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       }
       const env = {} as NodeJS.ProcessEnv;
       const rt = url
-        ? await createRuntime({ url, env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, retention: null, queue, effects: (base) => defaultEffects(base, env) })
+        ? await createRuntime({ url, env, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, retention: null, queue, effects: (base) => defaultEffects(base, env) })
         : await workflowRuntime("conversation", { seedGuide: false });
       try {
         await saveUserWorkflow(rt.db, "yaml", REVIEW);

@@ -25,7 +25,7 @@ const MIN = 60_000;
 const open: Runtime[] = [];
 
 async function runtime(url: string, clock: ManualClock, extra: Partial<Parameters<typeof createRuntime>[0]> = {}): Promise<Runtime> {
-  const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, schedules: { start: false }, ...extra });
+  const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, schedules: { start: false }, ...extra });
   open.push(rt);
   return rt;
 }

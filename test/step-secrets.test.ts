@@ -244,7 +244,7 @@ let sqlite: Runtime | null = null;
 behaviour(
   "SQLite",
   async () => {
-    sqlite = await createRuntime({ url: tempDbUrl("secrets"), clock: new ManualClock(), env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { backoffMs: [1], pollMs: 5, fetch: hookFetch }, effects: (b) => defaultEffects(b, env) });
+    sqlite = await createRuntime({ url: tempDbUrl("secrets"), clock: new ManualClock(), env, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { backoffMs: [1], pollMs: 5, fetch: hookFetch }, effects: (b) => defaultEffects(b, env) });
     return { rt: sqlite, schema: null };
   },
   async () => void (await sqlite?.close()),
@@ -269,7 +269,7 @@ behaviour(
       env,
       role: "all",
       migrate: migrateDatabase,
-      outboxIntervalMs: 0,
+      serviceChoresMs: 0,
       seedGuide: false,
       alerts: { start: false },
       webhooks: { backoffMs: [1], pollMs: 5, fetch: hookFetch },

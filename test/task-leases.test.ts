@@ -87,7 +87,7 @@ async function open(kind: "sqlite" | "postgres"): Promise<Setup | string> {
     queue = { schema: scratch.schema, expireSeconds: 30, maintenanceSeconds: 5 };
   }
   const node = () =>
-    createRuntime({ url, env, clock, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, retention: null, effects: (base) => defaultEffects(base, env), ...(queue ? { queue, worker: { concurrency: 8, pollMs: 200 } } : {}) });
+    createRuntime({ url, env, clock, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, retention: null, effects: (base) => defaultEffects(base, env), ...(queue ? { queue, worker: { concurrency: 8, pollMs: 200 } } : {}) });
   const a = await node();
   const b = kind === "postgres" ? await node() : a;
   await saveUserWorkflow(a.db, "yaml", flow("lease-publish", "publisher"));

@@ -37,7 +37,7 @@ async function node(role: Role, concurrency: number): Promise<Runtime> {
     env: {} as NodeJS.ProcessEnv,
     role,
     migrate: migrateDatabase,
-    outboxIntervalMs: 0,
+    serviceChoresMs: 0,
     seedGuide: false,
     alerts: { start: false },
     webhooks: { start: false },

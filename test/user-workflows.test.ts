@@ -169,7 +169,7 @@ stage_tools:
     expect(second.body.versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
     // a new runtime on the same database: the run resumes on version 1's machine
     const { createRuntime } = await import("../lib/runtime");
-    const other = await createRuntime({ url, seedGuide: false, outboxIntervalMs: 0 });
+    const other = await createRuntime({ url, seedGuide: false, serviceChoresMs: 0 });
     try {
       await other.engine.send(run.id, { type: "TRANSITION", to: "B" });
       expect((await other.engine.getRun(run.id)).state).toEqual(["B"]);

@@ -74,7 +74,7 @@ async function hookRuntime(opts: { url?: string; clock?: ManualClock; backoffMs?
     clock: opts.clock ?? new ManualClock(T0),
     env: {} as NodeJS.ProcessEnv,
     migrate: migrateDatabase,
-    outboxIntervalMs: 0,
+    serviceChoresMs: 0,
     seedGuide: false,
     webhooks: {
       backoffMs: opts.backoffMs ?? [20, 40, 80],

@@ -181,7 +181,7 @@ function behaviour(name: string, make: () => Promise<Runtime | null>, reopen: ((
 
 const options = (url: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions => {
   const env = {} as NodeJS.ProcessEnv;
-  return { url, clock: new ManualClock(), env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, effects: (b) => defaultEffects(b, env), ...extra };
+  return { url, clock: new ManualClock(), env, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false }, effects: (b) => defaultEffects(b, env), ...extra };
 };
 
 let sqliteUrl = "";

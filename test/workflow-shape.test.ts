@@ -62,7 +62,7 @@ describe("a workflow is one folder plus one registry line", () => {
     const entries = Object.values(fixtures) as BuiltInWorkflow[];
     expect(entries.map((e) => e.definition.id)).toEqual(["hello"]);
     const entry = entries[0];
-    const effects = entry.effects!({ env: { HELLO_SALUTATION: "Good morning" } } as unknown as EffectPorts);
+    const effects = entry.effects!({ env: { HELLO_SALUTATION: "Good morning" } } as unknown as EffectPorts, {});
     const db = await sqliteDb();
     const engine = new Engine({ store: db.store, workflows: (id) => (id === entry.definition.id ? entry.definition : undefined), effects: () => effects, log: () => {} });
     try {
@@ -109,7 +109,7 @@ describe("a workflow is one folder plus one registry line", () => {
     const skip = new Set(["node_modules", "test", "e2e", "bench", "test-results", "data"]);
     const top = fs.readdirSync(ROOT, { withFileTypes: true }).filter((d) => !d.name.startsWith(".") && !skip.has(d.name));
     const sources = top.flatMap((d) => (d.isDirectory() ? files(d.name, [".ts", ".tsx", ".mts", ".mjs", ".js"]) : /\.(ts|tsx|mts|mjs)$/.test(d.name) ? [d.name] : []));
-    expect(sources).toContain(path.join("app", "log", "page.tsx"));
+    expect(sources).toContain(path.join("app", "[page]", "page.tsx"));
     const bad: string[] = [];
     for (const file of sources) {
       if (file === path.join("workflows", "registry.ts")) continue;
@@ -127,22 +127,32 @@ describe("a workflow is one folder plus one registry line", () => {
   });
 
   it("a workflow's app-level endpoints and pages are found by name, not by its folder", async () => {
-    // /api/metrics/modes and /log keep their URLs; their route files ask the registry
+    // /api/metrics/modes and /log keep their URLs; one route file and one page file ask the registry
     const api = apiOf("metrics/modes");
     expect(api, "some workflow serves /api/metrics/modes").not.toBeNull();
     expect(builtInEntries().filter((e) => e.api?.["metrics/modes"]).map((e) => e.definition.id)).toEqual([api!.workflow]);
+    const route = await import("../app/api/[...name]/route");
     // a database holding no requests: the handler reads it (with the since filter) and summarises
     const asked: unknown[] = [];
     const db = { modeRequest: { findMany: async (q: unknown) => (asked.push(q), []) } } as unknown as EffectPorts["db"];
-    const body = (await api!.handler(new Request("http://x/api/metrics/modes?since=2026-11-23T00:00:00Z"), { db })) as { modes: { requests: number }[] };
+    const get = api!.endpoint.GET!;
+    const body = (await get.handle({ query: get.query!.parse({ since: "2026-11-23T00:00:00Z" }), body: undefined, req: new Request("http://x/api/metrics/modes") }, { db, clock: { now: () => 0, setTimeout: () => 0, clearTimeout: () => {} } })) as { modes: { requests: number }[] };
     expect(body.modes.length).toBeGreaterThan(0);
     expect(body.modes.every((m) => m.requests === 0)).toBe(true);
     expect(JSON.stringify(asked)).toContain("2026-11-23T00:00:00.000Z");
-    await expect(api!.handler(new Request("http://x/api/metrics/modes?since=yesterday"), { db })).rejects.toThrow("since must be an ISO date-time"); // lib/api/http handler() answers a ZodError with 422
+    // the route validates with the endpoint's own schema before the handler runs (422), and knows the names it serves
+    const bad = await route.GET(new Request("http://x/api/metrics/modes?since=yesterday"));
+    expect(bad.status).toBe(422);
+    expect((await bad.json()).error).toMatch(/since must be an ISO date-time/);
+    const unknown = await route.GET(new Request("http://x/api/no/such/endpoint"));
+    expect([unknown.status, (await unknown.json()).code]).toEqual([404, "not_found"]);
+    const wrongMethod = await route.POST(new Request("http://x/api/metrics/modes", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }));
+    expect([wrongMethod.status, (await wrongMethod.json()).details]).toEqual([405, { allowed: ["GET"] }]);
     expect(apiOf("no/such/endpoint")).toBeNull();
     expect(typeof (await pageOf("log"))).toBe("function");
     expect(await pageOf("no-such-page")).toBeNull();
-    for (const route of ["app/api/metrics/modes/route.ts", "app/log/page.tsx"]) expect(fs.readFileSync(path.join(ROOT, route), "utf8")).toMatch(/apiOf\(|pageOf\(/);
+    expect(await pageOf("constructor")).toBeNull();
+    for (const file of ["app/api/[...name]/route.ts", "app/[page]/page.tsx"]) expect(fs.readFileSync(path.join(ROOT, file), "utf8")).toMatch(/workflowApiRoute\(|pageOf\(/);
   });
 
   it("lib/ imports nothing under workflows/ (it is given its catalog), and no React", () => {

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { describeEndpoints } from "@/lib/llm/endpoints";
-import { getRuntime } from "@/lib/runtime";
-import { CmPanel } from "@/components/knowledge/cm-panel";
+import { getRuntime, type Runtime } from "@/lib/runtime";
+import { settingsPanels } from "@/app/catalog";
 import { TestConnection } from "@/components/settings/test-connection";
 import { currentUser, requireViewer } from "@/app/session";
 import { GroupsPanel } from "@/components/settings/groups-panel";
@@ -27,6 +27,8 @@ function maskUrl(url: string) {
 export default async function Settings() {
   await requireViewer();
   const rt = await getRuntime();
+  // the workflows' panels for this page (the Context Manager's, …)
+  const panels = (await settingsPanels()) as React.ComponentType<{ rt: Runtime }>[];
   // groups (review routing) are the admin's to set, with accounts on
   const who = await currentUser();
   const groups = authEnabled() && who?.role === "admin" ? { list: await listGroups(rt.db), users: (await rt.db.user.findMany({ where: { disabled: false }, orderBy: { name: "asc" }, select: { name: true } })).map((u) => u.name) } : null;
@@ -104,7 +106,9 @@ export default async function Settings() {
         </p>
       </section>
 
-      <CmPanel rt={rt} />
+      {panels.map((Panel, i) => (
+        <Panel key={i} rt={rt} />
+      ))}
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { EngineError, StorageError, isEngineError, isStorageFailure, isZodError 
 import { assertSameOrigin } from "./csrf";
 import type { Principal } from "../auth/accounts";
 import { requestAccounts } from "../auth/request-accounts";
-import { authEnabled, permits, requiredRole } from "../auth/roles";
+import { authEnabled, permits, requiredRole, type Role, type WORKER } from "../auth/roles";
 import { routeTemplate, telemetryOn, traceRequest } from "../telemetry";
 
 export class HttpError extends EngineError {}
@@ -114,11 +114,15 @@ export function principalOf(req: Request): Principal | null {
   return principals.get(req) ?? null;
 }
 
+/** The role a request needs, when the route says so itself (undefined: the table in lib/auth/roles.ts says). */
+export type RoleOf = (req: Request) => Role | typeof WORKER | null | undefined;
+
 /** With SWITCHYARD_AUTH=on: 401 without a session or token, 403 without the role the route needs. */
-async function authorize(req: Request): Promise<void> {
+async function authorize(req: Request, roleOf?: RoleOf): Promise<void> {
   if (!authEnabled()) return;
   const path = new URL(req.url).pathname;
-  const need = requiredRole(req.method, path);
+  const own = roleOf?.(req);
+  const need = own === undefined ? requiredRole(req.method, path) : own;
   if (!need) return;
   const accounts = requestAccounts();
   if (!accounts) throw new HttpError("the server is starting: try again in a moment", 503, "starting");
@@ -138,13 +142,14 @@ export function assertDecodablePath(req: Request): void {
   }
 }
 
-export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
+/** `roleOf`: the role a request needs when the route knows it (a workflow's endpoint declares its own). */
+export function handler<A extends unknown[]>(fn: (...args: A) => Promise<Response>, { roleOf }: { roleOf?: RoleOf } = {}): (...args: A) => Promise<Response> {
   const handle = async (...args: A) => {
     try {
       if (args[0] instanceof Request) {
         assertDecodablePath(args[0]);
         assertSameOrigin(args[0]);
-        await authorize(args[0]);
+        await authorize(args[0], roleOf);
       }
       return await fn(...args);
     } catch (e) {

@@ -1,6 +1,7 @@
 // Roles and what each may do. viewer reads; reviewer also decides reviews; operator also starts,
 // steers, aborts, forks and imports runs and manages schedules; admin also changes workflows, webhooks, alerts,
-// knowledge, settings and users. Every API route and server action asks `allowed`.
+// knowledge, settings and users. Every API route and server action asks `allowed`. A workflow's
+// own endpoint may declare the role it needs (lib/machines/workflow-api.ts); otherwise this table says.
 // An API token may instead have the role worker: an external worker that may use
 // /api/tasks/* and nothing else; operators and admins may use /api/tasks/* too.
 
@@ -34,7 +35,7 @@ export function requiredRole(method: string, path: string): Role | typeof WORKER
   if (m === "GET" || m === "HEAD" || m === "OPTIONS") return "viewer";
   if (/^\/api\/reviews\/[^/]+\/decision$/.test(path)) return "reviewer";
   if (/^\/api\/schedules(\/[^/]+(\/trigger)?)?$/.test(path)) return "operator";
-  if (/^\/api\/runs(\/import|\/bulk)?$/.test(path) || /^\/api\/runs\/[^/]+\/(events|abort|fork|replay)$/.test(path) || /^\/api\/evals$/.test(path) || /^\/api\/profile$/.test(path)) return "operator";
+  if (/^\/api\/runs(\/import|\/bulk)?$/.test(path) || /^\/api\/runs\/[^/]+\/(events|abort|fork|replay)$/.test(path) || /^\/api\/evals$/.test(path)) return "operator";
   return "admin";
 }
 

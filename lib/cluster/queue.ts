@@ -5,10 +5,11 @@ import { createHash } from "node:crypto";
 import PgBoss from "pg-boss";
 import type { Dispatcher, EffectJob } from "../engine/engine";
 import type { TimerRow } from "../engine/store/types";
+import type { ServiceChoreName } from "../machines/services";
 
 export const EFFECT_QUEUE = "switchyard-effect";
 export const TIMER_QUEUE = "switchyard-timer";
-/** periodic cluster-wide tasks (alerts, retention): one job per interval window, whichever worker takes it */
+/** periodic cluster-wide tasks (alerts, retention, workflow services' chores): one job per interval window, whichever worker takes it */
 export const CHORE_QUEUE = "switchyard-chore";
 
 /** An effect job as queued: `queuedAt` (epoch ms, right after the commit that invoked it) measures the queue's latency. */
@@ -24,7 +25,8 @@ export interface TimerJob {
 }
 
 export interface ChoreJob {
-  chore: "alerts" | "retention" | "sweep" | "outbox";
+  /** the core's own, or a workflow service's `<workflow>.<chore>` (lib/machines/services.ts) */
+  chore: "alerts" | "retention" | "sweep" | ServiceChoreName;
 }
 
 export interface QueueSettings {

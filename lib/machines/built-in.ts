@@ -6,19 +6,19 @@ import type { AnyStateMachine, OutputFrom } from "xstate";
 import type { z } from "zod";
 import type { Db } from "../db/client";
 import type { Engine, WorkflowEffects } from "../engine/engine";
-import type { ContextManager } from "../knowledge/context-manager";
 import type { KnowledgeStore } from "../knowledge/documents";
 import type { ModelPort } from "../llm/types";
 import type { SearchPort } from "../search/types";
+import type { ApiEndpoint } from "./workflow-api";
 import type { ActorLogics, EffectsOf } from "./effects-of";
+import type { ServiceFactory, WorkflowService } from "./services";
 import type { WorkflowDefinition } from "./types";
 
-/** What the runtime hands every workflow's effects (each takes the ports it needs). */
+/** What the runtime hands every workflow's effects (each takes the ports it needs; a workflow's own services come beside them). */
 export interface EffectPorts {
   db: Db;
   /** the model port (with usage recording) */
   model: () => ModelPort;
-  cm: ContextManager;
   /** the document store, seeded with the guide on first use */
   documents: () => Promise<KnowledgeStore>;
   /** the knowledge store as a search port */
@@ -30,32 +30,38 @@ export interface EffectPorts {
   env: NodeJS.ProcessEnv;
 }
 
+/** A link in the app's top navigation: `icon` is an SVG path (24×24, stroked) shown on a phone instead of the label. */
+export interface NavLink {
+  href: string;
+  label: string;
+  icon?: string;
+}
+
 /** A module whose default export the pages use (client views, a server panel). */
 export type Lazy = () => Promise<{ default: unknown }>;
-
-/**
- * An app-level JSON endpoint a workflow contributes: the app's route file at /api/<name> finds it
- * by that name (apiOf) and answers with what it returns; it validates its own input with zod.
- * `query`: the zod schema it validates the query string with, for the API description.
- */
-export type ApiHandler = ((req: Request, ports: { db: Db }) => Promise<unknown>) & { query?: z.ZodType };
 
 export interface BuiltInWorkflow {
   definition: WorkflowDefinition;
   /** its place in the catalog and the New run form (lower first; none: after the others) */
   order?: number;
-  /** the machine's effects on this runtime's ports (none: a stage machine without steps) */
-  effects?: (ports: EffectPorts) => WorkflowEffects;
+  /** the machine's effects on this runtime's ports and the workflow's own services (none: a stage machine without steps) */
+  effects?: (ports: EffectPorts, services: WorkflowService) => WorkflowEffects;
+  /** the workflow's own services (lib/machines/services.ts): created once per runtime, their lifecycle run by it */
+  services?: ServiceFactory;
   /** run-input defaults taken from the environment (merged under each new run's input) */
   defaults?: (env: NodeJS.ProcessEnv) => Record<string, unknown>;
   /** the run page's and the review queue's views: a "use client" module (see components/runs/workflow-views.tsx) */
   views?: Lazy;
   /** extra panels on the workflow page: a server component taking { rt } */
   panel?: Lazy;
-  /** app-level JSON endpoints, by name: app/api/<name>/route.ts serves each through apiOf(name) */
-  api?: Record<string, ApiHandler>;
-  /** app-level pages, by name: app/<name>/page.tsx renders each through pageOf(name) (a server component taking the page's props) */
+  /** a panel on the Settings page: a server component taking { rt } */
+  settings?: Lazy;
+  /** app-level JSON endpoints, by name: /api/<name>, each method with its schemas and description (lib/machines/workflow-api.ts) */
+  api?: Record<string, ApiEndpoint>;
+  /** app-level pages, by name: /<name>, rendered by app/[page]/page.tsx through pageOf(name) (a server component taking the page's props; its module may export `metadata`) */
   pages?: Record<string, Lazy>;
+  /** links the app's top navigation shows for it (after the core's Evals) */
+  nav?: NavLink[];
   /**
    * zod schemas of effects' outputs, by effect name: what an external worker must return when
    * SWITCHYARD_EXTERNAL_EFFECTS sends that effect to a queue (an effect without one cannot be sent)
@@ -78,15 +84,19 @@ export type OutputSchemas<M extends AnyStateMachine, O> = {
  * with `satisfies WorkflowDefinition`), so `effects` must implement every actor the machine's
  * setup() names, with its input and output types: a missing effect does not compile.
  */
-export function builtIn<M extends AnyStateMachine, O extends Record<string, z.ZodType> = Record<never, z.ZodType>>(w: {
+export function builtIn<M extends AnyStateMachine, O extends Record<string, z.ZodType> = Record<never, z.ZodType>, S extends WorkflowService = WorkflowService>(w: {
   definition: WorkflowDefinition & { machine: M };
   order?: number;
-  effects?: (ports: EffectPorts) => EffectsOf<M>;
+  /** the workflow's own services; `effects` receives what this returns */
+  services?: ServiceFactory<S>;
+  effects?: (ports: EffectPorts, services: S) => EffectsOf<M>;
   defaults?: (env: NodeJS.ProcessEnv) => Record<string, unknown>;
   views?: Lazy;
   panel?: Lazy;
-  api?: Record<string, ApiHandler>;
+  settings?: Lazy;
+  api?: Record<string, ApiEndpoint>;
   pages?: Record<string, Lazy>;
+  nav?: NavLink[];
   /** zod schemas of the effects' outputs (see BuiltInWorkflow.outputs), typed against the machine */
   outputs?: O & OutputSchemas<M, O>;
 }): BuiltInWorkflow {

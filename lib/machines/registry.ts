@@ -4,8 +4,10 @@
 // loads from the database and registers here. The core never imports a workflow: it is given
 // them, as an XState machine is given its implementations. Everything about a workflow's shape
 // (diagram, REST description, tests) is derived from its machine.
-import type { ApiHandler, BuiltInWorkflow, EffectPorts } from "./built-in";
+import type { BuiltInWorkflow, EffectPorts } from "./built-in";
+import { API_METHODS, type ApiEndpoint, type ApiMethod, type ApiMethodName } from "./workflow-api";
 import type { WorkflowEffects } from "../engine/engine";
+import type { Services } from "./services";
 import type { ZodType } from "zod";
 import type { WorkflowDefinition } from "./types";
 
@@ -49,9 +51,9 @@ export function builtInWorkflows(): WorkflowDefinition[] {
   return catalog().entries.map((w) => w.definition);
 }
 
-/** the built-in workflows' effects on the runtime's ports, by workflow id */
-export function builtInEffects(ports: EffectPorts): Record<string, WorkflowEffects> {
-  return Object.fromEntries(builtInEntries().filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports)]));
+/** the built-in workflows' effects on the runtime's ports and each workflow's own services, by workflow id */
+export function builtInEffects(ports: EffectPorts, services: Services): Record<string, WorkflowEffects> {
+  return Object.fromEntries(builtInEntries().filter((w) => w.effects).map((w) => [w.definition.id, w.effects!(ports, services.forWorkflow(w.definition.id) ?? {})]));
 }
 
 /** the built-ins' effect output schemas (what an external worker must return), by workflow id, then effect */
@@ -59,10 +61,17 @@ export function builtInOutputs(): Record<string, Record<string, ZodType>> {
   return Object.fromEntries(builtInEntries().map((w) => [w.definition.id, w.outputs ?? {}]));
 }
 
-/** the built-in workflow that contributes the app-level JSON endpoint /api/<name> (null: none) */
-export function apiOf(name: string): { workflow: string; handler: ApiHandler } | null {
+/** the built-in workflow that contributes the app-level JSON endpoint /api/<name>, and the endpoint (null: none) */
+export function apiOf(name: string): { workflow: string; endpoint: ApiEndpoint } | null {
   const w = builtInEntries().find((e) => e.api && Object.hasOwn(e.api, name));
-  return w ? { workflow: w.definition.id, handler: w.api![name]! } : null;
+  return w ? { workflow: w.definition.id, endpoint: w.api![name]! } : null;
+}
+
+/** every method of every built-in's app-level endpoint, in catalog order (for the API description) */
+export function builtInApi(): { workflow: string; name: string; method: ApiMethodName; op: ApiMethod }[] {
+  return builtInEntries().flatMap((w) =>
+    Object.entries(w.api ?? {}).flatMap(([name, endpoint]) => API_METHODS.filter((m) => endpoint[m]).map((method) => ({ workflow: w.definition.id, name, method, op: endpoint[method]! }))),
+  );
 }
 
 /** run-input defaults from the environment, by workflow id */

@@ -94,7 +94,7 @@ const common = (env: NodeJS.ProcessEnv, model?: ModelPort) => ({
   env,
   model,
   migrate: migrateDatabase,
-  outboxIntervalMs: 0,
+  serviceChoresMs: 0,
   seedGuide: false,
   alerts: { start: false },
   webhooks: { pollMs: 50, backoffMs: [50, 50, 50] },

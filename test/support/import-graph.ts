@@ -78,8 +78,11 @@ export function importsOf(file: string): { spec: string; kind: ImportKind }[] {
   return out;
 }
 
+/** a test file (a workflow's own tests sit in workflows/<id>/test/): tests are not nodes */
+const TEST_FILE = /\.test\.tsx?$|^workflows\/[^/]+\/test\//;
+
 export function graphFiles(): string[] {
-  return [...sourceFiles(GRAPH_DIRS, EXTS), ...TOP_FILES.filter((f) => fs.existsSync(path.join(ROOT, f)))].filter((f) => !f.endsWith(".d.ts"));
+  return [...sourceFiles(GRAPH_DIRS, EXTS), ...TOP_FILES.filter((f) => fs.existsSync(path.join(ROOT, f)))].filter((f) => !f.endsWith(".d.ts") && !TEST_FILE.test(f));
 }
 
 export function importGraph(files = graphFiles()): Edge[] {

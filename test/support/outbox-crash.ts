@@ -11,7 +11,7 @@ import * as workflows from "../../workflows/registry";
 provideWorkflows(workflows);
 
 const [url, hookUrl] = process.argv.slice(2);
-const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
+const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
 await rt.webhooks.createWebhook({ workflow: "swiss-army", url: hookUrl, secret: "s3cret-s3cret-s3cret-XY", events: ["on_transition"] });
 const { run } = await rt.engine.start("swiss-army", { request: "Write a TypeScript function that retries a fetch with exponential backoff and jitter" });
 const waiting = await rt.engine.waitFor(run.id, (r) => r.state.includes("HUMAN_REVIEW") && !!r.reviewId, 60_000);

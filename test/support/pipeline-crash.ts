@@ -16,7 +16,7 @@ provideWorkflows(workflows);
 
 const [url, publishUrl, mode] = process.argv.slice(2);
 const say = (o: unknown) => fs.writeSync(1, `${JSON.stringify(o)}\n`);
-const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
+const rt = await createRuntime({ url, env: {} as NodeJS.ProcessEnv, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
 await saveUserWorkflow(rt.db, "yaml", POST_PIPELINE);
 const { run } = await rt.engine.start("post-pipeline", { topic: "crash-safe kettles", publish_url: publishUrl });
 say({ runId: run.id });

@@ -14,7 +14,7 @@ provideWorkflows(workflows);
 
 const [url, tickets, apiBase] = process.argv.slice(2);
 const say = (o: unknown) => fs.writeSync(1, `${JSON.stringify(o)}\n`);
-const rt = await createRuntime({ url, env: process.env, migrate: migrateDatabase, outboxIntervalMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
+const rt = await createRuntime({ url, env: process.env, migrate: migrateDatabase, serviceChoresMs: 0, seedGuide: false, alerts: { start: false }, webhooks: { start: false } });
 await saveUserWorkflow(rt.db, "yaml", fs.readFileSync(path.resolve("examples/workflows/support-triage.yaml"), "utf8"));
 for (const t of JSON.parse(tickets!) as Record<string, unknown>[]) {
   const { run } = await rt.engine.start("support-triage", { ...t, api_base: apiBase });

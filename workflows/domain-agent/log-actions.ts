@@ -2,7 +2,7 @@
 import { requireRole } from "@/app/session";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { DomainParam, ProfileKey, ProfileValue, putProfileFact, removeProfileFact } from "@/lib/api/entries";
+import { DomainParam, ProfileKey, ProfileValue, putProfileFact, removeProfileFact } from "./api";
 import { isEngineError } from "@/lib/engine/errors";
 import { getRuntime } from "@/lib/runtime";
 

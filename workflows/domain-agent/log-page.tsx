@@ -1,16 +1,18 @@
-// domain-agent's personal log: the page /log (app/log/page.tsx renders it through the registry's
-// pageOf("log"), after checking the viewer). Entries, the global context and the observer's decisions.
+// domain-agent's personal log: the page /log (its entry's pages.log; app/[page]/page.tsx renders it
+// through pageOf("log"), after checking the viewer). Entries, the global context and the observer's decisions.
 import Link from "next/link";
-import { EntriesQuery } from "@/lib/api/entries";
-import { DOMAINS } from "@/lib/domains";
-import { listEntries, listObservations, listProfile, type Observation } from "@/lib/domains/store";
-import type { LogEntry } from "@/lib/domains/types";
+import { EntriesQuery } from "./api";
+import { DOMAINS } from "./domains";
+import { listEntries, listObservations, listProfile, type Observation } from "./domains/store";
+import type { LogEntry } from "./domains/types";
 import { formatTime, shortId } from "@/lib/format";
 import { getRuntime } from "@/lib/runtime";
 import { DomainBadge, MetricChip, SignificantMarker, TriggerChip } from "./log/log-badges";
 import { ProfileFacts } from "./log/profile-facts";
 import { TableHead } from "@/components/ui/table-head";
 import { domainAgent } from "./machine";
+
+export const metadata = { title: "Log" };
 
 export type Search = { domain?: string | string[]; from?: string | string[]; to?: string | string[] };
 

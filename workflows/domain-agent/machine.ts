@@ -5,7 +5,7 @@
 // OBSERVE decides whether to update the global context, and the run is COMPLETE.
 import { assign, setup } from "xstate";
 import { z } from "zod";
-import type { ActiveDomainContext, ParsedEntry } from "../../lib/domains/types";
+import type { ActiveDomainContext, ParsedEntry } from "./domains/types";
 import type {
   AgentConfig,
   AgentContext,

@@ -4,7 +4,7 @@
 // Limits keep a hostile worker from filling a run's context (the input text is at most 20,000
 // characters); domains are the loaded modules' ids, days are YYYY-MM-DD.
 import { z } from "zod";
-import { DOMAIN_IDS } from "../../lib/domains/index";
+import { DOMAIN_IDS } from "./domains/index";
 
 const text = (max: number) => z.string().max(max);
 const Domain = z.enum(DOMAIN_IDS as [string, ...string[]]);

@@ -1,6 +1,6 @@
 // Types of the domain-agent workflow (workflows/domain-agent/guide.md): what each step produces and what the run's
 // context holds. The machine is in ./machine.ts, the steps in ./effects.
-import type { ActiveDomainContext, Metric, ParsedEntry } from "../../lib/domains/types";
+import type { ActiveDomainContext, Metric, ParsedEntry } from "./domains/types";
 
 export type InputType = "QUERY" | "LOG" | "BOTH";
 export type Trigger = "post_query" | "user_correction" | "significant_log";

@@ -4,13 +4,16 @@ import { swissArmy } from "./machine";
 import { swissArmyEffects } from "./effects";
 import { swissConfigFromEnv } from "./config";
 import { swissOutputs } from "./outputs";
+import { swissServices } from "./services";
 
 export default builtIn({
   definition: swissArmy,
   order: 1,
-  effects: (p) => swissArmyEffects({ cm: p.cm, documents: p.documents }),
+  services: swissServices,
+  effects: (p, s) => swissArmyEffects({ cm: s.cm, documents: p.documents }),
   defaults: (env) => ({ config: swissConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),
+  settings: () => import("./panel"),
   outputs: swissOutputs,
 });

@@ -1,6 +1,6 @@
 // Data shapes of the Swiss Army Knife (workflows/swiss-army/guide.md): the context record each state writes, as the
 // seed prints them, plus the run context that carries them.
-import type { SearchHit } from "../../lib/knowledge/context-manager";
+import type { SearchHit } from "./context-manager/context-manager";
 
 export type RequestType = "code" | "docs" | "refactor" | "query";
 export type Complexity = "simple" | "medium" | "complex";

@@ -27,7 +27,7 @@ export const GET = handler(async (req: Request) => {
   const started = performance.now();
   const counts = await rt.store.countByStatus(); // also: the database answers
   if (authEnabled() && !(await rt.accounts.fromRequest(req.headers))) return json({ status: "ok" });
-  const cm = await rt.cm.status();
+  const services = await rt.services.health();
   return json({
     status: "ok",
     database: { provider: rt.provider, latencyMs: Math.round((performance.now() - started) * 100) / 100, ...(rt.store.dialect === "sqlite" ? { writer: writerSummary(rt.store as SqliteRunStore) } : {}) },
@@ -36,7 +36,8 @@ export const GET = handler(async (req: Request) => {
     // PostgreSQL cluster mode: this process's role and, when it runs jobs, what it did
     cluster: rt.cluster ? { role: rt.role, process: rt.cluster.origin.slice(0, 8), worker: rt.cluster.worker ? workerSummary(rt.cluster.worker.stats) : null } : null,
     runs: counts,
-    contextManager: cm,
+    // what the workflows' own services report (the Context Manager: contextManager)
+    ...services,
     model: rt.model.name,
   });
 });

@@ -6,13 +6,14 @@ import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import pkg from "../../../package.json";
 import { requiredRole } from "../../auth/roles";
-import { OPERATIONS, type ApiOperation } from "./routes";
+import { allOperations, type ApiOperation } from "./routes";
 import { ERROR_TEXT, ErrorBody, errorResponse, IdempotencyHeaders, SECURITY_SCHEMES, type ErrorStatus, type ResponseSpec } from "./shared";
 
 const SIGNED_IN = [{ sessionCookie: [] }, { bearerToken: [] }];
 
 /** the role an operation needs with accounts on (null: anyone), asked of the same table the server asks */
-export function roleOf(op: Pick<ApiOperation, "method" | "path">): string | null {
+export function roleOf(op: Pick<ApiOperation, "method" | "path" | "role">): string | null {
+  if (op.role !== undefined) return op.role;
   return requiredRole(op.method.toUpperCase(), op.path.replace(/\{[^}]+\}/g, "x"));
 }
 
@@ -60,10 +61,11 @@ function operationOf(op: ApiOperation): ZodOpenApiOperationObject {
 }
 
 function build() {
+  const operations = allOperations();
   const paths: ZodOpenApiPathsObject = {};
-  for (const op of OPERATIONS) {
+  for (const op of operations) {
     const item = (paths[op.path] ??= {}) as Record<string, ZodOpenApiOperationObject>;
-    if (item[op.method]) throw new Error(`two entries for ${op.method.toUpperCase()} ${op.path} in lib/api/openapi/routes.ts`);
+    if (item[op.method]) throw new Error(`two entries for ${op.method.toUpperCase()} ${op.path} in lib/api/openapi/routes.ts or a workflow's api`);
     item[op.method] = operationOf(op);
   }
   return createDocument(
@@ -75,7 +77,7 @@ function build() {
         description:
           "JSON in and out; every body and query is validated, and bad input gets a 4xx with `{ error, code }` (a validation error also lists `issues`). Unknown fields and query parameters are refused (422). Times are ISO 8601 in UTC, durations milliseconds.\n\nWith accounts off (the default) nothing needs signing in. With `SWITCHYARD_AUTH=on`, send the session cookie of a signed-in person or an API token (`Authorization: Bearer sy_…`); each operation says the role it needs.",
       },
-      tags: [...new Set(OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
+      tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
       paths,
       components: { securitySchemes: SECURITY_SCHEMES, schemas: { Error: ErrorBody } },
     },

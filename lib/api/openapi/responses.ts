@@ -248,10 +248,6 @@ export const VersionDiff = z.looseObject({ workflow: z.string(), a: z.number().i
 export const Usage = z.looseObject({ total: z.looseObject({ calls: z.number().int(), promptTokens: z.number(), completionTokens: z.number(), latencyMs: z.number() }), byState: z.array(z.looseObject({})), calls: z.array(z.looseObject({})) });
 export const ImportResult = z.looseObject({ id: z.string(), originalId: z.string(), transitions: z.number().int(), reviews: z.number().int(), timers: z.number().int(), artifacts: z.number().int(), usage: z.number().int() });
 
-export const Entries = z.looseObject({ entries: z.array(z.looseObject({ id: z.string(), day: z.string(), text: z.string() })) });
-export const Profile = z.looseObject({ facts: z.array(z.looseObject({})), observations: z.array(z.looseObject({})) });
-export const ProfileFactSet = z.looseObject({ fact: z.looseObject({}), changed: z.boolean() });
-
 export const KnowledgeList = z.looseObject({ documents: z.array(z.looseObject({ id: z.string(), title: z.string() })), total: z.number().int() });
 export const KnowledgeHits = z.looseObject({ query: z.string(), method: z.string(), hits: z.array(z.looseObject({})), tookMs: z.number() });
 export const KnowledgeDocument = z.looseObject({ id: z.string(), title: z.string(), chunks: z.array(z.looseObject({})) });

@@ -5,11 +5,12 @@
 // methods is missing here, or when an entry names a route that does not exist.
 //
 // Adding a route: add its entry to the group it belongs to (or a new group in OPERATIONS), with
-// the schemas the route parses. Errors every operation may answer (400, 401/403, 422, 413/415 for a
-// body, 503) are added by document.ts; list the others (404, 409, …) with what they mean.
+// the schemas the route parses. Errors every operation may answer (400, 401/403, 422, 413/415 for
+// a body, 503) are added by document.ts; list the others (404, 409, …) with what they mean. A
+// workflow's own endpoint is not listed here: its entry declares it with its schemas and
+// description (lib/machines/workflow-api.ts), and allOperations() adds it.
 import { z } from "zod";
 import { AlertListQuery, CreateRuleBody, RuleIdParam, RuleListQuery } from "../alerts";
-import { EntriesQuery, ProfileDeleteQuery, ProfilePutBody, ProfileQuery } from "../entries";
 import { ImportJsonBody, KnowledgeIdParam, KnowledgeQuery, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES } from "../knowledge";
 import { CreateScheduleBody, ScheduleIdParam, UpdateScheduleBody } from "../schedules";
 import {
@@ -40,7 +41,8 @@ import { ReplayBody } from "../../change/replay";
 import { FleetQuery } from "../../fleet/fleet";
 import { BulkBody } from "../bulk";
 import { StatsQuery } from "../../reviews/stats";
-import { apiOf } from "../../machines/registry";
+import { builtInApi } from "../../machines/registry";
+import type { Role, WORKER } from "../../auth/roles";
 import { RunExportDoc } from "../run-export";
 import * as R from "./responses";
 import { empty, LocationHeader, media, ok, ReplayedHeader, type ErrorStatus, type ResponseSpec } from "./shared";
@@ -71,6 +73,8 @@ export interface ApiOperation {
   responses: Record<number, ResponseSpec>;
   /** error statuses besides the ones every operation may answer, and when */
   errors?: Partial<Record<ErrorStatus, string>>;
+  /** the role it needs with accounts on (null: anyone), when not the table's (lib/auth/roles.ts): a workflow's endpoint may say */
+  role?: Role | typeof WORKER | null;
 }
 
 const runErrors = { 404: "unknown run" };
@@ -745,47 +749,6 @@ const knowledge: ApiOperation[] = [
   },
 ];
 
-const personal: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/entries",
-    operationId: "listEntries",
-    tag: "Personal log",
-    summary: "The person's log",
-    description: "Newest day first; days are YYYY-MM-DD, inclusive.",
-    query: EntriesQuery,
-    responses: { 200: ok(R.Entries, "the entries") },
-  },
-  {
-    method: "get",
-    path: "/api/profile",
-    operationId: "getProfile",
-    tag: "Personal log",
-    summary: "The global context",
-    query: ProfileQuery,
-    responses: { 200: ok(R.Profile, "its facts and the observer's recent decisions") },
-  },
-  {
-    method: "put",
-    path: "/api/profile",
-    operationId: "putProfileFact",
-    tag: "Personal log",
-    summary: "Set a fact",
-    body: ProfilePutBody,
-    responses: { 200: ok(R.ProfileFactSet, "the fact and whether it changed") },
-  },
-  {
-    method: "delete",
-    path: "/api/profile",
-    operationId: "deleteProfileFact",
-    tag: "Personal log",
-    summary: "Remove a fact",
-    query: ProfileDeleteQuery,
-    responses: { 204: empty("removed") },
-    errors: { 404: "no such fact" },
-  },
-];
-
 const system: ApiOperation[] = [
   {
     method: "get",
@@ -805,20 +768,6 @@ const system: ApiOperation[] = [
     description: "Runs by status, transitions, state dwell histograms, review wait, model tokens (replay and evaluation runs left out).",
     query: NoQuery,
     responses: { 200: media("text/plain; version=0.0.4", "Prometheus text exposition format 0.0.4") },
-  },
-  {
-    method: "get",
-    path: "/api/metrics/modes",
-    operationId: "modeMetrics",
-    tag: "System",
-    summary: "Processing-modes metrics per mode",
-    description: "Requests, latency (avg, p95), model answers used, cache hit rate and errors by category, per mode; served by the workflow that declares it.",
-    // read when the document is built: the catalog is provided by then, not when this module loads
-    get query() {
-      return apiOf("metrics/modes")?.handler.query;
-    },
-    responses: { 200: ok(z.looseObject({ modes: z.array(z.looseObject({})) }), "per mode") },
-    errors: { 404: "no workflow serves it" },
   },
   {
     method: "get",
@@ -859,5 +808,31 @@ const system: ApiOperation[] = [
   },
 ];
 
-/** every operation, in the order the reference lists them */
-export const OPERATIONS: ApiOperation[] = [...runs, ...reviews, ...tasks, ...workflows, ...evals, ...schedules, ...webhooks, ...alerts, ...knowledge, ...personal, ...system];
+/** the app's own operations (route files under app/api), in the order the reference lists them */
+const groups: ApiOperation[] = [...runs, ...reviews, ...tasks, ...workflows, ...evals, ...schedules, ...webhooks, ...alerts, ...knowledge];
+export const OPERATIONS: ApiOperation[] = [...groups, ...system];
+
+/** the built-in workflows' endpoints (their entries' `api`, served by app/api/[...name]/route.ts), as operations */
+export function workflowOperations(): ApiOperation[] {
+  return builtInApi().map(({ name, method, op }) => ({
+    method: method.toLowerCase() as Method,
+    path: `/api/${name}`,
+    operationId: op.operationId,
+    tag: op.tag,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    ...(op.query ? { query: op.query } : {}),
+    ...(op.body ? { body: op.body } : {}),
+    responses: op.responses,
+    ...(op.errors ? { errors: op.errors } : {}),
+    ...(op.role !== undefined ? { role: op.role } : {}),
+  }));
+}
+
+/**
+ * every operation the API description lists: the app's, with the workflows' before the System
+ * group (read when the document is built: the catalog is provided by then, not when this module loads)
+ */
+export function allOperations(): ApiOperation[] {
+  return [...groups, ...workflowOperations(), ...system];
+}

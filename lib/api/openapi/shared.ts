@@ -6,6 +6,9 @@ import "zod-openapi";
 import { SESSION_COOKIE } from "../../auth/accounts";
 import { IdempotencyKeyValue } from "../idempotency";
 import { MAX_BODY_BYTES } from "../http";
+import type { ErrorStatus, ResponseSpec } from "./spec";
+
+export type { ErrorStatus, ResponseSpec } from "./spec";
 
 /** The body of every error answer (lib/api/http.ts errorResponse). */
 export const ErrorBody = z
@@ -52,12 +55,6 @@ export const LocationHeader = z.object({ location: z.string().meta({ description
 
 type Headers = z.ZodObject;
 
-export interface ResponseSpec {
-  description: string;
-  content?: Record<string, { schema: z.ZodType | Record<string, unknown> }>;
-  headers?: Headers;
-}
-
 /** a JSON answer */
 export const ok = (schema: z.ZodType, description: string, headers?: Headers): ResponseSpec => ({ description, content: { "application/json": { schema } }, ...(headers ? { headers } : {}) });
 
@@ -67,8 +64,6 @@ export const media = (type: string, description: string, schema: Record<string, 
 /** an answer without a body */
 export const empty = (description: string): ResponseSpec => ({ description });
 
-/** The error statuses an operation may answer, and when (the generic ones are added by document.ts). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 503;
 
 export const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: "the body is empty or not JSON, nested too deeply, or the path's percent-encoding is malformed",

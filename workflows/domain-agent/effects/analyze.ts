@@ -1,8 +1,8 @@
 // ANALYZE, offline: per-metric statistics over the question's window against the window
 // before it (or the profile's baseline), read with the domains' "better" direction; a verdict;
 // and a gap when the entries point at a domain outside the current expertise.
-import { DOMAINS, METRICS, domainById } from "../../../lib/domains/index";
-import type { ActiveDomainContext } from "../../../lib/domains/types";
+import { DOMAINS, METRICS, domainById } from "../domains/index";
+import type { ActiveDomainContext } from "../domains/types";
 import type { Analysis, Clarification, Finding, QueryPlan, RetrievedEntry } from "../types";
 import { BASELINE_KEYS, fromAnswer } from "./profile-values";
 

@@ -1,8 +1,8 @@
 // SYNTHESIZE and EVALUATE, offline: an answer written from the findings (numbered citations of
 // the entries they rest on, the domains' expertise where it applies), and a check of that answer
 // against the question.
-import { DOMAINS, domainById } from "../../../lib/domains/index";
-import type { ActiveDomainContext } from "../../../lib/domains/types";
+import { DOMAINS, domainById } from "../domains/index";
+import type { ActiveDomainContext } from "../domains/types";
 import { stems } from "../../../lib/knowledge/text";
 import type { Analysis, Clarification, Evaluation, Finding, QueryPlan, RetrievedEntry } from "../types";
 import { clip } from "../../../lib/knowledge/text";

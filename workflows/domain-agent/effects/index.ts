@@ -2,14 +2,14 @@
 // offline engine runs the deterministic algorithms beside this file (keyword routing, window
 // statistics, extractive answers), an OpenAI-compatible model gets the same inputs and answers
 // in a zod-validated shape. Entries, the global context and the observer's decisions go to the
-// database through lib/domains/store.
+// database through domains/store.ts.
 import { z } from "zod";
 import type { Db } from "../../../lib/db/client";
-import { buildDomainContext } from "../../../lib/domains/context";
-import { DOMAIN_IDS, domainById } from "../../../lib/domains/index";
-import { parseLog } from "../../../lib/domains/parse";
-import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../../../lib/domains/store";
-import type { ActiveDomainContext, ParsedEntry } from "../../../lib/domains/types";
+import { buildDomainContext } from "../domains/context";
+import { DOMAIN_IDS, domainById } from "../domains/index";
+import { parseLog } from "../domains/parse";
+import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../domains/store";
+import type { ActiveDomainContext, ParsedEntry } from "../domains/types";
 import type { EffectContext } from "../../../lib/engine/engine";
 import type { domainAgentMachine, PlanInput } from "../machine";
 import type { EffectsOf } from "../../../lib/machines/effects-of";

@@ -1,7 +1,7 @@
 // OBSERVE, offline: the observer of domain-agent (workflows/domain-agent/guide.md). On its triggers (post_query, user_correction,
 // significant_log) it decides which global-context facts to set, and says why; with no trigger,
 // or nothing durable learned, it skips and says that.
-import { METRICS } from "../../../lib/domains/index";
+import { METRICS } from "../domains/index";
 import type { AgentContext, Trigger } from "../types";
 import { BASELINE_KEYS, fromAnswer } from "./profile-values";
 

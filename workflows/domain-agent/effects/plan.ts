@@ -2,8 +2,8 @@
 // seed's four exits applies — retrieve, expand the domains (a "why" question about a domain
 // whose usual causes are not loaded), clarify (a fact only the person knows), or answer at once
 // from the global context.
-import { selectDomains } from "../../../lib/domains/context";
-import { domainById } from "../../../lib/domains/index";
+import { selectDomains } from "../domains/context";
+import { domainById } from "../domains/index";
 import { keyTerms } from "../../../lib/knowledge/text";
 import type { PlanInput } from "../machine";
 import type { QueryPlan } from "../types";

@@ -1,6 +1,6 @@
 // ROUTE, offline: split the input into question, log and correction segments, classify it as
 // QUERY, LOG or BOTH, and select the domains its words point at.
-import { domainScores, selectDomains } from "../../../lib/domains/context";
+import { domainScores, selectDomains } from "../domains/context";
 import type { Correction, RouteResult } from "../types";
 
 const QUESTION_START = /^(why|what|what's|whats|how|when|where|which|who|should|is|am|are|do|does|did|can|could|would|will|was|were|have|has|tell me|show me|compare|explain|any idea)\b/i;

@@ -1,7 +1,7 @@
 // Small pieces of the /log page: domain badges, metric chips, the significant marker, observer
 // triggers. No hooks: usable from server and client components alike.
-import { METRICS } from "@/lib/domains";
-import type { Metric } from "@/lib/domains/types";
+import { METRICS } from "../domains";
+import type { Metric } from "../domains/types";
 
 // full class strings (Tailwind only generates classes it finds written out)
 const DOMAIN_STYLES: Record<string, string> = {

@@ -3,11 +3,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useActionState, useEffect, useState, useTransition } from "react";
 import { deleteFactAction, saveFactAction, type FactFormState } from "../log-actions";
-import type { ProfileFact } from "@/lib/domains/store";
+import type { ProfileFact } from "../domains/store";
 import { formatTime } from "@/lib/format";
 import { DomainBadge, SourceBadge } from "./log-badges";
 
-// the same limits the server applies (lib/domains/store.ts)
+// the same limits the server applies (domains/store.ts)
 const MAX_VALUE = 500;
 
 const inputClass = "w-full rounded-md border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1.5 text-sm focus:border-blue-500 focus:outline-none focus:ring-2 focus:ring-blue-500/20";

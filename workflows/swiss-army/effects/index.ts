@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { ActionFn, EffectContext } from "../../../lib/engine/engine";
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { swissArmyMachine } from "../machine";
-import { CmUnavailableError, idFromKey, type ContextManager } from "../../../lib/knowledge/context-manager";
+import { CmUnavailableError, idFromKey, type ContextManager } from "../context-manager/context-manager";
 import { hitTitle, type KnowledgeStore } from "../../../lib/knowledge/documents";
 import { clip } from "../../../lib/knowledge/text";
 import type {
