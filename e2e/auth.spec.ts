@@ -2,66 +2,21 @@
 // password is refused, the right one lets you in, the API wants a session or a token, and
 // signing out ends it. On a SQLite file of its own, or with E2E_POSTGRES=1 on a PostgreSQL
 // schema of its own (sy_e2e_<stamp>_auth, dropped afterwards) served by a web server and a worker.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { expect, test } from "./fixtures";
-import pg from "pg";
 import { ownPort, shot } from "./helpers";
+import { OwnServer } from "./own-server";
 
-const PORT = ownPort(1);
-const BASE = `http://127.0.0.1:${PORT}`;
-let server: ChildProcess;
-let dir: string;
-
-const POSTGRES = process.env.E2E_DB === "postgres";
-/** on PostgreSQL: the suite's server and schema, with `schema` in place of the suite's */
-function pgUrl(schema: string | null): string {
-  const u = new URL(process.env.E2E_DB_URL!);
-  if (schema) u.searchParams.set("schema", schema);
-  else u.searchParams.delete("schema");
-  return u.toString();
-}
-const SCHEMA = `sy_e2e_${process.env.E2E_STAMP ?? Date.now()}_auth`;
+const server = new OwnServer("auth", ownPort(1), { SWITCHYARD_AUTH: "on" });
+const BASE = server.base;
 
 test.beforeAll(async () => {
   test.setTimeout(150_000);
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-auth-"));
-  const db = POSTGRES ? { DATABASE_URL: pgUrl(SCHEMA), SWITCHYARD_QUEUE_SCHEMA: SCHEMA } : { DATABASE_URL: `file:${path.join(dir, "auth.db")}` };
-  const env = { ...process.env, PORT: String(PORT), HOSTNAME: "127.0.0.1", ...db, SWITCHYARD_AUTH: "on", NEXT_TELEMETRY_DISABLED: "1" };
   // the first admin, as the README says
-  const add = spawnSync(process.execPath, ["--import", "tsx", "scripts/user.ts", "add", "--name", "ana", "--role", "admin"], { env: { ...env, SWITCHYARD_PASSWORD: "correct-horse-battery" }, encoding: "utf8" });
-  expect(add.stdout + add.stderr).toContain("user ana (admin) created");
-  const cmd = POSTGRES ? ["scripts/cluster.mjs", "--workers", "1"] : ["scripts/start.mjs"];
-  server = spawn(process.execPath, cmd, { env, stdio: "ignore", detached: true });
-  // up to 2 minutes: a busy machine migrates and starts Next.js slowly
-  for (let i = 0; i < 1200; i++) {
-    const ok = await fetch(`${BASE}/api/health`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("auth server did not start");
+  expect(server.addUser("ana", "admin", "correct-horse-battery")).toContain("user ana (admin) created");
+  await server.start();
 });
 
-test.afterAll(async () => {
-  if (server?.pid) {
-    const gone = server.exitCode === null && server.signalCode === null ? new Promise((r) => server.once("exit", r)) : null;
-    process.kill(-server.pid, "SIGKILL");
-    await gone;
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (POSTGRES) {
-    const c = new pg.Client({ connectionString: pgUrl(null) });
-    await c.connect();
-    try {
-      await c.query("SET lock_timeout = '5s'");
-      await c.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
-    } finally {
-      await c.end();
-    }
-  }
-});
+test.afterAll(() => server.stop());
 
 // the wrong password on purpose: the sign-in call's 401, which Chromium logs as a failed load
 test.use({ allowConsoleErrors: [/401 \(Unauthorized\) \(http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login\)/] });

@@ -1,7 +1,7 @@
 // A research mission in the browser, on the offline engine over the shipped guide: topic → plan
 // in the review queue → approve → the DAG runs → check-in → report.md rendered with its sources.
 import { expect, test } from "./fixtures";
-import { openInInbox, shot } from "./helpers";
+import { openInInbox, pendingReviewFor, shot } from "./helpers";
 
 const TOPIC = "How does Switchyard resume runs after a restart and keep timers durable?";
 
@@ -80,4 +80,68 @@ test("topic → approved plan → task DAG → report.md with cited sources and 
   expect(taskMd).toMatch(/^---\nmission_id: "DR-\d{8}-\d{3}"\n/);
   expect(taskMd).toContain('status: "COMPLETED"');
   await expect(page.getByTestId("timeline")).toContainText("report.md generated successfully");
+});
+
+interface PlanTask {
+  id: string;
+  type: string;
+  description: string;
+  dependsOn: string[];
+  dimension?: string;
+}
+interface Plan {
+  topic: string;
+  dimensions: string[];
+  tasks: PlanTask[];
+  estimatedIterations: number;
+}
+
+test("a plan v2 shows what changed since v1 and warns about tasks left without a dimension", async ({ page, request }) => {
+  const started = await request.post("/api/runs", { data: { workflow: "deep-research", input: { topic: "What makes a review queue quick to scan?" } } });
+  expect(started.status()).toBe(201);
+  const runId = ((await started.json()) as { id: string }).id;
+  const firstReview = await pendingReviewFor(request, runId);
+  const v1 = ((await (await request.get(`/api/reviews/${firstReview}`)).json()) as { payload: { plan: Plan } }).payload.plan;
+  // v1 (the offline planner): P1, then a search and a read task per dimension, each task filed under its dimension
+  const gone = v1.dimensions[3]!;
+  const orphans = v1.tasks.filter((t) => t.dimension === gone).map((t) => t.id);
+  expect(orphans).toHaveLength(2);
+  const [s1, last] = [v1.tasks.find((t) => t.id === "S1")!, v1.tasks.at(-1)!];
+  expect(v1.tasks.some((t) => t.dependsOn.includes(last.id))).toBe(false);
+  // the reviewer's v2: a dimension dropped (its tasks kept, still filed under it), one added with a
+  // new task, the last task removed, S1's description edited; sent with "modify"
+  const v2: Plan = {
+    ...v1,
+    dimensions: [...v1.dimensions.filter((d) => d !== gone), "Keyboard use"],
+    tasks: [
+      ...v1.tasks.filter((t) => t !== last).map((t) => (t === s1 ? { ...t, description: `${t.description}, with a glossary` } : t)),
+      { id: "S9", type: "Search", description: "Find sources: keyboard use", dependsOn: ["P1"], dimension: "Keyboard use" },
+    ],
+  };
+  const modified = await request.post(`/api/reviews/${firstReview}/decision`, { data: { decision: "modify", feedback: "drop one dimension, add keyboard use", reviewer: "lea", data: { plan: v2 } } });
+  expect(modified.status()).toBe(200);
+
+  // the run page's review of v2
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("run-page")).toHaveAttribute("data-state", "PLANNING.approval");
+  const panel = page.getByTestId("decision-panel");
+  const changes = panel.getByTestId("plan-changes");
+  await expect(changes).toContainText("Changes since v1 (this is v2)");
+  await expect(changes.locator("li", { hasText: "dimensions added" })).toHaveText("dimensions added: Keyboard use");
+  await expect(changes.locator("li", { hasText: "dimensions removed" })).toHaveText(`dimensions removed: ${gone}`);
+  await expect(changes.locator("li", { hasText: "tasks added" })).toHaveText("tasks added: S9");
+  await expect(changes.locator("li", { hasText: "tasks removed" })).toHaveText(`tasks removed: ${last.id}`);
+  await expect(changes.locator("li", { hasText: "tasks edited" })).toHaveText("tasks edited: S1 (description)");
+  const warning = panel.getByTestId("plan-orphans");
+  await expect(warning).toHaveText(`⚠ 2 tasks are left without a dimension: ${orphans.map((id) => `${id} (was “${gone}”)`).join(", ")}. Give them a dimension or remove them.`);
+  await expect(panel.getByTestId("plan-dimensions")).toContainText("Keyboard use");
+  await changes.scrollIntoViewIfNeeded();
+  await shot(page, "research-plan-v2-changes");
+
+  // the same in the review inbox's panel
+  await page.goto("/review");
+  const item = await openInInbox(page, runId);
+  await expect(item.getByTestId("plan-changes")).toContainText("Changes since v1 (this is v2)");
+  await expect(item.getByTestId("plan-orphans")).toContainText("2 tasks are left without a dimension");
 });

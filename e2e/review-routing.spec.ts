@@ -73,3 +73,41 @@ test("the queue, the run page and the workflow page show routing and decisions",
   await expect(panel).toBeVisible();
   await shot(page, "routing-workflow-390");
 });
+
+test("a review due no sooner than its step times out is warned in the editor and on the workflow page", async ({ page }) => {
+  const late = `late-${Date.now().toString(36)}`;
+  const diagram = (due: number) =>
+    [
+      "---",
+      "switchyard:",
+      "  steps:",
+      "    SIGN_OFF:",
+      `      review: { prompt: "Sign off the contract", assign: [legal], due: { after_s: ${due}, escalate: [legal-leads] } }`,
+      "      next: DONE",
+      "      timeout: { after_s: 3600, to: EXPIRED }",
+      "---",
+      "stateDiagram-v2",
+      "    [*] --> SIGN_OFF",
+      "    SIGN_OFF --> DONE",
+      "    SIGN_OFF --> EXPIRED",
+      "    DONE --> [*]",
+      "    EXPIRED --> [*]",
+    ].join("\n");
+  const said = "steps.SIGN_OFF.review.due: after_s 86400 is not before timeout.after_s 3600";
+  await page.goto("/workflows/new");
+  await page.getByLabel("workflow id").fill(late);
+  const editor = page.getByTestId("flow-source");
+  // due before the timeout: valid, nothing to say
+  await editor.fill(diagram(1800));
+  await expect(page.getByTestId("flow-check")).toHaveAttribute("data-valid", "true");
+  await expect(page.getByTestId("flow-check")).toContainText("Valid: 3 stages");
+  await expect(page.getByTestId("flow-warnings")).toHaveCount(0);
+  // due a day later, the timeout an hour: the warning, with its line; it still saves
+  await editor.fill(diagram(86_400));
+  await expect(page.getByTestId("flow-warnings")).toContainText(`line 5: ${said}`);
+  await expect(page.getByTestId("flow-warnings")).toContainText("so it is never escalated");
+  await shot(page, "routing-editor-due-warning");
+  await page.getByRole("button", { name: "Save workflow" }).click();
+  await page.waitForURL(new RegExp(`/workflows/${late}$`));
+  await expect(page.getByTestId("workflow-warnings")).toContainText(said);
+});

@@ -1,47 +1,25 @@
-// Accounts on, on a server of its own (SQLite): the sign-in page shows no pending count and no
-// names; a reviewer's pages offer no operator controls (Start run, Abort, event forms, abort
-// from the queue) but do offer decisions; a viewer sees decisions disabled, with the reason.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+// Accounts on, on a server of its own (a SQLite file, or with E2E_POSTGRES=1 a PostgreSQL schema
+// served by a web server and a worker: e2e/own-server.ts): the sign-in page shows no pending
+// count and no names; a reviewer's pages offer no operator controls (Start run, Abort, event
+// forms, abort from the queue) but do offer decisions; a viewer sees decisions disabled, with
+// the reason.
 import type { Browser } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { ownPort } from "./helpers";
+import { OwnServer } from "./own-server";
 import AxeBuilder from "@axe-core/playwright";
 
-const PORT = ownPort(41);
-const BASE = `http://127.0.0.1:${PORT}`;
 const PASSWORD = "correct-horse-battery";
-let server: ChildProcess;
-let dir: string;
-
-test.skip(process.env.E2E_DB === "postgres", "accounts on a SQLite file of its own (auth.spec.ts covers PostgreSQL)");
+const server = new OwnServer("roles", ownPort(41), { SWITCHYARD_AUTH: "on" });
+const BASE = server.base;
 
 test.beforeAll(async () => {
   test.setTimeout(150_000);
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-roles-"));
-  const env = { ...process.env, PORT: String(PORT), HOSTNAME: "127.0.0.1", DATABASE_URL: `file:${path.join(dir, "roles.db")}`, SWITCHYARD_AUTH: "on", NEXT_TELEMETRY_DISABLED: "1" };
-  for (const [name, role] of [["ana", "admin"], ["rita", "reviewer"], ["vic", "viewer"]]) {
-    const add = spawnSync(process.execPath, ["--import", "tsx", "scripts/user.ts", "add", "--name", name!, "--role", role!], { env: { ...env, SWITCHYARD_PASSWORD: PASSWORD }, encoding: "utf8" });
-    expect(add.stdout + add.stderr).toContain(`user ${name} (${role}) created`);
-  }
-  server = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: "ignore", detached: true });
-  for (let i = 0; i < 1200; i++) {
-    if (await fetch(`${BASE}/api/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("roles server did not start");
+  for (const [name, role] of [["ana", "admin"], ["rita", "reviewer"], ["vic", "viewer"]] as const) expect(server.addUser(name, role, PASSWORD)).toContain(`user ${name} (${role}) created`);
+  await server.start();
 });
 
-test.afterAll(async () => {
-  if (server?.pid) {
-    const gone = server.exitCode === null && server.signalCode === null ? new Promise((r) => server.once("exit", r)) : null;
-    process.kill(-server.pid, "SIGKILL");
-    await gone;
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+test.afterAll(() => server.stop());
 
 async function signedIn(browser: Browser, name: string, size = { width: 1440, height: 900 }) {
   const context = await browser.newContext({ baseURL: BASE, viewport: size });

@@ -134,9 +134,9 @@ await together(`crash survival, small (npm run chaos with ${kills} kills${pgSkip
 ]);
 step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
 // the same browser tests against a PostgreSQL deployment (a web server and two workers), on the
-// specs that cross processes most: live updates from workers, child runs, alerts, sign-in
-const e2ePg = "end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth)";
+// specs that cross processes most: live updates from workers, child runs, alerts, sign-in and roles
+const e2ePg = "end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth, roles)";
 if (pgSkip) skipped(e2ePg, pgSkip);
-else step(e2ePg, [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
+else step(e2ePg, [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth", "roles"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
 table();
 console.log("\nall tests passed");

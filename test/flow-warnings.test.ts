@@ -1,5 +1,6 @@
 // Save-time warnings, not errors: a composite that can never finish on its own, an
-// on_error target that is neither final nor a step, a secret not set in this server's environment.
+// on_error target that is neither final nor a step, a review due no sooner than its step times out,
+// a secret not set in this server's environment.
 // Each is kept (the definition saves) and said with its line.
 import { describe, expect, it } from "vitest";
 import { checkFlowSource } from "../lib/flows/validate";
@@ -83,5 +84,47 @@ steps:
     expect(warnings("yaml", src, { SWITCHYARD_SECRET_HOOK_TOKEN: "x" })).toEqual([]);
     // where there is no server environment (the editor in the browser), nothing is said
     expect(warnings("yaml", src)).toEqual([]);
+  });
+
+  it("a review whose due is not before its timeout: the run moves on first, so it is never escalated", () => {
+    const src = (due: number) => `id: late-escalation
+stages: [SIGN, DONE, EXPIRED]
+initial_stage: SIGN
+transitions: { SIGN: [DONE, EXPIRED], DONE: [], EXPIRED: [] }
+steps:
+  SIGN:
+    review:
+      prompt: "Sign the contract"
+      assign: [legal]
+      due: { after_s: ${due}, escalate: [legal-leads] }
+    next: DONE
+    timeout: { after_s: 3600, to: EXPIRED }
+`;
+    const said = "10: steps.SIGN.review.due: after_s %d is not before timeout.after_s 3600: the run moves on to EXPIRED when the timeout ends, before the review is due, so it is never escalated. Make due.after_s less than 3600";
+    expect(warnings("yaml", src(3600))).toEqual([said.replace("%d", "3600")]);
+    expect(warnings("yaml", src(86_400))).toEqual([said.replace("%d", "86400")]);
+    expect(warnings("yaml", src(3599))).toEqual([]);
+    // a due with no timeout, a timeout with no due: nothing to say
+    expect(warnings("yaml", src(86_400).replace("    timeout: { after_s: 3600, to: EXPIRED }\n", ""))).toEqual([]);
+    expect(warnings("yaml", src(86_400).replace("      due: { after_s: 86400, escalate: [legal-leads] }\n", ""))).toEqual([]);
+    // Mermaid: the step in the front matter, the line where its due is written
+    const mmd = `---
+switchyard:
+  steps:
+    SIGN:
+      review: { prompt: "Sign", due: { after_s: 7200, escalate: [leads] } }
+      next: DONE
+      timeout: { after_s: 600, to: EXPIRED }
+---
+stateDiagram-v2
+    [*] --> SIGN
+    SIGN --> DONE
+    SIGN --> EXPIRED
+    DONE --> [*]
+    EXPIRED --> [*]
+`;
+    expect(warnings("mermaid", mmd)).toEqual([
+      "5: steps.SIGN.review.due: after_s 7200 is not before timeout.after_s 600: the run moves on to EXPIRED when the timeout ends, before the review is due, so it is never escalated. Make due.after_s less than 600",
+    ]);
   });
 });

@@ -294,7 +294,7 @@ for (const database of DATABASES.slice(0, 2)) {
     h.it("retention removes keys older than 24 hours and keeps younger ones", async (db) => {
       const [ok] = await db.store.commit([commitItem(runRow("idem-young", T0), null, { idempotency: { ...key("idem-young", "young"), createdAt: T0 + IDEMPOTENCY_TTL_MS } })]);
       expect(ok).toBe("ok");
-      const result = await pruneRuns({ ...db.ports, clock: new ManualClock(T0 + IDEMPOTENCY_TTL_MS + 1000) }, { olderThanMs: 365 * IDEMPOTENCY_TTL_MS });
+      const result = await pruneRuns({ store: db.store, clock: new ManualClock(T0 + IDEMPOTENCY_TTL_MS + 1000) }, { olderThanMs: 365 * IDEMPOTENCY_TTL_MS });
       expect(result.rows.IdempotencyKey).toBe(1);
       expect((await db.sql(`SELECT "key" FROM "IdempotencyKey"`)).rows).toEqual([{ key: "young" }]);
     });

@@ -118,7 +118,7 @@ for (const database of DATABASES.slice(0, 2)) {
       expect((await db.store.listReviews({ runId: "imported-1" })).map((r) => r.status)).toEqual(["pending"]);
       expect(await db.store.countByStatus()).toEqual({ running: 1, waiting: 1, completed: 1, failed: 0, aborted: 0, imported: 2, replay: 0 });
       expect(await db.store.countByStatus("swiss-army")).toEqual({ running: 1, waiting: 1, completed: 1, failed: 0, aborted: 0, imported: 2, replay: 0 });
-      expect(await prometheusText(db.ports)).toContain('switchyard_runs{workflow="swiss-army",status="imported"} 2');
+      expect(await prometheusText(db)).toContain('switchyard_runs{workflow="swiss-army",status="imported"} 2');
     });
   });
 }

@@ -48,8 +48,8 @@ for (const database of DATABASES) {
       await h.close();
     });
 
-    h.it("per workflow: numbers, not BigInt or Decimal; states in SQLite's order (no state first, then by bytes)", async () => {
-      const rows = await workflowUsage(prisma!, "swiss-army");
+    h.it("per workflow: numbers, not BigInt or Decimal; states in SQLite's order (no state first, then by bytes)", async (db) => {
+      const rows = await workflowUsage(db.store, "swiss-army");
       expect(rows).toEqual([
         { state: "—", calls: 1, promptTokens: 7, completionTokens: 0, avgLatencyMs: 4, errors: 0 },
         { state: "B_STATE", calls: 1, promptTokens: 1, completionTokens: 1, avgLatencyMs: 3, errors: 0 },
@@ -57,7 +57,7 @@ for (const database of DATABASES) {
         { state: "_state", calls: 1, promptTokens: 3, completionTokens: 3, avgLatencyMs: 1, errors: 0 },
         { state: "a_state", calls: 1, promptTokens: 2, completionTokens: 2, avgLatencyMs: 8, errors: 0 },
       ]);
-      expect(await workflowUsage(prisma!, "nope")).toEqual([]);
+      expect(await workflowUsage(db.store, "nope")).toEqual([]);
       const run = await runUsage(prisma!, "u1");
       expect(run.total).toEqual({ calls: 7, offline: 0, promptTokens: 163, completionTokens: 56, latencyMs: 77, estimated: false });
       expect(run.calls.map((c) => c.id)).toEqual(["c1", "c2", "c3", "c4", "c5", "c6", "c7"]);

@@ -182,7 +182,7 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       const own = (await rt().store.transitions(sourceId)).length + (await rt().store.transitions(approvedId)).length;
       expect(text).toContain(`switchyard_transitions_total{workflow="${wf}"} ${own}\n`);
       // the workflow page's model usage counts the workflow's own runs' calls, not the replays' (v2's drafted for real)
-      const usage = await workflowUsage(rt().db, wf);
+      const usage = await workflowUsage(rt().store, wf);
       expect(usage.reduce((n, u) => n + u.calls, 0)).toBe(await rt().db.modelCall.count({ where: { runId: { in: [sourceId, approvedId] } } }));
       const counts = await rt().store.countByStatus(wf);
       expect(counts).toMatchObject({ completed: 2, waiting: 0, replay: (await listRuns(rt(), { replayOf: sourceId })).total + 1 });

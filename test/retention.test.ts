@@ -157,11 +157,11 @@ for (const database of DATABASES) {
   describe(`retention on ${database.name}`, () => {
     const h = opened(database, "retention");
     const clock = new ManualClock(NOW);
-    let ports: TestDb["ports"] & { clock: ManualClock };
+    let ports: { store: TestDb["store"]; clock: ManualClock };
     beforeAll(async () => {
       const db = await h.open();
       if (!db) return;
-      ports = { ...db.ports, clock };
+      ports = { store: db.store, clock };
       await seedRetention(db);
     }, 60_000);
     afterAll(() => h.close());
@@ -226,8 +226,4 @@ describe("retention: SQLite and PostgreSQL agree", () => {
       expect(passes.get(name)).toEqual(passes.get("SQLite"));
     });
   }
-
-  it("without a database handle, a clear error", async () => {
-    await expect(pruneRuns({ sqlite: null, pg: null, clock: new ManualClock() }, { olderThanMs: DAY })).rejects.toThrow(/neither a SQLite handle .* nor a PostgreSQL pool/);
-  });
 });

@@ -269,3 +269,89 @@ describe("review routing on PostgreSQL (the run store)", () => {
     }
   }, 60_000);
 });
+
+describe("escalation in cluster mode (PostgreSQL: a web process and two workers, a simulated clock)", () => {
+  const PG_URL = process.env.POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+  let skip: string | null = null;
+  let scratch: ScratchSchema | null = null;
+  beforeAll(async () => {
+    skip = await pgReachable(PG_URL);
+    if (skip) return console.log(`[review-routing] cluster part skipped: PostgreSQL not reachable at ${PG_URL} (${skip})`);
+    scratch = await scratchSchema(PG_URL, "sy_routing_cluster");
+  }, 60_000);
+  afterAll(async () => {
+    while (open.length) await open.pop()!.close().catch(() => {});
+    await scratch?.drop();
+  }, 60_000);
+
+  /** the three processes of a cluster on one simulated clock */
+  async function cluster(clock: ManualClock) {
+    const node = async (role: "web" | "worker") => {
+      const rt = await createRuntime({
+        url: `${PG_URL}?schema=${scratch!.schema}`,
+        clock,
+        role,
+        env: {} as NodeJS.ProcessEnv,
+        migrate: migrateDatabase,
+        serviceChoresMs: 0,
+        seedGuide: false,
+        alerts: { start: false },
+        webhooks: { start: false },
+        schedules: { start: false },
+        queue: { schema: scratch!.schema, expireSeconds: 30, maintenanceSeconds: 5 },
+        worker: { pollMs: 200 },
+      });
+      open.push(rt);
+      return rt;
+    };
+    const web = await node("web");
+    return { web, workers: [await node("worker"), await node("worker")] };
+  }
+  const held = (workers: Runtime[]) => workers.reduce((n, w) => n + w.cluster!.worker!.held, 0);
+
+  it("the deadline is kept across a restart of the whole cluster: one escalation, at the due time, whichever worker holds it", async (ctx) => {
+    if (skip) return ctx.skip();
+    const firstClock = new ManualClock(T0);
+    const first = await cluster(firstClock);
+    await saveUserWorkflow(first.web.db, "yaml", FLOW);
+    const hook = await first.web.webhooks.createWebhook({ workflow: "legal-flow", url: "https://hooks.example.com/escalations", secret: "0123456789abcdef", events: ["on_review_escalated"] });
+    const { run } = await first.web.engine.start("legal-flow", {});
+    const waiting = await first.web.engine.waitFor(run.id, (r) => r.status === "waiting", 30_000);
+    const reviewId = waiting.reviewId!;
+    expect(await first.web.store.timers(run.id)).toMatchObject([{ id: dueTimerId(reviewId), dueAt: T0 + HOUR }]);
+    // a worker took the deadline's job and waits for the cluster's clock; half an hour passes: nothing
+    await vi.waitFor(() => expect(held(first.workers)).toBe(1), { timeout: 20_000 });
+    firstClock.advance(30 * 60_000);
+    await flush();
+    expect((await first.web.store.getReview(reviewId))!.escalatedFrom ?? null).toBeNull();
+    // the whole cluster stops (the workers hand the job back) and is started again 29 minutes later
+    while (open.length) await open.pop()!.close();
+    const clock = new ManualClock(T0 + 59 * 60_000);
+    const second = await cluster(clock);
+    await vi.waitFor(() => expect(held(second.workers)).toBe(1), { timeout: 30_000 });
+    clock.advance(60_000 - 1);
+    await flush();
+    expect((await second.web.store.getReview(reviewId))!.escalatedFrom ?? null).toBeNull();
+    expect((await second.web.store.transitions(run.id)).some((t) => t.event === REVIEW_ESCALATED)).toBe(false);
+    clock.advance(1);
+    await vi.waitFor(async () => expect((await second.web.store.getReview(reviewId))!.assignedTo).toEqual(["legal-leads"]), { timeout: 20_000 });
+    expect(await second.web.store.getReview(reviewId)).toMatchObject({ status: "pending", escalatedFrom: ["legal"], dueAt: T0 + HOUR });
+    await vi.waitFor(() => expect(held(second.workers)).toBe(0));
+    // exactly once: one timeline row at the due time, one webhook delivery, the timer gone; the job
+    // delivered again (a sweep, a retry) is stale on either worker, and time going on adds nothing
+    const escalations = () => second.web.store.transitions(run.id).then((t) => t.filter((x) => x.event === REVIEW_ESCALATED));
+    expect(await escalations()).toMatchObject([{ at: T0 + HOUR, from: ["SIGN_OFF"], to: ["SIGN_OFF"], payload: { reviewId, from: ["legal"], to: ["legal-leads"] } }]);
+    expect(await second.web.store.timers(run.id)).toEqual([]);
+    for (const w of second.workers) expect(await w.engine.fireTimer(run.id, dueTimerId(reviewId), T0 + HOUR)).toBe("stale");
+    expect((await Promise.all(second.workers.map((w) => w.engine.sweep()))).map((s) => s.timers)).toEqual([0, 0]);
+    clock.advance(2 * HOUR);
+    await flush();
+    expect(await escalations()).toHaveLength(1);
+    expect(await second.web.db.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
+    expect(second.workers.reduce((n, w) => n + w.cluster!.worker!.stats.timers, 0)).toBe(1);
+    // the run did not move; a person decides it as before
+    expect(await second.web.engine.getRun(run.id)).toMatchObject({ status: "waiting", state: ["SIGN_OFF"] });
+    await second.web.engine.decide(reviewId, { decision: "approve", reviewer: "lea" });
+    await second.web.engine.waitFor(run.id, (r) => r.status === "completed", 30_000);
+  }, 180_000);
+});

@@ -1,6 +1,7 @@
 // One store conformance suite, two databases: the run store's rules (rows round-trip, the run
 // version and review compare-and-set, batches where one item conflicts, transitions, timers,
-// reviews, artifacts, snapshots, the runs-list filters, resume) on SQLite always and on
+// reviews, artifacts, snapshots, the runs-list filters, resume, whole runs exported, imported and
+// pruned) on SQLite always and on
 // PostgreSQL when it is reachable (127.0.0.1:5432 here; POSTGRES_URL elsewhere), each in a
 // fresh database or schema with the committed migrations applied.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +14,7 @@ import { Engine } from "../lib/engine/engine";
 import { instantEffects } from "../bench/instant-effects";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
 import { SqliteRunStore } from "../lib/engine/store/sqlite";
-import type { DeliveryRow, OutboxRow, ReviewRow, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
+import type { DeliveryRow, FleetDelta, ModelCallRow, OutboxRow, ReviewRow, RunBundle, RunRow, RunStore, TransitionRow } from "../lib/engine/store/types";
 import type { WorkflowEffects } from "../lib/engine/engine";
 import { findWorkflow } from "../lib/machines/registry";
 import { tempDbUrl } from "./helpers";
@@ -310,6 +311,175 @@ for (const [name, make, reachable] of suites) {
       expect(ranA).toBe(1); // A's attempt "happened" only in the test's gate, after the restart
       await b.stop();
       await c.stop();
+    });
+
+    // ------------------------------------------------------------------ whole runs (RunStore.archive)
+
+    test("export: a run with every row it owns in one read, text keys in byte order; an unknown run is null", async (s) => {
+      const r = run("ex-1", { seq: 2, status: "waiting", state: ["HUMAN_REVIEW"] });
+      const t = (id: string, dueAt: number) => ({ runId: "ex-1", id, dueAt, event: { type: id }, seq: 2 });
+      await s.commit([
+        item(r, null, {
+          transitions: [tr("ex-1", 1), tr("ex-1", 2)],
+          reviewsOpen: [review("ex-1-b", "ex-1", { seq: 2 }), review("ex-1-A", "ex-1", { seq: 2 }), review("ex-1-_", "ex-1", { seq: 1 })],
+          timersSet: [t("b", T0 + 9), t("a", T0 + 9), t("Z", T0 + 10)],
+          timers: [t("b", T0 + 9)],
+          artifacts: ["b.md", "_x", "A.md"].map((name) => ({ name, content: `# ${name} ✓`, mode: "put" as const })),
+        }),
+        item(run("ex-1-child-b", { parentId: "ex-1", createdAt: T0 + 1 }), null),
+        item(run("ex-1-child-a", { parentId: "ex-1", createdAt: T0 + 1 }), null),
+      ]);
+      const b = (await s.archive.exportRun("ex-1"))!;
+      expect(b.run).toEqual(await s.getRun("ex-1"));
+      expect(b.transitions).toEqual(await s.transitions("ex-1"));
+      expect(b.reviews.map((v) => v.id)).toEqual(["ex-1-_", "ex-1-A", "ex-1-b"]);
+      expect(b.reviews[1]).toEqual(await s.getReview("ex-1-A"));
+      expect(b.timers.map((x) => x.id)).toEqual(["a", "b", "Z"]);
+      expect(b.snapshots).toEqual([{ seq: 2, first: 1, snapshot: r.snapshot, context: r.context, timers: [{ id: "b", dueAt: T0 + 9, event: { type: "b" }, seq: 2 }], at: T0 }]);
+      expect(b.artifacts).toEqual(["A.md", "_x", "b.md"].map((name) => ({ name, content: `# ${name} ✓`, size: Buffer.byteLength(`# ${name} ✓`), updatedAt: T0 })));
+      expect(b.usage).toEqual([]);
+      expect(b.children).toEqual(["ex-1-child-a", "ex-1-child-b"]);
+      expect(await s.archive.exportRun("nope")).toBeNull();
+    });
+
+    test("import: a bundle is stored as a new run whole (model calls, binary artifacts, who decided) and exports back the same; a taken id or a colliding row writes nothing", async (s, h) => {
+      const src = (await s.archive.exportRun("ex-1"))!;
+      const id = "imp-1";
+      const call = (n: number, over: Partial<ModelCallRow> = {}): ModelCallRow => ({ id: `${id}-call-${n}`, key: null, runId: id, state: "EXECUTING", purpose: "p", adapter: "gpt @ primary", endpoint: "primary", model: "gpt", promptTokens: 3, completionTokens: 4, estimated: n === 2, latencyMs: 5, attempts: 1, ok: n === 1, errorCategory: n === 1 ? null : "RATE_LIMIT", error: n === 1 ? null : "slow down", output: n === 1 ? "the reply" : null, createdAt: T0 + n, ...over });
+      const text = Buffer.from("UTF-8 bytes ✓");
+      const bundle: RunBundle = {
+        ...src,
+        run: { ...src.run, id, status: "completed", finishedAt: T0 + 20, retries: 2, waitingSince: null, failedStates: null },
+        transitions: src.transitions.map((t) => ({ ...t, runId: id })),
+        reviews: src.reviews.map((v, i) => ({ ...v, id: `${id}-review-${i + 1}`, runId: id, status: "decided", decision: "approve", reviewer: "ana", decidedAt: T0 + 5, decidedBy: i ? "person" : "engine", assignedTo: null, dueAt: null, escalatedFrom: null })),
+        timers: src.timers.map((t) => ({ ...t, runId: id })),
+        artifacts: [...src.artifacts, { name: "text.bin", content: text, size: text.length, updatedAt: T0 + 3 }],
+        usage: [call(1), call(2)],
+        children: [],
+      };
+      expect(await s.archive.importRun(bundle)).toEqual({ ok: true });
+      const back = (await s.archive.exportRun(id))!;
+      // bytes that are text read back as the bytes (SQLite's BLOB) or as their text (PostgreSQL's TEXT)
+      const stored = back.artifacts.find((a) => a.name === "text.bin")!;
+      expect(Buffer.from(stored.content).equals(text)).toBe(true);
+      expect({ ...back, artifacts: back.artifacts.filter((a) => a !== stored) }).toEqual({ ...bundle, artifacts: src.artifacts });
+      expect(back.run).toEqual(await s.getRun(id));
+      // the run's own snapshot and context are its Snapshot row at its seq
+      expect(await s.snapshotAt(id, back.run.seq)).toMatchObject({ snapshot: src.run.snapshot, context: src.run.context });
+      const count = async (table: string, runId: string) => Number((await h.select(`SELECT COUNT(*) AS "n" FROM "${table}" WHERE "runId" = '${runId}'`))[0].n);
+      const rows = async (runId: string) => Promise.all(["Transition", "Review", "Snapshot", "Timer", "Artifact", "ModelCall"].map((t) => count(t, runId)));
+      const before = await rows(id);
+      // the same id again: refused, nothing added
+      expect(await s.archive.importRun({ ...bundle, run: { ...bundle.run, name: "again" } })).toMatchObject({ ok: false, reason: "exists" });
+      expect(await rows(id)).toEqual(before);
+      expect((await s.getRun(id))!.name).toBe(bundle.run.name);
+      // a row that collides with one already here (a review id): nothing of the new run is written
+      const clash = { ...bundle, run: { ...bundle.run, id: "imp-2" }, transitions: bundle.transitions.map((t) => ({ ...t, runId: "imp-2" })), usage: [] };
+      expect(await s.archive.importRun(clash)).toMatchObject({ ok: false, reason: "constraint" });
+      expect(await s.getRun("imp-2")).toBeNull();
+      expect(await rows("imp-2")).toEqual([0, 0, 0, 0, 0, 0]);
+    });
+
+    test("import: bytes that are no text go in as a BLOB on SQLite, and are refused (nothing written) on PostgreSQL, which keeps artifacts as text", async (s) => {
+      const src = (await s.archive.exportRun("ex-1"))!;
+      const bytes = Buffer.from([0xff, 0x00, 0xfe]);
+      const bundle: RunBundle = { ...src, run: { ...src.run, id: "imp-bin" }, transitions: [], reviews: [], snapshots: [], timers: [], children: [], artifacts: [src.artifacts[0], { name: "blob", content: bytes, size: 3, updatedAt: T0 }] };
+      const out = await s.archive.importRun(bundle);
+      if (s.dialect === "sqlite") {
+        expect(out).toEqual({ ok: true });
+        expect((await s.archive.exportRun("imp-bin"))!.artifacts[1]).toEqual({ name: "blob", content: bytes, size: 3, updatedAt: T0 });
+      } else {
+        expect(out).toMatchObject({ ok: false, reason: "unstorable", path: "artifacts.1.content" });
+        expect(await s.getRun("imp-bin")).toBeNull();
+        const nul = await s.archive.importRun({ ...bundle, artifacts: [{ name: "nul", content: "a\u0000b", size: 3, updatedAt: T0 }] });
+        expect(nul).toMatchObject({ ok: false, reason: "unstorable", path: "artifacts.0.content" });
+      }
+    });
+
+    test("retention: finished runs that ended before a time, oldest first; removed only while still finished, with every row they own; old snapshots thinned, each run's latest kept; old Idempotency-Keys expired", async (s, h) => {
+      const day = 86_400_000;
+      const old = T0 - 100 * day;
+      const idem = (runId: string, createdAt: number) => ({ scope: "-", key: `k-${runId}`, fingerprint: "f", runId, status: 201, fromSeq: 1, toSeq: 1, createdAt });
+      const done = (id: string, finishedAt: number) => run(id, { status: "completed", seq: 2, createdAt: old, updatedAt: finishedAt, finishedAt });
+      const owned = (id: string) => ({ transitions: [tr(id, 1, { at: old }), tr(id, 2, { at: old })], reviewsOpen: [review(`${id}-r`, id, { status: "decided", createdAt: old })], artifacts: [{ name: "a.md", content: "x", mode: "put" as const }], outbox: [], deliveries: [{ id: `${id}-d`, webhookId: "w", runId: id, hook: "on_end", body: "{}", createdAt: old }] });
+      await s.commit([
+        item(done("pr-b", old + 2 * day), null, { ...owned("pr-b"), idempotency: idem("pr-b", old) }),
+        item(done("pr-a", old + day), null, owned("pr-a")),
+        item(run("pr-live", { seq: 2, createdAt: old, updatedAt: old }), null, { transitions: [tr("pr-live", 1, { at: old })], idempotency: idem("pr-live", T0) }),
+        item(done("pr-young", T0), null, owned("pr-young")),
+      ]);
+      // the live run gets a second, newer snapshot: its old one may go, its latest stays
+      await s.commit([item(run("pr-live", { version: 2, seq: 3, createdAt: old, updatedAt: old + 3 * day }), 1, { transitions: [tr("pr-live", 3, { at: old })] })]);
+      const before = old + 10 * day;
+      expect(await s.archive.finishedBefore(before, 10)).toEqual(["pr-a", "pr-b"]);
+      expect(await s.archive.finishedBefore(before, 1)).toEqual(["pr-a"]);
+      // a run that is no longer finished when the batch runs is left alone
+      const removed = await s.archive.removeRuns(["pr-a", "pr-b", "pr-live", "nope"]);
+      expect(removed).toEqual({ Run: 2, Transition: 4, Snapshot: 2, Timer: 0, Review: 2, Artifact: 2, ModelCall: 0, WebhookDelivery: 2, RunPrincipal: 0 });
+      expect(await s.getRun("pr-a")).toBeNull();
+      expect(await s.getRun("pr-b")).toBeNull();
+      expect(await s.archive.removeRuns([])).toMatchObject({ Run: 0, Transition: 0 });
+      expect((await s.getRun("pr-live"))!.seq).toBe(3);
+      expect(await s.archive.finishedBefore(before, 10)).toEqual([]);
+      expect(await s.archive.thinSnapshots(before)).toBe(1);
+      expect(await s.snapshotAt("pr-live", 1)).toBeNull();
+      expect(await s.snapshotAt("pr-live", 3)).toMatchObject({ seq: 3 });
+      expect(await s.archive.thinSnapshots(before)).toBe(0);
+      const keys = async () => (await h.select(`SELECT "runId" FROM "IdempotencyKey" WHERE "runId" LIKE 'pr-%' ORDER BY "runId"`)).map((r) => r.runId);
+      expect(await keys()).toEqual(["pr-b", "pr-live"]); // a key outlives its run until it expires
+      expect(await s.idempotency.expire(T0 - day)).toBe(1);
+      expect(await keys()).toEqual(["pr-live"]);
+      expect(await s.getRun("pr-young")).not.toBeNull();
+    });
+
+    test("Idempotency-Keys: written with their commit, read back, answered once, forgotten only once expired", async (s) => {
+      const k = { scope: "- POST /api/runs", key: "k-1", fingerprint: "f", status: 201, createdAt: T0 };
+      await s.commit([item(run("ik-1"), null, { transitions: [tr("ik-1", 1)], idempotency: { ...k, runId: "ik-1", fromSeq: 1, toSeq: 1 } })]);
+      const row = { ...k, runId: "ik-1", fromSeq: 1, toSeq: 1, response: null };
+      expect(await s.idempotency.get(k.scope, k.key)).toEqual(row);
+      expect(await s.idempotency.get(k.scope, "other")).toBeNull();
+      await s.idempotency.answered(k.scope, k.key, '{"id":"ik-1"}');
+      await s.idempotency.answered(k.scope, k.key, '{"id":"later"}');
+      expect(await s.idempotency.get(k.scope, k.key)).toEqual({ ...row, response: '{"id":"ik-1"}' });
+      await s.idempotency.forget(k.scope, k.key, T0 - 1);
+      expect(await s.idempotency.get(k.scope, k.key)).not.toBeNull();
+      await s.idempotency.forget(k.scope, k.key, T0);
+      expect(await s.idempotency.get(k.scope, k.key)).toBeNull();
+    });
+
+    test("aggregates: the fleet's counters (a window or the all-time row) and live runs of a workflow version; model usage per state; the metric families in one read", async (s) => {
+      const wf = "agg-flow";
+      const hour = Math.floor(T0 / 3_600_000);
+      const fleet: FleetDelta[] = [[wf, 0, hour, "enter", "A", 0, 2], [wf, 0, hour - 5, "enter", "A", 0, 1], [wf, 0, hour, "dwell", "A", 3, 1], [wf, 2, hour, "enter", "A", 0, 9]];
+      const live = run("agg-live", { workflow: wf, status: "waiting", state: ["A"], entered: { A: T0 } });
+      await s.commit([
+        item(live, null, { fleet }),
+        item(run("agg-v2", { workflow: wf, input: { definitionVersion: 2 } }), null),
+        item(run("agg-done", { workflow: wf, status: "completed", finishedAt: T0 }), null),
+        item(run("agg-replay", { workflow: wf, replayOf: "agg-live", replay: { of: "agg-live", live: [], decisions: "replay" } }), null),
+      ]);
+      const sums = (rows: { kind: string; key: string; bucket: number; n: number }[]) => rows.map((r) => `${r.kind} ${r.key} ${r.bucket} ${r.n}`).sort();
+      const window = await s.aggregates.fleet({ workflow: wf, version: null, hour: hour - 1, allTime: false });
+      expect(sums(window.counts)).toEqual(["dwell A 3 1", "enter A 0 2"]);
+      // (no version: every live run of the workflow; replays, imported and finished runs left out)
+      expect(window.live.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
+        { status: "running", state: '["EXECUTING"]', entered: JSON.stringify({ EXECUTING: T0 }) },
+        { status: "waiting", state: '["A"]', entered: JSON.stringify({ A: T0 }) },
+      ]);
+      expect(sums((await s.aggregates.fleet({ workflow: wf, version: null, hour: -1, allTime: true })).counts)).toEqual(["dwell A 3 1", "enter A 0 3"]);
+      const v2 = await s.aggregates.fleet({ workflow: wf, version: 2, hour: -1, allTime: true });
+      expect([sums(v2.counts), v2.live.length]).toEqual([["enter A 0 9"], 1]);
+      const imported = { ...(await s.archive.exportRun("agg-live"))!, snapshots: [], timers: [], transitions: [], reviews: [], artifacts: [] };
+      const call = (id: string, runId: string, state: string | null, ok: boolean) => ({ id, key: null, runId, state, purpose: "p", adapter: "a", endpoint: null, model: null, promptTokens: 2, completionTokens: 3, estimated: false, latencyMs: ok ? 10 : 20, attempts: 1, ok, errorCategory: ok ? null : "TIMEOUT", error: null, output: null, createdAt: T0 });
+      await s.archive.importRun({ ...imported, run: { ...imported.run, id: "agg-calls", status: "completed" }, usage: [call("agg-c1", "agg-calls", "A", true), call("agg-c2", "agg-calls", "A", false), call("agg-c3", "agg-calls", null, true)] });
+      const usage = (await s.aggregates.usageByState(wf)).sort((a, b) => String(a.state).localeCompare(String(b.state)));
+      expect(usage).toEqual([
+        { state: "A", calls: 2, promptTokens: 4, completionTokens: 6, avgLatencyMs: 15, errors: 1 },
+        { state: null, calls: 1, promptTokens: 2, completionTokens: 3, avgLatencyMs: 10, errors: 0 },
+      ]);
+      const m = await s.aggregates.metrics({ dwellMs: [10, 100], reviewWaitMs: [1000] });
+      expect(Object.keys(m).sort()).toEqual(["dwell", "modelCalls", "reviewWait", "reviewsPending", "runs", "tasks", "transitions"]);
+      expect(m.runs.filter((r) => r.workflow === wf).map((r) => `${r.status} ${Number(r.n)}`)).toEqual(["completed 2", "running 1", "waiting 1"]);
     });
 
     test("an engine runs swiss-army on the store, and a second engine resumes its waiting run", async (s) => {

@@ -13,9 +13,8 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Runtime } from "../runtime-types";
 import { ConflictError } from "../engine/errors";
-import type { IdempotencyClaim, IdempotencyRow } from "../engine/store/types";
+import type { IdempotencyClaim, StoredIdempotencyRow } from "../engine/store/types";
 import { IDEMPOTENCY_TTL_MS } from "../engine/store/idempotency";
-import { dbDate, dialectOf, msOf, query } from "../db/sql";
 import { HttpError } from "./http";
 
 export { IDEMPOTENCY_TTL_MS };
@@ -72,27 +71,14 @@ export interface Answer<T> {
   replayed: boolean;
 }
 
-type Stored = IdempotencyRow & { response: string | null };
-
-const SELECT = `SELECT "scope","key","fingerprint","runId","status","response","fromSeq","toSeq","createdAt" FROM "IdempotencyKey" WHERE "scope"=? AND "key"=?`;
+type Stored = StoredIdempotencyRow;
 
 async function find(rt: Runtime, k: KeyedRequest): Promise<Stored | null> {
-  const r = (await query(rt, SELECT, [k.scope, k.key])).rows[0];
-  if (!r) return null;
-  const row: Stored = {
-    scope: String(r.scope),
-    key: String(r.key),
-    fingerprint: String(r.fingerprint),
-    runId: String(r.runId),
-    status: Number(r.status),
-    response: (r.response as string | null) ?? null,
-    fromSeq: Number(r.fromSeq),
-    toSeq: Number(r.toSeq),
-    createdAt: msOf(r.createdAt),
-  };
+  const row = await rt.store.idempotency.get(k.scope, k.key);
+  if (!row) return null;
   if (row.createdAt > rt.clock.now() - IDEMPOTENCY_TTL_MS) return row;
   // expired: forgotten, so that the key can be used again
-  await query(rt, `DELETE FROM "IdempotencyKey" WHERE "scope"=? AND "key"=? AND "createdAt"<=?`, [k.scope, k.key, dbDate(dialectOf(rt), rt.clock.now() - IDEMPOTENCY_TTL_MS)]);
+  await rt.store.idempotency.forget(k.scope, k.key, rt.clock.now() - IDEMPOTENCY_TTL_MS);
   return null;
 }
 
@@ -133,7 +119,7 @@ export async function idempotent<T>(
       throw e;
     }
     // the first answer, for repeats (a crash before this write: repeats rebuild it from the run)
-    await query(rt, `UPDATE "IdempotencyKey" SET "response"=? WHERE "scope"=? AND "key"=? AND "response" IS NULL`, [JSON.stringify(body), k.scope, k.key]).catch(() => undefined);
+    await rt.store.idempotency.answered(k.scope, k.key, JSON.stringify(body)).catch(() => undefined);
     return { status, body, replayed: false };
   })();
   running.set(slot, work);

@@ -9,5 +9,5 @@ export { StatsQuery } from "../reviews/stats";
 export async function workflowReviewStats(rt: Runtime, id: string, window: StatsWindow) {
   const def = findWorkflow(id);
   if (!def) throw new NotFoundError(`workflow ${id} not found`);
-  return reviewStats(rt.db, def, window, rt.clock.now());
+  return reviewStats(rt, def, window, rt.clock.now());
 }

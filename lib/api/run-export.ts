@@ -9,12 +9,11 @@
 // not have is refused (400). No Next.js imports here.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { byteOrder, dbBool, dbDate, dialectOf, isConstraintError, msOf, readAll, writeAll, type Dialect, type SqlPorts, type Stmt } from "../db/sql";
 import type { Clock } from "../engine/clock";
 import { failureStates, isRetry } from "../engine/draft";
 import { ConflictError, InvalidError, NotFoundError, isEngineError } from "../engine/errors";
 import { IMPORTED_PREFIX, isImportedRun } from "../engine/imported";
-import { ARTIFACT_COLS, insertTransitionsSql, openReviewsSql, RUN_FROM, RUN_INSERT, RUN_SELECT, SNAPSHOT_COLS, TIMER_COLS, timersJson } from "../engine/store/rows";
+import type { RunBundle, RunRow, RunStore } from "../engine/store/types";
 import { HttpError, parseJsonBody } from "./http";
 import { findWorkflow, listWorkflows } from "../machines/registry";
 
@@ -224,147 +223,81 @@ type ParsedExport = z.output<typeof RunExportDoc>;
 
 // ---------------------------------------------------------------------------- export
 
-type Row = Record<string, unknown>;
-/** the runtime's database (rt.sqlite or rt.pg) and clock */
-type Ports = SqlPorts & { clock: Clock };
+/** what export and import need of the runtime: its run store (and clock, for exportedAt) */
+type Ports = { store: Pick<RunStore, "archive">; clock: Clock };
 
-const parseJson = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
-const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v));
-const iso = (v: unknown) => new Date(msOf(v)).toISOString();
-const isoOrNull = (v: unknown) => (v === null || v === undefined ? null : iso(v));
-const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+/** a timer's event always has a type (the engine arms them from XState's delayed events) */
+type TimerEvent = { id: string; dueAt: number; event: { type: string }; seq: number };
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : iso(ms));
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-function artifactContent(v: unknown): { encoding: "utf8" | "base64"; content: string } {
+function artifactContent(v: string | Buffer): { encoding: "utf8" | "base64"; content: string } {
   if (typeof v === "string") return { encoding: "utf8", content: v };
-  const buf = Buffer.isBuffer(v) ? v : Buffer.from(String(v ?? ""));
   try {
-    return { encoding: "utf8", content: utf8.decode(buf) };
+    return { encoding: "utf8", content: utf8.decode(v) };
   } catch {
-    return { encoding: "base64", content: buf.toString("base64") };
+    return { encoding: "base64", content: v.toString("base64") };
   }
 }
 
-/** The statements of an export, in document order (text sort keys in byte order on both databases). */
-function exportQueries(d: Dialect, runIdValue: string): Stmt[] {
-  const c = byteOrder(d);
-  const args = [runIdValue];
-  return [
-    `SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r."id" = ?`,
-    `SELECT * FROM "Transition" WHERE "runId" = ? ORDER BY "seq"`,
-    `SELECT * FROM "Review" WHERE "runId" = ? ORDER BY "seq", "createdAt", "id"${c}`,
-    `SELECT * FROM "Snapshot" WHERE "runId" = ? ORDER BY "seq"`,
-    `SELECT * FROM "Timer" WHERE "runId" = ? ORDER BY "dueAt", "id"${c}`,
-    `SELECT * FROM "Artifact" WHERE "runId" = ? ORDER BY "name"${c}`,
-    `SELECT * FROM "ModelCall" WHERE "runId" = ? ORDER BY "createdAt", "id"${c}`,
-    `SELECT "id" FROM "Run" WHERE "parentId" = ? ORDER BY "createdAt", "id"${c}`,
-  ].map((sql) => ({ sql, args }));
-}
-
-function exportBody([[r], transitions, reviews, snapshots, timers, artifacts, usage, children]: Row[][]): Omit<RunExport, "format" | "version" | "exportedAt"> | null {
-  if (!r) return null;
+/** The stored rows as the document's body (dates as ISO text, binary artifacts as base64). */
+function exportBody({ run: r, transitions, reviews, snapshots, timers, artifacts, usage, children }: RunBundle): Omit<RunExport, "format" | "version" | "exportedAt"> {
   return {
     run: {
-      id: String(r.id),
-      workflow: String(r.workflow),
-      status: r.status as ParsedExport["run"]["status"],
-      state: parseJson(r.state),
-      snapshot: parseJson(r.snapshot),
-      context: parseJson(r.context),
-      input: parseJson(r.input),
-      output: parseJson(r.output),
-      error: parseJson(r.error),
-      entered: parseJson(r.entered),
-      version: num(r.version),
-      seq: num(r.seq),
-      parentId: str(r.parentId),
-      forkOf: str(r.forkOf),
-      forkSeq: r.forkSeq === null || r.forkSeq === undefined ? null : num(r.forkSeq),
+      id: r.id,
+      workflow: r.workflow,
+      status: r.status,
+      state: r.state,
+      snapshot: r.snapshot,
+      context: r.context,
+      input: r.input,
+      output: r.output,
+      error: r.error,
+      entered: r.entered,
+      version: r.version,
+      seq: r.seq,
+      parentId: r.parentId,
+      forkOf: r.forkOf,
+      forkSeq: r.forkSeq,
       // (only a replay carries them: other exports read as before)
-      ...(r.replayOf ? { replayOf: str(r.replayOf), replay: parseJson(r.replay) } : {}),
+      ...(r.replayOf ? { replayOf: r.replayOf, replay: r.replay ?? null } : {}),
       createdAt: iso(r.createdAt),
       updatedAt: iso(r.updatedAt),
       finishedAt: isoOrNull(r.finishedAt),
-      name: str(r.name),
+      name: r.name,
     },
-    transitions: transitions.map((t) => ({
-      runId: String(t.runId),
-      seq: num(t.seq),
-      from: parseJson(t.from),
-      to: parseJson(t.to),
-      event: String(t.event),
-      reason: String(t.reason),
-      at: iso(t.at),
-      durationMs: num(t.durationMs),
-      payload: parseJson(t.payload),
-    })),
+    transitions: transitions.map((t) => ({ ...t, at: iso(t.at) })),
     reviews: reviews.map((v) => ({
-      id: String(v.id),
-      runId: String(v.runId),
-      workflow: String(v.workflow),
-      state: String(v.state),
-      kind: String(v.kind),
-      prompt: String(v.prompt),
-      payload: parseJson(v.payload),
-      status: v.status as ParsedExport["reviews"][number]["status"],
-      decision: str(v.decision),
-      feedback: str(v.feedback),
-      reviewer: str(v.reviewer),
-      decidedBy: v.decidedBy === "person" || v.decidedBy === "engine" ? v.decidedBy : null,
+      id: v.id,
+      runId: v.runId,
+      workflow: v.workflow,
+      state: v.state,
+      kind: v.kind,
+      prompt: v.prompt,
+      payload: v.payload,
+      status: v.status,
+      decision: v.decision,
+      feedback: v.feedback,
+      reviewer: v.reviewer,
+      decidedBy: v.decidedBy ?? null,
       createdAt: iso(v.createdAt),
       decidedAt: isoOrNull(v.decidedAt),
-      seq: num(v.seq),
+      seq: v.seq,
     })),
-    snapshots: snapshots.map((x) => ({
-      seq: num(x.seq),
-      first: num(x.first),
-      snapshot: parseJson(x.snapshot),
-      context: parseJson(x.context),
-      timers: parseJson(x.timers) ?? [],
-      at: iso(x.at),
-    })),
-    timers: timers.map((t) => ({
-      runId: String(t.runId),
-      id: String(t.id),
-      dueAt: iso(t.dueAt),
-      event: parseJson(t.event),
-      seq: num(t.seq),
-    })),
-    artifacts: artifacts.map((a) => ({
-      name: String(a.name),
-      ...artifactContent(a.content),
-      size: num(a.size),
-      updatedAt: iso(a.updatedAt),
-    })),
-    usage: usage.map((m) => ({
-      id: String(m.id),
-      key: str(m.key),
-      runId: String(m.runId),
-      state: str(m.state),
-      purpose: String(m.purpose),
-      adapter: String(m.adapter),
-      endpoint: str(m.endpoint),
-      model: str(m.model),
-      promptTokens: num(m.promptTokens),
-      completionTokens: num(m.completionTokens),
-      estimated: Boolean(num(m.estimated)), // 0/1 on SQLite, a boolean on PostgreSQL
-      latencyMs: num(m.latencyMs),
-      attempts: num(m.attempts),
-      ok: Boolean(num(m.ok)),
-      errorCategory: str(m.errorCategory),
-      error: str(m.error),
-      output: str(m.output),
-      createdAt: iso(m.createdAt),
-    })),
-    children: children.map((c) => String(c.id)),
+    snapshots: snapshots.map((x) => ({ ...x, timers: x.timers as TimerEvent[], at: iso(x.at) })),
+    timers: timers.map((t) => ({ ...t, event: t.event as TimerEvent["event"], dueAt: iso(t.dueAt) })),
+    artifacts: artifacts.map((a) => ({ name: a.name, ...artifactContent(a.content), size: a.size, updatedAt: iso(a.updatedAt) })),
+    usage: usage.map((m) => ({ ...m, createdAt: iso(m.createdAt) })),
+    children,
   };
 }
 
 /** The run as one export document (404 for an unknown run). Read in one transaction: a consistent snapshot. */
 export async function exportRun(rt: Ports, id: string): Promise<RunExport> {
-  const body = exportBody(await readAll(rt, exportQueries(dialectOf(rt), id)));
-  if (!body) throw new NotFoundError(`run ${id} not found`);
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date(rt.clock.now()).toISOString(), ...body };
+  const bundle = await rt.store.archive.exportRun(id);
+  if (!bundle) throw new NotFoundError(`run ${id} not found`);
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date(rt.clock.now()).toISOString(), ...exportBody(bundle) };
 }
 
 /** The export as file text: pretty-printed, keys in a fixed order, a final newline. */
@@ -419,55 +352,63 @@ export function parseExport(raw: unknown): ParsedExport {
   return parsed.data;
 }
 
-const dbJson = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-
-/**
- * An artifact's content as stored: text as text; base64 content as the bytes it was on SQLite (a
- * BLOB). PostgreSQL keeps artifacts as TEXT (no NUL character): there, bytes that are UTF-8 text go
- * in as that text and anything else is refused (422) rather than altered.
- */
-function artifactValue(d: Dialect, a: ParsedExport["artifacts"][number], i: number): string | Buffer {
-  if (a.encoding === "base64") {
-    const bytes = Buffer.from(a.content, "base64");
-    if (d === "sqlite") return bytes;
-    let text: string | null = null;
-    try {
-      text = utf8.decode(bytes);
-    } catch {
-      // not UTF-8
-    }
-    if (text !== null && !text.includes("\u0000")) return text;
-  } else if (d === "sqlite" || !a.content.includes("\u0000")) return a.content;
-  const message = "binary content (or a NUL character) cannot be stored here: this instance keeps artifacts as text on PostgreSQL";
-  throw new InvalidError(`invalid run export: artifacts.${i}.content: ${message} (artifact ${JSON.stringify(a.name)})`, [{ path: `artifacts.${i}.content`, message }]);
-}
-
 /**
  * The columns the engine keeps as it commits, derived from the document the same way, so that an
  * imported run answers the runs list's filters (retrying, waiting longer than, failed in) as the
  * original did.
  */
-function derivedColumns(doc: ParsedExport): { retries: number; waitingSince: string | null; failedStates: string | null } {
+function derivedColumns(doc: ParsedExport): Pick<RunRow, "retries" | "waitingSince" | "failedStates"> {
   const retries = doc.transitions.filter((t) => isRetry(t.event, t.reason)).length;
   const open = doc.run.status === "running" || doc.run.status === "waiting"; // a finished run waits for no one
-  const pending = open ? doc.reviews.filter((v) => v.status === "pending").map((v) => v.createdAt) : [];
-  const waitingSince = pending.length ? pending.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : null;
+  const pending = open ? doc.reviews.filter((v) => v.status === "pending").map((v) => Date.parse(v.createdAt)) : [];
+  const waitingSince = pending.length ? Math.min(...pending) : null;
   const last = doc.transitions.reduce<ParsedExport["transitions"][number] | null>((a, t) => (a && a.seq > t.seq ? a : t), null);
   const failedStates = doc.run.status === "failed" ? failureStates(doc.run.error, last?.from ?? [], doc.run.state) : null;
   return { retries, waitingSince, failedStates };
 }
 
-/** PostgreSQL refuses NUL characters (and bytes that are no UTF-8) in text. */
-const isUnstorableText = (e: unknown) => ["22021", "22P05"].includes(String((e as { code?: unknown })?.code));
+const ms = (isoDate: string) => Date.parse(isoDate);
+const msOrNull = (isoDate: string | null) => (isoDate === null ? null : ms(isoDate));
+
+/**
+ * The document as the rows of a new run `id`: review and model-call ids derived from it (they are
+ * unique per database), model-call journal keys dropped (an imported run never replays a call),
+ * the parent, fork source and replayed run given the `imported-` prefix too (so that they never
+ * point at an unrelated run of this instance), no schedule (one of the exporting server starts
+ * nothing here), base64 artifacts as their bytes.
+ */
+function bundleOf(doc: ParsedExport, id: string): RunBundle {
+  const r = doc.run;
+  return {
+    run: {
+      ...r,
+      id,
+      parentId: r.parentId === null ? null : importedId(r.parentId),
+      forkOf: r.forkOf === null ? null : importedId(r.forkOf),
+      replayOf: r.replayOf === null ? null : importedId(r.replayOf),
+      replay: (r.replay ?? null) as RunRow["replay"],
+      scheduleId: null,
+      ...derivedColumns(doc),
+      createdAt: ms(r.createdAt),
+      updatedAt: ms(r.updatedAt),
+      finishedAt: msOrNull(r.finishedAt),
+    },
+    transitions: doc.transitions.map((t) => ({ ...t, runId: id, at: ms(t.at) })),
+    reviews: doc.reviews.map((v, i) => ({ ...v, id: `${id}-review-${i + 1}`, runId: id, createdAt: ms(v.createdAt), decidedAt: msOrNull(v.decidedAt) })),
+    snapshots: doc.snapshots.map((x) => ({ ...x, at: ms(x.at) })),
+    timers: doc.timers.map((t) => ({ ...t, runId: id, dueAt: ms(t.dueAt) })),
+    artifacts: doc.artifacts.map((a) => ({ name: a.name, content: a.encoding === "base64" ? Buffer.from(a.content, "base64") : a.content, size: a.size, updatedAt: ms(a.updatedAt) })),
+    usage: doc.usage.map((u, i) => ({ ...u, id: `${id}-call-${i + 1}`, key: null, runId: id, createdAt: ms(u.createdAt) })),
+    children: [],
+  };
+}
 
 /**
  * Store an export document as a read-only run: everything in one transaction (a failed import
- * leaves nothing behind). 409 when the run was imported before (unless `asNew`).
- * Review and model-call ids are derived from the new run id (they are unique per database);
- * model-call journal keys are dropped (an imported run never replays a call); the parent id
- * gets the `imported-` prefix too, so that it never points at an unrelated run of this instance.
+ * leaves nothing behind). 409 when the run was imported before (unless `asNew`) or a row collides
+ * with one already here; 422 for content this database cannot keep.
  */
-export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importRun(rt: Pick<Ports, "store">, raw: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
   const doc = parseExport(raw);
   // a run of a workflow this instance does not have could not even be shown (its page is a 404)
   if (!findWorkflow(doc.run.workflow, doc.run.input)) {
@@ -475,114 +416,12 @@ export async function importRun(rt: SqlPorts, raw: unknown, opts: ImportOptions 
   }
   const originalId = doc.run.id;
   const newId = importedId(originalId, opts.asNew);
-  const d = dialectOf(rt);
-  const date = (isoDate: string) => dbDate(d, Date.parse(isoDate));
-  const dateOrNull = (isoDate: string | null) => (isoDate === null ? null : date(isoDate));
-  const r = doc.run;
-  const derived = derivedColumns(doc);
-  const stmts: Stmt[] = [
-    {
-      sql: `SELECT 1 AS "x" FROM "Run" WHERE "id" = ?`,
-      args: [newId],
-      check: ({ rows }) => {
-        if (rows.length) throw new ConflictError(`run ${newId} already exists: this run was imported before (import with ?as=new to keep another copy)`, { id: newId, originalId });
-      },
-    },
-    {
-      sql: RUN_INSERT,
-      args: [
-        newId,
-        r.workflow,
-        r.status,
-        JSON.stringify(r.state),
-        JSON.stringify(r.input ?? null),
-        dbJson(r.output),
-        dbJson(r.error),
-        JSON.stringify(r.entered),
-        r.version,
-        r.seq,
-        r.parentId === null ? null : importedId(r.parentId),
-        r.forkOf === null ? null : importedId(r.forkOf),
-        r.forkSeq,
-        null, // scheduleId: a schedule of the exporting server starts nothing here
-        derived.retries,
-        dateOrNull(derived.waitingSince),
-        derived.failedStates,
-        date(r.createdAt),
-        date(r.updatedAt),
-        dateOrNull(r.finishedAt),
-        r.name,
-        r.replayOf === null ? null : importedId(r.replayOf),
-        r.replay === null || r.replay === undefined ? null : JSON.stringify(r.replay),
-      ],
-    },
-    {
-      sql: insertTransitionsSql("VALUES (?,?,?,?,?,?,?,?,?)"),
-      each: doc.transitions.map((t) => [newId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, date(t.at), t.durationMs, dbJson(t.payload)]),
-    },
-    {
-      sql: openReviewsSql("VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
-      each: doc.reviews.map((v, i) => [`${newId}-review-${i + 1}`, newId, v.workflow, v.state, v.kind, v.prompt, JSON.stringify(v.payload ?? null), v.status, v.decision, v.feedback, v.reviewer, date(v.createdAt), dateOrNull(v.decidedAt), v.seq]),
-    },
-    {
-      // who decided each one (a person, or the engine for a replay's), as the source recorded it
-      sql: `UPDATE "Review" SET "decidedBy"=? WHERE "id"=?`,
-      each: doc.reviews.flatMap((v, i) => (v.decidedBy ? [[v.decidedBy, `${newId}-review-${i + 1}`]] : [])),
-    },
-    {
-      sql: `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`,
-      each: doc.snapshots.map((x) => [newId, x.seq, x.first, JSON.stringify(x.snapshot), JSON.stringify(x.context ?? null), JSON.stringify(x.timers), date(x.at)]),
-    },
-    {
-      // the run's current state is its Snapshot row at its seq: the run's own snapshot and context
-      // (an export from before snapshots were kept has none at that seq)
-      sql: `INSERT INTO "Snapshot" (${SNAPSHOT_COLS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT ("runId","seq") DO UPDATE SET "snapshot"=excluded."snapshot","context"=excluded."context"`,
-      args: [newId, r.seq, r.seq, JSON.stringify(r.snapshot), JSON.stringify(r.context ?? null), timersJson(doc.timers.map((t) => ({ ...t, dueAt: Date.parse(t.dueAt) }))), date(r.updatedAt)],
-    },
-    {
-      sql: `INSERT INTO "Timer" (${TIMER_COLS}) VALUES (?,?,?,?,?)`,
-      each: doc.timers.map((t) => [newId, t.id, date(t.dueAt), JSON.stringify(t.event), t.seq]),
-    },
-    {
-      // binary content goes back in as the bytes it was (a BLOB), text as text; size is recomputed
-      sql: `INSERT INTO "Artifact" (${ARTIFACT_COLS}) VALUES (?,?,?,?,?)`,
-      each: doc.artifacts.map((a, i) => {
-        const content = artifactValue(d, a, i);
-        return [newId, a.name, content, typeof content === "string" ? Buffer.byteLength(content) : content.length, date(a.updatedAt)];
-      }),
-    },
-    {
-      sql: `INSERT INTO "ModelCall" ("id","key","runId","state","purpose","adapter","endpoint","model","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","error","output","createdAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      each: doc.usage.map((u, i) => [
-        `${newId}-call-${i + 1}`,
-        null,
-        newId,
-        u.state,
-        u.purpose,
-        u.adapter,
-        u.endpoint,
-        u.model,
-        u.promptTokens,
-        u.completionTokens,
-        dbBool(d, u.estimated),
-        u.latencyMs,
-        u.attempts,
-        dbBool(d, u.ok),
-        u.errorCategory,
-        u.error,
-        u.output,
-        date(u.createdAt),
-      ]),
-    },
-  ];
-  try {
-    await writeAll(rt, stmts);
-  } catch (e) {
-    if (isConstraintError(e)) {
-      throw new ConflictError(`run ${newId} could not be imported: ${(e as Error).message}`, { id: newId, originalId });
-    }
-    if (isUnstorableText(e)) throw new InvalidError(`run ${newId} could not be imported: ${(e as Error).message} (PostgreSQL stores no NUL characters in text)`);
-    throw e;
+  const out = await rt.store.archive.importRun(bundleOf(doc, newId));
+  if (!out.ok) {
+    if (out.reason === "exists") throw new ConflictError(`run ${newId} already exists: this run was imported before (import with ?as=new to keep another copy)`, { id: newId, originalId });
+    if (out.reason === "constraint") throw new ConflictError(`run ${newId} could not be imported: ${out.message}`, { id: newId, originalId });
+    if (out.path) throw new InvalidError(`invalid run export: ${out.path}: ${out.message}`, [{ path: out.path, message: out.message }]);
+    throw new InvalidError(`run ${newId} could not be imported: ${out.message}`);
   }
   return { id: newId, originalId, transitions: doc.transitions.length, reviews: doc.reviews.length, timers: doc.timers.length, artifacts: doc.artifacts.length, usage: doc.usage.length };
 }

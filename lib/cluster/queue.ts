@@ -3,6 +3,7 @@
 // so queueing the same work twice (a sweep, a retry) adds nothing.
 import { createHash } from "node:crypto";
 import PgBoss from "pg-boss";
+import { systemClock, type Clock } from "../engine/clock";
 import type { Dispatcher, EffectJob } from "../engine/engine";
 import type { TimerRow } from "../engine/store/types";
 import type { ServiceChoreName } from "../machines/services";
@@ -100,6 +101,7 @@ export class QueueDispatcher implements Dispatcher {
     private boss: PgBoss,
     private s: QueueSettings,
     private queued: (queue: string) => void = () => {},
+    private clock: Clock = systemClock,
   ) {}
 
   async effect(job: EffectJob): Promise<void> {
@@ -111,7 +113,10 @@ export class QueueDispatcher implements Dispatcher {
     const data: TimerJob = { runId: t.runId, timerId: t.id, dueAt: t.dueAt };
     await this.boss.send(TIMER_QUEUE, data, {
       id: timerJobId(t),
-      startAfter: new Date(t.dueAt),
+      // pg-boss holds the job until the database's clock reaches the due time; a simulated clock
+      // (tests) is not the database's: the job is there at once, and the worker that takes it
+      // waits for the engine's clock (worker.ts), as it does when the database's clock runs ahead
+      ...(this.clock === systemClock ? { startAfter: new Date(t.dueAt) } : {}),
       expireInSeconds: 60,
       retryLimit: 20,
       retryDelay: 1,

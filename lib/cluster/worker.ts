@@ -1,6 +1,8 @@
 // A worker's job loops: fetch effect, timer and chore jobs from pg-boss while there is room,
 // run each through the engine, and complete or fail it. A fetch happens when a job is announced
-// (LISTEN), when a slot frees up, and otherwise every `pollMs`.
+// (LISTEN), when a slot frees up, and otherwise every `pollMs`. A timer job taken before it is due
+// by the engine's clock (the database's clock runs ahead, or the clock is a simulated one: queue.ts)
+// is held until that clock reaches its due time; a worker that stops hands held jobs back.
 import type PgBoss from "pg-boss";
 import type { Engine } from "../engine/engine";
 import { CHORE_QUEUE, EFFECT_QUEUE, TIMER_QUEUE, type ChoreJob, type QueuedEffect, type TimerJob } from "./queue";
@@ -37,6 +39,8 @@ export class JobWorker {
   private inflight = new Set<Promise<void>>();
   private wakers = new Map<() => void, string>();
   private loops: Promise<void>[] = [];
+  /** timer jobs waiting for their due time: each one's hand-back */
+  private holds = new Set<() => void>();
 
   private reaper: DeadWorkerReaper | null;
 
@@ -61,6 +65,30 @@ export class JobWorker {
 
   get busy(): number {
     return this.inflight.size;
+  }
+
+  /** timer jobs taken and waiting for the engine's clock to reach their due time */
+  get held(): number {
+    return this.holds.size;
+  }
+
+  /** Resolves once the engine's clock is at `dueAt`; rejects when the worker stops first. */
+  private async due(dueAt: number): Promise<void> {
+    const clock = this.o.engine.clock;
+    for (let wait = dueAt - clock.now(); wait > 0; wait = dueAt - clock.now()) {
+      await new Promise<void>((resolve, reject) => {
+        const handBack = () => {
+          clock.clearTimeout(h);
+          this.holds.delete(handBack);
+          reject(new Error("the worker stopped before the timer was due"));
+        };
+        const h = clock.setTimeout(() => {
+          this.holds.delete(handBack);
+          resolve();
+        }, wait);
+        this.holds.add(handBack);
+      });
+    }
   }
 
   private async loop(queue: string): Promise<void> {
@@ -135,6 +163,7 @@ export class JobWorker {
       else this.stats.effects++;
     } else if (queue === TIMER_QUEUE) {
       const data = job.data as TimerJob;
+      await this.due(data.dueAt);
       const out = await this.o.engine.fireTimer(data.runId, data.timerId, data.dueAt);
       if (out === "stale") this.stats.stale++;
       else this.stats.timers++;
@@ -148,6 +177,8 @@ export class JobWorker {
   async stop(graceMs = 5_000): Promise<void> {
     this.running = false;
     this.wake();
+    // timer jobs not due yet go back to the queue at once (failed: retried by another worker)
+    for (const handBack of [...this.holds]) handBack();
     await Promise.all(this.loops);
     await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, graceMs))]);
   }

@@ -1,5 +1,6 @@
-// Plain SQL on either database, for the few modules that read or write the engine's tables
-// directly (metrics, run export/import, retention): a list of statements run in ONE transaction,
+// Plain SQL on either database, for the run store's statements shared by both dialects (whole-run
+// export, import and retention, aggregates, Idempotency-Keys: lib/engine/store) and the external
+// workers' task table (lib/tasks/store.ts): a list of statements run in ONE transaction,
 // reads in a consistent snapshot, writes all or nothing. Statements are written once with `?`
 // placeholders (rewritten to $1, $2, … on PostgreSQL); the caller picks dialect-specific SQL
 // where the two differ (dialectOf).

@@ -36,3 +36,8 @@ export function parseKey(key: string, runId?: string): InvocationKey | null {
   const seq = Number(key.slice(last + 1));
   return { runId: id, child: key.slice(id.length + 1, last), seq: Number.isInteger(seq) && seq >= 0 ? seq : 0 };
 }
+
+/** The invocation `key` of run `runId` names (its child "" when it is not one of the run's keys). */
+export function invocationOf(runId: string, key: string): { runId: string; child: string; key: string } {
+  return { runId, child: parseKey(key, runId)?.child ?? "", key };
+}

@@ -2,9 +2,8 @@
 // per state, from the fleet's counters (lib/fleet/counters.ts) and the live runs — never from
 // transitions. Replays and evaluation runs are counted nowhere, imported runs never as live.
 import { z } from "zod";
-import { readAll, dialectOf, type Row } from "../db/sql";
 import { InvalidError, NotFoundError } from "../engine/errors";
-import { notImported } from "../engine/imported";
+import type { FleetRows } from "../engine/store/types";
 import { deriveGraph, type WorkflowGraph } from "../graph/derive";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
 import type { Runtime } from "../runtime-types";
@@ -96,7 +95,7 @@ function parseJson<T>(text: unknown, fallback: T): T {
   }
 }
 
-export async function fleetOf(rt: Runtime, workflow: string, q: { window?: FleetWindow; version?: number }): Promise<Fleet> {
+export async function fleetOf(rt: Pick<Runtime, "store" | "clock">, workflow: string, q: { window?: FleetWindow; version?: number }): Promise<Fleet> {
   const version = versionFor(workflow, q.version);
   const window = q.window ?? "24h";
   const def = findWorkflow(workflow, version === null ? undefined : { definitionVersion: version });
@@ -104,23 +103,12 @@ export async function fleetOf(rt: Runtime, workflow: string, q: { window?: Fleet
   const graph = deriveGraph(def.machine);
   const now = rt.clock.now();
   const start = windowStartHour(now, window);
-  const d = dialectOf(rt);
-  const pin = version === null ? "" : d === "sqlite" ? ` AND json_extract("input", '$.definitionVersion') = ?` : ` AND ("input"::jsonb ->> 'definitionVersion') = ?`;
-  const [counts, live] = await readAll(rt, [
-    {
-      sql: `SELECT "kind", "key", "bucket", SUM("n") AS "n" FROM "FleetCount" WHERE "workflow" = ? AND "version" = ? AND ${start === ALL_TIME ? `"hour" = ?` : `"hour" >= ?`} GROUP BY "kind", "key", "bucket"`,
-      args: [workflow, version ?? 0, start],
-    },
-    {
-      sql: `SELECT "status", "state", "entered" FROM "Run" WHERE "workflow" = ? AND "status" IN ('running','waiting') AND "replayOf" IS NULL AND ${notImported(`"id"`)}${pin}`,
-      args: version === null ? [workflow] : [workflow, d === "sqlite" ? version : String(version)],
-    },
-  ]);
-  return assemble({ workflow, version, window, now, graph, counts: counts!, live: live! });
+  const { counts, live } = await rt.store.aggregates.fleet({ workflow, version, hour: start, allTime: start === ALL_TIME });
+  return assemble({ workflow, version, window, now, graph, counts, live });
 }
 
 /** The fleet from its counter sums and live runs (pure). */
-export function assemble(a: { workflow: string; version: number | null; window: FleetWindow; now: number; graph: WorkflowGraph; counts: Row[]; live: Row[] }): Fleet {
+export function assemble(a: { workflow: string; version: number | null; window: FleetWindow; now: number; graph: WorkflowGraph } & FleetRows): Fleet {
   const states: Record<string, FleetState> = {};
   const at = (id: string) => (states[id] ??= { now: { running: 0, waiting: 0 }, entered: 0, dwellMs: null, failedHere: 0, stuck: 0 });
   for (const s of a.graph.states) at(s.id);
@@ -128,8 +116,7 @@ export function assemble(a: { workflow: string; version: number | null; window: 
   const runs = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
   const edges: Fleet["edges"] = [];
   for (const r of a.counts) {
-    const key = String(r.key);
-    const n = Number(r.n);
+    const { key, n } = r;
     if (n === 0) continue;
     switch (r.kind) {
       case "enter":
@@ -140,7 +127,7 @@ export function assemble(a: { workflow: string; version: number | null; window: 
         break;
       case "dwell": {
         const m = dwell.get(key) ?? new Map<number, number>();
-        m.set(Number(r.bucket), (m.get(Number(r.bucket)) ?? 0) + n);
+        m.set(r.bucket, (m.get(r.bucket) ?? 0) + n);
         dwell.set(key, m);
         break;
       }
@@ -171,12 +158,12 @@ export function assemble(a: { workflow: string; version: number | null; window: 
   // many runs share a state: each distinct state text read once
   const leavesOf = new Map<string, string[]>();
   for (const r of a.live) {
-    const status = r.status === "waiting" ? "waiting" : "running";
+    const status = r.status;
     runs[status]++;
-    const text = String(r.state);
+    const text = r.state;
     let leaves = leavesOf.get(text);
     if (!leaves) leavesOf.set(text, (leaves = parseJson<string[]>(text, [])));
-    const enteredText = typeof r.entered === "string" ? r.entered : "";
+    const enteredText = r.entered;
     if (leaves.length === 1 && !leaves[0]!.includes(".")) {
       // the usual run: one top-level state; its entry time read without parsing the whole map
       const leaf = leaves[0]!;

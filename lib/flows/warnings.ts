@@ -4,6 +4,8 @@
 //     stages ends it, so a run that gets there waits for a TRANSITION out of it;
 //   - an `on_error` target that is neither a final stage nor a stage with a step: after a failure
 //     the run waits there for a TRANSITION;
+//   - a review step whose `due.after_s` is not before its `timeout.after_s`: the run moves on
+//     (the timeout) no later than the review falls due, so it is never escalated;
 //   - a {{secrets.NAME}} that is not set in this server's environment: the call fails until it is.
 import { regionsOf } from "./forks";
 import { childrenOf, own, type FlowConfig, type FlowIssue } from "./types";
@@ -58,6 +60,16 @@ export function flowWarnings(c: FlowConfig, lines: Record<string, number> = {}, 
       message: `steps.${stage}.on_error: ${to} is neither a final stage nor a stage with a step: after a failure the run waits in ${to} for a TRANSITION. Make ${to} final (no transitions out) or give it a step`,
       line: own(lines, `steps.${stage}.on_error`) ?? own(lines, `steps.${stage}`),
       path: `steps.${stage}.on_error`,
+    });
+  }
+  for (const [stage, spec] of Object.entries(steps)) {
+    const due = spec.review?.due?.after_s;
+    const timeout = spec.timeout?.after_s;
+    if (due === undefined || timeout === undefined || due < timeout) continue;
+    out.push({
+      message: `steps.${stage}.review.due: after_s ${due} is not before timeout.after_s ${timeout}: the run moves on${spec.timeout?.to ? ` to ${spec.timeout.to}` : ""} when the timeout ends, before the review is due, so it is never escalated. Make due.after_s less than ${timeout}`,
+      line: own(lines, `steps.${stage}.review.due`) ?? own(lines, `steps.${stage}.review`) ?? own(lines, `steps.${stage}`),
+      path: `steps.${stage}.review.due.after_s`,
     });
   }
   if (env) {

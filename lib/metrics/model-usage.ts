@@ -1,5 +1,6 @@
 // Model usage (calls, tokens, latency, errors) per run and per state, from the ModelCall records.
 import type { Db } from "../db/client";
+import type { RunStore } from "../engine/store/types";
 import { OFFLINE_ADAPTER } from "../llm/offline";
 
 export interface UsageRow {
@@ -11,24 +12,16 @@ export interface UsageRow {
   errors: number;
 }
 
-/** An aggregate as a number: SQLite gives numbers (or bigints); PostgreSQL's Prisma client gives
- *  BigInt for COUNT and SUM and a Decimal for AVG. */
-const n = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "object" && v !== null ? Number(String(v)) : Number(v ?? 0));
-
-/** SQLite's ORDER BY on text: NULL first, then by UTF-8 bytes (PostgreSQL sorts NULL last, by its collation). */
-function byState(a: Record<string, unknown>, b: Record<string, unknown>): number {
+/** SQLite's ORDER BY on text: NULL first, then by UTF-8 bytes (the same order on PostgreSQL). */
+function byState(a: { state: string | null }, b: { state: string | null }): number {
   if (a.state === null || b.state === null) return (a.state === null ? 0 : 1) - (b.state === null ? 0 : 1);
-  return Buffer.compare(Buffer.from(String(a.state)), Buffer.from(String(b.state)));
+  return Buffer.compare(Buffer.from(a.state), Buffer.from(b.state));
 }
 
-export async function workflowUsage(db: Db, workflow: string): Promise<UsageRow[]> {
-  const rows = await db.$queryRaw<Record<string, unknown>[]>`
-    SELECT m."state" AS state, COUNT(*) AS calls, SUM(m."promptTokens") AS p, SUM(m."completionTokens") AS c,
-           AVG(m."latencyMs") AS lat, SUM(CASE WHEN m."ok" THEN 0 ELSE 1 END) AS errors
-    FROM "ModelCall" m JOIN "Run" r ON r."id" = m."runId"
-    WHERE r."workflow" = ${workflow} AND COALESCE(r."replayOf", '') = ''
-    GROUP BY m."state"`;
-  return rows.sort(byState).map((r) => ({ state: String(r.state ?? "—"), calls: n(r.calls), promptTokens: n(r.p), completionTokens: n(r.c), avgLatencyMs: Math.round(n(r.lat)), errors: n(r.errors) }));
+/** A workflow's model calls per state (replays left out), from the run store's aggregate. */
+export async function workflowUsage(store: Pick<RunStore, "aggregates">, workflow: string): Promise<UsageRow[]> {
+  const rows = await store.aggregates.usageByState(workflow);
+  return rows.sort(byState).map((r) => ({ ...r, state: r.state ?? "—", avgLatencyMs: Math.round(r.avgLatencyMs) }));
 }
 
 export async function runUsage(db: Db, runId: string) {

@@ -1,29 +1,13 @@
 // GET /api/metrics: the engine's tables as Prometheus text (exposition format 0.0.4).
 //
-// Aggregate queries only: one GROUP BY per metric family. Histograms are grouped in SQL by
-// series and bucket index (CASE WHEN v <= le0 THEN 0 WHEN v <= le1 THEN 1 … END: one CASE per
-// row, cheaper than one SUM(CASE …) per bound), and made cumulative here; so a scrape never loads
-// transition or review rows into memory, only (series × 11) aggregate rows. All queries run in
-// one read transaction (SQLite: under the connection's mutex; PostgreSQL: one REPEATABLE READ
-// snapshot), so the families agree with each other (no commit lands between them).
-//
-// SQLite and PostgreSQL give the same text for the same rows. Two pieces differ by dialect:
-// the states in Transition."from"/"to" (json_each → jsonb_array_elements_text) and the date
-// arithmetic on Review's timestamps (julianday → EXTRACT(EPOCH FROM …)); PostgreSQL also sorts
-// text COLLATE "C" (bytes, as SQLite's BINARY), since row order is series order.
+// Aggregate queries only (the run store's, lib/engine/store/aggregates.ts): one GROUP BY per
+// metric family, all in one read transaction, so the families agree with each other.
+// Histograms are grouped in SQL by series and bucket index and made cumulative here; so a scrape
+// never loads transition or review rows into memory, only (series × 11) aggregate rows.
+// SQLite and PostgreSQL give the same text for the same rows.
 import pkg from "../../package.json";
 import { RUN_STATUSES } from "../api/schemas";
-import { dialectOf, readAll, type Dialect, type SqlPorts } from "../db/sql";
-import { imported, notImported } from "../engine/imported";
-
-/** a run's status for the gauge: imported runs recorded as running or waiting never move here, so they are "imported" */
-/**
- * Replay and evaluation runs (lib/change) are left out of every metric: they are not the
- * workflow's work. (SQLite writes the test `+"replayOf" IS NULL`: without statistics its planner
- * would read the runs through the replayOf index, where nearly every run is a null.)
- */
-const NOT_REPLAY = `"replayOf" IS NULL`;
-const GAUGE_STATUS = `CASE WHEN "status" IN ('running','waiting') AND ${imported(`"id"`)} THEN 'imported' ELSE "status" END`;
+import type { MetricRows, RunStore } from "../engine/store/types";
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -101,11 +85,6 @@ const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
 /** Bounds in whole milliseconds, so that SQL compares integers (0.01 s → 10 ms, exactly). */
 const toMs = (bounds: readonly number[]) => bounds.map((s) => Math.round(s * 1000));
 
-/** The index of the first bucket whose bound holds `expr` (bounds.length for +Inf only); portable SQL. */
-function bucketIndex(expr: string, boundsMs: readonly number[]): string {
-  return `CASE ${boundsMs.map((le, i) => `WHEN ${expr} <= ${le} THEN ${i}`).join(" ")} ELSE ${boundsMs.length} END`;
-}
-
 interface Series {
   labels: Labels;
   /** per bucket index (not cumulative), the last one being +Inf only */
@@ -136,141 +115,18 @@ function writeHistogram(out: Exposition, name: string, bounds: readonly number[]
   }
 }
 
-/**
- * A timestamp column as epoch milliseconds (REAL). The run store writes ISO text
- * ("2026-11-23T09:00:00.000+00:00"); numbers are taken as epoch ms already.
- * SQLite only (julianday); PostgreSQL subtracts its TIMESTAMPs (see POSTGRES.reviewWait).
- */
-const epochMs = (col: string) => `(CASE WHEN typeof(${col}) = 'text' THEN (julianday(${col}) - 2440587.5) * 86400000.0 ELSE ${col} END)`;
-
-const SQLITE = {
-  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" WHERE +"replayOf" IS NULL GROUP BY 1, 2 ORDER BY 1, 2`,
-
-  // count per run on the primary key (runId, seq) first, then one lookup per run
-  transitions: `
-    SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
-    FROM (SELECT "runId", COUNT(*) AS "n" FROM "Transition" GROUP BY "runId") c
-    JOIN "Run" r ON r."id" = c."runId"
-    WHERE +r."replayOf" IS NULL
-    GROUP BY r."workflow" ORDER BY r."workflow"`,
-
-  // One sample per (transition, state left): each id in "from" that is not in "to". Rows whose
-  // from and to are the same array (targetless transitions, aborts) leave nothing and are
-  // skipped before json_each runs (PostgreSQL: jsonb_array_elements_text).
-  dwell: `
-    SELECT r."workflow" AS "workflow", f.value AS "state", ${bucketIndex(`t."durationMs"`, toMs(DWELL_BUCKETS_S))} AS "b",
-           COUNT(*) AS "n", SUM(t."durationMs") AS "sum_ms"
-    FROM "Transition" t
-    JOIN "Run" r ON r."id" = t."runId"
-    JOIN json_each(t."from") f
-    WHERE t."from" <> t."to" AND t."from" <> '[]' AND +r."replayOf" IS NULL
-      AND NOT EXISTS (SELECT 1 FROM json_each(t."to") g WHERE g.value = f.value)
-    GROUP BY 1, 2, 3
-    ORDER BY 1, 2, 3`,
-
-  // decided reviews only (cancelled ones never got an answer); the two-argument MAX and julianday
-  // (epochMs) are SQLite's (PostgreSQL: GREATEST and EXTRACT(EPOCH FROM decidedAt - createdAt))
-  reviewWait: `
-    SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
-    FROM (SELECT v."workflow" AS "workflow",
-                 MAX(0, ROUND(${epochMs(`v."decidedAt"`)} - ${epochMs(`v."createdAt"`)})) AS "w"
-          FROM "Review" v JOIN "Run" r ON r."id" = v."runId"
-          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL AND +r."replayOf" IS NULL) d
-    GROUP BY 1, 2 ORDER BY 1, 2`,
-
-  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} AND "runId" NOT IN (SELECT "id" FROM "Run" WHERE "replayOf" IS NOT NULL) GROUP BY "workflow" ORDER BY "workflow"`,
-
-  // calls outside any run (embeddings for the knowledge store, connection tests) have workflow ""
-  modelCalls: `
-    SELECT COALESCE(r."workflow", '') AS "workflow",
-           CASE WHEN m."ok" THEN 'ok' ELSE LOWER(COALESCE(m."errorCategory", 'unknown')) END AS "outcome",
-           COUNT(*) AS "n", SUM(m."promptTokens") AS "prompt", SUM(m."completionTokens") AS "completion"
-    FROM "ModelCall" m
-    LEFT JOIN "Run" r ON r."id" = m."runId"
-    WHERE +r."replayOf" IS NULL
-    GROUP BY 1, 2 ORDER BY 1, 2`,
-
-  // external workers' open tasks (lib/tasks), per queue
-  tasks: `SELECT "queue", "status", COUNT(*) AS "n", MIN("createdAt") AS "oldest" FROM "Task" WHERE "status" IN ('queued','claimed') GROUP BY 1, 2 ORDER BY 1, 2`,
-};
-
-/** The same queries on PostgreSQL (TIMESTAMP(3) columns, TEXT holding JSON, real booleans). */
-const POSTGRES = {
-  runs: `SELECT "workflow", ${GAUGE_STATUS} AS "status", COUNT(*) AS "n" FROM "Run" WHERE ${NOT_REPLAY} GROUP BY 1, 2 ORDER BY "workflow" COLLATE "C", 2`,
-
-  transitions: `
-    SELECT r."workflow" AS "workflow", SUM(c."n") AS "n"
-    FROM (SELECT "runId", COUNT(*) AS "n" FROM "Transition" GROUP BY "runId") c
-    JOIN "Run" r ON r."id" = c."runId"
-    WHERE r."replayOf" IS NULL
-    GROUP BY r."workflow" ORDER BY r."workflow" COLLATE "C"`,
-
-  dwell: `
-    SELECT r."workflow" AS "workflow", f.value AS "state", ${bucketIndex(`t."durationMs"`, toMs(DWELL_BUCKETS_S))} AS "b",
-           COUNT(*) AS "n", SUM(t."durationMs") AS "sum_ms"
-    FROM "Transition" t
-    JOIN "Run" r ON r."id" = t."runId"
-    CROSS JOIN LATERAL jsonb_array_elements_text(t."from"::jsonb) AS f(value)
-    WHERE t."from" <> t."to" AND t."from" <> '[]' AND r."replayOf" IS NULL
-      AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(t."to"::jsonb) AS g(value) WHERE g.value = f.value)
-    GROUP BY 1, 2, 3
-    ORDER BY r."workflow" COLLATE "C", f.value COLLATE "C", 3`,
-
-  reviewWait: `
-    SELECT "workflow", ${bucketIndex(`"w"`, toMs(REVIEW_WAIT_BUCKETS_S))} AS "b", COUNT(*) AS "n", SUM("w") AS "sum_ms"
-    FROM (SELECT v."workflow" AS "workflow",
-                 GREATEST(0, ROUND(EXTRACT(EPOCH FROM (v."decidedAt" - v."createdAt")) * 1000)) AS "w"
-          FROM "Review" v JOIN "Run" r ON r."id" = v."runId"
-          WHERE v."status" = 'decided' AND v."decidedAt" IS NOT NULL AND r."replayOf" IS NULL) d
-    GROUP BY 1, 2 ORDER BY d."workflow" COLLATE "C", 2`,
-
-  reviewsPending: `SELECT "workflow", COUNT(*) AS "n" FROM "Review" WHERE "status" = 'pending' AND ${notImported(`"runId"`)} AND "runId" NOT IN (SELECT "id" FROM "Run" WHERE "replayOf" IS NOT NULL) GROUP BY "workflow" ORDER BY "workflow" COLLATE "C"`,
-
-  modelCalls: `
-    SELECT * FROM (
-      SELECT COALESCE(r."workflow", '') AS "workflow",
-             CASE WHEN m."ok" THEN 'ok' ELSE LOWER(COALESCE(m."errorCategory", 'unknown')) END AS "outcome",
-             COUNT(*) AS "n", SUM(m."promptTokens") AS "prompt", SUM(m."completionTokens") AS "completion"
-      FROM "ModelCall" m
-      LEFT JOIN "Run" r ON r."id" = m."runId"
-      WHERE r."replayOf" IS NULL
-      GROUP BY 1, 2) x
-    ORDER BY x."workflow" COLLATE "C", x."outcome" COLLATE "C"`,
-
-  tasks: `SELECT "queue", "status", COUNT(*) AS "n", MIN("createdAt") AS "oldest" FROM "Task" WHERE "status" IN ('queued','claimed') GROUP BY 1, 2 ORDER BY "queue" COLLATE "C", 2`,
-} satisfies Record<keyof typeof SQLITE, string>;
-
-const SQL: Record<Dialect, typeof SQLITE> = { sqlite: SQLITE, postgres: POSTGRES };
-
-interface Collected {
-  runs: Row[];
-  transitions: Row[];
-  dwell: Row[];
-  reviewWait: Row[];
-  reviewsPending: Row[];
-  modelCalls: Row[];
-  tasks: Row[];
-}
-
-async function collect(rt: SqlPorts): Promise<Collected> {
-  const sql = SQL[dialectOf(rt)];
-  const [runs, transitions, dwell, reviewWait, reviewsPending, modelCalls, tasks] = await readAll(rt, [
-    { sql: sql.runs },
-    { sql: sql.transitions },
-    { sql: sql.dwell },
-    { sql: sql.reviewWait },
-    { sql: sql.reviewsPending },
-    { sql: sql.modelCalls },
-    { sql: sql.tasks },
-  ]);
-  return { runs, transitions, dwell, reviewWait, reviewsPending, modelCalls, tasks };
+function collect(rt: MetricsPorts): Promise<MetricRows> {
+  return rt.store.aggregates.metrics({ dwellMs: toMs(DWELL_BUCKETS_S), reviewWaitMs: toMs(REVIEW_WAIT_BUCKETS_S) });
 }
 
 // ---------------------------------------------------------------------------
 // The text
 
-/** Every metric as Prometheus text (exposition format 0.0.4), from SQLite or PostgreSQL (`rt.sqlite` or `rt.pg`). */
-export async function prometheusText(rt: SqlPorts & { engine?: { memory: { live: number; evicted: number } } }): Promise<string> {
+/** What the scrape reads: the run store's aggregates and, when there is one, this process's engine. */
+type MetricsPorts = { store: Pick<RunStore, "aggregates">; engine?: { memory: { live: number; evicted: number } } };
+
+/** Every metric as Prometheus text (exposition format 0.0.4), from the run store (SQLite or PostgreSQL). */
+export async function prometheusText(rt: MetricsPorts): Promise<string> {
   const c = await collect(rt);
   const out = new Exposition();
 

@@ -5,11 +5,10 @@
 // workflows learned (Context Manager results and patterns, the personal log, observations) stays.
 import fs from "node:fs";
 import path from "node:path";
-import { dbDate, dialectOf, query, writeAll, type SqlPorts } from "../db/sql";
-import type { SqliteHandle } from "../db/sqlite";
 import type { Clock } from "../engine/clock";
 import { exportRun, exportText } from "../api/run-export";
 import { IDEMPOTENCY_TTL_MS } from "../engine/store/idempotency";
+import { RUN_OWNED, type RunStore } from "../engine/store/types";
 
 export interface PruneOptions {
   /** finished runs whose finishedAt is older than this many ms are removed */
@@ -30,75 +29,20 @@ export interface PruneResult {
   cutoff: string;
 }
 
-/** Tables whose rows belong to one run (column runId). */
-const OWNED = ["Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery", "RunPrincipal"] as const;
-
-/** What pruning needs of the runtime: its database (`sqlite` or `pg`, whichever is set) and clock. */
-export type RetentionPorts = SqlPorts & { clock: Clock };
-
-const FINISHED = `"status" IN ('completed','failed','aborted')`;
-/** the remaining runs' old snapshots: all but each run's latest */
-const THIN = `DELETE FROM "Snapshot" WHERE "at" < ? AND "seq" < (SELECT r."seq" FROM "Run" r WHERE r."id" = "Snapshot"."runId")`;
-
-/** The three steps of a pass, on one database. */
-interface Pruner {
-  /** finished runs that ended before the cutoff, oldest first */
-  pick(cutoff: string, limit: number): Promise<string[]>;
-  /** removes those of `ids` still finished and what they own, in one transaction; counts rows per table into `rows` */
-  remove(ids: string[], rows: Record<string, number>): Promise<void>;
-  thin(cutoff: string): Promise<number>;
-}
-
-function sqlitePruner({ db, mutex }: SqliteHandle): Pruner {
-  const pick = db.prepare(`SELECT "id" FROM "Run" WHERE ${FINISHED} AND "finishedAt" < ? ORDER BY "finishedAt" LIMIT ?`);
-  const del = Object.fromEntries(OWNED.map((t) => [t, db.prepare(`DELETE FROM "${t}" WHERE "runId" = ?`)]));
-  // only if still finished: a run is never removed while it could move
-  const delRun = db.prepare(`DELETE FROM "Run" WHERE "id" = ? AND ${FINISHED}`);
-  return {
-    pick: async (cutoff, limit) => (pick.all(cutoff, limit) as { id: string }[]).map((r) => r.id),
-    remove: (ids, rows) =>
-      mutex.runExclusive(() =>
-        db.transaction(() => {
-          for (const id of ids) {
-            if (Number(delRun.run(id).changes) === 0) continue;
-            rows.Run++;
-            for (const t of OWNED) rows[t] += Number(del[t].run(id).changes);
-          }
-        }).immediate(),
-      ),
-    thin: (cutoff) => mutex.runExclusive(() => Number(db.prepare(THIN).run(cutoff).changes)),
-  };
-}
-
-function postgresPruner(rt: SqlPorts): Pruner {
-  // one statement per batch: the runs still finished go, and through data-modifying CTEs what
-  // they own with them, each CTE counting the rows its table lost
-  const remove = `WITH "gone" AS (DELETE FROM "Run" WHERE "id" = ANY(?::text[]) AND ${FINISHED} RETURNING "id"),
-    ${OWNED.map((t) => `"d_${t}" AS (DELETE FROM "${t}" WHERE "runId" IN (SELECT "id" FROM "gone") RETURNING 1)`).join(",\n    ")}
-    SELECT (SELECT COUNT(*) FROM "gone") AS "Run", ${OWNED.map((t) => `(SELECT COUNT(*) FROM "d_${t}") AS "${t}"`).join(", ")}`;
-  return {
-    pick: async (cutoff, limit) => (await query(rt, `SELECT "id" FROM "Run" WHERE ${FINISHED} AND "finishedAt" < ? ORDER BY "finishedAt" LIMIT ?`, [cutoff, limit])).rows.map((r) => String(r.id)),
-    remove: async (ids, rows) => {
-      const [{ rows: [counted] }] = await writeAll(rt, [{ sql: remove, args: [ids] }]);
-      for (const t of ["Run", ...OWNED]) rows[t] += Number(counted[t]);
-    },
-    thin: async (cutoff) => (await query(rt, THIN, [cutoff])).changes,
-  };
-}
+/** What pruning needs of the runtime: its run store and clock. */
+export type RetentionPorts = { store: Pick<RunStore, "archive" | "idempotency">; clock: Clock };
 
 export async function pruneRuns(rt: RetentionPorts, opts: PruneOptions): Promise<PruneResult> {
   if (!(opts.olderThanMs > 0)) throw new Error("olderThanMs must be a positive number of ms");
-  const d = dialectOf(rt);
-  const pruner = d === "sqlite" ? sqlitePruner(rt.sqlite!) : postgresPruner(rt);
-  const cutoffMs = rt.clock.now() - opts.olderThanMs;
-  const cutoff = dbDate(d, cutoffMs);
+  const store = rt.store.archive;
+  const cutoff = rt.clock.now() - opts.olderThanMs;
   const batch = opts.batch ?? 500;
-  const rows: Record<string, number> = Object.fromEntries(["Run", ...OWNED].map((t) => [t, 0]));
-  const result: PruneResult = { runs: 0, archived: 0, snapshots: 0, rows, cutoff: new Date(cutoffMs).toISOString() };
+  const rows: Record<string, number> = Object.fromEntries(["Run", ...RUN_OWNED].map((t) => [t, 0]));
+  const result: PruneResult = { runs: 0, archived: 0, snapshots: 0, rows, cutoff: new Date(cutoff).toISOString() };
   if (opts.archiveDir) fs.mkdirSync(opts.archiveDir, { recursive: true });
   let skip = new Set<string>();
   for (;;) {
-    const ids = (await pruner.pick(cutoff, batch + skip.size)).filter((id) => !skip.has(id)).slice(0, batch);
+    const ids = (await store.finishedBefore(cutoff, batch + skip.size)).filter((id) => !skip.has(id)).slice(0, batch);
     if (!ids.length) break;
     const keep = new Set<string>();
     if (opts.archiveDir) {
@@ -113,17 +57,17 @@ export async function pruneRuns(rt: RetentionPorts, opts: PruneOptions): Promise
         }
       }
     }
-    const before = rows.Run;
-    await pruner.remove(ids.filter((id) => !keep.has(id)), rows);
-    result.runs += rows.Run - before;
+    const removed = await store.removeRuns(ids.filter((id) => !keep.has(id)));
+    for (const [t, n] of Object.entries(removed)) rows[t] += n;
+    result.runs += removed.Run;
     skip = new Set([...skip, ...keep]);
     if (ids.every((id) => keep.has(id))) break;
   }
-  const thinned = await pruner.thin(cutoff);
+  const thinned = await store.thinSnapshots(cutoff);
   result.snapshots = thinned;
   rows.Snapshot += thinned;
   // Idempotency-Keys past their 24 hours (lib/api/idempotency.ts), whatever the runs' age
-  rows.IdempotencyKey = (await query(rt, `DELETE FROM "IdempotencyKey" WHERE "createdAt" <= ?`, [dbDate(d, rt.clock.now() - IDEMPOTENCY_TTL_MS)])).changes;
+  rows.IdempotencyKey = await rt.store.idempotency.expire(rt.clock.now() - IDEMPOTENCY_TTL_MS);
   return result;
 }
 
@@ -146,7 +90,7 @@ export class RetentionJob {
   last: PruneResult | null = null;
   lastError: string | null = null;
 
-  /** rt: the runtime's database (`sqlite` or `pg`, whichever is set) and clock */
+  /** rt: the runtime's run store and clock */
   constructor(
     private rt: RetentionPorts,
     private opts: PruneOptions & { intervalMs: number },

@@ -4,27 +4,13 @@
 // share of finished rounds that reached the quorum with approvals only (no edit, no reject). The
 // engine's own decisions (replays, evaluations: decidedBy "engine") are not counted.
 import { z } from "zod";
-import type { Db } from "../db/client";
-import { percentile } from "../metrics/state-metrics";
+import { dbDate, dialectOf, readAll, type Dialect, type SqlPorts } from "../db/sql";
 import type { WorkflowDefinition } from "../machines/types";
 import { reviewStatesOf } from "./routes";
 
 export const STATS_WINDOWS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, all: null } as const;
 export type StatsWindow = keyof typeof STATS_WINDOWS;
 export const StatsQuery = z.object({ window: z.enum(Object.keys(STATS_WINDOWS) as [StatsWindow, ...StatsWindow[]], { error: "window is 1h, 24h, 7d or all" }).default("24h") }).strict();
-
-/** A decided review as the statistics read it. */
-export interface DecidedReview {
-  runId: string;
-  state: string;
-  seq: number;
-  decision: string;
-  reviewer: string | null;
-  createdAt: number;
-  decidedAt: number;
-  /** the review's approvals when it opened ({ so_far, needed }; absent: a review without a quorum) */
-  approvals?: { so_far: number; needed: number };
-}
 
 export interface StateStats {
   /** decisions by kind (every decision the state offers, 0 when none) */
@@ -52,106 +38,139 @@ export interface ReviewStats {
 
 export const ANONYMOUS = "(anonymous)";
 
-/** Quorum rounds of one state of one run (reviews in seq order): each starts at a review with no approval so far. */
-function rounds(reviews: DecidedReview[]): { finished: number; agreed: number } {
-  let finished = 0;
-  let agreed = 0;
-  let round: DecidedReview[] | null = null;
-  const close = (r: DecidedReview[]) => {
-    const last = r.at(-1)!;
-    // an approval, or an edit (its editor's approval of the new value), on the review that asked for the last one needed
-    const counts = last.decision === "approve" || last.decision === "edit";
-    const reached = counts && last.approvals!.so_far + 1 >= last.approvals!.needed;
-    // still going: approvals (or edits) so far, fewer than needed (or ended without a decision: cancelled)
-    if (counts && !reached) return;
-    finished++;
-    if (reached && r.every((x) => x.decision === "approve")) agreed++;
-  };
-  for (const r of reviews) {
-    if (!r.approvals) continue;
-    if (r.approvals.so_far === 0) {
-      if (round) close(round);
-      round = [r];
-    } else if (round) round.push(r);
-    // a round whose start is before the window is left out
-  }
-  if (round) close(round);
-  return { finished, agreed };
-}
+/** one SQL text per database: the same query, where the two spell it differently */
+type Sql = Record<Dialect, string>;
 
-/** The statistics of decided reviews (pure: tests feed it rows directly). `offered`: each review state's decisions. */
-export function computeStats(rows: DecidedReview[], offered: Record<string, string[]>): Record<string, StateStats> {
-  const byState = new Map<string, DecidedReview[]>();
-  for (const s of Object.keys(offered)) byState.set(s, []);
-  for (const r of rows) (byState.get(r.state) ?? byState.set(r.state, []).get(r.state)!).push(r);
-  const out: Record<string, StateStats> = {};
-  for (const [state, list] of byState) {
-    const decisions: Record<string, number> = Object.fromEntries((offered[state] ?? []).map((d) => [d, 0]));
-    const reviewers: Record<string, number> = {};
-    for (const r of list) {
-      decisions[r.decision] = (decisions[r.decision] ?? 0) + 1;
-      const who = r.reviewer?.trim() || ANONYMOUS;
-      reviewers[who] = (reviewers[who] ?? 0) + 1;
-    }
-    const total = list.length;
-    const rates = total ? Object.fromEntries(Object.entries(decisions).map(([d, n]) => [d, n / total])) : {};
-    const waits = list.map((r) => Math.max(0, r.decidedAt - r.createdAt)).sort((a, b) => a - b);
-    const stats: StateStats = {
-      decisions,
-      rates,
-      total,
-      timeToDecisionMs: waits.length ? { p50: percentile(waits, 0.5), p95: percentile(waits, 0.95) } : { p50: null, p95: null },
-      reviewers,
-      agreement: null,
-    };
-    if (list.some((r) => r.approvals && r.approvals.needed > 1)) {
-      const perRun = new Map<string, DecidedReview[]>();
-      for (const r of list) (perRun.get(r.runId) ?? perRun.set(r.runId, []).get(r.runId)!).push(r);
-      let finished = 0;
-      let agreed = 0;
-      for (const runReviews of perRun.values()) {
-        const got = rounds(runReviews.sort((a, b) => a.seq - b.seq || a.createdAt - b.createdAt));
-        finished += got.finished;
-        agreed += got.agreed;
-      }
-      stats.rounds = finished;
-      stats.agreement = finished ? agreed / finished : null;
-    }
-    out[state] = stats;
-  }
-  return out;
-}
+/** the window's decided reviews, people's only: `?` = workflow[, since, now] */
+const decided = (windowed: boolean) =>
+  `"workflow" = ? AND "status" = 'decided' AND "decidedBy" = 'person'${windowed ? ` AND "decidedAt" >= ? AND "decidedAt" <= ?` : ""}`;
 
-function approvalsOf(payload: string): DecidedReview["approvals"] {
-  try {
-    const a = (JSON.parse(payload) as { approvals?: { so_far?: unknown; needed?: unknown } } | null)?.approvals;
-    return a && typeof a.so_far === "number" && typeof a.needed === "number" ? { so_far: a.so_far, needed: a.needed } : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** ms from opening to decision, at least 0 (SQLite: ISO text, julianday; PostgreSQL: TIMESTAMPs) */
+const WAIT: Sql = {
+  sqlite: `MAX(0, CAST(ROUND((julianday(COALESCE("decidedAt", "createdAt")) - julianday("createdAt")) * 86400000.0) AS INTEGER))`,
+  postgres: `GREATEST(0, CAST(ROUND(EXTRACT(EPOCH FROM (COALESCE("decidedAt", "createdAt") - "createdAt")) * 1000) AS BIGINT))`,
+};
 
-/** The statistics of a workflow's review states over a window ending `now`: people's decisions only. */
-export async function reviewStats(db: Db, def: WorkflowDefinition, window: StatsWindow, now: number): Promise<ReviewStats> {
+/** a number in the payload's `approvals` (else NULL: a review without a quorum, or not a number there) */
+const APPROVALS: Record<Dialect, (key: "so_far" | "needed") => string> = {
+  sqlite: (k) => `(CASE WHEN json_valid("payload") THEN (CASE WHEN json_type("payload", '$.approvals.${k}') IN ('integer', 'real') THEN json_extract("payload", '$.approvals.${k}') END) END)`,
+  postgres: (k) => `(CASE WHEN jsonb_typeof("payload"::jsonb #> '{approvals,${k}}') = 'number' THEN ("payload"::jsonb #>> '{approvals,${k}}')::float8 END)`,
+};
+
+/** a cheap test that text holds a fragment, before its JSON is parsed */
+const CONTAINS: Record<Dialect, (col: string, text: string) => string> = {
+  sqlite: (col, text) => `instr(${`"${col}"`}, '${text}') > 0`,
+  postgres: (col, text) => `strpos(${`"${col}"`}, '${text}') > 0`,
+};
+
+/** a decision other than an approval (1) or not (0) */
+const OTHER = `(CASE WHEN "decision" = 'approve' THEN 0 ELSE 1 END)`;
+/** the last review of its round: a round has started, and the next review starts another or there is none */
+const LAST = `("round" > 0 AND ("next" IS NULL OR "next" = 0))`;
+/** an approval (or an edit) that reached the quorum */
+const REACHED = `("decision" IN ('approve', 'edit') AND "so_far" + 1 >= "needed")`;
+/** an approval (or an edit) short of the quorum: its round is still collecting */
+const SHORT = `("decision" IN ('approve', 'edit') AND "so_far" + 1 < "needed")`;
+
+/**
+ * Quorum rounds per state. In each run, a state's reviews in seq order form rounds, each starting
+ * at a review with no approval so far (those before the window's first start are left out). A round
+ * is finished unless its last review was an approval (or an edit: its editor's approval of the new
+ * value) short of the quorum; it agreed when that last one reached the quorum and every decision in
+ * it was an approval ("others", the running count of other decisions, is where it was before the
+ * round's start). One sort of the rows that carry approvals; one row per state: its largest quorum,
+ * finished, agreed.
+ */
+const rounds = (d: Dialect, where: string) => `
+  WITH a AS MATERIALIZED (
+    SELECT "runId", "state", "seq", "createdAt", "decision", ${APPROVALS[d]("so_far")} AS "so_far", ${APPROVALS[d]("needed")} AS "needed"
+    FROM "Review" WHERE ${where} AND ${CONTAINS[d]("payload", '"approvals"')}
+  ),
+  q AS (
+    SELECT "runId", "state", "seq", "createdAt", "decision", "so_far", "needed",
+           SUM(CASE WHEN "so_far" = 0 THEN 1 ELSE 0 END) OVER (w ROWS UNBOUNDED PRECEDING) AS "round",
+           LEAD("so_far") OVER w AS "next",
+           SUM(${OTHER}) OVER (w ROWS UNBOUNDED PRECEDING) AS "others"
+    FROM a WHERE "so_far" IS NOT NULL AND "needed" IS NOT NULL
+    WINDOW w AS (PARTITION BY "runId", "state" ORDER BY "seq", "createdAt")
+  ),
+  r AS (
+    SELECT "state", "decision", "so_far", "needed", "round", "next", "others",
+           MAX(CASE WHEN "so_far" = 0 THEN "others" - ${OTHER} END) OVER (w ROWS UNBOUNDED PRECEDING) AS "before"
+    FROM q
+    WINDOW w AS (PARTITION BY "runId", "state" ORDER BY "seq", "createdAt")
+  )
+  SELECT "state", MAX("needed") AS "needed",
+         SUM(CASE WHEN ${LAST} AND NOT ${SHORT} THEN 1 ELSE 0 END) AS "finished",
+         SUM(CASE WHEN ${LAST} AND ${REACHED} AND "others" = "before" THEN 1 ELSE 0 END) AS "agreed"
+  FROM r GROUP BY "state"`;
+
+/**
+ * Time to decision at the 50th and 95th percentile (nearest rank: the ⌈p·n⌉-th smallest, as
+ * lib/metrics/state-metrics.ts's percentile) of each state: the database sorts, two rows per state
+ * come back. ⌈n/2⌉ and ⌈95n/100⌉ in integer arithmetic.
+ */
+const percentiles = (d: Dialect, where: string) => `
+  SELECT "state", "rn", "n", "w" FROM (
+    SELECT "state", "w", ROW_NUMBER() OVER (PARTITION BY "state" ORDER BY "w") AS "rn", COUNT(*) OVER (PARTITION BY "state") AS "n"
+    FROM (SELECT "state", ${WAIT[d]} AS "w" FROM "Review" WHERE ${where}) d
+  ) x
+  WHERE "rn" = ("n" + 1) / 2 OR "rn" = (95 * "n" + 99) / 100`;
+
+const num = (v: unknown) => Number(v);
+
+/**
+ * The statistics of a workflow's review states over a window ending `now`: people's decisions only.
+ * Aggregates in SQL, in one read snapshot: counts by state, decision and reviewer, two
+ * percentile rows per state and one row of quorum rounds per state; no review row is loaded here.
+ */
+export async function reviewStats(ports: SqlPorts, def: WorkflowDefinition, window: StatsWindow, now: number): Promise<ReviewStats> {
+  const d = dialectOf(ports);
   const span = STATS_WINDOWS[window];
   const since = span === null ? null : now - span;
-  const rows = await db.review.findMany({
-    where: { workflow: def.id, status: "decided", decidedBy: "person", ...(since !== null ? { decidedAt: { gte: new Date(since), lte: new Date(now) } } : {}) },
-    select: { runId: true, state: true, seq: true, decision: true, reviewer: true, createdAt: true, decidedAt: true, payload: true },
-  });
-  const decided: DecidedReview[] = rows.map((r) => ({
-    runId: r.runId,
-    state: r.state,
-    seq: r.seq,
-    decision: r.decision ?? "(none)",
-    reviewer: r.reviewer,
-    createdAt: r.createdAt.getTime(),
-    decidedAt: (r.decidedAt ?? r.createdAt).getTime(),
-    approvals: approvalsOf(r.payload),
-  }));
-  const offered: Record<string, string[]> = {};
-  for (const s of reviewStatesOf(def)) offered[s] = metaDecisions(def, s);
-  return { workflow: def.id, window, since: since === null ? null : new Date(since).toISOString(), states: computeStats(decided, offered) };
+  const where = decided(since !== null);
+  const args = since === null ? [def.id] : [def.id, dbDate(d, since), dbDate(d, now)];
+  const [counts, ranks, quorum] = await readAll(ports, [
+    { sql: `SELECT "state", "decision", "reviewer", COUNT(*) AS "n" FROM "Review" WHERE ${where} GROUP BY "state", "decision", "reviewer"`, args },
+    { sql: percentiles(d, where), args },
+    { sql: rounds(d, where), args },
+  ]);
+  const states: Record<string, StateStats> = {};
+  const stateOf = (id: string) =>
+    (states[id] ??= {
+      decisions: Object.fromEntries(metaDecisions(def, id).map((k) => [k, 0])),
+      rates: {},
+      total: 0,
+      timeToDecisionMs: { p50: null, p95: null },
+      reviewers: {},
+      agreement: null,
+    });
+  for (const id of reviewStatesOf(def)) stateOf(id);
+  for (const r of counts) {
+    const s = stateOf(String(r.state));
+    const n = num(r.n);
+    const kind = r.decision === null ? "(none)" : String(r.decision);
+    s.decisions[kind] = (s.decisions[kind] ?? 0) + n;
+    s.total += n;
+    // names told apart by surrounding spaces only are one person
+    const who = (r.reviewer === null ? "" : String(r.reviewer)).trim() || ANONYMOUS;
+    s.reviewers[who] = (s.reviewers[who] ?? 0) + n;
+  }
+  for (const r of ranks) {
+    const s = stateOf(String(r.state));
+    const n = num(r.n);
+    const rn = num(r.rn);
+    if (rn === Math.floor((n + 1) / 2)) s.timeToDecisionMs.p50 = num(r.w);
+    if (rn === Math.floor((95 * n + 99) / 100)) s.timeToDecisionMs.p95 = num(r.w);
+  }
+  for (const s of Object.values(states)) if (s.total) s.rates = Object.fromEntries(Object.entries(s.decisions).map(([k, n]) => [k, n / s.total]));
+  for (const r of quorum) {
+    if (num(r.needed) <= 1) continue;
+    const s = stateOf(String(r.state));
+    s.rounds = num(r.finished);
+    s.agreement = s.rounds ? num(r.agreed) / s.rounds : null;
+  }
+  return { workflow: def.id, window, since: since === null ? null : new Date(since).toISOString(), states };
 }
 
 function metaDecisions(def: WorkflowDefinition, path: string): string[] {
@@ -170,3 +189,4 @@ export function approveRateOverlay(stats: ReviewStats): { nodes: Record<string, 
   }
   return { nodes };
 }
+

@@ -59,7 +59,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
     workflowLayouts(id)!,
     stateMetrics(rt.store, def),
     rt.store.countByStatus(id),
-    workflowUsage(rt.db, id),
+    workflowUsage(rt.store, id),
     panelOf(id) as Promise<React.ComponentType<{ rt: Runtime }> | null>,
     isBuiltIn(id) ? Promise.resolve([]) : flowVersions(rt.db, id),
     rt.alerts.listAlerts({ status: "open", workflow: id }),
@@ -78,7 +78,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
   };
   // people's decisions on its review states, in the window the page asks for (?reviews=1h|24h|7d|all)
   const statsWindow = StatsQuery.safeParse({ window: typeof sp.reviews === "string" ? sp.reviews : undefined }).data?.window ?? "24h";
-  const stats = await reviewStats(rt.db, def, statsWindow, rt.clock.now());
+  const stats = await reviewStats(rt, def, statsWindow, rt.clock.now());
   // changing the agent (guide 19 §5): waiting runs of older versions, a dry run of moving them, a version diff (painted on the diagram)
   const move = versions.length > 1 ? await moveView(rt, def, graph, sp) : null;
   // the workflow's own panel (workflows/<id>/panel.tsx), if it has one

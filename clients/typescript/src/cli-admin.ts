@@ -1,8 +1,8 @@
 // The CLI's commands on workflow definitions and schedules.
 import fs from "node:fs";
 import path from "node:path";
-import { inputOf, int, json, readFile, str, type Command } from "./cli-args.js";
-import { EXIT, scheduleRows, UsageError, where } from "./cli-output.js";
+import { answering, inputOf, int, json, readFile, str, type Command } from "./cli-args.js";
+import { EXIT, scheduleRows, started, UsageError } from "./cli-output.js";
 import type { NewSchedule, ScheduleCatchup, ScheduleOverlap, WorkflowSource } from "./types.js";
 
 const FORMATS: Record<string, "yaml" | "json" | "mermaid"> = { ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".mmd": "mermaid", ".mermaid": "mermaid", ".md": "mermaid" };
@@ -17,12 +17,11 @@ function sourceOf(file: string, id: string | undefined): WorkflowSource {
 
 const issue = (i: { message: string; line?: number }) => `${i.line ? `line ${i.line}: ` : ""}${i.message}`;
 
-const setSchedule = (paused: boolean): Command["run"] => async (client, io, [id]) => {
-  const s = await client.updateSchedule(id!, { paused });
-  if (io.json) json(io, s);
-  else io.out(`${paused ? "paused" : "resumed"} schedule ${s.id}${paused ? "" : ` (next ${s.nextFireAt ?? "—"})`}`);
-  return EXIT.ok;
-};
+const setSchedule = (paused: boolean) =>
+  answering(
+    (client, [id]) => client.updateSchedule(id!, { paused }),
+    (s) => `${paused ? "paused" : "resumed"} schedule ${s.id}${paused ? "" : ` (next ${s.nextFireAt ?? "—"})`}`,
+  );
 
 export const ADMIN_COMMANDS: Record<string, Command> = {
   "workflows import": {
@@ -30,16 +29,14 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
     summary: "save a workflow definition (a new version; unchanged: nothing new)",
     positionals: [1, 1],
     options: { id: { type: "string", help: "the id of a Mermaid diagram that names none" } },
-    async run(client, io, [file], v) {
-      const out = await client.importWorkflow(sourceOf(file!, str(v, "id")));
-      if (io.json) json(io, out);
-      else {
+    run: answering(
+      (client, [file], v) => client.importWorkflow(sourceOf(file!, str(v, "id"))),
+      (out, io, [file]) => {
         const version = out.versions?.at(-1)?.version;
         io.out(`${out.created ? "saved" : "unchanged"} ${out.id}${version ? ` v${version}` : ""}`);
         for (const w of out.warnings ?? []) io.err(`${file}: warning: ${issue(w)}`);
-      }
-      return EXIT.ok;
-    },
+      },
+    ),
   },
   "workflows export": {
     args: "<workflow id>",
@@ -86,12 +83,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
     args: "",
     summary: "schedules with their next fire time",
     positionals: [0, 0],
-    async run(client, io) {
-      const list = await client.listSchedules();
-      if (io.json) json(io, list);
-      else scheduleRows(list).forEach((l) => io.out(l));
-      return EXIT.ok;
-    },
+    run: answering((client) => client.listSchedules(), scheduleRows),
   },
   "schedules create": {
     args: "",
@@ -110,23 +102,23 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
       catchup: { type: "string", help: "none (default) or latest" },
       paused: { type: "boolean", help: "create it paused" },
     },
-    async run(client, io, _args, v) {
-      const workflow = str(v, "workflow");
-      const cron = str(v, "cron");
-      if (!workflow || !cron) throw new UsageError("schedules create needs --workflow and --cron");
-      const body: NewSchedule = { workflow, cron, input: inputOf(v), overlap: "skip", catchup: "none" };
-      if (str(v, "timezone")) body.timezone = str(v, "timezone");
-      if (str(v, "name")) body.name = str(v, "name");
-      if (str(v, "run-name")) body.runName = str(v, "run-name");
-      if (str(v, "version")) body.version = int(v, "version");
-      if (str(v, "overlap")) body.overlap = str(v, "overlap") as ScheduleOverlap;
-      if (str(v, "catchup")) body.catchup = str(v, "catchup") as ScheduleCatchup;
-      if (v.paused) body.paused = true;
-      const s = await client.createSchedule(body);
-      if (io.json) json(io, s);
-      else io.out(`created schedule ${s.id} (${s.name}): ${s.cron} ${s.timezone}, next ${s.paused ? "— (paused)" : (s.nextFireAt ?? "—")}`);
-      return EXIT.ok;
-    },
+    run: answering(
+      (client, _args, v) => {
+        const workflow = str(v, "workflow");
+        const cron = str(v, "cron");
+        if (!workflow || !cron) throw new UsageError("schedules create needs --workflow and --cron");
+        const body: NewSchedule = { workflow, cron, input: inputOf(v), overlap: "skip", catchup: "none" };
+        if (str(v, "timezone")) body.timezone = str(v, "timezone");
+        if (str(v, "name")) body.name = str(v, "name");
+        if (str(v, "run-name")) body.runName = str(v, "run-name");
+        if (str(v, "version")) body.version = int(v, "version");
+        if (str(v, "overlap")) body.overlap = str(v, "overlap") as ScheduleOverlap;
+        if (str(v, "catchup")) body.catchup = str(v, "catchup") as ScheduleCatchup;
+        if (v.paused) body.paused = true;
+        return client.createSchedule(body);
+      },
+      (s) => `created schedule ${s.id} (${s.name}): ${s.cron} ${s.timezone}, next ${s.paused ? "— (paused)" : (s.nextFireAt ?? "—")}`,
+    ),
   },
   "schedules pause": { args: "<schedule id>", summary: "no fires until resumed", positionals: [1, 1], run: setSchedule(true) },
   "schedules resume": { args: "<schedule id>", summary: "fire again (the next fire counts from now)", positionals: [1, 1], run: setSchedule(false) },
@@ -134,22 +126,15 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
     args: "<schedule id>",
     summary: "start its run now",
     positionals: [1, 1],
-    async run(client, io, [id]) {
-      const run = await client.triggerSchedule(id!);
-      if (io.json) json(io, run);
-      else io.out(`started ${run.id} (${run.workflow}${run.name ? `: ${run.name}` : ""}) ${where(run)}`);
-      return EXIT.ok;
-    },
+    run: answering((client, [id]) => client.triggerSchedule(id!), started),
   },
   "schedules delete": {
     args: "<schedule id>",
     summary: "delete it (its runs stay)",
     positionals: [1, 1],
-    async run(client, io, [id]) {
-      await client.deleteSchedule(id!);
-      if (io.json) json(io, { id, deleted: true });
-      else io.out(`deleted schedule ${id}`);
-      return EXIT.ok;
-    },
+    run: answering(
+      async (client, [id]) => (await client.deleteSchedule(id!), { id: id!, deleted: true }),
+      ({ id }) => `deleted schedule ${id}`,
+    ),
   },
 };

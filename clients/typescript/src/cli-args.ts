@@ -1,7 +1,7 @@
 // What the CLI's commands share: the command shape, and reading options (numbers, JSON, files, inputs).
 import fs from "node:fs";
 import type { Switchyard } from "./client.js";
-import { UsageError, type Io } from "./cli-output.js";
+import { EXIT, UsageError, type Io } from "./cli-output.js";
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 export type Option = { type: "string" | "boolean"; short?: string; multiple?: boolean; help: string };
@@ -23,6 +23,19 @@ export const int = (v: Values, k: string) => {
   return Number(s);
 };
 export const json = (io: Io, data: unknown) => io.out(JSON.stringify(data, null, 2));
+
+/**
+ * The usual command: one call, its answer printed as JSON with --json, else as `print` writes it
+ * (a string or lines go to standard output). Exit 0; a refusal is a SwitchyardError (cli-output.ts).
+ */
+export function answering<T>(call: (client: Switchyard, args: string[], v: Values) => Promise<T>, print: (answer: T, io: Io, args: string[], v: Values) => string | string[] | void): Command["run"] {
+  return async (client, io, args, v) => {
+    const answer = await call(client, args, v);
+    if (io.json) json(io, answer);
+    else for (const line of [print(answer, io, args, v) ?? []].flat()) io.out(line);
+    return EXIT.ok;
+  };
+}
 
 /** JSON text, "@file" (its contents) or "-" (standard input), parsed. */
 export function jsonArg(text: string, what: string): unknown {

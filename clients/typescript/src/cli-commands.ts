@@ -1,8 +1,8 @@
 // The CLI's commands on runs and reviews (workflows and schedules: cli-admin.ts); each names its
 // options and positionals and runs on a Switchyard client.
 import { ADMIN_COMMANDS } from "./cli-admin.js";
-import { inputOf, int, json, jsonArg, str, type Command, type Values } from "./cli-args.js";
-import { EXIT, reviewRows, runLines, runRows, UsageError, where } from "./cli-output.js";
+import { answering, inputOf, int, json, jsonArg, str, type Command, type Values } from "./cli-args.js";
+import { EXIT, reviewRows, runLines, runRows, started, UsageError, where } from "./cli-output.js";
 import { watchRun } from "./cli-watch.js";
 import type { Switchyard } from "./client.js";
 import type { Io } from "./cli-output.js";
@@ -35,7 +35,7 @@ export const COMMANDS: Record<string, Command> = {
       const run = await client.startRun(workflow!, inputOf(v), { name: str(v, "name"), idempotencyKey: str(v, "idempotency-key") });
       if (!v.watch) {
         if (io.json) json(io, run);
-        else io.out(`started ${run.id} (${run.workflow}${run.name ? `: ${run.name}` : ""}) ${where(run)}`);
+        else io.out(started(run));
         return EXIT.ok;
       }
       return watchOrPrint(client, io, run.id, v);
@@ -45,12 +45,7 @@ export const COMMANDS: Record<string, Command> = {
     args: "<run id>",
     summary: "a run: status, state, accepted events, output",
     positionals: [1, 1],
-    async run(client, io, [id]) {
-      const run = await client.getRun(id!);
-      if (io.json) json(io, run);
-      else runLines(run).forEach((l) => io.out(l));
-      return EXIT.ok;
-    },
+    run: answering((client, [id]) => client.getRun(id!), runLines),
   },
   "runs list": {
     args: "",
@@ -62,16 +57,13 @@ export const COMMANDS: Record<string, Command> = {
       limit: { type: "string", help: "at most this many (default 50)" },
       offset: { type: "string", help: "skip this many" },
     },
-    async run(client, io, _args, v) {
-      const status = str(v, "status")?.split(",").map((s) => s.trim()).filter(Boolean) as RunStatus[] | undefined;
-      const list = await client.listRuns({ status, workflow: str(v, "workflow"), limit: int(v, "limit") ?? 50, offset: int(v, "offset") });
-      if (io.json) json(io, list);
-      else {
-        runRows(list.runs).forEach((l) => io.out(l));
-        if (list.total > list.runs.length) io.out(`(${list.runs.length} of ${list.total})`);
-      }
-      return EXIT.ok;
-    },
+    run: answering(
+      (client, _args, v) => {
+        const status = str(v, "status")?.split(",").map((s) => s.trim()).filter(Boolean) as RunStatus[] | undefined;
+        return client.listRuns({ status, workflow: str(v, "workflow"), limit: int(v, "limit") ?? 50, offset: int(v, "offset") });
+      },
+      (list) => [...runRows(list.runs), ...(list.total > list.runs.length ? [`(${list.runs.length} of ${list.total})`] : [])],
+    ),
   },
   "runs watch": {
     args: "<run id>",
@@ -85,12 +77,10 @@ export const COMMANDS: Record<string, Command> = {
     summary: "abort a run",
     positionals: [1, 1],
     options: { reason: { type: "string", help: "why (recorded)" } },
-    async run(client, io, [id], v) {
-      const out = await client.abortRun(id!, str(v, "reason"));
-      if (io.json) json(io, out);
-      else io.out(`aborted ${out.run.id}: ${where(out.run)}`);
-      return EXIT.ok;
-    },
+    run: answering(
+      (client, [id], v) => client.abortRun(id!, str(v, "reason")),
+      (out) => `aborted ${out.run.id}: ${where(out.run)}`,
+    ),
   },
   "reviews list": {
     args: "",
@@ -101,12 +91,7 @@ export const COMMANDS: Record<string, Command> = {
       run: { type: "string", help: "one run's reviews" },
       limit: { type: "string", help: "at most this many" },
     },
-    async run(client, io, _args, v) {
-      const reviews = await client.listReviews({ status: (str(v, "status") ?? "pending") as ReviewStatus, runId: str(v, "run"), limit: int(v, "limit") });
-      if (io.json) json(io, reviews);
-      else reviewRows(reviews).forEach((l) => io.out(l));
-      return EXIT.ok;
-    },
+    run: answering((client, _args, v) => client.listReviews({ status: (str(v, "status") ?? "pending") as ReviewStatus, runId: str(v, "run"), limit: int(v, "limit") }), reviewRows),
   },
   "reviews decide": {
     args: "<review id> <decision>",
@@ -117,14 +102,14 @@ export const COMMANDS: Record<string, Command> = {
       reviewer: { type: "string", help: "who decides (with accounts on, the token's owner is recorded)" },
       data: { type: "string", help: "decision-specific fields: JSON, @file.json or -" },
     },
-    async run(client, io, [id, decision], v) {
-      const data = str(v, "data") !== undefined ? jsonArg(str(v, "data")!, "--data") : undefined;
-      if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) throw new UsageError("--data must be a JSON object");
-      const out = await client.decide(id!, decision!, { feedback: str(v, "feedback"), reviewer: str(v, "reviewer"), ...(data ? { data: data as Record<string, unknown> } : {}) });
-      if (io.json) json(io, out);
-      else io.out(`decided ${out.review.id}: ${decision} → run ${out.run.id} ${where(out.run)}`);
-      return EXIT.ok;
-    },
+    run: answering(
+      (client, [id, decision], v) => {
+        const data = str(v, "data") !== undefined ? jsonArg(str(v, "data")!, "--data") : undefined;
+        if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) throw new UsageError("--data must be a JSON object");
+        return client.decide(id!, decision!, { feedback: str(v, "feedback"), reviewer: str(v, "reviewer"), ...(data ? { data: data as Record<string, unknown> } : {}) });
+      },
+      (out, _io, [, decision]) => `decided ${out.review.id}: ${decision} → run ${out.run.id} ${where(out.run)}`,
+    ),
   },
   ...ADMIN_COMMANDS,
 };

@@ -68,6 +68,9 @@ export function failureOf(run: Pick<Run, "error" | "context">): string | null {
 
 export const where = (run: Pick<Run, "status" | "state">) => `${run.status}${run.state.length ? ` in ${run.state.join(", ")}` : ""}`;
 
+/** A run just started: its id, workflow, name and where it is. */
+export const started = (run: Pick<Run, "id" | "workflow" | "name" | "status" | "state">) => `started ${run.id} (${run.workflow}${run.name ? `: ${run.name}` : ""}) ${where(run)}`;
+
 export function runLines(run: Run): string[] {
   const rows = [
     ["run", run.id],

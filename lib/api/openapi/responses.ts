@@ -104,7 +104,7 @@ export const RunList = z
   .meta({ id: "RunList" });
 
 /** the answer of a step: the run after it, and the transitions it made */
-export const RunStep = z.looseObject({ run: Run, transitions: z.array(z.looseObject({})) }).meta({ id: "RunStep" });
+export const RunStep = z.looseObject({ run: Run, transitions: z.array(Transition) }).meta({ id: "RunStep" });
 
 export const ReviewRecord = z
   .looseObject({
@@ -136,7 +136,7 @@ export const Review = ReviewRecord.extend({
   overdue: z.boolean().meta({ description: "pending and past dueAt" }),
 }).meta({ id: "Review", description: "A review with the decisions it allows and each one's body schema: a client can render any review." });
 
-export const DecisionResult = z.looseObject({ review: ReviewRecord, run: Run, transitions: z.array(z.looseObject({})) }).meta({ id: "DecisionResult" });
+export const DecisionResult = z.looseObject({ review: ReviewRecord, run: Run, transitions: z.array(Transition) }).meta({ id: "DecisionResult" });
 
 export const ForkResult = z.looseObject({ run: Run, fromSeq: z.number().int(), transitions: z.number().int().or(z.array(any)) });
 

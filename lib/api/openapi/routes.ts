@@ -77,15 +77,24 @@ export interface ApiOperation {
   role?: Role | typeof WORKER | null;
 }
 
+/** An operation as its group lists it: under "METHOD /path", its tag the group's unless it names another. */
+type Entry = Omit<ApiOperation, "method" | "path" | "tag"> & { tag?: string };
+
+/** A group of operations listed under one tag, in the order written. */
+function group(tag: string, entries: Record<`${Method} /api/${string}`, Entry>): ApiOperation[] {
+  return Object.entries(entries).map(([route, entry]) => {
+    const [method, path] = route.split(" ") as [Method, string];
+    // (descriptors, not values: an entry may read a field when the document is built, a getter read late)
+    return Object.defineProperties({ method, path, tag }, Object.getOwnPropertyDescriptors(entry)) as ApiOperation;
+  });
+}
+
 const runErrors = { 404: "unknown run" };
 const events = "Server-Sent Events (`text/event-stream`): `hello`, `run`, `review`, `progress`, `hook`";
 
-const runs: ApiOperation[] = [
-  {
-    method: "post",
-    path: "/api/runs",
+const runs = group("Runs", {
+  "post /api/runs": {
     operationId: "startRun",
-    tag: "Runs",
     summary: "Start a run",
     description: "Starts a run of a workflow with its input. With an Idempotency-Key, a repeat answers with the run the first request started.",
     body: StartRunBody,
@@ -93,33 +102,24 @@ const runs: ApiOperation[] = [
     responses: { 201: ok(R.Run, "the new run (a repeat: the run the first request started)", LocationHeader.extend(ReplayedHeader.shape)) },
     errors: { 409: "the workflow is disabled (`workflow_disabled`) or deleted (`workflow_deleted`)", 422: "unknown workflow, or a declared input missing or of the wrong type" },
   },
-  {
-    method: "get",
-    path: "/api/runs",
+  "get /api/runs": {
     operationId: "listRuns",
-    tag: "Runs",
     summary: "List and search runs",
     description:
       "`q` searches inputs and outputs; `from` / `to` are dates (YYYY-MM-DD or ISO; `to` exclusive); `waitingLongerThan` is the minutes a review has waited; `retrying=true` lists unfinished runs that retried; `failedIn` the state a failed run failed in; `scheduleId` the runs a schedule started. Replay and evaluation runs are listed only with `replays=1` (`replayOf=` lists one run's replays) and counted apart as `counts.replay`.",
     query: RunListQuery,
     responses: { 200: ok(R.RunList, "a page of runs, newest first, with the total and counts by status") },
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}",
+  "get /api/runs/{id}": {
     operationId: "getRun",
-    tag: "Runs",
     summary: "Get a run",
     description: "`name` is what the run is called everywhere; `accepted` the events its current state takes; `replayOf` the run a replay replays; `workflowVersion` the pinned version of a user-defined workflow (null for built-ins).",
     params: RunIdParam,
     responses: { 200: ok(R.Run, "the run, with the events its current state accepts") },
     errors: runErrors,
   },
-  {
-    method: "post",
-    path: "/api/runs/{id}/events",
+  "post /api/runs/{id}/events": {
     operationId: "sendEvent",
-    tag: "Runs",
     summary: "Send an event to a run",
     description: "`{ type, … }`: the workflow's fields for that event. With an Idempotency-Key, a repeat answers as the first request did.",
     params: RunIdParam,
@@ -128,11 +128,8 @@ const runs: ApiOperation[] = [
     responses: { 200: ok(R.RunStep, "the run after the event and the transitions it made", ReplayedHeader) },
     errors: { ...runErrors, 409: "the current state does not accept this event, or the run has finished or is imported" },
   },
-  {
-    method: "post",
-    path: "/api/runs/{id}/abort",
+  "post /api/runs/{id}/abort": {
     operationId: "abortRun",
-    tag: "Runs",
     summary: "Abort a run",
     params: RunIdParam,
     body: AbortBody,
@@ -140,11 +137,8 @@ const runs: ApiOperation[] = [
     responses: { 200: ok(R.RunStep, "the aborted run") },
     errors: { ...runErrors, 409: "the run has already finished" },
   },
-  {
-    method: "post",
-    path: "/api/runs/{id}/fork",
+  "post /api/runs/{id}/fork": {
     operationId: "forkRun",
-    tag: "Runs",
     summary: "Fork a run from a transition",
     description:
       "A new run (`forkOf`, `forkSeq`) from the snapshot of the commit that wrote transition `seq`; `context` replaces top-level keys, only those that came from the run's input (a user-defined workflow's `task` and `input`; a built-in's declared keys, `forkEditable` in `GET /api/runs/{id}/snapshots`), each keeping the kind of value it held; a fork starting in a review starts with no approvals; `reuse: true` reuses the outputs the source recorded for the same state, visit and input.",
@@ -153,11 +147,8 @@ const runs: ApiOperation[] = [
     responses: { 201: ok(R.ForkResult, "the new run") },
     errors: { ...runErrors, 409: "the workflow is disabled or deleted", 422: "a seq outside the run or at its end, a context key the engine or a step keeps (named), or an edit that changes a member's kind" },
   },
-  {
-    method: "post",
-    path: "/api/runs/{id}/replay",
+  "post /api/runs/{id}/replay": {
     operationId: "replayRun",
-    tag: "Runs",
     summary: "Replay a run without side effects",
     description:
       "A new run (`replayOf`) of the version given (default the latest) with the source's input: recorded outputs are reused where state, visit and input are the same; http steps, external tasks, post-commit actions and webhooks are never sent unless `live` names the state; reviews are decided as the source's reviewers did (`decisions: \"ask\"`: real reviews). The source never changes.",
@@ -167,75 +158,54 @@ const runs: ApiOperation[] = [
     responses: { 201: ok(z.looseObject({ run: R.Run }), "the replay") },
     errors: { 404: "unknown run or version", 422: "unknown live state" },
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/compare/{other}",
+  "get /api/runs/{id}/compare/{other}": {
     operationId: "compareRuns",
-    tag: "Runs",
     summary: "Compare two runs of one workflow",
     description: "Two runs aligned on the statechart path: steps, the first divergence and totals.",
     params: CompareParams,
     responses: { 200: ok(R.Compare, "the comparison") },
     errors: { 404: "unknown run", 422: "runs of two workflows" },
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/transitions",
+  "get /api/runs/{id}/transitions": {
     operationId: "listTransitions",
-    tag: "Runs",
     summary: "A run's transitions",
     params: RunIdParam,
     query: TransitionQuery,
     responses: { 200: ok(z.array(R.Transition), "its transitions after `after`, oldest first") },
     errors: runErrors,
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/snapshots",
+  "get /api/runs/{id}/snapshots": {
     operationId: "getSnapshot",
-    tag: "Runs",
     summary: "A run as it stood after a transition",
     params: RunIdParam,
     query: SnapshotQuery,
     responses: { 200: ok(R.Snapshot, "the state value, context and timers after the commit that wrote transition `seq`") },
     errors: { 404: "unknown run or seq" },
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/stream",
+  "get /api/runs/{id}/stream": {
     operationId: "streamRun",
-    tag: "Runs",
     summary: "Follow a run",
     params: RunIdParam,
     responses: { 200: media("text/event-stream", `${events}: the run's changes until the client closes`) },
     errors: runErrors,
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/usage",
+  "get /api/runs/{id}/usage": {
     operationId: "getRunUsage",
-    tag: "Runs",
     summary: "A run's model calls",
     description: "Tokens, latency and endpoint of each model call, totals and per state.",
     params: RunIdParam,
     responses: { 200: ok(R.Usage, "its model usage") },
     errors: runErrors,
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/artifacts",
+  "get /api/runs/{id}/artifacts": {
     operationId: "listArtifacts",
-    tag: "Runs",
     summary: "The files a run keeps",
     params: RunIdParam,
     responses: { 200: ok(R.Artifacts, "its files") },
     errors: runErrors,
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/artifacts/{path}",
+  "get /api/runs/{id}/artifacts/{path}": {
     operationId: "getArtifact",
-    tag: "Runs",
     summary: "One file of a run",
     description:
       "`path` is the file's name and may span several segments (`logs/orchestrator.log`); its slashes may also be sent encoded (`logs%2Forchestrator.log`). At most 5 names, each of letters, digits, `.`, `_` and `-` (not `.` or `..`). `?download=1` saves it as a file.",
@@ -250,11 +220,8 @@ const runs: ApiOperation[] = [
     responses: { 200: media("text/plain", "the file (text/markdown, text/plain or application/json by its extension)") },
     errors: { 404: "unknown run or file", 422: "a name that is not a file name (`..`, more than 5 segments)" },
   },
-  {
-    method: "get",
-    path: "/api/runs/{id}/export",
+  "get /api/runs/{id}/export": {
     operationId: "exportRun",
-    tag: "Runs",
     summary: "Export a run as one JSON document",
     description: "Format `switchyard-run`, version 1 (binary artifacts base64); `?download=1` saves it as `run-<id>.json`.",
     params: RunIdParam,
@@ -263,11 +230,8 @@ const runs: ApiOperation[] = [
     responses: { 200: media("application/json", "the export", { $ref: "#/components/schemas/RunExport" }) },
     errors: runErrors,
   },
-  {
-    method: "post",
-    path: "/api/runs/import",
+  "post /api/runs/import": {
     operationId: "importRun",
-    tag: "Runs",
     summary: "Import a run export",
     description:
       "An export (up to 50 MB) becomes a read-only run `imported-<original id>` (`?as=new`: `imported-<uuid>`) that is never resumed; its events, abort and decisions answer 409. It keeps its recorded status and history, but its pending reviews are not in the review queue, and recorded as running or waiting it is counted as `imported` (run counts, /api/health, the `switchyard_runs` gauge), never as running.",
@@ -276,54 +240,39 @@ const runs: ApiOperation[] = [
     responses: { 201: ok(R.ImportResult, "what was imported", LocationHeader) },
     errors: { 400: "it names a workflow this instance does not have", 409: "imported before", 413: "larger than 50 MB", 422: "not a valid export" },
   },
-  {
-    method: "post",
-    path: "/api/runs/bulk",
+  "post /api/runs/bulk": {
     operationId: "bulkRuns",
-    tag: "Runs",
     summary: "Abort or retry many runs",
     description:
       "By `ids` or by `filter` (GET /api/runs's query as an object), one result per run, each taken as one by one: abort refuses a run that has ended; retry forks a failed run at its failed step with the same input (`runId`: the new run). More than 1,000 matching runs: 422 `{ error, code: \"too_many\", total }`.",
     body: BulkBody,
     responses: { 200: ok(R.BulkResult, "one result per run") },
   },
-  {
-    method: "get",
-    path: "/api/stream",
+  "get /api/stream": {
     operationId: "streamAll",
-    tag: "Runs",
     summary: "Follow every run",
     responses: { 200: media("text/event-stream", `${events}: every run's changes (summaries)`) },
   },
-];
+});
 
-const reviews: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/reviews",
+const reviews = group("Reviews", {
+  "get /api/reviews": {
     operationId: "listReviews",
-    tag: "Reviews",
     summary: "List reviews",
     description: "`assigned=me|<group>` keeps reviews routed to a group (`me`: your groups, accounts on); `overdue=true` pending ones past their deadline. With accounts on, pending reviews assigned to groups you are not in are left out (admins see all).",
     query: ReviewListQuery,
     responses: { 200: ok(z.array(R.Review), "reviews, oldest first") },
   },
-  {
-    method: "get",
-    path: "/api/reviews/{id}",
+  "get /api/reviews/{id}": {
     operationId: "getReview",
-    tag: "Reviews",
     summary: "Get a review",
     description: "Its prompt and payload, the decisions it allows, each decision's body as JSON Schema, and approvals so far and needed.",
     params: RunIdParam,
     responses: { 200: ok(R.Review, "the review") },
     errors: { 404: "unknown review" },
   },
-  {
-    method: "post",
-    path: "/api/reviews/{id}/decision",
+  "post /api/reviews/{id}/decision": {
     operationId: "decideReview",
-    tag: "Reviews",
     summary: "Decide a review",
     description: "`data` carries decision-specific fields, e.g. an edited plan. With an Idempotency-Key, a repeat answers as the first request did.",
     params: RunIdParam,
@@ -332,11 +281,8 @@ const reviews: ApiOperation[] = [
     responses: { 200: ok(R.DecisionResult, "the decided review, the run after it and its transitions", ReplayedHeader) },
     errors: { 403: "accounts on: the review is assigned to groups the caller is not in (or the caller's role is not enough)", 404: "unknown review", 409: "already decided, or stale, or the same person approving a quorum twice", 422: "a decision the review does not allow, a malformed body, no `reviewer` on a quorum review (accounts off), or an edit not shaped like the value it replaces (the path named)" },
   },
-  {
-    method: "get",
-    path: "/api/workflows/{id}/reviews/stats",
+  "get /api/workflows/{id}/reviews/stats": {
     operationId: "reviewStats",
-    tag: "Reviews",
     summary: "Decision analytics of a workflow's review states",
     description: "People's decisions per review state in the window (default 24h): by kind, rates, time to decision (p50, p95), per reviewer, and for quorum reviews the share of rounds that reached the quorum with no edit and no reject.",
     params: WorkflowIdParam,
@@ -344,27 +290,21 @@ const reviews: ApiOperation[] = [
     responses: { 200: ok(R.ReviewStats, "the statistics") },
     errors: { 404: "unknown workflow" },
   },
-];
+});
 
 const taskErrors = { 404: "unknown task", 409: "`run_moved_on` (the run left the stage), `not_claimed`, `lease_lost` (a wrong or stale lease token), checked in that order" };
 
-const tasks: ApiOperation[] = [
-  {
-    method: "post",
-    path: "/api/tasks/claim",
+const tasks = group("Tasks", {
+  "post /api/tasks/claim": {
     operationId: "claimTask",
-    tag: "Tasks",
     summary: "Claim a task (external workers)",
     description: "Long-polls up to `waitMs` (at most 30 s). Each task goes to exactly one claimant. A worker token bound to queues may claim from those only.",
     body: ClaimBody,
     responses: { 200: ok(R.Task, "a task, leased to this worker"), 204: empty("no task came within waitMs") },
     errors: { 403: "a worker token bound to other queues (`queue_not_allowed`), or the caller's role is not enough" },
   },
-  {
-    method: "post",
-    path: "/api/tasks/{id}/heartbeat",
+  "post /api/tasks/{id}/heartbeat": {
     operationId: "heartbeatTask",
-    tag: "Tasks",
     summary: "Extend a task's lease",
     params: TaskIdParam,
     body: HeartbeatBody,
@@ -372,11 +312,8 @@ const tasks: ApiOperation[] = [
     responses: { 200: ok(R.Heartbeat, "the lease now runs `leaseMs` from now") },
     errors: taskErrors,
   },
-  {
-    method: "post",
-    path: "/api/tasks/{id}/complete",
+  "post /api/tasks/{id}/complete": {
     operationId: "completeTask",
-    tag: "Tasks",
     summary: "Complete a task",
     description: "Again with the same lease token: the same answer, nothing changes. The output is credited to the caller.",
     params: TaskIdParam,
@@ -384,11 +321,8 @@ const tasks: ApiOperation[] = [
     responses: { 200: ok(R.Completed, "done") },
     errors: taskErrors,
   },
-  {
-    method: "post",
-    path: "/api/tasks/{id}/fail",
+  "post /api/tasks/{id}/fail": {
     operationId: "failTask",
-    tag: "Tasks",
     summary: "Fail a task",
     description: "`queued`: offered again at `retryAt` (retryable, attempts left); `failed`: the step takes its `on_error` route.",
     params: TaskIdParam,
@@ -396,23 +330,17 @@ const tasks: ApiOperation[] = [
     responses: { 200: ok(R.Failed, "what happens next") },
     errors: taskErrors,
   },
-];
+});
 
-const workflows: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/workflows",
+const workflows = group("Workflows", {
+  "get /api/workflows": {
     operationId: "listWorkflows",
-    tag: "Workflows",
     summary: "List workflows",
     description: "Deleted workflows are left out.",
     responses: { 200: ok(R.WorkflowList, "the workflows") },
   },
-  {
-    method: "post",
-    path: "/api/workflows",
+  "post /api/workflows": {
     operationId: "createWorkflow",
-    tag: "Workflows",
     summary: "Define a workflow",
     description:
       "From Mermaid, JSON or YAML (plus `id` for a Mermaid diagram without a title or `switchyard: { id }`). 201 with its description; 200 with `created: false` when unchanged. `?dryRun=true`: 200 with the checks' errors and warnings (and their lines), nothing saved (`switchyard workflows validate`).",
@@ -421,21 +349,15 @@ const workflows: ApiOperation[] = [
     responses: { 201: ok(R.WorkflowDescription, "saved as a new version"), 200: ok(z.union([R.WorkflowDescription, R.WorkflowCheck]), "unchanged (`created: false`), or with `?dryRun=true` the check") },
     errors: { 409: "a built-in or deleted workflow's id", 422: "an invalid definition: `details.issues` with line numbers" },
   },
-  {
-    method: "get",
-    path: "/api/workflows/{id}",
+  "get /api/workflows/{id}": {
     operationId: "getWorkflow",
-    tag: "Workflows",
     summary: "Describe a workflow",
     params: WorkflowIdParam,
     responses: { 200: ok(R.WorkflowDescription, "its states and transitions, derived from the machine") },
     errors: { 404: "unknown workflow, or deleted (`workflow_deleted`)" },
   },
-  {
-    method: "patch",
-    path: "/api/workflows/{id}",
+  "patch /api/workflows/{id}": {
     operationId: "patchWorkflow",
-    tag: "Workflows",
     summary: "Disable or enable a workflow",
     description: "A disabled workflow starts no runs or forks (409 `workflow_disabled`) and leaves the New-run form.",
     params: WorkflowIdParam,
@@ -443,11 +365,8 @@ const workflows: ApiOperation[] = [
     responses: { 200: ok(z.looseObject({ id: z.string(), disabled: z.boolean() }), "its switches now") },
     errors: { 404: "unknown workflow" },
   },
-  {
-    method: "delete",
-    path: "/api/workflows/{id}",
+  "delete /api/workflows/{id}": {
     operationId: "deleteWorkflow",
-    tag: "Workflows",
     summary: "Delete a user-defined workflow",
     description: "409 while it has running or waiting runs; `force=true` aborts them first. The id stays as a tombstone (its versions stay for old runs and exports).",
     params: WorkflowIdParam,
@@ -455,11 +374,8 @@ const workflows: ApiOperation[] = [
     responses: { 200: ok(z.looseObject({ id: z.string(), deleted: z.literal(true), deletedAt: z.string(), aborted: z.array(z.string()) }), "deleted") },
     errors: { 404: "unknown workflow", 409: "a built-in, or open runs without force" },
   },
-  {
-    method: "get",
-    path: "/api/workflows/{id}/export",
+  "get /api/workflows/{id}/export": {
     operationId: "exportWorkflow",
-    tag: "Workflows",
     summary: "Export a workflow",
     description: "Any workflow, built-in or user-defined, as Mermaid `stateDiagram-v2` or as a JSON StateConfig (`download=1` to save).",
     params: WorkflowIdParam,
@@ -467,11 +383,8 @@ const workflows: ApiOperation[] = [
     responses: { 200: { description: "the workflow", content: { "application/json": { schema: R.Json }, "text/plain": { schema: { type: "string", description: "Mermaid" } } } } },
     errors: { 404: "unknown workflow" },
   },
-  {
-    method: "post",
-    path: "/api/workflows/{id}/migrate",
+  "post /api/workflows/{id}/migrate": {
     operationId: "migrateRuns",
-    tag: "Workflows",
     summary: "Move waiting runs to another version",
     description: "Runs at rest move by one transition `migrated vA → vB by <who>`; states map by name unless `map` says otherwise; runs that cannot move say why.",
     params: MigrateParams,
@@ -479,11 +392,8 @@ const workflows: ApiOperation[] = [
     responses: { 200: ok(R.MigrateResult, "each run's outcome") },
     errors: { 404: "unknown workflow or version" },
   },
-  {
-    method: "get",
-    path: "/api/workflows/{id}/fleet",
+  "get /api/workflows/{id}/fleet": {
     operationId: "getFleet",
-    tag: "Workflows",
     summary: "Where the workflow's runs are, per state",
     description:
       "Runs now in each state, visits begun, time in state (p50, p95), failures and stuck runs in the window (1h, 24h, 7d or all; whole hours), and edge traffic, from counters kept with each step. Replays and evaluation runs are not counted.",
@@ -492,233 +402,167 @@ const workflows: ApiOperation[] = [
     responses: { 200: ok(R.Fleet, "the fleet") },
     errors: { 404: "unknown workflow or version" },
   },
-  {
-    method: "get",
-    path: "/api/workflows/{id}/versions/{a}/diff/{b}",
+  "get /api/workflows/{id}/versions/{a}/diff/{b}": {
     operationId: "diffVersions",
-    tag: "Workflows",
     summary: "What changed between two versions",
     params: VersionDiffParams,
     responses: { 200: ok(R.VersionDiff, "states and steps added, removed and changed") },
     errors: { 404: "unknown workflow or version" },
   },
-];
+});
 
-const evals: ApiOperation[] = [
-  {
-    method: "post",
-    path: "/api/evals",
+const evals = group("Evaluations", {
+  "post /api/evals": {
     operationId: "startEval",
-    tag: "Evaluations",
     summary: "Evaluate a candidate against past decisions",
     description: "Each review a person decided is a case: its run is replayed against the candidate and scored at each review it reaches. It runs on; GET /api/evals/{id} reads it.",
     body: EvalBody,
     responses: { 202: ok(z.object({ id: z.string() }), "started", LocationHeader) },
     errors: { 404: "unknown workflow or version" },
   },
-  {
-    method: "get",
-    path: "/api/evals",
+  "get /api/evals": {
     operationId: "listEvals",
-    tag: "Evaluations",
     summary: "List evaluations",
     query: EvalListQuery,
     responses: { 200: ok(z.looseObject({ evals: z.array(R.EvalReport) }), "newest first") },
   },
-  {
-    method: "get",
-    path: "/api/evals/{id}",
+  "get /api/evals/{id}": {
     operationId: "getEval",
-    tag: "Evaluations",
     summary: "An evaluation's report",
     params: EvalIdParam,
     responses: { 200: ok(R.EvalReport, "the report as it stands") },
     errors: { 404: "unknown evaluation" },
   },
-];
+});
 
-const schedules: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/schedules",
+const schedules = group("Schedules", {
+  "get /api/schedules": {
     operationId: "listSchedules",
-    tag: "Schedules",
     summary: "List schedules",
     responses: { 200: ok(z.looseObject({ schedules: z.array(R.Schedule) }), "the schedules with their next fire times") },
   },
-  {
-    method: "post",
-    path: "/api/schedules",
+  "post /api/schedules": {
     operationId: "createSchedule",
-    tag: "Schedules",
     summary: "Create a schedule",
     description: "A workflow started on a cron pattern (5 fields, or 6 with seconds) in a time zone; `overlap` decides what happens while its previous run is open, `catchup` whether a fire missed while down runs once.",
     body: CreateScheduleBody,
     responses: { 201: ok(R.ScheduleOne, "the schedule", LocationHeader) },
   },
-  {
-    method: "get",
-    path: "/api/schedules/{id}",
+  "get /api/schedules/{id}": {
     operationId: "getSchedule",
-    tag: "Schedules",
     summary: "A schedule and its newest runs",
     params: ScheduleIdParam,
     responses: { 200: ok(R.ScheduleDetail, "the schedule") },
     errors: { 404: "unknown schedule" },
   },
-  {
-    method: "patch",
-    path: "/api/schedules/{id}",
+  "patch /api/schedules/{id}": {
     operationId: "updateSchedule",
-    tag: "Schedules",
     summary: "Change, pause or resume a schedule",
     params: ScheduleIdParam,
     body: UpdateScheduleBody,
     responses: { 200: ok(R.ScheduleOne, "the schedule now") },
     errors: { 404: "unknown schedule" },
   },
-  {
-    method: "delete",
-    path: "/api/schedules/{id}",
+  "delete /api/schedules/{id}": {
     operationId: "deleteSchedule",
-    tag: "Schedules",
     summary: "Delete a schedule",
     description: "Its runs stay (they keep their scheduleId).",
     params: ScheduleIdParam,
     responses: { 204: empty("deleted") },
     errors: { 404: "unknown schedule" },
   },
-  {
-    method: "post",
-    path: "/api/schedules/{id}/trigger",
+  "post /api/schedules/{id}/trigger": {
     operationId: "triggerSchedule",
-    tag: "Schedules",
     summary: "Run a schedule now",
     params: ScheduleIdParam,
     responses: { 201: ok(z.looseObject({ run: R.Run }), "the new run", LocationHeader) },
     errors: { 404: "unknown schedule" },
   },
-];
+});
 
-const webhooks: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/webhooks",
+const webhooks = group("Webhooks", {
+  "get /api/webhooks": {
     operationId: "listWebhooks",
-    tag: "Webhooks",
     summary: "List webhooks",
     description: "With `workflow`: the webhooks that fire for it (its own and the `*` ones). Secrets are never returned.",
     query: WebhookListQuery,
     responses: { 200: ok(z.looseObject({ webhooks: z.array(R.Webhook) }), "the webhooks") },
   },
-  {
-    method: "post",
-    path: "/api/webhooks",
+  "post /api/webhooks": {
     operationId: "createWebhook",
-    tag: "Webhooks",
     summary: "Add a webhook",
     body: CreateWebhookBody,
     responses: { 201: ok(z.looseObject({ webhook: R.Webhook }), "the webhook (with a secretHint, never the secret)", LocationHeader) },
   },
-  {
-    method: "get",
-    path: "/api/webhooks/{id}",
+  "get /api/webhooks/{id}": {
     operationId: "getWebhook",
-    tag: "Webhooks",
     summary: "Get a webhook",
     params: WebhookIdParam,
     responses: { 200: ok(z.looseObject({ webhook: R.Webhook }), "the webhook") },
     errors: { 404: "unknown webhook" },
   },
-  {
-    method: "delete",
-    path: "/api/webhooks/{id}",
+  "delete /api/webhooks/{id}": {
     operationId: "deleteWebhook",
-    tag: "Webhooks",
     summary: "Delete a webhook and its delivery log",
     params: WebhookIdParam,
     responses: { 204: empty("deleted") },
     errors: { 404: "unknown webhook" },
   },
-  {
-    method: "get",
-    path: "/api/webhooks/{id}/deliveries",
+  "get /api/webhooks/{id}/deliveries": {
     operationId: "listDeliveries",
-    tag: "Webhooks",
     summary: "A webhook's deliveries",
     params: WebhookIdParam,
     query: DeliveryListQuery,
     responses: { 200: ok(z.looseObject({ deliveries: z.array(R.Delivery) }), "newest first") },
     errors: { 404: "unknown webhook" },
   },
-  {
-    method: "post",
-    path: "/api/webhooks/deliveries/{id}/redeliver",
+  "post /api/webhooks/deliveries/{id}/redeliver": {
     operationId: "redeliver",
-    tag: "Webhooks",
     summary: "Send a delivery again",
     params: DeliveryIdParam,
     responses: { 202: ok(z.looseObject({ delivery: R.Delivery }), "queued again (pending)") },
     errors: { 404: "unknown delivery", 409: "already pending" },
   },
-];
+});
 
-const alerts: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/alerts",
+const alerts = group("Alerts", {
+  "get /api/alerts": {
     operationId: "listAlerts",
-    tag: "Alerts",
     summary: "List alerts",
     query: AlertListQuery,
     responses: { 200: ok(z.looseObject({ alerts: z.array(R.Alert) }), "newest first") },
   },
-  {
-    method: "get",
-    path: "/api/alerts/rules",
+  "get /api/alerts/rules": {
     operationId: "listAlertRules",
-    tag: "Alerts",
     summary: "List alert rules",
     query: RuleListQuery,
     responses: { 200: ok(z.looseObject({ rules: z.array(R.AlertRule) }), "the rules") },
   },
-  {
-    method: "post",
-    path: "/api/alerts/rules",
+  "post /api/alerts/rules": {
     operationId: "createAlertRule",
-    tag: "Alerts",
     summary: "Add an alert rule",
     body: CreateRuleBody,
     responses: { 201: ok(z.looseObject({ rule: R.AlertRule }), "the rule", LocationHeader) },
   },
-  {
-    method: "delete",
-    path: "/api/alerts/rules/{id}",
+  "delete /api/alerts/rules/{id}": {
     operationId: "deleteAlertRule",
-    tag: "Alerts",
     summary: "Delete an alert rule (its open alert resolves)",
     params: RuleIdParam,
     responses: { 204: empty("deleted") },
     errors: { 404: "unknown rule" },
   },
-];
+});
 
-const knowledge: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/knowledge",
+const knowledge = group("Knowledge", {
+  "get /api/knowledge": {
     operationId: "searchKnowledge",
-    tag: "Knowledge",
     summary: "List or search documents",
     description: "Without `q`: `{ documents, total }`; with `q`: the ranked hits.",
     query: KnowledgeQuery,
     responses: { 200: { description: "documents or hits", content: { "application/json": { schema: z.union([R.KnowledgeList, R.KnowledgeHits]) } } } },
   },
-  {
-    method: "post",
-    path: "/api/knowledge",
+  "post /api/knowledge": {
     operationId: "importKnowledge",
-    tag: "Knowledge",
     summary: "Import documents",
     description: `JSON \`{ title?, source?, type?, content }\`, or multipart/form-data with up to ${MAX_UPLOAD_FILES} \`file\` fields (${MAX_UPLOAD_BYTES / 1024 / 1024} MiB in all): per-file results, or the failure's status when no file could be imported.`,
     body: ImportJsonBody,
@@ -726,62 +570,45 @@ const knowledge: ApiOperation[] = [
     responses: { 201: { description: "imported", content: { "application/json": { schema: z.union([R.KnowledgeImported, R.KnowledgeUploaded]) } } } },
     errors: { 415: "a binary or unknown file type, or another content type", 422: "an empty document" },
   },
-  {
-    method: "get",
-    path: "/api/knowledge/{id}",
+  "get /api/knowledge/{id}": {
     operationId: "getKnowledgeDocument",
-    tag: "Knowledge",
     summary: "A document with its chunks",
     params: KnowledgeIdParam,
     responses: { 200: ok(R.KnowledgeDocument, "the document") },
     errors: { 404: "unknown document" },
   },
-  {
-    method: "delete",
-    path: "/api/knowledge/{id}",
+  "delete /api/knowledge/{id}": {
     operationId: "deleteKnowledgeDocument",
-    tag: "Knowledge",
     summary: "Delete a document",
     description: "It and its chunks leave the search index at once.",
     params: KnowledgeIdParam,
     responses: { 204: empty("deleted") },
     errors: { 404: "unknown document" },
   },
-];
+});
 
-const system: ApiOperation[] = [
-  {
-    method: "get",
-    path: "/api/health",
+const system = group("System", {
+  "get /api/health": {
     operationId: "health",
-    tag: "System",
     summary: "Is the server up",
     description: "Database, engine, Context Manager and model status and run counts. With accounts on, a caller without a session or token gets `{ status }` only.",
     responses: { 200: ok(R.Health, "up") },
   },
-  {
-    method: "get",
-    path: "/api/metrics",
+  "get /api/metrics": {
     operationId: "metrics",
-    tag: "System",
     summary: "Prometheus metrics",
     description: "Runs by status, transitions, state dwell histograms, review wait, model tokens (replay and evaluation runs left out).",
     query: NoQuery,
     responses: { 200: media("text/plain; version=0.0.4", "Prometheus text exposition format 0.0.4") },
   },
-  {
-    method: "get",
-    path: "/api/openapi.json",
+  "get /api/openapi.json": {
     operationId: "openapi",
-    tag: "System",
     summary: "This API description",
     description: "The OpenAPI 3.1 document the reference at /api-reference renders.",
     query: NoQuery,
     responses: { 200: ok(R.Json, "an OpenAPI 3.1 document") },
   },
-  {
-    method: "post",
-    path: "/api/auth/login",
+  "post /api/auth/login": {
     operationId: "login",
     tag: "Accounts",
     summary: "Sign in",
@@ -790,23 +617,19 @@ const system: ApiOperation[] = [
     responses: { 200: ok(R.SignedIn, "signed in (Set-Cookie: sy_session=…)") },
     errors: { 401: "wrong name or password", 404: "accounts are off (`accounts_off`)" },
   },
-  {
-    method: "post",
-    path: "/api/auth/logout",
+  "post /api/auth/logout": {
     operationId: "logout",
     tag: "Accounts",
     summary: "Sign out",
     responses: { 200: ok(z.object({ ok: z.literal(true) }), "signed out (the cookie is cleared)") },
   },
-  {
-    method: "get",
-    path: "/api/auth/me",
+  "get /api/auth/me": {
     operationId: "me",
     tag: "Accounts",
     summary: "Who is calling",
     responses: { 200: ok(R.Me, "whether accounts are on, and the caller") },
   },
-];
+});
 
 /** the app's own operations (route files under app/api), in the order the reference lists them */
 const groups: ApiOperation[] = [...runs, ...reviews, ...tasks, ...workflows, ...evals, ...schedules, ...webhooks, ...alerts, ...knowledge];

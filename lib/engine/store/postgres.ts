@@ -4,8 +4,14 @@
 // SQLite store.
 import pg from "pg";
 import { PostgresCrashLedger, type CrashLedger } from "../poison";
+import { runAggregates } from "./aggregates";
+import { postgresArchive } from "./archive";
+import { idempotencyKeys } from "./idempotency";
 import type {
   ArtifactInfo,
+  IdempotencyKeys,
+  RunAggregates,
+  RunArchive,
   CommitItem,
   CommitOutcome,
   OutboxRow,
@@ -86,11 +92,17 @@ export class PostgresRunStore implements RunStore {
   readonly pool: pg.Pool;
 
   private notify: StoreNotify | null;
+  readonly archive: RunArchive;
+  readonly idempotency: IdempotencyKeys;
+  readonly aggregates: RunAggregates;
 
   /** `options`: e.g. "-c search_path=…" (tests use a schema of their own) */
   constructor(connectionString: string, opts: { options?: string; max?: number; notify?: StoreNotify } = {}) {
     this.pool = new pg.Pool({ connectionString, options: opts.options, max: opts.max ?? 10, types });
     this.notify = opts.notify ?? null;
+    this.archive = postgresArchive(this.pool);
+    this.idempotency = idempotencyKeys({ pg: this.pool }, "postgres");
+    this.aggregates = runAggregates({ pg: this.pool }, "postgres");
   }
 
   /**

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import { SqliteCrashLedger, type CrashLedger } from "../poison";
 import { fromSqliteDate, sqliteDate, type SqliteHandle } from "../../db/sqlite";
 import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writer";
-import { idempotencyValues, insertIdempotencySql } from "./idempotency";
+import { idempotencyKeys, idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, liveParts, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
 import { imported, notImported } from "../imported";
@@ -13,8 +13,13 @@ import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PE
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
 const DENSE_TEXT = 500;
+import { runAggregates } from "./aggregates";
+import { sqliteArchive } from "./archive";
 import type {
   ArtifactInfo,
+  IdempotencyKeys,
+  RunAggregates,
+  RunArchive,
   CommitItem,
   CommitOutcome,
   OutboxRow,
@@ -172,6 +177,9 @@ export class SqliteRunStore implements RunStore {
   private db: Database.Database;
   private s: Record<string, Database.Statement>;
   private writer: SqliteWriter;
+  readonly archive: RunArchive;
+  readonly idempotency: IdempotencyKeys;
+  readonly aggregates: RunAggregates;
 
   /** `writer`: where commits are written (default: a worker thread for a file, inline for :memory:) */
   constructor(
@@ -179,6 +187,9 @@ export class SqliteRunStore implements RunStore {
     opts: { writer?: "thread" | "inline" } = {},
   ) {
     this.db = handle.db;
+    this.archive = sqliteArchive(handle);
+    this.idempotency = idempotencyKeys({ sqlite: handle }, "sqlite");
+    this.aggregates = runAggregates({ sqlite: handle }, "sqlite");
     // runs whose output changed are re-indexed for search a moment later, off the commit path
     this.writer = new SqliteWriter(handle, Object.values(WRITES), opts.writer, { sqls: REINDEX_STALE, afterMs: STALE_REINDEX_MS });
     this.writer.onTidy = () => this.onWrite?.(null);

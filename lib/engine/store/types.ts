@@ -317,6 +317,141 @@ export interface ResumableRun {
   reviews: ReviewRow[];
 }
 
+/** One model call a run made (table ModelCall; RecordingModel writes them, lib/llm/recording.ts). */
+export interface ModelCallRow {
+  id: string;
+  /** the effect's journal key (null for an imported run's: it never replays a call) */
+  key: string | null;
+  runId: string;
+  state: string | null;
+  purpose: string;
+  adapter: string;
+  endpoint: string | null;
+  model: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  estimated: boolean;
+  latencyMs: number;
+  attempts: number;
+  ok: boolean;
+  errorCategory: string | null;
+  error: string | null;
+  output: string | null;
+  createdAt: number;
+}
+
+/** An artifact with its content: text, or the bytes a binary one holds (SQLite keeps those as a BLOB). */
+export interface ArtifactRow {
+  name: string;
+  content: string | Buffer;
+  size: number;
+  updatedAt: number;
+}
+
+/** A run with every row it owns, read or written as one (run export and import, lib/api/run-export.ts). */
+export interface RunBundle {
+  run: RunRow;
+  /** by seq */
+  transitions: TransitionRow[];
+  /** by seq, createdAt, id */
+  reviews: ReviewRow[];
+  /** the run after each commit; timers as the Snapshot row keeps them (no runId) */
+  snapshots: (Omit<SnapshotRow, "runId" | "timers"> & { timers: Omit<TimerRow, "runId">[] })[];
+  /** by dueAt, id */
+  timers: TimerRow[];
+  /** by name */
+  artifacts: ArtifactRow[];
+  /** by createdAt, id */
+  usage: ModelCallRow[];
+  /** ids of the runs it started (by createdAt, id); not written by an import */
+  children: string[];
+}
+
+/**
+ * What an import wrote: all of it, or nothing because the run id is taken ("exists"), a row
+ * collided with one already there ("constraint"), or a value cannot be stored on this database
+ * ("unstorable": `path` names it in the bundle, e.g. artifacts.0.content).
+ */
+export type ImportOutcome = { ok: true } | { ok: false; reason: "exists" | "constraint" | "unstorable"; message: string; path?: string };
+
+/** Tables whose rows belong to one run (column runId): removed with it. */
+export const RUN_OWNED = ["Transition", "Snapshot", "Timer", "Review", "Artifact", "ModelCall", "WebhookDelivery", "RunPrincipal"] as const;
+
+/** Rows one retention pass removed, per table: Run and each of RUN_OWNED. */
+export type RemovedRows = Record<"Run" | (typeof RUN_OWNED)[number], number>;
+
+/** A store's whole-run operations: a run with everything it owns read, written or removed as one. */
+export interface RunArchive {
+  /** the run with every row it owns, read in one consistent snapshot (run export); null: no such run */
+  exportRun(id: string): Promise<RunBundle | null>;
+  /** a bundle stored as a new run, in one transaction: all of it or nothing (run import; `children` is not written) */
+  importRun(bundle: RunBundle): Promise<ImportOutcome>;
+  /** retention: finished runs that ended before `before` (epoch ms), oldest first */
+  finishedBefore(before: number, limit: number): Promise<string[]>;
+  /** retention: those of `ids` still finished, removed with every row they own in one transaction; rows removed per table (Run and each owned table) */
+  removeRuns(ids: string[]): Promise<RemovedRows>;
+  /** retention: snapshots older than `before` dropped, each run's latest kept; how many went */
+  thinSnapshots(before: number): Promise<number>;
+}
+
+/** A stored Idempotency-Key with the first answer's body (JSON text; null until it is stored). */
+export type StoredIdempotencyRow = IdempotencyRow & { response: string | null };
+
+/** Idempotency-Keys after the commit that wrote them (lib/api/idempotency.ts; a commit writes them, CommitItem.idempotency). */
+export interface IdempotencyKeys {
+  get(scope: string, key: string): Promise<StoredIdempotencyRow | null>;
+  /** the first answer's body, stored once */
+  answered(scope: string, key: string, response: string): Promise<void>;
+  /** the key forgotten if written at or before `before` (it expired) */
+  forget(scope: string, key: string, before: number): Promise<void>;
+  /** every key written at or before `before` removed (retention); how many went */
+  expire(before: number): Promise<number>;
+}
+
+/** The metrics scrape's aggregate rows, one list per family (lib/metrics/prometheus.ts formats them). */
+export interface MetricRows {
+  /** workflow, status (imported runs recorded as running or waiting: "imported"), n */
+  runs: Record<string, unknown>[];
+  /** workflow, n */
+  transitions: Record<string, unknown>[];
+  /** workflow, state, b (bucket index), n, sum_ms: one sample per state a transition left */
+  dwell: Record<string, unknown>[];
+  /** workflow, b, n, sum_ms: decided reviews' wait */
+  reviewWait: Record<string, unknown>[];
+  /** workflow, n */
+  reviewsPending: Record<string, unknown>[];
+  /** workflow ("" outside a run), outcome ("ok" or the error category), n, prompt, completion */
+  modelCalls: Record<string, unknown>[];
+  /** queue, status (queued, claimed), n, oldest (createdAt, epoch ms) */
+  tasks: Record<string, unknown>[];
+}
+
+/** A workflow's fleet counter sums and live runs (lib/fleet/fleet.ts). */
+export interface FleetRows {
+  counts: { kind: string; key: string; bucket: number; n: number }[];
+  /** state and entered as stored (JSON text): most runs are read without parsing them */
+  live: { status: "running" | "waiting"; state: string; entered: string }[];
+}
+
+/** Model calls of one workflow's runs (replays left out) per state (null: outside any state). */
+export interface UsageByState {
+  state: string | null;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  avgLatencyMs: number;
+  errors: number;
+}
+
+/** Aggregate reads over the run tables (lib/engine/store/aggregates.ts). */
+export interface RunAggregates {
+  /** every metric family in one consistent read; histogram bounds in whole ms */
+  metrics(bounds: { dwellMs: readonly number[]; reviewWaitMs: readonly number[] }): Promise<MetricRows>;
+  /** the fleet counters of a workflow version (null: built-in, counted as version 0) from `hour` on, or the all-time row (`allTime`), and its live runs (pinned to that version), in one read */
+  fleet(q: { workflow: string; version: number | null; hour: number; allTime: boolean }): Promise<FleetRows>;
+  usageByState(workflow: string): Promise<UsageByState[]>;
+}
+
 export interface RunStore {
   readonly dialect: "sqlite" | "postgres";
   /**
@@ -362,6 +497,12 @@ export interface RunStore {
   outboxFailed(key: string, attempts: number, error: string, dueAt: number): Promise<void>;
   /** the engine evicted the run from memory: drop anything kept per run to write its next step (lib/engine/evict.ts) */
   forget?(runId: string): void;
+  /** whole runs: export, import and retention (lib/engine/store/archive.ts) */
+  readonly archive: RunArchive;
+  /** Idempotency-Keys: read, answered, expired */
+  readonly idempotency: IdempotencyKeys;
+  /** aggregate reads: metrics, the fleet, model usage */
+  readonly aggregates: RunAggregates;
   /** the poison-pill ledger on this database (lib/engine/poison.ts); absent: no crash counting */
   crashLedger?(): CrashLedger;
   close(): Promise<void>;
