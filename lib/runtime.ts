@@ -20,6 +20,7 @@ import { writerFromEnv } from "./db/sqlite-writer";
 import { databaseUrl, providerOf, sqlitePath } from "./db/url";
 import { RunBus } from "./engine/bus";
 import { systemClock, type Clock } from "./engine/clock";
+import { invocationOf } from "./engine/key";
 import { Engine, type WorkflowEffects } from "./engine/engine";
 import { crashHook } from "./engine/poison";
 import { SqliteRunStore } from "./engine/store/sqlite";
@@ -215,7 +216,7 @@ function effectServices(opts: RuntimeOptions, env: NodeJS.ProcessEnv, base: Omit
   // built-ins' effects sent to external workers by SWITCHYARD_EXTERNAL_EFFECTS (checked here, at boot)
   const effects = routeEffects(opts.effects?.(base) ?? defaultEffects(base, env), externalRoutesFromEnv(env), () => tasks, builtInOutputs());
   // user-defined workflows' steps (lib/steps): a model call, an HTTP call, code in the sandbox, an external worker's task
-  const steps = stepEffects({ model: () => base.model, external: externalStep(() => tasks), env });
+  const steps = stepEffects({ external: externalStep(() => tasks), env });
   // each effect runs in its run's scope: code it sends to the sandbox counts against whoever started the run
   configureSandbox({ maxQueuedPerPrincipal: queuePerPrincipalFromEnv(env) });
   const scoped = principalScoped(principalsIn(db));
@@ -226,7 +227,11 @@ function effectServices(opts: RuntimeOptions, env: NodeJS.ProcessEnv, base: Omit
 }
 
 /** The engine on the run store, with its effects, the queue (cluster mode) and its telemetry log. */
-function engineService(opts: RuntimeOptions, env: NodeJS.ProcessEnv, s: { store: RunStore; clock: Clock; effects: (id: string) => WorkflowEffects; queue: Queue | null; reviewRoutes: ReturnType<typeof reviewRoutesFromEnv>; log: (m: string) => void }): Engine {
+function engineService(
+  opts: RuntimeOptions,
+  env: NodeJS.ProcessEnv,
+  s: { store: RunStore; clock: Clock; effects: (id: string) => WorkflowEffects; model: () => ModelPort; queue: Queue | null; reviewRoutes: ReturnType<typeof reviewRoutesFromEnv>; log: (m: string) => void },
+): Engine {
   return new Engine({
     store: s.store,
     clock: s.clock,
@@ -234,6 +239,8 @@ function engineService(opts: RuntimeOptions, env: NodeJS.ProcessEnv, s: { store:
     // an evaluation's runs run its candidate, held in memory only (lib/change/candidates.ts)
     workflows: (id, input, run) => candidateOf(run?.replay?.eval) ?? findWorkflow(id, input),
     effects: s.effects,
+    // what effects call as ctx.model (bound to their invocation)
+    model: s.model,
     dispatch: s.queue?.dispatcher,
     // a waiting run leaves memory after this long idle (lib/engine/evict.ts)
     evictAfterMs: evictAfterFromEnv(env),
@@ -337,7 +344,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const { webhooks, alerts, retention, schedules } = chores;
   // an effect waiting for a worker parks (no effect held in memory, so its run can be evicted, and in
   // cluster mode no job slot held); a settled task runs its invocation again, loading the run if evicted
-  const resume = (t: { runId: string; key: string }) => getEngine().runEffect({ runId: t.runId, child: t.key.slice(t.runId.length + 1, t.key.lastIndexOf(":")), key: t.key });
+  const resume = (t: { runId: string; key: string }) => getEngine().runEffect(invocationOf(t.runId, t.key));
   const tasks = new TaskQueue({ ports: { sqlite, pg: pgPool }, clock, leaseMs: leaseFromEnv(env), isCurrent: currentIn(store), resume, log });
   const base = {
     tasks,
@@ -362,7 +369,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     defaults,
     schedules,
   };
-  const engine = engineService(opts, env, { store, clock, effects: effectServices(opts, env, base), queue, reviewRoutes, log });
+  const engine = engineService(opts, env, { store, clock, effects: effectServices(opts, env, base), queue, reviewRoutes, log, model: () => base.model });
   engineRef = engine;
   webhooks.attach(engine.hooks);
   // a run that moved on withdraws the tasks its parked effects left for workers

@@ -154,8 +154,9 @@ describe("retries and fallback", () => {
       expect(ms).toBeGreaterThanOrEqual(0);
       expect(ms).toBeLessThan(100 * 2 ** n);
     });
-    expect(backoffDelay(30, 500, () => 0.999999)).toBeLessThan(BACKOFF_CAP_MS);
-    expect(backoffDelay(30, 500, () => 0.999999)).toBeGreaterThanOrEqual(BACKOFF_CAP_MS - 1);
+    const retry = { maxAttempts: 31, backoffMs: 500, maxBackoffMs: BACKOFF_CAP_MS };
+    expect(backoffDelay(retry, 30, () => 0.999999)).toBeLessThan(BACKOFF_CAP_MS);
+    expect(backoffDelay(retry, 30, () => 0.999999)).toBeGreaterThanOrEqual(BACKOFF_CAP_MS - 1);
   });
 
   it("when every endpoint fails, the error carries the total attempts", async () => {
@@ -222,7 +223,7 @@ describe("retries and fallback", () => {
     expect(out.text).toBe("in time");
     expect(out.attempts).toBe(2);
     a.setDefault({ delayMs: 1000 });
-    const err = await failure(model({ ...cfg, maxRetries: 1 }).generate(req));
+    const err = await failure(model({ ...cfg, retry: { ...cfg.retry, maxAttempts: 2 } }).generate(req));
     expect(err).toMatchObject({ category: "LLM", code: "timeout", attempts: 2 });
   });
 
@@ -353,7 +354,8 @@ describe("generateObject", () => {
 
   it("malformed after the repair: the exchange is retried with backoff, then LLM invalid_output (retries spent)", async () => {
     a.setDefault({ reply: { title: 5 } });
-    const cfg = { ...twoEndpoints(), maxRetries: 2 };
+    const two = twoEndpoints();
+    const cfg = { ...two, retry: { ...two.retry, maxAttempts: 3 } };
     const err = await failure(model(cfg).generateObject(objReq));
     // three exchanges (the first and two retries) of request + repair each, all on endpoint a
     expect(err).toMatchObject({ category: "LLM", code: "invalid_output", retryable: false, attempts: 6 });
@@ -364,7 +366,8 @@ describe("generateObject", () => {
 
   it("a retried exchange that then validates returns the object", async () => {
     a.script({ reply: { title: 5 } }, { reply: { title: 6 } }, { reply: { title: "Ok", steps: [] } });
-    const out = await model({ ...config(), maxRetries: 1 }).generateObject(objReq);
+    const one = config();
+    const out = await model({ ...one, retry: { ...one.retry, maxAttempts: 2 } }).generateObject(objReq);
     expect(out.object).toEqual({ title: "Ok", steps: [] });
     expect(a.requests).toHaveLength(3);
     // the retry starts over: no repair messages carried over
@@ -453,11 +456,11 @@ describe("configuration", () => {
       { name: "vllm", baseURL: "http://gpu:8000/v1", apiKey: "token-abcdefghijklmnop", model: "qwen" },
     ]);
     expect(cfg.embeddings).toEqual({ name: "embeddings", baseURL: "https://api.openai.com/v1", apiKey: "sk-proj-abcdefghijklmnop1234", model: "text-embedding-3-small" });
-    expect(cfg).toMatchObject({ timeoutMs: 5000, maxRetries: 0, backoffMs: 500 });
+    expect(cfg).toMatchObject({ timeoutMs: 5000, retry: { maxAttempts: 1, backoffMs: 500 } });
   });
 
   it("has no endpoints without configuration, and defaults the knobs", () => {
-    expect(loadEndpoints({})).toEqual({ endpoints: [], embeddings: undefined, timeoutMs: 60_000, maxRetries: 2, backoffMs: 500 });
+    expect(loadEndpoints({})).toEqual({ endpoints: [], embeddings: undefined, timeoutMs: 60_000, retry: { maxAttempts: 3, backoffMs: 500, maxBackoffMs: 30_000 } });
   });
 
   it("never sends endpoint 1's key to a different embeddings host", () => {

@@ -4,6 +4,7 @@
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import { activeLeaves, activeNodes, persist, stateId, type ExecutableAction, type StepResult } from "./step";
+import { categoryOf } from "./effect-error";
 import type { CommitItem, IdempotencyClaim, OutcomeRow, ReviewClose, ReviewRoute, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
 
 export interface Draft {
@@ -98,13 +99,15 @@ function copyCompact(value: unknown, depth = 0): unknown {
   return String(value);
 }
 
+/** An error as a run records it: its name, message and category (an EffectError's), and what a step sent. */
 export function serializeError(e: unknown): { name: string; message: string; category?: string; request?: Record<string, unknown>; again?: string } {
   if (e && typeof e === "object") {
-    const o = e as { name?: string; message?: string; category?: string; request?: unknown; again?: unknown };
+    const o = e as { name?: string; message?: string; request?: unknown; again?: unknown };
+    const category = categoryOf(e);
     return {
       name: o.name ?? "Error",
       message: o.message ?? String(e),
-      ...(o.category ? { category: o.category } : {}),
+      ...(category ? { category } : {}),
       // what a step effect sent before it failed (lib/steps/request.ts), and whether it ran again after a restart
       ...(o.request && typeof o.request === "object" && !Array.isArray(o.request) ? { request: o.request as Record<string, unknown> } : {}),
       ...(typeof o.again === "string" ? { again: o.again } : {}),

@@ -3,6 +3,7 @@
 // the rest of the code builds them. Types and markers only, so that a module that wraps effects
 // (lib/engine/poison.ts, lib/tasks) need not import the engine.
 import type { EventObject } from "xstate";
+import type { BoundModel } from "../llm/bound";
 import type { Clock } from "./clock";
 
 export interface EffectContext {
@@ -12,6 +13,8 @@ export interface EffectContext {
   /** stable per invocation: use it to make writes idempotent */
   key: string;
   signal: AbortSignal;
+  /** the model, bound to this invocation (its run, state, key and signal): usage rows, the journal, cancellation */
+  model: BoundModel;
   clock: Clock;
   /** send an event to the run (ignored once this invocation is no longer current) */
   emit(event: EventObject & Record<string, unknown>): void;

@@ -2,53 +2,43 @@
 // (a mailbox); each step is committed (group commit across runs) before its side effects
 // start; timers and pending reviews live in the database and survive a restart.
 import { randomUUID } from "node:crypto";
-import type { AnyMachineSnapshot, EventObject } from "xstate";
+import type { EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
+import type { ModelPort } from "../llm/types";
 import { RunBus } from "./bus";
 import { StateHooks } from "./hooks";
 import { systemClock, type Clock } from "./clock";
 import { Committer } from "./committer";
 import { addStep, finishDraft, newDraft, serializeError, type Draft } from "./draft";
 import { fleetDeltas } from "../fleet/counters";
-import { ConflictError, EngineError, ForbiddenError, InvalidError, NotFoundError, StorageError, isStorageFailure } from "./errors";
-
-export { StorageError };
-
-/** The run's version moved under this process's feet (cluster mode re-reads and tries again). */
-class WriterConflict extends ConflictError {}
-import { activeLeaves, activeNodes, describeEvent, initialStep, restore, stateId, step } from "./step";
+import { ConflictError, EngineError, ForbiddenError, InvalidError, NotFoundError, StorageError, WriterConflict, isStorageFailure } from "./errors";
+import { activeLeaves, activeNodes, initialStep, stateId, step } from "./step";
 import { forkDraft, snapshotFor, type ForkEdits } from "./fork";
 import { reviewerName } from "../machines/reviewer";
-import { Cancel } from "./cancel";
 import { ActionOutbox, outboxRows } from "./outbox";
 import { isImportedRun } from "./imported";
 import { haltDraft, inFlightEffects, invokingState, stuckReason, STUCK_CATEGORY, type InFlightEffect } from "./invariant";
-import { POISON_CRASHES, poisonError, type CrashLedger } from "./poison";
-import type { IdempotencyClaim, OutcomeRow, ReplaySpec, ResumableRun, ReviewRow, RunRow, RunStore, TimerRow } from "./store/types";
-import { ReplayState, type ReplayedOutcome } from "../change/replay-state";
+import { poisonError } from "./poison";
+import type { IdempotencyClaim, OutcomeRow, ReplaySpec, ResumableRun, RunRow, RunStore, TimerRow } from "./store/types";
+import { ReplayState } from "../change/replay-state";
 import { TERMINAL } from "./store/types";
-import { pinOf, reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
+import { reviewView, runView, transitionView, type ReviewView, type RunView, type TransitionView } from "./views";
 import { TimerWheel } from "./timer-wheel";
-import { invokingStateOf } from "./invokers";
 import { MIGRATE_EVENT, planMove } from "../change/migrate-plan";
-import { hashOf } from "../change/canonical";
-import { acceptedByRow, evictIdle, EvictionTimer } from "./evict";
+import { acceptedByRow } from "./evict";
 import { startName } from "../machines/run-name";
-import { traceRunFinished, traceRunStarted, traceStep, type RunInfo } from "../telemetry";
+import { traceRunFinished, traceRunStarted, type RunInfo } from "../telemetry";
 import { routeOf, type ReviewRoutes } from "../reviews/routes";
 import { escalateInDraft, isDueTimer, routeDraft } from "../reviews/routing";
-import { isParked, waitsOutside, type ActionFn, type EffectContext, type EffectFn, type WorkflowEffects } from "./effects";
+import { newLive, type Live } from "./live";
+import { Residency } from "./residency";
+import { EffectsRunner, type EffectJob } from "./effects-runner";
 
+export { StorageError };
 export { parkEffect, WAITS_OUTSIDE, waitingOutside } from "./effects";
+import type { WorkflowEffects } from "./effects";
 export type { ActionArgs, ActionFn, EffectContext, EffectFn, WorkflowEffects } from "./effects";
-
-/** When the state that invoked a step was entered (the earliest of its active leaves for a compound one). */
-function enteredAt(row: RunRow, state: string): number | undefined {
-  const times = Object.entries(row.entered ?? {})
-    .filter(([s]) => s === state || s.startsWith(`${state}.`))
-    .map(([, t]) => Number(t));
-  return times.length ? Math.min(...times) : undefined;
-}
+export type { EffectJob } from "./effects-runner";
 
 export interface EngineOptions {
   store: RunStore;
@@ -70,17 +60,12 @@ export interface EngineOptions {
   fleetCounters?: boolean;
   /** review routes of the built-in workflows' review states (SWITCHYARD_REVIEW_ROUTES; user workflows say theirs in their steps) */
   reviewRoutes?: ReviewRoutes;
+  /** the model port effects call through ctx.model (bound to their run, state, key and signal) */
+  model?: () => ModelPort;
 }
 
 /** Who may decide a review: null, or why not (a 403). Checked on the review as it stands when the decision is applied. */
 export type DecisionGate = (review: ReviewView) => string | null;
-
-/** An effect a run invoked, identified by its invocation key (`runId:child:seq`). */
-export interface EffectJob {
-  runId: string;
-  child: string;
-  key: string;
-}
 
 /** Where cluster mode sends the work: both calls are idempotent (per key, per timer id). */
 export interface Dispatcher {
@@ -88,29 +73,6 @@ export interface Dispatcher {
   timer(t: TimerRow): Promise<void>;
   /** withdraw a queued timer that was cleared (firing it would find nothing to do) */
   cancelTimer(t: TimerRow): Promise<void>;
-}
-
-interface Live {
-  def: WorkflowDefinition;
-  row: RunRow;
-  snapshot: AnyMachineSnapshot;
-  tail: Promise<unknown>;
-  effects: Map<string, { key: string; cancel: Cancel; finished?: Promise<void> }>;
-  /** its pending timers (single mode: the process-wide TimerWheel fires them; cluster mode: queued jobs) */
-  timers: Map<string, { dueAt: number; row: TimerRow }>;
-  reviews: Map<string, ReviewRow>;
-  gone: boolean;
-  /** cluster mode: effect keys already handed to the queue (by this process, or by the one that committed them) */
-  dispatched: Set<string>;
-  /** invocation keys in flight during too many crashes: never started here (its run is being failed) */
-  poisoned?: Set<string>;
-  /** steps queued and not finished, and when (Date.now()) the last one finished or the run was loaded: idle runs are evicted (lib/engine/evict.ts) */
-  pending?: number;
-  touched?: number;
-  /** dropped from memory while idle: the database has it, the next caller loads it again */
-  evicted?: boolean;
-  /** a replay, an evaluation case or a fork with reuse: what it takes from its source (lib/change/replay-state.ts) */
-  replay?: ReplayState;
 }
 
 export interface StepOutcome {
@@ -121,11 +83,8 @@ export interface StepOutcome {
 /** Cluster mode: the sweep (every minute) queues again the timers due within this (each is one idempotent job). */
 const SWEEP_TIMER_HORIZON_MS = 5 * 60_000;
 
-/** Wait before retrying a commit the database refused: 0.5 s, 1 s, 2 s … up to 30 s. */
-function storageBackoff(attempt: number): number {
-  return Math.min(30_000, 500 * 2 ** attempt);
-}
-
+/** Cluster mode: a step that found its run changed by another process is tried again on the re-read run this often. */
+const WRITER_RETRIES = 8;
 
 export class Engine {
   readonly bus: RunBus;
@@ -133,22 +92,17 @@ export class Engine {
   readonly hooks: StateHooks;
   readonly clock: Clock;
   readonly committer: Committer;
-  private live = new Map<string, Live>();
-  private loading = new Map<string, Promise<Live | null>>();
+  /** the runs in memory: loaded, evicted, re-read (lib/engine/residency.ts) */
+  private residency: Residency;
+  /** the effects runs invoke (lib/engine/effects-runner.ts) */
+  private runner: EffectsRunner;
   private stopped = false;
   /** post-commit actions still running (awaited by stop) */
   private inflight = new Set<Promise<unknown>>();
   /** post-commit actions: written with their step, run after it, run again after a crash */
   readonly outbox: ActionOutbox;
-  /** pending review id → its live run */
-  private reviewIndex = new Map<string, Live>();
-  /** poison pills: crashes in a row each in-flight effect was in flight for (lib/engine/poison.ts) */
-  private ledger: CrashLedger | null;
-  /** this process marked itself running in the ledger (a clean stop unmarks it) */
-  private booted = false;
   /** single mode: one wake-up at the earliest timer in the database (cluster mode: timers are queued jobs) */
   private wheel: TimerWheel | null;
-  private eviction: EvictionTimer;
 
   constructor(private opts: EngineOptions) {
     this.bus = opts.bus ?? new RunBus();
@@ -156,7 +110,6 @@ export class Engine {
     this.hooks.attach(this.bus);
     this.clock = opts.clock ?? systemClock;
     this.committer = new Committer(opts.store);
-    this.ledger = opts.store.crashLedger?.() ?? null;
     this.outbox = new ActionOutbox({ store: opts.store, clock: this.clock, action: (wf, name) => this.opts.effects(wf).actions?.[name], log: (l, m, d) => this.log(l, m, d) });
     this.wheel = opts.dispatch
       ? null
@@ -166,12 +119,37 @@ export class Engine {
           // "stale" with the run not in memory: it could not be loaded (not registered, a snapshot that does not restore)
           fire: async (t) => {
             const out = await this.fireTimer(t.runId, t.id, t.dueAt);
-            return out === "stale" && !this.live.has(t.runId) ? "broken" : out;
+            return out === "stale" && !this.residency.has(t.runId) ? "broken" : out;
           },
           log: (l, m, d) => this.log(l, m, d),
         });
-    this.eviction = new EvictionTimer(opts.evictAfterMs ?? 0, (idle) => this.evictIdle(idle));
-    this.eviction.start();
+    const cluster = !!opts.dispatch;
+    this.runner = new EffectsRunner(
+      {
+        clock: this.clock,
+        effects: (wf) => this.opts.effects(wf),
+        model: opts.model,
+        dispatch: opts.dispatch,
+        log: (l, m, d) => this.log(l, m, d),
+        enqueue: (live, fn) => this.enqueue(live, fn),
+        apply: (live, event, outcome) => this.applyEvent(live, event, { outcome }),
+        progress: (live, message) => this.bus.publish(live.row.id, { type: "progress", runId: live.row.id, state: live.row.state.join(","), message }),
+        track: (p, what) => this.track(p, what),
+      },
+      opts.store.crashLedger?.() ?? null,
+    );
+    this.residency = new Residency({
+      store: opts.store,
+      workflows: opts.workflows,
+      log: (l, m, d) => this.log(l, m, d),
+      evictAfterMs: opts.evictAfterMs ?? 0,
+      cluster,
+      keep: cluster ? (id) => this.bus.watched(id) : undefined,
+      retire: (live) => {
+        for (const id of [...live.timers.keys()]) this.disarm(live, id);
+        this.runner.stopAll(live);
+      },
+    });
   }
 
   get store(): RunStore {
@@ -232,7 +210,7 @@ export class Engine {
       ...(opts.replay ? { replayOf: opts.replay.fork ? null : opts.replay.of, replay: opts.replay } : {}),
     };
     // pending 1: its first commit is under way (not evicted meanwhile)
-    const live: Live = { def, row, snapshot: init.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
+    const live = newLive(def, row, init.snapshot, { pending: 1 });
     if (opts.replay) live.replay = ReplayState.fresh(this.opts.store, opts.replay);
     const draft = newDraft(def, row, init.snapshot, new Map(), now, true);
     draft.idempotency = opts.idempotency;
@@ -242,16 +220,16 @@ export class Engine {
       const res = step(def.machine, draft.snapshot, stamped);
       if (res.transitions.length) addStep(draft, res, stamped, { newId: randomUUID });
     }
-    this.live.set(id, live);
+    this.residency.add(live);
     try {
       const out = await this.commitDraft(live, draft);
       traceRunStarted({ runId: id, workflow: def.id, createdAt: now, state: draft.row.state, replay: !!opts.replay });
       return out;
     } catch (e) {
-      this.live.delete(id);
+      this.residency.remove(live);
       throw e;
     } finally {
-      this.settled(live);
+      this.residency.settled(live);
     }
   }
 
@@ -273,23 +251,23 @@ export class Engine {
     const now = this.clock.now();
     const id = randomUUID();
     const draft = forkDraft(def, { run, snap, transitions }, req, id, now, randomUUID);
-    const live: Live = { def, row: draft.row, snapshot: draft.snapshot, tail: Promise.resolve(), effects: new Map(), timers: new Map(), reviews: new Map(), gone: false, dispatched: new Set(), pending: 1 };
+    const live = newLive(def, draft.row, draft.snapshot, { pending: 1 });
     if (req.reuse) {
       const spec: ReplaySpec = { of: sourceId, live: [], decisions: "ask", fork: true };
       draft.row = { ...draft.row, replay: spec };
       live.row = draft.row;
       live.replay = ReplayState.fresh(this.opts.store, spec);
     }
-    this.live.set(id, live);
+    this.residency.add(live);
     try {
       const out = await this.commitDraft(live, draft);
       traceRunStarted({ runId: id, workflow: def.id, createdAt: now, state: draft.row.state });
       return { run: out.run, transitions: out.transitions.slice(-1), fromSeq: snap.seq };
     } catch (e) {
-      this.live.delete(id);
+      this.residency.remove(live);
       throw e;
     } finally {
-      this.settled(live);
+      this.residency.settled(live);
     }
   }
 
@@ -330,7 +308,7 @@ export class Engine {
     opts: { idempotency?: IdempotencyClaim; verified?: boolean; gate?: DecisionGate } = {},
   ): Promise<StepOutcome & { review: ReviewView }> {
     this.assertRunning();
-    const stored = this.liveReview(reviewId) ?? (await this.opts.store.getReview(reviewId));
+    const stored = this.residency.review(reviewId) ?? (await this.opts.store.getReview(reviewId));
     if (!stored) throw new NotFoundError(`review ${reviewId} not found`);
     if (stored.status !== "pending") throw new ConflictError(`review ${reviewId} is already ${stored.status}${stored.decision ? ` (${stored.decision})` : ""}`, reviewView(stored));
     const live = await this.loadLive(stored.runId);
@@ -403,7 +381,7 @@ export class Engine {
       if (live.gone) return { ok: false, from: live.row.state, to: [], reason: "the run has finished" };
       const now = this.clock.now();
       const plan = planMove(
-        { def: live.def, row: live.row, context: live.snapshot.context, timers: [...live.timers.values()].map((t) => t.row), inFlight: inFlightEffects(live.row), waitsOutside: (src) => this.waitsOutside(live.def.id, src) },
+        { def: live.def, row: live.row, context: live.snapshot.context, timers: [...live.timers.values()].map((t) => t.row), inFlight: inFlightEffects(live.row), waitsOutside: (src) => this.runner.waitsOutside(live.def.id, src) },
         target,
         opts.map,
         live.row.seq + 1,
@@ -443,7 +421,7 @@ export class Engine {
   // ---------------------------------------------------------------- reads
 
   async getRun(id: string): Promise<RunView> {
-    const live = this.opts.dispatch ? undefined : this.live.get(id);
+    const live = this.opts.dispatch ? undefined : this.residency.get(id);
     if (live && !live.gone) return runView(live.row, [...live.reviews.values()][0]?.id ?? null);
     const row = await this.opts.store.getRun(id);
     if (!row) throw new NotFoundError(`run ${id} not found`);
@@ -454,14 +432,14 @@ export class Engine {
 
   /** The state node meta of every active state (name, summary, review, timeout). */
   activeMeta(runId: string): Record<string, StateMeta> | null {
-    const live = this.live.get(runId);
+    const live = this.residency.get(runId);
     if (!live) return null;
     return live.snapshot.getMeta() as Record<string, StateMeta>;
   }
 
   /** Event types the run accepts right now (for the UI). */
   acceptedEvents(runId: string): string[] {
-    const live = this.live.get(runId);
+    const live = this.residency.get(runId);
     if (!live || live.gone) return [];
     return Object.keys(live.def.events).filter((type) => live.snapshot.can({ type } as EventObject));
   }
@@ -501,40 +479,15 @@ export class Engine {
     // actions a stopped process committed and had not finished (this process owns every row now)
     await this.outbox.replay({ due: false }).catch((e) => this.log("error", "outbox replay failed", serializeError(e)));
     const list = await this.opts.store.activeRuns();
-    const poisoned = await this.countCrashes(list);
+    const poisoned = await this.runner.countCrashes(list);
     let n = 0;
     for (const r of list) {
-      if (this.live.has(r.run.id)) continue;
+      if (this.residency.has(r.run.id)) continue;
       if (isImportedRun(r.run.id)) continue; // imported runs are read-only: never resumed
       if (this.activate(r, poisoned, true)) n++;
     }
     await this.wheel?.start();
     return n;
-  }
-
-  private waitsOutside(workflow: string, src: string): boolean {
-    try {
-      return waitsOutside(this.opts.effects(workflow).actors[src]);
-    } catch {
-      return false;
-    }
-  }
-
-  /** Boot: count a crash for every effect about to be started again (when the last process crashed); the keys in flight too often. */
-  private async countCrashes(list: ResumableRun[]): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    if (!this.ledger) return out;
-    const inflight = list
-      .filter((r) => !isImportedRun(r.run.id))
-      .flatMap((r) => inFlightEffects(r.run).filter((f) => !this.waitsOutside(r.run.workflow, f.src)).map((f) => ({ key: f.key, runId: r.run.id })));
-    try {
-      const counts = await this.ledger.boot(inflight, this.clock.now());
-      this.booted = true;
-      for (const [key, crashes] of counts) if (crashes >= POISON_CRASHES) out.set(key, crashes);
-    } catch (e) {
-      this.log("error", "poison-pill ledger unavailable: effects in flight start again without their crashes counted", serializeError(e));
-    }
-    return out;
   }
 
   // ---------------------------------------------------------------- cluster mode (workers)
@@ -547,30 +500,20 @@ export class Engine {
     this.assertRunning();
     const live = await this.loadLive(job.runId).catch((e) => (e instanceof EngineError ? null : Promise.reject(e)));
     if (!live) return "stale";
-    const found = await this.enqueue(live, async () => {
-      if (live.gone) return null;
-      const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
-      const child = persisted.children?.[job.child];
-      const key = `${live.row.id}:${job.child}:${persisted.effects?.[job.child] ?? 0}`;
-      if (!child || child.snapshot?.status !== "active" || typeof child.src !== "string" || key !== job.key) return null;
-      return { src: child.src, input: child.snapshot?.input };
-    });
+    const found = await this.enqueue(live, async () => (live.gone ? null : this.runner.inFlight(live, job)));
     if (!found) return "stale";
-    if (opts.lost && this.ledger && !this.waitsOutside(live.def.id, found.src)) {
+    if (opts.lost) {
       // its last attempt expired on a worker that died: one crash more in a row for this invocation
-      const crashes = await this.ledger.bump({ key: job.key, runId: job.runId }, this.clock.now());
-      if (crashes >= POISON_CRASHES) {
+      const crashes = await this.runner.lost(live, job, found.src);
+      if (crashes !== null) {
         await this.failPoisoned(live, { child: job.child, src: found.src, input: found.input, key: job.key }, crashes);
         return "done";
       }
     }
-    const running = live.effects.get(job.child);
-    if (running?.key === job.key) {
-      await running.finished; // already running here (a repeated delivery)
-      return "done";
-    }
+    // already running here (a repeated delivery)
+    if (await this.runner.joined(live, job)) return "done";
     // a job that came back after its worker died ran before under this key
-    await this.startEffect(live, job.child, found.src, found.input, job.key, opts.lost ? "restart" : undefined);
+    await this.runner.start(live, job.child, found.src, found.input, job.key, opts.lost ? "restart" : undefined);
     return "done";
   }
 
@@ -623,7 +566,7 @@ export class Engine {
    * on its next step anyway). Resolves true when it re-read.
    */
   async refreshRun(runId: string, version: number): Promise<boolean> {
-    const live = this.live.get(runId);
+    const live = this.residency.get(runId);
     if (!live || live.gone || live.row.version >= version) return false;
     if (live.effects.size === 0 && !this.bus.watched(runId)) return false;
     await this.enqueue(live, async () => undefined);
@@ -633,7 +576,7 @@ export class Engine {
   /** Event types the run accepts now, read from the database in cluster mode (another process may have moved it). */
   async acceptedNow(runId: string): Promise<string[]> {
     if (!this.opts.dispatch) {
-      if (this.live.has(runId) || isImportedRun(runId)) return this.acceptedEvents(runId);
+      if (this.residency.has(runId) || isImportedRun(runId)) return this.acceptedEvents(runId);
       // an evicted run: read from its stored snapshot, without loading it
       const row = await this.opts.store.getRun(runId);
       const def = row && !TERMINAL.includes(row.status) ? this.opts.workflows(row.workflow, row.input, row) : undefined;
@@ -655,30 +598,29 @@ export class Engine {
   /** Stop timers and effects and wait for queued commits. The database keeps everything. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.eviction.stop();
+    this.residency.stopEvicting();
     await this.wheel?.stop();
-    for (const live of this.live.values()) this.retire(live);
-    this.live.clear();
+    this.residency.retireAll();
     await this.committer.drain();
     await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 5_000))]);
     // a clean stop: the next boot starts the effects in flight again without counting a crash
-    if (this.booted && this.ledger && !this.opts.dispatch) await this.ledger.clean().catch((e) => this.log("warn", "poison-pill ledger: the clean stop was not recorded", serializeError(e)));
+    if (!this.opts.dispatch) await this.runner.cleanStop();
     await this.outbox.stop();
   }
 
   /** runs held in memory (live actors); waiting runs are evicted (lib/engine/evict.ts) */
   get size(): number {
-    return this.live.size;
+    return this.residency.size;
   }
 
   /** Is the run held in memory as a live actor (not evicted, not finished)? */
   holds(runId: string): boolean {
-    return this.live.has(runId);
+    return this.residency.has(runId);
   }
 
   /** runs evicted from memory so far, and the process's next timer wake-up (null: none) */
   get memory(): { live: number; evicted: number; nextTimer: number | null } {
-    return { live: this.live.size, evicted: this.eviction.evicted, nextTimer: this.wheel?.nextWake ?? null };
+    return { live: this.residency.size, evicted: this.residency.evicted, nextTimer: this.wheel?.nextWake ?? null };
   }
 
   // ---------------------------------------------------------------- internals
@@ -687,34 +629,15 @@ export class Engine {
     if (this.stopped) throw new EngineError("engine is stopped", 503, "stopped");
   }
 
-  /** A pending review of a run in memory (saves a read on the decision path). */
-  private liveReview(id: string): ReviewRow | undefined {
-    const live = this.reviewIndex.get(id);
-    if (!live || live.gone) return undefined;
-    for (const r of live.reviews.values()) if (r.id === id) return r;
-    return undefined;
-  }
-
   private reviewMeta(live: Live, state: string): StateMeta["review"] | undefined {
     // by path, not by getMeta's keys: those are node ids, and a flow's stages carry ids of their own
     const node = activeNodes(live.snapshot).find((n) => stateId(n) === state);
     return (node?.meta as StateMeta | undefined)?.review;
   }
 
+  /** Run `fn` as the run's next step (cluster mode: on the run as stored, re-read first). */
   private enqueue<T>(live: Live, fn: () => Promise<T>): Promise<T> {
-    const body = this.opts.dispatch ? () => this.fresh(live, fn) : fn;
-    const run = live.tail.then(body, body);
-    // queued steps keep the run in memory; the last one's end starts its idle time
-    live.pending = (live.pending ?? 0) + 1;
-    const done = () => this.settled(live);
-    live.tail = run.then(done, done);
-    return run;
-  }
-
-  /** A step of the run finished (its idle time starts). */
-  private settled(live: Live): void {
-    live.pending = (live.pending ?? 1) - 1;
-    live.touched = Date.now();
+    return this.residency.enqueue(live, this.opts.dispatch ? () => this.fresh(live, fn) : fn);
   }
 
   /**
@@ -724,21 +647,7 @@ export class Engine {
    * watchers when another process commits). Returns how many were evicted.
    */
   evictIdle(idleMs: number): number {
-    const cluster = !!this.opts.dispatch;
-    return evictIdle(this.live, {
-      idleMs,
-      loading: this.loading,
-      keep: cluster ? (id) => this.bus.watched(id) : undefined,
-      drop: (id, live) => {
-        this.live.delete(id);
-        this.opts.store.forget?.(id);
-        live.evicted = true;
-        if (cluster) {
-          // not retired: a caller holding it still steps it correctly (each step re-reads the run)
-          for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
-        } else this.retire(live);
-      },
-    });
+    return this.residency.evictIdle(idleMs);
   }
 
   /** the former name of evictIdle (cluster mode) */
@@ -749,45 +658,20 @@ export class Engine {
   /** Cluster mode: re-read the run before the step; when another process committed first, re-read and try again. */
   private async fresh<T>(live: Live, fn: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      await this.refresh(live);
+      const r = await this.residency.refresh(live);
+      if (r.moved) {
+        // what the stored run has going on: its timers (queued by whoever set them) and its effects (queued likewise)
+        for (const tid of [...live.timers.keys()]) this.disarm(live, tid);
+        for (const t of r.timers) this.arm(live, t, true);
+        this.runner.reconcile(live, true);
+      }
       try {
         return await fn();
       } catch (e) {
         if (!(e instanceof WriterConflict)) throw e;
-        if (attempt >= 8) throw new ConflictError(e.message);
+        if (attempt >= WRITER_RETRIES) throw new ConflictError(e.message);
       }
     }
-  }
-
-  /** Bring a run in memory up to its stored version (cluster mode: other processes commit too). */
-  private async refresh(live: Live): Promise<void> {
-    if (live.gone) return;
-    const id = live.row.id;
-    // the version alone first: most steps find the run as this process left it
-    if ((await this.opts.store.runVersion(id)) === live.row.version) return;
-    const row = await this.opts.store.getRun(id);
-    if (row && row.version === live.row.version) return;
-    if (!row || TERMINAL.includes(row.status)) {
-      if (row) live.row = row;
-      this.retire(live);
-      if (this.live.get(id) === live) this.live.delete(id);
-      return;
-    }
-    const [timers, reviews] = await Promise.all([this.opts.store.timers(id), this.opts.store.listReviews({ runId: id, status: "pending" })]);
-    const { effects: _effects, ...persisted } = row.snapshot as { effects?: unknown };
-    void _effects;
-    // a migration moved the run to another version: its machine is that version's
-    if (pinOf(row.input) !== pinOf(live.row.input)) live.def = this.opts.workflows(row.workflow, row.input, row) ?? live.def;
-    live.snapshot = restore(live.def.machine, persisted, row.context);
-    live.row = row;
-    // a replay's counts moved with the steps another process took
-    if (row.replay) live.replay = ReplayState.stored(this.opts.store, row);
-    for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
-    live.reviews = new Map(reviews.map((rv) => [rv.state, rv]));
-    for (const rv of reviews) this.reviewIndex.set(rv.id, live);
-    for (const tid of [...live.timers.keys()]) this.disarm(live, tid);
-    for (const t of timers) this.arm(live, t, true);
-    this.reconcileEffects(live, true);
   }
 
   private async require(runId: string): Promise<Live> {
@@ -801,57 +685,17 @@ export class Engine {
   private async loadLive(runId: string): Promise<Live | null> {
     // imported runs are read-only: send, abort and decide all load their run here
     if (isImportedRun(runId)) throw new ConflictError(`run ${runId}: imported runs are read-only`);
-    const existing = this.live.get(runId);
-    if (existing && !existing.gone) return existing;
-    let p = this.loading.get(runId);
-    if (!p) {
-      p = (async () => {
-        const row = await this.opts.store.getRun(runId);
-        if (!row || TERMINAL.includes(row.status)) return null;
-        const [timers, reviews] = await Promise.all([this.opts.store.timers(runId), this.opts.store.listReviews({ runId, status: "pending" })]);
-        if (this.live.has(runId)) return this.live.get(runId)!;
-        return this.activate({ run: row, timers, reviews });
-      })().finally(() => this.loading.delete(runId));
-      this.loading.set(runId, p);
-    }
-    return p;
+    return this.residency.load(runId, (r) => this.activate(r));
   }
 
-  /** `restarted`: the process is resuming after a stop; the effects in flight then ran before (lib/steps reports it). */
+  /** A stored run into memory, with what it has going on armed. `restarted`: the process is resuming after a stop; the effects in flight then ran before (lib/steps reports it). */
   private activate(r: ResumableRun, poisoned?: Map<string, number>, restarted = false): Live | null {
-    const def = this.opts.workflows(r.run.workflow, r.run.input, r.run);
-    if (!def) {
-      this.log("warn", `run ${r.run.id}: workflow ${r.run.workflow} is not registered; not resumed`);
-      return null;
-    }
-    const { effects: _effects, ...persisted } = r.run.snapshot as { effects?: unknown };
-    void _effects;
-    let snapshot: AnyMachineSnapshot;
-    try {
-      snapshot = restore(def.machine, persisted, r.run.context);
-    } catch (e) {
-      this.log("error", `run ${r.run.id}: snapshot does not restore`, serializeError(e));
-      return null;
-    }
-    const live: Live = {
-      def,
-      row: r.run,
-      snapshot,
-      tail: Promise.resolve(),
-      effects: new Map(),
-      timers: new Map(),
-      reviews: new Map(r.reviews.map((rv) => [rv.state, rv])),
-      gone: false,
-      dispatched: new Set(),
-      touched: Date.now(),
-      ...(r.run.replay ? { replay: ReplayState.stored(this.opts.store, r.run) } : {}),
-    };
-    this.live.set(r.run.id, live);
-    for (const rv of r.reviews) this.reviewIndex.set(rv.id, live);
+    const live = this.residency.rehydrate(r);
+    if (!live) return null;
     for (const t of r.timers) this.arm(live, t, true);
     const poison = poisoned?.size ? inFlightEffects(r.run).filter((f) => poisoned.has(f.key)) : [];
     if (poison.length) live.poisoned = new Set(poison.map((f) => f.key));
-    this.reconcileEffects(live, true, restarted);
+    this.runner.reconcile(live, true, restarted);
     for (const f of poison) void this.failPoisoned(live, f, poisoned!.get(f.key)!).catch(() => undefined);
     this.checkStuck(live);
     return live;
@@ -971,16 +815,15 @@ export class Engine {
     }
     if (outcome === "conflict") {
       if (this.opts.dispatch && live.row.version > 0) throw new WriterConflict(`run ${live.row.id} was changed by another process`);
-      this.retire(live);
-      if (this.live.get(live.row.id) === live) this.live.delete(live.row.id);
+      this.residency.retire(live);
+      this.residency.remove(live);
       throw new ConflictError(`run ${live.row.id} was changed by another writer; reload and retry`);
     }
     live.row = draft.row;
     live.snapshot = draft.snapshot;
     live.reviews = draft.reviews;
     replayed?.keep();
-    for (const c of item.reviewsClose) this.reviewIndex.delete(c.id);
-    for (const r of item.reviewsOpen) this.reviewIndex.set(r.id, live);
+    this.residency.reviewsMoved(live, item.reviewsOpen, item.reviewsClose);
     for (const id of item.timersClear) {
       // cluster mode: a cleared timer's job is withdrawn (it would only find the timer gone)
       const queued = this.opts.dispatch ? live.timers.get(id) : undefined;
@@ -993,10 +836,10 @@ export class Engine {
     if (TERMINAL.includes(live.row.status)) {
       const r = live.row;
       traceRunFinished({ runId: r.id, workflow: r.workflow, status: r.status, createdAt: r.createdAt, finishedAt: r.finishedAt, error: r.error as RunInfo["error"], state: r.state, replay: !!r.replay });
-      this.retire(live);
-      this.live.delete(live.row.id);
+      this.residency.retire(live);
+      this.residency.remove(live);
     } else {
-      this.reconcileEffects(live);
+      this.runner.reconcile(live);
       this.checkStuck(live);
     }
     if (item.outbox?.length) this.outbox.run(item.outbox);
@@ -1004,131 +847,6 @@ export class Engine {
     this.bus.publish(live.row.id, { type: "run", run: view, transitions });
     for (const r of item.reviewsOpen) this.bus.publish(live.row.id, { type: "review", review: reviewView(r) });
     return { run: view, transitions };
-  }
-
-  /**
-   * Start the effects the snapshot has invoked and stop the ones it no longer has. Cluster mode
-   * hands new ones to the queue instead (`adopt`: they were queued by whoever committed them).
-   */
-  private reconcileEffects(live: Live, adopt = false, restarted = false) {
-    const persisted = live.row.snapshot as { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
-    const children = persisted.children ?? {};
-    for (const [id, running] of live.effects) {
-      const seq = persisted.effects?.[id];
-      if (!(id in children) || `${live.row.id}:${id}:${seq}` !== running.key) {
-        running.cancel.abort();
-        live.effects.delete(id);
-      }
-    }
-    for (const [id, child] of Object.entries(children)) {
-      if (live.effects.has(id) || child.snapshot?.status !== "active" || typeof child.src !== "string") continue;
-      const key = `${live.row.id}:${id}:${persisted.effects?.[id] ?? 0}`;
-      if (live.poisoned?.has(key)) continue;
-      const dispatch = this.opts.dispatch;
-      if (dispatch) {
-        if (live.dispatched.has(key)) continue;
-        live.dispatched.add(key);
-        if (!adopt) this.track(dispatch.effect({ runId: live.row.id, child: id, key }), `queue effect ${key}`);
-        continue;
-      }
-      this.startEffect(live, id, child.src, child.snapshot?.input, key, restarted ? "restart" : undefined);
-    }
-  }
-
-  /** Resolves once the effect's outcome is committed or it stopped being current; rejects (cluster mode only) when the database refused the outcome. */
-  private startEffect(live: Live, id: string, src: string, input: unknown, key: string, again?: "restart"): Promise<void> {
-    let finish!: (e?: unknown) => void;
-    const finished = new Promise<void>((resolve, reject) => (finish = (e) => (e === undefined ? resolve() : reject(e))));
-    const cancel = new Cancel(() => finish());
-    live.effects.set(id, { key, cancel, finished });
-    const runId = live.row.id;
-    const current = () => !live.gone && live.effects.get(id)?.key === key && !cancel.aborted;
-    const ctx: EffectContext = {
-      runId,
-      // the step's own state (not every state a run with parallel branches is in)
-      state: invokingStateOf(live.def.machine, id, live.row.state),
-      key,
-      get signal() {
-        return cancel.signal;
-      },
-      clock: this.clock,
-      ...(again ? { again } : {}),
-      emit: (event) => {
-        if (!current()) return;
-        void this.enqueue(live, () => (current() ? this.applyEvent(live, event) : Promise.resolve(null))).catch((e) =>
-          this.log("warn", `run ${runId}: event ${event.type} from ${src} not applied`, serializeError(e)),
-        );
-      },
-      progress: (message) => {
-        if (current()) this.bus.publish(runId, { type: "progress", runId, state: live.row.state.join(","), message });
-      },
-    };
-    const fn = this.opts.effects(live.def.id).actors[src] as ((input: unknown, ctx: EffectContext) => Promise<unknown>) | undefined;
-    const entry = live.effects.get(id)!;
-    const settle = (event: EventObject, outcome?: OutcomeRow, attempt = 0) => {
-      if (!current()) return finish();
-      void this.enqueue(live, async () => {
-        if (!current()) return null;
-        live.effects.delete(id);
-        try {
-          return await this.applyEvent(live, event, { outcome });
-        } catch (e) {
-          // another process committed first: the step is tried again on the re-read run (if the effect is still current there)
-          if (e instanceof WriterConflict && !live.effects.has(id)) live.effects.set(id, entry);
-          throw e;
-        }
-      }).then(() => finish(), (e) => {
-        if (this.opts.dispatch && !(e instanceof ConflictError) && !(e instanceof InvalidError)) {
-          // cluster mode: the queue retries the whole effect job (under the same key)
-          if (live.effects.get(id) === entry) live.effects.delete(id);
-          this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${(e as Error).message}); the queue retries the effect`);
-          return finish(e);
-        }
-        if (e instanceof StorageError && !live.gone && !cancel.aborted) {
-          // the result is kept and committed once the database answers again (nothing was written)
-          if (!live.effects.has(id)) live.effects.set(id, entry);
-          this.log("warn", `run ${runId}: ${describeEvent(event)} not committed (${e.message}); retrying`);
-          this.clock.setTimeout(() => settle(event, outcome, attempt + 1), storageBackoff(attempt));
-          return;
-        }
-        this.log(e instanceof ConflictError ? "info" : "warn", `run ${runId}: ${describeEvent(event)} not applied`, serializeError(e));
-        finish();
-      });
-    };
-    // what the commit of its outcome records (lib/change): what the invocation was given and returned
-    const record = (mark: ReplayedOutcome["mark"] | null, output: unknown, error: OutcomeRow["error"]): OutcomeRow => ({
-      key,
-      runId,
-      state: ctx.state,
-      seq: Number(key.slice(key.lastIndexOf(":") + 1)) || 0,
-      effect: src,
-      inputHash: hashOf(input ?? null),
-      output: error ? null : (output ?? null),
-      error,
-      source: mark,
-      at: this.clock.now(),
-    });
-    Promise.resolve()
-      .then(async (): Promise<{ output: unknown; mark: ReplayedOutcome["mark"] | null }> => {
-        // a replay takes the source's recorded outcome for the same state, visit and input (or skips a side effect)
-        const from = live.replay ? await live.replay.outcome(ctx.state, src, input) : null;
-        if (from?.error) throw Object.assign(new Error(from.error.message), from.error, { replayed: from.mark });
-        if (from) return { output: from.output, mark: from.mark };
-        if (!fn) throw new Error(`effect "${src}" is not implemented for ${live.def.id}`);
-        const traced = { runId, workflow: live.def.id, state: ctx.state, key, effect: src, again, enteredAt: enteredAt(live.row, ctx.state) };
-        return { output: await traceStep(traced, () => fn(input, ctx), isParked), mark: null };
-      })
-      .then(
-        ({ output, mark }) => settle({ type: `xstate.done.actor.${id}`, output, ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, output, null)),
-        (error) => {
-          const mark = (error as { replayed?: ReplayedOutcome["mark"] }).replayed ?? null;
-          if (!isParked(error)) return settle({ type: `xstate.error.actor.${id}`, error: serializeError(error), ...(mark ? { replayed: mark } : {}) } as EventObject, record(mark, null, serializeError(error)));
-          // parked (cluster mode): no outcome yet; runEffect starts it again when its wait is over
-          if (live.effects.get(id) === entry) live.effects.delete(id);
-          finish();
-        },
-      );
-    return finished;
   }
 
   /** A pending timer: single mode wakes the process's TimerWheel by its deadline; cluster mode queues it as a delayed job (unless `adopt`: whoever committed it did). */
@@ -1141,14 +859,5 @@ export class Engine {
 
   private disarm(live: Live, id: string) {
     live.timers.delete(id);
-  }
-
-  /** Forget a run in memory: stop its timers and effects (the database is untouched). */
-  private retire(live: Live) {
-    live.gone = true;
-    for (const r of live.reviews.values()) if (this.reviewIndex.get(r.id) === live) this.reviewIndex.delete(r.id);
-    for (const id of [...live.timers.keys()]) this.disarm(live, id);
-    for (const e of live.effects.values()) e.cancel.abort();
-    live.effects.clear();
   }
 }

@@ -74,3 +74,6 @@ export class StorageError extends EngineError {
     super(`storage unavailable: ${message.slice(0, 300)}; try again shortly`, 503, "storage_unavailable");
   }
 }
+
+/** The run's version moved under this process's feet (cluster mode re-reads and tries again). */
+export class WriterConflict extends ConflictError {}

@@ -5,44 +5,12 @@
 // fork point is the reference: a member that held an object still holds an object, recursively;
 // null is refused wherever the machine had a value). Each check answers why not, or null.
 import type { AnyStateMachine, AnyStateNode } from "xstate";
-
-type Kind = "null" | "array" | "object" | "string" | "number" | "boolean" | "other";
-
-function kind(v: unknown): Kind {
-  if (v === null || v === undefined) return "null";
-  if (Array.isArray(v)) return "array";
-  const t = typeof v;
-  return t === "object" || t === "string" || t === "number" || t === "boolean" ? (t as Kind) : "other";
-}
-
-const an = (k: Kind) => (k === "null" ? "null" : k === "array" || k === "object" ? `an ${k}` : `a ${k}`);
+import { an, shapeMismatch } from "./shape";
 
 /** Why `value` cannot stand where the machine had `was` (null: it can). */
-function mismatch(path: string, was: unknown, value: unknown, depth = 0): string | null {
-  const k = kind(was);
-  if (k === "null") return null; // the machine had nothing there: nullable, any value
-  const v = kind(value);
-  if (v !== k) return `context.${path} held ${an(k)}; ${an(v)} would break the machine there`;
-  if (depth >= 8) return null;
-  if (k === "object") {
-    const w = was as Record<string, unknown>;
-    const n = value as Record<string, unknown>;
-    for (const key of Object.keys(w)) {
-      const why = mismatch(`${path}.${key}`, w[key], n[key], depth + 1);
-      if (why) return why;
-    }
-  } else if (k === "array") {
-    // elements are checked against the first one the machine had (arrays hold one kind)
-    const first = (was as unknown[])[0];
-    if (first !== undefined) {
-      const arr = value as unknown[];
-      for (let i = 0; i < arr.length; i++) {
-        const why = mismatch(`${path}[${i}]`, first, arr[i], depth + 1);
-        if (why) return why;
-      }
-    }
-  }
-  return null;
+function mismatch(path: string, was: unknown, value: unknown): string | null {
+  const m = shapeMismatch(path, was, value, { maxDepth: 8, exactKeys: false });
+  return m && "got" in m ? `context.${m.path} held ${an(m.was)}; ${an(m.got)} would break the machine there` : null;
 }
 
 /**

@@ -7,10 +7,11 @@ import type { WorkflowDefinition } from "../machines/types";
 import { newDraft, type Draft } from "./draft";
 import { activeLeaves, activeNodes } from "./step";
 import type { ReviewRow, RunRow } from "./store/types";
+import { childKey, type PersistedChildren } from "./key";
 
 export const STUCK_CATEGORY = "STUCK";
 
-type Persisted = { children?: Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>; effects?: Record<string, number> };
+type Persisted = PersistedChildren;
 
 export interface InFlightEffect {
   child: string;
@@ -26,7 +27,7 @@ export function inFlightEffects(row: RunRow): InFlightEffect[] {
   const out: InFlightEffect[] = [];
   for (const [child, c] of Object.entries(persisted.children ?? {})) {
     if (c.snapshot?.status !== "active" || typeof c.src !== "string") continue;
-    out.push({ child, src: c.src, input: c.snapshot?.input, key: `${row.id}:${child}:${persisted.effects?.[child] ?? 0}` });
+    out.push({ child, src: c.src, input: c.snapshot?.input, key: childKey(row.id, persisted, child) });
   }
   return out;
 }

@@ -9,6 +9,7 @@
 import type { EventObject } from "xstate";
 import type { Clock } from "./clock";
 import type { Draft } from "./draft";
+import { nextWait, type RetryPolicy } from "./retry";
 import type { OutboxRow, RunStore } from "./store/types";
 
 /** What an action is called with (see WorkflowEffects.actions). */
@@ -23,10 +24,12 @@ export type OutboxActionFn = (args: OutboxActionArgs) => void | Promise<void>;
 
 /** how long the committing process has a row to itself before another may run it (ms) */
 export const OUTBOX_LEASE_MS = 60_000;
-/** attempts per row; a row that failed this often stays in the table, with its last error, and is not run again */
-export const OUTBOX_MAX_ATTEMPTS = 5;
-/** the wait before each retry of a failed action (ms) */
-export const OUTBOX_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000];
+/**
+ * Attempts per row (a row that failed this often stays in the table, with its last error, and is
+ * not run again) and the wait before each retry of a failed action: 1 s, 5 s, 30 s, 2 min.
+ */
+export const OUTBOX_RETRY: RetryPolicy = { maxAttempts: 5, backoffMs: [1_000, 5_000, 30_000, 120_000] };
+export const OUTBOX_MAX_ATTEMPTS = OUTBOX_RETRY.maxAttempts;
 
 /**
  * The outbox rows of a draft's actions: one per action the workflow implements (XState's own
@@ -133,7 +136,7 @@ export class ActionOutbox {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const attempts = claimed ? row.attempts : row.attempts + 1;
-      const wait = attempts < OUTBOX_MAX_ATTEMPTS ? OUTBOX_BACKOFF_MS[Math.min(attempts - 1, OUTBOX_BACKOFF_MS.length - 1)] : undefined;
+      const wait = nextWait(OUTBOX_RETRY, attempts);
       this.opts.log("warn", `run ${row.runId}: action ${row.name} failed (attempt ${attempts}${wait === undefined ? ", giving up" : `, retry in ${wait} ms`})`, { key: row.key, message });
       const next = this.opts.clock.now() + (wait ?? OUTBOX_LEASE_MS);
       await this.opts.store.outboxFailed(row.key, attempts, message, next).catch((err) => this.opts.log("warn", `run ${row.runId}: could not record the failure of action ${row.name}`, String(err)));

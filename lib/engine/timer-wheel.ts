@@ -5,6 +5,7 @@
 // a timer needs nothing in memory. Overdue timers (the server was down) fire at once at boot.
 // Cluster mode does not use it: there a timer is a delayed job in the queue (lib/cluster).
 import type { Clock } from "./clock";
+import { backoffMs, STORAGE_RETRY } from "./retry";
 import type { RunStore, TimerRow } from "./store/types";
 
 /** timers read per batch while waking */
@@ -21,9 +22,7 @@ export interface TimerWheelOptions {
 }
 
 /** Wait before trying again timers that failed to fire (the database refused): 0.5 s, 1 s … up to 30 s. */
-function backoff(attempt: number): number {
-  return Math.min(30_000, 500 * 2 ** attempt);
-}
+const backoff = (failures: number) => backoffMs(STORAGE_RETRY, failures);
 
 export class TimerWheel {
   private handle: unknown = null;

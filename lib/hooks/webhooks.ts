@@ -24,6 +24,7 @@ import type { Clock } from "../engine/clock";
 import { ConflictError, InvalidError, NotFoundError } from "../engine/errors";
 import { hookEventsOf, type HookEvent, type StateHooks } from "../engine/hooks";
 import type { DeliveryRow, TransitionRow } from "../engine/store/types";
+import { nextWait, scheduleRetry, type RetryPolicy } from "../engine/retry";
 import { blockedUrl, egressFetch } from "./egress";
 import { escalationOf } from "../reviews/routing";
 
@@ -254,7 +255,7 @@ export interface WebhookDispatcherOptions {
   db: Db;
   clock: Clock;
   fetch?: typeof fetch;
-  /** the wait before each retry; when the list is used up the delivery fails */
+  /** the wait before each retry; when the list is used up the delivery fails (default DEFAULT_BACKOFF_MS) */
   backoffMs?: number[];
   /** per attempt (ms) */
   timeoutMs?: number;
@@ -267,7 +268,8 @@ export class WebhookDispatcher {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly fetchFn: typeof fetch;
-  readonly backoffMs: number[];
+  /** a retry after each wait of the schedule, then the delivery fails */
+  readonly retry: RetryPolicy;
   readonly timeoutMs: number;
   readonly pollMs: number;
   private readonly logFn: NonNullable<WebhookDispatcherOptions["log"]>;
@@ -285,7 +287,7 @@ export class WebhookDispatcher {
     this.db = opts.db;
     this.clock = opts.clock;
     this.fetchFn = opts.fetch ?? egressFetch;
-    this.backoffMs = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.retry = scheduleRetry(opts.backoffMs ?? DEFAULT_BACKOFF_MS);
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
     this.logFn = opts.log ?? ((level, m, d) => level !== "info" && console.error(`[webhooks] ${m}`, d ?? ""));
@@ -534,7 +536,7 @@ export class WebhookDispatcher {
       // (redirects are not followed), network errors, timeouts — is retried with backoff.
       // a host webhooks may not reach (egress.ts) is refused again on retry: fails at once too
       const permanent = outcome.blocked === true || (outcome.status !== null && outcome.status >= 400 && outcome.status < 500 && outcome.status !== 408 && outcome.status !== 429);
-      const wait = permanent ? undefined : this.backoffMs[attempts - 1];
+      const wait = permanent ? undefined : nextWait(this.retry, attempts);
       data =
         wait === undefined
           ? { status: "failed", attempts, lastStatus: outcome.status, lastError: outcome.error, nextAt: null }

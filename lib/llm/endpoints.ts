@@ -2,6 +2,7 @@
 // endpoints (in fallback order) from SWITCHYARD_LLM_ENDPOINTS, an optional embeddings endpoint,
 // and the retry knobs. Keys never leave this module unmasked except to build a client.
 import { z } from "zod";
+import type { DoublingRetry } from "../engine/retry";
 
 export type Env = Record<string, string | undefined>;
 
@@ -20,10 +21,12 @@ export interface LlmConfig {
   embeddings?: Endpoint;
   /** per attempt */
   timeoutMs: number;
-  /** per endpoint */
-  maxRetries: number;
-  backoffMs: number;
+  /** per endpoint: SWITCHYARD_LLM_MAX_RETRIES + 1 attempts, waits from SWITCHYARD_LLM_BACKOFF_MS (full jitter, capped) */
+  retry: DoublingRetry;
 }
+
+/** no wait between model attempts is longer (a server asking for more: the next endpoint is tried) */
+export const BACKOFF_CAP_MS = 30_000;
 
 export interface EndpointInfo {
   name: string;
@@ -119,8 +122,7 @@ export function loadEndpoints(env: Env = process.env): LlmConfig {
     endpoints,
     embeddings: loadEmbeddings(env, first),
     timeoutMs: intVar(env, "SWITCHYARD_LLM_TIMEOUT_MS", 60_000, 1),
-    maxRetries: intVar(env, "SWITCHYARD_LLM_MAX_RETRIES", 2, 0),
-    backoffMs: intVar(env, "SWITCHYARD_LLM_BACKOFF_MS", 500, 0),
+    retry: { maxAttempts: intVar(env, "SWITCHYARD_LLM_MAX_RETRIES", 2, 0) + 1, backoffMs: intVar(env, "SWITCHYARD_LLM_BACKOFF_MS", 500, 0), maxBackoffMs: BACKOFF_CAP_MS },
   };
 }
 
@@ -162,7 +164,8 @@ export function describeEndpoints(config: LlmConfig): LlmConfigInfo {
     endpoints: config.endpoints.map(describe),
     embeddings: config.embeddings ? describe(config.embeddings) : null,
     timeoutMs: config.timeoutMs,
-    maxRetries: config.maxRetries,
-    backoffMs: config.backoffMs,
+    // shown as set: SWITCHYARD_LLM_MAX_RETRIES, SWITCHYARD_LLM_BACKOFF_MS
+    maxRetries: config.retry.maxAttempts - 1,
+    backoffMs: config.retry.backoffMs,
   };
 }

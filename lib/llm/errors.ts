@@ -1,14 +1,12 @@
-// Error classification as the processing-modes seed (004) names it. NETWORK and LLM errors are
+// A model call's failure, classified (lib/engine/effect-error.ts): NETWORK and LLM errors are
 // retryable (with backoff, then the next endpoint); BUSINESS, RESOURCE_LIMIT and UNKNOWN fail
 // at once.
+import { EffectError, RETRYABLE, type ErrorCategory } from "../engine/effect-error";
 
-export type ErrorCategory = "NETWORK" | "LLM" | "BUSINESS" | "RESOURCE_LIMIT" | "UNKNOWN";
+export { RETRYABLE, type ErrorCategory };
 
-export const RETRYABLE: ReadonlySet<ErrorCategory> = new Set(["NETWORK", "LLM"]);
-
-export class ModelError extends Error {
-  readonly category: ErrorCategory;
-  readonly retryable: boolean;
+export class ModelError extends EffectError {
+  declare readonly category: ErrorCategory;
   readonly status?: number;
   /** a short machine-readable reason: rate_limited, server_error, timeout, refused, invalid_output, … */
   readonly code: string;
@@ -21,11 +19,9 @@ export class ModelError extends Error {
     message: string,
     opts: { category: ErrorCategory; code: string; status?: number; endpoint?: string; retryAfterMs?: number; attempts?: number; retryable?: boolean; cause?: unknown },
   ) {
-    super(message, { cause: opts.cause });
+    super(message, opts);
     this.name = "ModelError";
-    this.category = opts.category;
     this.code = opts.code;
-    this.retryable = opts.retryable ?? RETRYABLE.has(opts.category);
     this.status = opts.status;
     this.endpoint = opts.endpoint;
     this.retryAfterMs = opts.retryAfterMs;
@@ -34,7 +30,7 @@ export class ModelError extends Error {
 }
 
 export function isModelError(e: unknown): e is ModelError {
-  return typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ModelError" && typeof (e as { category?: unknown }).category === "string";
+  return e instanceof ModelError;
 }
 
 /** Retry-After as milliseconds: seconds, an HTTP date, or OpenAI's retry-after-ms header. */

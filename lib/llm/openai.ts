@@ -8,12 +8,14 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatComple
 import type { CompletionUsage } from "openai/resources/completions";
 import { z } from "zod";
 import { estimateTokens } from "../knowledge/text";
-import type { Endpoint, LlmConfig } from "./endpoints";
+import { backoffMs, type RetryPolicy } from "../engine/retry";
+import { BACKOFF_CAP_MS, type Endpoint, type LlmConfig } from "./endpoints";
 import { type ErrorCategory, isModelError, ModelError, retryAfterMs } from "./errors";
 import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage, Usage } from "./types";
 
+export { BACKOFF_CAP_MS };
+
 export const OPENAI_ADAPTER = "openai-compatible";
-export const BACKOFF_CAP_MS = 30_000;
 export const EMBED_BATCH = 128;
 
 export interface OpenAiModelOptions {
@@ -51,9 +53,9 @@ interface Reply {
 
 type ChatParams = Omit<ChatCompletionCreateParamsNonStreaming, "model">;
 
-/** Full jitter: a random delay in [0, min(cap, base · 2^retry)). */
-export function backoffDelay(retry: number, baseMs: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, baseMs * 2 ** retry));
+/** Full jitter: a random delay in [0, the policy's wait before retry number `retry`). */
+export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
+  return Math.floor(random() * backoffMs(policy, retry));
 }
 
 function abortError(): Error {
@@ -255,7 +257,7 @@ export class OpenAiModel implements ModelPort {
   /**
    * A validated object. Each exchange is the request plus one repair round (the model sees its
    * own reply and what was wrong with it). A reply still invalid after the repair is an LLM error:
-   * the exchange is retried from scratch after a backoff, up to maxRetries times, and then the
+   * the exchange is retried from scratch after a backoff while the retry policy allows, and then the
    * classified error (invalid_output, no longer retryable) goes to the workflow, which asks a person.
    */
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
@@ -267,8 +269,8 @@ export class OpenAiModel implements ModelPort {
         const out = await this.exchange(req, tally, usage);
         return { ...out, latencyMs: Math.round(performance.now() - started), attempts: tally.attempts };
       } catch (e) {
-        if (!isModelError(e) || e.code !== "invalid_output" || exchange >= this.config.maxRetries) throw e;
-        await this.pause(backoffDelay(exchange, this.config.backoffMs, this.random), req.signal);
+        if (!isModelError(e) || e.code !== "invalid_output" || exchange + 1 >= this.config.retry.maxAttempts) throw e;
+        await this.pause(backoffDelay(this.config.retry, exchange, this.random), req.signal);
       }
     }
   }
@@ -417,10 +419,10 @@ export class OpenAiModel implements ModelPort {
           // BUSINESS, RESOURCE_LIMIT, UNKNOWN would fail the same way anywhere: no retry, no fallback
           if (!e.retryable) throw e;
           last = e;
-          if (retry >= this.config.maxRetries) break;
+          if (retry + 1 >= this.config.retry.maxAttempts) break;
           // a server asking for a long wait: try the next endpoint instead of blocking the run
           if (e.retryAfterMs !== undefined && e.retryAfterMs > BACKOFF_CAP_MS) break;
-          await this.pause(e.retryAfterMs ?? backoffDelay(retry, this.config.backoffMs, this.random), signal);
+          await this.pause(e.retryAfterMs ?? backoffDelay(this.config.retry, retry, this.random), signal);
         }
       }
     }

@@ -4,6 +4,7 @@
 // value must then be what it replaces: it matches X's llm `schema` when X has one, else the shape
 // of the value shown (its JSON type and, nested, an object's keys and an array's items).
 import { own, type FlowConfig } from "../flows/types";
+import { an, shapeMismatch } from "../engine/shape";
 import { outputValidator } from "./json-schema";
 import type { StepSpec } from "./schema";
 
@@ -21,39 +22,13 @@ export function editTarget(spec: StepSpec): { step: string } | { literal: true }
 /** The decisions a review offers: `edit` only where editTarget has a place for it. */
 export const offeredDecisions = (spec: StepSpec): string[] => (spec.review?.decisions ?? []).filter((d) => d !== "edit" || editTarget(spec) !== null);
 
-type Kind = "null" | "array" | "object" | "string" | "number" | "boolean";
-
-const kind = (v: unknown): Kind => (v === null || v === undefined ? "null" : Array.isArray(v) ? "array" : (typeof v as Kind));
-const an = (k: Kind) => (k === "null" ? "null" : k === "array" || k === "object" ? `an ${k}` : `a ${k}`);
-
 /** Why `value` does not have the shape of `was` (path first), or null. */
-export function shapeProblem(path: string, was: unknown, value: unknown, depth = 0): string | null {
-  const k = kind(was);
-  if (k === "null") return null; // nothing was there: any value
-  const v = kind(value);
-  if (v !== k) return `${path}: expected ${an(k)} (the value it replaces is ${an(k)}), got ${an(v)}`;
-  if (depth >= 32) return null;
-  if (k === "object") {
-    const w = was as Record<string, unknown>;
-    const n = value as Record<string, unknown>;
-    for (const key of Object.keys(w)) if (!Object.hasOwn(n, key)) return `${path}.${key}: missing (the value it replaces has it)`;
-    for (const key of Object.keys(n)) if (!Object.hasOwn(w, key)) return `${path}.${key}: not a key of the value it replaces (${Object.keys(w).join(", ") || "none"})`;
-    for (const key of Object.keys(w)) {
-      const why = shapeProblem(`${path}.${key}`, w[key], n[key], depth + 1);
-      if (why) return why;
-    }
-  } else if (k === "array") {
-    // items are checked against the first item it had (a list holds one kind of item)
-    const first = (was as unknown[])[0];
-    if (first !== undefined) {
-      const arr = value as unknown[];
-      for (let i = 0; i < arr.length; i++) {
-        const why = shapeProblem(`${path}[${i}]`, first, arr[i], depth + 1);
-        if (why) return why;
-      }
-    }
-  }
-  return null;
+export function shapeProblem(path: string, was: unknown, value: unknown): string | null {
+  const m = shapeMismatch(path, was, value, { maxDepth: 32, exactKeys: true });
+  if (!m) return null;
+  if ("missing" in m) return `${m.path}: missing (the value it replaces has it)`;
+  if ("extra" in m) return `${m.path}: not a key of the value it replaces (${m.keys.join(", ") || "none"})`;
+  return `${m.path}: expected ${an(m.was)} (the value it replaces is ${an(m.was)}), got ${an(m.got)}`;
 }
 
 /** Why `edited` cannot replace what the review of `stage` shows now (`shown`), or null. */

@@ -5,8 +5,9 @@
 // every attempt and after a restart.
 import { z } from "zod";
 import type { EffectContext, EffectFn, WorkflowEffects } from "../engine/engine";
+import { retryable } from "../engine/effect-error";
+import { backoffMs, stepRetry, type RetryPolicy } from "../engine/retry";
 import { egressFetch } from "../hooks/egress";
-import type { ModelPort } from "../llm/types";
 import { runInSandbox, type Language } from "../sandbox";
 import { StepError } from "./errors";
 import { httpAttempt, sendHeaders } from "./http";
@@ -15,7 +16,6 @@ import { httpMaxBytes } from "./http-limits";
 import { stepRequest } from "./request";
 
 export interface StepPorts {
-  model: () => ModelPort;
   fetch?: typeof globalThis.fetch;
   /** a secret by name for http headers (default: env SWITCHYARD_SECRET_<NAME>) */
   secret?: (name: string) => string | undefined;
@@ -25,8 +25,6 @@ export interface StepPorts {
   external?: EffectFn;
 }
 
-type Retry = { max: number; backoff_s: number };
-
 const sleep = (ctx: EffectContext, ms: number) =>
   new Promise<void>((resolve, reject) => {
     if (ms <= 0) return resolve();
@@ -35,22 +33,22 @@ const sleep = (ctx: EffectContext, ms: number) =>
   });
 
 /**
- * Attempts 1 + retry.max, `backoff_s` doubling between them; errors marked not retryable end at
- * once. The result says how many attempts it took (the run page shows it); a last failure after
- * several attempts says so in its message.
+ * Up to `retry.maxAttempts` attempts (a step's `retry: { max, backoff_s }`, lib/engine/retry.ts),
+ * the wait doubling between them; an EffectError that is not retryable ends at once. The result
+ * says how many attempts it took (the run page shows it); a last failure after several attempts
+ * says so in its message.
  */
-async function withRetry<T extends object>(ctx: EffectContext, retry: Retry | undefined, attempt: (n: number) => Promise<T>): Promise<T & { attempts: number }> {
-  const max = retry?.max ?? 0;
+async function withRetry<T extends object>(ctx: EffectContext, retry: RetryPolicy, attempt: (n: number) => Promise<T>): Promise<T & { attempts: number }> {
   for (let n = 0; ; n++) {
     try {
       return { ...(await attempt(n)), attempts: n + 1 };
     } catch (e) {
-      if (ctx.signal.aborted || n >= max || (e as { retryable?: boolean }).retryable === false) {
+      if (ctx.signal.aborted || n + 1 >= retry.maxAttempts || !retryable(e)) {
         if (n > 0 && e instanceof Error) e.message += ` (after ${n + 1} attempts)`;
         throw e;
       }
       ctx.progress(`attempt ${n + 1} failed (${(e as Error).message}); retrying`);
-      await sleep(ctx, (retry?.backoff_s ?? 0) * 1000 * 2 ** n);
+      await sleep(ctx, backoffMs(retry, n));
     }
   }
 }
@@ -109,7 +107,6 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
       ...(ports.external ? { "step.external": ports.external } : {}),
       "step.llm": async (raw: never, ctx: EffectContext) => {
         const input = LlmInput.parse(raw);
-        const where = { runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal };
         let schema: z.ZodType<unknown> | null = null;
         try {
           // patterns are checked with RE2 (lib/steps/json-schema.ts), never with a backtracking RegExp
@@ -117,24 +114,23 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
         } catch (e) {
           throw new StepError(`the step's schema cannot be used: ${(e as Error).message}`, "BUSINESS", false);
         }
-        return withRetry(ctx, input.retry, async () => {
-          const model = ports.model();
+        return withRetry(ctx, stepRetry(input.retry), async () => {
           if (input.schema && schema) {
-            const out = await model.generateObject({ purpose: "step", prompt: input.prompt, system: input.system, schema, schemaName: "step_output", offline: () => sampleFor(input.schema!, input.prompt), ...where });
+            const out = await ctx.model.generateObject({ purpose: "step", prompt: input.prompt, system: input.system, schema, schemaName: "step_output", offline: () => sampleFor(input.schema!, input.prompt) });
             return { output: out.object, by: out.adapter, prompt: input.prompt };
           }
-          const out = await model.generate({ purpose: "step", prompt: input.prompt, system: input.system, onText: (t) => ctx.progress(t), ...where });
+          const out = await ctx.model.generate({ purpose: "step", prompt: input.prompt, system: input.system, onText: (t) => ctx.progress(t) });
           return { output: out.text, by: out.adapter, prompt: input.prompt };
         });
       },
       "step.http": async (raw: never, ctx: EffectContext) => {
         const input = HttpInput.parse(raw);
         const sent = sendHeaders(input, ctx.key, http.secret);
-        return withRetry(ctx, input.retry, (n) => httpAttempt(input, ctx, http, sent, n));
+        return withRetry(ctx, stepRetry(input.retry), (n) => httpAttempt(input, ctx, http, sent, n));
       },
       "step.code": async (raw: never, ctx: EffectContext) => {
         const input = CodeInput.parse(raw);
-        return withRetry(ctx, input.retry, async () => {
+        return withRetry(ctx, stepRetry(input.retry), async () => {
           const r = await runInSandbox({ language: input.language, code: program(input.language, input.source, input.scope), ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}) });
           if (!r.ok) throw new StepError(`${input.language} exited ${r.exitCode}: ${r.error?.message ?? r.stderr.slice(0, 500)}`, r.error?.kind === "runtime" ? "BUSINESS" : "RESOURCE_LIMIT", r.error?.kind === "unavailable" || r.error?.kind === "crash");
           return { output: r.returnValue ?? r.stdout, by: r.engine };

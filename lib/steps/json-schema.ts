@@ -7,6 +7,7 @@
 // checks the schema without its patterns, then the patterns are checked here.
 import { RE2JS } from "re2js";
 import { z } from "zod";
+import { StepError } from "./errors";
 
 export const SCHEMA_LIMITS = {
   /** levels of schemas inside schemas (a property's or an item's schema is one level below its parent) */
@@ -166,7 +167,7 @@ export function sampleFor(schema: Schema, text: string): unknown {
   const spend = (values: number, chars = 0) => {
     budget.values -= values;
     budget.chars -= chars;
-    if (budget.values < 0 || budget.chars < 0) throw Object.assign(new Error(`the offline answer to this schema would hold more than ${SCHEMA_LIMITS.values.toLocaleString("en-US")} values or 10,000,000 characters`), { category: "RESOURCE_LIMIT", retryable: false });
+    if (budget.values < 0 || budget.chars < 0) throw new StepError(`the offline answer to this schema would hold more than ${SCHEMA_LIMITS.values.toLocaleString("en-US")} values or 10,000,000 characters`, "RESOURCE_LIMIT", false);
   };
   const build = (s: Schema, depth: number): unknown => {
     spend(1);

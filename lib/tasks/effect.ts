@@ -6,18 +6,18 @@
 import { z } from "zod";
 import { parkEffect, waitingOutside, type EffectContext, type EffectFn } from "../engine/engine";
 import { isStorageFailure } from "../engine/errors";
+import { EffectError } from "../engine/effect-error";
+import { childKey, parseKey, type PersistedChildren } from "../engine/key";
+import { backoffMs, STORAGE_RETRY, stepRetry } from "../engine/retry";
 import type { RunStore } from "../engine/store/types";
 import { TERMINAL } from "../engine/store/types";
 import { DEFAULT_MAX_ATTEMPTS, type TaskQueue } from "./queue";
 import { SETTLED, type TaskRow } from "./store";
 
-export class TaskFailed extends Error {
-  constructor(
-    message: string,
-    readonly category: string,
-    readonly retryable = false,
-  ) {
-    super(message);
+/** A task its worker failed (or withdrawn, or answered with an output that does not parse): not retried here (the queue already retried it). */
+export class TaskFailed extends EffectError {
+  constructor(message: string, category: string, retryable = false) {
+    super(message, { category, retryable });
     this.name = "TaskFailed";
   }
 }
@@ -31,6 +31,7 @@ export interface ExternalSpec {
   effect: string;
   /** what the worker gets as `input` */
   input: unknown;
+  /** RetryPolicy's fields (a task row keeps them), backoffMs the first wait */
   maxAttempts: number;
   backoffMs: number;
 }
@@ -62,7 +63,7 @@ async function untilStored<T>(ctx: EffectContext, write: () => Promise<T>): Prom
       if (!isStorageFailure(e) || ctx.signal.aborted) throw e;
       ctx.progress(`the database refused the task (${(e as Error).message}); trying again`);
       await new Promise<void>((resolve, reject) => {
-        const h = ctx.clock.setTimeout(resolve, Math.min(30_000, 500 * 2 ** attempt));
+        const h = ctx.clock.setTimeout(resolve, backoffMs(STORAGE_RETRY, attempt));
         ctx.signal.addEventListener("abort", () => (ctx.clock.clearTimeout(h), reject(new Error("cancelled"))), { once: true });
       });
     }
@@ -85,9 +86,9 @@ export function currentIn(store: RunStore): (runId: string, key: string) => Prom
   return async (runId, key) => {
     const run = await store.getRun(runId);
     if (!run || TERMINAL.includes(run.status)) return false;
-    const child = key.slice(runId.length + 1, key.lastIndexOf(":"));
-    const snap = run.snapshot as { children?: Record<string, { snapshot?: { status?: string } }>; effects?: Record<string, number> };
-    return snap.children?.[child]?.snapshot?.status === "active" && key === `${runId}:${child}:${snap.effects?.[child] ?? 0}`;
+    const child = parseKey(key, runId)?.child;
+    const snap = run.snapshot as PersistedChildren;
+    return child !== undefined && snap.children?.[child]?.snapshot?.status === "active" && key === childKey(runId, snap, child);
   };
 }
 
@@ -131,8 +132,8 @@ const StepInput = z.object({
 export function externalStep(tasks: () => TaskQueue): EffectFn {
   return waitingOutside(async (raw: never, ctx: EffectContext) => {
     const i = StepInput.parse(raw);
-    const maxAttempts = i.retry ? i.retry.max + 1 : DEFAULT_MAX_ATTEMPTS;
-    const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, maxAttempts, backoffMs: Math.round((i.retry?.backoff_s ?? 1) * 1000) }, ctx);
+    const retry = i.retry ? stepRetry(i.retry) : { maxAttempts: DEFAULT_MAX_ATTEMPTS, backoffMs: 1_000 };
+    const t = await runExternal(tasks(), { queue: i.queue, workflow: i.workflow, stage: i.stage, effect: "step.external", input: i.input, ...retry }, ctx);
     // credited to whoever completed it (accounts on: the principal, e.g. "ana (token mailer-1)"; off: the claim's worker name)
     const who = t.settledBy ?? t.worker ?? "?";
     // offered again with no failure recorded: a worker's lease ran out (the run page says so)

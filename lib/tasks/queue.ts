@@ -6,6 +6,7 @@
 import { ConflictError, NotFoundError } from "../engine/errors";
 import type { Clock } from "../engine/clock";
 import type { SqlPorts } from "../db/sql";
+import { backoffMs } from "../engine/retry";
 import { TaskStore, leaseHashOf, newLeaseToken, type Lease, type NewTask, type TaskError, type TaskRow } from "./store";
 import { claimTraceparent } from "../telemetry";
 
@@ -157,7 +158,7 @@ export class TaskQueue {
     const now = this.now();
     const l = this.lease(call, t);
     if (retryable && t.attempt < t.maxAttempts) {
-      const again = await this.store.requeue(id, err, l, now, now + t.backoffMs * 2 ** Math.max(0, t.attempt - 1));
+      const again = await this.store.requeue(id, err, l, now, now + backoffMs(t, t.attempt - 1));
       if (again) {
         this.wake(again.queue);
         return again;

@@ -5,6 +5,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, Tr
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider, RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-node";
+import { categoryOf } from "../engine/effect-error";
 import { runSpanIdOf, stepSpanIdOf, traceIdOf } from "./ids";
 import type { HttpCall, ModelAnswer, ModelCall, RunInfo, StepInfo, Tracing } from "./index";
 
@@ -29,7 +30,7 @@ function runContext(runId: string): Context {
 function failed(span: Span, e: unknown, type?: string) {
   const err = e instanceof Error ? e : new Error(String(e));
   span.recordException(err);
-  span.setAttribute("error.type", type ?? ((e as { category?: unknown })?.category ? String((e as { category: unknown }).category) : err.name || "Error"));
+  span.setAttribute("error.type", type ?? categoryOf(e) ?? (err.name || "Error"));
   span.setStatus({ code: SpanStatusCode.ERROR, message: err.message.slice(0, 500) });
 }
 

@@ -8,7 +8,7 @@ import { researchOutputs } from "./outputs";
 export default builtIn({
   definition: deepResearch,
   order: 2,
-  effects: (p) => deepResearchEffects({ model: p.model, knowledge: p.knowledge, web: p.web, missionsOn: (day) => missionsOn(p.db, day) }),
+  effects: (p) => deepResearchEffects({ knowledge: p.knowledge, web: p.web, missionsOn: (day) => missionsOn(p.db, day) }),
   views: () => import("./views"),
   outputs: researchOutputs,
 });

@@ -8,7 +8,7 @@ import { logApi } from "./api";
 export default builtIn({
   definition: domainAgent,
   order: 3,
-  effects: (p) => domainAgentEffects({ db: p.db, model: p.model }),
+  effects: (p) => domainAgentEffects({ db: p.db }),
   views: () => import("./views"),
   api: logApi,
   pages: { log: () => import("./log-page") },

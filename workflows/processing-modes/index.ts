@@ -9,7 +9,7 @@ import { modesOutputs } from "./outputs";
 export default builtIn({
   definition: processingModes,
   order: 4,
-  effects: (p) => processingModesEffects({ db: p.db, model: p.model, knowledge: p.knowledge, web: p.web }),
+  effects: (p) => processingModesEffects({ db: p.db, knowledge: p.knowledge, web: p.web }),
   defaults: (env) => ({ config: modesConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),

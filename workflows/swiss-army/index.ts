@@ -10,7 +10,7 @@ export default builtIn({
   definition: swissArmy,
   order: 1,
   services: swissServices,
-  effects: (p, s) => swissArmyEffects({ cm: s.cm, model: p.model, documents: p.documents }),
+  effects: (p, s) => swissArmyEffects({ cm: s.cm, documents: p.documents }),
   defaults: (env) => ({ config: swissConfigFromEnv(env) }),
   views: () => import("./views"),
   panel: () => import("./panel"),

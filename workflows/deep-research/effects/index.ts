@@ -4,8 +4,6 @@
 import { z } from "zod";
 import type { EffectContext } from "../../../lib/engine/engine";
 import { keyTerms } from "../../../lib/knowledge/text";
-import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
-import type { ModelPort } from "../../../lib/llm/types";
 import { PlanSchema, type deepResearchMachine, type PlanOutput } from "../machine";
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { FoundFact, FoundSource, Reflection, TaskResult } from "../types";
@@ -14,7 +12,6 @@ import type { SearchPort, SearchResult } from "../../../lib/search/types";
 import { extractFacts, offlinePlan, offlineReflection, offlineReport } from "./offline";
 
 export interface ResearchPorts {
-  model: () => ModelPort;
   /** the knowledge store, always there */
   knowledge: SearchPort;
   /** a web search adapter, when one is configured */
@@ -50,7 +47,7 @@ const sourcesOf = (results: SearchResult[]): FoundSource[] => results.map((r) =>
 
 export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deepResearchMachine> {
   const plan = async (input: { topic: string; feedback?: string; previous?: Plan | null; edited?: Plan | null; createdAt: number }, ctx: EffectContext): Promise<PlanOutput> => {
-    const model = ports.model();
+    const model = ctx.model;
     const out = await model.generateObject({
       purpose: "plan",
       schemaName: "research_plan",
@@ -61,10 +58,6 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
         .filter(Boolean)
         .join("\n"),
       offline: () => offlinePlan(input.topic, { feedback: input.feedback, edited: input.edited, previous: input.previous }),
-      runId: ctx.runId,
-      state: ctx.state,
-      key: ctx.key,
-      signal: ctx.signal,
     });
     const day = new Date(input.createdAt || ctx.clock.now()).toISOString().slice(0, 10);
     const n = await ports.missionsOn(day);
@@ -82,8 +75,8 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
     const primary = ports.web ?? ports.knowledge;
     const secondary = ports.web ? ports.knowledge : null;
     const base = task.query ?? task.description;
-    const model = ports.model();
-    const where = { runId: ctx.runId, state: ctx.state, key: `${ctx.key}:${task.id}.${attempt}`, signal: ctx.signal };
+    // one journal key per task and attempt (the invocation's key, then the task's)
+    const model = ctx.model.at(`${task.id}.${attempt}`);
     let tokens = 0;
     // a search sub-agent with a model formulates its own queries from the task
     let queries = [attempt === 1 ? base : `${keyTerms(`${base} ${topic}`, 8).join(" ")}`];
@@ -95,7 +88,6 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
         system: "You are a research sub-agent. Write 1-3 precise search queries that find sources for the task. Attempt 2 means the first queries found nothing useful: try a different angle.",
         prompt: `Topic: ${topic}\nTask ${task.id}: ${task.description}\nDimension: ${task.dimension ?? "general"}\nPlanned query: ${base}\nAttempt: ${attempt}`,
         offline: () => ({ queries }),
-        ...where,
       });
       queries = out.object.queries;
       tokens += used(out.usage);
@@ -128,7 +120,6 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
         system: "You are a research sub-agent resolving a conflict between facts. Read the numbered sources, decide which claim they support, and state the resolution as one fact citing the source number that settles it.",
         prompt: `Topic: ${topic}\nConflict: ${task.description}\nSources:\n${numbered(results)}`,
         offline: () => ({ resolution: task.description, source: 1, confidence: "Low" as const, reasoning: "" }),
-        ...where,
       });
       tokens += used(out.usage);
       const facts = factsFrom([{ statement: out.object.resolution, source: out.object.source, confidence: out.object.confidence }], results.length);
@@ -142,7 +133,6 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
         "You are a research sub-agent. Read the numbered sources and extract up to 8 facts relevant to the task: each a self-contained statement, the number of the source it comes from, and a confidence (High only when several sources agree, Medium for one reliable source, Low otherwise). Never invent facts the sources do not state.",
       prompt: `Topic: ${topic}\nTask ${task.id}: ${task.description}\nDimension: ${task.dimension ?? "general"}\nSources:\n${numbered(results)}`,
       offline: () => ({ facts: [] }),
-      ...where,
     });
     tokens += used(out.usage);
     const facts = factsFrom(out.object.facts, results.length);
@@ -153,35 +143,26 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
   const reflect = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number; known?: string[] }, ctx: EffectContext): Promise<Reflection> => {
     // conflicts earlier rounds already turned into C tasks are not raised again
     const known = input.known ?? [];
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "reflect",
       schemaName: "reflection",
       schema: ReflectionSchema,
       system: "You review research coverage. List dimensions with fewer than two facts as gaps (with a search query) and pairs of facts that contradict each other as conflicts.",
       prompt: `Topic: ${input.topic}\nDimensions: ${input.plan.dimensions.join("; ")}\nFacts:\n${input.facts.map((f) => `${f.id} [${f.dimension}] ${f.statement}`).join("\n")}\nRound: ${input.round}${known.length ? `\nConflicts already being resolved (do not list again): ${known.join("; ")}` : ""}`,
       offline: () => offlineReflection(input.plan, input.facts, input.round, known),
-      runId: ctx.runId,
-      state: ctx.state,
-      key: ctx.key,
-      signal: ctx.signal,
     });
     const conflicts = out.object.conflicts.filter((c) => !known.some((k) => k === c.subject || k.includes(c.subject) || c.subject.includes(k)));
     return { ...out.object, conflicts, round: input.round };
   };
 
   const synthesize = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; missionId: string }, ctx: EffectContext) => {
-    const model = ports.model();
-    // offline, the report is assembled from the facts: no model call, no tokens
-    if (model.offline) return { report: offlineReport(input.topic, input.missionId, input.plan, input.facts, input.sources), adapter: OFFLINE_ADAPTER, tokens: 0 };
-    const out = await model.generate({
+    const out = await ctx.model.generate({
       purpose: "synthesize",
       system: "Write a research report in Markdown. Cite every claim with its source id in brackets, e.g. [S01]. End with a Sources section listing the ids you cited.",
       prompt: `Topic: ${input.topic}\nDimensions: ${input.plan.dimensions.join("; ")}\nFacts:\n${input.facts.map((f) => `- ${f.statement} [${f.source}] (${f.confidence})`).join("\n")}\nSources:\n${input.sources.map((s) => `[${s.id}] ${s.title} ${s.url}`).join("\n")}`,
-      runId: ctx.runId,
-      state: ctx.state,
-      key: ctx.key,
-      signal: ctx.signal,
       onText: (chunk) => ctx.progress(chunk),
+      // offline, the report is assembled from the facts: no model call, no tokens
+      offline: () => offlineReport(input.topic, input.missionId, input.plan, input.facts, input.sources),
     });
     return { report: out.text, adapter: out.adapter, tokens: out.usage.promptTokens + out.usage.completionTokens };
   };

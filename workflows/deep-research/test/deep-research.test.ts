@@ -10,6 +10,7 @@ import { MISSION_STATUSES } from "../research/types";
 import type { Plan, Task } from "../research/types";
 import { fail } from "../../../test/helpers";
 import { researchRuntime } from "./support";
+import { EffectError } from "../../../lib/engine/effect-error";
 
 let rt: Awaited<ReturnType<typeof researchRuntime>> | null = null;
 afterEach(async () => {
@@ -435,7 +436,7 @@ describe("deep-research unrecoverable errors and plan validation", () => {
       actors: {
         plan: fixedPlan() as never,
         researchTask: (async (input: { task: Task; attempt: number }, ctx: EffectContext) => {
-          if (input.task.id === "S2" && limited) throw Object.assign(new Error("token budget exhausted"), { category: "RESOURCE_LIMIT" });
+          if (input.task.id === "S2" && limited) throw new EffectError("token budget exhausted", { category: "RESOURCE_LIMIT" });
           return base(input, ctx);
         }) as never,
       },

@@ -11,8 +11,6 @@ import { parseLog } from "../domains/parse";
 import { getProfile, listEntries, recordObservation, saveEntries, setProfileFacts } from "../domains/store";
 import type { ActiveDomainContext, ParsedEntry } from "../domains/types";
 import type { EffectContext } from "../../../lib/engine/engine";
-import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
-import type { ModelPort } from "../../../lib/llm/types";
 import type { domainAgentMachine, PlanInput } from "../machine";
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { AgentContext, Analysis, Answer, Clarification, Evaluation, ObserveResult, QueryPlan, RetrievedEntry, RouteResult, StoredLog, Trigger } from "../types";
@@ -24,7 +22,6 @@ import { offlineRoute } from "./route";
 
 export interface AgentPorts {
   db: Db;
-  model: () => ModelPort;
 }
 
 const Domain = z.enum(DOMAIN_IDS as [string, ...string[]]);
@@ -58,7 +55,6 @@ const ObserveSchema = z.object({
 });
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const where = (ctx: EffectContext) => ({ runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
 const contextLines = (c: ActiveDomainContext) =>
   `Loaded domains: ${c.domains.join(", ") || "none"}\nExpertise:\n${c.expertise.flatMap((e) => e.lines.map((l) => `- [${e.domain}] ${l}`)).join("\n")}\nGlobal context: ${JSON.stringify(c.profile)}`;
 const entryLines = (es: RetrievedEntry[]) => es.map((e) => `${e.id} ${e.day} [${e.domains.join(",")}] ${e.text} ${e.metrics.map((m) => `${m.name}=${m.value}${m.unit}`).join(" ")}`).join("\n");
@@ -66,14 +62,13 @@ const entryLines = (es: RetrievedEntry[]) => es.map((e) => `${e.id} ${e.day} [${
 export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAgentMachine> {
   const route = async (input: { text: string; today?: string }, ctx: EffectContext): Promise<RouteResult> => {
     const today = input.today ?? day(ctx.clock.now());
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "route",
       schemaName: "route",
       schema: RouteSchema,
       system: `Classify a person's message to their training/health log assistant as QUERY (questions), LOG (log lines to store) or BOTH; split it into logText and queryText; select the domains it touches among ${DOMAIN_IDS.join(", ")}; list statements that correct facts about the person (max_hr, resting_hr_baseline, hrv_baseline, body_weight_kg, goal_race, diet).`,
       prompt: input.text,
       offline: () => offlineRoute(input.text, today),
-      ...where(ctx),
     });
     return { ...out.object, today, adapter: out.adapter } as RouteResult;
   };
@@ -85,7 +80,7 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
 
   const plan = async (input: PlanInput, ctx: EffectContext): Promise<QueryPlan> => {
     const offline = offlinePlan(input);
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "plan",
       schemaName: "plan",
       schema: PlanDecisionSchema,
@@ -93,7 +88,6 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
         "You plan how to answer a question from the person's own log. Decide: RETRIEVE (normal), EXPAND_DOMAIN (the question needs a domain not loaded: list it in expand), CLARIFY (a fact only the person knows: say which profile key in gap.need and ask gap.question), or SYNTHESIZE (the global context already answers it).",
       prompt: `Question: ${input.query}\nToday: ${input.today}\n${contextLines(input.context)}\nRound ${input.round}, re-plans ${input.replans}, retries ${input.retryCount}${input.evaluation ? `\nLast evaluation: ${input.evaluation.reasons.join("; ")}` : ""}${input.clarification?.answer ? `\nThe person answered "${input.clarification.question}": ${input.clarification.answer}` : ""}`,
       offline: () => ({ decision: offline.decision, reason: offline.reason, expand: offline.expand ?? null, gap: offline.gap ?? null }),
-      ...where(ctx),
     });
     const { expand, gap, ...decided } = out.object;
     return { ...offline, ...decided, expand: expand ?? undefined, gap: gap ?? undefined, adapter: out.adapter };
@@ -117,7 +111,7 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
 
   const analyze = async (input: Parameters<typeof offlineAnalysis>[0], ctx: EffectContext): Promise<Analysis> => {
     const offline = offlineAnalysis(input);
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "analyze",
       schemaName: "analysis",
       schema: VerdictSchema,
@@ -125,7 +119,6 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
         "You analyze log entries against a question. SUFFICIENT when the findings answer it; INSUFFICIENT when data is missing; report a gap with outside_current_expertise=true and suspected_domain when the entries point at a domain that is not loaded.",
       prompt: `Question: ${input.query}\n${contextLines(input.context)}\nWindow: ${input.plan.window.from}..${input.plan.window.to} vs ${input.plan.window.baselineFrom}..${input.plan.window.baselineTo}\nFindings:\n${offline.findings.map((f) => `- ${f.statement}`).join("\n")}\nEntries:\n${entryLines(input.entries.slice(0, 80))}${input.clarification?.answer ? `\nThe person said: ${input.clarification.answer}` : ""}`,
       offline: () => ({ verdict: offline.verdict, gap: offline.gap, reason: offline.reason }),
-      ...where(ctx),
     });
     const gap = input.canExpand ? out.object.gap : null;
     return { ...offline, ...out.object, gap, adapter: out.adapter };
@@ -134,7 +127,7 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
   const clarify = async (input: { query: string; plan: QueryPlan; context: ActiveDomainContext }, ctx: EffectContext): Promise<Clarification> => {
     const planned = input.plan.gap?.question ?? `What should I know to answer “${input.query}”?`;
     const need = input.plan.gap?.need ?? null;
-    const model = ports.model();
+    const model = ctx.model;
     // offline, PLAN's own question is asked: no model call
     if (model.offline) return { question: planned, need, why: input.plan.reason };
     const out = await model.generateObject({
@@ -144,36 +137,32 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
       system: "You ask the person one short question that only they can answer (a fact about themselves missing from their log and profile), so that their question can be answered. Say briefly why you ask.",
       prompt: `Their question: ${input.query}\nWhat is missing: ${need ?? "unknown"} (${input.plan.reason})\nA draft question: ${planned}\n${contextLines(input.context)}`,
       offline: () => ({ question: planned, why: input.plan.reason }),
-      ...where(ctx),
     });
     return { question: out.object.question, need, why: out.object.why || input.plan.reason };
   };
 
   const synthesize = async (input: Parameters<typeof offlineAnswer>[0], ctx: EffectContext): Promise<Answer> => {
-    const model = ports.model();
     const draft = offlineAnswer(input);
-    // offline, the answer is the draft written from the findings: no model call, no tokens
-    if (model.offline) return { ...draft, adapter: OFFLINE_ADAPTER, tokens: 0 };
-    const out = await model.generate({
+    const out = await ctx.model.generate({
       purpose: "synthesize",
       system: "Answer the person's question about their own log from the findings. Cite entries as [n] by their number in the list. Say plainly when data is missing. Be brief.",
       prompt: `Question: ${input.query}\n${contextLines(input.context)}\nFindings:\n${(input.analysis?.findings ?? []).map((f) => `- ${f.statement}`).join("\n")}`,
       passages: input.entries.filter((e) => draft.citations.includes(e.id)).map((e) => ({ id: e.id, title: e.day, text: e.text })),
       onText: (chunk) => ctx.progress(chunk),
-      ...where(ctx),
+      // offline, the answer is the draft written from the findings: no model call, no tokens
+      offline: () => draft,
     });
     return { text: out.text, citations: out.citations.length ? out.citations : draft.citations, adapter: out.adapter, tokens: out.usage.promptTokens + out.usage.completionTokens };
   };
 
   const evaluate = async (input: Parameters<typeof offlineEvaluation>[0], ctx: EffectContext): Promise<Evaluation> => {
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "evaluate",
       schemaName: "evaluation",
       schema: EvaluationSchema,
       system: "Evaluate an answer to a question about the person's log: PASS when it addresses the question, cites entries, and (for why-questions) names likely contributors; otherwise FAIL with reasons.",
       prompt: `Question: ${input.query}\nAnswer:\n${input.answer.text}`,
       offline: () => offlineEvaluation(input),
-      ...where(ctx),
     });
     return { ...out.object, adapter: out.adapter };
   };
@@ -202,14 +191,13 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
     const profile = await getProfile(ports.db);
     const offline = offlineObserve(input.triggers, input.context, profile);
     const c = input.context;
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "observe",
       schemaName: "observation",
       schema: ObserveSchema,
       system: "You are the observer of a personal log assistant. Given the triggers, decide whether to update the person's global context (a key/value profile) and say why. Only durable facts: baselines, corrections, things to watch.",
       prompt: `Triggers: ${input.triggers.join(", ") || "none"}\nGlobal context: ${JSON.stringify(profile)}\nCorrections: ${JSON.stringify(c.route?.corrections ?? [])}\nClarification: ${JSON.stringify(c.clarification)}\nSignificant: ${JSON.stringify(c.stored?.significant ?? [])}\nAnswer: ${c.answer?.text ?? ""}`,
       offline: () => offline,
-      ...where(ctx),
     });
     const plan = input.triggers.length ? out.object : offline;
     const changes = [];

@@ -5,11 +5,11 @@
 import { z } from "zod";
 import type { Db } from "../../../lib/db/client";
 import type { EffectContext } from "../../../lib/engine/engine";
+import { EffectError, type ErrorCategory } from "../../../lib/engine/effect-error";
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { processingModesMachine } from "../machine";
 import { keyTerms } from "../../../lib/knowledge/text";
 import { isSmallTalk, OFFLINE_ADAPTER } from "../../../lib/llm/offline";
-import type { ModelPort } from "../../../lib/llm/types";
 import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../types";
 import { codeBlock, runInSandbox } from "../../../lib/sandbox";
 import type { SearchPort } from "../../../lib/search/types";
@@ -20,7 +20,6 @@ import { offlineStage } from "./thinking";
 
 export interface ModesPorts {
   db: Db;
-  model: () => ModelPort;
   knowledge: SearchPort;
   web: SearchPort | null;
 }
@@ -33,8 +32,7 @@ const STAGE_PROMPTS: Record<ThinkingStage, string> = {
   FinalAnswer: "Write the final, structured answer in Markdown.",
 };
 
-const classified = (message: string, category: string) => Object.assign(new Error(message), { category });
-const where = (ctx: EffectContext) => ({ runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
+const classified = (message: string, category: ErrorCategory) => new EffectError(message, { category });
 
 export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof processingModesMachine> {
   const toPassages = (rs: Awaited<ReturnType<SearchPort["search"]>>): Passage[] =>
@@ -48,7 +46,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
     }
     const top = (await ports.knowledge.search(input.query, { limit: 1, signal: ctx.signal }))[0]?.score ?? 0;
     const offline = classifyMode(input.query, top);
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "route",
       schemaName: "routing",
       schema: z.object({ mode: z.enum(MODES), confidence: z.number().min(0).max(1), reason: z.string() }),
@@ -56,7 +54,6 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
         "Route the user's request to one processing mode: CHAT (small talk, a direct answer), KNOWLEDGE (answerable from the product's documentation), SEARCH (needs current web information), CODE (write or run code), THINKING (a hard problem needing multi-step reasoning), DEEP_RESEARCH (a research report with sources).",
       prompt: input.query,
       offline: () => ({ mode: offline.mode, confidence: offline.confidence, reason: offline.reason }),
-      ...where(ctx),
     });
     const mode = out.object.mode;
     return { mode, level: LEVEL[mode], runtime: LEVEL[mode] === "Agent" ? "AgentRuntime" : "ModelRuntime", routedBy: "classified", confidence: out.object.confidence, scores: offline.scores, reason: out.object.reason, adapter: out.adapter, startedAt };
@@ -69,10 +66,10 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
     cachePut(ports.db, input.key, input.mode, input.query, input.result, input.ttlMs, ctx.clock.now());
 
   const chat = async (input: { prompt: string; query: string }, ctx: EffectContext): Promise<ModeResult> => {
-    const model = ports.model();
+    const model = ctx.model;
     // the offline engine cannot converse: it answers with what the stored documents say
     const passages = model.offline && !isSmallTalk(input.query) ? toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal })) : [];
-    const out = await model.generate({ purpose: "chat", system: input.prompt.split("\nUser:")[0]!.replace(/^System: /, ""), prompt: input.query, passages, onText: (c) => ctx.progress(c), ...where(ctx) });
+    const out = await model.generate({ purpose: "chat", system: input.prompt.split("\nUser:")[0]!.replace(/^System: /, ""), prompt: input.query, passages, onText: (c) => ctx.progress(c) });
     return { text: out.text, adapter: out.adapter, citations: cite(passages, out.citations), cached: false };
   };
 
@@ -80,9 +77,9 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
     ids.map((id) => passages.find((p) => p.id === id)).filter((p): p is Passage => !!p).map((p) => ({ id: p.id, title: p.title, url: p.url }));
 
   const embed = async (input: { query: string }, ctx: EffectContext) => {
-    const model = ports.model();
+    const model = ctx.model;
     if (model.embed) {
-      const e = await model.embed([input.query], ctx.signal, { runId: ctx.runId, state: ctx.state });
+      const e = await model.embed([input.query]);
       return { adapter: e.adapter, dims: e.vectors[0]?.length ?? 0, terms: keyTerms(input.query, 12) };
     }
     // offline: the query's terms are what BM25 matches on
@@ -92,13 +89,12 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const searchKnowledge = async (input: { query: string }, ctx: EffectContext) => ({ passages: toPassages(await ports.knowledge.search(input.query, { limit: 6, signal: ctx.signal })) });
 
   const answer = async (input: { query: string; passages: Passage[]; mode: Mode }, ctx: EffectContext): Promise<ModeResult> => {
-    const out = await ports.model().generate({
+    const out = await ctx.model.generate({
       purpose: "answer",
       system: input.mode === "SEARCH" ? "Write a comprehensive answer from the search results. Cite them as [n]." : "Answer from the numbered passages only and cite them as [n]. Say so when they do not answer the question.",
       prompt: input.query,
       passages: input.passages.map((p) => ({ id: p.id, title: p.title, text: p.text, score: p.score })),
       onText: (c) => ctx.progress(c),
-      ...where(ctx),
     });
     return { text: out.text, adapter: out.adapter, citations: cite(input.passages, out.citations), cached: false };
   };
@@ -106,14 +102,13 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const generateQueries = async (input: { query: string }, ctx: EffectContext) => {
     const terms = keyTerms(input.query, 8);
     const offline = [...new Set([input.query.trim().slice(0, 300), terms.join(" "), terms.slice(0, 4).join(" ") + " overview"].map((q) => q.trim()).filter((q) => q.length > 2))].slice(0, 3);
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "search-queries",
       schemaName: "search_queries",
       schema: z.object({ queries: z.array(z.string().min(2).max(300)).min(2).max(3) }),
       system: "Turn the user's question into 2-3 precise, search-engine-optimized queries.",
       prompt: input.query,
       offline: () => ({ queries: offline.length >= 2 ? offline : [input.query, `${input.query} overview`] }),
-      ...where(ctx),
     });
     return { queries: out.object.queries, adapter: out.adapter };
   };
@@ -141,7 +136,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const generateCode = async (input: { query: string }, ctx: EffectContext) => {
     const block = codeBlock(input.query);
     if (block) return { ...block, source: "request" as const };
-    const model = ports.model();
+    const model = ctx.model;
     if (model.offline) {
       throw classified("the request has no code block and the offline engine cannot write code: put the code in ```js or ```python fences, or configure a model endpoint", "BUSINESS");
     }
@@ -152,7 +147,6 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
       system: "Write a self-contained program that does what the user asks. JavaScript (no imports, no I/O besides console.log) or Python (standard library only). The last expression is the return value.",
       prompt: input.query,
       offline: () => ({ language: "javascript" as const, code: "" }),
-      ...where(ctx),
     });
     return { ...out.object, source: "model" as const };
   };
@@ -163,23 +157,18 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   };
 
   const think = async (input: { stage: ThinkingStage; query: string; previous: { stage: ThinkingStage; text: string }[] }, ctx: EffectContext) => {
-    const model = ports.model();
-    if (model.offline) {
-      const passages = toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }));
-      // the offline stage is built from the request and the store: no model call, no usage row
-      return { stage: input.stage, text: offlineStage(input.stage, input.query, input.previous, passages), adapter: OFFLINE_ADAPTER };
-    }
-    const out = await model.generate({
+    const out = await ctx.model.generate({
       purpose: `thinking:${input.stage}`,
       system: STAGE_PROMPTS[input.stage],
       prompt: [`Problem: ${input.query}`, ...input.previous.map((p) => `## ${p.stage}\n${p.text}`)].join("\n\n"),
       onText: (c) => ctx.progress(c),
-      ...where(ctx),
+      // the offline stage is built from the request and the store: no model call, no usage row
+      offline: async () => offlineStage(input.stage, input.query, input.previous, toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }))),
     });
     return { stage: input.stage, text: out.text, adapter: out.adapter };
   };
 
-  const research = researchEffects({ model: ports.model, search: () => ports.web ?? ports.knowledge });
+  const research = researchEffects({ search: () => ports.web ?? ports.knowledge });
 
   const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
     const c = input.context;

@@ -6,18 +6,15 @@ import { z } from "zod";
 import type { EffectContext } from "../../../lib/engine/engine";
 import { clip, isProse, keyTerms, quotable, sentences } from "../../../lib/knowledge/text";
 import { OFFLINE_ADAPTER } from "../../../lib/llm/offline";
-import type { ModelPort } from "../../../lib/llm/types";
 import type { ReportOutput, SearchTaskOutput, SummaryOutput } from "../machine";
 import type { ReportPlan, ResearchSource, SearchTaskState } from "../types";
 import type { SearchPort } from "../../../lib/search/types";
 
 export interface ResearchPorts {
-  model: () => ModelPort;
   /** web search when configured, else the knowledge store */
   search: () => SearchPort;
 }
 
-const where = (ctx: EffectContext) => ({ runId: ctx.runId, state: ctx.state, key: ctx.key, signal: ctx.signal });
 const PRIORITIES = ["high", "medium", "low"] as const;
 
 const PlanSchema = z.object({
@@ -101,28 +98,26 @@ export function researchEffects(ports: ResearchPorts) {
   // a retried boundary passes through every state again; a step an earlier attempt finished returns its result without a call
   const writeReportPlan = async (input: { query: string; plan: ReportPlan | null }, ctx: EffectContext): Promise<ReportPlan> => {
     if (input.plan) return input.plan;
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "report-plan",
       schemaName: "report_plan",
       schema: PlanSchema,
       system: "Write a detailed outline for a research report answering the user's request: a title and 2-6 sections, each with what it covers.",
       prompt: input.query,
       offline: () => offlinePlan(input.query),
-      ...where(ctx),
     });
     return { ...out.object, adapter: out.adapter };
   };
 
   const generateSearchTasks = async (input: { query: string; plan: ReportPlan; tasks: SearchTaskState[] }, ctx: EffectContext) => {
     if (input.tasks.length > 0) return { tasks: input.tasks, adapter: "", kept: true };
-    const out = await ports.model().generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "search-tasks",
       schemaName: "search_tasks",
       schema: TasksSchema,
       system: "From the research plan, extract 1-5 search tasks: a search-engine query, the goal (what the result should answer) and a priority (high, medium, low).",
       prompt: `Request: ${input.query}\nReport plan: ${input.plan.title}\n${input.plan.sections.map((s) => `- ${s.heading}: ${s.covers}`).join("\n")}`,
       offline: () => ({ tasks: offlineTasks(input.plan) }),
-      ...where(ctx),
     });
     // high priority first, as the tasks are iterated
     const tasks = [...out.object.tasks].sort((a, b) => PRIORITIES.indexOf(a.priority) - PRIORITIES.indexOf(b.priority));
@@ -150,21 +145,20 @@ export function researchEffects(ports: ResearchPorts) {
 
   const processResult = async (input: { query: string; task: SearchTaskState; sources: ResearchSource[] }, ctx: EffectContext): Promise<SummaryOutput> => {
     if (input.task.summary !== null && input.task.adapter !== null) return { summary: input.task.summary, adapter: input.task.adapter };
-    const model = ports.model();
     // nothing found, or no model: the summary is built from the results, no call is made
-    if (model.offline || input.sources.length === 0) return { summary: offlineSummary(input.task, input.sources), adapter: OFFLINE_ADAPTER };
-    const out = await model.generate({
+    if (input.sources.length === 0) return { summary: offlineSummary(input.task, input.sources), adapter: OFFLINE_ADAPTER };
+    const out = await ctx.model.generate({
       purpose: "process-result",
       system: "Summarize what these search results say for the goal, in a few sentences or bullets. Cite every claim with its source id in brackets, e.g. [S01]. Say so when the results do not answer the goal.",
       prompt: `Research request: ${input.query}\nSearch: ${input.task.query}\nGoal: ${input.task.goal}\n\nResults:\n${sourceBlock(input.sources)}`,
       onText: (c) => ctx.progress(c),
-      ...where(ctx),
+      offline: () => offlineSummary(input.task, input.sources),
     });
     return { summary: out.text, adapter: out.adapter };
   };
 
   const writeFinalReport = async (input: { query: string; plan: ReportPlan; tasks: SearchTaskState[]; sources: ResearchSource[] }, ctx: EffectContext): Promise<ReportOutput> => {
-    const model = ports.model();
+    const model = ctx.model;
     if (model.offline) return offlineReport(input.query, input.plan, input.tasks, input.sources);
     const out = await model.generate({
       purpose: "final-report",
@@ -176,7 +170,6 @@ export function researchEffects(ports: ResearchPorts) {
         `Sources:\n${input.sources.map((s) => `[${s.id}] ${s.title} ${s.url}`).join("\n")}`,
       ].join("\n\n"),
       onText: (c) => ctx.progress(c),
-      ...where(ctx),
     });
     return { report: out.text, adapter: out.adapter, cited: citedIn(out.text, input.sources) };
   };

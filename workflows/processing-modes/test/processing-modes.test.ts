@@ -13,6 +13,7 @@ import { offlineStage } from "../effects/thinking";
 import { modeMetrics } from "../mode-metrics";
 import { THINKING_STAGES, type ModesContext } from "../types";
 import { flush, workflowRuntime, type Overrides, type RuntimeOverrides } from "../../../test/helpers";
+import { EffectError } from "../../../lib/engine/effect-error";
 
 let rt: Awaited<ReturnType<typeof workflowRuntime>> | null = null;
 afterEach(async () => {
@@ -396,7 +397,7 @@ describe("processing-modes: a model error in a ModelRuntime processor", () => {
     let calls = 0;
     const chat = async () => {
       calls++;
-      if (calls === 1) throw Object.assign(new Error("endpoint 1: invalid_output after retries"), { category: "LLM" });
+      if (calls === 1) throw new EffectError("endpoint 1: invalid_output after retries", { category: "LLM" });
       return { text: "second time lucky", adapter: "test", citations: [], cached: false };
     };
     rt = await modesRuntime({ actors: { chat } });
@@ -415,7 +416,7 @@ describe("processing-modes: a model error in a ModelRuntime processor", () => {
     const think = async (input: { stage: string }) => {
       if (input.stage === "DeepReasoning" && !failed) {
         failed = true;
-        throw Object.assign(new Error("503 overloaded"), { category: "NETWORK" });
+        throw new EffectError("503 overloaded", { category: "NETWORK" });
       }
       return { stage: input.stage, text: `${input.stage} text`, adapter: "test" };
     };

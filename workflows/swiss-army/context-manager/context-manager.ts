@@ -11,6 +11,7 @@ import { TITLE_CHARS, prepareCmText, searchCmText, type CmDialect } from "./cm-t
 /** A Prisma client inside an interactive transaction. */
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 import type { Clock } from "../../../lib/engine/clock";
+import { EffectError } from "../../../lib/engine/effect-error";
 import { SEED_PATTERNS } from "./seed-patterns";
 import { clip, coverage, keyTerms } from "../../../lib/knowledge/text";
 
@@ -72,9 +73,10 @@ export interface StoredResult {
 
 type OutboxKind = "request" | "result" | "decision";
 
-export class CmUnavailableError extends Error {
+/** The Context Manager cannot answer now (its breaker is open, or its store failed): transient. */
+export class CmUnavailableError extends EffectError {
   constructor(reason: string) {
-    super(`Context Manager unavailable: ${reason}`);
+    super(`Context Manager unavailable: ${reason}`, { category: "NETWORK" });
     this.name = "CmUnavailableError";
   }
 }

@@ -5,10 +5,9 @@ import { z } from "zod";
 import type { ActionFn, EffectContext } from "../../../lib/engine/engine";
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { swissArmyMachine } from "../machine";
-import { idFromKey, type ContextManager } from "../context-manager/context-manager";
+import { CmUnavailableError, idFromKey, type ContextManager } from "../context-manager/context-manager";
 import { hitTitle, type KnowledgeStore } from "../../../lib/knowledge/documents";
 import { clip } from "../../../lib/knowledge/text";
-import type { ModelPort } from "../../../lib/llm/types";
 import type {
   ExecuteOutput,
   ExecutionRecord,
@@ -25,7 +24,6 @@ export type DocumentSearch = Pick<KnowledgeStore, "search">;
 
 export interface SwissPorts {
   cm: ContextManager;
-  model: () => ModelPort;
   /** the knowledge store's documents, searched alongside the Context Manager's patterns and results */
   documents?: () => Promise<DocumentSearch>;
 }
@@ -62,7 +60,7 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
   const parseRequest = async (input: { requestId: string; content: string; at: number }, ctx: EffectContext): Promise<ParseOutput> => {
     const requestId = idFromKey(ctx.key);
     const out = analyzeRequest(input.content, requestId, input.at || ctx.clock.now());
-    const model = ports.model();
+    const model = ctx.model;
     // with a model, it reads the request (intent, type, complexity, parameters); the offline
     // analysis still screens out the seed's user errors first. Offline: no call (the hot path).
     if (out.valid && !model.offline) {
@@ -74,10 +72,6 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
         system: "Analyze a request to a coding assistant: its intent in a few words, its type (code, docs, refactor or query), its complexity, and its parameters (language, file, limits …) as name/value pairs.",
         prompt: input.content,
         offline: () => ({ intent: m.intent, request_type: m.request_type, estimated_complexity: m.estimated_complexity, parameters: Object.entries(m.parameters).map(([name, value]) => ({ name, value })) }),
-        runId: ctx.runId,
-        state: ctx.state,
-        key: ctx.key,
-        signal: ctx.signal,
       });
       const p = parsed.object;
       out.record = {
@@ -119,7 +113,7 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
         },
       };
     } catch (e) {
-      if ((e as Error)?.name !== "CmUnavailableError") throw e;
+      if (!(e instanceof CmUnavailableError)) throw e;
       return {
         hits: [],
         record: {
@@ -138,7 +132,7 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
 
   const execute = async (input: { requestId: string; content: string; hits: SearchHit[]; type: string }, ctx: EffectContext): Promise<ExecuteOutput> => {
     const started = performance.now();
-    const model = ports.model();
+    const model = ctx.model;
     const patterns = input.hits.filter((h) => h.kind === "pattern");
     ctx.emit({ type: "EXECUTION.PROGRESS", message: patterns.length ? `Applying ${patterns.length} pattern(s): ${patterns.map((p) => p.title).join(", ")}` : "No stored pattern matched; planning from the request itself" });
     let streamed = "";
@@ -147,10 +141,6 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
       system: `You are the Swiss Army Agent. Complete the user's ${input.type} request. Use the numbered context passages where they help and cite them as [n].`,
       prompt: input.content,
       passages: input.hits.map((h) => ({ id: h.id, title: h.title, text: h.snippet, score: h.score })),
-      signal: ctx.signal,
-      runId: ctx.runId,
-      state: ctx.state,
-      key: ctx.key,
       onText: (chunk) => {
         streamed += chunk;
         ctx.progress(chunk);
@@ -178,7 +168,7 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
     if (!input.requestId) throw new Error("no request to store a result for");
     const tokens = input.tokens;
     const success = !input.partial && input.output.length > 0;
-    const model = ports.model();
+    const model = ctx.model;
     // with a model, CONTEXT_UPDATE's pattern extraction is the model's: reusable approaches in the output
     let patterns: string[] | undefined;
     let patternWarning: string | undefined;
@@ -191,10 +181,6 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
         system: "Name up to three reusable solution patterns (approaches that would help a similar request) that this result applies. Short names, e.g. \"Retry with exponential backoff\". None when nothing is reusable.",
         prompt: `Request (${input.requestType}): ${input.content}\n\nResult:\n${clip(input.output, 6_000)}`,
         offline: () => ({ patterns: [] }),
-        runId: ctx.runId,
-        state: ctx.state,
-        key: ctx.key,
-        signal: ctx.signal,
       }).catch((e: unknown) => {
         patternWarning = `pattern extraction by the model failed (${e instanceof Error ? e.message : String(e)}); the pattern was derived from the request's terms`;
         return null;
