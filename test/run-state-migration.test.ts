@@ -2,14 +2,11 @@
 // the run's seq: a database written before it keeps every run's newest state (the Run columns win
 // over an older Snapshot row at the same seq; a run without one gets one, with its pending timers)
 // and its run rowids (the free-text index is keyed by them). SQLite always, PostgreSQL when reachable.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { applyMigrations } from "../lib/db/migrate";
-import { committedMigrations } from "../lib/db/pending";
 import { pgReachable } from "../lib/db/pg-scratch";
 import { openSqlite, sqliteDate } from "../lib/db/sqlite";
 import { PostgresRunStore } from "../lib/engine/store/postgres";
@@ -17,20 +14,10 @@ import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { RunStore } from "../lib/engine/store/types";
 import { PG_URL } from "./support/databases";
 import { tempDbUrl } from "./helpers";
+import { migrationsBefore } from "./support/migrations";
 
 const MIGRATION = "run_state_in_snapshot";
 const T0 = Date.UTC(2026, 10, 20, 8, 0, 0, 250);
-
-/** A copy of `dir` holding the migrations before MIGRATION. */
-function migrationsBefore(dir: string): string {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "sy-migrations-"));
-  fs.copyFileSync(path.join(dir, "migration_lock.toml"), path.join(out, "migration_lock.toml"));
-  for (const name of committedMigrations(dir)) {
-    if (name.endsWith(MIGRATION)) break;
-    fs.cpSync(path.join(dir, name), path.join(out, name), { recursive: true });
-  }
-  return out;
-}
 
 const RUN = `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","entered","version","seq","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`;
 const SNAPSHOT = `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`;
@@ -69,7 +56,7 @@ describe("migration: a run's state moves to its Snapshot row", () => {
     const file = url.slice("file:".length);
     const all = path.join(process.cwd(), "prisma", "migrations");
     const schemaPath = path.join(process.cwd(), "prisma", "schema.prisma");
-    await applyMigrations({ url, migrationsDir: migrationsBefore(all), schemaPath });
+    await applyMigrations({ url, migrationsDir: migrationsBefore(all, MIGRATION), schemaPath });
     const db = new Database(file);
     db.transaction(() => {
       for (const [sql, args] of oldRows(sqliteDate)) db.prepare(sql).run(...args);
@@ -106,7 +93,7 @@ describe("migration: a run's state moves to its Snapshot row", () => {
     await client.connect();
     let store: PostgresRunStore | null = null;
     try {
-      await applyMigrations({ url, migrationsDir: migrationsBefore(all), schemaPath });
+      await applyMigrations({ url, migrationsDir: migrationsBefore(all, MIGRATION), schemaPath });
       await client.query("BEGIN");
       for (const [sql, args] of oldRows((ms) => new Date(ms))) {
         let i = 0;
