@@ -266,7 +266,7 @@ for (const [name, make, reachable] of suites) {
         expect(await s.countRuns({ state, ...more })).toBe(page.length);
         return page;
       };
-      const table = async () => (await h.select(`SELECT "runId", "state" FROM "ActiveState" WHERE "runId" LIKE '%as-%' ORDER BY "runId", "state"`)).map((r) => `${r.runId} ${r.state}`);
+      const table = async () => (await h.select(`SELECT "runId", "state" FROM "ActiveState" WHERE "runId" LIKE 'as-%' OR "runId" LIKE 'imported-as-%' ORDER BY "runId", "state"`)).map((r) => `${r.runId} ${r.state}`);
       expect(await table()).toEqual(["as-1 P", "as-1 P.left", "as-1 P.left.x", "as-1 P.right", "as-1 P.right.y", "as-2 P", "as-2 P.left", "as-2 P.left.z", "as-3 P", "as-3 P.left", "as-3 P.left.x"]);
       expect(await ids("P")).toEqual(["as-2", "as-1"]);
       expect(await ids("P", { replays: true })).toEqual(["as-3", "as-2", "as-1"]);

@@ -20,6 +20,7 @@ const DENSE_TEXT = 500;
 import type {
   ArtifactInfo,
   CommitItem,
+  FleetDelta,
   CommitOutcome,
   OutboxRow,
   OutcomeRow,
@@ -178,6 +179,22 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false, stateJo
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
 }
 
+/**
+ * A batch's counter rows (sqlite-writer.ts, check 3): each distinct row numbered, its arguments sent
+ * once, with its first increment; later increments are two numbers each.
+ */
+class CounterRows {
+  private rows = new Map<string, number>();
+  /** the arguments of a check-3 op adding `d`'s increment to its row */
+  add(d: FleetDelta): unknown[] {
+    const key = `${d[0]}\u0001${d[1]}\u0001${d[2]}\u0001${d[3]}\u0001${d[4]}\u0001${d[5]}`;
+    const row = this.rows.get(key);
+    if (row !== undefined) return [row, d[6]];
+    this.rows.set(key, this.rows.size);
+    return [this.rows.size - 1, d[6], d[0], d[1], d[2], d[3], d[4], d[5]];
+  }
+}
+
 export class SqliteRunStore implements RunStore {
   readonly dialect = "sqlite" as const;
   /** on the writer thread, batches of 100 with up to 4 in flight overlap writing and stepping */
@@ -226,8 +243,8 @@ export class SqliteRunStore implements RunStore {
    */
   private written = new Map<string, { version: number; values: unknown[] }>();
 
-  /** One item's writes, serialised for the writer (which may be another thread). */
-  private ops(item: CommitItem, values: unknown[]): WriteItem {
+  /** One item's writes, serialised for the writer (which may be another thread); `counters`: the batch's counter rows. */
+  private ops(item: CommitItem, values: unknown[], counters: CounterRows): WriteItem {
     const { run } = item;
     const ops: WriteOp[] = [];
     // the ActiveState rows before: none for a new run, the run's as last written ("same": state and status unchanged), else not known (null: all dropped)
@@ -273,8 +290,8 @@ export class SqliteRunStore implements RunStore {
     for (const r of item.reviewsOpen) if (routed(r)) ops.push([W.routeReview, [groupsJson(r.assignedTo), r.dueAt == null ? null : sqliteDate(r.dueAt), groupsJson(r.escalatedFrom), r.id], 0]);
     for (const r of item.reviewsRoute ?? []) ops.push([W.escalateReview, [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id], 0]);
     if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
-    // the fleet's counters: summed over the batch, written once per row at its end (check 3)
-    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, d, 3]);
+    // the fleet's counters: summed over the batch's committed items, written once per row at its end (check 3)
+    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, counters.add(d), 3]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
@@ -284,7 +301,8 @@ export class SqliteRunStore implements RunStore {
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
     const values = items.map((i) => write.updated(i.run));
-    const batch = items.map((item, i) => this.ops(item, values[i]));
+    const counters = new CounterRows();
+    const batch = items.map((item, i) => this.ops(item, values[i], counters));
     this.onWrite?.(batch);
     let out: CommitOutcome[];
     try {
