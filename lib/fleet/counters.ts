@@ -4,8 +4,10 @@
 //
 // Per (workflow, version, hour) — and once more under hour ALL_TIME, which the store adds — a commit adds:
 //   enter  key = state id        a visit began (a leaf, and each group entered from outside it)
-//   dwell  key = state id        a visit of a leaf ended by a transition out of it; `bucket` is the
-//                                 visit's length on the log scale of lib/fleet/buckets.ts
+//   dwell  key = state id        a visit ended: of a leaf, by a transition out of it; of a group
+//                                 (compound or parallel), by a commit after which the group is no
+//                                 longer active, or entered again. `bucket` is the visit's length
+//                                 on the log scale of lib/fleet/buckets.ts
 //   edge   key = "source->target" a diagram edge was taken (the edge ids of lib/graph/status.ts)
 //   step   key = "from->to"      the usual step, from one top-level state to another by the edge
 //                                 out of `from`: the three above in one row — the edge taken, `to`
@@ -20,7 +22,7 @@
 import { FORK_EVENT, pinOf } from "../engine/views";
 import type { FleetDelta, FleetKind } from "../engine/store/types";
 import { MIGRATE_EVENT } from "../change/migrate-plan";
-import type { CommitItem, RunRow } from "../engine/store/types";
+import type { CommitItem, RunRow, TransitionRow } from "../engine/store/types";
 import { dwellBucket } from "./buckets";
 
 export const HOUR_MS = 3_600_000;
@@ -79,6 +81,24 @@ class Fold {
   }
   mark(s: string, at: number | undefined): void {
     (this.moved ??= new Map()).set(s, at);
+  }
+}
+
+/**
+ * The visits of groups this commit ended (a group left, or entered again): a group's time in
+ * Run.entered (kept by the engine, lib/engine/draft.ts) gone or changed. Its length runs to the
+ * commit's last transition (a commit's transitions share their time). Not for a migration (the
+ * visit goes on) or a commit that made no transition of its own.
+ */
+function groupsLeft(f: Fold, before: RunRow, run: RunRow, version: number, lastT: TransitionRow): void {
+  const was = before.entered;
+  for (const g in was) {
+    const t0 = was[g]!;
+    if (run.entered[g] === t0 || typeof t0 !== "number") continue;
+    // a group that was active: around one of the leaves the run was in (not a leaf, nor a leftover key)
+    if (!before.state.some((leaf) => leaf.startsWith(`${g}.`))) continue;
+    if (lastT.event === MIGRATE_EVENT || lastT.event === FORK_EVENT || lastT.seq <= before.seq) return;
+    f.add(version, hourOf(lastT.at), "dwell", g, dwellBucket(Math.max(0, lastT.at - t0)), 1);
   }
 }
 
@@ -163,6 +183,7 @@ export function fleetDeltas(before: RunRow | null, item: CommitItem): FleetDelta
       }
     }
   }
+  if (before !== null && last >= 0) groupsLeft(f, before, run, version, item.transitions[last]!);
   const wasOver = before !== null && TERMINAL.has(before.status);
   if (TERMINAL.has(run.status) && !wasOver) {
     const hour = hourOf(run.finishedAt ?? run.updatedAt);

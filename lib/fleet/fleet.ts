@@ -200,7 +200,8 @@ export function assemble(a: { workflow: string; version: number | null; window: 
     const since = new Map<string, number>();
     for (const leaf of leaves) {
       for (const p of prefixes(leaf)) {
-        const t = entered[leaf];
+        // a group's own entry time when the run records it (lib/engine/draft.ts), else its leaves' earliest
+        const t = typeof entered[p] === "number" ? entered[p] : entered[leaf];
         if (typeof t === "number") since.set(p, Math.min(since.get(p) ?? Infinity, t));
         else if (!since.has(p)) since.set(p, NaN);
       }
