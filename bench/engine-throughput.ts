@@ -118,7 +118,23 @@ async function rawReplay(batches: (WriteItem[] | null)[], url: string, file: str
   const upkeep = REINDEX_STALE.map((sql) => db.prepare(sql));
   const tx = db.transaction((batch: WriteItem[] | null) => {
     if (batch === null) for (const st of upkeep) st.run();
-    else for (const item of batch) for (const [i, args] of item.ops) statement(i).run(...args);
+    else {
+      // counters (check 3): summed per row over the batch and written once per row at its end, as the writer does
+      const rows: [number | string, unknown[]][] = [];
+      const sums: number[] = [];
+      for (const item of batch) {
+        for (const [i, args, check] of item.ops) {
+          if (check !== 3) {
+            statement(i).run(...args);
+            continue;
+          }
+          const [row, n, ...rest] = args as [number, number, ...unknown[]];
+          if (rest.length) rows[row] = [i, rest];
+          sums[row] = (sums[row] ?? 0) + n;
+        }
+      }
+      rows.forEach(([i, rest], row) => statement(i).run(...rest, sums[row]));
+    }
   });
   const started = performance.now();
   for (const batch of batches) tx.immediate(batch);

@@ -2,10 +2,10 @@
 //
 // 1. Data: BENCH_FLEET_RUNS (100,000) swiss-army runs over 30 days with BENCH_FLEET_TRANSITIONS
 //    (1,000,000) transitions between them (request cycles through the machine's states, dwell
-//    times varied), a twentieth of the runs live (waiting in HUMAN_REVIEW or running in
-//    EXECUTING), some failed or aborted; written with raw SQL in one transaction, and the fleet's
-//    counters (FleetCount) written as the engine would have written them: each run's commits
-//    folded by lib/fleet/counters.ts's fleetDeltas, summed.
+//    times and run lengths varied), a twentieth of the runs live (in whichever state of the cycle
+//    they stopped in), some failed or aborted; written with raw SQL in one transaction, and the fleet's
+//    counters (FleetCount) and the live runs' ActiveState rows written as the engine would have
+//    written them: each run's commits folded by lib/fleet/counters.ts's fleetDeltas, summed.
 // 2. GET /api/workflows/swiss-army/fleet (fleetOf) for window=24h and window=all, and the runs
 //    list filtered by state (listRuns: a page of 25, the total, the counts): p50 / p95 / max of
 //    BENCH_QUERIES (200) each. Targets: fleet p95 ≤ 150 ms, list p95 ≤ 50 ms.
@@ -22,12 +22,17 @@ import { listRuns } from "../lib/api/runs";
 import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
 import { ManualClock } from "../lib/engine/clock";
+import { activeStates, ADD_ACTIVE } from "../lib/engine/store/active";
 import type { CommitItem, RunRow, TransitionRow } from "../lib/engine/store/types";
 import { fleetDeltas, withAllTime, type FleetDelta } from "../lib/fleet/counters";
 import { fleetOf } from "../lib/fleet/fleet";
+import { provideWorkflows } from "../lib/machines/registry";
 import { createRuntime } from "../lib/runtime";
+import * as workflows from "../workflows/registry";
 import { instantEffects } from "./instant-effects";
 import { swissCycles } from "./workload";
+
+provideWorkflows(workflows);
 
 const RUNS = Number(process.env.BENCH_FLEET_RUNS ?? 100_000);
 const TRANSITIONS = Number(process.env.BENCH_FLEET_TRANSITIONS ?? 1_000_000);
@@ -71,16 +76,18 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 async function seedAndQuery() {
   // BENCH_FLEET_DB=file: seed it once and keep it; a later run with the same file measures it again
   const kept = process.env.BENCH_FLEET_DB;
-  const reuse = !!kept && fs.existsSync(kept);
   const url = kept ? `file:${path.resolve(kept)}` : tempUrl("fleet");
   await migrateDatabase(url);
   const clock = new ManualClock(END);
   const rt = await createRuntime({ url, clock, env: {} as NodeJS.ProcessEnv, serviceChoresMs: 0, resume: false, seedGuide: false, webhooks: { start: false }, alerts: { start: false }, schedules: { start: false } });
   const db = rt.sqlite!.db;
+  // (a file left empty by a run that stopped early is seeded)
+  const reuse = !!kept && Number((db.prepare(`SELECT COUNT(*) AS n FROM "Run"`).get() as { n: number | bigint }).n) > 0;
   const t0 = performance.now();
   const insertRun = db.prepare(`INSERT INTO "Run" ("id","workflow","status","state","input","output","error","entered","version","seq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt","inFlight") VALUES (?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?)`);
   const insertT = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`);
   const insertReview = db.prepare(`INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","createdAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?)`);
+  const insertActive = db.prepare(ADD_ACTIVE(() => "?"));
   const insertCount = db.prepare(`INSERT INTO "FleetCount" ("workflow","version","hour","kind","key","bucket","n") VALUES (?,?,?,?,?,?,?)`);
   const counts = new Map<string, FleetDelta>();
   const perRun = TRANSITIONS / RUNS;
@@ -88,7 +95,10 @@ async function seedAndQuery() {
   if (!reuse) db.transaction(() => {
     for (let i = 0; i < RUNS; i++) {
       const id = `run-${String(i).padStart(6, "0")}`;
-      const n = Math.max(1, Math.round(perRun * (i + 1)) - Math.round(perRun * i));
+      // runs of different lengths (so the live ones rest in every state of the cycle), in pairs that sum to the average's share
+      const share = Math.round(perRun * (i + 1)) - Math.round(perRun * i);
+      const spread = Math.floor(perRun / 2) * ((i >> 1) % 2 === 0 ? 1 : -1) * ((i >> 2) % 3) / 2;
+      const n = Math.max(1, share + (i % 2 === 0 ? Math.round(spread) : -Math.round(spread)));
       const created = START + Math.floor(rand() * (30 * DAY - 3 * 3_600_000));
       const r = rand();
       const live = r < 0.05;
@@ -113,6 +123,8 @@ async function seedAndQuery() {
       const failedStates = status === "failed" ? `|${state}|` : null;
       const row: RunRow = { id, workflow: "swiss-army", status, state: [state], snapshot: {}, context: {}, input: {}, output: null, error: null, entered, version: n, seq: n, parentId: null, forkOf: null, forkSeq: null, scheduleId: null, retries: 0, waitingSince: null, failedStates, createdAt: created, updatedAt: at, finishedAt, name: null };
       insertRun.run(id, "swiss-army", status, JSON.stringify([state]), JSON.stringify({ request: `bench ${i}` }), null, status === "failed" ? '{"message":"boom"}' : null, JSON.stringify(entered), n, n, status === "waiting" && state === "HUMAN_REVIEW" ? sqliteDate(at) : null, failedStates, sqliteDate(created), sqliteDate(at), finishedAt === null ? null : sqliteDate(finishedAt), status === "running" ? 1 : 0);
+      // where it is, as the engine's commits keep it (lib/engine/store/active.ts)
+      for (const s of activeStates(row)) insertActive.run(s, id, sqliteDate(created));
       for (const t of transitions) insertT.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, JSON.stringify(t.payload));
       written += transitions.length;
       if (status === "waiting" && state === "HUMAN_REVIEW") insertReview.run(`${id}-r`, id, "swiss-army", "HUMAN_REVIEW", "approval", "Decide", "{}", "pending", sqliteDate(at), n);

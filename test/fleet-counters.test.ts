@@ -4,7 +4,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bucketFloor, dwellBucket, quantile } from "../lib/fleet/buckets";
-import { ALL_TIME, fleetDeltas as hourDeltas, HOUR_MS, withAllTime, type FleetDelta } from "../lib/fleet/counters";
+import { ALL_TIME, fleetDeltas as hourDeltas, HOUR_MS, NO_DWELL, withAllTime, type FleetDelta } from "../lib/fleet/counters";
+import { assemble } from "../lib/fleet/fleet";
+import type { FleetRows } from "../lib/engine/store/types";
+import type { WorkflowGraph } from "../lib/graph/derive";
 import type { CommitItem, RunRow, TransitionRow } from "../lib/engine/store/types";
 
 const H = 500_000;
@@ -20,7 +23,7 @@ const fleetDeltas = (...a: Parameters<typeof hourDeltas>) => withAllTime(hourDel
 function summed(ds: FleetDelta[]) {
   const out: Record<string, number> = {};
   for (const d of ds) {
-    const k = `${d[2] === ALL_TIME ? "all" : d[2]}|v${d[1]}|${d[3]}|${d[4]}${d[3] === "dwell" ? `|${d[5]}` : ""}`;
+    const k = `${d[2] === ALL_TIME ? "all" : d[2]}|v${d[1]}|${d[3]}|${d[4]}${d[3] === "dwell" || d[3] === "step" ? `|${d[5]}` : ""}`;
     out[k] = (out[k] ?? 0) + d[6];
   }
   return out;
@@ -41,6 +44,28 @@ describe("fleet counter increments", () => {
       [`${H}|v1|enter|G.X`]: 1,
       "all|v1|enter|G.X": 1,
     });
+  });
+
+  it("the usual step, one top-level state to another: one row for the edge, the entry and the visit it ended", () => {
+    const before = row({ state: ["A"], entered: { A: at(H, 0) } });
+    const step = (seq: number, from: string, to: string, when: number) => t(seq, [from], [to], when, { source: from, targets: [to] });
+    // two steps in one commit: the second visit's length is counted from the first step
+    const s = summed(fleetDeltas(before, item(row({ state: ["C"] }), [step(2, "A", "B", at(H, 5_000)), step(3, "B", "C", at(H, 5_070))])));
+    expect(s).toEqual({
+      [`${H}|v1|step|A->B|${dwellBucket(5_000)}`]: 1,
+      [`all|v1|step|A->B|${dwellBucket(5_000)}`]: 1,
+      [`${H}|v1|step|B->C|${dwellBucket(70)}`]: 1,
+      [`all|v1|step|B->C|${dwellBucket(70)}`]: 1,
+    });
+    // a visit whose start is not known: the edge and the entry, no length
+    expect(summed(fleetDeltas(row({ state: ["A"] }), item(row({ state: ["B"] }), [step(2, "A", "B", at(H))])))).toEqual({ [`${H}|v1|step|A->B|${NO_DWELL}`]: 1, [`all|v1|step|A->B|${NO_DWELL}`]: 1 });
+    // read back: the same numbers as separate edge, enter and dwell rows
+    const graph = { states: ["A", "B", "C"].map((id) => ({ id })), transitions: [] } as unknown as WorkflowGraph;
+    const rows = (kinds: [string, string, number, number][]) => kinds.map(([kind, key, bucket, n]) => ({ kind, key, bucket, n }));
+    const read = (counts: FleetRows["counts"]) => assemble({ workflow: "wf", version: 1, window: "all", now: at(H + 1), graph, counts, live: [] });
+    expect(read(rows([["step", "A->B", dwellBucket(5_000), 2], ["step", "A->B", NO_DWELL, 1], ["step", "B->C", dwellBucket(70), 1]]))).toEqual(
+      read(rows([["edge", "A->B", 0, 3], ["enter", "B", 0, 3], ["dwell", "A", dwellBucket(5_000), 2], ["edge", "B->C", 0, 1], ["enter", "C", 0, 1], ["dwell", "B", dwellBucket(70), 1]])),
+    );
   });
 
   it("a move inside a group enters only the new leaf; leaving the group ends the leaf's visit", () => {

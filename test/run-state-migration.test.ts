@@ -2,35 +2,13 @@
 // the run's seq: a database written before it keeps every run's newest state (the Run columns win
 // over an older Snapshot row at the same seq; a run without one gets one, with its pending timers)
 // and its run rowids (the free-text index is keyed by them). SQLite always, PostgreSQL when reachable.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { applyMigrations } from "../lib/db/migrate";
-import { committedMigrations } from "../lib/db/pending";
-import { pgReachable } from "../lib/db/pg-scratch";
-import { openSqlite, sqliteDate } from "../lib/db/sqlite";
-import { PostgresRunStore } from "../lib/engine/store/postgres";
-import { SqliteRunStore } from "../lib/engine/store/sqlite";
 import type { RunStore } from "../lib/engine/store/types";
-import { PG_URL } from "./support/databases";
-import { tempDbUrl } from "./helpers";
+import { acrossPostgres, acrossSqlite } from "./support/migrations";
 
 const MIGRATION = "run_state_in_snapshot";
 const T0 = Date.UTC(2026, 10, 20, 8, 0, 0, 250);
-
-/** A copy of `dir` holding the migrations before MIGRATION. */
-function migrationsBefore(dir: string): string {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "sy-migrations-"));
-  fs.copyFileSync(path.join(dir, "migration_lock.toml"), path.join(out, "migration_lock.toml"));
-  for (const name of committedMigrations(dir)) {
-    if (name.endsWith(MIGRATION)) break;
-    fs.cpSync(path.join(dir, name), path.join(out, name), { recursive: true });
-  }
-  return out;
-}
 
 const RUN = `INSERT INTO "Run" ("id","workflow","status","state","snapshot","context","input","entered","version","seq","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`;
 const SNAPSHOT = `INSERT INTO "Snapshot" ("runId","seq","first","snapshot","context","timers","at") VALUES (?,?,?,?,?,?,?)`;
@@ -65,63 +43,34 @@ async function expectMigrated(store: RunStore) {
 
 describe("migration: a run's state moves to its Snapshot row", () => {
   it("SQLite: keeps each run's newest state, its timers and its rowid", async () => {
-    const url = tempDbUrl("run-state-migration", { empty: true });
-    const file = url.slice("file:".length);
-    const all = path.join(process.cwd(), "prisma", "migrations");
-    const schemaPath = path.join(process.cwd(), "prisma", "schema.prisma");
-    await applyMigrations({ url, migrationsDir: migrationsBefore(all), schemaPath });
-    const db = new Database(file);
-    db.transaction(() => {
-      for (const [sql, args] of oldRows(sqliteDate)) db.prepare(sql).run(...args);
-    })();
-    const rowids = db.prepare(`SELECT "id", rowid AS "r" FROM "Run" ORDER BY "id"`).all();
-    db.close();
-
-    expect((await applyMigrations({ url, migrationsDir: all, schemaPath })).applied.filter((m) => m.endsWith(MIGRATION))).toHaveLength(1);
-    const handle = openSqlite(file);
-    const store = new SqliteRunStore(handle, { writer: "inline" });
-    try {
-      expect(handle.db.prepare(`SELECT "id", rowid AS "r" FROM "Run" ORDER BY "id"`).all()).toEqual(rowids);
-      expect(handle.db.prepare(`SELECT name FROM pragma_table_info('Run') WHERE name IN ('snapshot','context')`).all()).toEqual([]);
-      await expectMigrated(store);
-      // the free-text index still finds each run by its own rowid
-      expect((await store.listRuns({ text: "newer" })).map((r) => r.id)).toEqual(["newer"]);
-    } finally {
-      await store.close();
-      handle.db.close();
-    }
+    const rowidsOf = (db: Database.Database) => db.prepare(`SELECT "id", rowid AS "r" FROM "Run" ORDER BY "id"`).all();
+    await acrossSqlite({
+      name: "run-state-migration",
+      migration: MIGRATION,
+      rows: oldRows,
+      read: rowidsOf,
+      check: async ({ applied, handle, store, before }) => {
+        expect(applied.filter((m) => m.endsWith(MIGRATION))).toHaveLength(1);
+        expect(rowidsOf(handle.db)).toEqual(before);
+        expect(handle.db.prepare(`SELECT name FROM pragma_table_info('Run') WHERE name IN ('snapshot','context')`).all()).toEqual([]);
+        await expectMigrated(store);
+        // the free-text index still finds each run by its own rowid
+        expect((await store.listRuns({ text: "newer" })).map((r) => r.id)).toEqual(["newer"]);
+      },
+    });
   });
 
   it("PostgreSQL: keeps each run's newest state and its timers", async (ctx) => {
-    const skip = await pgReachable(PG_URL);
-    if (skip) {
-      console.log(`[run-state migration] PostgreSQL skipped: not reachable at ${PG_URL} (${skip})`);
-      return ctx.skip();
-    }
-    const schema = `sy_runstate_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
-    const url = `${PG_URL}${PG_URL.includes("?") ? "&" : "?"}schema=${schema}`;
-    const all = path.join(process.cwd(), "prisma", "postgres", "migrations");
-    const schemaPath = path.join(process.cwd(), "prisma", "postgres", "schema.prisma");
-    const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
-    await client.connect();
-    let store: PostgresRunStore | null = null;
-    try {
-      await applyMigrations({ url, migrationsDir: migrationsBefore(all), schemaPath });
-      await client.query("BEGIN");
-      for (const [sql, args] of oldRows((ms) => new Date(ms))) {
-        let i = 0;
-        await client.query(sql.replace(/\?/g, () => `$${++i}`), args);
-      }
-      await client.query("COMMIT");
-      await applyMigrations({ url, migrationsDir: all, schemaPath });
-      const cols = await client.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'Run' AND column_name IN ('snapshot','context')`, [schema]);
-      expect(cols.rows).toEqual([]);
-      store = new PostgresRunStore(PG_URL, { options: `-c search_path=${schema}`, max: 2 });
-      await expectMigrated(store);
-    } finally {
-      await store?.close();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    const ran = await acrossPostgres({
+      prefix: "sy_runstate",
+      migration: MIGRATION,
+      rows: oldRows,
+      check: async ({ client, store, schema }) => {
+        const cols = await client.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'Run' AND column_name IN ('snapshot','context')`, [schema]);
+        expect(cols.rows).toEqual([]);
+        await expectMigrated(store);
+      },
+    });
+    if (!ran) ctx.skip();
   });
 });

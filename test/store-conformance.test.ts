@@ -254,6 +254,46 @@ for (const [name, make, reachable] of suites) {
       expect(counts).toMatchObject({ waiting: 1, running: 0, failed: 0 });
     });
 
+    test("the state filter: each commit keeps the live runs' active states (leaves and groups), a finished or imported run has none", async (s, h) => {
+      const at = (k: number) => T0 + 20 * 86_400_000 + k;
+      const a = run("as-1", { status: "waiting", state: ["P.left.x", "P.right.y"], createdAt: at(1) });
+      const b = run("as-2", { state: ["P.left.z"], createdAt: at(2) });
+      const rep = run("as-3", { state: ["P.left.x"], createdAt: at(3), replayOf: "as-1" });
+      const rows = [a, b, rep, run("as-4", { status: "completed", state: ["P.left.x"], createdAt: at(4), finishedAt: at(4) }), run("imported-as-5", { status: "waiting", state: ["P.left.x"], createdAt: at(5) })];
+      expect(await s.commit(rows.map((r) => item(r, null)))).toEqual(rows.map(() => "ok"));
+      const ids = async (state: string, more: Omit<Parameters<RunStore["listRuns"]>[0], "state"> = {}) => {
+        const page = (await s.listRuns({ state, limit: 100, ...more })).map((r) => r.id);
+        // the count agrees with the page
+        expect(await s.countRuns({ state, ...more })).toBe(page.length);
+        return page;
+      };
+      const table = async () => (await h.select(`SELECT "runId", "state" FROM "ActiveState" WHERE "runId" LIKE 'as-%' OR "runId" LIKE 'imported-as-%' ORDER BY "runId", "state"`)).map((r) => `${r.runId} ${r.state}`);
+      expect(await table()).toEqual(["as-1 P", "as-1 P.left", "as-1 P.left.x", "as-1 P.right", "as-1 P.right.y", "as-2 P", "as-2 P.left", "as-2 P.left.z", "as-3 P", "as-3 P.left", "as-3 P.left.x"]);
+      expect(await ids("P")).toEqual(["as-2", "as-1"]);
+      expect(await ids("P", { replays: true })).toEqual(["as-3", "as-2", "as-1"]);
+      expect(await ids("P.left.x")).toEqual(["as-1"]);
+      expect(await ids("P.right")).toEqual(["as-1"]);
+      expect(await ids("P.lef")).toEqual([]);
+      expect(await ids("P", { workflow: "deep-research" })).toEqual([]);
+      expect(await ids("P", { status: ["waiting"] })).toEqual(["as-1"]);
+      expect((await s.listRuns({ state: "P", limit: 1, offset: 1 })).map((r) => r.id)).toEqual(["as-1"]);
+      // a step within the group: the leaf and the region it left go, the group stays
+      expect(await s.commit([item({ ...a, version: 2, state: ["P.left.x", "P.right.w"] }, 1)])).toEqual(["ok"]);
+      expect(await ids("P.right.y")).toEqual([]);
+      expect(await ids("P.right.w")).toEqual(["as-1"]);
+      // a step the store did not see the row before (another process, a restart): all of the run's rows are written again
+      s.forget?.("as-1");
+      expect(await s.commit([item({ ...a, version: 3, state: ["Q"] }, 2)])).toEqual(["ok"]);
+      expect(await ids("P")).toEqual(["as-2"]);
+      expect(await ids("Q")).toEqual(["as-1"]);
+      // a step that stays where it is changes nothing; the run's end removes its rows
+      expect(await s.commit([item({ ...b, version: 2, status: "waiting" }, 1)])).toEqual(["ok"]);
+      expect(await ids("P.left.z")).toEqual(["as-2"]);
+      expect(await s.commit([item({ ...b, version: 3, status: "failed", finishedAt: at(9) }, 2)])).toEqual(["ok"]);
+      expect(await ids("P")).toEqual([]);
+      expect(await table()).toEqual(["as-1 Q", "as-3 P", "as-3 P.left", "as-3 P.left.x"]);
+    });
+
     test("outbox: actions and webhook deliveries commit with their step (not with a conflicting one); claim, failure, done", async (s, h) => {
       const ob = (key: string, over: Partial<OutboxRow> = {}): OutboxRow => ({ key, runId: "ob-1", seq: 1, workflow: "loop", name: "logDecision", payload: { context: { n: 1 }, event: { type: "APPROVE" } }, attempts: 0, lastError: null, dueAt: T0 + 60_000, createdAt: T0, ...over });
       const dv = (id: string): DeliveryRow => ({ id, webhookId: "w-1", runId: "ob-1", hook: "on_transition", body: `{"id":"${id}"}`, createdAt: T0 });

@@ -22,9 +22,11 @@ import { WAL_CHECKPOINT_CAP_PAGES, WAL_CHECKPOINT_PAGES, type SqliteHandle } fro
 /**
  * [statement, arguments, check]: the statement is an index into the writer's statements or, for
  * statements built per write (an UPDATE of the columns that changed), its SQL, prepared once and
- * kept; check 1 = must change a row, 2 = a constraint violation is a conflict, 3 = a counter: its
- * last argument is an increment, summed over the batch's committed items per statement and other
- * arguments, and the statement runs once per sum at the end of the batch's transaction.
+ * kept; check 1 = must change a row, 2 = a constraint violation is a conflict, 3 = a counter:
+ * arguments `[row, increment]`, where `row` numbers one of the batch's counter rows, and the first
+ * op of each row carries its other arguments after those two (`[row, increment, ...arguments]`).
+ * The increments of the batch's committed items are summed per row, and the statement runs once
+ * per row at the end of the batch's transaction, with the row's arguments and then the sum.
  */
 export type WriteOp = [number | string, unknown[], 0 | 1 | 2 | 3];
 /** One item's writes; `guarded` items run in a savepoint, so a failed check undoes only them. */
@@ -70,25 +72,31 @@ const EXECUTOR = String.raw`(function (db, sqls, after) {
   }
   var save = db.prepare("SAVEPOINT item"), release = db.prepare("RELEASE item"), back = db.prepare("ROLLBACK TO item");
   function undo(guarded) { if (guarded) { back.run(); release.run(); } return "conflict"; }
-  // counters (check 3): the batch's sums, and the current item's (kept once it commits)
-  var sums = new Map(), mine = [];
+  // counters (check 3): the batch's rows ([statement, arguments] by number), their sums so far
+  // (undefined: no committed item added to it), and the current item's [row, increment] pairs
+  // (summed once it commits)
+  var rows = [], sums = [], mine = [];
   function keep() {
-    for (var i = 0; i < mine.length; i++) {
-      var c = mine[i], k = c[0] + "\u0001" + c[1].slice(0, -1).join("\u0001"), had = sums.get(k);
-      if (had) had[1][had[1].length - 1] += c[1][c[1].length - 1];
-      else sums.set(k, [c[0], c[1]]);
+    for (var i = 0; i < mine.length; i += 2) {
+      var row = mine[i];
+      sums[row] = sums[row] === undefined ? mine[i + 1] : sums[row] + mine[i + 1];
     }
-    mine = [];
+    mine.length = 0;
   }
   // the item whose slots are flat[from, end)
   function one(flat, guarded, from, end) {
-    mine = [];
+    mine.length = 0;
     if (guarded) save.run();
     try {
       for (var p = from; p < end; ) {
         var st, check = flat[p + 1], n = flat[p + 2], r;
+        if (check === 3) {
+          if (n > 2) rows[flat[p + 3]] = [flat[p], flat.slice(p + 5, p + 3 + n)];
+          mine.push(flat[p + 3], flat[p + 4]);
+          p += 3 + n;
+          continue;
+        }
         var args = flat.slice(p + 3, p + 3 + n);
-        if (check === 3) { mine.push([flat[p], args]); p += 3 + n; continue; }
         st = statement(flat[p]);
         p += 3 + n;
         try { r = st.run.apply(st, args); }
@@ -108,14 +116,20 @@ const EXECUTOR = String.raw`(function (db, sqls, after) {
   }
   var tx = db.transaction(function (flat) {
     var out = [];
-    sums.clear();
+    rows.length = 0;
+    sums.length = 0;
     for (var p = 0; p < flat.length; ) {
       var guarded = flat[p] === 1, size = flat[p + 1];
       out.push(one(flat, guarded, p + 2, p + 2 + size));
       p += 2 + size;
     }
-    sums.forEach(function (c) { var st = statement(c[0]); st.run.apply(st, c[1]); });
-    sums.clear();
+    for (var k = 0; k < rows.length; k++) {
+      if (sums[k] === undefined) continue;
+      var st = statement(rows[k][0]);
+      st.run.apply(st, rows[k][1].concat([sums[k]]));
+    }
+    rows.length = 0;
+    sums.length = 0;
     return out;
   });
   var upkeep = (after || []).map(function (s) { return db.prepare(s); });

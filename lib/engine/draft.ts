@@ -3,7 +3,7 @@
 // it and only then acts on it.
 import type { AnyMachineSnapshot, EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
-import { activeLeaves, activeNodes, persist, stateId, type ExecutableAction, type StepResult } from "./step";
+import { activeGroups, activeLeaves, activeNodes, persist, stateId, type ExecutableAction, type StepResult } from "./step";
 import { categoryOf } from "./effect-error";
 import type { CommitItem, IdempotencyClaim, OutcomeRow, ReviewClose, ReviewRoute, ReviewRow, RunRow, RunStatus, TimerRow, TransitionRow } from "./store/types";
 
@@ -133,6 +133,29 @@ export function statusOf(snapshot: AnyMachineSnapshot): RunStatus {
   return "running";
 }
 
+/**
+ * Keeps Run.entered to the states active after the step: its leaves (set by the transitions) and
+ * the groups around them — a group's time is when it was entered, from outside or again by a
+ * transition whose target is the group or one around it (the fleet's group dwell,
+ * lib/fleet/counters.ts). A group that stays keeps its time; one that was active before this was
+ * recorded has none (its visit has no known start). Keys of states no longer active go (a group
+ * left, the other region of a parallel state left from one of its regions).
+ */
+function enterGroups(d: Draft, res: StepResult): void {
+  const groups = activeGroups(res.snapshot);
+  const entered = d.row.entered;
+  if (groups.length) {
+    // a new run's draft starts from its first snapshot: nothing was active before it
+    const before = d.expectVersion === null ? [] : activeGroups(d.snapshot);
+    for (const g of groups) {
+      const again = res.transitions.some((t) => t.targets.some((x) => x === g || g.startsWith(`${x}.`)));
+      if (again || !before.includes(g)) entered[g] = d.now;
+    }
+  }
+  const leaves = activeLeaves(res.snapshot);
+  for (const k in entered) if (!leaves.includes(k) && !groups.includes(k)) delete entered[k];
+}
+
 /** Fold one step into the draft. `decided` closes that review as decided. */
 export function addStep(
   d: Draft,
@@ -186,6 +209,7 @@ export function addStep(
     d.actions.push(a);
     d.actionSeqs.push(d.row.seq);
   }
+  enterGroups(d, res);
   d.snapshot = res.snapshot;
   const children = d.snapshot.children as Record<string, unknown>;
   for (const id of Object.keys(d.effects)) if (!(id in children)) delete d.effects[id];

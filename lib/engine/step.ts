@@ -49,6 +49,13 @@ export function activeNodes(snapshot: AnyMachineSnapshot): AnyStateNode[] {
   return nodes;
 }
 
+/** The active groups of a snapshot: the compound and parallel states around its active leaves (not the root). */
+export function activeGroups(snapshot: AnyMachineSnapshot): string[] {
+  const out: string[] = [];
+  for (const n of activeNodes(snapshot)) if ((n.type === "compound" || n.type === "parallel") && n.parent) out.push(stateId(n));
+  return out;
+}
+
 export function activeLeaves(snapshot: AnyMachineSnapshot): string[] {
   return activeNodes(snapshot).filter((n) => n.type === "atomic" || n.type === "final").map(stateId);
 }

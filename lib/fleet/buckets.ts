@@ -15,10 +15,16 @@ export function dwellBucket(ms: number): number {
   return bucketFloor(b) > m ? b - 1 : bucketFloor(b + 1) <= m ? b + 1 : b;
 }
 
+function floorOf(b: number): number {
+  return b < EXACT ? b : Math.ceil(EXACT * 2 ** ((b - EXACT) / PER_DOUBLING) - 1e-9);
+}
+
+/** the floors of the buckets up to a year's visit (dwellBucket is on the engine's path: a lookup, not a power) */
+const FLOORS = Array.from({ length: EXACT + PER_DOUBLING * 29 }, (_, b) => floorOf(b));
+
 /** The shortest visit (ms) that falls in bucket `b`. */
 export function bucketFloor(b: number): number {
-  if (b < EXACT) return b;
-  return Math.ceil(EXACT * 2 ** ((b - EXACT) / PER_DOUBLING) - 1e-9);
+  return b < FLOORS.length ? FLOORS[b]! : floorOf(b);
 }
 
 /**

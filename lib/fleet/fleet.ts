@@ -8,7 +8,7 @@ import { deriveGraph, type WorkflowGraph } from "../graph/derive";
 import { findWorkflow, isBuiltIn, userVersions } from "../machines/registry";
 import type { Runtime } from "../runtime-types";
 import { quantile } from "./buckets";
-import { ALL_TIME, HOUR_MS, hourOf } from "./counters";
+import { ALL_TIME, HOUR_MS, hourOf, NO_DWELL } from "./counters";
 
 export const FLEET_WINDOWS = { "1h": HOUR_MS, "24h": 24 * HOUR_MS, "7d": 7 * 24 * HOUR_MS, all: null } as const;
 export type FleetWindow = keyof typeof FLEET_WINDOWS;
@@ -113,8 +113,14 @@ export function assemble(a: { workflow: string; version: number | null; window: 
   const at = (id: string) => (states[id] ??= { now: { running: 0, waiting: 0 }, entered: 0, dwellMs: null, failedHere: 0, stuck: 0 });
   for (const s of a.graph.states) at(s.id);
   const dwell = new Map<string, Map<number, number>>();
+  const addDwell = (state: string, bucket: number, n: number) => {
+    const m = dwell.get(state) ?? new Map<number, number>();
+    m.set(bucket, (m.get(bucket) ?? 0) + n);
+    dwell.set(state, m);
+  };
   const runs = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
-  const edges: Fleet["edges"] = [];
+  // edges by key: a step's rows (one per bucket) and edge rows add up
+  const taken = new Map<string, number>();
   for (const r of a.counts) {
     const { key, n } = r;
     if (n === 0) continue;
@@ -125,15 +131,19 @@ export function assemble(a: { workflow: string; version: number | null; window: 
       case "fail":
         at(key).failedHere += n;
         break;
-      case "dwell": {
-        const m = dwell.get(key) ?? new Map<number, number>();
-        m.set(r.bucket, (m.get(r.bucket) ?? 0) + n);
-        dwell.set(key, m);
+      case "dwell":
+        addDwell(key, Number(r.bucket), n);
         break;
-      }
-      case "edge": {
+      case "edge":
+        taken.set(key, (taken.get(key) ?? 0) + n);
+        break;
+      case "step": {
+        // the edge from->to taken, `to` entered, `from`'s visit ended (lib/fleet/counters.ts)
         const cut = key.indexOf("->");
-        if (cut > 0) edges.push({ from: key.slice(0, cut), to: key.slice(cut + 2), count: n });
+        if (cut <= 0) break;
+        taken.set(key, (taken.get(key) ?? 0) + n);
+        at(key.slice(cut + 2)).entered += n;
+        if (Number(r.bucket) !== NO_DWELL) addDwell(key.slice(0, cut), Number(r.bucket), n);
         break;
       }
       case "end":
@@ -177,7 +187,8 @@ export function assemble(a: { workflow: string; version: number | null; window: 
     const since = new Map<string, number>();
     for (const leaf of leaves) {
       for (const p of prefixes(leaf)) {
-        const t = entered[leaf];
+        // a group's own entry time when the run records it (lib/engine/draft.ts), else its leaves' earliest
+        const t = typeof entered[p] === "number" ? entered[p] : entered[leaf];
         if (typeof t === "number") since.set(p, Math.min(since.get(p) ?? Infinity, t));
         else if (!since.has(p)) since.set(p, NaN);
       }
@@ -187,6 +198,11 @@ export function assemble(a: { workflow: string; version: number | null; window: 
       s.now[status]++;
       if (!Number.isNaN(t) && isStuck(id, t)) s.stuck++;
     }
+  }
+  const edges: Fleet["edges"] = [];
+  for (const [key, count] of taken) {
+    const cut = key.indexOf("->");
+    if (cut > 0 && count !== 0) edges.push({ from: key.slice(0, cut), to: key.slice(cut + 2), count });
   }
   edges.sort((x, y) => y.count - x.count || (x.from + x.to < y.from + y.to ? -1 : 1));
   return { workflow: a.workflow, version: a.version, window: a.window, generatedAt: new Date(a.now).toISOString(), runs, states, edges };

@@ -12,6 +12,7 @@ import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
 import { withAllTime } from "../../fleet/counters";
+import { activeStates } from "./active";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
 export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -65,6 +66,9 @@ const INSERT_DELIVERIES = insertDeliveriesSql(`SELECT * FROM ${unnest(["text", "
 const CLAIM_KEYS = insertIdempotencySql(`SELECT * FROM ${unnest(["text", "text", "text", "text", "int", "int", "int", "timestamp(3)"])}`, ` ON CONFLICT ("scope","key") DO NOTHING RETURNING "scope" || chr(10) || "key" AS "id"`);
 const INSERT_OUTCOMES = insertOutcomesSql(`SELECT * FROM ${unnest(["text", "text", "text", "int", "text", "text", "text", "text", "text", "timestamp(3)"])}`);
 const ADD_FLEETS = ADD_FLEET(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "int", "int"])}`);
+/** where live runs are (active.ts): each run's rows not among its active states (newline-separated) dropped, then the active ones added */
+const KEEP_ACTIVE = `DELETE FROM "ActiveState" AS a USING ${unnest(["text", "text"])} AS v("runId","keep") WHERE a."runId"=v."runId" AND NOT (a."state" = ANY(string_to_array(v."keep", chr(10))))`;
+const ADD_ACTIVES = `INSERT INTO "ActiveState" ("state","runId","createdAt") SELECT * FROM ${unnest(["text", "text", "timestamp(3)"])} ON CONFLICT DO NOTHING`;
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
 const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
@@ -181,6 +185,10 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   await bulk(c, INSERT_DELIVERIES, its.flatMap((it) => (it.deliveries ?? []).map((d) => deliveryValues(d, ts))), 9);
   // effect outcomes (lib/change); a replay's decisions and a migration's version pin are rare: one statement each
   await bulk(c, INSERT_OUTCOMES, its.flatMap((it) => (it.outcomes ?? []).map((o) => outcomeValues(o, ts))), 10);
+  // where the runs are now: a new run has no rows to drop
+  const active = its.map((it) => activeStates(it.run));
+  await bulk(c, KEEP_ACTIVE, its.flatMap((it, k) => (it.expectVersion === null ? [] : [[it.run.id, active[k]!.join("\n")]])), 2);
+  await bulk(c, ADD_ACTIVES, its.flatMap((it, k) => active[k]!.map((s) => [s, it.run.id, ts(it.run.createdAt)])), 3);
   // the fleet's counters, summed per row over the batch (one statement; an upsert touches a row once)
   await bulk(c, ADD_FLEETS, sumFleet(its), 7);
   for (const it of its) {

@@ -2,6 +2,7 @@
 // column reads back (SQLite: Prisma's stored form; PostgreSQL: epoch ms from the pool's parser)
 // and in integers arriving as BigInt from SQLite.
 import { notImported } from "../imported";
+import { inActiveState } from "./active";
 import type { CommitItem, DecidedBy, DeliveryRow, OutboxRow, OutcomeRow, ResumableRun, ReviewRow, RunQuery, RunRow, RunStatus, TimerRow, TransitionRow } from "./types";
 
 export type Row = Record<string, unknown>;
@@ -295,15 +296,13 @@ export function rowReaders(date: (v: unknown) => number): RowReaders {
  * The outer table is "Run", unaliased.
  */
 export function liveParts(q: Pick<RunQuery, "waitingFor" | "state" | "unclaimedSince">, p: (v: unknown) => string): string[] {
-  if (!q.waitingFor?.length && q.state === undefined && q.unclaimedSince === undefined) return [];
-  const parts = [`"status" IN ('running','waiting')`, notImported(`"id"`)];
+  const parts: string[] = [];
+  // the state or one inside it: the ActiveState rows (live, not imported runs only: lib/engine/store/active.ts)
+  if (q.state !== undefined) parts.push(inActiveState(p(q.state)));
+  if (!q.waitingFor?.length && q.unclaimedSince === undefined) return parts;
+  parts.push(`"status" IN ('running','waiting')`, notImported(`"id"`));
   const reviewOpen = `"id" IN (SELECT v."runId" FROM "Review" v WHERE v."status" = 'pending')`;
   const openTasks = `(SELECT COUNT(*) FROM "Task" k WHERE k."runId" = "Run"."id" AND k."status" IN ('queued','claimed'))`;
-  if (q.state !== undefined) {
-    // Run.state is a JSON array of leaf paths: the state itself, or a path below it
-    const quoted = JSON.stringify(q.state).replace(/[\\%_]/g, (c) => `\\${c}`);
-    parts.push(`("state" LIKE ${p(`%${quoted}%`)} ESCAPE '\\' OR "state" LIKE ${p(`%${quoted.slice(0, -1)}.%`)} ESCAPE '\\')`);
-  }
   if (q.waitingFor?.length) {
     const any = [...new Set(q.waitingFor)].map((k) => {
       switch (k) {

@@ -8,7 +8,11 @@ import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writ
 import { idempotencyKeys, idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, liveParts, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
-import { imported, notImported } from "../imported";
+import { activeChange, activeStates, ADD_ACTIVE, DROP_ACTIVE, DROP_RUN_ACTIVE } from "./active";
+import { imported, IMPORTED_PREFIX, notImported } from "../imported";
+
+/** the first id after every imported one (bytewise: the prefix's last character, "-", plus one) */
+const IMPORTED_END = `${IMPORTED_PREFIX.slice(0, -1)}${String.fromCharCode(IMPORTED_PREFIX.charCodeAt(IMPORTED_PREFIX.length - 1) + 1)}`;
 import { BOOT_RUNS, group, insertTransitionsSql, json, openReviewsSql, parse, PENDING_TIMER, putArtifactSql, putSnapshotSql, rowReaders, RUN_FROM, RUN_INSERT_LIVE, RUN_SELECT, RUN_UPDATED, runWriters, setTimersSql, snapshotFirst, type Row } from "./rows";
 
 /** above this many free-text matches, a page is found faster by walking runs newest first */
@@ -21,6 +25,7 @@ import type {
   RunAggregates,
   RunArchive,
   CommitItem,
+  FleetDelta,
   CommitOutcome,
   OutboxRow,
   OutcomeRow,
@@ -66,10 +71,18 @@ export const WRITES = {
   routeReview: ROUTE_REVIEW(() => "?"),
   escalateReview: ESCALATE_REVIEW(() => "?"),
   setInput: SET_INPUT(() => "?"),
+  // where live runs are (active.ts)
+  addActive: ADD_ACTIVE(() => "?"),
+  dropActive: DROP_ACTIVE(() => "?"),
+  dropRunActive: DROP_RUN_ACTIVE(() => "?"),
   // the hour's row and the all-time row (hour -1) from one set of arguments
   addFleet: ADD_FLEET(`SELECT x.w, x.v, CASE WHEN y.a = 0 THEN x.h ELSE -1 END, x.k, x.s, x.b, x.n FROM (SELECT ? AS w, ? AS v, ? AS h, ? AS k, ? AS s, ? AS b, ? AS n) AS x CROSS JOIN (SELECT 0 AS a UNION ALL SELECT 1) AS y WHERE true`),
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
+
+/** where the state and the status are among RUN_UPDATED's values */
+const STATE = RUN_UPDATED.indexOf("state");
+const STATUS = RUN_UPDATED.indexOf("status");
 
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
 const read = rowReaders(fromSqliteDate);
@@ -98,7 +111,8 @@ function changedUpdate(now: unknown[], last: unknown[], id: string, expectVersio
   return [sql, args];
 }
 
-function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql: string; args: unknown[] } {
+/** `stateJoined`: the page query joins the state's ActiveState rows itself (listRuns), so the state is not filtered here */
+function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false, stateJoined = false): { sql: string; args: unknown[] } {
   const parts: string[] = [];
   const args: unknown[] = [];
   if (q.status?.length) {
@@ -155,7 +169,7 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     args.push(...q.ids);
   }
   parts.push(
-    ...liveParts(q, (v) => {
+    ...liveParts(stateJoined ? { ...q, state: undefined } : q, (v) => {
       args.push(v);
       return "?";
     }),
@@ -165,9 +179,25 @@ function where(q: Omit<RunQuery, "limit" | "offset">, denseText = false): { sql:
     args.push(q.replayOf);
   } else if (!q.replays) {
     // replays left out: the few rowids the replayOf index holds (every index carries the rowid: no row read per run)
-    parts.push(`rowid NOT IN (SELECT rowid FROM "Run" WHERE "replayOf" IS NOT NULL)`);
+    parts.push(`"Run".rowid NOT IN (SELECT rowid FROM "Run" WHERE "replayOf" IS NOT NULL)`);
   }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", args };
+}
+
+/**
+ * A batch's counter rows (sqlite-writer.ts, check 3): each distinct row numbered, its arguments sent
+ * once, with its first increment; later increments are two numbers each.
+ */
+class CounterRows {
+  private rows = new Map<string, number>();
+  /** the arguments of a check-3 op adding `d`'s increment to its row */
+  add(d: FleetDelta): unknown[] {
+    const key = `${d[0]}\u0001${d[1]}\u0001${d[2]}\u0001${d[3]}\u0001${d[4]}\u0001${d[5]}`;
+    const row = this.rows.get(key);
+    if (row !== undefined) return [row, d[6]];
+    this.rows.set(key, this.rows.size);
+    return [this.rows.size - 1, d[6], d[0], d[1], d[2], d[3], d[4], d[5]];
+  }
 }
 
 export class SqliteRunStore implements RunStore {
@@ -224,15 +254,31 @@ export class SqliteRunStore implements RunStore {
    */
   private written = new Map<string, { version: number; values: unknown[] }>();
 
-  /** One item's writes, serialised for the writer (which may be another thread). */
-  private ops(item: CommitItem, values: unknown[]): WriteItem {
+  /** One item's writes, serialised for the writer (which may be another thread); `counters`: the batch's counter rows. */
+  private ops(item: CommitItem, values: unknown[], counters: CounterRows): WriteItem {
     const { run } = item;
     const ops: WriteOp[] = [];
+    // the ActiveState rows before: none for a new run, the run's as last written ("same": state and status unchanged), else not known (null: all dropped)
+    let before: string[] | null | "same" = [];
     if (item.expectVersion === null) ops.push([W.insertRun, write.insert(run), 2]);
     else {
       const last = this.written.get(run.id);
-      if (last?.version === item.expectVersion) ops.push([...changedUpdate(values, last.values, run.id, item.expectVersion), 1]);
-      else ops.push([W.updateRun, [...values, run.id, item.expectVersion], 1]);
+      if (last?.version === item.expectVersion) {
+        ops.push([...changedUpdate(values, last.values, run.id, item.expectVersion), 1]);
+        before = last.values[STATE] === values[STATE] && last.values[STATUS] === values[STATUS] ? "same" : activeStates({ id: run.id, status: last.values[STATUS] as RunStatus, state: JSON.parse(last.values[STATE] as string) as string[] });
+      } else {
+        ops.push([W.updateRun, [...values, run.id, item.expectVersion], 1]);
+        before = null;
+      }
+    }
+    if (before !== "same") {
+      const { drop, add } = activeChange(before, run);
+      if (drop === null) ops.push([W.dropRunActive, [run.id], 0]);
+      else for (const s of drop) ops.push([W.dropActive, [run.id, s], 0]);
+      if (add.length) {
+        const created = sqliteDate(run.createdAt);
+        for (const s of add) ops.push([W.addActive, [s, run.id, created], 0]);
+      }
     }
     for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.decidedBy ?? null, c.id], 1]);
     for (const t of item.transitions) {
@@ -255,8 +301,8 @@ export class SqliteRunStore implements RunStore {
     for (const r of item.reviewsOpen) if (routed(r)) ops.push([W.routeReview, [groupsJson(r.assignedTo), r.dueAt == null ? null : sqliteDate(r.dueAt), groupsJson(r.escalatedFrom), r.id], 0]);
     for (const r of item.reviewsRoute ?? []) ops.push([W.escalateReview, [groupsJson(r.assignedTo), groupsJson(r.escalatedFrom), r.id], 0]);
     if (item.setInput !== undefined) ops.push([W.setInput, [JSON.stringify(item.setInput ?? null), run.id], 0]);
-    // the fleet's counters: summed over the batch, written once per row at its end (check 3)
-    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, d, 3]);
+    // the fleet's counters: summed over the batch's committed items, written once per row at its end (check 3)
+    if (item.fleet) for (const d of item.fleet) ops.push([W.addFleet, counters.add(d), 3]);
     return { guarded: item.reviewsClose.length > 0 || item.idempotency !== undefined, ops };
   }
 
@@ -266,7 +312,8 @@ export class SqliteRunStore implements RunStore {
   async commit(items: CommitItem[]): Promise<CommitOutcome[]> {
     if (items.length === 0) return [];
     const values = items.map((i) => write.updated(i.run));
-    const batch = items.map((item, i) => this.ops(item, values[i]));
+    const counters = new CounterRows();
+    const batch = items.map((item, i) => this.ops(item, values[i], counters));
     this.onWrite?.(batch);
     let out: CommitOutcome[];
     try {
@@ -306,12 +353,17 @@ export class SqliteRunStore implements RunStore {
   async listRuns(q: RunQuery): Promise<RunRow[]> {
     await this.freshText(q.text);
     const dense = this.denseText(q.text);
-    const w = where(q, dense);
     const order = (t: string) => `ORDER BY ${t}."createdAt" DESC, ${t}.rowid DESC`;
+    // runs in a state: walked newest first on the state's ActiveState rows (their createdAt is the run's), a page's worth of runs read
+    const joined = q.state !== undefined && !q.text;
+    const w = where(q, dense, joined);
+    const page = joined
+      ? `SELECT "Run".rowid FROM (SELECT "runId" AS "activeRun", "createdAt" AS "activeAt" FROM "ActiveState" WHERE "state" = ?) AS a CROSS JOIN "Run" ON "Run"."id" = a."activeRun" ${w.sql} ORDER BY a."activeAt" DESC, "Run".rowid DESC`
+      : `SELECT "Run".rowid FROM "Run"${this.pageIndex(q, dense)} ${w.sql} ${order(`"Run"`)}`;
     const rows = this.db
-      .prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r.rowid IN (SELECT "Run".rowid FROM "Run"${this.pageIndex(q, dense)} ${w.sql} ${order(`"Run"`)} LIMIT ? OFFSET ?) ${order("r")}`)
+      .prepare(`SELECT ${RUN_SELECT} FROM ${RUN_FROM} WHERE r.rowid IN (${page} LIMIT ? OFFSET ?) ${order("r")}`)
       .safeIntegers(false)
-      .all(...w.args, q.limit ?? 50, q.offset ?? 0) as Row[];
+      .all(...(joined ? [q.state] : []), ...w.args, q.limit ?? 50, q.offset ?? 0) as Row[];
     return rows.map(read.run);
   }
 
@@ -332,7 +384,7 @@ export class SqliteRunStore implements RunStore {
     if (q.waitingSince !== undefined && !q.text) return ` INDEXED BY "Run_waitingSince_createdAt_idx"`;
     if (q.retrying && !q.text && q.waitingSince === undefined) return ` INDEXED BY "Run_retries_status_createdAt_idx"`;
     // live runs by where they are or what they wait on: the few live ones, read through the status index
-    if ((q.state !== undefined || q.waitingFor?.length || q.unclaimedSince !== undefined) && !q.text && q.waitingSince === undefined && !q.retrying) return ` INDEXED BY "Run_status_createdAt_idx"`;
+    if ((q.waitingFor?.length || q.unclaimedSince !== undefined) && !q.text && q.waitingSince === undefined && !q.retrying) return ` INDEXED BY "Run_status_createdAt_idx"`;
     return "";
   }
 
@@ -347,11 +399,19 @@ export class SqliteRunStore implements RunStore {
     const dense = this.denseText(text);
     // replays left out: every matching run, less the matching replays (read through the small replayOf index)
     const hide = !replays && q.replayOf === undefined;
-    const w = where({ ...q, replays: replays || hide }, dense);
-    const count = (sql: string, args: unknown[]) => (this.db.prepare(`SELECT COUNT(*) AS n FROM "Run" ${sql}`).safeIntegers(false).get(...args) as { n: number }).n;
-    const n = count(w.sql, w.args);
+    const all = { ...q, replays: replays || hide };
+    const w = where(all, dense);
+    const count = (sql: string, args: unknown[]) => (this.db.prepare(`SELECT COUNT(*) AS n FROM ${sql}`).safeIntegers(false).get(...args) as { n: number }).n;
+    let n: number;
+    if (q.state !== undefined && !text) {
+      // runs in a state: its ActiveState rows (an index range count when nothing else filters them), joined to the runs when something does
+      const rest = where(all, dense, true);
+      n = rest.sql
+        ? count(`(SELECT "runId" AS "activeRun" FROM "ActiveState" WHERE "state" = ?) AS a CROSS JOIN "Run" ON "Run"."id" = a."activeRun" ${rest.sql}`, [q.state, ...rest.args])
+        : count(`"ActiveState" WHERE "state" = ?`, [q.state]);
+    } else n = count(`"Run" ${w.sql}`, w.args);
     if (!hide || !this.s.anyReplay.get()) return n;
-    return n - count(`${w.sql ? `${w.sql} AND` : "WHERE"} "replayOf" IS NOT NULL`, w.args);
+    return n - count(`"Run" ${w.sql ? `${w.sql} AND` : "WHERE"} "replayOf" IS NOT NULL`, w.args);
   }
 
   /**
@@ -370,7 +430,11 @@ export class SqliteRunStore implements RunStore {
     const replays = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" INDEXED BY "Run_replayOf_idx" WHERE "replayOf" IS NOT NULL ${workflow ? `AND "workflow" = ?` : ""} GROUP BY "status"`).safeIntegers(false).all(...args) as { status: RunStatus; n: number }[];
     for (const r of replays) if (r.status in out) out[r.status] -= r.n;
     // imported runs recorded as running or waiting are not live: counted apart
-    const apart = this.db.prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE ${by}"status" IN ('running','waiting') AND ${imported(`"id"`)} AND +"replayOf" IS NULL GROUP BY "status"`).safeIntegers(false).all(...args) as { status: "running" | "waiting"; n: number }[];
+    // (read through the id index: the range holds exactly the ids with the imported prefix, bytewise, and there are few; `+`: not the status index, whose live runs are many)
+    const apart = this.db
+      .prepare(`SELECT "status", COUNT(*) AS n FROM "Run" WHERE "id" >= '${IMPORTED_PREFIX}' AND "id" < '${IMPORTED_END}' AND ${workflow ? `+"workflow" = ? AND ` : ""}+"status" IN ('running','waiting') AND ${imported(`"id"`)} AND +"replayOf" IS NULL GROUP BY "status"`)
+      .safeIntegers(false)
+      .all(...args) as { status: "running" | "waiting"; n: number }[];
     for (const r of apart) out[r.status] -= r.n;
     return { ...out, imported: apart.reduce((n, r) => n + r.n, 0), replay: replays.reduce((n, r) => n + r.n, 0) };
   }

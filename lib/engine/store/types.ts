@@ -509,7 +509,7 @@ export interface RunStore {
 }
 
 /** What a fleet counter counts (lib/fleet/counters.ts computes the increments, the store adds them). */
-export type FleetKind = "enter" | "dwell" | "edge" | "fail" | "end";
+export type FleetKind = "enter" | "dwell" | "edge" | "step" | "fail" | "end";
 
 /** One counter row's increment: [workflow, version, hour, kind, key, bucket, n]. */
 export type FleetDelta = [string, number, number, FleetKind, string, number, number];

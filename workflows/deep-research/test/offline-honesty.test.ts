@@ -2,6 +2,7 @@
 // quoted as facts (never commands or code), and a conflict raised once.
 import { describe, expect, it } from "vitest";
 import type { EffectContext } from "../../../lib/engine/engine";
+import { bindModel } from "../../../lib/llm/bound";
 import { OfflineModel } from "../../../lib/llm/offline";
 import type { SearchPort, SearchResult } from "../../../lib/search/types";
 import { deepResearchEffects } from "../effects";
@@ -55,12 +56,13 @@ describe("deep-research offline (facts, report, conflicts)", () => {
 
   it("a conflict earlier rounds raised is not raised again", async () => {
     const knowledge: SearchPort = { name: "kb", search: async () => [] };
-    const effects = deepResearchEffects({ model: () => new OfflineModel(), knowledge, missionsOn: async () => 1 });
+    const effects = deepResearchEffects({ knowledge, missionsOn: async () => 1 });
     const reflect = effects.actors.reflect as unknown as (input: unknown, ctx: EffectContext) => Promise<{ conflicts: { subject: string }[] }>;
     const plan: Plan = { topic: "timeouts", dimensions: ["Limits"], tasks: [], estimatedIterations: 1 };
     const fact = (id: string, n: number, source: string): Fact => ({ id, statement: `The execution timeout default lasts ${n} minutes per run.`, source, confidence: "Low", rawFile: "", extracted: "", task: "R1", dimension: "Limits" });
     const facts = [fact("Fact-001", 10, "S01"), fact("Fact-002", 15, "S02")];
-    const ctx = { runId: "r", state: "REFLECTING", key: "k", signal: new AbortController().signal } as unknown as EffectContext;
+    const site = { runId: "r", state: "REFLECTING", key: "k", signal: new AbortController().signal };
+    const ctx = { ...site, model: bindModel(() => new OfflineModel(), site) } as unknown as EffectContext;
     const first = await reflect({ topic: "timeouts", plan, facts, sources: [], round: 1, known: [] }, ctx);
     expect(first.conflicts).toHaveLength(1);
     const second = await reflect({ topic: "timeouts", plan, facts, sources: [], round: 2, known: first.conflicts.map((c) => c.subject) }, ctx);
