@@ -284,14 +284,18 @@ function Diagram({
     [l, m, painted],
   );
 
-  // with no active state, the view opens on what an overlay points at (the divergence, the states it tags)
+  // with no active state, the view opens on the state an overlay outlines (a comparison's divergence);
+  // tags are notes on states (approve rates, the fleet's counts, where runs land): with them the
+  // view still opens on the whole machine
   const focus = useMemo(() => {
-    if (m.active.length || (!painted.outline && Object.keys(painted.tags).length === 0)) return { ...m, waitingOn: m.waiting ? m.active.at(-1) : null };
-    return { ...m, active: painted.outline ? [painted.outline] : Object.keys(painted.tags) };
+    if (m.active.length || !painted.outline) return { ...m, waitingOn: m.waiting ? m.active.at(-1) : null };
+    return { ...m, active: [painted.outline] };
   }, [m, painted]);
   const [ready, setReady] = useState(false);
   const mode = useStore((st: ReactFlowState) => modeOf(st.transform[2]));
   const view = useRef<ViewControl | null>(null);
+  /** when the person last panned or zoomed (the view then stops moving by itself for a while) */
+  const touched = useRef(0);
   const trail = openedGroup && l.nodes.some((n) => n.id === openedGroup && n.hidden === undefined) ? withAncestors(openedGroup) : [];
   return (
     <div className={`flex flex-col ${className ?? "h-[640px] w-full"}`} data-testid="diagram" data-ready={ready ? "" : undefined} data-layout={l.fallback ? "fallback" : "elk"}>
@@ -328,6 +332,10 @@ function Diagram({
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
+          // the person's own pan or zoom (a move with an input event; a click on a state is no move)
+          onMove={(event) => {
+            if (event) touched.current = Date.now();
+          }}
           onNodeClick={(_, node) => {
             if ((node.data as { hidden?: number }).hidden !== undefined) toggle(node.id);
             else if (onStateClick) onStateClick(node.id);
@@ -350,7 +358,7 @@ function Diagram({
           />
           <ZoomVar />
           {size && size.w > 0 && size.h > 0 && shown.decided && (
-            <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} />
+            <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} touched={touched} />
           )}
         </ReactFlow>
         </ZoomModeContext.Provider>
@@ -380,21 +388,11 @@ interface ViewControl {
  * moves: Fit on a workflow, the focus state on a run, the opened group after a click on it. A
  * person who pans or zooms takes over for a while.
  */
-function AutoView({ layout, status, follow, size, opened, onApplied, control }: { layout: Layout; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null } }) {
+function AutoView({ layout, status, follow, size, opened, onApplied, control, touched }: { layout: Layout; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null }; touched: { current: number } }) {
   const flow = useReactFlow();
-  const dom = useStore((st) => st.domNode);
-  const touched = useRef(0);
   const first = useRef(true);
-  useEffect(() => {
-    const el = dom?.querySelector(".react-flow__pane");
-    const mark = () => (touched.current = Date.now());
-    el?.addEventListener("wheel", mark, { passive: true });
-    el?.addEventListener("pointerdown", mark);
-    return () => {
-      el?.removeEventListener("wheel", mark);
-      el?.removeEventListener("pointerdown", mark);
-    };
-  }, [dom]);
+  /** the opened group the view last zoomed into */
+  const zoomedInto = useRef<string | null>(null);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
   const abs = useMemo(() => absoluteBoxes(layout), [layout]);
   // a view chosen here keeps clear of the minimap's corner: in the canvas without its strip on the
@@ -428,8 +426,16 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control }: 
         go(clear((w, h) => boxView(focus && fitZoom(focus.w, focus.h, w, h) >= READABLE_ZOOM ? focus : b, w, h, READABLE_ZOOM)), true);
       },
     };
+    // a group the person opened: its view once it is drawn open (they asked for it: even after a pan of theirs)
+    const openedDrawn = !!groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined);
+    if (opened && !openedDrawn && !first.current) return;
+    if (openedDrawn && zoomedInto.current !== opened) {
+      zoomedInto.current = opened;
+      return go(clear((w, h) => boxView(groupBox!, w, h)), true);
+    }
+    if (!opened) zoomedInto.current = null;
     if (!first.current && Date.now() - touched.current < 15_000) return;
-    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(clear((w, h) => boxView(groupBox, w, h)), true);
+    if (openedDrawn) return go(clear((w, h) => boxView(groupBox!, w, h)), true);
     if (status.active.length === 0) return go(clear((w, h) => fitView(layout, w, h)), true);
     const { focus, must } = focusOf(layout, status);
     go(clear((w, h) => chooseView(layout, w, h, focus, must)), true);
