@@ -200,6 +200,11 @@ for (const wf of Object.keys(START)) {
       // a workflow opens on the whole machine
       expect(first.outside, `${wf} ${size.width}: opens whole`).toEqual([]);
       expect(first.inView, `${wf}: the start is in view`).toContain(START[wf]);
+      if (size.width === 1440) {
+        // and the canvas ends within the first screen: no state of the whole machine below the fold
+        const canvas = (await page.getByTestId("diagram").locator(".react-flow").boundingBox())!;
+        expect(canvas.y + canvas.height, `${wf}: the canvas within the first screen`).toBeLessThanOrEqual(size.height);
+      }
       await checkFit(page, `workflow ${wf} ${size.width}×${size.height}`);
       await shot(page, `workflow-${wf}-${size.width}`);
     }
