@@ -30,7 +30,7 @@ const MINIMAP_ROOM = { w: 166, h: 116 };
 
 /** `fitScreen` keeps the diagram within the first screen from this screen width on, down to this height (between it and a phone the page scrolls to its diagram). */
 const FIT_SCREEN_FROM = 1024;
-const FIT_SCREEN_MIN = 420;
+const FIT_SCREEN_MIN = 480;
 /** a phone's canvas cut to the machine keeps at least this height */
 const PHONE_CANVAS_MIN = 240;
 

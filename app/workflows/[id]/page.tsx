@@ -141,9 +141,9 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
             )}
           </div>
           {fleet ? (
-            <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} fitScreen className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[420px]" />
+            <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} fitScreen className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[480px]" />
           ) : (
-            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} fitScreen className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[420px]" />
+            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} fitScreen className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[480px]" />
           )}
         </div>
         <div className="min-w-0 space-y-4">
