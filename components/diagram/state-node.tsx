@@ -48,8 +48,8 @@ export const chipLines = (h: number, z: number) => Math.max(0, Math.min(2, Math.
 const CHIP_CHAR = 7.3;
 /** The longest piece of an identifier between its break opportunities (see Breakable): wider than the chip, the name is cut with an ellipsis on one line instead. */
 const longestWord = (name: string) => Math.max(...name.split(/(?<=[_.\-])|(?<=[a-z0-9])(?=[A-Z])/).map((p) => p.length));
-/** The box's width on screen at zoom `z`, in whole 20 px steps (so nodes re-render only when it matters). */
-const screenWidth = (w: number, z: number) => Math.floor((w * z) / 20) * 20;
+/** The room inside the box on screen at zoom `z` (its padding and border, 20 px at zoom 1, left out), in whole 5 px steps (so nodes re-render only when it matters). */
+const screenWidth = (w: number, z: number) => Math.floor(((w - 20) * z) / 5) * 5;
 
 const tagTone: Record<OverlayTone, string> = {
   a: "bg-blue-600 text-white",
@@ -65,7 +65,7 @@ const tagTone: Record<OverlayTone, string> = {
  * The overlay's tags over the node's top edge (their titles are the tooltips): paths and notes on
  * the left, a "bad" verdict (a divergence) on the right, clear of the edges arriving at the middle.
  */
-function OverlayTags({ tags, mode, testId = "node-tags", edge = "top" }: { tags: OverlayTag[]; mode: ZoomMode; testId?: string; edge?: "top" | "bottom" }) {
+function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert }: { tags: OverlayTag[]; mode: ZoomMode; testId?: string; edge?: "top" | "bottom"; alert?: string | null }) {
   // below a readable zoom a tag keeps its size on screen (12 px text)
   const scaled = mode !== "detail" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   const tag = (t: OverlayTag, i: number) => (
@@ -77,11 +77,20 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top" }: { tags:
   const left = tags.filter((t) => t.tone !== "bad");
   // over the edge at a readable zoom (the node keeps room for it); below, a chip has no room: the tags sit on it from outside
   const y = edge === "top" ? (mode === "detail" ? "top-0 -translate-y-1/2" : "top-0 -translate-y-full") : mode === "detail" ? "bottom-0 translate-y-1/2" : "bottom-0 translate-y-full";
-  if (mode === "dot") return <span data-testid={testId} className="hidden">{tags.map((t) => t.label).join(" ")}</span>;
+  if (mode === "dot")
+    return (
+      <>
+        <span data-testid={testId} className="hidden">{tags.map((t) => t.label).join(" ")}</span>
+        {alert && <AlertBadge message={alert} mode={mode} />}
+      </>
+    );
+  // the node's alert badge joins the row (after the notes, or before a verdict on the right): a tag and the badge never overlap
+  const badge = alert ? <AlertBadge key="alert" message={alert} mode={mode} inline /> : null;
   return (
     <span data-testid={testId}>
-      {left.length > 0 && <span className={`absolute ${y} left-2 z-10 flex gap-1 ${right.length ? "max-w-[calc(50%-0.75rem)] overflow-hidden" : left.length === 1 ? "w-max" : "max-w-[calc(100%-1rem)] overflow-hidden"}`}>{left.map(tag)}</span>}
-      {right.length > 0 && <span className={`absolute ${y} right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden`}>{right.map(tag)}</span>}
+      {/* the notes are drawn whole: a row wider than the node reaches past its right edge */}
+      {(left.length > 0 || (badge && right.length === 0)) && <span className={`absolute ${y} left-2 z-10 flex gap-1 ${right.length ? "max-w-[calc(50%-0.75rem)] overflow-hidden" : "w-max"}`}>{left.map(tag)}{right.length === 0 && badge}</span>}
+      {right.length > 0 && <span className={`absolute ${y} right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden`}>{badge}{right.map(tag)}</span>}
     </span>
   );
 }
@@ -114,6 +123,53 @@ function StatusDot({ status, size }: { status: NodeStatus; size?: string }) {
 const nodeTitle = (d: StateNodeData) =>
   d.hidden !== undefined ? `${d.state.name}: ${d.hidden} states inside. Click to open.` : [d.state.name, d.state.summary, d.status === "waiting" ? "waiting" : null].filter(Boolean).join(" · ");
 
+const chipText = { fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) };
+
+/**
+ * A compact node: status dot and name, a collapsed group's count and a review state's tag. With
+ * room for two lines, a group's count goes on the second, so its name has the whole width; a name
+ * that does not fit one line breaks between its words (never inside one) over two, else is cut
+ * with an ellipsis (the whole name is the node's tooltip).
+ */
+function Chip({ name, status, count, human, lines, wide }: { name: string; status: NodeStatus; count?: number; human: boolean; lines: number; wide: number }) {
+  const collapsed = count !== undefined;
+  // room for the name inside the node's padding, beside the dot (9 px and a 5 px gap) where it has one
+  const room = wide - (status === "active" || status === "waiting" || status === "failed" ? 14 : 0);
+  const words = longestWord(name) * CHIP_CHAR;
+  const whole = name.length * CHIP_CHAR <= room;
+  const extra = (
+    <>
+      {collapsed && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400" style={chipText}>▸ {count}</span>}
+      {human && wide >= 100 && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ ...chipText, paddingInline: screenPx(4) }}>review</span>}
+    </>
+  );
+  const hasExtra = collapsed || (human && wide >= 100);
+  const dot = <StatusDot status={status} size={screenPx(9)} />;
+  const oneLine = <span className="min-w-0 truncate font-mono font-semibold text-slate-900 dark:text-slate-100" style={chipText}>{name}</span>;
+  // (a review state's name comes before its tag: the tag takes the second line only from a name that fits on the first)
+  if (lines >= 2 && (collapsed || (hasExtra && whole)))
+    return (
+      <div className="flex min-w-0 flex-col justify-center overflow-hidden">
+        <div className="flex min-w-0 items-center" style={{ gap: screenPx(5) }}>{dot}{oneLine}</div>
+        <div className="flex min-w-0 items-center overflow-hidden" style={{ gap: screenPx(5), paddingLeft: status === "active" || status === "waiting" || status === "failed" ? screenPx(14) : undefined }}>{extra}</div>
+      </div>
+    );
+  return (
+    <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(5) }}>
+      {dot}
+      {lines >= 2 && !whole && words <= room ? (
+        <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={chipText}>
+          <Breakable text={name} />
+        </span>
+      ) : (
+        oneLine
+      )}
+      {/* one line: a collapsed group's count beside its name, a review tag where the whole name leaves room for it */}
+      {lines < 2 && (collapsed || (human && name.length * CHIP_CHAR + 55 <= room)) && extra}
+    </div>
+  );
+}
+
 // Every text in a node is at least 12 px at zoom 1 (MIN_FONT in lib/graph/layout.ts) and drawn
 // only at a zoom where it is 11 px or more on screen; below that zoom the node is a chip whose
 // name and badges keep their size on screen (zoom.tsx), and at the smallest zoom a coloured box.
@@ -137,8 +193,8 @@ function StateNodeView({ data }: NodeProps) {
       data-outlined={outlined ? "" : undefined}
       className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? `px-3 ${tags?.length ? "pb-2 pt-3" : "py-2"}` : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
-      {alert && <AlertBadge message={alert} mode={mode} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}
+      {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} />}
       {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {detail ? (
@@ -181,35 +237,19 @@ function StateNodeView({ data }: NodeProps) {
           )}
         </>
       ) : (
-        mode === "chip" &&
-        lines > 0 && (
-          <div className="flex max-h-full min-h-0 min-w-0 items-center overflow-hidden" style={{ gap: screenPx(5) }}>
-            <StatusDot status={status} size={screenPx(9)} />
-            {lines >= 2 && longestWord(state.name) * CHIP_CHAR <= wide - (collapsed ? 56 : 24) ? (
-              <span className="line-clamp-2 min-w-0 font-mono font-semibold text-slate-900 [overflow-wrap:normal] [word-break:normal] dark:text-slate-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>
-                <Breakable text={state.name} />
-              </span>
-            ) : (
-              <span className="min-w-0 truncate font-mono font-semibold text-slate-900 dark:text-slate-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>
-                {state.name}
-              </span>
-            )}
-            {collapsed && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE) }}>▸ {count}</span>}
-            {state.human && wide >= 140 && <span title="human review" className="shrink-0 rounded bg-emerald-100 font-sans font-medium text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100" style={{ fontSize: screenPx(12), lineHeight: screenPx(CHIP_LINE), paddingInline: screenPx(4) }}>review</span>}
-          </div>
-        )
+        mode === "chip" && lines > 0 && <Chip name={state.name} status={status} count={count} human={!!state.human} lines={lines} wide={wide} />
       )}
       <Handle type="source" position={Position.Bottom} className={hidden} isConnectable={false} />
     </div>
   );
 }
 
-/** A red "⚠ alert" tag on the node's top right corner; the alert messages are its tooltip. */
-function AlertBadge({ message, mode }: { message: string; mode: ZoomMode }) {
+/** A red "⚠ alert" tag on the node's top right corner (above a chip, whose name fills it), or in its row of tags; the alert messages are its tooltip. */
+function AlertBadge({ message, mode, inline = false }: { message: string; mode: ZoomMode; inline?: boolean }) {
   if (mode === "dot") return <span title={message} data-testid="node-alert" className="absolute -right-1 -top-1 z-10 h-2 w-2 rounded-full bg-red-600" />;
   const scaled = mode === "chip" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   return (
-    <span title={message} data-testid="node-alert" style={scaled} className="absolute right-0 top-0 z-10 -translate-y-1/2 translate-x-2 cursor-help whitespace-nowrap rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white dark:ring-slate-900">
+    <span title={message} data-testid="node-alert" style={scaled} className={`${inline ? "shrink-0" : `absolute right-0 top-0 z-10 translate-x-2 ${mode === "chip" ? "-translate-y-full" : "-translate-y-1/2"}`} cursor-help whitespace-nowrap rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white dark:ring-slate-900`}>
       ⚠ alert
     </span>
   );
@@ -224,8 +264,8 @@ function GroupNodeView({ data }: NodeProps) {
   const head = useStore(useCallback((st: ReactFlowState) => GROUP_HEAD * st.transform[2] >= 22, []));
   return (
     <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} data-mode={mode} title={detail ? undefined : state.name} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
-      {alert && <AlertBadge message={alert} mode={mode} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} />}
+      {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} />}
       {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {(detail || (mode === "chip" && head)) && (

@@ -10,10 +10,10 @@
 // breadcrumb back to the whole machine.
 import { Background, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node, type ReactFlowState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { aspectOf, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
-import { absoluteBoxes, boxView, chooseView, collapsedAround, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
-import type { DiagramOverlay, OverlayTag } from "@/lib/graph/overlay";
+import { absoluteBoxes, boxView, chooseView, collapsedAround, fitHeight, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
+import { tagsByNode, type DiagramOverlay, type OverlayTag } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
 import { modeOf, ZoomModeContext } from "./zoom";
 
@@ -27,6 +27,12 @@ const edgeTypes = { transition: TransitionEdge };
 /** The minimap (150×100 with its margin) is shown from this screen width (Tailwind's sm) on; views keep clear of it. */
 const MINIMAP_FROM = 640;
 const MINIMAP_ROOM = { w: 166, h: 116 };
+
+/** `fitScreen` keeps the diagram within the first screen from this screen width on, down to this height (between it and a phone the page scrolls to its diagram). */
+const FIT_SCREEN_FROM = 1024;
+const FIT_SCREEN_MIN = 480;
+/** a phone's canvas cut to the machine keeps at least this height */
+const PHONE_CANVAS_MIN = 240;
 
 /** With every group open the machine must fit at this zoom or more, else groups start collapsed. */
 const OPEN_FIT_ZOOM = 0.5;
@@ -88,6 +94,7 @@ function Diagram({
   overlay,
   badges,
   onStateClick,
+  fitScreen = false,
 }: {
   /** one layout (laid out again here for other groups and aspects), or the server's pack of them */
   layout: Layout | LayoutPack;
@@ -105,11 +112,16 @@ function Diagram({
   badges?: Record<string, OverlayTag[]>;
   /** a click on a state (not on a collapsed group, which opens it) */
   onStateClick?: (id: string) => void;
+  /** on a wide screen the diagram is no taller than what is left of the first screen below it (Fit never puts states below the fold); on a phone, than the machine needs */
+  fitScreen?: boolean;
 }) {
   const statusKey = JSON.stringify(status ?? null);
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const s = useMemo(() => status ?? { active: [] }, [statusKey]);
   const canvas = useRef<HTMLDivElement>(null);
+  const outer = useRef<HTMLDivElement>(null);
+  /** the canvas's height as the page sets it, while a phone's canvas is cut to the machine (its aspect decides the layout) */
+  const natural = useRef<number | null>(null);
   const [size, setSize] = useState<{ w: number; h: number } | null>(null);
   useEffect(() => {
     const el = canvas.current;
@@ -120,7 +132,7 @@ function Diagram({
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
-  const aspect: Aspect = size ? aspectOf(size.w, size.h) : "landscape";
+  const aspect: Aspect = size ? aspectOf(size.w, natural.current ?? size.h) : "landscape";
 
   // the layouts at hand: the server's, then those laid out here (a promise each, by variant key)
   const { base, cache } = useMemo(() => {
@@ -165,7 +177,7 @@ function Diagram({
     if (!size) return null;
     const closed = groups.filter((g) => overrides[g.id] === false).map((g) => g.id);
     const open = atHand(closed, aspect);
-    const roomy = open && fitZoom(open.width, open.height, size.w, size.h) >= OPEN_FIT_ZOOM;
+    const roomy = open && fitZoom(open.width, open.height, size.w, natural.current ?? size.h) >= OPEN_FIT_ZOOM;
     if (!autoCollapse || roomy) return closed;
     const shut = new Set(around.split(",").filter(Boolean));
     return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && shut.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
@@ -190,6 +202,30 @@ function Diagram({
   }, [wanted?.join(), aspect, get, atHand]);
 
   const l = shown.layout;
+  // fitScreen: on a wide screen the diagram ends within the first screen; on a phone its canvas is
+  // no taller than the machine needs at Fit (no blank band above and below a wide machine)
+  useLayoutEffect(() => {
+    const el = outer.current;
+    const c = canvas.current;
+    if (!fitScreen || !el || !c) return;
+    const fit = () => {
+      el.style.height = "";
+      natural.current = null;
+      if (window.matchMedia(`(min-width: ${FIT_SCREEN_FROM}px)`).matches) {
+        // (from the page's top: where it sits when the page opens, wherever it is scrolled to now)
+        const room = Math.floor(window.innerHeight - (el.getBoundingClientRect().top + window.scrollY) - 16);
+        if (room < el.offsetHeight) el.style.height = `${Math.max(room, FIT_SCREEN_MIN)}px`;
+        return;
+      }
+      if (window.matchMedia(`(min-width: ${MINIMAP_FROM}px)`).matches || c.clientHeight === 0) return;
+      natural.current = c.clientHeight;
+      const need = Math.max(PHONE_CANVAS_MIN, fitHeight(l.width, l.height, c.clientWidth, c.clientHeight));
+      if (need < c.clientHeight - 8) el.style.height = `${el.offsetHeight - c.clientHeight + need}px`;
+    };
+    fit();
+    window.addEventListener("resize", fit);
+    return () => window.removeEventListener("resize", fit);
+  }, [fitScreen, l]);
   const [openedGroup, setOpenedGroup] = useState<string | null>(null);
   const toggle = useCallback(
     (id: string) => {
@@ -211,8 +247,7 @@ function Diagram({
   const overlayKey = JSON.stringify(overlay ?? null);
   const badgesKey = JSON.stringify(badges ?? null);
   const painted = useMemo(() => {
-    const tags: Record<string, OverlayTag[]> = {};
-    for (const [id, list] of Object.entries(overlay?.nodes ?? {})) (tags[visible(id)] ??= []).push(...list);
+    const tags = tagsByNode(overlay?.nodes ?? {}, visible, (id) => graph.states.find((st) => st.id === id)?.name ?? id);
     const extra: Record<string, OverlayTag[]> = {};
     for (const [id, list] of Object.entries(badges ?? {})) (extra[visible(id)] ??= []).push(...list);
     const edges: Record<string, "a" | "b" | "both"> = {};
@@ -229,7 +264,7 @@ function Diagram({
     }
     return { tags, extra, edges, outline: overlay?.outline ? visible(overlay.outline) : null, traffic: overlay?.traffic ? traffic : null };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [overlayKey, badgesKey, visible]);
+  }, [overlayKey, badgesKey, visible, graph]);
 
   const nodes: Node[] = useMemo(
     () =>
@@ -284,17 +319,21 @@ function Diagram({
     [l, m, painted],
   );
 
-  // with no active state, the view opens on what an overlay points at (the divergence, the states it tags)
+  // with no active state, the view opens on the state an overlay outlines (a comparison's divergence);
+  // tags are notes on states (approve rates, the fleet's counts, where runs land): with them the
+  // view still opens on the whole machine
   const focus = useMemo(() => {
-    if (m.active.length || (!painted.outline && Object.keys(painted.tags).length === 0)) return { ...m, waitingOn: m.waiting ? m.active.at(-1) : null };
-    return { ...m, active: painted.outline ? [painted.outline] : Object.keys(painted.tags) };
+    if (m.active.length || !painted.outline) return { ...m, waitingOn: m.waiting ? m.active.at(-1) : null };
+    return { ...m, active: [painted.outline] };
   }, [m, painted]);
   const [ready, setReady] = useState(false);
   const mode = useStore((st: ReactFlowState) => modeOf(st.transform[2]));
   const view = useRef<ViewControl | null>(null);
+  /** when the person last panned or zoomed (the view then stops moving by itself for a while) */
+  const touched = useRef(0);
   const trail = openedGroup && l.nodes.some((n) => n.id === openedGroup && n.hidden === undefined) ? withAncestors(openedGroup) : [];
   return (
-    <div className={`flex flex-col ${className ?? "h-[640px] w-full"}`} data-testid="diagram" data-ready={ready ? "" : undefined} data-layout={l.fallback ? "fallback" : "elk"}>
+    <div ref={outer} className={`flex flex-col ${className ?? "h-[640px] w-full"}`} data-testid="diagram" data-ready={ready ? "" : undefined} data-layout={l.fallback ? "fallback" : "elk"}>
       <Toolbar
         collapsed={l.collapsed.length}
         groups={groups.length}
@@ -328,6 +367,10 @@ function Diagram({
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
+          // the person's own pan or zoom (a move with an input event; a click on a state is no move)
+          onMove={(event) => {
+            if (event) touched.current = Date.now();
+          }}
           onNodeClick={(_, node) => {
             if ((node.data as { hidden?: number }).hidden !== undefined) toggle(node.id);
             else if (onStateClick) onStateClick(node.id);
@@ -350,7 +393,7 @@ function Diagram({
           />
           <ZoomVar />
           {size && size.w > 0 && size.h > 0 && shown.decided && (
-            <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} />
+            <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} touched={touched} />
           )}
         </ReactFlow>
         </ZoomModeContext.Provider>
@@ -380,21 +423,11 @@ interface ViewControl {
  * moves: Fit on a workflow, the focus state on a run, the opened group after a click on it. A
  * person who pans or zooms takes over for a while.
  */
-function AutoView({ layout, status, follow, size, opened, onApplied, control }: { layout: Layout; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null } }) {
+function AutoView({ layout, status, follow, size, opened, onApplied, control, touched }: { layout: Layout; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null }; touched: { current: number } }) {
   const flow = useReactFlow();
-  const dom = useStore((st) => st.domNode);
-  const touched = useRef(0);
   const first = useRef(true);
-  useEffect(() => {
-    const el = dom?.querySelector(".react-flow__pane");
-    const mark = () => (touched.current = Date.now());
-    el?.addEventListener("wheel", mark, { passive: true });
-    el?.addEventListener("pointerdown", mark);
-    return () => {
-      el?.removeEventListener("wheel", mark);
-      el?.removeEventListener("pointerdown", mark);
-    };
-  }, [dom]);
+  /** the opened group the view last zoomed into */
+  const zoomedInto = useRef<string | null>(null);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
   const abs = useMemo(() => absoluteBoxes(layout), [layout]);
   // a view chosen here keeps clear of the minimap's corner: in the canvas without its strip on the
@@ -428,8 +461,16 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control }: 
         go(clear((w, h) => boxView(focus && fitZoom(focus.w, focus.h, w, h) >= READABLE_ZOOM ? focus : b, w, h, READABLE_ZOOM)), true);
       },
     };
+    // a group the person opened: its view once it is drawn open (they asked for it: even after a pan of theirs)
+    const openedDrawn = !!groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined);
+    if (opened && !openedDrawn && !first.current) return;
+    if (openedDrawn && zoomedInto.current !== opened) {
+      zoomedInto.current = opened;
+      return go(clear((w, h) => boxView(groupBox!, w, h)), true);
+    }
+    if (!opened) zoomedInto.current = null;
     if (!first.current && Date.now() - touched.current < 15_000) return;
-    if (groupBox && layout.nodes.some((n) => n.id === opened && n.hidden === undefined)) return go(clear((w, h) => boxView(groupBox, w, h)), true);
+    if (openedDrawn) return go(clear((w, h) => boxView(groupBox!, w, h)), true);
     if (status.active.length === 0) return go(clear((w, h) => fitView(layout, w, h)), true);
     const { focus, must } = focusOf(layout, status);
     go(clear((w, h) => chooseView(layout, w, h, focus, must)), true);

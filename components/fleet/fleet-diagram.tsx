@@ -7,8 +7,8 @@ import type { LayoutPack } from "@/lib/graph/layout";
 import type { Fleet } from "@/lib/fleet/fleet";
 import { fleetOverlay } from "@/lib/fleet/overlay";
 
-export function FleetDiagram({ layout, fleet, alerts, className }: { layout: LayoutPack; fleet: Fleet; alerts?: Record<string, string>; className?: string }) {
+export function FleetDiagram({ layout, fleet, alerts, className, fitScreen }: { layout: LayoutPack; fleet: Fleet; alerts?: Record<string, string>; className?: string; fitScreen?: boolean }) {
   const router = useRouter();
   const overlay = useMemo(() => fleetOverlay(fleet), [fleet]);
-  return <WorkflowDiagram layout={layout} alerts={alerts} overlay={overlay} onStateClick={(id) => router.push(`/?workflow=${encodeURIComponent(fleet.workflow)}&state=${encodeURIComponent(id)}`)} className={className} />;
+  return <WorkflowDiagram layout={layout} alerts={alerts} overlay={overlay} onStateClick={(id) => router.push(`/?workflow=${encodeURIComponent(fleet.workflow)}&state=${encodeURIComponent(id)}`)} className={className} fitScreen={fitScreen} />;
 }

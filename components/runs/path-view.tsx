@@ -8,8 +8,8 @@ import { labelLine } from "@/lib/graph/layout";
 import type { TransitionView } from "@/lib/engine/views";
 import { isFailure } from "@/lib/graph/status";
 
-/** How many earlier states the path lists before "… n earlier" (a tap lists them all). */
-const SHOWN = 3;
+/** How many earlier states the path lists before "… n earlier" (a tap lists them all): two, so a waiting state stays in a phone's first screen under its decision. */
+const SHOWN = 2;
 
 export function PathView({ graph, stateIds, transitions, waitingFor, terminal, onShowDiagram }: { graph: WorkflowGraph; stateIds: string[]; transitions: TransitionView[]; waitingFor: string | null; terminal: boolean; onShowDiagram: () => void }) {
   const byId = new Map<string, GraphState>(graph.states.map((s) => [s.id, s]));

@@ -445,7 +445,7 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
  */
 function DecisionBox({ review, decisions }: { review: ReviewInfo; decisions: string[] }) {
   const [whole, setWhole] = useState(false);
-  const compact = whole ? "" : "max-sm:max-h-[320px] max-sm:pb-0 max-sm:overflow-y-auto max-sm:overscroll-contain max-sm:[&_[data-testid=decision-bar]]:-mx-4 max-sm:[&_[data-testid=decision-bar]]:px-4";
+  const compact = whole ? "" : "max-sm:max-h-[320px] max-sm:pb-0 max-sm:overflow-y-auto max-sm:overscroll-contain";
   return (
     <div className={`order-first rounded-xl border-2 border-emerald-600 bg-white p-4 xl:order-none dark:bg-slate-900 ${compact}`} data-testid="decision-box" data-compact={whole ? undefined : ""}>
       <div className="mb-2 flex items-center justify-between gap-2">

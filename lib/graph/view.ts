@@ -67,6 +67,11 @@ export const MAX_FIT_ZOOM = MAX_AUTO_ZOOM;
 /** The zoom at which a box of `w`×`h` fills the canvas (with room around it). */
 export const fitZoom = (bw: number, bh: number, w: number, h: number) => Math.min((w - 2 * PAD) / (bw || 1), (h - 2 * PAD) / (bh || 1));
 
+/** The canvas height Fit uses at width `w` (the machine's height at its Fit zoom, with room around it), at most `h`. */
+export function fitHeight(bw: number, bh: number, w: number, h: number): number {
+  return Math.min(h, Math.ceil(bh * Math.min(fitZoom(bw, bh, w, h), MAX_AUTO_ZOOM) + 2 * PAD));
+}
+
 /** The whole machine, centred. */
 export function fitView(l: Layout, w: number, h: number): Viewport {
   return boxView({ x: 0, y: 0, w: l.width, h: l.height }, w, h);

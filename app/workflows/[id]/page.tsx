@@ -10,6 +10,7 @@ import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { workflowUsage } from "@/lib/metrics/model-usage";
 import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
+import { Breakable } from "@/components/diagram/zoom";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import type { Runtime } from "@/lib/runtime";
 import { TableHead } from "@/components/ui/table-head";
@@ -140,9 +141,9 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
             )}
           </div>
           {fleet ? (
-            <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+            <FleetDiagram layout={layout} fleet={fleet} alerts={alertsByState(openAlerts)} fitScreen className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[480px]" />
           ) : (
-            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[540px]" />
+            <WorkflowDiagram layout={layout} alerts={alertsByState(openAlerts)} overlay={withApproveRates(move?.overlay, approveRateOverlay(stats))} fitScreen className="h-[620px] w-full xl:h-[calc(100vh-8.5rem)] xl:min-h-[480px]" />
           )}
         </div>
         <div className="min-w-0 space-y-4">
@@ -160,12 +161,14 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
           {metrics.length > 0 && (
             <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4">
               <h2 className="mb-2 text-sm font-semibold">Per-state metrics</h2>
+              {/* a state's name breaks between its words (never inside one); a table still too wide scrolls in its card */}
+              <div tabIndex={0} className="overflow-x-auto">
               <table className="w-full text-xs" data-testid="metrics">
                 <TableHead columns={["State", "Metric", "Now", "Target", "Alert"]} />
                 <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                   {metrics.map((m) => (
                     <tr key={`${m.state}:${m.metric}`} data-verdict={m.verdict}>
-                      <td className="py-1.5 pr-2 font-mono">{m.state}</td>
+                      <td className="py-1.5 pr-2 font-mono"><Breakable text={m.state} /></td>
                       <td className="py-1.5 pr-2">{m.metric}</td>
                       <td className="py-1.5 pr-2">
                         <span className={`rounded px-1.5 py-0.5 ${verdictStyle[m.verdict]}`} title={m.detail}>{m.value}</span>
@@ -177,6 +180,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                   ))}
                 </tbody>
               </table>
+              </div>
             </div>
           )}
           {usage.length > 0 && (
