@@ -9,6 +9,7 @@
 // drawn from further away. A model error that outlived its retries waits in ERROR for a person.
 import { assign, setup } from "xstate";
 import { z } from "zod";
+import { backoffMs, type DoublingRetry } from "../../lib/engine/retry";
 import { effect } from "../../lib/machines/effect";
 import {
   LEVEL,
@@ -32,6 +33,9 @@ import {
   type WorkflowStep,
 } from "./types";
 import type { StateMeta, WorkflowDefinition } from "../../lib/machines/types";
+
+/** The run input's retry knobs (config.maxRetries, config.backoffBaseMs) as a retry policy. */
+const retryOf = (c: ModesConfig): DoublingRetry => ({ maxAttempts: c.maxRetries + 1, backoffMs: c.backoffBaseMs });
 
 export const defaultModesConfig: ModesConfig = { enableCache: true, cacheTtlMs: 300_000, maxRetries: 2, backoffBaseMs: 1_000, codeTimeoutMs: 5_000, codeMemoryMb: 64 };
 
@@ -116,13 +120,13 @@ export const processingModesMachine = setup({
     retryable: ({ context }) => {
       const w = context.workflow!;
       const last = w.errors[w.errors.length - 1];
-      return !!last && RETRYABLE.has(last.category) && w.attempts <= context.config.maxRetries;
+      return !!last && RETRYABLE.has(last.category) && w.attempts < retryOf(context.config).maxAttempts;
     },
     // a model error (network/LLM) that outlived retry_with_backoff: a person decides
     retriesExhausted: ({ context }) => {
       const w = context.workflow!;
       const last = w.errors[w.errors.length - 1];
-      return !!last && RETRYABLE.has(last.category) && w.attempts > context.config.maxRetries;
+      return !!last && RETRYABLE.has(last.category) && w.attempts >= retryOf(context.config).maxAttempts;
     },
     notRetryable: ({ context }) => {
       const last = context.workflow!.errors[context.workflow!.errors.length - 1];
@@ -135,7 +139,7 @@ export const processingModesMachine = setup({
   },
   delays: {
     // retry_with_backoff: base_delay × 2^(attempt − 1)
-    backoff: ({ context }) => context.config.backoffBaseMs * 2 ** Math.max(0, (context.workflow?.attempts ?? 1) - 1),
+    backoff: ({ context }) => backoffMs(retryOf(context.config), (context.workflow?.attempts ?? 1) - 1),
   },
   actions: {
     setRouting: assign(({ event }) => ({ routing: out<RoutingDecision>(event) })),

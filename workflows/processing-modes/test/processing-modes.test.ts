@@ -309,7 +309,7 @@ describe("processing-modes: AgentRuntime (DEEP_RESEARCH's own states)", () => {
     let i = 0;
     return async () => {
       const category = categories[i++];
-      if (category) throw Object.assign(new Error(`attempt ${i} failed (${category})`), { category });
+      if (category) throw new EffectError(`attempt ${i} failed (${category})`, { category });
       return { title: "Plan", sections: [{ heading: "One", covers: "durable timers" }, { heading: "Two", covers: "recovery" }], adapter: "test" };
     };
   };
