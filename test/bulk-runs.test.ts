@@ -2,7 +2,7 @@
 // each taken as one by one would take it (a finished run refuses an abort, only a failed run with a
 // failed step is retried: a fork at that step with the same input, as "Retry from <state>" does);
 // more than 1,000 matching runs is a 422 with the total; the route needs the operator role.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { bulkRuns, BulkBody } from "../lib/api/bulk";
 import { runFailure } from "../lib/api/failure";
@@ -10,8 +10,7 @@ import { requiredRole } from "../lib/auth/roles";
 import { sqliteDate } from "../lib/db/sqlite";
 import { findWorkflow } from "../lib/machines/registry";
 import type { FlowConfig } from "../lib/flows/types";
-import { flush } from "./helpers";
-import { CountingReceiver, sqliteNode, WordModel, type Node } from "./support/change";
+import { nodeSuite, sqliteNode, WordModel } from "./support/change";
 
 const FLOW = `id: bulk-post
 initial_stage: DRAFT
@@ -31,44 +30,29 @@ steps:
 `;
 
 describe("bulk abort and retry", () => {
-  let node: Node;
-  let receiver: CountingReceiver;
-  const rt = () => node.rt;
+  const s = nodeSuite(() => sqliteNode(undefined, undefined, new WordModel()));
+  const rt = () => s.rt();
   const ids: Record<string, string> = {};
-  const pendingReview = async (runId: string) => {
-    for (let i = 0; i < 500; i++) {
-      await flush();
-      const [r] = await rt().store.listReviews({ runId, status: "pending" });
-      if (r) return r;
-      await new Promise((res) => setTimeout(res, 20));
-    }
-    throw new Error(`no review for ${runId}`);
-  };
+  const pendingReview = s.pendingReview;
 
   beforeAll(async () => {
-    receiver = await new CountingReceiver().start();
-    node = await sqliteNode(undefined, undefined, new WordModel());
     await saveUserWorkflow(rt().db, "yaml", FLOW);
     const start = async (topic: string, url: string) => (await rt().engine.start("bulk-post", { topic, publish_url: url })).run.id;
     const publish = async (id: string) => {
       await rt().engine.decide((await pendingReview(id)).id, { decision: "approve", reviewer: "ana" });
       return rt().engine.waitFor(id, (r) => r.status === "completed" || r.status === "failed", 30_000);
     };
-    ids.waitA = await start("a", `${receiver.url}/posts`);
-    ids.waitB = await start("b", `${receiver.url}/posts`);
+    ids.waitA = await start("a", `${s.receiver.url}/posts`);
+    ids.waitB = await start("b", `${s.receiver.url}/posts`);
     await pendingReview(ids.waitA);
     await pendingReview(ids.waitB);
-    ids.done = await start("c", `${receiver.url}/posts`);
+    ids.done = await start("c", `${s.receiver.url}/posts`);
     await publish(ids.done);
     ids.failX = await start("x", "http://127.0.0.1:1/down");
     ids.failY = await start("y", "http://127.0.0.1:1/down");
     expect((await publish(ids.failX)).status).toBe("failed");
     expect((await publish(ids.failY)).status).toBe("failed");
   }, 120_000);
-  afterAll(async () => {
-    await node?.close();
-    await receiver?.close();
-  });
 
   it("the body: an action and ids or a filter, never both", () => {
     expect(BulkBody.safeParse({ action: "abort", ids: ["a"] }).success).toBe(true);
