@@ -2,7 +2,7 @@
 // transitions and rows, on SQLite and PostgreSQL: runs spread over hours, approved, sent back,
 // failed, aborted, left waiting; a replay (counted nowhere); windows all and 1h. Then a migration
 // moves its run's visit to the new version's counters.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { replayRun } from "../lib/change/replay";
 import { migrateRuns } from "../lib/change/migrate";
@@ -13,8 +13,7 @@ import { HOUR_MS } from "../lib/fleet/counters";
 import { fleetOf, STUCK_FACTOR, STUCK_MIN_VISITS, windowStartHour, type Fleet, type FleetWindow } from "../lib/fleet/fleet";
 import { deriveGraph } from "../lib/graph/derive";
 import { findWorkflow } from "../lib/machines/registry";
-import { flush } from "./helpers";
-import { CountingReceiver, postgresNode, sqliteNode, WordModel, type Node } from "./support/change";
+import { nodeSuite, postgresNode, sqliteNode, WordModel, type Node } from "./support/change";
 
 const FLOW = `id: fleet-post
 initial_stage: DRAFT
@@ -86,42 +85,28 @@ function directCount(now: number, window: FleetWindow, runs: RunRow[], transitio
 function behaviour(name: string, open: () => Promise<Node | null>) {
   const wf = `fleet-post-${name.toLowerCase()}`;
   describe(`the fleet equals a direct count (${name})`, () => {
-    let node: Node | null = null;
-    let receiver: CountingReceiver;
+    const s = nodeSuite(open);
     const ids: string[] = [];
     let replayId = "";
-    const rt = () => node!.rt;
-    const until = async <T>(what: string, get: () => Promise<T | null | undefined>): Promise<T> => {
-      for (let i = 0; i < 500; i++) {
-        await flush();
-        const v = await get();
-        if (v) return v;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`timed out waiting for ${what}`);
-    };
-    const pendingReview = (runId: string) => until(`a review of ${runId}`, async () => (await rt().store.listReviews({ runId, status: "pending" }))[0]);
-    const decide = async (runId: string, decision: string) => rt().engine.decide((await pendingReview(runId)).id, { decision, reviewer: "ana" });
-    const finished = (runId: string) => rt().engine.waitFor(runId, (r) => r.status === "completed" || r.status === "failed", 30_000);
-    const minutes = (n: number) => rt().clock.advance(n * 60_000);
+    const decide = async (runId: string, decision: string) => s.rt().engine.decide((await s.pendingReview(runId)).id, { decision, reviewer: "ana" });
+    const finished = (runId: string) => s.rt().engine.waitFor(runId, (r) => r.status === "completed" || r.status === "failed", 30_000);
+    const minutes = (n: number) => s.rt().clock.advance(n * 60_000);
 
     async function direct(window: FleetWindow) {
-      const runs = (await rt().store.listRuns({ workflow: wf, limit: 500 })).filter((r) => !r.replayOf);
-      const transitions = new Map(await Promise.all(runs.map(async (r) => [r.id, await rt().store.transitions(r.id)] as const)));
+      const runs = (await s.rt().store.listRuns({ workflow: wf, limit: 500 })).filter((r) => !r.replayOf);
+      const transitions = new Map(await Promise.all(runs.map(async (r) => [r.id, await s.rt().store.transitions(r.id)] as const)));
       const states = deriveGraph(findWorkflow(wf, { definitionVersion: 1 })!.machine).states.map((s) => s.id);
-      return directCount(rt().clock.now(), window, runs, transitions, states);
+      return directCount(s.rt().clock.now(), window, runs, transitions, states);
     }
 
     beforeAll(async () => {
-      receiver = await new CountingReceiver().start();
-      node = await open();
-      if (!node) return;
-      await saveUserWorkflow(rt().db, "yaml", FLOW.replace("id: fleet-post", `id: ${wf}`));
-      const start = async (i: number, ok: boolean) => (await rt().engine.start(wf, { topic: `t${i}`, publish_url: ok ? `${receiver.url}/posts` : "http://127.0.0.1:1/down" })).run.id;
+      if (!s.node) return;
+      await saveUserWorkflow(s.rt().db, "yaml", FLOW.replace("id: fleet-post", `id: ${wf}`));
+      const start = async (i: number, ok: boolean) => (await s.rt().engine.start(wf, { topic: `t${i}`, publish_url: ok ? `${s.receiver.url}/posts` : "http://127.0.0.1:1/down" })).run.id;
       for (let i = 0; i < 14; i++) {
         const id = await start(i, i % 5 !== 3);
         ids.push(id);
-        await pendingReview(id);
+        await s.pendingReview(id);
         minutes(3 + ((i * 7) % 11));
         if (i % 4 === 1) {
           await decide(id, "reject");
@@ -133,24 +118,19 @@ function behaviour(name: string, open: () => Promise<Node | null>) {
         if (i === 6) minutes(150); // the later runs fall in another hour
       }
       const aborted = await start(99, true);
-      await pendingReview(aborted);
+      await s.pendingReview(aborted);
       minutes(4);
-      await rt().engine.abort(aborted, "no longer needed");
+      await s.rt().engine.abort(aborted, "no longer needed");
       ids.push(aborted);
       // a replay of the first run: counted nowhere
-      replayId = (await replayRun(rt(), ids[0]!, {})).run.id;
-      await until("the replay to settle", async () => (await rt().store.getRun(replayId))?.status !== "running" || null);
+      replayId = (await replayRun(s.rt(), ids[0]!, {})).run.id;
+      await s.until("the replay to settle", async () => (await s.rt().store.getRun(replayId))?.status !== "running" || null);
       minutes(30);
     }, 180_000);
-    afterAll(async () => {
-      await node?.close();
-      await receiver?.close();
-    }, 60_000);
 
     for (const window of ["all", "1h", "24h"] as const) {
-      it(`window ${window}: runs, states (now, entered, dwell, failed here, stuck) and edges`, async (ctx) => {
-        if (!node) return ctx.skip();
-        const fleet = await fleetOf(rt(), wf, { window });
+      s.it(`window ${window}: runs, states (now, entered, dwell, failed here, stuck) and edges`, async () => {
+        const fleet = await fleetOf(s.rt(), wf, { window });
         const want = await direct(window);
         expect(fleet).toMatchObject({ workflow: wf, version: 1, window });
         expect(fleet.runs).toEqual(want.runs);
@@ -159,10 +139,9 @@ function behaviour(name: string, open: () => Promise<Node | null>) {
       });
     }
 
-    it("the seeded set is what the test says: windows differ, states were visited, failures happened", async (ctx) => {
-      if (!node) return ctx.skip();
-      const all = await fleetOf(rt(), wf, { window: "all" });
-      const hour = await fleetOf(rt(), wf, { window: "1h" });
+    s.it("the seeded set is what the test says: windows differ, states were visited, failures happened", async () => {
+      const all = await fleetOf(s.rt(), wf, { window: "all" });
+      const hour = await fleetOf(s.rt(), wf, { window: "1h" });
       expect(all.runs).toEqual({ running: 0, waiting: 3, completed: 9, failed: 2, aborted: 1 });
       expect(all.states.REVIEW!.now.waiting).toBe(3);
       expect(all.states.REVIEW!.entered).toBeGreaterThan(15);
@@ -172,26 +151,24 @@ function behaviour(name: string, open: () => Promise<Node | null>) {
       expect(all.edges.find((e) => e.from === "REVIEW" && e.to === "DRAFT")?.count).toBe(4);
     });
 
-    it("a stuck run: in its state for longer than 3 × p95 of 10 or more visits", async (ctx) => {
-      if (!node) return ctx.skip();
-      const before = await fleetOf(rt(), wf, { window: "all" });
+    s.it("a stuck run: in its state for longer than 3 × p95 of 10 or more visits", async () => {
+      const before = await fleetOf(s.rt(), wf, { window: "all" });
       const p95 = before.states.REVIEW!.dwellMs!.p95;
       minutes(Math.ceil((STUCK_FACTOR * p95) / 60_000) + 1);
-      const after = await fleetOf(rt(), wf, { window: "all" });
+      const after = await fleetOf(s.rt(), wf, { window: "all" });
       expect(after.states.REVIEW!.stuck).toBe(3);
       expect(after.states.REVIEW).toEqual((await direct("all")).states.REVIEW);
     });
 
-    it("a migration moves its run's open visit to the new version's counters", async (ctx) => {
-      if (!node) return ctx.skip();
-      await saveUserWorkflow(rt().db, "yaml", FLOW_V2.replace("id: fleet-post", `id: ${wf}`));
-      const v1 = await fleetOf(rt(), wf, { window: "all", version: 1 });
-      const v2 = await fleetOf(rt(), wf, { window: "all", version: 2 });
+    s.it("a migration moves its run's open visit to the new version's counters", async () => {
+      await saveUserWorkflow(s.rt().db, "yaml", FLOW_V2.replace("id: fleet-post", `id: ${wf}`));
+      const v1 = await fleetOf(s.rt(), wf, { window: "all", version: 1 });
+      const v2 = await fleetOf(s.rt(), wf, { window: "all", version: 2 });
       expect(v2.states.REVIEW).toMatchObject({ now: { running: 0, waiting: 0 }, entered: 0 });
-      const out = await migrateRuns(rt(), wf, { from: 1, to: 2, runs: [ids[12]!] }, "ana");
+      const out = await migrateRuns(s.rt(), wf, { from: 1, to: 2, runs: [ids[12]!] }, "ana");
       expect(out.results[0]).toMatchObject({ ok: true });
-      const v1b = await fleetOf(rt(), wf, { window: "all", version: 1 });
-      const v2b = await fleetOf(rt(), wf, { window: "all" });
+      const v1b = await fleetOf(s.rt(), wf, { window: "all", version: 1 });
+      const v2b = await fleetOf(s.rt(), wf, { window: "all" });
       expect(v2b.version).toBe(2);
       expect(v1b.states.REVIEW).toMatchObject({ now: { waiting: 2 }, entered: v1.states.REVIEW!.entered - 1 });
       expect(v2b.states.REVIEW).toMatchObject({ now: { waiting: 1 }, entered: 1 });

@@ -2,13 +2,12 @@
 // SQLite and PostgreSQL: a review with a quorum (one of two approvals) and its timeout's timer, an
 // external worker's task before and after its claim, a run at rest waiting for an event, a model
 // call in flight, and a finished run (nothing).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { getRun, listRuns } from "../lib/api/runs";
 import type { GenerateRequest, GenerateResult } from "../lib/llm/types";
 import { ManualClock } from "../lib/engine/clock";
-import { flush } from "./helpers";
-import { CountingReceiver, postgresNode, sqliteNode, WordModel, type Node } from "./support/change";
+import { nodeSuite, postgresNode, sqliteNode, WordModel, type Node } from "./support/change";
 
 const FLOW = `id: wait-post
 initial_stage: DRAFT
@@ -44,36 +43,22 @@ class GatedModel extends WordModel {
 function behaviour(name: string, open: (model: GatedModel) => Promise<Node | null>) {
   const wf = `wait-post-${name.toLowerCase()}`;
   describe(`waitingFor and its filters (${name})`, () => {
-    let node: Node | null = null;
     const model = new GatedModel();
-    let receiver: CountingReceiver;
+    const s = nodeSuite(() => open(model), { beforeClose: () => model.release?.() });
     const ids: Record<string, string> = {};
-    const rt = () => node!.rt;
-    const until = async <T>(what: string, get: () => Promise<T | null | undefined>): Promise<T> => {
-      for (let i = 0; i < 500; i++) {
-        await flush();
-        const v = await get();
-        if (v) return v;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`timed out waiting for ${what}`);
-    };
-    const pendingReview = (runId: string) => until(`a review of ${runId}`, async () => (await rt().store.listReviews({ runId, status: "pending" }))[0]);
-    const at = (runId: string, state: string) => rt().engine.waitFor(runId, (r) => r.state.includes(state), 30_000);
-    const waits = async (id: string) => (await getRun(rt(), id)).waitingFor;
-    const listed = async (q: Parameters<typeof listRuns>[1]) => (await listRuns(rt(), { workflow: wf, ...q })).runs.map((r) => r.id).sort();
+    const at = (runId: string, state: string) => s.rt().engine.waitFor(runId, (r) => r.state.includes(state), 30_000);
+    const waits = async (id: string) => (await getRun(s.rt(), id)).waitingFor;
+    const listed = async (q: Parameters<typeof listRuns>[1]) => (await listRuns(s.rt(), { workflow: wf, ...q })).runs.map((r) => r.id).sort();
 
     beforeAll(async () => {
-      receiver = await new CountingReceiver().start();
-      node = await open(model);
-      if (!node) return;
-      await saveUserWorkflow(rt().db, "yaml", FLOW.replace("id: wait-post", `id: ${wf}`));
-      const decide = async (runId: string, decision: string, reviewer: string) => rt().engine.decide((await pendingReview(runId)).id, { decision, reviewer });
-      const start = async (topic: string) => (await rt().engine.start(wf, { topic, publish_url: `${receiver.url}/posts` })).run.id;
+      if (!s.node) return;
+      await saveUserWorkflow(s.rt().db, "yaml", FLOW.replace("id: wait-post", `id: ${wf}`));
+      const decide = async (runId: string, decision: string, reviewer: string) => s.rt().engine.decide((await s.pendingReview(runId)).id, { decision, reviewer });
+      const start = async (topic: string) => (await s.rt().engine.start(wf, { topic, publish_url: `${s.receiver.url}/posts` })).run.id;
       ids.review = await start("owls");
       await decide(ids.review, "approve", "ana");
-      await until("the review asked again with one approval", async () => {
-        const [r] = await rt().store.listReviews({ runId: ids.review!, status: "pending" });
+      await s.until("the review asked again with one approval", async () => {
+        const [r] = await s.rt().store.listReviews({ runId: ids.review!, status: "pending" });
         return (r?.payload as { approvals?: { so_far?: number } } | undefined)?.approvals?.so_far === 1 ? r : null;
       });
       ids.hold = await start("bats");
@@ -83,21 +68,15 @@ function behaviour(name: string, open: (model: GatedModel) => Promise<Node | nul
       await decide(ids.task, "approve", "ana");
       await decide(ids.task, "approve", "bo");
       await at(ids.task, "NOTIFY");
-      await until("the task", () => rt().db.task.findFirst({ where: { runId: ids.task, status: "queued" } }));
+      await s.until("the task", () => s.rt().db.task.findFirst({ where: { runId: ids.task, status: "queued" } }));
       ids.busy = await start("slow");
       ids.done = await start("ends");
-      await rt().engine.abort(ids.done, "not needed");
+      await s.rt().engine.abort(ids.done, "not needed");
     }, 120_000);
-    afterAll(async () => {
-      model.release?.();
-      await node?.close();
-      await receiver?.close();
-    }, 60_000);
 
-    it("a review: its approvals so far, the decisions, due when its timeout fires; the timer beside it", async (ctx) => {
-      if (!node) return ctx.skip();
-      const review = await pendingReview(ids.review!);
-      const [timer] = await rt().store.timers(ids.review!);
+    s.it("a review: its approvals so far, the decisions, due when its timeout fires; the timer beside it", async () => {
+      const review = await s.pendingReview(ids.review!);
+      const [timer] = await s.rt().store.timers(ids.review!);
       const w = await waits(ids.review!);
       expect(w).toEqual([
         { kind: "review", state: "REVIEW", stateName: "REVIEW", reviewId: review.id, decisions: ["approve", "reject", "hold"], approvals: { so_far: 1, needed: 2, by: ["ana"] }, dueAt: new Date(timer!.dueAt).toISOString() },
@@ -105,21 +84,19 @@ function behaviour(name: string, open: (model: GatedModel) => Promise<Node | nul
       ]);
     });
 
-    it("a task: the queue before a claim; who claimed it, the attempt and the heartbeat after", async (ctx) => {
-      if (!node) return ctx.skip();
+    s.it("a task: the queue before a claim; who claimed it, the attempt and the heartbeat after", async () => {
       expect(await waits(ids.task!)).toEqual([{ kind: "task", state: "NOTIFY", stateName: "NOTIFY", queue: "notify", claimedBy: null, attempt: 0, heartbeatAt: null, leaseUntil: null }]);
       expect(await listed({ unclaimedLongerThan: 0 })).toEqual([ids.task]);
-      const claimed = await rt().tasks.claim("notify", "py-w1", 5_000);
+      const claimed = await s.rt().tasks.claim("notify", "py-w1", 5_000);
       expect(claimed?.runId).toBe(ids.task);
-      const row = await rt().db.task.findFirstOrThrow({ where: { runId: ids.task } });
+      const row = await s.rt().db.task.findFirstOrThrow({ where: { runId: ids.task } });
       const [w] = await waits(ids.task!);
       expect(w).toEqual({ kind: "task", state: "NOTIFY", stateName: "NOTIFY", queue: "notify", claimedBy: "py-w1", attempt: 1, heartbeatAt: new Date(Number(row.updatedAt)).toISOString(), leaseUntil: new Date(Number(row.leaseUntil)).toISOString() });
       expect(JSON.stringify(w)).not.toContain(row.id); // viewers read this: no task id
       expect(await listed({ unclaimedLongerThan: 0 })).toEqual([]);
     });
 
-    it("at rest: the events it accepts (no decisions, no ABORT)", async (ctx) => {
-      if (!node) return ctx.skip();
+    s.it("at rest: the events it accepts (no decisions, no ABORT)", async () => {
       const w = await waits(ids.hold!);
       expect(w).toHaveLength(1);
       expect(w[0]).toMatchObject({ kind: "event", state: "HOLD", stateName: "HOLD" });
@@ -128,19 +105,16 @@ function behaviour(name: string, open: (model: GatedModel) => Promise<Node | nul
       for (const no of ["ABORT", "APPROVE", "REJECT", "HOLD"]) expect(accepts).not.toContain(no);
     });
 
-    it("a model call in flight: the effect and since when", async (ctx) => {
-      if (!node) return ctx.skip();
-      const run = await rt().store.getRun(ids.busy!);
+    s.it("a model call in flight: the effect and since when", async () => {
+      const run = await s.rt().store.getRun(ids.busy!);
       expect(await waits(ids.busy!)).toEqual([{ kind: "effect", state: "DRAFT", stateName: "DRAFT", name: "step.llm", since: new Date(run!.entered.DRAFT!).toISOString() }]);
     });
 
-    it("a finished run waits on nothing", async (ctx) => {
-      if (!node) return ctx.skip();
+    s.it("a finished run waits on nothing", async () => {
       expect(await waits(ids.done!)).toEqual([]);
     });
 
-    it("the runs list filters on it and on the state", async (ctx) => {
-      if (!node) return ctx.skip();
+    s.it("the runs list filters on it and on the state", async () => {
       expect(await listed({ waitingFor: ["review"] })).toEqual([ids.review]);
       expect(await listed({ waitingFor: ["timer"] })).toEqual([ids.review]);
       expect(await listed({ waitingFor: ["task"] })).toEqual([ids.task]);
@@ -150,7 +124,7 @@ function behaviour(name: string, open: (model: GatedModel) => Promise<Node | nul
       expect(await listed({ state: "HOLD" })).toEqual([ids.hold]);
       expect(await listed({ state: "HOL" })).toEqual([]);
       expect(await listed({ state: "DONE" })).toEqual([]); // finished runs are in no state now
-      expect((await listRuns(rt(), { workflow: wf, waitingFor: ["review", "event"] })).total).toBe(2);
+      expect((await listRuns(s.rt(), { workflow: wf, waitingFor: ["review", "event"] })).total).toBe(2);
     });
   });
 }

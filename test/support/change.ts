@@ -9,7 +9,8 @@ import { query } from "../../lib/db/sql";
 import { ManualClock } from "../../lib/engine/clock";
 import { createRuntime, defaultEffects, type Runtime } from "../../lib/runtime";
 import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "../../lib/llm/types";
-import { tempDbUrl } from "../helpers";
+import { afterAll, beforeAll, it } from "vitest";
+import { flush, tempDbUrl } from "../helpers";
 import { PG_URL } from "./databases";
 
 /** DRAFT (a model) → REVIEW (approve / reject / edit) → PUBLISH (http) → DONE */
@@ -156,4 +157,56 @@ export async function runRows(rt: Runtime, runId: string): Promise<string> {
   const out: Record<string, unknown> = {};
   for (const [table, col, order] of tables) out[table] = (await query(ports, `SELECT * FROM "${table}" WHERE "${col}" = ? ORDER BY ${order}`, [runId])).rows;
   return JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+}
+
+/**
+ * A describe block's runtime node (SQLite, or a scratch PostgreSQL schema: null when it is not
+ * reachable, and then each `s.it` skips) opened before its tests with a counting receiver, closed
+ * after them; and the waits the change tests share. Register it first in the describe block: its
+ * beforeAll runs before the block's own, its afterAll after.
+ */
+export function nodeSuite<N extends Node>(open: () => Promise<N | null>, o: { beforeClose?: () => void } = {}) {
+  let node: N | null = null;
+  let receiver: CountingReceiver | null = null;
+  beforeAll(async () => {
+    receiver = await new CountingReceiver().start();
+    node = await open();
+  }, 120_000);
+  afterAll(async () => {
+    o.beforeClose?.();
+    await node?.close();
+    await receiver?.close();
+  }, 60_000);
+  const rt = () => node!.rt;
+  const until = async <T>(what: string, get: () => Promise<T | null | undefined>): Promise<T> => {
+    for (let i = 0; i < 500; i++) {
+      await flush();
+      const v = await get();
+      if (v) return v;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  return {
+    get node() {
+      return node;
+    },
+    get receiver() {
+      return receiver!;
+    },
+    rt,
+    until,
+    pendingReview: (runId: string) => until(`a review of ${runId}`, async () => (await rt().store.listReviews({ runId, status: "pending" }))[0]),
+    /** `it`, skipped when the database is not reachable */
+    it(title: string, fn: () => Promise<void> | void, timeout?: number) {
+      it(
+        title,
+        async (ctx) => {
+          if (!node) return ctx.skip();
+          await fn();
+        },
+        timeout,
+      );
+    },
+  };
 }
