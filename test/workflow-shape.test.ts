@@ -57,6 +57,9 @@ export function effectTypeChecks() {
  * workflows at once, and tests that move into a workflow's folder with the code they test.
  */
 const CROSS_WORKFLOW: Record<string, string> = {
+  "test/active-states-migration.test.ts": "the migration's backfill on rows written before it, whose workflow ids are data",
+  "test/architecture-folders.test.ts": "checks where each workflow's code lives, naming the folders it checks",
+  "test/store-conformance.test.ts": "the store's conformance on rows whose workflow id is data (a workflow's own rows in an export)",
   "test/fuzz-api.test.ts": "fuzzes every API route with valid and broken bodies: the workflows' own routes and inputs are part of the API",
   "test/model-faults.test.ts": "the chaos run: every product workflow under model faults settles where it should",
   "test/replay.test.ts": "every product workflow, driven then replayed on the code now running, takes the same steps",
