@@ -65,13 +65,8 @@ const CROSS_WORKFLOW: Record<string, string> = {
   "test/replay.test.ts": "every product workflow, driven then replayed on the code now running, takes the same steps",
   "test/knowledge-store.test.ts": "ranks the shipped corpus, of which the workflows' guide pages are part",
   // swiss-army's Context Manager and domain-agent's domains: their tests move with that code
-  "test/context-manager.test.ts": "the Context Manager (of swiss-army): moves into its workflow's folder with it",
-  "test/cm-memory.test.ts": "the Context Manager (of swiss-army): moves into its workflow's folder with it",
-  "test/swiss-army-knowledge.test.ts": "the Context Manager (of swiss-army): moves into its workflow's folder with it",
   "test/outbox.test.ts": "the Context Manager's outbox (of swiss-army): moves into its workflow's folder with it",
   "test/support/outbox-crash.ts": "the outbox test's child process: moves with it",
-  "test/domain-agent.test.ts": "the domains (of domain-agent): move into their workflow's folder with them",
-  "test/domain-agent-openai.test.ts": "the domains (of domain-agent): move into their workflow's folder with them",
 };
 
 function files(dir: string, exts = [".ts", ".tsx"]): string[] {
