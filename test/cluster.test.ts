@@ -88,8 +88,7 @@ describe("cluster mode (PostgreSQL, pg-boss, LISTEN/NOTIFY)", () => {
     // the workers did the work; the web process only heard of it
     // each run's FETCH at least (a WORK job may still be closing when its commit reaches the web process)
     expect(a.cluster!.worker!.stats.effects + b.cluster!.worker!.stats.effects).toBeGreaterThanOrEqual(6);
-    expect(a.cluster!.worker!.stats.effects).toBeGreaterThan(0);
-    expect(b.cluster!.worker!.stats.effects).toBeGreaterThan(0);
+    // (which worker takes which job is the queue's choice: under load one may take them all)
     for (const id of ids) expect(seen).toContain(id);
     for (const r of atReview) expect(r.reviewId).toBeTruthy();
     // the reviews the workers opened reached the web process's bus too (the review queue listens)

@@ -182,7 +182,15 @@ describe("the post pipeline", () => {
     r = await pending(run.id);
     await rt.engine.decide(r.id, { decision: "approve", reviewer: "ben" });
     await vi.waitFor(() => expect(received).toHaveLength(1));
-    rt.clock.advance(1_000); // the backoff
+    // the backoff: the engine arms its timer only once the 503 is read, so move the clock on until
+    // the retry arrives (moving it once could come before the timer exists and wake nothing)
+    await vi.waitFor(
+      () => {
+        if (received.length < 2) rt.clock.advance(1_000);
+        expect(received).toHaveLength(2);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
     const notified = await rt.engine.waitFor(run.id, at("NOTIFY"));
     expect(received).toHaveLength(2);
     expect(received[1]!.key).toBe(received[0]!.key);
