@@ -58,7 +58,8 @@ test.beforeAll(async ({ request }) => {
       expect(res.status(), await res.text()).toBe(200);
     }
     const aborted = await request.post(`/api/runs/${c}/abort`, { data: { reason: "seeded for the screenshots" } });
-    if (aborted.status() >= 300) console.log(`${r.workflow}: abort of ${c} → ${aborted.status()} ${await aborted.text()} (${JSON.stringify(await runOf(request, c))})`);
+    // (a run that already finished, as processing-modes' do at once, cannot be aborted: 409)
+    if (aborted.status() !== 409) expect(aborted.status(), await aborted.text()).toBeLessThan(300);
   }
 });
 
