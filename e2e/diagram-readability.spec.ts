@@ -3,7 +3,9 @@
 // inside the canvas, no edge label is cut by the canvas edge, every visible text is 11 px or more
 // (font size × the canvas's scale; hidden text does not count) and a minimap is there. A run that
 // waits for a person opens with that state whole in view; on a phone its decision and, right after
-// it, its path view with the waiting state are in the first screen. Screenshots go to /tmp/diagram-shots.
+// it, its path view with the waiting state are in the first screen. Screenshots go to /tmp/diagram-shots;
+// each check's zoom (as the toolbar shows it), zoom mode and labels shown or hidden are printed and
+// appended to /tmp/diagram-shots/zoom-report.txt.
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { pendingReviewFor } from "./helpers";
@@ -34,6 +36,13 @@ interface Reading {
   minimap: boolean;
   /** states wholly inside the canvas */
   whole: string[];
+  /** the zoom as the toolbar shows it ("47%") */
+  zoomShown: string;
+  /** edge labels drawn, and those hidden at this zoom (shown on hover or focus) */
+  labelsShown: number;
+  labelsHidden: number;
+  /** texts in states and labels not drawn at this zoom (semantic zoom) */
+  textsHidden: number;
 }
 
 /** Reads the diagram's label boxes as drawn: getBoundingClientRect clipped by overflow, font size × scale. */
@@ -122,12 +131,38 @@ async function readDiagram(page: Page): Promise<Reading> {
     const mm = root.querySelector(".react-flow__minimap");
     // a minimap that draws the machine (its states as rects), not an empty box
     const minimap = !!mm && mm.getBoundingClientRect().width > 0 && mm.querySelectorAll("rect.react-flow__minimap-node").length > 0;
-    return { scale, minPx, smallest, overlaps, texts: texts.length, toolbarBottom: toolbar.bottom, canvasTop: canvas.top, inView, outside, cut, minimap, whole };
+    const labels = [...root.querySelectorAll("[data-edge]")];
+    const labelsShown = labels.filter((el) => clip(el)).length;
+    return {
+      scale,
+      minPx,
+      smallest,
+      overlaps,
+      texts: texts.length,
+      toolbarBottom: toolbar.bottom,
+      canvasTop: canvas.top,
+      inView,
+      outside,
+      cut,
+      minimap,
+      whole,
+      zoomShown: root.querySelector("[data-testid=diagram-zoom]")?.textContent ?? "",
+      labelsShown,
+      labelsHidden: labels.length - labelsShown,
+      textsHidden: texts.filter((el) => !clip(el)).length,
+    };
   });
 }
 
+const REPORT = `${SHOTS}/zoom-report.txt`;
+
 function check(r: Reading, where: string) {
-  console.log(`${where}: scale ${r.scale.toFixed(3)}, smallest text ${r.minPx.toFixed(1)} px (${r.smallest}), ${r.overlaps.length} overlapping pair(s) among ${r.texts} texts`);
+  const line = `${where}: zoom ${r.zoomShown} (scale ${r.scale.toFixed(3)}), smallest visible text ${r.minPx.toFixed(1)} px (${r.smallest}), ${r.texts - r.textsHidden} of ${r.texts} texts drawn, edge labels ${r.labelsShown} shown / ${r.labelsHidden} hidden, ${r.overlaps.length} overlapping pair(s)`;
+  console.log(line);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  fs.appendFileSync(REPORT, `${line}\n`);
+  // the toolbar shows the zoom the canvas is drawn at
+  expect(r.zoomShown, `${where}: the zoom shown`).toBe(`${Math.round(r.scale * 100)}%`);
   expect(r.texts, `${where}: texts were read`).toBeGreaterThan(0);
   expect(r.overlaps, `${where}: labels that intersect`).toEqual([]);
   expect(r.minPx, `${where}: smallest text ${r.smallest}`).toBeGreaterThanOrEqual(11);

@@ -35,6 +35,8 @@ export interface StateNodeData extends Record<string, unknown> {
   badges?: OverlayTag[];
   /** the node's laid-out size (zoom 1): how much text its chip has room for */
   box?: { w: number; h: number };
+  /** the node's side of the machine: a row of tags wider than the node grows towards the machine's middle, not past the canvas's edge */
+  side?: "left" | "right";
 }
 
 /** Chip text: 12 px on screen in 14 px lines (a 12 px monospace line's own height), whatever the zoom. */
@@ -65,7 +67,7 @@ const tagTone: Record<OverlayTone, string> = {
  * The overlay's tags over the node's top edge (their titles are the tooltips): paths and notes on
  * the left, a "bad" verdict (a divergence) on the right, clear of the edges arriving at the middle.
  */
-function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert }: { tags: OverlayTag[]; mode: ZoomMode; testId?: string; edge?: "top" | "bottom"; alert?: string | null }) {
+function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert, side = "left" }: { tags: OverlayTag[]; mode: ZoomMode; testId?: string; edge?: "top" | "bottom"; alert?: string | null; side?: "left" | "right" }) {
   // below a readable zoom a tag keeps its size on screen (12 px text)
   const scaled = mode !== "detail" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   const tag = (t: OverlayTag, i: number) => (
@@ -88,8 +90,8 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert }: 
   const badge = alert ? <AlertBadge key="alert" message={alert} mode={mode} inline /> : null;
   return (
     <span data-testid={testId}>
-      {/* the notes are drawn whole: a row wider than the node reaches past its right edge */}
-      {(left.length > 0 || (badge && right.length === 0)) && <span className={`absolute ${y} left-2 z-10 flex gap-1 ${right.length ? "max-w-[calc(50%-0.75rem)] overflow-hidden" : "w-max"}`}>{left.map(tag)}{right.length === 0 && badge}</span>}
+      {/* the notes are drawn whole: a row wider than the node reaches past its edge on the machine's inner side */}
+      {(left.length > 0 || (badge && right.length === 0)) && <span className={`absolute ${y} z-10 flex gap-1 ${right.length ? "left-2 max-w-[calc(50%-0.75rem)] overflow-hidden" : side === "right" ? "right-2 w-max justify-end" : "left-2 w-max"}`}>{left.map(tag)}{right.length === 0 && badge}</span>}
       {right.length > 0 && <span className={`absolute ${y} right-2 z-10 flex max-w-[calc(50%-0.75rem)] justify-end gap-1 overflow-hidden`}>{badge}{right.map(tag)}</span>}
     </span>
   );
@@ -175,7 +177,7 @@ function Chip({ name, status, count, human, lines, wide }: { name: string; statu
 // name and badges keep their size on screen (zoom.tsx), and at the smallest zoom a coloured box.
 function StateNodeView({ data }: NodeProps) {
   const d = data as StateNodeData;
-  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box } = d;
+  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box, side } = d;
   const mode = useZoomMode();
   // a chip's text never spills out of its box: as many lines as the box holds on screen, the rest in the tooltip
   const lines = useStore(useCallback((st: ReactFlowState) => (box ? chipLines(box.h, st.transform[2]) : 2), [box]));
@@ -194,8 +196,8 @@ function StateNodeView({ data }: NodeProps) {
       className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? `px-3 ${tags?.length ? "pb-2 pt-3" : "py-2"}` : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
       {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} />}
-      {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
+      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} side={side} />}
+      {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" side={side} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {detail ? (
         <>

@@ -266,6 +266,7 @@ function Diagram({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlayKey, badgesKey, visible, graph]);
 
+  const abs = useMemo(() => absoluteBoxes(l), [l]);
   const nodes: Node[] = useMemo(
     () =>
       l.nodes.map((n) => ({
@@ -287,6 +288,7 @@ function Diagram({
           outlined: painted.outline === n.id,
           hidden: n.hidden,
           box: { w: n.width, h: n.height },
+          side: (abs.get(n.id)?.x ?? n.x) + n.width / 2 > l.width / 2 ? "right" : "left",
           onToggle: collapsible.has(n.id) ? toggle : undefined,
         },
         style: { width: n.width, height: n.height },
@@ -297,7 +299,7 @@ function Diagram({
         selectable: false,
       })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [l, m, alertsShown, toggle, painted],
+    [l, abs, m, alertsShown, toggle, painted],
   );
   const edges: Edge[] = useMemo(
     () =>

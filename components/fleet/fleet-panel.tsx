@@ -5,23 +5,9 @@ import type { Fleet } from "@/lib/fleet/fleet";
 import type { GraphState } from "@/lib/graph/derive";
 import { formatDuration } from "@/lib/format";
 import { TableHead } from "@/components/ui/table-head";
+import { StateName } from "@/components/ui/state-name";
 
 export function FleetPanel({ fleet, states }: { fleet: Fleet; states: GraphState[] }) {
-  const names = new Map(states.map((s) => [s.id, s.name]));
-  // a name two states share (a region's PLAN beside the top-level PLAN) is said with its group's
-  const shared = new Set(states.filter((s, i) => states.findIndex((o) => o.name === s.name) !== i).map((s) => s.name));
-  const label = (id: string) => {
-    const s = states.find((x) => x.id === id);
-    if (!s) return id;
-    return s.parent && shared.has(s.name) ? (
-      <>
-        <span className="text-slate-500 dark:text-slate-400">{names.get(s.parent) ?? s.parent} › </span>
-        {s.name}
-      </>
-    ) : (
-      s.name
-    );
-  };
   const rows = Object.entries(fleet.states).filter(([, s]) => s.now.running + s.now.waiting + s.entered + s.failedHere > 0);
   const runs = (state: string) => `/?workflow=${encodeURIComponent(fleet.workflow)}&state=${encodeURIComponent(state)}`;
   return (
@@ -40,7 +26,7 @@ export function FleetPanel({ fleet, states }: { fleet: Fleet; states: GraphState
               {rows.map(([id, s]) => (
                 <tr key={id} data-fleet-state={id} className={s.stuck || s.failedHere ? "bg-red-50/60 dark:bg-red-950/30" : undefined}>
                   <td className="truncate py-1.5 pr-2 font-mono" title={id}>
-                    <Link href={runs(id)} className="text-blue-700 hover:underline dark:text-blue-400">{label(id)}</Link>
+                    <Link href={runs(id)} className="text-blue-700 hover:underline dark:text-blue-400"><StateName id={id} states={states} /></Link>
                   </td>
                   <td className="py-1.5 text-right" data-cell="now">{s.now.running + s.now.waiting}</td>
                   <td className="py-1.5 text-right" data-cell="entered">{s.entered}</td>

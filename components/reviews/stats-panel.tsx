@@ -4,12 +4,14 @@
 import Link from "next/link";
 import { formatDuration } from "@/lib/format";
 import { STATS_WINDOWS, type ReviewStats, type StatsWindow } from "@/lib/reviews/stats";
+import type { GraphState } from "@/lib/graph/derive";
+import { StateName } from "@/components/ui/state-name";
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : `${Math.round(x * 100)}%`);
 
-export function ReviewStatsPanel({ stats, href }: { stats: ReviewStats; href: (w: StatsWindow) => string }) {
-  const states = Object.entries(stats.states);
-  if (states.length === 0) return null;
+export function ReviewStatsPanel({ stats, states, href }: { stats: ReviewStats; states: Pick<GraphState, "id" | "name" | "parent">[]; href: (w: StatsWindow) => string }) {
+  const rows = Object.entries(stats.states);
+  if (rows.length === 0) return null;
   return (
     <div className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="review-stats">
       <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
@@ -23,12 +25,14 @@ export function ReviewStatsPanel({ stats, href }: { stats: ReviewStats; href: (w
         </nav>
       </div>
       <ul className="space-y-3 text-xs">
-        {states.map(([state, s]) => {
+        {rows.map(([state, s]) => {
           const reviewers = Object.entries(s.reviewers).sort((a, b) => b[1] - a[1]);
           return (
             <li key={state} data-state={state} className="space-y-1">
               <div className="flex flex-wrap items-baseline gap-x-2">
-                <span className="font-mono font-medium">{state}</span>
+                <span className="font-mono font-medium" title={state}>
+                  <StateName id={state} states={states} withGroup="always" />
+                </span>
                 <span className="text-slate-600 dark:text-slate-400">{s.total ? `${s.total} decision${s.total === 1 ? "" : "s"} by people` : "no decisions in this window"}</span>
               </div>
               {s.total > 0 && (

@@ -10,7 +10,7 @@ import { stateMetrics, type Verdict } from "@/lib/metrics/state-metrics";
 import { workflowUsage } from "@/lib/metrics/model-usage";
 import { getRuntime } from "@/lib/runtime";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";
-import { Breakable } from "@/components/diagram/zoom";
+import { StateName } from "@/components/ui/state-name";
 import { LiveRefresh } from "@/components/ui/live-refresh";
 import type { Runtime } from "@/lib/runtime";
 import { TableHead } from "@/components/ui/table-head";
@@ -122,7 +122,12 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
 
       {breaches.length > 0 && (
         <div className="rounded-xl border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800" data-testid="metric-alerts">
-          <strong>{breaches.length} alert threshold{breaches.length === 1 ? "" : "s"} breached:</strong> {breaches.map((b) => `${b.state} ${b.metric.toLowerCase()} (${b.value}, alert ${b.alert})`).join("; ")}
+          <strong>{breaches.length} alert threshold{breaches.length === 1 ? "" : "s"} breached:</strong> {breaches.map((b, i) => (
+            <span key={`${b.state}:${b.metric}`}>
+              {i > 0 && "; "}
+              <StateName id={b.state} states={graph.states} withGroup="always" /> {b.metric.toLowerCase()} ({b.value}, alert {b.alert})
+            </span>
+          ))}
         </div>
       )}
 
@@ -149,7 +154,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
         <div className="min-w-0 space-y-4">
           {fleet && <FleetPanel fleet={fleet} states={graph.states} />}
           {move && <MovePanel v={move.view} />}
-          <ReviewStatsPanel stats={stats} href={(w) => `/workflows/${encodeURIComponent(def.id)}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === "string")), reviews: w })}`} />
+          <ReviewStatsPanel stats={stats} states={graph.states} href={(w) => `/workflows/${encodeURIComponent(def.id)}?${new URLSearchParams({ ...Object.fromEntries(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === "string")), reviews: w })}`} />
           <AlertsPanel
             workflow={def.id}
             open={openAlerts}
@@ -168,7 +173,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                 <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                   {metrics.map((m) => (
                     <tr key={`${m.state}:${m.metric}`} data-verdict={m.verdict}>
-                      <td className="py-1.5 pr-2 font-mono"><Breakable text={m.state} /></td>
+                      <td className="py-1.5 pr-2 font-mono" title={m.state}><StateName id={m.state} states={graph.states} withGroup="always" /></td>
                       <td className="py-1.5 pr-2">{m.metric}</td>
                       <td className="py-1.5 pr-2">
                         <span className={`rounded px-1.5 py-0.5 ${verdictStyle[m.verdict]}`} title={m.detail}>{m.value}</span>
@@ -191,8 +196,8 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
                 <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                   {usage.map((u) => (
                     <tr key={u.state}>
-                      {/* nested states: the last two path segments, the full path in the tooltip */}
-                      <td className="truncate py-1.5 pr-2 font-mono" title={u.state}>{u.state.split(".").slice(-2).join(".")}</td>
+                      {/* nested states: the group's name and the state's, the full path in the tooltip */}
+                      <td className="truncate py-1.5 pr-2 font-mono" title={u.state}><StateName id={u.state} states={graph.states} withGroup="always" /></td>
                       <td className="py-1.5 text-right">{u.calls}</td>
                       <td className="py-1.5 text-right font-mono">{u.promptTokens.toLocaleString("en-US")} / {u.completionTokens.toLocaleString("en-US")}</td>
                       <td className="py-1.5 text-right font-mono">{u.avgLatencyMs} ms</td>

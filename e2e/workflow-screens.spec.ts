@@ -1,0 +1,107 @@
+// The five built-in workflows as people see them, at 1440×900 and on a phone (390×844): each
+// workflow page (the machine, and the fleet overlay over a few seeded runs) and a run page of
+// each. Screenshots go to /tmp/shots-31 to be looked at; what can be checked is checked here: the
+// fleet overlay and its panel show the seeded runs, the panels beside the diagram name states as
+// people read them (never a raw dotted state path), and on a phone a run's outcome or decision is
+// in the first screen. The fixture fails a page that logs a console error.
+import fs from "node:fs";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { pendingReviewFor } from "./helpers";
+
+const SHOTS = "/tmp/shots-31";
+async function shot(page: Page, name: string, fullPage = false) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage });
+}
+
+const SIZES = [
+  { width: 1440, height: 900, name: "1440" },
+  { width: 390, height: 844, name: "390" },
+];
+
+/** A run of each built-in and the state it rests in. */
+const RUNS: { workflow: string; input: Record<string, unknown>; settled: RegExp; review: boolean }[] = [
+  { workflow: "swiss-army", input: { request: "Explain how runs resume after a restart" }, settled: /^HUMAN_REVIEW$/, review: true },
+  { workflow: "deep-research", input: { topic: "durable workflow engines and their timers" }, settled: /approval$/, review: true },
+  { workflow: "domain-agent", input: { text: "Am I eating enough protein this week?" }, settled: /^WAIT_USER$/, review: false },
+  { workflow: "processing-modes", input: { query: "hello, what can you do?", mode: "CHAT" }, settled: /^Done$/, review: false },
+  { workflow: "conversation", input: {}, settled: /^INITIAL$/, review: false },
+];
+
+async function runOf(request: APIRequestContext, id: string) {
+  return (await (await request.get(`/api/runs/${id}`)).json()) as { state: string[]; stateIds: string[]; status: string };
+}
+
+async function startRun(request: APIRequestContext, workflow: string, input: Record<string, unknown>, settled: RegExp): Promise<string> {
+  const started = await request.post("/api/runs", { data: { workflow, input } });
+  expect(started.status(), await started.text()).toBe(201);
+  const { id } = (await started.json()) as { id: string };
+  await expect.poll(async () => (await runOf(request, id)).state.join(","), { timeout: 30_000 }).toMatch(settled);
+  return id;
+}
+
+/** the run each workflow's run page is shown with */
+const shown: Record<string, string> = {};
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async ({ request }) => {
+  test.setTimeout(240_000);
+  // three runs of each: one left where it rests (shown), one decided by a person where it waits for one, one aborted
+  for (const r of RUNS) {
+    const [a, b, c] = [await startRun(request, r.workflow, r.input, r.settled), await startRun(request, r.workflow, r.input, r.settled), await startRun(request, r.workflow, r.input, r.settled)];
+    shown[r.workflow] = a;
+    if (r.review) {
+      const review = await pendingReviewFor(request, b);
+      const res = await request.post(`/api/reviews/${review}/decision`, { data: { decision: "approve", reviewer: "ana" } });
+      expect(res.status(), await res.text()).toBe(200);
+    }
+    const aborted = await request.post(`/api/runs/${c}/abort`, { data: { reason: "seeded for the screenshots" } });
+    // (a run that already finished, as processing-modes' do at once, cannot be aborted: 409)
+    if (aborted.status() !== 409) expect(aborted.status(), await aborted.text()).toBeLessThan(300);
+  }
+});
+
+/** Texts of the panels beside the diagram that name states: none is a raw dotted state path. */
+async function expectNamedStates(page: Page, workflow: string) {
+  const ids = (await runOf(page.request, shown[workflow])).stateIds;
+  const nested = (await (await page.request.get(`/api/workflows/${workflow}`)).json()) as { states?: { id: string }[] };
+  const paths = new Set([...(nested.states ?? []).map((s) => s.id), ...ids].filter((id) => id.includes(".")));
+  for (const panel of ["fleet-panel", "review-stats"]) {
+    const el = page.getByTestId(panel);
+    if ((await el.count()) === 0) continue;
+    const text = await el.innerText();
+    const raw = [...paths].filter((p) => text.includes(p));
+    expect(raw, `${workflow}: ${panel} names states, not paths`).toEqual([]);
+  }
+}
+
+for (const r of RUNS) {
+  test(`${r.workflow}: its page, the fleet overlay and a run page, on a wide screen and a phone`, async ({ page, request }) => {
+    const fleet = (await (await request.get(`/api/workflows/${r.workflow}/fleet?window=24h`)).json()) as { runs: Record<string, number> };
+    const total = Object.values(fleet.runs).reduce((a, b) => a + b, 0);
+    expect(total, `${r.workflow}: seeded runs in the fleet`).toBeGreaterThanOrEqual(3);
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      await page.goto(`/workflows/${r.workflow}`);
+      await expect(page.getByTestId("diagram")).toHaveAttribute("data-ready", "");
+      await expectNamedStates(page, r.workflow);
+      await shot(page, `${r.workflow}-workflow-${size.name}`);
+      await shot(page, `${r.workflow}-workflow-${size.name}-full`, true);
+
+      await page.goto(`/workflows/${r.workflow}?overlay=fleet`);
+      await expect(page.getByTestId("diagram")).toHaveAttribute("data-ready", "");
+      await expect(page.getByTestId("fleet-runs")).toContainText(`now ${fleet.runs.running} running, ${fleet.runs.waiting} waiting`);
+      await expect(page.getByTestId("fleet-states").locator("tr[data-fleet-state]").first()).toBeVisible();
+      await expectNamedStates(page, r.workflow);
+      await shot(page, `${r.workflow}-fleet-${size.name}`);
+      await shot(page, `${r.workflow}-fleet-${size.name}-full`, true);
+
+      await page.goto(`/runs/${shown[r.workflow]}`);
+      await expect(page.getByTestId("run-page")).toBeVisible();
+      await shot(page, `${r.workflow}-run-${size.name}`);
+      await shot(page, `${r.workflow}-run-${size.name}-full`, true);
+    }
+  });
+}
