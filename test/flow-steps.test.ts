@@ -87,6 +87,8 @@ describe("the post pipeline", () => {
     expect(draft.prompt).toBe("Write a short post about solar kettles. ");
     expect(String(draft.output)).toContain("Write a short post about solar kettles");
     expect(draft.by).toBe("offline engine");
+    // a user's llm step answered offline is no model call: no usage row (the step says who wrote it)
+    expect(await rt.db.modelCall.count({ where: { runId: run.id } })).toBe(0);
 
     const first = await pending(run.id);
     expect(first.prompt).toBe("Publish this post? (0 of 2 approvals)");

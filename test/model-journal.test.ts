@@ -1,5 +1,6 @@
 // Every model call is recorded (tokens, latency, adapter, outcome) per run and state, and a
-// completed call is replayed from the journal when its effect re-runs with the same key.
+// completed call is replayed from the journal when its effect re-runs with the same key. The
+// offline engine's answers are no model calls: no row, no journal (lib/llm/recording.ts).
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ModelError } from "../lib/llm/errors";
@@ -65,11 +66,30 @@ describe("model call journal", () => {
 
   it("validates replayed objects against the schema", async () => {
     rt = await loopRuntime();
-    const model = new RecordingModel(new OfflineModel(), rt.db, rt.clock);
+    const model = new RecordingModel(new Counting(), rt.db, rt.clock);
     const req = { purpose: "plan", prompt: "p", key: "k-obj", schema: z.object({ steps: z.array(z.string()) }), schemaName: "plan", offline: () => ({ steps: ["a", "b"] }) };
     const first = await model.generateObject(req);
     const again = await model.generateObject(req);
     expect(again.object).toEqual(first.object);
     expect(again.replayed).toBe(true);
+  });
+
+  it("offline: the step's own answer (text or object) and the passages quoted are no model calls: no row, no journal, and a throw stays the step's", async () => {
+    rt = await loopRuntime();
+    const model = new RecordingModel(new OfflineModel(), rt.db, rt.clock);
+    const at = { runId: "r3", state: "S", key: "k-off" };
+    const own = await model.generate({ purpose: "own", prompt: "p", ...at, offline: async () => ({ text: "the step's text", citations: ["c1"] }) });
+    expect(own).toMatchObject({ text: "the step's text", citations: ["c1"], adapter: "offline engine", usage: { promptTokens: 0, completionTokens: 0 } });
+    const quoted = await model.generate({ purpose: "quote", prompt: "How are runs resumed?", ...at, passages: [{ id: "g1", title: "Guide", text: "Runs are resumed from their last committed snapshot after a restart." }] });
+    expect(quoted.text).toMatch(/Written by the offline engine/);
+    expect(quoted.citations).toEqual(["g1"]);
+    const obj = await model.generateObject({ purpose: "obj", prompt: "p", ...at, schema: z.object({ n: z.number() }), schemaName: "n", offline: () => ({ n: 1 }) });
+    expect(obj.object).toEqual({ n: 1 });
+    await expect(model.generateObject({ purpose: "cannot", prompt: "p", ...at, schema: z.object({ n: z.number() }), schemaName: "n", offline: () => { throw new Error("needs a model"); } })).rejects.toThrow("needs a model");
+    // the same key again: answered again by the step (nothing journaled), not replayed
+    const again = await model.generate({ purpose: "own", prompt: "p", ...at, offline: () => "the step's text" });
+    expect(again.replayed).toBeUndefined();
+    expect(await rt.db.modelCall.count()).toBe(0);
+    expect((await runUsage(rt.db, "r3")).total).toMatchObject({ calls: 0, promptTokens: 0, completionTokens: 0 });
   });
 });

@@ -11,6 +11,7 @@ import type { Runtime } from "../lib/runtime";
 import type { TransitionRow } from "../lib/engine/store/types";
 import { flush, inState, loopRuntime, tempDbUrl } from "./helpers";
 import { DATABASES, commitItem, modelCall, opened, runRow, type TestDb } from "./support/databases";
+import { WordModel } from "./support/word-model";
 
 const url = tempDbUrl("prometheus-api");
 process.env.DATABASE_URL = url;
@@ -162,7 +163,8 @@ describe("metrics of loop runs (engine, simulated clock)", () => {
   const REQUEST = "Summarise the release notes of the last three versions";
 
   beforeAll(async () => {
-    rt = await loopRuntime();
+    // a model does WORK: usage rows are model work only (an offline run records none)
+    rt = await loopRuntime({ model: new WordModel() });
     const a = await rt.engine.start("loop", { request: REQUEST });
     const ra = await rt.engine.waitFor(a.run.id, inState("REVIEW"));
     const b = await rt.engine.start("loop", { request: REQUEST });
@@ -238,9 +240,8 @@ describe("metrics of loop runs (engine, simulated clock)", () => {
     expect(value(parsed.samples, "switchyard_model_calls_total", { workflow: "loop", outcome: "ok" }) ?? 0).toBe(inRuns.filter((r) => r.ok).length);
     const prompt = inRuns.reduce((s, r) => s + r.promptTokens, 0);
     const completion = inRuns.reduce((s, r) => s + r.completionTokens, 0);
-    expect(inRuns.length).toBeGreaterThan(0); // the offline engine's WORK step, per run (recorded as offline)
-    // the offline engine is no model: it reports no tokens, and the metrics say so
-    expect(prompt).toBe(0);
+    expect(inRuns.length).toBeGreaterThan(0); // WORK's model call, per run
+    expect(prompt).toBeGreaterThan(0);
     expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "loop", kind: "prompt" })).toBe(prompt);
     expect(value(parsed.samples, "switchyard_model_tokens_total", { workflow: "loop", kind: "completion" })).toBe(completion);
   });
@@ -334,7 +335,7 @@ describe("GET /api/metrics", () => {
     rv.run("v3", "r3", "flow-b", "pending", sqliteDate(T0), null);
     rv.run("v4", "r2", "flow-b", "cancelled", sqliteDate(T0), sqliteDate(T0 + 50_000)); // not a decision
     const mc = db.prepare(
-      `INSERT INTO "ModelCall" ("id","runId","purpose","adapter","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","createdAt") VALUES (?,?,'p','offline engine',?,?,0,5,1,?,?,?)`,
+      `INSERT INTO "ModelCall" ("id","runId","purpose","adapter","promptTokens","completionTokens","estimated","latencyMs","attempts","ok","errorCategory","createdAt") VALUES (?,?,'p','gpt-test @ primary',?,?,0,5,1,?,?,?)`,
     );
     mc.run("m1", "r1", 100, 20, 1, null, sqliteDate(T0));
     mc.run("m2", "r1", 50, 5, 1, null, sqliteDate(T0));

@@ -6,6 +6,11 @@ import type { EffectContext } from "../lib/engine/engine";
 import type { Runtime } from "../lib/runtime";
 import { loopEffects } from "./fixtures/workflows/loop/effects";
 import { flush, hang, inState, loopRuntime, tempDbUrl } from "./helpers";
+import { WordModel } from "./support/word-model";
+
+// WORK is a model's call: its usage row and journal are what the restart is checked against (an
+// offline answer records none: lib/llm/recording.ts)
+const model = new WordModel();
 
 const open: Runtime[] = [];
 afterEach(async () => {
@@ -33,14 +38,14 @@ describe("engine restart", () => {
       return real(rt, "fetch")(input, ctx);
     };
     let a!: Runtime;
-    a = await loopRuntime({ url, clock, actors: { fetch: counting(() => a), work: hang() } });
+    a = await loopRuntime({ url, clock, model, actors: { fetch: counting(() => a), work: hang() } });
     open.push(a);
     const { run } = await a.engine.start("loop", { request: REQUEST });
     await a.engine.waitFor(run.id, inState("WORK"));
     await a.close();
 
     let b!: Runtime;
-    b = await loopRuntime({ url, clock, actors: { fetch: counting(() => b) } });
+    b = await loopRuntime({ url, clock, model, actors: { fetch: counting(() => b) } });
     open.push(b);
     const r = await b.engine.waitFor(run.id, inState("REVIEW"));
     expect(r.status).toBe("waiting");
@@ -61,6 +66,7 @@ describe("engine restart", () => {
     a = await loopRuntime({
       url,
       clock,
+      model,
       actors: {
         work: async (input: never, ctx: EffectContext) => {
           await real(() => a, "work")(input, ctx);
@@ -74,7 +80,7 @@ describe("engine restart", () => {
     expect(await a.db.modelCall.count({ where: { runId: run.id } })).toBe(1);
     await a.close();
 
-    const b = await loopRuntime({ url, clock });
+    const b = await loopRuntime({ url, clock, model });
     open.push(b);
     const r = await b.engine.waitFor(run.id, inState("REVIEW"));
     // the re-run's call was answered from the journal: no second call, the same output

@@ -8,6 +8,7 @@ import { ManualClock } from "../lib/engine/clock";
 import { exportRun, exportText, importRun, IMPORT_LIMITS, readLargeJson, type RunExport } from "../lib/api/run-export";
 import type { Runtime } from "../lib/runtime";
 import { flush, inState, loopRuntime, tempDbUrl } from "./helpers";
+import { WordModel } from "./support/word-model";
 import { instantLoopEffects } from "./fixtures/workflows/loop/effects";
 import type { WorkflowEffects } from "../lib/engine/engine";
 import { Engine } from "../lib/engine/engine";
@@ -69,8 +70,8 @@ function normalized(doc: RunExport) {
 }
 
 beforeAll(async () => {
-  // instance A: its own database and clock; two loop runs
-  a = await loopRuntime({ url: tempDbUrl("instance-a") });
+  // instance A: its own database and clock; two loop runs, WORK answered by a model (usage rows are model work only)
+  a = await loopRuntime({ url: tempDbUrl("instance-a"), model: new WordModel() });
   const first = await a.engine.start("loop", { request: REQUEST });
   decidedId = first.run.id;
   const review = await a.engine.waitFor(decidedId, inState("REVIEW"));
@@ -128,8 +129,8 @@ describe("export", () => {
       { name: "notes/summary.md", encoding: "utf8", content: "# Summary\n\nRetry with backoff — done ✓\n", size: 43, updatedAt: "2026-01-01T00:00:01.000Z" },
     ]);
     expect(d.usage.length).toBe(Number((a.sqlite!.db.prepare(`SELECT COUNT(*) AS n FROM "ModelCall" WHERE "runId" = ?`).get(decidedId) as { n: number | bigint }).n));
-    expect(d.usage.length).toBeGreaterThan(0); // the offline engine's calls are recorded too
-    expect(d.usage[0]).toMatchObject({ runId: decidedId, adapter: "offline engine", ok: true });
+    expect(d.usage.length).toBeGreaterThan(0);
+    expect(d.usage[0]).toMatchObject({ runId: decidedId, adapter: "word-model @ test", ok: true });
     expect(d.children).toEqual([]);
     expect(docPending.reviews).toMatchObject([{ status: "pending", state: "REVIEW" }]);
   });

@@ -12,6 +12,7 @@ import type { FlowConfig } from "../lib/flows/types";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import { testRuntime } from "./helpers";
+import { WordModel } from "./support/word-model";
 
 export const TRIAGE = `id: triage-split
 initial_stage: INTAKE
@@ -37,7 +38,8 @@ steps:
 describe("per-step usage and order in parallel branches", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    rt = await testRuntime();
+    // a model answers the llm steps: usage rows are model work only (offline, a YAML llm step records none)
+    rt = await testRuntime({ model: new WordModel() });
     await saveUserWorkflow(rt.db, "yaml", TRIAGE);
   });
   afterAll(async () => {

@@ -3,12 +3,15 @@
 // already completed when the effect runs again after a restart) and its cancellation signal. An
 // effect says only what it asks.
 //
-// Offline (no model endpoint), a call site says what the step does instead with `offline`, the
-// step's own deterministic algorithm: generateObject's is run by the offline engine (validated by
-// the schema, recorded as the offline engine's step); generate's, when given, answers without a
-// call (nothing recorded: no call was made); without one, the offline engine quotes the passages.
-import { NO_TOKENS, OFFLINE_ADAPTER } from "./offline";
+// Offline (no model connected) has one mechanism, and a step never asks which it is: every call
+// brings the step's own deterministic algorithm as `offline` (required for objects; for text,
+// without one, the offline engine quotes the passages), and the offline engine answers with it
+// where a model would have. Work that is not exactly one call (a model path of several calls, or
+// of none) brings the same fallback to `think`. What is recorded: see lib/llm/recording.ts (a
+// usage row only for work a model did).
 import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "./types";
+
+export type { OfflineText } from "./types";
 
 /** The invocation a model is bound to (the effect's context: its signal is read when a call starts). */
 export interface ModelSite {
@@ -20,19 +23,21 @@ export interface ModelSite {
 
 type Site = "runId" | "state" | "key" | "signal";
 
-/** A text the step writes itself when no model is configured (with the ids of the passages it quotes). */
-export type OfflineText = string | { text: string; citations?: string[] };
-
-export type BoundGenerate = Omit<GenerateRequest, Site> & { offline?: () => OfflineText | Promise<OfflineText> };
+export type BoundGenerate = Omit<GenerateRequest, Site>;
 
 export interface BoundModel {
   /** the port's name (the model, or "offline engine") */
   readonly name: string;
-  /** true for the offline engine */
-  readonly offline: boolean;
+  /** text; offline, the step's own text (`req.offline`) or the passages quoted */
   generate(req: BoundGenerate): Promise<GenerateResult>;
   /** a validated object, or a classified ModelError; offline, the step's own algorithm (`req.offline`) answers */
   generateObject<T>(req: Omit<ObjectRequest<T>, Site>): Promise<ObjectResult<T>>;
+  /**
+   * Work a model does in more (or fewer) than one call: `withModel` with a model connected, the
+   * step's own algorithm `offline` without one. The one place such a choice is made; a step never
+   * branches on offline itself.
+   */
+  think<T>(withModel: () => Promise<T>, offline: () => T | Promise<T>): Promise<T>;
   /** embeddings counted in the run's usage; undefined when no embeddings endpoint is configured */
   readonly embed: ((texts: string[]) => Promise<EmbedResult>) | undefined;
   /** the same model under a sub-key of the invocation (`<key>:<sub>`): an effect that makes one call per item (a task, an attempt) */
@@ -45,18 +50,9 @@ export function bindModel(port: () => ModelPort, site: ModelSite): BoundModel {
     get name() {
       return port().name;
     },
-    get offline() {
-      return port().offline;
-    },
-    generate: async ({ offline, ...req }) => {
-      const p = port();
-      if (!offline || !p.offline) return p.generate({ ...req, ...where() });
-      const started = performance.now();
-      const own = await offline();
-      const { text, citations = [] } = typeof own === "string" ? { text: own } : own;
-      return { text, citations, adapter: OFFLINE_ADAPTER, usage: { ...NO_TOKENS }, latencyMs: Math.round(performance.now() - started) };
-    },
+    generate: (req) => port().generate({ ...req, ...where() }),
     generateObject: (req) => port().generateObject({ ...req, ...where() }),
+    think: async (withModel, offline) => (port().offline ? offline() : withModel()),
     get embed() {
       const p = port();
       return p.embed ? (texts: string[]) => p.embed!(texts, site.signal, { runId: site.runId, state: site.state }) : undefined;

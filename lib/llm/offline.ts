@@ -1,11 +1,11 @@
 // The offline engine: a model port that needs no network and no weights. It answers by
 // extractive synthesis: it quotes the passages it was given that best cover the request's
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
-// output, every time.
+// output, every time. A call that brings the step's own algorithm (`offline`) is answered by it.
 import { isProse, keyTerms, quotable, sentences, tokens } from "../knowledge/text";
 import { escapeRegExp } from "../regexp";
 import { isProseSentence, withoutCode } from "./prose";
-import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage } from "./types";
+import type { GenerateRequest, GenerateResult, ModelPort, ModelRequest, ObjectRequest, ObjectResult, Passage } from "./types";
 
 export const OFFLINE_ADAPTER = "offline engine";
 
@@ -90,7 +90,7 @@ export const SMALL_TALK_REPLY =
   "Hi! No language model is configured, so I can't hold a conversation: the offline engine only quotes stored documents. " +
   "To connect a model, open Settings, or set OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL (any OpenAI-compatible server, e.g. Ollama) and restart.";
 
-export function synthesize(req: GenerateRequest): { text: string; citations: string[] } {
+export function synthesize(req: ModelRequest): { text: string; citations: string[] } {
   if (req.purpose === "chat" && isSmallTalk(req.prompt)) return { text: SMALL_TALK_REPLY, citations: [] };
   const terms = keyTerms(req.prompt, 16);
   const passages = req.passages ?? [];
@@ -141,7 +141,7 @@ export class OfflineModel implements ModelPort {
   /** The step's own deterministic algorithm produces the object; the schema still validates it. */
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
     const started = performance.now();
-    const object = req.schema.parse(req.offline());
+    const object = req.schema.parse(await req.offline());
     const text = JSON.stringify(object);
     req.onText?.(text);
     return {
@@ -157,7 +157,9 @@ export class OfflineModel implements ModelPort {
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
     if (req.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
-    const { text, citations } = synthesize(req);
+    // the step's own text when it brings one, else the passages quoted
+    const own = req.offline ? await req.offline() : synthesize(req);
+    const { text, citations = [] } = typeof own === "string" ? { text: own } : own;
     if (req.onText) for (const line of text.split(/(?<=\n)/)) req.onText(line);
     return {
       text,

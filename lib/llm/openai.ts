@@ -11,7 +11,7 @@ import { estimateTokens } from "../knowledge/text";
 import { backoffMs, type RetryPolicy } from "../engine/retry";
 import { BACKOFF_CAP_MS, type Endpoint, type LlmConfig } from "./endpoints";
 import { type ErrorCategory, isModelError, ModelError, retryAfterMs } from "./errors";
-import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult, Passage, Usage } from "./types";
+import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ModelRequest, ObjectRequest, ObjectResult, Passage, Usage } from "./types";
 
 export { BACKOFF_CAP_MS };
 
@@ -132,14 +132,14 @@ export function classifyError(e: unknown, endpoint = "endpoint"): ModelError {
 
 // ---- prompts, citations, usage ------------------------------------------------------------------
 
-function userContent(req: GenerateRequest): string {
+function userContent(req: ModelRequest): string {
   const passages = req.passages ?? [];
   if (!passages.length) return req.prompt;
   const context = passages.map((p, i) => `[${i + 1}] ${p.title}: ${p.text}`).join("\n\n");
   return `Context:\n${context}\n\nWhen you use the context, cite it by its number in square brackets, e.g. [1].\n\n${req.prompt}`;
 }
 
-function buildMessages(req: GenerateRequest): ChatCompletionMessageParam[] {
+function buildMessages(req: ModelRequest): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (req.system) messages.push({ role: "system", content: req.system });
   messages.push({ role: "user", content: userContent(req) });
@@ -470,6 +470,6 @@ export class OpenAiModel implements ModelPort {
   }
 }
 
-function sampling(req: GenerateRequest): Pick<ChatParams, "max_tokens" | "temperature"> {
+function sampling(req: ModelRequest): Pick<ChatParams, "max_tokens" | "temperature"> {
   return { ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}), ...(req.temperature !== undefined ? { temperature: req.temperature } : {}) };
 }

@@ -1,11 +1,17 @@
-// A model port that records every call (tokens, latency, endpoint, outcome) per run and state,
-// and journals completed calls by their idempotency key: when an effect re-runs after a restart,
-// a call that already completed is answered from the journal instead of being made again.
+// A model port that records every model call (tokens, latency, endpoint, outcome) per run and
+// state, and journals completed calls by their idempotency key: when an effect re-runs after a
+// restart, a call that already completed is answered from the journal instead of being made again.
+//
+// The recording rule: a usage row (the ModelCall table) only for work a model did, completed or
+// failed. The offline engine's answers (the step's own algorithm, or passages quoted) are no model
+// calls: no row, no journal (they are deterministic: run again, they answer the same). The trace
+// still shows them, as a GenAI span whose provider is "switchyard.offline", and the step's output
+// names "offline engine" as who wrote it.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import { isModelError } from "./errors";
-import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "./types";
+import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ModelRequest, ObjectRequest, ObjectResult } from "./types";
 import { traceModel, type ModelAnswer, type ModelCall } from "../telemetry";
 
 const answerOf = (out: Pick<GenerateResult, "adapter" | "usage">): ModelAnswer => ({ adapter: out.adapter, inputTokens: out.usage.promptTokens, outputTokens: out.usage.completionTokens, estimated: out.usage.estimated });
@@ -21,7 +27,7 @@ export interface CallRecord {
   latencyMs: number;
 }
 
-function journalKey(req: GenerateRequest): string | null {
+function journalKey(req: ModelRequest): string | null {
   return req.key ? `${req.key}#${req.purpose}` : null;
 }
 
@@ -50,7 +56,7 @@ export class RecordingModel implements ModelPort {
   }
 
   /** what a trace's GenAI span says of a call (lib/telemetry) */
-  private traced(operation: ModelCall["operation"], at: Pick<GenerateRequest, "runId" | "state"> | undefined): ModelCall {
+  private traced(operation: ModelCall["operation"], at: Pick<ModelRequest, "runId" | "state"> | undefined): ModelCall {
     const model = (operation === "embeddings" ? this.inner.embeddingsModel : this.inner.model) ?? this.inner.name;
     return { operation, provider: this.inner.offline ? "switchyard.offline" : "openai", model, runId: at?.runId, state: at?.state };
   }
@@ -59,7 +65,7 @@ export class RecordingModel implements ModelPort {
     const inner = this.inner;
     if (!inner.embed) return undefined;
     // `at`: the run and state the embedding is for, so that it counts in the run's usage
-    return async (texts: string[], signal?: AbortSignal, at?: Pick<GenerateRequest, "runId" | "state">): Promise<EmbedResult> => {
+    return async (texts: string[], signal?: AbortSignal, at?: Pick<ModelRequest, "runId" | "state">): Promise<EmbedResult> => {
       const started = performance.now();
       try {
         const out = await traceModel(this.traced("embeddings", at), () => inner.embed!(texts, signal), answerOf);
@@ -73,6 +79,8 @@ export class RecordingModel implements ModelPort {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
+    // no model: traced, never recorded (the rule above)
+    if (this.inner.offline) return traceModel(this.traced("chat", req), () => this.inner.generate(req), answerOf);
     const replay = await this.replay(req);
     if (replay) return replay;
     const started = performance.now();
@@ -87,6 +95,7 @@ export class RecordingModel implements ModelPort {
   }
 
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
+    if (this.inner.offline) return traceModel(this.traced("chat", req), () => this.inner.generateObject(req), answerOf);
     const replay = await this.replay(req);
     if (replay) {
       const parsed = req.schema.safeParse(JSON.parse(replay.text));
@@ -109,7 +118,7 @@ export class RecordingModel implements ModelPort {
     return calls;
   }
 
-  private async replay(req: GenerateRequest): Promise<GenerateResult | null> {
+  private async replay(req: ModelRequest): Promise<GenerateResult | null> {
     const key = journalKey(req);
     if (!key) return null;
     const row = await this.db.modelCall.findUnique({ where: { key } });
@@ -127,13 +136,13 @@ export class RecordingModel implements ModelPort {
   }
 
   private async record(
-    req: Pick<GenerateRequest, "purpose" | "runId" | "state" | "key">,
+    req: Pick<ModelRequest, "purpose" | "runId" | "state" | "key">,
     out: Pick<GenerateResult, "adapter" | "usage" | "latencyMs" | "attempts"> | null,
     error: unknown,
     latencyMs: number | null,
     output?: string,
   ): Promise<void> {
-    const key = out && req.key ? journalKey(req as GenerateRequest) : null;
+    const key = out && req.key ? journalKey(req as ModelRequest) : null;
     const adapter = out?.adapter ?? (isModelError(error) && error.endpoint ? `${this.inner.name} @ ${error.endpoint}` : this.inner.name);
     const [model, endpoint] = adapter.includes(" @ ") ? adapter.split(" @ ") : [null, null];
     const data = {

@@ -1,6 +1,12 @@
 // The model port: what every workflow step calls to think. Two adapters implement it: the
 // offline engine (deterministic, network-free, the default) and the OpenAI-compatible one
 // (any endpoint speaking chat completions, several in fallback order).
+//
+// Offline, one way: a step never asks whether a model is connected. Each call says what the step
+// does without a model (`offline`: its own deterministic algorithm) and the offline engine runs
+// it; a model ignores it. Work that is not a single call takes the same fallback through
+// `ctx.model.think` (lib/llm/bound.ts). Only work a model did is recorded as model usage
+// (lib/llm/recording.ts).
 import type { z } from "zod";
 
 export interface Passage {
@@ -11,7 +17,8 @@ export interface Passage {
   score?: number;
 }
 
-export interface GenerateRequest {
+/** What every call says: its purpose, prompt and context, and where it happens. */
+export interface ModelRequest {
   /** what the step is for, e.g. "execute" — recorded with usage */
   purpose: string;
   system?: string;
@@ -28,6 +35,17 @@ export interface GenerateRequest {
   maxTokens?: number;
   temperature?: number;
 }
+
+export interface GenerateRequest extends ModelRequest {
+  /**
+   * what the step writes itself when no model is connected (its own algorithm, with the ids of the
+   * passages it quotes); without it the offline engine quotes `passages`. A model ignores it.
+   */
+  offline?: () => OfflineText | Promise<OfflineText>;
+}
+
+/** A text a step writes itself when no model is connected (with the ids of the passages it quotes). */
+export type OfflineText = string | { text: string; citations?: string[] };
 
 export interface Usage {
   promptTokens: number;
@@ -50,12 +68,12 @@ export interface GenerateResult {
   replayed?: boolean;
 }
 
-export interface ObjectRequest<T> extends GenerateRequest {
+export interface ObjectRequest<T> extends ModelRequest {
   schema: z.ZodType<T>;
   /** name of the JSON schema sent to the model */
   schemaName: string;
-  /** how the offline engine produces the object: the step's own deterministic algorithm */
-  offline: () => T;
+  /** how the offline engine produces the object: the step's own deterministic algorithm (validated by `schema`; it may throw a classified error: what the step cannot do without a model) */
+  offline: () => T | Promise<T>;
 }
 
 export interface ObjectResult<T> extends GenerateResult {
@@ -80,5 +98,5 @@ export interface ModelPort {
   /** a validated object, or a classified ModelError */
   generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>>;
   /** embeddings, when an embeddings endpoint is configured */
-  embed?(texts: string[], signal?: AbortSignal, at?: Pick<GenerateRequest, "runId" | "state">): Promise<EmbedResult>;
+  embed?(texts: string[], signal?: AbortSignal, at?: Pick<ModelRequest, "runId" | "state">): Promise<EmbedResult>;
 }

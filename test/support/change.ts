@@ -8,7 +8,7 @@ import { pgReachable, scratchSchema, type ScratchSchema } from "../../lib/db/pg-
 import { query } from "../../lib/db/sql";
 import { ManualClock } from "../../lib/engine/clock";
 import { createRuntime, defaultEffects, type Runtime } from "../../lib/runtime";
-import type { GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "../../lib/llm/types";
+import type { ModelPort } from "../../lib/llm/types";
 import { afterAll, beforeAll, it } from "vitest";
 import { flush, tempDbUrl } from "../helpers";
 import { PG_URL } from "./databases";
@@ -65,26 +65,7 @@ export class CountingReceiver {
   }
 }
 
-const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-
-/**
- * A model that writes `write(prompt)` and reports tokens as words (prompt words in, reply words
- * out): deterministic, so token counts and shown values can be counted by hand.
- */
-export class WordModel implements ModelPort {
-  readonly name = "word-model @ test";
-  readonly offline = false;
-  constructor(private write: (prompt: string) => string = (p) => `Post: ${p}`) {}
-  async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const text = this.write(req.prompt);
-    return { text, adapter: this.name, usage: { promptTokens: words(req.prompt), completionTokens: words(text), estimated: false }, latencyMs: 1, citations: [], attempts: 1 };
-  }
-  async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
-    const object = req.offline();
-    const text = JSON.stringify(object);
-    return { object, text, adapter: this.name, usage: { promptTokens: words(req.prompt), completionTokens: words(text), estimated: false }, latencyMs: 1, citations: [], attempts: 1 };
-  }
-}
+export { WordModel } from "./word-model";
 
 export interface Node {
   rt: Runtime & { clock: ManualClock };

@@ -78,9 +78,9 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
     // one journal key per task and attempt (the invocation's key, then the task's)
     const model = ctx.model.at(`${task.id}.${attempt}`);
     let tokens = 0;
-    // a search sub-agent with a model formulates its own queries from the task
+    // a search sub-agent with a model formulates its own queries from the task (offline: the planned one)
     let queries = [attempt === 1 ? base : `${keyTerms(`${base} ${topic}`, 8).join(" ")}`];
-    if (!model.offline && task.type === "Search") {
+    if (task.type === "Search") {
       const out = await model.generateObject({
         purpose: "search-queries",
         schemaName: "search_queries",
@@ -103,41 +103,46 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
     }
     if (results.length === 0) throw new Error(`no results for "${query}" from ${source.name}`);
     const approach = `${source.name}: ${attempt === 1 ? "task query" : "alternative query"}`;
-    if (model.offline) {
+    // offline, every sub-agent quotes the results: sentences that carry the task's terms
+    const quoted = (): TaskResult => {
       const { sources, facts } = extractFacts(`${query} ${task.dimension ?? ""}`, results);
       if (facts.length === 0 && task.type !== "Search") throw new Error(`nothing extractable for "${query}"`);
       return { taskId: task.id, attempt, approach, query, sources, facts, notes: `${results.length} result(s) via ${source.name}; facts quoted by the offline engine`, tokens: 0, toolsUsed };
-    }
-    if (task.type === "Search") {
-      // finding sources is the search sub-agent's job; read sub-agents turn them into facts
-      return { taskId: task.id, attempt, approach: `${approach} (queries by ${model.name})`, query, sources: sourcesOf(results), facts: [], notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
-    }
-    if (task.type === "Conflict") {
+    };
+    // with a model, a search sub-agent returns its sources; read and conflict sub-agents ask the model
+    const read = async (): Promise<TaskResult> => {
+      if (task.type === "Search") {
+        // finding sources is the search sub-agent's job; read sub-agents turn them into facts
+        return { taskId: task.id, attempt, approach: `${approach} (queries by ${model.name})`, query, sources: sourcesOf(results), facts: [], notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
+      }
+      if (task.type === "Conflict") {
+        const out = await model.generateObject({
+          purpose: "judge-conflict",
+          schemaName: "conflict_verdict",
+          schema: VerdictSchema,
+          system: "You are a research sub-agent resolving a conflict between facts. Read the numbered sources, decide which claim they support, and state the resolution as one fact citing the source number that settles it.",
+          prompt: `Topic: ${topic}\nConflict: ${task.description}\nSources:\n${numbered(results)}`,
+          offline: () => ({ resolution: task.description, source: 1, confidence: "Low" as const, reasoning: "" }),
+        });
+        tokens += used(out.usage);
+        const facts = factsFrom([{ statement: out.object.resolution, source: out.object.source, confidence: out.object.confidence }], results.length);
+        return { taskId: task.id, attempt, approach: `${approach} (judged by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: out.object.reasoning || "conflict judged", tokens, toolsUsed };
+      }
       const out = await model.generateObject({
-        purpose: "judge-conflict",
-        schemaName: "conflict_verdict",
-        schema: VerdictSchema,
-        system: "You are a research sub-agent resolving a conflict between facts. Read the numbered sources, decide which claim they support, and state the resolution as one fact citing the source number that settles it.",
-        prompt: `Topic: ${topic}\nConflict: ${task.description}\nSources:\n${numbered(results)}`,
-        offline: () => ({ resolution: task.description, source: 1, confidence: "Low" as const, reasoning: "" }),
+        purpose: "read",
+        schemaName: "facts",
+        schema: FactsSchema,
+        system:
+          "You are a research sub-agent. Read the numbered sources and extract up to 8 facts relevant to the task: each a self-contained statement, the number of the source it comes from, and a confidence (High only when several sources agree, Medium for one reliable source, Low otherwise). Never invent facts the sources do not state.",
+        prompt: `Topic: ${topic}\nTask ${task.id}: ${task.description}\nDimension: ${task.dimension ?? "general"}\nSources:\n${numbered(results)}`,
+        offline: () => ({ facts: [] }),
       });
       tokens += used(out.usage);
-      const facts = factsFrom([{ statement: out.object.resolution, source: out.object.source, confidence: out.object.confidence }], results.length);
-      return { taskId: task.id, attempt, approach: `${approach} (judged by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: out.object.reasoning || "conflict judged", tokens, toolsUsed };
-    }
-    const out = await model.generateObject({
-      purpose: "read",
-      schemaName: "facts",
-      schema: FactsSchema,
-      system:
-        "You are a research sub-agent. Read the numbered sources and extract up to 8 facts relevant to the task: each a self-contained statement, the number of the source it comes from, and a confidence (High only when several sources agree, Medium for one reliable source, Low otherwise). Never invent facts the sources do not state.",
-      prompt: `Topic: ${topic}\nTask ${task.id}: ${task.description}\nDimension: ${task.dimension ?? "general"}\nSources:\n${numbered(results)}`,
-      offline: () => ({ facts: [] }),
-    });
-    tokens += used(out.usage);
-    const facts = factsFrom(out.object.facts, results.length);
-    if (facts.length === 0) throw new Error(`${out.adapter} found nothing to extract for "${query}"`);
-    return { taskId: task.id, attempt, approach: `${approach} (read by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
+      const facts = factsFrom(out.object.facts, results.length);
+      if (facts.length === 0) throw new Error(`${out.adapter} found nothing to extract for "${query}"`);
+      return { taskId: task.id, attempt, approach: `${approach} (read by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
+    };
+    return model.think(read, quoted);
   };
 
   const reflect = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number; known?: string[] }, ctx: EffectContext): Promise<Reflection> => {

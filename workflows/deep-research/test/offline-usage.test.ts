@@ -1,4 +1,4 @@
-// With no model endpoint, no usage row claims a model call: the plan, the sub-agents, the reflection and the report are the offline engine's, with no tokens, and the report makes no call only to be logged.
+// With no model endpoint, no usage row claims a model call (a row only for work a model did): the plan, the sub-agents, the reflection and the report are the offline engine's, with no tokens and no row.
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../../../lib/engine/views";
 import type { ResearchContext } from "../types";
@@ -29,7 +29,6 @@ describe("offline: no usage row claims a model call", () => {
     const summary = c.report!.split("## Summary")[1]!.split("\n## ")[0]!;
     expect(summary).not.toMatch(/curl|```|\$ /);
     expect(c.report).not.toMatch(/High confidence/);
-    const rows = await noModelCalls([run.id]);
-    expect(rows.some((x) => x.purpose === "synthesize")).toBe(false);
+    await noModelCalls([run.id]);
   }, 60_000);
 });

@@ -127,16 +127,14 @@ export function domainAgentEffects(ports: AgentPorts): EffectsOf<typeof domainAg
   const clarify = async (input: { query: string; plan: QueryPlan; context: ActiveDomainContext }, ctx: EffectContext): Promise<Clarification> => {
     const planned = input.plan.gap?.question ?? `What should I know to answer “${input.query}”?`;
     const need = input.plan.gap?.need ?? null;
-    const model = ctx.model;
-    // offline, PLAN's own question is asked: no model call
-    if (model.offline) return { question: planned, need, why: input.plan.reason };
-    const out = await model.generateObject({
+    // offline, PLAN's own question is asked
+    const out = await ctx.model.generateObject({
       purpose: "clarify",
       schemaName: "clarification",
       schema: ClarifySchema,
       system: "You ask the person one short question that only they can answer (a fact about themselves missing from their log and profile), so that their question can be answered. Say briefly why you ask.",
       prompt: `Their question: ${input.query}\nWhat is missing: ${need ?? "unknown"} (${input.plan.reason})\nA draft question: ${planned}\n${contextLines(input.context)}`,
-      offline: () => ({ question: planned, why: input.plan.reason }),
+      offline: () => ({ question: planned.slice(0, 500), why: input.plan.reason.slice(0, 500) }),
     });
     return { question: out.object.question, need, why: out.object.why || input.plan.reason };
   };

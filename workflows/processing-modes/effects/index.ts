@@ -9,7 +9,7 @@ import { EffectError, type ErrorCategory } from "../../../lib/engine/effect-erro
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { processingModesMachine } from "../machine";
 import { keyTerms } from "../../../lib/knowledge/text";
-import { isSmallTalk, OFFLINE_ADAPTER } from "../../../lib/llm/offline";
+import { isSmallTalk, synthesize } from "../../../lib/llm/offline";
 import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../types";
 import { codeBlock, runInSandbox } from "../../../lib/sandbox";
 import type { SearchPort } from "../../../lib/search/types";
@@ -66,11 +66,20 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
     cachePut(ports.db, input.key, input.mode, input.query, input.result, input.ttlMs, ctx.clock.now());
 
   const chat = async (input: { prompt: string; query: string }, ctx: EffectContext): Promise<ModeResult> => {
-    const model = ctx.model;
-    // the offline engine cannot converse: it answers with what the stored documents say
-    const passages = model.offline && !isSmallTalk(input.query) ? toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal })) : [];
-    const out = await model.generate({ purpose: "chat", system: input.prompt.split("\nUser:")[0]!.replace(/^System: /, ""), prompt: input.query, passages, onText: (c) => ctx.progress(c) });
-    return { text: out.text, adapter: out.adapter, citations: cite(passages, out.citations), cached: false };
+    // a model converses from the message alone; the offline engine cannot, so its answer quotes what
+    // the stored documents say about the message (small talk gets its short reply, no search)
+    let quoted: Passage[] = [];
+    const out = await ctx.model.generate({
+      purpose: "chat",
+      system: input.prompt.split("\nUser:")[0]!.replace(/^System: /, ""),
+      prompt: input.query,
+      onText: (c) => ctx.progress(c),
+      offline: async () => {
+        quoted = isSmallTalk(input.query) ? [] : toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }));
+        return synthesize({ purpose: "chat", prompt: input.query, passages: quoted });
+      },
+    });
+    return { text: out.text, adapter: out.adapter, citations: cite(quoted, out.citations), cached: false };
   };
 
   const cite = (passages: Passage[], ids: string[]): Citation[] =>
@@ -136,17 +145,16 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const generateCode = async (input: { query: string }, ctx: EffectContext) => {
     const block = codeBlock(input.query);
     if (block) return { ...block, source: "request" as const };
-    const model = ctx.model;
-    if (model.offline) {
-      throw classified("the request has no code block and the offline engine cannot write code: put the code in ```js or ```python fences, or configure a model endpoint", "BUSINESS");
-    }
-    const out = await model.generateObject({
+    const out = await ctx.model.generateObject({
       purpose: "generate-code",
       schemaName: "code",
       schema: z.object({ language: z.enum(["javascript", "python"]), code: z.string().min(1).max(100_000) }),
       system: "Write a self-contained program that does what the user asks. JavaScript (no imports, no I/O besides console.log) or Python (standard library only). The last expression is the return value.",
       prompt: input.query,
-      offline: () => ({ language: "javascript" as const, code: "" }),
+      // writing code is a model's work: offline, the request must bring its code
+      offline: (): { language: "javascript" | "python"; code: string } => {
+        throw classified("the request has no code block and the offline engine cannot write code: put the code in ```js or ```python fences, or configure a model endpoint", "BUSINESS");
+      },
     });
     return { ...out.object, source: "model" as const };
   };
@@ -162,7 +170,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
       system: STAGE_PROMPTS[input.stage],
       prompt: [`Problem: ${input.query}`, ...input.previous.map((p) => `## ${p.stage}\n${p.text}`)].join("\n\n"),
       onText: (c) => ctx.progress(c),
-      // the offline stage is built from the request and the store: no model call, no usage row
+      // the offline stage is built from the request and the store (no model: no usage row)
       offline: async () => offlineStage(input.stage, input.query, input.previous, toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }))),
     });
     return { stage: input.stage, text: out.text, adapter: out.adapter };
@@ -173,8 +181,8 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
     const c = input.context;
     const mode = c.routing?.mode ?? c.requested ?? "CHAT";
-    // model answers the mode used: completed calls to a model, not the router's, not failed attempts (the offline engine's steps are no model calls)
-    const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
+    // model answers the mode used: completed calls to a model, not the router's, not failed attempts (usage rows are model work only: lib/llm/recording.ts)
+    const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true } });
     const metrics: ModeMetrics = {
       mode,
       latencyMs: Math.max(0, ctx.clock.now() - (c.routing?.startedAt ?? ctx.clock.now())),

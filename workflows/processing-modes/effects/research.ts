@@ -64,7 +64,7 @@ function offlineSummary(task: SearchTaskState, sources: ResearchSource[]): strin
   return lines.length ? lines.join("\n") : `The results for "${task.query}" do not say anything about ${terms.slice(0, need).join(" and ")} together.`;
 }
 
-function offlineReport(query: string, plan: ReportPlan, tasks: SearchTaskState[], sources: ResearchSource[]): ReportOutput {
+function offlineReport(query: string, plan: ReportPlan, tasks: SearchTaskState[], sources: ResearchSource[]): { text: string; citations: string[] } {
   // a quote already given under an earlier section is not repeated
   const used = new Set<string>();
   const body = tasks
@@ -88,7 +88,7 @@ function offlineReport(query: string, plan: ReportPlan, tasks: SearchTaskState[]
     body,
     `## Sources\n\n${list || "(none cited)"}`,
   ].join("\n\n");
-  return { report, adapter: OFFLINE_ADAPTER, cited: cited.map((s) => s.id) };
+  return { text: report, citations: cited.map((s) => s.id) };
 }
 
 const sourceBlock = (sources: ResearchSource[], max = 1_200) => sources.map((s) => `[${s.id}] ${s.title} (${s.url})\n${clip(s.text, max)}`).join("\n\n");
@@ -158,9 +158,7 @@ export function researchEffects(ports: ResearchPorts) {
   };
 
   const writeFinalReport = async (input: { query: string; plan: ReportPlan; tasks: SearchTaskState[]; sources: ResearchSource[] }, ctx: EffectContext): Promise<ReportOutput> => {
-    const model = ctx.model;
-    if (model.offline) return offlineReport(input.query, input.plan, input.tasks, input.sources);
-    const out = await model.generate({
+    const out = await ctx.model.generate({
       purpose: "final-report",
       system: "Write the research report in Markdown, following the plan's sections. Cite every claim with its source id in brackets, e.g. [S01]. End with a Sources section listing the ids you cited.",
       prompt: [
@@ -170,6 +168,8 @@ export function researchEffects(ports: ResearchPorts) {
         `Sources:\n${input.sources.map((s) => `[${s.id}] ${s.title} ${s.url}`).join("\n")}`,
       ].join("\n\n"),
       onText: (c) => ctx.progress(c),
+      // offline, the report is assembled from the summaries (no model: no usage row)
+      offline: () => offlineReport(input.query, input.plan, input.tasks, input.sources),
     });
     return { report: out.text, adapter: out.adapter, cited: citedIn(out.text, input.sources) };
   };

@@ -1,4 +1,4 @@
-// With no model endpoint, no usage row claims a model call: THINKING, CHAT small talk, KNOWLEDGE, SEARCH, CODE and DEEP_RESEARCH count no model call and no token.
+// With no model endpoint, no usage row claims a model call (a row only for work a model did): THINKING, CHAT small talk, KNOWLEDGE, SEARCH, CODE and DEEP_RESEARCH count no model call and no token.
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../../../lib/engine/views";
 import type { ModesContext } from "../types";
@@ -45,9 +45,6 @@ describe("offline: no usage row claims a model call", () => {
         expect(c.research?.plan?.adapter).toBe("offline engine");
         expect(c.research?.tasks.every((t) => t.adapter === "offline engine")).toBe(true);
         expect(c.result?.adapter).toBe("offline engine");
-        // the summaries and the report are built without a call; the plan and the tasks are offline objects
-        const rows = await rt.db.modelCall.findMany({ where: { runId: r.id } });
-        expect(rows.some((x) => ["process-result", "final-report"].includes(x.purpose))).toBe(false);
       }
     }
     await noModelCalls(ids);

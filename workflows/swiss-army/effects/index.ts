@@ -60,18 +60,18 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
   const parseRequest = async (input: { requestId: string; content: string; at: number }, ctx: EffectContext): Promise<ParseOutput> => {
     const requestId = idFromKey(ctx.key);
     const out = analyzeRequest(input.content, requestId, input.at || ctx.clock.now());
-    const model = ctx.model;
-    // with a model, it reads the request (intent, type, complexity, parameters); the offline
-    // analysis still screens out the seed's user errors first. Offline: no call (the hot path).
-    if (out.valid && !model.offline) {
+    // the model reads the request (intent, type, complexity, parameters); the analysis screens
+    // out the seed's user errors first, and offline it is the answer (nothing recorded: no model)
+    if (out.valid) {
       const m = out.record.metadata;
-      const parsed = await model.generateObject({
+      const parsed = await ctx.model.generateObject({
         purpose: "parse",
         schemaName: "request_analysis",
         schema: ParseSchema,
         system: "Analyze a request to a coding assistant: its intent in a few words, its type (code, docs, refactor or query), its complexity, and its parameters (language, file, limits …) as name/value pairs.",
         prompt: input.content,
-        offline: () => ({ intent: m.intent, request_type: m.request_type, estimated_complexity: m.estimated_complexity, parameters: Object.entries(m.parameters).map(([name, value]) => ({ name, value })) }),
+        // the analysis, within the schema's bounds (a 200-character intent or parameter is the most a model may give too)
+        offline: () => ({ intent: m.intent.slice(0, 200), request_type: m.request_type, estimated_complexity: m.estimated_complexity, parameters: Object.entries(m.parameters).slice(0, 10).map(([name, value]) => ({ name: name.slice(0, 40), value: value.slice(0, 200) })) }),
       });
       const p = parsed.object;
       out.record = {
@@ -168,13 +168,13 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
     if (!input.requestId) throw new Error("no request to store a result for");
     const tokens = input.tokens;
     const success = !input.partial && input.output.length > 0;
-    const model = ctx.model;
-    // with a model, CONTEXT_UPDATE's pattern extraction is the model's: reusable approaches in the output
+    // CONTEXT_UPDATE's pattern extraction is the model's: reusable approaches in the output (offline
+    // none: the Context Manager derives one from the request's terms)
     let patterns: string[] | undefined;
     let patternWarning: string | undefined;
-    if (success && !model.offline) {
+    if (success) {
       // non-critical, like storage: a model failing here costs the patterns, not the result
-      const out = await model.generateObject({
+      const out = await ctx.model.generateObject({
         purpose: "extract-patterns",
         schemaName: "patterns",
         schema: PatternsSchema,
