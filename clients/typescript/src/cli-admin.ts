@@ -1,7 +1,7 @@
 // The CLI's commands on workflow definitions and schedules.
 import fs from "node:fs";
 import path from "node:path";
-import { answering, inputOf, int, json, readFile, str, type Command } from "./cli-args.js";
+import { answering, inputOf, inputOptions, int, json, readFile, str, type Command } from "./cli-args.js";
 import { EXIT, scheduleRows, started, UsageError } from "./cli-output.js";
 import type { NewSchedule, ScheduleCatchup, ScheduleOverlap, WorkflowSource } from "./types.js";
 
@@ -93,8 +93,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
       workflow: { type: "string", help: "the workflow to start (required)" },
       cron: { type: "string", help: 'the pattern, 5 fields or 6 with seconds (required), e.g. "0 9 * * 1-5"' },
       timezone: { type: "string", help: "IANA time zone (default UTC)" },
-      input: { type: "string", short: "i", help: "the runs' input: JSON, @file.json or -" },
-      set: { type: "string", multiple: true, help: "key=value into the input (repeatable)" },
+      ...inputOptions("the runs'"),
       name: { type: "string", help: "the schedule's label" },
       "run-name": { type: "string", help: "a template for its runs' names" },
       version: { type: "string", help: "a user workflow's version to start (default: the latest)" },

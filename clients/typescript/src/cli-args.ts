@@ -55,6 +55,14 @@ export function readFile(file: string): string {
   }
 }
 
+/** The options `inputOf` reads, for a command that starts runs: `whose` input it is ("the run's", "the runs'"). */
+export function inputOptions(whose: string) {
+  return {
+    input: { type: "string", short: "i", help: `${whose} input: JSON, @file.json, or - for standard input` },
+    set: { type: "string", multiple: true, help: "key=value into the input (repeatable; JSON values are parsed)" },
+  } as const satisfies Command["options"];
+}
+
 /** --input (JSON, @file or -) with --set key=value on top (a value that parses as JSON is taken as such). */
 export function inputOf(v: Values): Record<string, unknown> {
   const base = str(v, "input") !== undefined ? jsonArg(str(v, "input")!, "--input") : {};

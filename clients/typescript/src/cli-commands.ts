@@ -1,7 +1,7 @@
 // The CLI's commands on runs and reviews (workflows and schedules: cli-admin.ts); each names its
 // options and positionals and runs on a Switchyard client.
 import { ADMIN_COMMANDS } from "./cli-admin.js";
-import { answering, inputOf, int, json, jsonArg, str, type Command, type Values } from "./cli-args.js";
+import { answering, inputOf, inputOptions, int, json, jsonArg, str, type Command, type Values } from "./cli-args.js";
 import { EXIT, reviewRows, runLines, runRows, started, UsageError, where } from "./cli-output.js";
 import { watchRun } from "./cli-watch.js";
 import type { Switchyard } from "./client.js";
@@ -24,8 +24,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: "start a run",
     positionals: [1, 1],
     options: {
-      input: { type: "string", short: "i", help: "the run's input: JSON, @file.json, or - for standard input" },
-      set: { type: "string", multiple: true, help: "key=value into the input (repeatable; JSON values are parsed)" },
+      ...inputOptions("the run's"),
       name: { type: "string", help: "what the run is called" },
       "idempotency-key": { type: "string", help: "a repeat with the same key answers with the same run" },
       watch: { type: "boolean", short: "w", help: "then watch it until it ends (exit codes as runs watch)" },
