@@ -1,12 +1,13 @@
 // Every model call is recorded (tokens, latency, adapter, outcome) per run and state, and a
-// completed call is replayed from the journal when its effect re-runs with the same key. The
-// offline engine's answers are no model calls: no row, no journal (lib/llm/recording.ts).
+// completed call is replayed from the journal when its effect re-runs with the same key. Each
+// offline engine answer records one offline row, never journaled (lib/llm/recording.ts).
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { bindModel } from "../lib/llm/bound";
 import { ModelError } from "../lib/llm/errors";
 import { OfflineModel } from "../lib/llm/offline";
 import { RecordingModel } from "../lib/llm/recording";
-import type { GenerateRequest, ModelPort } from "../lib/llm/types";
+import type { GenerateRequest, ModelPort, ObjectRequest, ObjectResult } from "../lib/llm/types";
 import { runUsage } from "../lib/metrics/model-usage";
 import type { Runtime } from "../lib/runtime";
 import { loopRuntime } from "./helpers";
@@ -27,7 +28,10 @@ class Counting implements ModelPort {
     if (this.fail) throw this.fail;
     return { text: `answer to ${req.prompt}`, adapter: "m1 @ endpoint 1", usage: { promptTokens: 11, completionTokens: 7, estimated: false }, latencyMs: 5, citations: [], attempts: 1 };
   }
-  generateObject = new OfflineModel().generateObject.bind(new OfflineModel());
+  async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
+    const object = req.schema.parse(await req.offline());
+    return { ...(await this.generate(req)), object, text: JSON.stringify(object) };
+  }
 }
 
 describe("model call journal", () => {
@@ -74,7 +78,7 @@ describe("model call journal", () => {
     expect(again.replayed).toBe(true);
   });
 
-  it("offline: the step's own answer (text or object) and the passages quoted are no model calls: no row, no journal, and a throw stays the step's", async () => {
+  it("offline: every answer the offline engine gives in a call's place (its own text, the passages quoted, an object, think's offline branch) records one offline row, no tokens, counted as offline; a throw records none", async () => {
     rt = await loopRuntime();
     const model = new RecordingModel(new OfflineModel(), rt.db, rt.clock);
     const at = { runId: "r3", state: "S", key: "k-off" };
@@ -85,11 +89,37 @@ describe("model call journal", () => {
     expect(quoted.citations).toEqual(["g1"]);
     const obj = await model.generateObject({ purpose: "obj", prompt: "p", ...at, schema: z.object({ n: z.number() }), schemaName: "n", offline: () => ({ n: 1 }) });
     expect(obj.object).toEqual({ n: 1 });
+    const bound = bindModel(() => model, { ...at, signal: new AbortController().signal });
+    let withModel = 0;
+    const thought = await bound.think("sub-agent", async () => ++withModel, () => 42);
+    expect([thought, withModel]).toEqual([42, 0]);
+    // no answer, no row: the throw is the step's
     await expect(model.generateObject({ purpose: "cannot", prompt: "p", ...at, schema: z.object({ n: z.number() }), schemaName: "n", offline: () => { throw new Error("needs a model"); } })).rejects.toThrow("needs a model");
-    // the same key again: answered again by the step (nothing journaled), not replayed
+    await expect(bound.think("cannot-think", async () => 0, () => { throw new Error("nothing found"); })).rejects.toThrow("nothing found");
+    const rows = await rt.db.modelCall.findMany({ where: { runId: "r3" }, orderBy: { purpose: "asc" } });
+    expect(rows.map((r) => [r.purpose, r.key, r.adapter, r.promptTokens, r.completionTokens, r.ok, r.output])).toEqual([
+      ["obj", "k-off#obj", "offline engine", 0, 0, true, null],
+      ["own", "k-off#own", "offline engine", 0, 0, true, null],
+      ["quote", "k-off#quote", "offline engine", 0, 0, true, null],
+      ["sub-agent", "k-off#sub-agent", "offline engine", 0, 0, true, null],
+    ]);
+    const usage = await runUsage(rt.db, "r3");
+    expect(usage.total).toMatchObject({ calls: 0, offline: 4, promptTokens: 0, completionTokens: 0 });
+    expect(usage.calls.every((c) => c.offline)).toBe(true);
+
+    // the effect runs again (a restart): answered again by the step, not replayed, and recorded once
     const again = await model.generate({ purpose: "own", prompt: "p", ...at, offline: () => "the step's text" });
     expect(again.replayed).toBeUndefined();
-    expect(await rt.db.modelCall.count()).toBe(0);
-    expect((await runUsage(rt.db, "r3")).total).toMatchObject({ calls: 0, promptTokens: 0, completionTokens: 0 });
+    await bound.think("sub-agent", async () => 0, () => 42);
+    expect(await rt.db.modelCall.count({ where: { runId: "r3" } })).toBe(4);
+
+    // a model connected since answers in the offline answer's place: its row replaces the offline one, and is journaled
+    const inner = new Counting();
+    const withAModel = new RecordingModel(inner, rt.db, rt.clock);
+    const answered = await withAModel.generate({ purpose: "own", prompt: "p", ...at });
+    expect(answered).toMatchObject({ text: "answer to p", adapter: "m1 @ endpoint 1" });
+    expect(await withAModel.generate({ purpose: "own", prompt: "p", ...at })).toMatchObject({ text: "answer to p", replayed: true });
+    expect(inner.calls).toBe(1);
+    expect((await runUsage(rt.db, "r3")).total).toMatchObject({ calls: 1, offline: 3, promptTokens: 11, completionTokens: 7 });
   });
 });

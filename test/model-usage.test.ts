@@ -12,7 +12,7 @@ const T0 = Date.UTC(2026, 3, 1, 10, 0, 0);
 const results = new Map<string, unknown>();
 
 async function seed(db: TestDb) {
-  expect(await db.store.commit([commitItem(runRow("u1", T0), null), commitItem(runRow("u2", T0, { workflow: "other" }), null), commitItem(runRow("u3", T0, { workflow: "legacy" }), null)])).toEqual(["ok", "ok", "ok"]);
+  expect(await db.store.commit([commitItem(runRow("u1", T0), null), commitItem(runRow("u2", T0, { workflow: "other" }), null), commitItem(runRow("u3", T0, { workflow: "mixed" }), null)])).toEqual(["ok", "ok", "ok"]);
   const calls: Parameters<typeof modelCall>[1][] = [
     { id: "c1", runId: "u1", state: "WORK", prompt: 100, completion: 40, latencyMs: 10, at: T0 + 1 },
     { id: "c2", runId: "u1", state: "WORK", prompt: 50, completion: 10, latencyMs: 21, at: T0 + 2 },
@@ -23,8 +23,9 @@ async function seed(db: TestDb) {
     { id: "c7", runId: "u1", state: "_state", prompt: 3, completion: 3, latencyMs: 1, at: T0 + 7 },
     { id: "c8", runId: "u2", state: "WORK", prompt: 999, latencyMs: 999, at: T0 + 8 },
     { id: "c9", runId: null, state: null, prompt: 5, latencyMs: 2, at: T0 + 9 },
-    // a row an earlier version wrote for an offline engine step: no model call (usage rows are model work only)
-    { id: "c10", runId: "u3", state: "WORK", adapter: "offline engine", latencyMs: 1, at: T0 + 10 },
+    // a run with a model call and an offline answer (the offline engine's row: no tokens)
+    { id: "c10", runId: "u3", state: "WORK", prompt: 8, completion: 2, latencyMs: 4, at: T0 + 10 },
+    { id: "c11", runId: "u3", state: "WORK", adapter: "offline engine", latencyMs: 1, at: T0 + 11 },
   ];
   for (const c of calls) await modelCall(db, c);
 }
@@ -61,10 +62,13 @@ for (const database of DATABASES) {
       ]);
       expect(await workflowUsage(db.store, "nope")).toEqual([]);
       const run = await runUsage(prisma!, "u1");
-      expect(run.total).toEqual({ calls: 7, promptTokens: 163, completionTokens: 56, latencyMs: 77, estimated: false });
+      expect(run.total).toEqual({ calls: 7, offline: 0, promptTokens: 163, completionTokens: 56, latencyMs: 77, estimated: false });
       expect(run.calls.map((c) => c.id)).toEqual(["c1", "c2", "c3", "c4", "c5", "c6", "c7"]);
       expect(run.calls[2]).toMatchObject({ ok: false, errorCategory: "TIMEOUT", at: new Date(T0 + 3).toISOString() });
-      expect((await runUsage(prisma!, "u3")).total).toMatchObject({ calls: 0, promptTokens: 0 });
+      // an offline answer is counted as offline, never as a model call or a token
+      const mixed = await runUsage(prisma!, "u3");
+      expect(mixed.total).toEqual({ calls: 1, offline: 1, promptTokens: 8, completionTokens: 2, latencyMs: 5, estimated: false });
+      expect(mixed.calls.map((c) => [c.id, c.offline])).toEqual([["c10", false], ["c11", true]]);
       results.set(database.name, { rows, run });
     });
   });

@@ -4,11 +4,11 @@ import { formatDuration } from "@/lib/format";
 import { TableHead } from "@/components/ui/table-head";
 
 interface Usage {
-  total: { calls: number; promptTokens: number; completionTokens: number; latencyMs: number; estimated: boolean };
+  total: { calls: number; offline?: number; promptTokens: number; completionTokens: number; latencyMs: number; estimated: boolean };
   calls: { id: string; state: string | null; purpose: string; adapter: string; promptTokens: number; completionTokens: number; estimated: boolean; latencyMs: number; attempts: number; ok: boolean; errorCategory: string | null; error: string | null }[];
 }
 
-/** Which model did the thinking, at what cost; refreshed as the run moves (offline, no model call: no card). */
+/** Which model (or the offline engine) did the thinking, at what cost; refreshed as the run moves. */
 export function UsagePanel({ runId, version }: { runId: string; version: number }) {
   const [usage, setUsage] = useState<Usage | null>(null);
   useEffect(() => {
@@ -26,7 +26,8 @@ export function UsagePanel({ runId, version }: { runId: string; version: number 
     <div className="rounded-xl border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4" data-testid="usage-panel">
       <h2 className="mb-1 text-sm font-semibold">Model usage</h2>
       <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">
-        {usage.total.calls} model call{usage.total.calls === 1 ? "" : "s"} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
+        {usage.total.calls} model call{usage.total.calls === 1 ? "" : "s"}
+        {usage.total.offline ? ` · ${usage.total.offline} step${usage.total.offline === 1 ? "" : "s"} by the offline engine (no model, no tokens)` : ""} · {usage.total.promptTokens + usage.total.completionTokens} tokens{usage.total.estimated ? " (estimated)" : ""} · {formatDuration(usage.total.latencyMs)} ·{" "}
         <span className="font-medium text-slate-700 dark:text-slate-300" data-testid="adapters">{adapters.join(", ")}</span>
       </p>
       <table className="w-full table-fixed text-[11px]">

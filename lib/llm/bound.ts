@@ -7,8 +7,8 @@
 // brings the step's own deterministic algorithm as `offline` (required for objects; for text,
 // without one, the offline engine quotes the passages), and the offline engine answers with it
 // where a model would have. Work that is not exactly one call (a model path of several calls, or
-// of none) brings the same fallback to `think`. What is recorded: see lib/llm/recording.ts (a
-// usage row only for work a model did).
+// of none) brings the same fallback to `think`. What is recorded: see lib/llm/recording.ts (a row
+// per model call; per offline answer, `think`'s included, one row marked as offline, no tokens).
 import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ObjectRequest, ObjectResult } from "./types";
 
 export type { OfflineText } from "./types";
@@ -34,10 +34,10 @@ export interface BoundModel {
   generateObject<T>(req: Omit<ObjectRequest<T>, Site>): Promise<ObjectResult<T>>;
   /**
    * Work a model does in more (or fewer) than one call: `withModel` with a model connected, the
-   * step's own algorithm `offline` without one. The one place such a choice is made; a step never
-   * branches on offline itself.
+   * step's own algorithm `offline` without one, recorded as one offline answer under `purpose`. The
+   * one place such a choice is made; a step never branches on offline itself.
    */
-  think<T>(withModel: () => Promise<T>, offline: () => T | Promise<T>): Promise<T>;
+  think<T>(purpose: string, withModel: () => Promise<T>, offline: () => T | Promise<T>): Promise<T>;
   /** embeddings counted in the run's usage; undefined when no embeddings endpoint is configured */
   readonly embed: ((texts: string[]) => Promise<EmbedResult>) | undefined;
   /** the same model under a sub-key of the invocation (`<key>:<sub>`): an effect that makes one call per item (a task, an attempt) */
@@ -52,7 +52,11 @@ export function bindModel(port: () => ModelPort, site: ModelSite): BoundModel {
     },
     generate: (req) => port().generate({ ...req, ...where() }),
     generateObject: (req) => port().generateObject({ ...req, ...where() }),
-    think: async (withModel, offline) => (port().offline ? offline() : withModel()),
+    think: async (purpose, withModel, offline) => {
+      const p = port();
+      if (!p.offline) return withModel();
+      return p.answerOffline ? p.answerOffline({ purpose, runId: site.runId, state: site.state, key: site.key }, offline) : offline();
+    },
     get embed() {
       const p = port();
       return p.embed ? (texts: string[]) => p.embed!(texts, site.signal, { runId: site.runId, state: site.state }) : undefined;

@@ -2,19 +2,26 @@
 // state, and journals completed calls by their idempotency key: when an effect re-runs after a
 // restart, a call that already completed is answered from the journal instead of being made again.
 //
-// The recording rule: a usage row (the ModelCall table) only for work a model did, completed or
-// failed. The offline engine's answers (the step's own algorithm, or passages quoted) are no model
-// calls: no row, no journal (they are deterministic: run again, they answer the same). The trace
-// still shows them, as a GenAI span whose provider is "switchyard.offline", and the step's output
-// names "offline engine" as who wrote it.
+// The recording rule, one for every step: a model call records one usage row (the ModelCall
+// table), completed or failed. Every answer the offline engine gives in a model call's place
+// (generateObject's `offline`, generate's own `offline` text, generate quoting passages, and
+// `ctx.model.think`'s offline branch through `answerOffline`) records exactly one row marked as
+// offline: the offline engine's adapter, no tokens, its latency, under the same key a call would
+// have (a re-run after a restart records it once). Usage counts those rows as `offline`, never as
+// model calls (`llmCalls`) and never as tokens (lib/metrics/model-usage.ts). Offline answers are
+// not journaled: they are deterministic, run again they answer the same. An offline algorithm that
+// throws gave no answer: no row, the step's own error. The trace shows offline answers as GenAI
+// spans whose provider is "switchyard.offline".
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import { isModelError } from "./errors";
-import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ModelRequest, ObjectRequest, ObjectResult } from "./types";
+import { NO_TOKENS, OFFLINE_ADAPTER } from "./offline";
+import type { EmbedResult, GenerateRequest, GenerateResult, ModelPort, ModelRequest, ObjectRequest, ObjectResult, OfflineSite } from "./types";
 import { traceModel, type ModelAnswer, type ModelCall } from "../telemetry";
 
 const answerOf = (out: Pick<GenerateResult, "adapter" | "usage">): ModelAnswer => ({ adapter: out.adapter, inputTokens: out.usage.promptTokens, outputTokens: out.usage.completionTokens, estimated: out.usage.estimated });
+const OFFLINE_ANSWER: ModelAnswer = { adapter: OFFLINE_ADAPTER, inputTokens: 0, outputTokens: 0, estimated: false };
 
 export interface CallRecord {
   runId?: string;
@@ -79,10 +86,10 @@ export class RecordingModel implements ModelPort {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    // no model: traced, never recorded (the rule above)
-    if (this.inner.offline) return traceModel(this.traced("chat", req), () => this.inner.generate(req), answerOf);
     const replay = await this.replay(req);
     if (replay) return replay;
+    // no model: the offline engine answers (its own text, or the passages quoted), one offline row
+    if (this.inner.offline) return this.offlineAnswer(req, () => this.inner.generate(req));
     const started = performance.now();
     try {
       const out = await traceModel(this.traced("chat", req), () => this.inner.generate(req), answerOf);
@@ -95,12 +102,13 @@ export class RecordingModel implements ModelPort {
   }
 
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
-    if (this.inner.offline) return traceModel(this.traced("chat", req), () => this.inner.generateObject(req), answerOf);
     const replay = await this.replay(req);
     if (replay) {
       const parsed = req.schema.safeParse(JSON.parse(replay.text));
       if (parsed.success) return { ...replay, object: parsed.data };
     }
+    // no model: the step's own algorithm, validated by the schema, one offline row
+    if (this.inner.offline) return this.offlineAnswer(req, () => this.inner.generateObject(req));
     const started = performance.now();
     try {
       const out = await traceModel(this.traced("chat", req), () => this.inner.generateObject(req), answerOf);
@@ -110,6 +118,24 @@ export class RecordingModel implements ModelPort {
       await this.record(req, null, e, Math.round(performance.now() - started));
       throw e;
     }
+  }
+
+  /** `ctx.model.think`'s offline branch: the step's own algorithm, recorded as every offline answer is. */
+  answerOffline<T>(at: OfflineSite, answer: () => T | Promise<T>): Promise<T> {
+    return this.offlineAnswer(at, async () => answer());
+  }
+
+  /**
+   * The one place an offline answer is given and recorded: traced as the offline engine's, then one
+   * row (offline engine, no tokens, the answer's latency) keyed like the call it stands for. A throw
+   * is no answer: nothing recorded.
+   */
+  private async offlineAnswer<T>(at: OfflineSite, answer: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const out = await traceModel(this.traced("chat", at), answer, () => OFFLINE_ANSWER);
+    const latencyMs = Math.round(performance.now() - started);
+    await this.record(at, { adapter: OFFLINE_ADAPTER, usage: { ...NO_TOKENS }, latencyMs, attempts: 1 }, null, null);
+    return out;
   }
 
   /** Usage of one run, per state and in total (for the run page). */
@@ -122,6 +148,11 @@ export class RecordingModel implements ModelPort {
     const key = journalKey(req);
     if (!key) return null;
     const row = await this.db.modelCall.findUnique({ where: { key } });
+    // an offline answer is never replayed; when a model now answers in its place, its row gives way
+    if (row?.adapter === OFFLINE_ADAPTER) {
+      if (!this.inner.offline) await this.db.modelCall.deleteMany({ where: { key, adapter: OFFLINE_ADAPTER } }).catch(() => undefined);
+      return null;
+    }
     if (!row || !row.ok || row.output === null) return null;
     req.onText?.(row.output);
     return {

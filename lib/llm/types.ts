@@ -5,8 +5,9 @@
 // Offline, one way: a step never asks whether a model is connected. Each call says what the step
 // does without a model (`offline`: its own deterministic algorithm) and the offline engine runs
 // it; a model ignores it. Work that is not a single call takes the same fallback through
-// `ctx.model.think` (lib/llm/bound.ts). Only work a model did is recorded as model usage
-// (lib/llm/recording.ts).
+// `ctx.model.think` (lib/llm/bound.ts). What is recorded (lib/llm/recording.ts): a usage row per
+// model call; per answer the offline engine gives in a call's place, one row marked as offline
+// (its adapter, no tokens), counted as offline, never as a model call.
 import type { z } from "zod";
 
 export interface Passage {
@@ -99,4 +100,13 @@ export interface ModelPort {
   generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>>;
   /** embeddings, when an embeddings endpoint is configured */
   embed?(texts: string[], signal?: AbortSignal, at?: Pick<ModelRequest, "runId" | "state">): Promise<EmbedResult>;
+  /**
+   * The offline engine answering with a step's own algorithm for work that is not one call
+   * (`ctx.model.think`), recorded as generate's offline answers are (RecordingModel); a port that
+   * records nothing has none, and the algorithm just runs.
+   */
+  answerOffline?<T>(at: OfflineSite, answer: () => T | Promise<T>): Promise<T>;
 }
+
+/** Where an offline answer is given: what a usage row is recorded under. */
+export type OfflineSite = Pick<ModelRequest, "purpose" | "runId" | "state" | "key">;

@@ -1,7 +1,7 @@
 // Model usage (calls, tokens, latency, errors) per run and per state, from the ModelCall records.
 import type { Db } from "../db/client";
 import type { RunStore } from "../engine/store/types";
-import { OFFLINE_ADAPTER as LEGACY_OFFLINE_ROW } from "../llm/offline";
+import { OFFLINE_ADAPTER } from "../llm/offline";
 
 export interface UsageRow {
   state: string;
@@ -24,13 +24,8 @@ export async function workflowUsage(store: Pick<RunStore, "aggregates">, workflo
   return rows.sort(byState).map((r) => ({ ...r, state: r.state ?? "—", avgLatencyMs: Math.round(r.avgLatencyMs) }));
 }
 
-/**
- * A run's model usage: its model calls (usage rows are model work only, lib/llm/recording.ts). Rows
- * earlier versions wrote for the offline engine's steps (adapter "offline engine", no tokens) are
- * no model calls and are left out.
- */
 export async function runUsage(db: Db, runId: string) {
-  const calls = await db.modelCall.findMany({ where: { runId, adapter: { not: LEGACY_OFFLINE_ROW } }, orderBy: { createdAt: "asc" }, take: 1_000 });
+  const calls = await db.modelCall.findMany({ where: { runId }, orderBy: { createdAt: "asc" }, take: 1_000 });
   const byState = new Map<string, UsageRow>();
   for (const c of calls) {
     const key = c.state ?? "—";
@@ -42,9 +37,12 @@ export async function runUsage(db: Db, runId: string) {
     if (!c.ok) row.errors++;
     byState.set(key, row);
   }
+  // the offline engine's steps are recorded too (what ran where), but they are not model calls
+  const modelCalls = calls.filter((c) => c.adapter !== OFFLINE_ADAPTER);
   return {
     total: {
-      calls: calls.length,
+      calls: modelCalls.length,
+      offline: calls.length - modelCalls.length,
       promptTokens: calls.reduce((s, c) => s + c.promptTokens, 0),
       completionTokens: calls.reduce((s, c) => s + c.completionTokens, 0),
       latencyMs: calls.reduce((s, c) => s + c.latencyMs, 0),
@@ -56,6 +54,7 @@ export async function runUsage(db: Db, runId: string) {
       state: c.state,
       purpose: c.purpose,
       adapter: c.adapter,
+      offline: c.adapter === OFFLINE_ADAPTER,
       promptTokens: c.promptTokens,
       completionTokens: c.completionTokens,
       estimated: c.estimated,

@@ -142,7 +142,7 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
       if (facts.length === 0) throw new Error(`${out.adapter} found nothing to extract for "${query}"`);
       return { taskId: task.id, attempt, approach: `${approach} (read by ${out.adapter})`, query, sources: sourcesOf(results), facts, notes: `${results.length} result(s) via ${source.name}`, tokens, toolsUsed };
     };
-    return model.think(read, quoted);
+    return model.think("sub-agent", read, quoted);
   };
 
   const reflect = async (input: { topic: string; plan: Plan; facts: Fact[]; sources: Source[]; round: number; known?: string[] }, ctx: EffectContext): Promise<Reflection> => {

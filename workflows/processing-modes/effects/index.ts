@@ -9,7 +9,7 @@ import { EffectError, type ErrorCategory } from "../../../lib/engine/effect-erro
 import type { EffectsOf } from "../../../lib/machines/effects-of";
 import type { processingModesMachine } from "../machine";
 import { keyTerms } from "../../../lib/knowledge/text";
-import { isSmallTalk, synthesize } from "../../../lib/llm/offline";
+import { isSmallTalk, OFFLINE_ADAPTER, synthesize } from "../../../lib/llm/offline";
 import { LEVEL, MODES, type CacheCheck, type Citation, type Execution, type Mode, type ModeMetrics, type ModeResult, type ModesContext, type Passage, type RoutingDecision, type ThinkingStage } from "../types";
 import { codeBlock, runInSandbox } from "../../../lib/sandbox";
 import type { SearchPort } from "../../../lib/search/types";
@@ -170,7 +170,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
       system: STAGE_PROMPTS[input.stage],
       prompt: [`Problem: ${input.query}`, ...input.previous.map((p) => `## ${p.stage}\n${p.text}`)].join("\n\n"),
       onText: (c) => ctx.progress(c),
-      // the offline stage is built from the request and the store (no model: no usage row)
+      // the offline stage is built from the request and the store (recorded as an offline answer)
       offline: async () => offlineStage(input.stage, input.query, input.previous, toPassages(await ports.knowledge.search(input.query, { limit: 3, signal: ctx.signal }))),
     });
     return { stage: input.stage, text: out.text, adapter: out.adapter };
@@ -181,8 +181,8 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
   const recordMetrics = async (input: { context: ModesContext }, ctx: EffectContext): Promise<ModeMetrics> => {
     const c = input.context;
     const mode = c.routing?.mode ?? c.requested ?? "CHAT";
-    // model answers the mode used: completed calls to a model, not the router's, not failed attempts (usage rows are model work only: lib/llm/recording.ts)
-    const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true } });
+    // model answers the mode used: completed calls to a model, not the router's, not failed attempts (the offline engine's answers are recorded as offline, no model calls: lib/llm/recording.ts)
+    const llmCalls = await ports.db.modelCall.count({ where: { runId: ctx.runId, purpose: { not: "route" }, ok: true, adapter: { not: OFFLINE_ADAPTER } } });
     const metrics: ModeMetrics = {
       mode,
       latencyMs: Math.max(0, ctx.clock.now() - (c.routing?.startedAt ?? ctx.clock.now())),

@@ -168,7 +168,7 @@ export function researchEffects(ports: ResearchPorts) {
         `Sources:\n${input.sources.map((s) => `[${s.id}] ${s.title} ${s.url}`).join("\n")}`,
       ].join("\n\n"),
       onText: (c) => ctx.progress(c),
-      // offline, the report is assembled from the summaries (no model: no usage row)
+      // offline, the report is assembled from the summaries (recorded as an offline answer)
       offline: () => offlineReport(input.query, input.plan, input.tasks, input.sources),
     });
     return { report: out.text, adapter: out.adapter, cited: citedIn(out.text, input.sources) };

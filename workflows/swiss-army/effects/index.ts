@@ -61,7 +61,7 @@ export function swissArmyEffects(ports: SwissPorts): EffectsOf<typeof swissArmyM
     const requestId = idFromKey(ctx.key);
     const out = analyzeRequest(input.content, requestId, input.at || ctx.clock.now());
     // the model reads the request (intent, type, complexity, parameters); the analysis screens
-    // out the seed's user errors first, and offline it is the answer (nothing recorded: no model)
+    // out the seed's user errors first, and offline it is the answer (recorded as an offline answer)
     if (out.valid) {
       const m = out.record.metadata;
       const parsed = await ctx.model.generateObject({

@@ -1,7 +1,7 @@
-// With no model endpoint, no usage row claims a model call (a row only for work a model did): EXECUTING is the offline engine's, with no tokens and no row; its record still says who wrote it.
+// With no model endpoint, every answer the offline engine gives in a model call's place records one offline usage row (no tokens, no model call); the execution record still says who wrote it.
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../../lib/runtime";
-import { noModelCalls as rowsOf } from "../../../test/support/offline-usage";
+import { offlineRows as rowsOf } from "../../../test/support/offline-usage";
 import { swissRuntime } from "./support";
 
 let rt: Runtime | null = null;
@@ -9,14 +9,15 @@ afterEach(async () => {
   await rt?.close();
   rt = null;
 });
-const noModelCalls = (ids: string[]) => rowsOf(rt!, ids);
+const offlineRows = (ids: string[]) => rowsOf(rt!, ids);
 
-describe("offline: no usage row claims a model call", () => {
-  it("swiss-army: EXECUTING offline, no tokens", async () => {
+describe("offline: one offline usage row per offline answer, no model call, no token", () => {
+  it("swiss-army: PARSE, EXECUTING and CONTEXT_UPDATE offline, no tokens", async () => {
     rt = await swissRuntime();
     const { run } = await rt.engine.start("swiss-army", { request: "Write a function that retries a fetch with exponential backoff" });
     const r = await rt.engine.waitFor(run.id, (x) => x.state.includes("HUMAN_REVIEW"));
-    await noModelCalls([r.id]);
+    // one offline row per offline answer: PARSE's analysis, EXECUTING's output, CONTEXT_UPDATE's patterns
+    expect(await offlineRows([r.id])).toEqual(["CONTEXT_UPDATE extract-patterns", "EXECUTING execute", "REQUEST_RECEIVED parse"]);
     expect((r.context as { records: { execution?: { adapter: string } } }).records.execution?.adapter).toBe("offline engine");
     expect((r.context as { tokens: number }).tokens).toBe(0);
   });
