@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import { checkFlowSource } from "../lib/flows/validate";
 import type { RunView } from "../lib/engine/views";
+import { runUsage } from "../lib/metrics/model-usage";
 import { flush, testRuntime } from "./helpers";
 import { POST_PIPELINE } from "./support/post-pipeline";
 import type { Runtime } from "../lib/runtime";
@@ -87,8 +88,10 @@ describe("the post pipeline", () => {
     expect(draft.prompt).toBe("Write a short post about solar kettles. ");
     expect(String(draft.output)).toContain("Write a short post about solar kettles");
     expect(draft.by).toBe("offline engine");
-    // a user's llm step answered offline is no model call: no usage row (the step says who wrote it)
-    expect(await rt.db.modelCall.count({ where: { runId: run.id } })).toBe(0);
+    // a user's llm step answered offline records one offline row: no tokens, no model call
+    const rows = await rt.db.modelCall.findMany({ where: { runId: run.id } });
+    expect(rows.map((r) => [r.state, r.adapter, r.promptTokens, r.completionTokens, r.ok])).toEqual([["DRAFT", "offline engine", 0, 0, true]]);
+    expect((await runUsage(rt.db, run.id)).total).toMatchObject({ calls: 0, offline: 1, promptTokens: 0, completionTokens: 0 });
 
     const first = await pending(run.id);
     expect(first.prompt).toBe("Publish this post? (0 of 2 approvals)");

@@ -30,7 +30,8 @@ class Counting implements ModelPort {
   }
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
     const object = req.schema.parse(await req.offline());
-    return { ...(await this.generate(req)), object, text: JSON.stringify(object) };
+    const { purpose, prompt } = req;
+    return { ...(await this.generate({ purpose, prompt })), object, text: JSON.stringify(object) };
   }
 }
 

@@ -163,7 +163,7 @@ describe("metrics of loop runs (engine, simulated clock)", () => {
   const REQUEST = "Summarise the release notes of the last three versions";
 
   beforeAll(async () => {
-    // a model does WORK: usage rows are model work only (an offline run records none)
+    // a model does WORK, so token counters have something to count (an offline answer's row has no tokens)
     rt = await loopRuntime({ model: new WordModel() });
     const a = await rt.engine.start("loop", { request: REQUEST });
     const ra = await rt.engine.waitFor(a.run.id, inState("REVIEW"));

@@ -8,8 +8,8 @@ import { loopEffects } from "./fixtures/workflows/loop/effects";
 import { flush, hang, inState, loopRuntime, tempDbUrl } from "./helpers";
 import { WordModel } from "./support/word-model";
 
-// WORK is a model's call: its usage row and journal are what the restart is checked against (an
-// offline answer records none: lib/llm/recording.ts)
+// a model for WORK: its call is journaled, and a restart replays it (an offline answer is recorded
+// too, but never journaled: lib/llm/recording.ts)
 const model = new WordModel();
 
 const open: Runtime[] = [];
@@ -38,14 +38,14 @@ describe("engine restart", () => {
       return real(rt, "fetch")(input, ctx);
     };
     let a!: Runtime;
-    a = await loopRuntime({ url, clock, model, actors: { fetch: counting(() => a), work: hang() } });
+    a = await loopRuntime({ url, clock, actors: { fetch: counting(() => a), work: hang() } });
     open.push(a);
     const { run } = await a.engine.start("loop", { request: REQUEST });
     await a.engine.waitFor(run.id, inState("WORK"));
     await a.close();
 
     let b!: Runtime;
-    b = await loopRuntime({ url, clock, model, actors: { fetch: counting(() => b) } });
+    b = await loopRuntime({ url, clock, actors: { fetch: counting(() => b) } });
     open.push(b);
     const r = await b.engine.waitFor(run.id, inState("REVIEW"));
     expect(r.status).toBe("waiting");
@@ -58,15 +58,17 @@ describe("engine restart", () => {
     await contiguous(b, run.id);
   });
 
-  it("re-runs an effect that was cut off mid-way without duplicating its writes", async () => {
+  // with a model, WORK's call is journaled and replayed; offline, the offline engine answers again
+  // and its one offline row is not written twice (both keyed by the invocation)
+  for (const [who, port] of [["a model", model], ["the offline engine", undefined]] as const) it(`re-runs an effect that was cut off mid-way without duplicating its writes (${who})`, async () => {
     const url = tempDbUrl();
     const clock = new ManualClock();
-    // engine A: WORK's model call completes (and is journaled), then the process "dies" before the result is committed
+    // engine A: WORK's call completes (and is recorded), then the process "dies" before the result is committed
     let a!: Runtime;
     a = await loopRuntime({
       url,
       clock,
-      model,
+      model: port,
       actors: {
         work: async (input: never, ctx: EffectContext) => {
           await real(() => a, "work")(input, ctx);
@@ -80,11 +82,12 @@ describe("engine restart", () => {
     expect(await a.db.modelCall.count({ where: { runId: run.id } })).toBe(1);
     await a.close();
 
-    const b = await loopRuntime({ url, clock, model });
+    const b = await loopRuntime({ url, clock, model: port });
     open.push(b);
     const r = await b.engine.waitFor(run.id, inState("REVIEW"));
-    // the re-run's call was answered from the journal: no second call, the same output
-    expect(await b.db.modelCall.count({ where: { runId: run.id } })).toBe(1);
+    // one row still: the model's call answered from the journal (no second call), or the offline answer recorded once
+    const rows = await b.db.modelCall.findMany({ where: { runId: run.id } });
+    expect(rows.map((x) => x.adapter)).toEqual([port ? "word-model @ test" : "offline engine"]);
     expect((r.context as { output: string }).output).not.toBe("");
     await contiguous(b, run.id);
   });

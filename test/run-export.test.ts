@@ -70,7 +70,7 @@ function normalized(doc: RunExport) {
 }
 
 beforeAll(async () => {
-  // instance A: its own database and clock; two loop runs, WORK answered by a model (usage rows are model work only)
+  // instance A: its own database and clock; two loop runs, WORK answered by a model (its usage rows are exported)
   a = await loopRuntime({ url: tempDbUrl("instance-a"), model: new WordModel() });
   const first = await a.engine.start("loop", { request: REQUEST });
   decidedId = first.run.id;

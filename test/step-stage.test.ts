@@ -12,7 +12,6 @@ import type { FlowConfig } from "../lib/flows/types";
 import type { Runtime } from "../lib/runtime";
 import type { ManualClock } from "../lib/engine/clock";
 import { testRuntime } from "./helpers";
-import { WordModel } from "./support/word-model";
 
 export const TRIAGE = `id: triage-split
 initial_stage: INTAKE
@@ -38,8 +37,7 @@ steps:
 describe("per-step usage and order in parallel branches", () => {
   let rt: Runtime & { clock: ManualClock };
   beforeAll(async () => {
-    // a model answers the llm steps: usage rows are model work only (offline, a YAML llm step records none)
-    rt = await testRuntime({ model: new WordModel() });
+    rt = await testRuntime();
     await saveUserWorkflow(rt.db, "yaml", TRIAGE);
   });
   afterAll(async () => {

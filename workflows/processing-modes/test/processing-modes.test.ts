@@ -115,9 +115,11 @@ describe("processing-modes: the request lifecycle and the System 1 cache", () =>
     expect(c.stages.map((s) => s.stage)).toEqual([...THINKING_STAGES]);
     expect(c.stages[0]!.text).toMatch(/The request asks for a decision \(should\)/);
     expect(c.result?.text).toMatch(/\*\*Question:\*\* Should we shard/);
-    // offline, no stage called a model: no LLM calls, no usage rows, no tokens
+    // offline, no stage called a model: no LLM calls, no tokens; each stage is one offline answer, one offline row
     expect(c.metrics?.llmCalls).toBe(0);
-    expect(await rt!.db.modelCall.count({ where: { runId: r.id } })).toBe(0);
+    const rows = await rt!.db.modelCall.findMany({ where: { runId: r.id } });
+    expect(rows.filter((x) => x.purpose.startsWith("thinking")).map((x) => [x.adapter, x.promptTokens + x.completionTokens])).toEqual(c.stages.map(() => ["offline engine", 0]));
+    expect(rows.every((x) => x.adapter === "offline engine")).toBe(true);
     expect(c.stages.every((s) => s.adapter === "offline engine")).toBe(true);
     // a second identical request is processed again (no cache for System 2)
     const again = await run({ query: q, mode: "THINKING" });
@@ -286,9 +288,10 @@ describe("processing-modes: AgentRuntime (DEEP_RESEARCH's own states)", () => {
     expect(c.result?.adapter).toBe("offline engine");
     expect(c.result?.citations.length).toBeGreaterThan(0);
     expect(c.research!.sources.every((s, i) => s.id === `S${String(i + 1).padStart(2, "0")}`)).toBe(true);
-    // offline: no usage row (rows are model work only)
+    // offline: no call claims to be a model's (the plan, tasks, summaries and report are offline rows)
     expect(c.metrics?.llmCalls).toBe(0);
-    expect(await rt!.db.modelCall.count({ where: { runId: r.id } })).toBe(0);
+    expect(await rt!.db.modelCall.count({ where: { runId: r.id, adapter: { not: "offline engine" } } })).toBe(0);
+    expect(await rt!.db.modelCall.count({ where: { runId: r.id, purpose: "final-report" } })).toBe(1);
   });
 
   it("the WorkflowState's current step is lit as the run goes: plan, search, synthesize", async () => {

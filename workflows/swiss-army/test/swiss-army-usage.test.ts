@@ -1,5 +1,5 @@
-// swiss-army's EXECUTING reports the tokens the model port recorded for its call (a model's call:
-// usage rows are model work only, so an offline run has none: offline-usage.test.ts).
+// swiss-army's EXECUTING reports the tokens the model port recorded for its call (a model's call;
+// offline, its row is the offline engine's with no tokens: offline-usage.test.ts).
 import { afterEach, describe, expect, it } from "vitest";
 import { runUsage } from "../../../lib/metrics/model-usage";
 import type { Runtime } from "../../../lib/runtime";
