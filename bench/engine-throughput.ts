@@ -13,6 +13,8 @@
 // BENCH_ROUNDS (5) rounds of engine-then-raw are measured and their medians printed, with each
 // round's figures: on shared machines the speed drifts by a quarter from minute to minute.
 // BENCH_WARMUP (3) unmeasured passes of the whole workload come first (the JIT's warm-up).
+// Each round's CPU per transition is printed too (the event loop's thread, from /proc, and the
+// whole process's), the figure to compare on a shared machine.
 // BENCH_RUNS (400) and BENCH_CYCLES (8) set the workload; BENCH_PROFILE=file.cpuprofile keeps a
 // CPU profile of the last round's engine pass.
 import fs from "node:fs";
@@ -206,5 +208,10 @@ console.log(`  workload        ${RUNS} concurrent swiss-army runs × ${CYCLES} r
 console.log(`  transitions     ${fmt(engine.transitions)} committed in ${fmt(engine.items)} run steps, ${fmt(engine.stats.batches)} group commits (avg ${(engine.items / engine.stats.batches).toFixed(1)} steps, largest ${engine.stats.largest})`);
 console.log(`  engine          ${fmt(median(rates))} transitions/s  (${engine.seconds.toFixed(2)} s, every step committed before its effects started)${spread(rates, fmt)}`);
 console.log(`  threads         event loop busy ${engine.threads.main.toFixed(2)} s (CPU ${engine.threads.mainCpu.toFixed(2)} s, GC pauses ${engine.threads.gc.toFixed(2)} s), writer thread busy ${engine.threads.writer.toFixed(2)} s, process CPU ${engine.threads.cpu.toFixed(2)} s`);
+// CPU per transition moves far less with the machine's load than the rates do (they count the
+// time a thread waited for a core): what to compare across runs on a shared machine
+const mainUs = rounds.map((r) => (r.engine.threads.mainCpu * 1e6) / r.engine.transitions);
+const procUs = rounds.map((r) => (r.engine.threads.cpu * 1e6) / r.engine.transitions);
+console.log(`  CPU/transition  event loop thread ${fmt(median(mainUs))} µs, whole process ${fmt(median(procUs))} µs (medians)${spread(mainUs, fmt)}`);
 console.log(`  raw sqlite      ${fmt(median(rawRates))} transitions/s  (${mid.rawSeconds.toFixed(2)} s, the same statements, arguments, batches and re-indexing, serialised in advance, on one thread)${spread(rawRates, fmt)}`);
 console.log(`  ratio           ${median(ratios).toFixed(2)}× raw   (targets: ≥ 10,000 transitions/s and ≥ 0.5× raw)${spread(ratios, (x) => `${x.toFixed(2)}×`)}`);

@@ -212,7 +212,15 @@ export function addStep(
   enterGroups(d, res);
   d.snapshot = res.snapshot;
   const children = d.snapshot.children as Record<string, unknown>;
-  for (const id of Object.keys(d.effects)) if (!(id in children)) delete d.effects[id];
+  // the effects the snapshot no longer has go: into a new object, not by delete (an object that
+  // had keys deleted turns slow to copy and to serialise, and this one is both at every step)
+  for (const id in d.effects) {
+    if (id in children) continue;
+    const kept: Record<string, number> = {};
+    for (const k in d.effects) if (k in children) kept[k] = d.effects[k]!;
+    d.effects = kept;
+    break;
+  }
 
   // reviews: close those whose state was left or re-entered, open one per review state entered
   const active = reviewStates(d.snapshot);

@@ -34,18 +34,30 @@ export function stateId(node: AnyStateNode): string {
   return id;
 }
 
-const active = new WeakMap<AnyMachineSnapshot, AnyStateNode[]>();
+/**
+ * Per machine (by its root node), the active nodes of each state value met so far, by the
+ * value's key (a string value as is, else its JSON): a machine's state values are few, and every
+ * step of every run makes new snapshots of them. A lookup here costs less than remembering the
+ * list per snapshot did (a WeakMap entry per snapshot). The lists are shared: callers only read them.
+ */
+const byValue = new WeakMap<AnyStateNode, Map<string, AnyStateNode[]>>();
 
 /**
  * The active state nodes of a snapshot, the root first, in document order: XState's public
- * `getStateNodes` over the state value (it repeats ancestors; each node is kept once). Snapshots
- * are immutable, so each one's list is computed once.
+ * `getStateNodes` over the state value (it repeats ancestors; each node is kept once), computed
+ * once per machine and state value.
  */
 export function activeNodes(snapshot: AnyMachineSnapshot): AnyStateNode[] {
-  let nodes = active.get(snapshot);
-  if (nodes) return nodes;
-  nodes = [...new Set(getStateNodes(snapshot.machine.root, snapshot.value))].sort((a, b) => a.order - b.order);
-  active.set(snapshot, nodes);
+  const root = snapshot.machine.root as AnyStateNode;
+  const value = snapshot.value;
+  const key = typeof value === "string" ? value : `\u0000${JSON.stringify(value)}`;
+  let known = byValue.get(root);
+  if (!known) byValue.set(root, (known = new Map()));
+  let nodes = known.get(key);
+  if (!nodes) {
+    nodes = [...new Set(getStateNodes(root, value))].sort((a, b) => a.order - b.order);
+    known.set(key, nodes);
+  }
   return nodes;
 }
 
