@@ -22,7 +22,7 @@ import { listRuns } from "../lib/api/runs";
 import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
 import { ManualClock } from "../lib/engine/clock";
-import { activeStates, ADD_ACTIVE } from "../lib/engine/store/active";
+import { activeRows, activeVersion, PUT_ACTIVE } from "../lib/engine/store/active";
 import type { CommitItem, RunRow, TransitionRow } from "../lib/engine/store/types";
 import { fleetDeltas, withAllTime, type FleetDelta } from "../lib/fleet/counters";
 import { fleetOf } from "../lib/fleet/fleet";
@@ -87,7 +87,7 @@ async function seedAndQuery() {
   const insertRun = db.prepare(`INSERT INTO "Run" ("id","workflow","status","state","input","output","error","entered","version","seq","retries","waitingSince","failedStates","createdAt","updatedAt","finishedAt","inFlight") VALUES (?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?)`);
   const insertT = db.prepare(`INSERT INTO "Transition" ("runId","seq","from","to","event","reason","at","durationMs","payload") VALUES (?,?,?,?,?,?,?,?,?)`);
   const insertReview = db.prepare(`INSERT INTO "Review" ("id","runId","workflow","state","kind","prompt","payload","status","createdAt","seq") VALUES (?,?,?,?,?,?,?,?,?,?)`);
-  const insertActive = db.prepare(ADD_ACTIVE(() => "?"));
+  const insertActive = db.prepare(PUT_ACTIVE(() => "?"));
   const insertCount = db.prepare(`INSERT INTO "FleetCount" ("workflow","version","hour","kind","key","bucket","n") VALUES (?,?,?,?,?,?,?)`);
   const counts = new Map<string, FleetDelta>();
   const perRun = TRANSITIONS / RUNS;
@@ -124,7 +124,7 @@ async function seedAndQuery() {
       const row: RunRow = { id, workflow: "swiss-army", status, state: [state], snapshot: {}, context: {}, input: {}, output: null, error: null, entered, version: n, seq: n, parentId: null, forkOf: null, forkSeq: null, scheduleId: null, retries: 0, waitingSince: null, failedStates, createdAt: created, updatedAt: at, finishedAt, name: null };
       insertRun.run(id, "swiss-army", status, JSON.stringify([state]), JSON.stringify({ request: `bench ${i}` }), null, status === "failed" ? '{"message":"boom"}' : null, JSON.stringify(entered), n, n, status === "waiting" && state === "HUMAN_REVIEW" ? sqliteDate(at) : null, failedStates, sqliteDate(created), sqliteDate(at), finishedAt === null ? null : sqliteDate(finishedAt), status === "running" ? 1 : 0);
       // where it is, as the engine's commits keep it (lib/engine/store/active.ts)
-      for (const s of activeStates(row)) insertActive.run(s, id, sqliteDate(created));
+      for (const a of activeRows(row)) insertActive.run(a.state, id, sqliteDate(created), "swiss-army", activeVersion(row, row.input), status, a.since === null ? null : sqliteDate(a.since));
       for (const t of transitions) insertT.run(t.runId, t.seq, JSON.stringify(t.from), JSON.stringify(t.to), t.event, t.reason, sqliteDate(t.at), t.durationMs, JSON.stringify(t.payload));
       written += transitions.length;
       if (status === "waiting" && state === "HUMAN_REVIEW") insertReview.run(`${id}-r`, id, "swiss-army", "HUMAN_REVIEW", "approval", "Decide", "{}", "pending", sqliteDate(at), n);

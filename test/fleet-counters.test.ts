@@ -62,7 +62,7 @@ describe("fleet counter increments", () => {
     // read back: the same numbers as separate edge, enter and dwell rows
     const graph = { states: ["A", "B", "C"].map((id) => ({ id })), transitions: [] } as unknown as WorkflowGraph;
     const rows = (kinds: [string, string, number, number][]) => kinds.map(([kind, key, bucket, n]) => ({ kind, key, bucket, n }));
-    const read = (counts: FleetRows["counts"]) => assemble({ workflow: "wf", version: 1, window: "all", now: at(H + 1), graph, counts, live: [] });
+    const read = (counts: FleetRows["counts"]) => assemble({ workflow: "wf", version: 1, window: "all", now: at(H + 1), graph, counts, live: [], stuck: [] });
     expect(read(rows([["step", "A->B", dwellBucket(5_000), 2], ["step", "A->B", NO_DWELL, 1], ["step", "B->C", dwellBucket(70), 1]]))).toEqual(
       read(rows([["edge", "A->B", 0, 3], ["enter", "B", 0, 3], ["dwell", "A", dwellBucket(5_000), 2], ["edge", "B->C", 0, 1], ["enter", "C", 0, 1], ["dwell", "B", dwellBucket(70), 1]])),
     );
