@@ -183,6 +183,7 @@ async function seedAndQuery() {
 
 /** one pass of the engine's workload: transitions/s, and per transition the process's CPU time (all threads) and the writer thread's busy time (µs) */
 interface Pass {
+  transitions: number;
   rate: number;
   cpuUs: number;
   writerUs: number;
@@ -205,7 +206,7 @@ async function engineRate(fleetCounters: boolean): Promise<Pass> {
   await rt.close();
   if (fleetCounters !== counters > 0) throw new Error(`counters ${fleetCounters ? "on" : "off"} but ${counters} counter rows written`);
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-  return { rate: transitions / seconds, cpuUs: (cpu.user + cpu.system) / transitions, writerUs: (writerMs * 1000) / transitions };
+  return { transitions, rate: transitions / seconds, cpuUs: (cpu.user + cpu.system) / transitions, writerUs: (writerMs * 1000) / transitions };
 }
 
 async function main() {
@@ -226,7 +227,7 @@ async function main() {
     const b = await engineRate(!first);
     rounds.push(first ? { on: a, off: b } : { on: b, off: a });
   }
-  console.log(`engine          ${ENGINE_RUNS} concurrent swiss-army runs × ${CYCLES} cycles, ${ROUNDS} rounds after ${WARMUP} warm-up pass(es) each way (not counted); load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(`engine          ${ENGINE_RUNS} concurrent swiss-army runs × ${CYCLES} cycles (${fmt(rounds[0]!.on.transitions)} transitions a pass), ${ROUNDS} rounds after ${WARMUP} warm-up pass(es) each way (not counted); load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
   const us = (x: number) => `${x.toFixed(0)} µs`;
   for (const [i, r] of rounds.entries()) {
     console.log(
