@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bucketFloor, dwellBucket, quantile } from "../lib/fleet/buckets";
 import { ALL_TIME, fleetDeltas as hourDeltas, HOUR_MS, NO_DWELL, withAllTime, type FleetDelta } from "../lib/fleet/counters";
-import { assemble } from "../lib/fleet/fleet";
+import { assemble, stuckBefore, STUCK_FACTOR } from "../lib/fleet/fleet";
 import type { FleetRows } from "../lib/engine/store/types";
 import type { WorkflowGraph } from "../lib/graph/derive";
 import type { CommitItem, RunRow, TransitionRow } from "../lib/engine/store/types";
@@ -62,7 +62,7 @@ describe("fleet counter increments", () => {
     // read back: the same numbers as separate edge, enter and dwell rows
     const graph = { states: ["A", "B", "C"].map((id) => ({ id })), transitions: [] } as unknown as WorkflowGraph;
     const rows = (kinds: [string, string, number, number][]) => kinds.map(([kind, key, bucket, n]) => ({ kind, key, bucket, n }));
-    const read = (counts: FleetRows["counts"]) => assemble({ workflow: "wf", version: 1, window: "all", now: at(H + 1), graph, counts, live: [] });
+    const read = (counts: FleetRows["counts"]) => assemble({ workflow: "wf", version: 1, window: "all", now: at(H + 1), graph, counts, live: [], stuck: [] });
     expect(read(rows([["step", "A->B", dwellBucket(5_000), 2], ["step", "A->B", NO_DWELL, 1], ["step", "B->C", dwellBucket(70), 1]]))).toEqual(
       read(rows([["edge", "A->B", 0, 3], ["enter", "B", 0, 3], ["dwell", "A", dwellBucket(5_000), 2], ["edge", "B->C", 0, 1], ["enter", "C", 0, 1], ["dwell", "B", dwellBucket(70), 1]])),
     );
@@ -126,5 +126,26 @@ describe("dwell buckets", () => {
     expect(quantile(counts, 0.5)).toBe(bucketFloor(dwellBucket(sorted[4]!)));
     expect(quantile(counts, 0.95)).toBe(bucketFloor(dwellBucket(sorted[9]!)));
     expect(quantile(new Map(), 0.5)).toBeNull();
+  });
+
+  it("the live runs: per state from ActiveState's counts, each run once (a parallel root's regions are all active), stuck from the limit asked for", () => {
+    const graph = { states: ["A", "A.x", "B", "B.y"].map((id) => ({ id, timeout: id === "B" ? "1m" : null })), transitions: [{ kind: "after", source: "B", delayMs: 60_000 }] } as unknown as WorkflowGraph;
+    const live = [
+      { state: "A", n: 3, waiting: 1 },
+      { state: "A.x", n: 3, waiting: 1 },
+      { state: "B", n: 3, waiting: 1 },
+      { state: "B.y", n: 2, waiting: 0 },
+    ];
+    const read = (rootParallel: boolean) => assemble({ workflow: "wf", version: 1, window: "all", now: at(H), graph, counts: [], live, stuck: [{ state: "B", n: 2 }], rootParallel });
+    // a compound root: one top-level state per run
+    expect(read(false).runs).toMatchObject({ running: 4, waiting: 2 });
+    // a parallel root: A and B are both active in each of the 3 runs
+    expect(read(true).runs).toMatchObject({ running: 2, waiting: 1 });
+    expect(read(true).states).toMatchObject({ A: { now: { running: 2, waiting: 1 }, stuck: 0 }, "B.y": { now: { running: 2, waiting: 0 } }, B: { stuck: 2 } });
+    // the limits asked of the store: a state's timeout, or STUCK_FACTOR × its p95 of 10 or more visits, whichever is shorter
+    const dwell = (key: string, ms: number, n: number) => ({ kind: "dwell", key, bucket: dwellBucket(ms), n });
+    const cuts = stuckBefore(at(H), graph, [dwell("A", 1_000, 10), dwell("A.x", 1_000, 9), dwell("B", 10_000, 10)]);
+    expect(Object.fromEntries(cuts)).toEqual({ A: at(H) - STUCK_FACTOR * bucketFloor(dwellBucket(1_000)), B: at(H) - STUCK_FACTOR * bucketFloor(dwellBucket(10_000)) });
+    expect(Object.fromEntries(stuckBefore(at(H), graph, [dwell("B", 40_000, 10)]))).toEqual({ B: at(H) - 60_000 });
   });
 });

@@ -78,7 +78,7 @@ for (const [name, open] of databases) {
       expect((await db.store.getRun(run.id))!.status).toBe("completed");
 
       const [counts] = await readAll(db.ports, [{ sql: `SELECT "kind", "key", "bucket", SUM("n") AS "n" FROM "FleetCount" WHERE "workflow" = ? AND "hour" = ? GROUP BY "kind", "key", "bucket"`, args: ["groups", ALL_TIME] }]);
-      const fleet = assemble({ workflow: "groups", version: null, window: "all", now: clock.now(), graph: deriveGraph(machine), counts: counts!.map((r) => ({ kind: String(r.kind), key: String(r.key), bucket: Number(r.bucket), n: Number(r.n) })), live: [] });
+      const fleet = assemble({ workflow: "groups", version: null, window: "all", now: clock.now(), graph: deriveGraph(machine), counts: counts!.map((r) => ({ kind: String(r.kind), key: String(r.key), bucket: Number(r.bucket), n: Number(r.n) })), live: [], stuck: [] });
       expect(fleet.states.G).toMatchObject({ entered: 2, dwellMs: { p50: asBucket(700), p95: asBucket(2_500) } });
       for (const s of ["P", "P.l", "P.r"]) expect(fleet.states[s]).toMatchObject({ entered: 1, dwellMs: { p50: asBucket(1_200), p95: asBucket(1_200) } });
       // the leaves as before: G.x twice (500 and 700 ms), P.l.a 300 ms

@@ -6,6 +6,7 @@
 // fresh database or schema with the committed migrations applied.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../lib/db/migrations";
+import { msOf } from "../lib/db/sql";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { openSqlite } from "../lib/db/sqlite";
 import { sqlitePath } from "../lib/db/url";
@@ -256,7 +257,8 @@ for (const [name, make, reachable] of suites) {
 
     test("the state filter: each commit keeps the live runs' active states (leaves and groups), a finished or imported run has none", async (s, h) => {
       const at = (k: number) => T0 + 20 * 86_400_000 + k;
-      const a = run("as-1", { status: "waiting", state: ["P.left.x", "P.right.y"], createdAt: at(1) });
+      // entry times: P and P.left their own, P.right none (its leaf's)
+      const a = run("as-1", { status: "waiting", state: ["P.left.x", "P.right.y"], createdAt: at(1), entered: { P: at(1), "P.left": at(1), "P.left.x": at(6), "P.right.y": at(8) } });
       const b = run("as-2", { state: ["P.left.z"], createdAt: at(2) });
       const rep = run("as-3", { state: ["P.left.x"], createdAt: at(3), replayOf: "as-1" });
       const rows = [a, b, rep, run("as-4", { status: "completed", state: ["P.left.x"], createdAt: at(4), finishedAt: at(4) }), run("imported-as-5", { status: "waiting", state: ["P.left.x"], createdAt: at(5) })];
@@ -277,13 +279,26 @@ for (const [name, make, reachable] of suites) {
       expect(await ids("P", { workflow: "deep-research" })).toEqual([]);
       expect(await ids("P", { status: ["waiting"] })).toEqual(["as-1"]);
       expect((await s.listRuns({ state: "P", limit: 1, offset: 1 })).map((r) => r.id)).toEqual(["as-1"]);
-      // a step within the group: the leaf and the region it left go, the group stays
-      expect(await s.commit([item({ ...a, version: 2, state: ["P.left.x", "P.right.w"] }, 1)])).toEqual(["ok"]);
+      // what the fleet counts by: each row's workflow, version (null: a replay), status and entry time
+      const fleetRows = async (id: string) =>
+        (await h.select(`SELECT "state", "workflow", "version", "status", "since" FROM "ActiveState" WHERE "runId" = '${id}' ORDER BY "state"`)).map((r) => `${r.state} ${r.workflow} ${r.version === null ? "-" : Number(r.version)} ${r.status} ${r.since === null ? "-" : msOf(r.since) - T0 - 20 * 86_400_000}`);
+      expect(await fleetRows("as-1")).toEqual(["P loop 0 waiting 1", "P.left loop 0 waiting 1", "P.left.x loop 0 waiting 6", "P.right loop 0 waiting 8", "P.right.y loop 0 waiting 8"]);
+      expect(await fleetRows("as-3")).toEqual(["P loop - running -", "P.left loop - running -", "P.left.x loop - running -"]);
+      // a step within the group: the leaf and the region it left go, the group stays; the new leaf's time is its own
+      expect(await s.commit([item({ ...a, version: 2, state: ["P.left.x", "P.right.w"], entered: { ...a.entered, "P.right.w": at(9) } }, 1)])).toEqual(["ok"]);
       expect(await ids("P.right.y")).toEqual([]);
       expect(await ids("P.right.w")).toEqual(["as-1"]);
+      expect(await fleetRows("as-1")).toEqual(["P loop 0 waiting 1", "P.left loop 0 waiting 1", "P.left.x loop 0 waiting 6", "P.right loop 0 waiting 9", "P.right.w loop 0 waiting 9"]);
+      // a status change rewrites every row's status; a leaf entered again, its time
+      expect(await s.commit([item({ ...a, version: 3, status: "running", state: ["P.left.x", "P.right.w"], entered: { ...a.entered, "P.left.x": at(10), "P.right.w": at(9) } }, 2)])).toEqual(["ok"]);
+      expect(await fleetRows("as-1")).toEqual(["P loop 0 running 1", "P.left loop 0 running 1", "P.left.x loop 0 running 10", "P.right loop 0 running 9", "P.right.w loop 0 running 9"]);
+      // a migration's new version pin (setInput) moves every row to it
+      expect(await s.commit([item({ ...a, version: 4, status: "running", state: ["P.left.x", "P.right.w"], entered: { ...a.entered, "P.left.x": at(10), "P.right.w": at(9) } }, 3, { setInput: { definitionVersion: 3 } })])).toEqual(["ok"]);
+      expect(await fleetRows("as-1")).toEqual(["P loop 3 running 1", "P.left loop 3 running 1", "P.left.x loop 3 running 10", "P.right loop 3 running 9", "P.right.w loop 3 running 9"]);
       // a step the store did not see the row before (another process, a restart): all of the run's rows are written again
       s.forget?.("as-1");
-      expect(await s.commit([item({ ...a, version: 3, state: ["Q"] }, 2)])).toEqual(["ok"]);
+      expect(await s.commit([item({ ...a, version: 5, state: ["Q"], entered: { Q: at(11) } }, 4)])).toEqual(["ok"]);
+      expect(await fleetRows("as-1")).toEqual(["Q loop 0 waiting 11"]);
       expect(await ids("P")).toEqual(["as-2"]);
       expect(await ids("Q")).toEqual(["as-1"]);
       // a step that stays where it is changes nothing; the run's end removes its rows
@@ -499,16 +514,21 @@ for (const [name, make, reachable] of suites) {
         item(run("agg-replay", { workflow: wf, replayOf: "agg-live", replay: { of: "agg-live", live: [], decisions: "replay" } }), null),
       ]);
       const sums = (rows: { kind: string; key: string; bucket: number; n: number }[]) => rows.map((r) => `${r.kind} ${r.key} ${r.bucket} ${r.n}`).sort();
-      const window = await s.aggregates.fleet({ workflow: wf, version: null, hour: hour - 1, allTime: false });
+      // the stuck time asked for per state, from the counters it is handed (in the same read)
+      const seen: string[][] = [];
+      const cut = (at: number) => (counts: { kind: string; key: string; bucket: number; n: number }[]) => (seen.push(sums(counts)), new Map([["A", at], ["WORK", at], ["B", at]]));
+      const window = await s.aggregates.fleet({ workflow: wf, version: null, hour: hour - 1, allTime: false }, cut(T0 + 1));
       expect(sums(window.counts)).toEqual(["dwell A 3 1", "enter A 0 2"]);
-      // (no version: every live run of the workflow; replays, imported and finished runs left out)
-      expect(window.live.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
-        { status: "running", state: '["WORK"]', entered: JSON.stringify({ WORK: T0 }) },
-        { status: "waiting", state: '["A"]', entered: JSON.stringify({ A: T0 }) },
-      ]);
-      expect(sums((await s.aggregates.fleet({ workflow: wf, version: null, hour: -1, allTime: true })).counts)).toEqual(["dwell A 3 1", "enter A 0 3"]);
-      const v2 = await s.aggregates.fleet({ workflow: wf, version: 2, hour: -1, allTime: true });
-      expect([sums(v2.counts), v2.live.length]).toEqual([["enter A 0 9"], 1]);
+      expect(seen).toEqual([["dwell A 3 1", "enter A 0 2"]]);
+      // (no version: a built-in's, version 0; replays, imported and finished runs and other versions left out)
+      expect(window.live).toEqual([{ state: "A", n: 1, waiting: 1 }]);
+      // stuck: entered before the time asked for (A at T0); states with no live run are not asked
+      expect(window.stuck).toEqual([{ state: "A", n: 1 }]);
+      expect((await s.aggregates.fleet({ workflow: wf, version: null, hour: hour - 1, allTime: false }, cut(T0))).stuck).toEqual([]);
+      expect((await s.aggregates.fleet({ workflow: wf, version: null, hour: hour - 1, allTime: false }, () => new Map())).stuck).toEqual([]);
+      expect(sums((await s.aggregates.fleet({ workflow: wf, version: null, hour: -1, allTime: true }, () => new Map())).counts)).toEqual(["dwell A 3 1", "enter A 0 3"]);
+      const v2 = await s.aggregates.fleet({ workflow: wf, version: 2, hour: -1, allTime: true }, cut(T0 + 1));
+      expect([sums(v2.counts), v2.live, v2.stuck]).toEqual([["enter A 0 9"], [{ state: "WORK", n: 1, waiting: 0 }], [{ state: "WORK", n: 1 }]]);
       const imported = { ...(await s.archive.exportRun("agg-live"))!, snapshots: [], timers: [], transitions: [], reviews: [], artifacts: [] };
       const call = (id: string, runId: string, state: string | null, ok: boolean) => ({ id, key: null, runId, state, purpose: "p", adapter: "a", endpoint: null, model: null, promptTokens: 2, completionTokens: 3, estimated: false, latencyMs: ok ? 10 : 20, attempts: 1, ok, errorCategory: ok ? null : "TIMEOUT", error: null, output: null, createdAt: T0 });
       await s.archive.importRun({ ...imported, run: { ...imported.run, id: "agg-calls", status: "completed" }, usage: [call("agg-c1", "agg-calls", "A", true), call("agg-c2", "agg-calls", "A", false), call("agg-c3", "agg-calls", null, true)] });

@@ -93,6 +93,14 @@ export function readAll(ports: SqlPorts, stmts: Stmt[]): Promise<Row[][]> {
   return transaction(ports, "read", stmts).then((rs) => rs.map((r) => r.rows));
 }
 
+/**
+ * Reads in one transaction, in two rounds: `then` makes the second round's statements from the
+ * first round's rows (both see the same snapshot). The rows of the first round's statements, then the second's.
+ */
+export function readThen(ports: SqlPorts, stmts: Stmt[], then: (rows: Row[][]) => Stmt[]): Promise<Row[][]> {
+  return transaction(ports, "read", stmts, (rs) => then(rs.map((r) => r.rows))).then((rs) => rs.map((r) => r.rows));
+}
+
 /** Writes in one transaction: all of them or (on any error, or a `check` that throws) none. */
 export function writeAll(ports: SqlPorts, stmts: Stmt[]): Promise<SqlResult[]> {
   return transaction(ports, "write", stmts);
@@ -109,26 +117,33 @@ export async function query(ports: SqlPorts, sql: string, args: unknown[] = []):
   return { rows: r.rows as Row[], changes: r.rowCount ?? 0 };
 }
 
-async function transaction(ports: SqlPorts, mode: "read" | "write", stmts: Stmt[]): Promise<SqlResult[]> {
+async function transaction(ports: SqlPorts, mode: "read" | "write", stmts: Stmt[], then?: (rs: SqlResult[]) => Stmt[]): Promise<SqlResult[]> {
   if (ports.sqlite) {
     const { db, mutex } = ports.sqlite;
-    const tx = db.transaction(() =>
-      stmts.map((s) => {
+    const run = (list: Stmt[]) =>
+      list.map((s) => {
         const r = runSqlite(db, s);
         s.check?.(r);
         return r;
-      }),
-    );
+      });
+    const tx = db.transaction(() => {
+      const out = run(stmts);
+      return then ? [...out, ...run(then(out))] : out;
+    });
     return mutex.runExclusive(() => (mode === "write" ? tx.immediate() : tx.deferred()));
   }
   if (!ports.pg) dialectOf(ports);
   return pgTransaction(ports.pg!, mode === "read" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", async (c) => {
     const out: SqlResult[] = [];
-    for (const s of stmts) {
-      const r = await runPg(c, s);
-      s.check?.(r);
-      out.push(r);
-    }
+    const run = async (list: Stmt[]) => {
+      for (const s of list) {
+        const r = await runPg(c, s);
+        s.check?.(r);
+        out.push(r);
+      }
+    };
+    await run(stmts);
+    if (then) await run(then([...out]));
     return out;
   });
 }

@@ -1,6 +1,7 @@
 // GET /api/workflows/{id}/fleet: where a workflow's runs are now and what they did in a window,
-// per state, from the fleet's counters (lib/fleet/counters.ts) and the live runs — never from
-// transitions. Replays and evaluation runs are counted nowhere, imported runs never as live.
+// per state, from the fleet's counters (lib/fleet/counters.ts) and where the live runs are
+// (ActiveState: lib/engine/store/active.ts) — never from transitions or the runs' rows. Replays
+// and evaluation runs are counted nowhere, imported runs never as live.
 import { z } from "zod";
 import { InvalidError, NotFoundError } from "../engine/errors";
 import type { FleetRows } from "../engine/store/types";
@@ -78,21 +79,42 @@ function timeouts(graph: WorkflowGraph): Map<string, number> {
   return out;
 }
 
-const prefixes = (id: string) => id.split(".").map((_, i, parts) => parts.slice(0, i + 1).join("."));
-
-/** `entered[leaf]` from the run's entered JSON (an object of numbers) without parsing all of it; NaN when absent. */
-function enteredAt(json: string, leaf: string): number {
-  const key = `${JSON.stringify(leaf)}:`;
-  const i = json.indexOf(key);
-  return i < 0 ? NaN : Number.parseFloat(json.slice(i + key.length, i + key.length + 24));
+/** Each state's dwell visits per bucket, from the counter sums. */
+function dwellOf(counts: FleetRows["counts"]): Map<string, Map<number, number>> {
+  const dwell = new Map<string, Map<number, number>>();
+  const add = (state: string, bucket: number, n: number) => {
+    const m = dwell.get(state) ?? new Map<number, number>();
+    m.set(bucket, (m.get(bucket) ?? 0) + n);
+    dwell.set(state, m);
+  };
+  for (const r of counts) {
+    if (r.n === 0) continue;
+    if (r.kind === "dwell") add(r.key, Number(r.bucket), r.n);
+    else if (r.kind === "step" && Number(r.bucket) !== NO_DWELL) {
+      // the step's row: `from`'s visit ended (lib/fleet/counters.ts)
+      const cut = r.key.indexOf("->");
+      if (cut > 0) add(r.key.slice(0, cut), Number(r.bucket), r.n);
+    }
+  }
+  return dwell;
 }
 
-function parseJson<T>(text: unknown, fallback: T): T {
-  try {
-    return typeof text === "string" ? (JSON.parse(text) as T) : fallback;
-  } catch {
-    return fallback;
+/**
+ * Per state that has a limit, the time before which a run that entered it and is there now is
+ * stuck: in it for longer than STUCK_FACTOR × its p95 dwell (of STUCK_MIN_VISITS or more visits)
+ * in the window, or than its own timeout.
+ */
+export function stuckBefore(now: number, graph: WorkflowGraph, counts: FleetRows["counts"]): Map<string, number> {
+  const limit = timeouts(graph);
+  for (const [id, m] of dwellOf(counts)) {
+    let visits = 0;
+    for (const n of m.values()) visits += n;
+    if (visits < STUCK_MIN_VISITS) continue;
+    const over = STUCK_FACTOR * quantile(m, 0.95)!;
+    limit.set(id, Math.min(limit.get(id) ?? Infinity, over));
   }
+  // in the state for longer than the limit: entered before now − limit
+  return new Map([...limit].map(([id, ms]) => [id, now - ms]));
 }
 
 export async function fleetOf(rt: Pick<Runtime, "store" | "clock">, workflow: string, q: { window?: FleetWindow; version?: number }): Promise<Fleet> {
@@ -103,21 +125,19 @@ export async function fleetOf(rt: Pick<Runtime, "store" | "clock">, workflow: st
   const graph = deriveGraph(def.machine);
   const now = rt.clock.now();
   const start = windowStartHour(now, window);
-  const { counts, live } = await rt.store.aggregates.fleet({ workflow, version, hour: start, allTime: start === ALL_TIME });
-  return assemble({ workflow, version, window, now, graph, counts, live });
+  const rows = await rt.store.aggregates.fleet({ workflow, version, hour: start, allTime: start === ALL_TIME }, (counts) => stuckBefore(now, graph, counts));
+  return assemble({ workflow, version, window, now, graph, rootParallel: def.machine.root.type === "parallel", ...rows });
 }
 
-/** The fleet from its counter sums and live runs (pure). */
-export function assemble(a: { workflow: string; version: number | null; window: FleetWindow; now: number; graph: WorkflowGraph } & FleetRows): Fleet {
+/**
+ * The fleet from its counter sums and where the live runs are (pure). `rootParallel`: the
+ * machine's top-level states are the regions of a parallel root, each active in every live run
+ * (else exactly one of them is).
+ */
+export function assemble(a: { workflow: string; version: number | null; window: FleetWindow; now: number; graph: WorkflowGraph; rootParallel?: boolean } & FleetRows): Fleet {
   const states: Record<string, FleetState> = {};
   const at = (id: string) => (states[id] ??= { now: { running: 0, waiting: 0 }, entered: 0, dwellMs: null, failedHere: 0, stuck: 0 });
   for (const s of a.graph.states) at(s.id);
-  const dwell = new Map<string, Map<number, number>>();
-  const addDwell = (state: string, bucket: number, n: number) => {
-    const m = dwell.get(state) ?? new Map<number, number>();
-    m.set(bucket, (m.get(bucket) ?? 0) + n);
-    dwell.set(state, m);
-  };
   const runs = { running: 0, waiting: 0, completed: 0, failed: 0, aborted: 0 };
   // edges by key: a step's rows (one per bucket) and edge rows add up
   const taken = new Map<string, number>();
@@ -131,19 +151,15 @@ export function assemble(a: { workflow: string; version: number | null; window: 
       case "fail":
         at(key).failedHere += n;
         break;
-      case "dwell":
-        addDwell(key, Number(r.bucket), n);
-        break;
       case "edge":
         taken.set(key, (taken.get(key) ?? 0) + n);
         break;
       case "step": {
-        // the edge from->to taken, `to` entered, `from`'s visit ended (lib/fleet/counters.ts)
+        // the edge from->to taken, `to` entered, `from`'s visit ended (its dwell: dwellOf)
         const cut = key.indexOf("->");
         if (cut <= 0) break;
         taken.set(key, (taken.get(key) ?? 0) + n);
         at(key.slice(cut + 2)).entered += n;
-        if (Number(r.bucket) !== NO_DWELL) addDwell(key.slice(0, cut), Number(r.bucket), n);
         break;
       }
       case "end":
@@ -151,54 +167,20 @@ export function assemble(a: { workflow: string; version: number | null; window: 
         break;
     }
   }
-  const visits = new Map<string, number>();
-  for (const [id, m] of dwell) {
-    at(id).dwellMs = { p50: quantile(m, 0.5)!, p95: quantile(m, 0.95)! };
-    visits.set(id, [...m.values()].reduce((x, y) => x + y, 0));
-  }
-  const limits = timeouts(a.graph);
-  const p95s = new Map<string, number>();
-  for (const [id, n] of visits) if (n >= STUCK_MIN_VISITS && states[id]!.dwellMs) p95s.set(id, states[id]!.dwellMs!.p95);
-  const isStuck = (id: string, since: number) => {
-    const inState = a.now - since;
-    const p95 = p95s.get(id);
-    const limit = limits.get(id);
-    return (p95 !== undefined && inState > STUCK_FACTOR * p95) || (limit !== undefined && inState > limit);
-  };
-  // many runs share a state: each distinct state text read once
-  const leavesOf = new Map<string, string[]>();
+  for (const [id, m] of dwellOf(a.counts)) at(id).dwellMs = { p50: quantile(m, 0.5)!, p95: quantile(m, 0.95)! };
+  // the live runs: each counted once, in its top-level state (of a parallel root: in any one region, all being active)
+  let top = { running: 0, waiting: 0 };
   for (const r of a.live) {
-    const status = r.status;
-    runs[status]++;
-    const text = r.state;
-    let leaves = leavesOf.get(text);
-    if (!leaves) leavesOf.set(text, (leaves = parseJson<string[]>(text, [])));
-    const enteredText = r.entered;
-    if (leaves.length === 1 && !leaves[0]!.includes(".")) {
-      // the usual run: one top-level state; its entry time read without parsing the whole map
-      const leaf = leaves[0]!;
-      const s = at(leaf);
-      s.now[status]++;
-      const since = enteredAt(enteredText, leaf);
-      if (!Number.isNaN(since) && isStuck(leaf, since)) s.stuck++;
-      continue;
-    }
-    const entered = parseJson<Record<string, number>>(enteredText, {});
-    const since = new Map<string, number>();
-    for (const leaf of leaves) {
-      for (const p of prefixes(leaf)) {
-        // a group's own entry time when the run records it (lib/engine/draft.ts), else its leaves' earliest
-        const t = typeof entered[p] === "number" ? entered[p] : entered[leaf];
-        if (typeof t === "number") since.set(p, Math.min(since.get(p) ?? Infinity, t));
-        else if (!since.has(p)) since.set(p, NaN);
-      }
-    }
-    for (const [id, t] of since) {
-      const s = at(id);
-      s.now[status]++;
-      if (!Number.isNaN(t) && isStuck(id, t)) s.stuck++;
-    }
+    const s = at(r.state);
+    s.now.waiting += r.waiting;
+    s.now.running += r.n - r.waiting;
+    if (r.state.includes(".")) continue;
+    if (!a.rootParallel) (top.running += r.n - r.waiting), (top.waiting += r.waiting);
+    else if (r.n > top.running + top.waiting) top = { running: r.n - r.waiting, waiting: r.waiting };
   }
+  runs.running = top.running;
+  runs.waiting = top.waiting;
+  for (const r of a.stuck) at(r.state).stuck += r.n;
   const edges: Fleet["edges"] = [];
   for (const [key, count] of taken) {
     const cut = key.indexOf("->");

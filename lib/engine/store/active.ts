@@ -3,9 +3,14 @@
 // The runs list's `?state=` filter reads it through its (state, createdAt) index (liveParts in
 // rows.ts), so it costs the matching runs, not every live run's state JSON.
 //
+// Each row also carries what the fleet (lib/fleet/fleet.ts) counts by: the run's workflow, version
+// and status, and when the run entered the state; the fleet reads them through the
+// (workflow, version, state, since, status) index alone, never the runs' rows.
+//
 // A run counts while its status is running or waiting and it is not imported (an imported run
 // never moves here: lib/engine/imported.ts). Replays count (the list hides them by its own rule).
 import { isImportedRun } from "../imported";
+import { pinOf } from "../views";
 import type { RunRow } from "./types";
 
 /** The run's active states (leaves and their groups), or none once it is not live. */
@@ -26,20 +31,79 @@ export function activeStates(run: Pick<RunRow, "id" | "status" | "state">): stri
   return [...out];
 }
 
-/**
- * What a commit changes: the states to drop and to add. `before`: the states the rows hold now
- * (activeStates of the run as last written), or null when that is not known — then every row of
- * the run is dropped (`drop: null`) and all of its states added.
- */
-export function activeChange(before: string[] | null, run: Pick<RunRow, "id" | "status" | "state">): { drop: string[] | null; add: string[] } {
-  const now = activeStates(run);
-  if (before === null) return { drop: null, add: now };
-  if (before.length === 1 && now.length === 1) return before[0] === now[0] ? { drop: [], add: [] } : { drop: before, add: now };
-  return { drop: before.filter((s) => !now.includes(s)), add: now.filter((s) => !before.includes(s)) };
+/** One ActiveState row's own values: the state, and when the run entered it (null: not known). */
+export interface ActiveRow {
+  state: string;
+  since: number | null;
 }
 
-/** The statements (`p(i)`: the dialect's i-th placeholder). */
-export const ADD_ACTIVE = (p: (i: number) => string) => `INSERT INTO "ActiveState" ("state","runId","createdAt") VALUES (${p(1)},${p(2)},${p(3)}) ON CONFLICT DO NOTHING`;
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+/**
+ * The run's active states with when it entered each (Run.entered, by state id): a leaf's own
+ * time; a group's own time where the run records it (lib/engine/draft.ts), else its active
+ * leaves' earliest. None once the run is not live.
+ */
+export function activeRows(run: Pick<RunRow, "id" | "status" | "state" | "entered">): ActiveRow[] {
+  const states = activeStates(run);
+  const entered = run.entered ?? {};
+  // the usual run: one top-level state
+  if (states.length === 1 && run.state.length === 1) return [{ state: states[0]!, since: num(entered[states[0]!]) }];
+  return states.map((state) => {
+    let since = num(entered[state]);
+    if (since === null) {
+      for (const leaf of run.state) {
+        if (leaf !== state && !leaf.startsWith(`${state}.`)) continue;
+        const t = num(entered[leaf]);
+        if (t !== null && (since === null || t < since)) since = t;
+      }
+    }
+    return { state, since };
+  });
+}
+
+/**
+ * The run's key in the fleet: its workflow version pin as the fleet's counters key it (0 for a
+ * built-in: lib/fleet/counters.ts's versionOfInput), null for a replay or an evaluation run, which
+ * the fleet does not count. `input`: the run's input after the commit.
+ */
+export function activeVersion(run: Pick<RunRow, "replayOf">, input: unknown): number | null {
+  return run.replayOf ? null : (pinOf(input) ?? 0);
+}
+
+/** What the rows hold for a run: its status and version (the same on each of its rows), and its states. */
+export interface ActiveSet {
+  status: string;
+  version: number | null;
+  rows: ActiveRow[];
+}
+
+/**
+ * What a commit changes: the states to drop and the rows to put (insert, or update in place).
+ * `before`: what the rows hold now, or null when that is not known — then every row of the run is
+ * dropped (`drop: null`) and all of its rows put.
+ */
+export function activeChange(before: ActiveSet | null, now: ActiveSet): { drop: string[] | null; put: ActiveRow[] } {
+  if (before === null) return { drop: null, put: now.rows };
+  // a status or version change rewrites every row of the run
+  const all = before.status !== now.status || before.version !== now.version;
+  const b = before.rows;
+  const n = now.rows;
+  if (b.length === 1 && n.length === 1) {
+    if (b[0]!.state !== n[0]!.state) return { drop: [b[0]!.state], put: n };
+    return { drop: [], put: all || b[0]!.since !== n[0]!.since ? n : [] };
+  }
+  const was = new Map(b.map((r) => [r.state, r.since]));
+  const is = new Set(n.map((r) => r.state));
+  return {
+    drop: b.filter((r) => !is.has(r.state)).map((r) => r.state),
+    put: n.filter((r) => all || !was.has(r.state) || was.get(r.state) !== r.since),
+  };
+}
+
+/** The statements (`p(i)`: the dialect's i-th placeholder). A row put again takes the run's status, version and entry time. */
+export const PUT_ACTIVE = (p: (i: number) => string) =>
+  `INSERT INTO "ActiveState" ("state","runId","createdAt","workflow","version","status","since") VALUES (${[1, 2, 3, 4, 5, 6, 7].map(p).join(",")}) ON CONFLICT ("runId","state") DO UPDATE SET "workflow"=excluded."workflow","version"=excluded."version","status"=excluded."status","since"=excluded."since"`;
 export const DROP_ACTIVE = (p: (i: number) => string) => `DELETE FROM "ActiveState" WHERE "runId"=${p(1)} AND "state"=${p(2)}`;
 export const DROP_RUN_ACTIVE = (p: (i: number) => string) => `DELETE FROM "ActiveState" WHERE "runId"=${p(1)}`;
 

@@ -8,7 +8,7 @@
 // the states in Transition."from"/"to" (json_each → jsonb_array_elements_text) and the date
 // arithmetic on Review's timestamps (julianday → EXTRACT(EPOCH FROM …)); PostgreSQL also sorts
 // text COLLATE "C" (bytes, as SQLite's BINARY), since row order is series order.
-import { readAll, type Dialect, type Row, type SqlPorts } from "../../db/sql";
+import { dbDate, readAll, readThen, type Dialect, type Row, type SqlPorts } from "../../db/sql";
 import { imported, notImported } from "../imported";
 import type { FleetRows, MetricRows, RunAggregates, UsageByState } from "./types";
 
@@ -151,21 +151,38 @@ export function runAggregates(ports: SqlPorts, d: Dialect): RunAggregates {
       return Object.fromEntries(keys.map((k, i) => [k, rows[i]])) as unknown as MetricRows;
     },
 
-    async fleet(q) {
-      const pin = q.version === null ? "" : d === "sqlite" ? ` AND json_extract("input", '$.definitionVersion') = ?` : ` AND ("input"::jsonb ->> 'definitionVersion') = ?`;
-      const [counts, live] = await readAll(ports, [
-        {
-          sql: `SELECT "kind", "key", "bucket", SUM("n") AS "n" FROM "FleetCount" WHERE "workflow" = ? AND "version" = ? AND ${q.allTime ? `"hour" = ?` : `"hour" >= ?`} GROUP BY "kind", "key", "bucket"`,
-          args: [q.workflow, q.version ?? 0, q.hour],
+    async fleet(q, stuckBefore) {
+      // all through ActiveState's (workflow, version, state, since, status) index: one entry per
+      // live run and active state read for `now`, a range per state for `stuck`
+      const scope = `"workflow" = ? AND "version" = ?`;
+      const key = [q.workflow, q.version ?? 0];
+      const readCounts = (rows: Row[]) => rows.map((r) => ({ kind: String(r.kind), key: String(r.key), bucket: n(r.bucket), n: n(r.n) }));
+      const rows = await readThen(
+        ports,
+        [
+          {
+            sql: `SELECT "kind", "key", "bucket", SUM("n") AS "n" FROM "FleetCount" WHERE ${scope} AND ${q.allTime ? `"hour" = ?` : `"hour" >= ?`} GROUP BY "kind", "key", "bucket"`,
+            args: [...key, q.hour],
+          },
+          { sql: `SELECT "state", COUNT(*) AS "n", SUM(CASE WHEN "status" = 'waiting' THEN 1 ELSE 0 END) AS "waiting" FROM "ActiveState" WHERE ${scope} GROUP BY "state"`, args: key },
+        ],
+        ([counts, now]) => {
+          const live = new Set(now!.map((r) => String(r.state)));
+          const cuts = [...stuckBefore(readCounts(counts!))].filter(([state]) => live.has(state));
+          if (cuts.length === 0) return [];
+          return [
+            {
+              sql: cuts.map(() => `SELECT "state", COUNT(*) AS "n" FROM "ActiveState" WHERE ${scope} AND "state" = ? AND "since" < ? GROUP BY "state"`).join(" UNION ALL "),
+              args: cuts.flatMap(([state, before]) => [...key, state, dbDate(d, before)]),
+            },
+          ];
         },
-        {
-          sql: `SELECT "status", "state", "entered" FROM "Run" WHERE "workflow" = ? AND "status" IN ('running','waiting') AND "replayOf" IS NULL AND ${notImported(`"id"`)}${pin}`,
-          args: q.version === null ? [q.workflow] : [q.workflow, d === "sqlite" ? q.version : String(q.version)],
-        },
-      ]);
+      );
+      const [counts, now, stuck] = rows;
       return {
-        counts: counts.map((r) => ({ kind: String(r.kind), key: String(r.key), bucket: n(r.bucket), n: n(r.n) })),
-        live: live.map((r: Row) => ({ status: r.status === "waiting" ? "waiting" : "running", state: String(r.state), entered: typeof r.entered === "string" ? r.entered : "" })),
+        counts: readCounts(counts!),
+        live: now!.map((r) => ({ state: String(r.state), n: n(r.n), waiting: n(r.waiting) })),
+        stuck: (stuck ?? []).map((r) => ({ state: String(r.state), n: n(r.n) })),
       };
     },
 

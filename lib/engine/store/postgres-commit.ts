@@ -12,7 +12,7 @@ import { idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { insertTransitionsSql, json, openReviewsSql, putArtifactSql, putSnapshotSql, RUN_WRITE_COLS, RUN_NAMES, RUN_UPDATED, type RunColumn, runWriters, setTimersSql, snapshotFirst } from "./rows";
 import type { CommitItem, CommitOutcome, RunRow } from "./types";
 import { withAllTime } from "../../fleet/counters";
-import { activeStates } from "./active";
+import { activeRows, activeVersion } from "./active";
 
 /** TIMESTAMP(3) columns take ISO text (UTC, as Prisma writes them). */
 export const ts = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -68,7 +68,8 @@ const INSERT_OUTCOMES = insertOutcomesSql(`SELECT * FROM ${unnest(["text", "text
 const ADD_FLEETS = ADD_FLEET(`SELECT * FROM ${unnest(["text", "int", "int", "text", "text", "int", "int"])}`);
 /** where live runs are (active.ts): each run's rows not among its active states (newline-separated) dropped, then the active ones added */
 const KEEP_ACTIVE = `DELETE FROM "ActiveState" AS a USING ${unnest(["text", "text"])} AS v("runId","keep") WHERE a."runId"=v."runId" AND NOT (a."state" = ANY(string_to_array(v."keep", chr(10))))`;
-const ADD_ACTIVES = `INSERT INTO "ActiveState" ("state","runId","createdAt") SELECT * FROM ${unnest(["text", "text", "timestamp(3)"])} ON CONFLICT DO NOTHING`;
+/** (a row already there is rewritten only when the run's status, version or entry time there changed) */
+const ADD_ACTIVES = `INSERT INTO "ActiveState" AS a ("state","runId","createdAt","workflow","version","status","since") SELECT * FROM ${unnest(["text", "text", "timestamp(3)", "text", "int", "text", "timestamp(3)"])} ON CONFLICT ("runId","state") DO UPDATE SET "workflow"=excluded."workflow","version"=excluded."version","status"=excluded."status","since"=excluded."since" WHERE (a."workflow",a."version",a."status",a."since") IS DISTINCT FROM (excluded."workflow",excluded."version",excluded."status",excluded."since")`;
 const PUT_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "put");
 const APPEND_ARTIFACT = putArtifactSql("$1,$2,$3,$4,$5", "append");
 
@@ -186,9 +187,17 @@ async function writeRows(c: pg.PoolClient, items: CommitItem[], idx: number[]): 
   // effect outcomes (lib/change); a replay's decisions and a migration's version pin are rare: one statement each
   await bulk(c, INSERT_OUTCOMES, its.flatMap((it) => (it.outcomes ?? []).map((o) => outcomeValues(o, ts))), 10);
   // where the runs are now: a new run has no rows to drop
-  const active = its.map((it) => activeStates(it.run));
-  await bulk(c, KEEP_ACTIVE, its.flatMap((it, k) => (it.expectVersion === null ? [] : [[it.run.id, active[k]!.join("\n")]])), 2);
-  await bulk(c, ADD_ACTIVES, its.flatMap((it, k) => active[k]!.map((s) => [s, it.run.id, ts(it.run.createdAt)])), 3);
+  const active = its.map((it) => activeRows(it.run));
+  await bulk(c, KEEP_ACTIVE, its.flatMap((it, k) => (it.expectVersion === null ? [] : [[it.run.id, active[k]!.map((r) => r.state).join("\n")]])), 2);
+  await bulk(
+    c,
+    ADD_ACTIVES,
+    its.flatMap((it, k) => {
+      const version = activeVersion(it.run, it.setInput !== undefined ? it.setInput : it.run.input);
+      return active[k]!.map((r) => [r.state, it.run.id, ts(it.run.createdAt), it.run.workflow, version, it.run.status, ts(r.since)]);
+    }),
+    7,
+  );
   // the fleet's counters, summed per row over the batch (one statement; an upsert touches a row once)
   await bulk(c, ADD_FLEETS, sumFleet(its), 7);
   for (const it of its) {

@@ -8,7 +8,7 @@ import { SqliteWriter, type WriteItem, type WriteOp } from "../../db/sqlite-writ
 import { idempotencyKeys, idempotencyValues, insertIdempotencySql } from "./idempotency";
 import { ensureRunText, hasStaleText, REINDEX_STALE, reindexStale, STALE_REINDEX_MS, textFilter, textMatches } from "./sqlite-text";
 import { deliveryValues, ESCALATE_REVIEW, groupsJson, insertDeliveriesSql, insertOutboxSql, insertOutcomesSql, MARK_REPLAYED, ADD_FLEET, liveParts, OUTBOX_CLAIM, OUTBOX_FAILED, outboxValues, outcomeValues, ROUTE_REVIEW, routed, SET_INPUT } from "./rows";
-import { activeChange, activeStates, ADD_ACTIVE, DROP_ACTIVE, DROP_RUN_ACTIVE } from "./active";
+import { activeChange, activeRows, activeVersion, DROP_ACTIVE, DROP_RUN_ACTIVE, PUT_ACTIVE, type ActiveSet } from "./active";
 import { imported, IMPORTED_PREFIX, notImported } from "../imported";
 
 /** the first id after every imported one (bytewise: the prefix's last character, "-", plus one) */
@@ -72,7 +72,7 @@ export const WRITES = {
   escalateReview: ESCALATE_REVIEW(() => "?"),
   setInput: SET_INPUT(() => "?"),
   // where live runs are (active.ts)
-  addActive: ADD_ACTIVE(() => "?"),
+  putActive: PUT_ACTIVE(() => "?"),
   dropActive: DROP_ACTIVE(() => "?"),
   dropRunActive: DROP_RUN_ACTIVE(() => "?"),
   // the hour's row and the all-time row (hour -1) from one set of arguments
@@ -80,9 +80,10 @@ export const WRITES = {
 };
 export const W = Object.fromEntries(Object.keys(WRITES).map((k, i) => [k, i])) as Record<keyof typeof WRITES, number>;
 
-/** where the state and the status are among RUN_UPDATED's values */
+/** where the state, the status and the entry times are among RUN_UPDATED's values */
 const STATE = RUN_UPDATED.indexOf("state");
 const STATUS = RUN_UPDATED.indexOf("status");
+const ENTERED = RUN_UPDATED.indexOf("entered");
 
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : (v as number));
 const read = rowReaders(fromSqliteDate);
@@ -258,26 +259,32 @@ export class SqliteRunStore implements RunStore {
   private ops(item: CommitItem, values: unknown[], counters: CounterRows): WriteItem {
     const { run } = item;
     const ops: WriteOp[] = [];
-    // the ActiveState rows before: none for a new run, the run's as last written ("same": state and status unchanged), else not known (null: all dropped)
-    let before: string[] | null | "same" = [];
+    // the ActiveState rows before: none for a new run, the run's as last written ("same": state, status and entry times unchanged), else not known (null: all dropped)
+    let before: ActiveSet | null | "same" = { status: run.status, version: null, rows: [] };
     if (item.expectVersion === null) ops.push([W.insertRun, write.insert(run), 2]);
     else {
       const last = this.written.get(run.id);
-      if (last?.version === item.expectVersion) {
+      if (last?.version === item.expectVersion && item.setInput === undefined) {
         ops.push([...changedUpdate(values, last.values, run.id, item.expectVersion), 1]);
-        before = last.values[STATE] === values[STATE] && last.values[STATUS] === values[STATUS] ? "same" : activeStates({ id: run.id, status: last.values[STATUS] as RunStatus, state: JSON.parse(last.values[STATE] as string) as string[] });
+        const lv = last.values;
+        if (lv[STATE] === values[STATE] && lv[STATUS] === values[STATUS] && lv[ENTERED] === values[ENTERED]) before = "same";
+        else {
+          const version = activeVersion(run, run.input);
+          before = { status: lv[STATUS] as RunStatus, version, rows: activeRows({ id: run.id, status: lv[STATUS] as RunStatus, state: JSON.parse(lv[STATE] as string) as string[], entered: JSON.parse(lv[ENTERED] as string) as Record<string, number> }) };
+        }
       } else {
-        ops.push([W.updateRun, [...values, run.id, item.expectVersion], 1]);
+        ops.push(last?.version === item.expectVersion ? [...changedUpdate(values, last.values, run.id, item.expectVersion), 1] : [W.updateRun, [...values, run.id, item.expectVersion], 1]);
         before = null;
       }
     }
     if (before !== "same") {
-      const { drop, add } = activeChange(before, run);
+      const now: ActiveSet = { status: run.status, version: activeVersion(run, item.setInput !== undefined ? item.setInput : run.input), rows: activeRows(run) };
+      const { drop, put } = activeChange(before, now);
       if (drop === null) ops.push([W.dropRunActive, [run.id], 0]);
       else for (const s of drop) ops.push([W.dropActive, [run.id, s], 0]);
-      if (add.length) {
+      if (put.length) {
         const created = sqliteDate(run.createdAt);
-        for (const s of add) ops.push([W.addActive, [s, run.id, created], 0]);
+        for (const r of put) ops.push([W.putActive, [r.state, run.id, created, run.workflow, now.version, run.status, r.since === null ? null : sqliteDate(r.since)], 0]);
       }
     }
     for (const c of item.reviewsClose) ops.push([W.closeReview, [c.status, c.decision, c.feedback, c.reviewer, sqliteDate(c.decidedAt), c.decidedBy ?? null, c.id], 1]);

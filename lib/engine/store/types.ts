@@ -426,11 +426,13 @@ export interface MetricRows {
   tasks: Record<string, unknown>[];
 }
 
-/** A workflow's fleet counter sums and live runs (lib/fleet/fleet.ts). */
+/** A workflow's fleet counter sums and where its live runs are (lib/fleet/fleet.ts). */
 export interface FleetRows {
   counts: { kind: string; key: string; bucket: number; n: number }[];
-  /** state and entered as stored (JSON text): most runs are read without parsing them */
-  live: { status: "running" | "waiting"; state: string; entered: string }[];
+  /** per state: the live runs in it now (leaves and groups: ActiveState), of them `waiting` waiting, the rest running */
+  live: { state: string; n: number; waiting: number }[];
+  /** per state asked for (`stuckBefore`): the live runs that entered it before that time */
+  stuck: { state: string; n: number }[];
 }
 
 /** Model calls of one workflow's runs (replays left out) per state (null: outside any state). */
@@ -447,8 +449,13 @@ export interface UsageByState {
 export interface RunAggregates {
   /** every metric family in one consistent read; histogram bounds in whole ms */
   metrics(bounds: { dwellMs: readonly number[]; reviewWaitMs: readonly number[] }): Promise<MetricRows>;
-  /** the fleet counters of a workflow version (null: built-in, counted as version 0) from `hour` on, or the all-time row (`allTime`), and its live runs (pinned to that version), in one read */
-  fleet(q: { workflow: string; version: number | null; hour: number; allTime: boolean }): Promise<FleetRows>;
+  /**
+   * The fleet counters of a workflow version (null: built-in, counted as version 0) from `hour` on,
+   * or the all-time row (`allTime`), and where its live runs (pinned to that version) are, in one
+   * read; `stuckBefore` makes, from the counters, the time per state before which a live run that
+   * entered it counts as stuck (epoch ms; states left out have none).
+   */
+  fleet(q: { workflow: string; version: number | null; hour: number; allTime: boolean }, stuckBefore: (counts: FleetRows["counts"]) => Map<string, number>): Promise<FleetRows>;
   usageByState(workflow: string): Promise<UsageByState[]>;
 }
 
