@@ -86,10 +86,11 @@ describe("retention", () => {
     const sizes: number[] = [];
     for (let day = 0; day < 8; day++) {
       for (let i = 0; i < 3; i++) await finishedHello(`visitor ${day}.${i}`);
-      const before = rt.retention!.last;
+      const job = rt.retention!;
+      const before = job.last;
       rt.clock.advance(DAY);
       // the job's pass (on the simulated clock) runs, then re-arms: each pass leaves its own result
-      await expect.poll(() => rt.retention!.last, { timeout: 30_000 }).not.toBe(before);
+      await expect.poll(() => job.last, { timeout: 30_000 }).not.toBe(before);
       sizes.push(count("Run"));
     }
     // three runs a day, kept for two days: never more than 9 (three days' worth at the moment of a pass)
