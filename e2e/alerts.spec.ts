@@ -1,7 +1,7 @@
 // Per-state alerts: a rule set on a workflow's page, breached by a run, shows as the banner on
 // every page and as a badge on the diagram node; deleting the rule resolves it.
 import { expect, test } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, untilServerTime } from "./helpers";
 
 test("a dwell rule breached by a run: banner, workflow panel, node badge; deleting it resolves", async ({ page, request }) => {
   await page.goto("/workflows/conversation");
@@ -18,8 +18,9 @@ test("a dwell rule breached by a run: banner, workflow panel, node badge; deleti
 
   // a run that stays in INITIAL for more than half a second
   const started = await request.post("/api/runs", { data: { workflow: "conversation", input: {} } });
-  const { id } = (await started.json()) as { id: string };
-  await new Promise((r) => setTimeout(r, 1_100));
+  const { id, since } = (await started.json()) as { id: string; since: string };
+  // a full second in INITIAL by the server's clock (the rule's threshold is half of it)
+  await untilServerTime(request, Date.parse(since) + 1_000);
   expect((await request.post(`/api/runs/${id}/events`, { data: { type: "TRANSITION", to: "PLANNING" } })).status()).toBe(200);
   await expect
     .poll(async () => ((await (await request.get("/api/alerts?status=open&workflow=conversation")).json()) as { alerts: { state: string; metric: string }[] }).alerts, { timeout: 15_000 })

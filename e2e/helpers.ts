@@ -3,6 +3,51 @@ import fs from "node:fs";
 
 export const SHOTS = "test-results/screens";
 
+/** the phone screen the layout checks use (CSS px) */
+export const PHONE = { width: 390, height: 844 } as const;
+
+/** `box` ends within the first screen of a phone: seen without scrolling down */
+export function expectInFirstScreen(box: { y: number; height: number }, what?: string) {
+  expect(box.y + box.height, what ? `${what} in the first screen` : undefined).toBeLessThanOrEqual(PHONE.height);
+}
+
+/** the page is no wider than a phone's screen: no sideways scrolling */
+export async function expectNoSidewaysScroll(page: Page) {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), "the page is no wider than the phone").toBeLessThanOrEqual(PHONE.width);
+}
+
+/**
+ * POST /api/workflows took the definition: 201 when it stored it (a new workflow or a new version),
+ * 200 when it was the latest version already (a retried test defines it again). Anything else
+ * fails with the server's answer.
+ */
+export function expectWorkflowSaved(status: number, body: string) {
+  expect([200, 201], body).toContain(status);
+}
+
+/** The server's clock from its Date header: whole seconds, rounded down, so never ahead of the server. */
+async function serverNow(request: APIRequestContext): Promise<number> {
+  return Date.parse((await request.get("/api/health")).headers()["date"]!);
+}
+
+/**
+ * Wait until the server's clock has reached `at` (epoch ms). For rules of the server's time (a
+ * stage flow's cooldown, an alert's dwell): the moment is read from what the server recorded and
+ * the server's clock is watched, instead of sleeping on this side.
+ */
+export async function untilServerTime(request: APIRequestContext, at: number) {
+  await expect
+    .poll(() => serverNow(request), { intervals: [100], timeout: 15_000, message: `the server's clock reaching ${new Date(at).toISOString()}` })
+    .toBeGreaterThanOrEqual(at);
+}
+
+/** A stage-flow run (e.g. a conversation) may move again: `cooldownMs` has passed on the server's clock since its last move. */
+export async function untilCooldownOver(request: APIRequestContext, runId: string, cooldownMs: number) {
+  const run = (await (await request.get(`/api/runs/${runId}`)).json()) as { context: { lastTransitionAt: number | null } };
+  // the first move has no cooldown to wait out
+  if (run.context.lastTransitionAt !== null) await untilServerTime(request, run.context.lastTransitionAt + cooldownMs);
+}
+
 export async function shot(page: Page, name: string) {
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });

@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { claimTask, completeTask, openInInbox, shot } from "./helpers";
+import { claimTask, completeTask, expectWorkflowSaved, openInInbox, shot } from "./helpers";
 import { POST_PIPELINE } from "../test/support/post-pipeline";
 
 const YAML = POST_PIPELINE;
@@ -179,7 +179,8 @@ test("post pipeline: written as YAML, drafted, approved by two people from the q
 
 test("a review step's edit: the run page's panel offers the shown text to edit; the edit is Cleo's approval, the next approver's makes it what gets published", async ({ page, request }) => {
   const yaml = YAML.replace("id: post-pipeline", "id: post-pipeline-edits");
-  expect((await request.post("/api/workflows", { data: { yaml } })).status()).toBeLessThan(300);
+  const defined = await request.post("/api/workflows", { data: { yaml } });
+  expectWorkflowSaved(defined.status(), await defined.text());
   const started = await request.post("/api/runs", { data: { workflow: "post-pipeline-edits", input: { topic: "tide tables", publish_url: publishUrl } } });
   expect(started.status()).toBe(201);
   const { id } = (await started.json()) as { id: string };

@@ -3,7 +3,10 @@
 // then a full-screen review whose decision bar stays on screen (the run page's too).
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { clearQueue, openInInbox, pendingReviewFor } from "./helpers";
+import { clearQueue, expectInFirstScreen, expectNoSidewaysScroll, openInInbox, pendingReviewFor } from "./helpers";
+
+/** at 1440×900 the review panel's top is in the upper part of the screen, level with the list's first rows */
+const PANEL_TOP_BELOW = 400;
 
 async function start(request: APIRequestContext, workflow: string, input: Record<string, string>): Promise<string> {
   const res = await request.post("/api/runs", { data: { workflow, input } });
@@ -39,7 +42,7 @@ test.describe("at 1440×900", () => {
     const list = (await page.getByTestId("review-queue").boundingBox())!;
     const side = (await panel.boundingBox())!;
     expect(side.x).toBeGreaterThanOrEqual(list.x + list.width);
-    expect(side.y).toBeLessThan(400);
+    expect(side.y, "the panel starts in the upper part of the 900 px screen").toBeLessThan(PANEL_TOP_BELOW);
     await expect(panel.locator("[data-decision=approve]")).toBeInViewport();
     // one "deciding as" field for the page, none in the panels
     await expect(page.getByLabel("Deciding as")).toHaveCount(1);
@@ -159,13 +162,13 @@ test.describe("at 390×844", () => {
     await page.goto("/review");
     await expect(page.getByTestId("review-row")).toHaveCount(2);
     await expect(page.locator("[data-testid=review-panel]:visible")).toHaveCount(0);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoSidewaysScroll(page);
     await page.screenshot({ path: "/tmp/t32-inbox-phone-list.png" });
     const panel = await openInInbox(page, runs[0]!);
     await expect(page.getByTestId("review-row").first()).toBeHidden();
     const approve = panel.locator("[data-decision=approve]");
     const box = (await approve.boundingBox())!;
-    expect(box.y + box.height).toBeLessThanOrEqual(844);
+    expectInFirstScreen(box, "approve");
     expect(box.y).toBeGreaterThan(0);
     await page.screenshot({ path: "/tmp/t32-inbox-phone-review.png" });
     // back to the list
@@ -176,11 +179,11 @@ test.describe("at 390×844", () => {
     await expect(page.getByTestId("run-page")).toHaveAttribute("data-state", "PLANNING.approval");
     const first = page.locator("[data-testid=decision-panel] [data-decision]").first();
     const b = (await first.boundingBox())!;
-    expect(b.y + b.height).toBeLessThanOrEqual(844);
+    expectInFirstScreen(b, "the first decision");
     await page.screenshot({ path: "/tmp/t32-run-phone.png" });
     await page.goto(`/runs/${runs[1]}`);
     const b2 = (await page.locator("[data-testid=decision-panel] [data-decision]").first().boundingBox())!;
-    expect(b2.y + b2.height).toBeLessThanOrEqual(844);
+    expectInFirstScreen(b2, "the first decision");
     await page.screenshot({ path: "/tmp/t32-run-phone-swiss.png" });
   });
 });

@@ -2,7 +2,7 @@
 // show their routing in the queue, on the run page (desktop and phone), and the workflow page
 // carries the "Review decisions" panel and the approve rate on the diagram.
 import { test, expect } from "./fixtures";
-import { shot } from "./helpers";
+import { expectWorkflowSaved, shot } from "./helpers";
 
 const id = `routed-${Date.now().toString(36)}`;
 const yaml = (due: string) => `id: ${id}
@@ -17,9 +17,11 @@ steps:
 
 test("the queue, the run page and the workflow page show routing and decisions", async ({ page, request }) => {
   // version 1: due in 3 h; version 2: due in 1 s (it escalates to legal-leads while we look)
-  expect((await request.post("/api/workflows", { data: { yaml: yaml("{ after_s: 10800, escalate: [legal-leads] }") } })).status()).toBeLessThan(300);
+  const v1 = await request.post("/api/workflows", { data: { yaml: yaml("{ after_s: 10800, escalate: [legal-leads] }") } });
+  expectWorkflowSaved(v1.status(), await v1.text());
   const later = (await (await request.post("/api/runs", { data: { workflow: id, input: {} } })).json()) as { id: string };
-  expect((await request.post("/api/workflows", { data: { yaml: yaml("{ after_s: 1, escalate: [legal-leads] }") } })).status()).toBeLessThan(300);
+  const v2 = await request.post("/api/workflows", { data: { yaml: yaml("{ after_s: 1, escalate: [legal-leads] }") } });
+  expect(v2.status(), `a second version, stored: ${await v2.text()}`).toBe(201);
   const soon = (await (await request.post("/api/runs", { data: { workflow: id, input: {} } })).json()) as { id: string };
   await expect
     .poll(async () => ((await (await request.get(`/api/reviews?status=pending&assigned=legal-leads`)).json()) as { runId: string }[]).map((r) => r.runId), { timeout: 15_000 })

@@ -1,14 +1,17 @@
 // The mission timeline viewer: Gantt lanes, scrubbing with keys, slider and bars, the diagram
 // replayed to the cursor.
 import { expect, test } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, untilCooldownOver } from "./helpers";
+
+/** the conversation workflow's cooldown between two moves (its cooldown_seconds) */
+const COOLDOWN_MS = 1_000;
 
 test("scrub a run's history: the diagram and the cursor follow", async ({ page, request }) => {
   const started = await request.post("/api/runs", { data: { workflow: "conversation", input: {} } });
   expect(started.status()).toBe(201);
   const { id } = (await started.json()) as { id: string };
   for (const to of ["PLANNING", "READING", "EXECUTION"]) {
-    await new Promise((r) => setTimeout(r, 1_050)); // the conversation's 1 s cooldown
+    await untilCooldownOver(request, id, COOLDOWN_MS);
     const moved = await request.post(`/api/runs/${id}/events`, { data: { type: "TRANSITION", to } });
     expect(moved.status()).toBe(200);
   }
@@ -59,7 +62,7 @@ test.describe("forking from the cursor", () => {
     const started = await request.post("/api/runs", { data: { workflow: "conversation", input: { task: "fork me" } } });
     const { id } = (await started.json()) as { id: string };
     for (const to of ["PLANNING", "READING"]) {
-      await new Promise((r) => setTimeout(r, 1_050));
+      await untilCooldownOver(request, id, COOLDOWN_MS);
       expect((await request.post(`/api/runs/${id}/events`, { data: { type: "TRANSITION", to } })).status()).toBe(200);
     }
     const history = (await (await request.get(`/api/runs/${id}/transitions`)).json()) as { seq: number; to: string }[];

@@ -2,7 +2,12 @@
 // preview), run it and move it through its states; the conversation workflow's stage panel.
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { shot } from "./helpers";
+import { shot, untilCooldownOver } from "./helpers";
+
+/** the conversation workflow's cooldown between two moves (its cooldown_seconds) */
+const COOLDOWN_MS = 1_000;
+/** the run the page shows (/runs/{id}) */
+const runIdOf = (page: Page) => page.url().split("/").pop()!;
 
 const runPage = (page: Page) => page.getByTestId("run-page");
 
@@ -72,17 +77,18 @@ test("conversation: messages are scored, moves follow the stage rules, refusals 
   await startRun(page, "conversation", "What is the plan and approach for refactoring the auth module?");
   await expect(page.getByTestId("stage")).toHaveText("PLANNING");
   await expect(page.getByTestId("stage-tools")).toContainText("code_search");
-  await page.waitForTimeout(1_100); // the conversation's cooldown is 1 s
+  // the conversation's cooldown after its first move, on the server's clock
+  await untilCooldownOver(page.request, runIdOf(page), COOLDOWN_MS);
   await page.getByLabel("Message").fill("Let me read the session code and examine the token checks");
   await page.getByRole("button", { name: "Send message" }).click();
   await expect(page.getByTestId("stage")).toHaveText("READING");
   await expect(page.getByTestId("detection")).toContainText("Detected READING with confidence 1");
-  await page.waitForTimeout(1_100);
+  await untilCooldownOver(page.request, runIdOf(page), COOLDOWN_MS);
   await page.getByTestId("next-stages").getByRole("button", { name: "→ EXECUTION" }).click();
   await expect(page.getByTestId("stage")).toHaveText("EXECUTION");
   await page.getByTestId("stage-tools").getByRole("button", { name: "edit" }).click();
   await expect(page.getByTestId("stage-tools")).toContainText("1 call(s) so far");
-  await page.waitForTimeout(1_100);
+  await untilCooldownOver(page.request, runIdOf(page), COOLDOWN_MS);
   await page.getByTestId("next-stages").getByRole("button", { name: "→ COMPLETION" }).click();
   await expect(page.getByTestId("stage-decisions").locator("li").first()).toContainText("Need at least 3 tool calls before COMPLETION (1 so far)");
   await expect(page.getByTestId("stage")).toHaveText("EXECUTION");
@@ -118,7 +124,7 @@ test.describe("webhooks", () => {
     await expect(panel.locator("li")).toContainText("••••th");
     const started = await request.post("/api/runs", { data: { workflow: "conversation", input: {} } });
     const { id } = (await started.json()) as { id: string };
-    await new Promise((r) => setTimeout(r, 1_050));
+    await untilCooldownOver(request, id, COOLDOWN_MS);
     expect((await request.post(`/api/runs/${id}/events`, { data: { type: "TRANSITION", to: "READING" } })).status()).toBe(200);
     await expect
       .poll(async () => {

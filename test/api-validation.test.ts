@@ -93,10 +93,9 @@ describe("REST API validation", () => {
   it("review decisions: 422 malformed, 404 unknown, 200 once, then 409", async () => {
     const created = await (await runs.POST(post("/api/runs", JSON.stringify({ workflow: "loop", input: { request: "Summarise the release notes" } })), ctx())).json();
     let pending: { id: string; runId: string; kind: string; prompt: string; payload: unknown; createdAt: string }[] = [];
-    for (let i = 0; i < 100 && pending.length === 0; i++) {
-      pending = (await (await reviews.GET(get("/api/reviews?status=pending"), ctx())).json()).filter((r: { runId: string }) => r.runId === created.id);
-      if (!pending.length) await new Promise((r) => setTimeout(r, 20));
-    }
+    await expect
+      .poll(async () => (pending = (await (await reviews.GET(get("/api/reviews?status=pending"), ctx())).json()).filter((r: { runId: string }) => r.runId === created.id)).length, { timeout: 30_000 })
+      .toBe(1);
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ runId: created.id, kind: "result_review" });
     const rid = pending[0].id;

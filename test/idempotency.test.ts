@@ -226,6 +226,44 @@ describe("Idempotency-Key across processes (PostgreSQL)", () => {
     expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
     expect(await count(first, "Run")).toBe(before + 1);
   }, 60_000);
+
+  it("the loser's commit fails on a loaded database (a deadlock past the store's retries) while the winner holds the key: it answers with the winner's run", async (ctx) => {
+    if (!scratch || pgRuntimes.length < 2) return ctx.skip();
+    const [first, other] = pgRuntimes;
+    const body = { workflow: "loop", input: { request: `${REQUEST} (deadlock)` } };
+    const start = (rt: Runtime) => {
+      const k = keyedRequest(post("/api/runs", body, "deadlock-key"), body, null);
+      return idempotent(rt, k, 201, (claim) => startRun(rt, body.workflow, body.input, { idempotency: claim }), (row) => getRun(rt, row.runId));
+    };
+    const before = await count(first, "Run");
+    // the other process's commit with the key waits for the winner's, then PostgreSQL picks it as a deadlock's victim
+    let loserCommitting!: () => void;
+    const committing = new Promise<void>((r) => (loserCommitting = r));
+    let winnerCommitted!: () => void;
+    const committed = new Promise<void>((r) => (winnerCommitted = r));
+    const store = other.store;
+    const commit = store.commit.bind(store);
+    store.commit = async (items) => {
+      if (!items.some((i) => i.idempotency?.key === "deadlock-key")) return commit(items);
+      loserCommitting();
+      await committed;
+      throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
+    };
+    try {
+      const losing = start(other);
+      // the loser looked the key up (not there) and is committing when the winner starts
+      await committing;
+      const won = await start(first);
+      winnerCommitted();
+      const lost = await losing;
+      expect(won.replayed).toBe(false);
+      expect(lost).toMatchObject({ status: 201, replayed: true });
+      expect(lost.body.id).toBe(won.body.id);
+      expect(await count(first, "Run")).toBe(before + 1);
+    } finally {
+      store.commit = commit;
+    }
+  }, 60_000);
 });
 
 // ---------------------------------------------------------------- durability and expiry (SQLite file, restarted)

@@ -104,7 +104,7 @@ describe("chunkText", () => {
     for (let i = 1; i < chunks.length; i++) {
       const { overlap, text } = chunks[i];
       expect(overlap).toBeGreaterThanOrEqual(40);
-      expect(overlap).toBeLessThanOrEqual(200);
+      expect(overlap).toBeLessThanOrEqual(2 * CHUNK_SIZE.overlap);
       expect(chunks[i - 1].text.endsWith(text.slice(0, overlap))).toBe(true);
     }
     expect(chunks[0].overlap).toBe(0);

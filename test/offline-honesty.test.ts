@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import { isSmallTalk, OfflineModel, SMALL_TALK_REPLY } from "../lib/llm/offline";
 import { isProseSentence, withoutCode } from "../lib/llm/prose";
 
+/** a brief answer: a couple of sentences, not an essay */
+const BRIEF_REPLY_CHARS = 400;
 const GUIDE = [
   "Start a run with the REST API:",
   "",
@@ -53,7 +55,7 @@ describe("offline answers (lib/llm/offline)", () => {
     expect(out.text).toMatch(/No language model is configured/);
     expect(out.text).toMatch(/Settings/);
     expect(out.text).toMatch(/OPENAI_BASE_URL/);
-    expect(out.text.length).toBeLessThan(400);
+    expect(out.text.length).toBeLessThan(BRIEF_REPLY_CHARS);
     expect(out.citations).toEqual([]);
   });
 

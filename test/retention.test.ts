@@ -86,10 +86,11 @@ describe("retention", () => {
     const sizes: number[] = [];
     for (let day = 0; day < 8; day++) {
       for (let i = 0; i < 3; i++) await finishedHello(`visitor ${day}.${i}`);
+      const job = rt.retention!;
+      const before = job.last;
       rt.clock.advance(DAY);
-      // the job's pass (on the simulated clock) runs, then re-arms
-      for (let i = 0; i < 50 && !rt.retention!.last; i++) await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setTimeout(r, 20));
+      // the job's pass (on the simulated clock) runs, then re-arms: each pass leaves its own result
+      await expect.poll(() => job.last, { timeout: 30_000 }).not.toBe(before);
       sizes.push(count("Run"));
     }
     // three runs a day, kept for two days: never more than 9 (three days' worth at the moment of a pass)
@@ -216,7 +217,7 @@ for (const database of DATABASES) {
       job.start();
       try {
         clock.advance(DAY);
-        for (let i = 0; i < 200 && !job.last; i++) await new Promise((r) => setTimeout(r, 5));
+        await expect.poll(() => job.last ?? job.lastError, { timeout: 30_000 }).not.toBeNull();
         expect(job.lastError).toBeNull();
         // recent-done finished 10 days before NOW (11 before now): gone; the live runs stay
         expect(job.last).toMatchObject({ runs: 1 });

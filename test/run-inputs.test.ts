@@ -32,7 +32,7 @@ afterAll(async () => {
 async function create(yaml: string) {
   const res = await workflows.POST(post("/api/workflows", { yaml }));
   const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBeLessThan(300);
+  expect(res.status, JSON.stringify(body)).toBe(201);
   return body;
 }
 async function start(workflow: string, input: unknown, name?: string) {

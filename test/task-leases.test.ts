@@ -140,7 +140,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
     async function waiting(workflow: string, input: Record<string, unknown>) {
       const { run } = await s!.a.engine.start(workflow, input);
       await waitFor(s!.a, run.id, (r) => r.state.includes("WORK"));
-      for (let i = 0; i < 200 && (await s!.a.tasks.store.list({ runId: run.id })).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await expect.poll(async () => (await s!.a.tasks.store.list({ runId: run.id })).length, { timeout: 30_000 }).toBeGreaterThan(0);
       const [task] = await s!.a.tasks.store.list({ runId: run.id });
       expect(task).toBeDefined();
       return { run, task: task! };

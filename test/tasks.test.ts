@@ -363,7 +363,8 @@ describe("restart while a task is claimed", () => {
     const child = path.join(__dirname, "support", "tasks-child.ts");
     const life = (...args: string[]) =>
       new Promise<{ runId: string; taskId: string; status: string; attempt: number; leaseToken?: string }>((resolve, reject) =>
-        execFile(process.execPath, ["--import", "tsx", child, url, ...args], { timeout: 60_000, env: { ...process.env, SWITCHYARD_LOG: "" } }, (e, stdout, stderr) => {
+        // a hang guard, not a speed limit: one life loads the whole runtime through tsx, ~10 s alone and several times that on a loaded machine
+        execFile(process.execPath, ["--import", "tsx", child, url, ...args], { timeout: 240_000, env: { ...process.env, SWITCHYARD_LOG: "" } }, (e, stdout, stderr) => {
           if ((e as { signal?: string } | null)?.signal !== "SIGKILL") return reject(new Error(`child did not die by SIGKILL: ${stderr || String(e)}`));
           resolve(JSON.parse(stdout.trim().split("\n").at(-1)!));
         }),
@@ -385,5 +386,5 @@ describe("restart while a task is claimed", () => {
     } finally {
       await rt3.close();
     }
-  }, 90_000);
+  }, 600_000);
 });

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Runtime } from "../runtime-types";
-import { ConflictError } from "../engine/errors";
+import { ConflictError, isStorageFailure, StorageError } from "../engine/errors";
 import type { IdempotencyClaim, StoredIdempotencyRow } from "../engine/store/types";
 import { IDEMPOTENCY_TTL_MS } from "../engine/store/idempotency";
 import { HttpError } from "./http";
@@ -113,8 +113,12 @@ export async function idempotent<T>(
     try {
       body = await act({ scope: k.scope, key: k.key, fingerprint: k.fingerprint, status, createdAt: rt.clock.now() });
     } catch (e) {
-      // another process committed with this key first: its answer is the answer
-      const prior = e instanceof ConflictError ? await find(rt, k).catch(() => null) : null;
+      // another process committed with this key first: its answer is the answer. Its commit says
+      // so (a conflict), or, on a loaded database, fails for a reason of its own while the other
+      // holds the key (a deadlock or serialization failure past the store's retries, a dropped
+      // connection): the key, once there, decides then too
+      const lost = e instanceof ConflictError || e instanceof StorageError || isStorageFailure(e);
+      const prior = lost ? await find(rt, k).catch(() => null) : null;
       if (prior) return replay(k, prior, rebuild);
       throw e;
     }

@@ -93,7 +93,10 @@ export function currentIn(store: RunStore): (runId: string, key: string) => Prom
 }
 
 /** A zod error in one line, clipped: what the run's log and the worker's dashboard show. */
-export function issuesOf(e: z.ZodError, max = 400): string {
+/** the most characters of a worker output's issues a task error quotes */
+export const ISSUES_MAX = 400;
+
+export function issuesOf(e: z.ZodError, max = ISSUES_MAX): string {
   const line = e.issues.map((i) => `${i.path.length ? i.path.join(".") : "(output)"}: ${i.message}`).join("; ");
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

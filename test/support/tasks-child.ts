@@ -19,8 +19,9 @@ if (mode === "start") {
   const out = await rt.engine.start("ext-notify", { topic: "killed" });
   runId = out.run.id;
   await rt.engine.waitFor(runId, (r) => r.state.includes("NOTIFY"));
-  // the worker takes it; the server dies while the worker holds it
-  for (let i = 0; i < 100 && !leaseToken; i++) {
+  // the worker takes it once the effect has queued it (however long that takes on a loaded
+  // machine: the parent's timeout is the hang guard); the server dies while the worker holds it
+  while (!leaseToken) {
     leaseToken = (await rt.tasks.claim("publisher", "survivor"))?.leaseToken;
     if (!leaseToken) await new Promise((r) => setTimeout(r, 20));
   }
