@@ -61,7 +61,7 @@ test.beforeAll(async ({ request }) => {
     }
     const aborted = await request.post(`/api/runs/${c}/abort`, { data: { reason: "seeded for the screenshots" } });
     // (a run that already finished, as processing-modes' do at once, cannot be aborted: 409)
-    if (aborted.status() !== 409) expect(aborted.status(), await aborted.text()).toBeLessThan(300);
+    expect([200, 409], await aborted.text()).toContain(aborted.status());
   }
 });
 
