@@ -27,7 +27,8 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"]],
-  outputDir: "test-results/e2e",
+  // a folder per database: npm test runs the two suites at once, and each run empties its folder first
+  outputDir: postgres ? "test-results/e2e-postgres" : "test-results/e2e",
   globalSetup: "./e2e/global-setup.ts",
   use: {
     baseURL,

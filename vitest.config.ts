@@ -1,13 +1,32 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+// engine and infrastructure tests under test/ (on the fixture workflows of test/fixtures/workflows);
+// each workflow's own tests in its folder, workflows/<id>/test/
+const include = ["test/**/*.test.ts", "workflows/**/*.test.ts"];
+
+/**
+ * What a test file may leave behind in its process for the next file, when files share one: the
+ * environment, module mocks and fake timers, the app's route handlers and server (which keep their
+ * runtime on globalThis), the sandbox's configuration, telemetry, globalThis itself, the catalog of
+ * workflows, process-wide listeners. A file that does any of it runs in a process of its own
+ * (vitest's isolation); the others share their worker's process and its loaded modules, which
+ * halves their CPU time (each isolated file loads the engine, the workflows and Prisma again). A
+ * file that needs a process of its own for another reason says `vitest: isolate` in a comment.
+ */
+const LEAVES_STATE =
+  /process\.env\.[A-Za-z_]+ *=[^=]|process\.env\[[^\]]*\] *=[^=]|delete process\.env|vi\.(mock|doMock|stubEnv|stubGlobal|useFakeTimers|spyOn)|\.\.\/app\/|@\/app\/|app-server|configureSandbox|lib\/sandbox|globalThis|telemetry|setRequestAccounts|provideWorkflows|process\.chdir|process\.on\(|Symbol\.for|vitest: isolate/;
+const root = import.meta.dirname;
+const own = ["test", "workflows"]
+  .flatMap((dir) => fs.readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" }).map((f) => `${dir}/${f.split(path.sep).join("/")}`))
+  .filter((f) => f.endsWith(".test.ts") && !f.includes("node_modules/") && LEAVES_STATE.test(fs.readFileSync(path.join(root, f), "utf8")));
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    // engine and infrastructure tests under test/ (on the fixture workflows of test/fixtures/workflows);
-    // each workflow's own tests in its folder, workflows/<id>/test/
-    include: ["test/**/*.test.ts", "workflows/**/*.test.ts"],
+    // (the files are the projects' below: a project extends this and would add to a list here)
     // one migrated template database per dialect; tests copy it (test/global-setup.ts); and
     // @switchyard/client's dist/ built when it is missing or stale (scripts/build-client.mjs)
     globalSetup: ["./test/global-setup.ts", "test/support/client-dist.ts"],
@@ -21,5 +40,9 @@ export default defineConfig({
     // processes, servers and timers, so two workers finish sooner even on a 2-core machine
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     reporters: process.env.CI ? ["default"] : ["default"],
+    projects: [
+      { extends: true, test: { name: "own process", include: own, isolate: true } },
+      { extends: true, test: { name: "shared process", include, exclude: [...configDefaults.exclude, ...own], isolate: false } },
+    ],
   },
 });

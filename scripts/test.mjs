@@ -1,8 +1,9 @@
-// npm test — everything, in order: one production build (reused when it is up to date with the
-// sources; built without its own type-check), one type-check (tsc), unit + integration tests
-// (vitest), the crash harness on SQLite and PostgreSQL, then the Playwright e2e suite against the
-// build in Debian's Chromium, on SQLite and on a PostgreSQL deployment. Prints each phase's time
-// and a table of them at the end.
+// npm test — everything: one production build (reused when it is up to date with the sources;
+// built without its own type-check); one type-check (tsc) beside the crash harness on SQLite and
+// PostgreSQL; unit + integration tests (vitest); then the Playwright e2e suite against the build in
+// Debian's Chromium on SQLite, beside its PostgreSQL-deployment specs. Phases that mostly wait run
+// at once: on two cores that saves wall time. Prints each phase's time (and, for the phases run at
+// once, each part's) and a table of them at the end.
 //
 // PostgreSQL suites skip, with the reason printed, when PostgreSQL is not reachable; with
 // SWITCHYARD_REQUIRE_POSTGRES=1 (CI) an unreachable PostgreSQL fails them instead.
@@ -42,8 +43,8 @@ function table() {
   console.log(`${"total".padEnd(w)}  ${total.padStart(8)}`);
 }
 
-function fail(name, secs, why) {
-  phases.push([name, secs, "FAILED"]);
+function fail(name, secs, why, rows = []) {
+  phases.push([name, secs, "FAILED"], ...rows);
   console.error(`✖ ${name} failed after ${secs} s${why ? `: ${why}` : ""}`);
   table();
   process.exit(1);
@@ -70,7 +71,10 @@ function step(name, args, extra = {}) {
   });
 }
 
-/** node processes run at once, each one's output printed when it ends; fails when any fails */
+/**
+ * node processes run at once, each one's lines printed as they come (prefixed with its label);
+ * each one's time is a row of the table under the phase's; fails when any fails
+ */
 async function together(name, jobs) {
   const t0 = Date.now();
   console.log(`\n▶ ${name}`);
@@ -79,20 +83,31 @@ async function together(name, jobs) {
       ([label, args, extra]) =>
         new Promise((resolve) => {
           const child = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
-          let out = "";
-          child.stdout.on("data", (d) => (out += d));
-          child.stderr.on("data", (d) => (out += d));
+          const print = (stream) => {
+            let rest = "";
+            stream.setEncoding("utf8");
+            stream.on("data", (d) => {
+              const lines = (rest + d).split("\n");
+              rest = lines.pop();
+              for (const l of lines) console.log(`[${label}] ${l}`);
+            });
+            stream.on("end", () => rest && console.log(`[${label}] ${rest}`));
+          };
+          print(child.stdout);
+          print(child.stderr);
           child.on("close", (code, signal) => {
-            console.log(`\n── ${label} (${((Date.now() - t0) / 1000).toFixed(1)} s) ──\n${out.trimEnd()}`);
-            resolve({ label, ok: code === 0, why: `exit ${code ?? signal}` });
+            const secs = ((Date.now() - t0) / 1000).toFixed(1);
+            console.log(`── ${label}: ${code === 0 ? "passed" : "FAILED"} (${secs} s) ──`);
+            resolve({ label, secs, ok: code === 0, why: `exit ${code ?? signal}` });
           });
         }),
     ),
   );
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   const failed = results.filter((r) => !r.ok);
-  if (failed.length) fail(name, secs, failed.map((r) => `${r.label}: ${r.why}`).join(", "));
-  phases.push([name, secs, "passed"]);
+  const rows = results.map((r) => [`  · ${r.label}`, r.secs, r.ok ? "passed" : "FAILED"]);
+  if (failed.length) fail(name, secs, failed.map((r) => `${r.label}: ${r.why}`).join(", "), rows);
+  phases.push([name, secs, "passed"], ...rows);
   console.log(`✔ ${name} (${secs} s)`);
 }
 
@@ -120,23 +135,31 @@ const pgSkip = pgWhy && `PostgreSQL is not reachable at ${pgUrl} (${pgWhy})`;
 // the build first: `tsc` then also checks the route types it generates (.next/types)
 if (process.env.SWITCHYARD_SKIP_BUILD) phases.push(["production build (next build)", "0.0", "skipped (SWITCHYARD_SKIP_BUILD)"]);
 else timed("production build (next build, types checked by tsc below)", () => (ensureBuild({ typecheck: false, env }) ? "built" : "reused (up to date)"));
-step("type-check (tsc)", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]);
-step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
-// the two crash harnesses at once (their own servers, ports and databases): mostly waiting on
-// servers that start and die, so together they take about as long as one
+// the type-check (one core) beside the two crash harnesses (their own servers, ports and databases,
+// mostly waiting on servers that start and die): together they take about as long as the longest
 const kills = process.env.CHAOS_KILLS ?? "5";
 const chaosPort = Number(process.env.CHAOS_PORT ?? 3157);
 const chaosPg = `crash survival on PostgreSQL, small (a web server, two workers, ${kills} worker kills)`;
 if (pgSkip) skipped(chaosPg, pgSkip);
-await together(`crash survival, small (npm run chaos with ${kills} kills${pgSkip ? "" : "; on SQLite and on PostgreSQL at once"})`, [
-  ["SQLite", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort) }],
-  ...(pgSkip ? [] : [["PostgreSQL", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort + 1) }]]),
+await together(`type-check (tsc) and crash survival, small (npm run chaos with ${kills} kills on SQLite${pgSkip ? "" : " and on PostgreSQL"}), at once`, [
+  ["tsc", [bin("typescript", "bin/tsc"), "--noEmit", "-p", "."]],
+  ["chaos on SQLite", ["--import", "tsx", "scripts/chaos.ts"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort) }],
+  ...(pgSkip ? [] : [["chaos on PostgreSQL", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort + 1) }]]),
 ]);
-step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
-// the same browser tests against a PostgreSQL deployment (a web server and two workers), on the
-// specs that cross processes most: live updates from workers, child runs, alerts, sign-in and roles
-const e2ePg = "end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth, roles)";
-if (pgSkip) skipped(e2ePg, pgSkip);
-else step(e2ePg, [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth", "roles"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
+step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
+// the Playwright suite against the build in Chromium on SQLite, and at the same time the same
+// browser tests against a PostgreSQL deployment (a web server and two workers) on the specs that
+// cross processes most: live updates from workers, child runs, alerts, sign-in and roles. Each has
+// its own server, port (the PostgreSQL one's E2E_PORT + 100; specs' own servers sit at small
+// offsets from it), database and output folder; a suite waits on its browser and server much of
+// the time, so the two overlap on two cores.
+const e2ePort = Number(process.env.E2E_PORT ?? 3123);
+const playwright = bin("@playwright/test", "cli.js");
+const e2ePg = "PostgreSQL: run-lifecycle, timeline, deep-research, alerts, auth, roles";
+if (pgSkip) skipped(`end-to-end tests on ${e2ePg}`, pgSkip);
+await together(`end-to-end tests (playwright) on SQLite${pgSkip ? "" : ", and on PostgreSQL (a web server and two workers) at once"}`, [
+  ["e2e on SQLite", [playwright, "test"], { E2E_PORT: String(e2ePort) }],
+  ...(pgSkip ? [] : [[`e2e on ${e2ePg}`, [playwright, "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth", "roles"], { E2E_POSTGRES: "1", E2E_PORT: String(e2ePort + 100), E2E_STAMP: String(Date.now()) }]]),
+]);
 table();
 console.log("\nall tests passed");

@@ -5,7 +5,9 @@
 //   PostgreSQL: a migrated schema; lib/db/pg-scratch.ts' scratchSchema() builds each scratch schema
 //   from it (SWITCHYARD_TEST_PG_TEMPLATE). Skipped, with the reason, when PostgreSQL is not
 //   reachable (and failed under SWITCHYARD_REQUIRE_POSTGRES=1).
-// The environment variables reach the test workers and the processes they spawn.
+// The environment variables reach the test workers and the processes they spawn. Each vitest
+// project (vitest.config.ts) runs its global setup; the first one makes the templates, the others
+// in the same process wait for them, and the last teardown removes them.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -31,7 +33,23 @@ async function dropStaleTemplates(): Promise<void> {
   }
 }
 
+/** the templates' teardown, shared by the projects of one vitest process */
+const SHARED = Symbol.for("switchyard.test-templates");
+type Shared = { ready: Promise<() => Promise<void>>; users: number };
+
 export default async function setup(): Promise<() => Promise<void>> {
+  const g = globalThis as { [SHARED]?: Shared };
+  const shared = (g[SHARED] ??= { ready: makeTemplates(), users: 0 });
+  shared.users++;
+  const teardown = await shared.ready;
+  return async () => {
+    if (--shared.users > 0) return;
+    delete g[SHARED];
+    await teardown();
+  };
+}
+
+async function makeTemplates(): Promise<() => Promise<void>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-template-"));
   const file = path.join(dir, "template.db");
   await migrateDatabase(`file:${file}`);

@@ -11,6 +11,9 @@
 // out on requests that were never faulted; that is one more fault it must get through.
 //
 // conversation is left out: it has no effects and never calls the model.
+//
+// vitest: isolate — its 800 ms per-attempt timeouts are part of what it tests, so it runs in a
+// process of its own (vitest.config.ts), whose event loop no earlier test file's timers share.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { offlinePlan } from "../workflows/deep-research/effects/offline";
 import { ManualClock } from "../lib/engine/clock";
