@@ -1,9 +1,9 @@
 // npm test — everything: one production build (reused when it is up to date with the sources;
 // built without its own type-check); one type-check (tsc) beside the crash harness on SQLite and
 // PostgreSQL; unit + integration tests (vitest); then the Playwright e2e suite against the build in
-// Debian's Chromium on SQLite, beside its PostgreSQL-deployment specs. Phases that mostly wait run
-// at once: on two cores that saves wall time. Prints each phase's time (and, for the phases run at
-// once, each part's) and a table of them at the end.
+// Debian's Chromium on SQLite, then its PostgreSQL-deployment specs. The type-check and the crash
+// harnesses run at once (they mostly wait on different things). Prints each phase's time (and, for
+// the phases run at once, each part's) and a table of them at the end.
 //
 // PostgreSQL suites skip, with the reason printed, when PostgreSQL is not reachable; with
 // SWITCHYARD_REQUIRE_POSTGRES=1 (CI) an unreachable PostgreSQL fails them instead.
@@ -147,19 +147,13 @@ await together(`type-check (tsc) and crash survival, small (npm run chaos with $
   ...(pgSkip ? [] : [["chaos on PostgreSQL", ["--import", "tsx", "scripts/chaos.ts", "--postgres"], { CHAOS_KILLS: kills, CHAOS_PORT: String(chaosPort + 1) }]]),
 ]);
 step("unit and integration tests (vitest)", [bin("vitest", "vitest.mjs"), "run"]);
-// the Playwright suite against the build in Chromium on SQLite, and at the same time the same
-// browser tests against a PostgreSQL deployment (a web server and two workers) on the specs that
-// cross processes most: live updates from workers, child runs, alerts, sign-in and roles. Each has
-// its own server, port (the PostgreSQL one's E2E_PORT + 100; specs' own servers sit at small
-// offsets from it), database and output folder; a suite waits on its browser and server much of
-// the time, so the two overlap on two cores.
-const e2ePort = Number(process.env.E2E_PORT ?? 3123);
-const playwright = bin("@playwright/test", "cli.js");
-const e2ePg = "PostgreSQL: run-lifecycle, timeline, deep-research, alerts, auth, roles";
-if (pgSkip) skipped(`end-to-end tests on ${e2ePg}`, pgSkip);
-await together(`end-to-end tests (playwright) on SQLite${pgSkip ? "" : ", and on PostgreSQL (a web server and two workers) at once"}`, [
-  ["e2e on SQLite", [playwright, "test"], { E2E_PORT: String(e2ePort) }],
-  ...(pgSkip ? [] : [[`e2e on ${e2ePg}`, [playwright, "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth", "roles"], { E2E_POSTGRES: "1", E2E_PORT: String(e2ePort + 100), E2E_STAMP: String(Date.now()) }]]),
-]);
+step("end-to-end tests (playwright)", [bin("@playwright/test", "cli.js"), "test"]);
+// the same browser tests against a PostgreSQL deployment (a web server and two workers), on the
+// specs that cross processes most: live updates from workers, child runs, alerts, sign-in and
+// roles. After the SQLite suite, not beside it: two servers, their workers and two browsers on two
+// cores turn the specs' waits into load-made timeouts.
+const e2ePg = "end-to-end tests on PostgreSQL (a web server and two workers; run-lifecycle, timeline, deep-research, alerts, auth, roles)";
+if (pgSkip) skipped(e2ePg, pgSkip);
+else step(e2ePg, [bin("@playwright/test", "cli.js"), "test", "run-lifecycle", "timeline", "deep-research", "alerts", "auth", "roles"], { E2E_POSTGRES: "1", E2E_STAMP: String(Date.now()) });
 table();
 console.log("\nall tests passed");
