@@ -77,9 +77,9 @@ export function fitView(l: Layout, w: number, h: number): Viewport {
   return boxView({ x: 0, y: 0, w: l.width, h: l.height }, w, h);
 }
 
-/** A box filling the canvas, centred (at most MAX_FIT_ZOOM; `min` keeps a readable zoom, centred on the box). */
-export function boxView(b: Box, w: number, h: number, min = 0): Viewport {
-  const zoom = Math.max(min, Math.min(fitZoom(b.w, b.h, w, h), MAX_AUTO_ZOOM));
+/** A box filling the canvas, centred (at most `max`, MAX_FIT_ZOOM unless told; `min` keeps a readable zoom, centred on the box). */
+export function boxView(b: Box, w: number, h: number, min = 0, max = MAX_AUTO_ZOOM): Viewport {
+  const zoom = Math.max(min, Math.min(fitZoom(b.w, b.h, w, h), max));
   return { zoom, x: w / 2 - (b.x + b.w / 2) * zoom, y: h / 2 - (b.y + b.h / 2) * zoom };
 }
 
@@ -143,3 +143,26 @@ export function focusOf(l: Layout, s: DiagramFocus): { focus: Box | null; must: 
   const first = abs.get(start.id)!;
   return { focus: union([first, ...next]), must: first };
 }
+
+/**
+ * The overview (compact chips sized to their names, lib/graph's `overview` layouts) is drawn below
+ * a readable zoom, and a view of it is never chosen above this zoom (its names are large already).
+ */
+export const MAX_OVERVIEW_ZOOM = 0.6;
+
+/**
+ * A view of a box in the detailed layout when that is readable (its text 11 px or more), else of
+ * the same box in the overview (at most MAX_OVERVIEW_ZOOM, under a readable zoom, so the overview
+ * is what is drawn there). `boxIn` gives the box in a layout (none: that layout cannot show it).
+ */
+export function readableView(detail: Layout, overview: Layout | null, boxIn: (l: Layout) => Box | undefined, w: number, h: number): { view: Viewport; overview: boolean } | null {
+  const d = boxIn(detail);
+  const dv = d ? boxView(d, w, h) : null;
+  if (dv && dv.zoom >= READABLE_ZOOM) return { view: dv, overview: false };
+  const o = overview ? boxIn(overview) : undefined;
+  if (o) return { view: boxView(o, w, h, 0, Math.min(MAX_OVERVIEW_ZOOM, READABLE_ZOOM - 0.01)), overview: true };
+  return dv ? { view: dv, overview: false } : null;
+}
+
+/** Fit: the whole machine, in the detailed layout when it is readable whole, else in the overview. */
+export const fitBoth = (detail: Layout, overview: Layout | null, w: number, h: number) => readableView(detail, overview, (l) => ({ x: 0, y: 0, w: l.width, h: l.height }), w, h)!;
