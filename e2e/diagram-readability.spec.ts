@@ -151,7 +151,7 @@ async function readDiagram(page: Page): Promise<Reading> {
       const t = nameOf(el) as HTMLElement | undefined;
       if (!t || !clip(t) || parseFloat(getComputedStyle(t).fontSize) * scale < 11) continue;
       named.push(el.getAttribute("data-state")!);
-      if (t.scrollWidth <= t.clientWidth + 1) namedWhole.push(el.getAttribute("data-state")!);
+      if (t.scrollWidth <= t.clientWidth) namedWhole.push(el.getAttribute("data-state")!);
     }
     const labels = [...root.querySelectorAll("[data-edge]")];
     const labelsShown = labels.filter((el) => clip(el)).length;

@@ -178,7 +178,8 @@ function Chip({ name, status, count, human, lines, wide }: { name: string; statu
  * The overview's chip text: CHIP_FONT at zoom 1, so it scales with the diagram like the chip it
  * was laid out for, and never under 11 px on screen (then wider than its chip: cut to it).
  */
-const overviewText = { fontSize: `max(${CHIP_FONT}px, ${screenPx(11)})`, lineHeight: 1.3 };
+// (11.05: a rounding of the zoom does not take it under 11)
+const overviewText = { fontSize: `max(${CHIP_FONT}px, ${screenPx(11.05)})`, lineHeight: 1.3 };
 
 /** A chip of the overview layout: status dot, the whole name (the chip is as wide as it), a collapsed group's count. */
 function OverviewChip({ name, status, count }: { name: string; status: NodeStatus; count?: number }) {

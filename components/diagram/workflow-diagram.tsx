@@ -11,8 +11,8 @@
 import { Background, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node, type ReactFlowState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { aspectOf, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
-import { absoluteBoxes, boxView, chooseView, collapsedAround, fitBoth, fitHeight, fitZoom, focusOf, readableView, withAncestors, type Viewport } from "@/lib/graph/view";
+import { aspectOf, CHIP_FONT, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
+import { absoluteBoxes, boxView, chooseView, MAX_OVERVIEW_ZOOM, collapsedAround, fitBoth, fitHeight, fitZoom, focusOf, readableView, withAncestors, type Viewport } from "@/lib/graph/view";
 import { tagsByNode, type DiagramOverlay, type OverlayTag } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
 import { modeOf, ZoomModeContext } from "./zoom";
@@ -33,6 +33,9 @@ const FIT_SCREEN_FROM = 1024;
 const FIT_SCREEN_MIN = 480;
 /** a phone's canvas cut to the machine keeps at least this height */
 const PHONE_CANVAS_MIN = 240;
+
+/** The overview's names are drawn whole (CHIP_FONT at 11 px or more on screen) from this zoom on. */
+const NAMES_WHOLE_ZOOM = 11 / CHIP_FONT;
 
 /** With every group open the machine must fit at this zoom or more, else groups start collapsed. */
 const OPEN_FIT_ZOOM = 0.5;
@@ -497,8 +500,14 @@ function AutoView({ layout, overview, status, follow, size, opened, onApplied, c
     if (status.active.length === 0) return go(fit(), true);
     const { focus, must } = focusOf(layout, status);
     const v = clear((w, h) => chooseView(layout, w, h, focus, must));
-    // (a run's view below a readable zoom is the whole machine: the overview's)
-    go(v.zoom >= READABLE_ZOOM ? v : fit(), true);
+    // the state with its neighbours: detailed where they fit readably, else in the overview where
+    // they fit with their names whole (11 px or more), else the state detailed in the middle
+    const whole = focus && clear((w, h) => boxView(focus, w, h)).zoom >= READABLE_ZOOM;
+    const near = overview ? focusOf(overview, status).focus : null;
+    const ov = near ? clear((w, h) => boxView(near, w, h, 0, MAX_OVERVIEW_ZOOM)) : null;
+    if (v.zoom >= READABLE_ZOOM && (whole || !ov || ov.zoom < NAMES_WHOLE_ZOOM)) go(v, true);
+    else if (ov && ov.zoom >= NAMES_WHOLE_ZOOM) go(ov, true);
+    else go(v.zoom >= READABLE_ZOOM ? v : fit(), true);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [flow, layout, overview, size.w, size.h, target, opened]);
   return null;

@@ -113,8 +113,11 @@ const CHIP_DOT = 0.75;
 /** a chip's size in the overview layout: its whole name (and a collapsed group's count) on one line */
 export function chipSize(name: string, hidden?: number): { width: number; height: number } {
   const chars = name.length + (hidden !== undefined ? 2 + String(hidden).length + 1 : 0);
-  return { width: Math.ceil((chars * 0.6 + 2 * CHIP_PAD + CHIP_DOT) * CHIP_FONT), height: Math.ceil(CHIP_FONT * 1.3 + 2 * CHIP_PAD * CHIP_FONT) };
+  // (a monospace character is 0.6 em; a little more so that rounding at any zoom never cuts the last one)
+  return { width: Math.ceil((chars * 0.6 + 0.3 + 2 * CHIP_PAD + CHIP_DOT) * CHIP_FONT), height: Math.ceil(CHIP_FONT * 1.3 + 2 * CHIP_PAD * CHIP_FONT) };
 }
+/** room under an overview group's header for the tags over its first states' top edges */
+const GROUP_TAG_ROOM = 24;
 /** Line height of node lists and edge labels (px). */
 export const LINE_H = 16;
 /** Edge labels are set in a 12 px monospace font: every character is 0.6 em wide. */
@@ -338,7 +341,7 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
       delete node.width;
       delete node.height;
       node.layoutOptions = {
-        "elk.padding": overview ? `[top=${chipSize(s.name).height},left=12,bottom=12,right=12]` : `[top=${40 + (lines ? 8 + lines * LINE_H : 0)},left=16,bottom=16,right=16]`,
+        "elk.padding": overview ? `[top=${chipSize(s.name).height + GROUP_TAG_ROOM},left=12,bottom=12,right=12]` : `[top=${40 + (lines ? 8 + lines * LINE_H : 0)},left=16,bottom=16,right=16]`,
         "elk.direction": s.type === "parallel" ? "RIGHT" : direction,
       };
     }

@@ -100,6 +100,10 @@ export function chooseView(l: Layout, w: number, h: number, focus: Box | null, m
     if (keep) v = Math.min(Math.max(v, keep[1] - half + margin), keep[0] + half - margin);
     return v;
   };
+  // a focus too large to show whole at a readable zoom: the state itself in the middle (its
+  // neighbours' edges lead off every side), not pushed to a corner by the machine's edge (a state
+  // larger than the view, a group, keeps its top left corner in view instead)
+  if (must && fitZoom(f.w, f.h, w, h) < zoom && fitZoom(must.w, must.h, w, h) >= zoom) return { zoom, x: w / 2 - (must.x + must.w / 2) * zoom, y: h / 2 - (must.y + must.h / 2) * zoom };
   const cx = axis(f.x + f.w / 2, l.width, w, must ? [must.x, must.x + must.w] : null);
   const cy = axis(f.y + f.h / 2, l.height, h, must ? [must.y, must.y + must.h] : null);
   return { zoom, x: w / 2 - cx * zoom, y: h / 2 - cy * zoom };
