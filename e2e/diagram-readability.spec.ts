@@ -10,6 +10,8 @@ import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { pendingReviewFor } from "./helpers";
 import fs from "node:fs";
+/** the overview chips' text size at zoom 1 (CHIP_FONT in lib/graph/layout.ts) */
+const CHIP_FONT = 28;
 
 const SHOTS = "/tmp/diagram-shots";
 async function shot(page: Page, name: string) {
@@ -194,7 +196,7 @@ function check(r: Reading, where: string) {
   expect(r.toolbarBottom, `${where}: the controls sit above the canvas`).toBeLessThanOrEqual(r.canvasTop + 0.5);
 }
 
-/** After Fit, at least this share of the top-level states have their names drawn whole. */
+/** After Fit, at least this share of the top-level states have their names drawn whole (where the zoom allows it). */
 const MIN_WHOLE = 0.75;
 
 /** After Fit: the whole machine in the canvas, no label cut, readable or hidden text, a minimap. */
@@ -206,9 +208,11 @@ async function checkFit(page: Page, where: string) {
   expect(r.cut, `${where}: edge labels cut by the canvas edge`).toEqual([]);
   expect(r.minimap, `${where}: a minimap`).toBe(true);
   // semantic zoom keeps the machine readable whole: every top-level state's name is drawn at 11 px
-  // or more, and most of them whole (a name is cut only where the machine is too wide for it)
+  // or more, and where the zoom lets the overview's chip text (28 px) be 11 px, most of them whole
+  // (below, the machine is too large for its chips: a name keeps 11 px and is cut to its chip)
   expect(r.named, `${where}: top-level states with their name drawn at ≥ 11 px`).toEqual(r.topLevel);
-  expect(r.namedWhole.length, `${where}: names drawn whole (${r.namedWhole.join(", ")} of ${r.topLevel.join(", ")})`).toBeGreaterThanOrEqual(Math.ceil(MIN_WHOLE * r.topLevel.length));
+  if (r.scale * CHIP_FONT >= 11.05)
+    expect(r.namedWhole.length, `${where}: names drawn whole (${r.namedWhole.join(", ")} of ${r.topLevel.join(", ")})`).toBeGreaterThanOrEqual(Math.ceil(MIN_WHOLE * r.topLevel.length));
   return r;
 }
 

@@ -472,8 +472,8 @@ function AutoView({ layout, overview, status, follow, size, opened, onApplied, c
     const groupBox = opened ? abs.get(opened) : undefined;
     // the whole machine: detailed where it is readable whole, else the overview
     const fit = () => clear((w, h) => fitBoth(layout, overview, w, h).view);
-    // a box (an opened group): the same way
-    const boxOf = (id: string) => clear((w, h) => readableView(layout, overview, (x) => (x === layout ? abs : absOver)?.get(id), w, h)?.view ?? boxView(abs.get(id)!, w, h));
+    // a box (an opened group): the same way, filling the canvas
+    const boxOf = (id: string) => clear((w, h) => readableView(layout, overview, (x) => (x === layout ? abs : absOver)?.get(id), w, h, READABLE_ZOOM)?.view ?? boxView(abs.get(id)!, w, h));
     control.current = {
       fit: () => go(fit(), true),
       box: (id) => {

@@ -156,15 +156,15 @@ export const MAX_OVERVIEW_ZOOM = 0.6;
 
 /**
  * A view of a box in the detailed layout when that is readable (its text 11 px or more), else of
- * the same box in the overview (at most MAX_OVERVIEW_ZOOM, under a readable zoom, so the overview
- * is what is drawn there). `boxIn` gives the box in a layout (none: that layout cannot show it).
+ * the same box in the overview (at most `max`, MAX_OVERVIEW_ZOOM unless told, and under a
+ * readable zoom, so the overview is what is drawn there). `boxIn` gives the box in a layout (none: that layout cannot show it).
  */
-export function readableView(detail: Layout, overview: Layout | null, boxIn: (l: Layout) => Box | undefined, w: number, h: number): { view: Viewport; overview: boolean } | null {
+export function readableView(detail: Layout, overview: Layout | null, boxIn: (l: Layout) => Box | undefined, w: number, h: number, max = MAX_OVERVIEW_ZOOM): { view: Viewport; overview: boolean } | null {
   const d = boxIn(detail);
   const dv = d ? boxView(d, w, h) : null;
   if (dv && dv.zoom >= READABLE_ZOOM) return { view: dv, overview: false };
   const o = overview ? boxIn(overview) : undefined;
-  if (o) return { view: boxView(o, w, h, 0, Math.min(MAX_OVERVIEW_ZOOM, READABLE_ZOOM - 0.01)), overview: true };
+  if (o) return { view: boxView(o, w, h, 0, Math.min(max, READABLE_ZOOM - 0.01)), overview: true };
   return dv ? { view: dv, overview: false } : null;
 }
 
