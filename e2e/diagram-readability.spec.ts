@@ -10,6 +10,8 @@ import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { expectInFirstScreen, expectWorkflowSaved, pendingReviewFor } from "./helpers";
 import fs from "node:fs";
+/** the overview chips' text size at zoom 1 (CHIP_FONT in lib/graph/layout.ts) */
+const CHIP_FONT = 28;
 
 const SHOTS = "/tmp/diagram-shots";
 async function shot(page: Page, name: string) {
@@ -43,6 +45,12 @@ interface Reading {
   labelsHidden: number;
   /** texts in states and labels not drawn at this zoom (semantic zoom) */
   textsHidden: number;
+  /** the top-level states drawn (wholly or partly in the canvas) */
+  topLevel: string[];
+  /** those whose name is drawn at 11 px or more on screen (whole or cut with an ellipsis) */
+  named: string[];
+  /** those whose name is drawn whole */
+  namedWhole: string[];
 }
 
 /** Reads the diagram's label boxes as drawn: getBoundingClientRect clipped by overflow, font size × scale. */
@@ -131,6 +139,22 @@ async function readDiagram(page: Page): Promise<Reading> {
     const mm = root.querySelector(".react-flow__minimap");
     // a minimap that draws the machine (its states as rects), not an empty box
     const minimap = !!mm && mm.getBoundingClientRect().width > 0 && mm.querySelectorAll("rect.react-flow__minimap-node").length > 0;
+    // each top-level state's name: a text in its own box reading the name (the id's last part)
+    const top = [...root.querySelectorAll(".react-flow__node [data-state]")].filter((el) => {
+      const id = el.getAttribute("data-state")!;
+      const b = el.getBoundingClientRect();
+      return !id.includes(".") && b.right > canvas.left && b.left < canvas.right && b.bottom > canvas.top && b.top < canvas.bottom;
+    });
+    const nameOf = (el: Element) =>
+      [...el.querySelectorAll("*")].find((t) => ownText(t) && t.closest("[data-state]") === el && (t.textContent ?? "").trim() === el.getAttribute("data-state")!.split(".").pop());
+    const named: string[] = [];
+    const namedWhole: string[] = [];
+    for (const el of top) {
+      const t = nameOf(el) as HTMLElement | undefined;
+      if (!t || !clip(t) || parseFloat(getComputedStyle(t).fontSize) * scale < 11) continue;
+      named.push(el.getAttribute("data-state")!);
+      if (t.scrollWidth <= t.clientWidth) namedWhole.push(el.getAttribute("data-state")!);
+    }
     const labels = [...root.querySelectorAll("[data-edge]")];
     const labelsShown = labels.filter((el) => clip(el)).length;
     return {
@@ -150,6 +174,9 @@ async function readDiagram(page: Page): Promise<Reading> {
       labelsShown,
       labelsHidden: labels.length - labelsShown,
       textsHidden: texts.filter((el) => !clip(el)).length,
+      topLevel: top.map((el) => el.getAttribute("data-state")!),
+      named,
+      namedWhole,
     };
   });
 }
@@ -157,7 +184,7 @@ async function readDiagram(page: Page): Promise<Reading> {
 const REPORT = `${SHOTS}/zoom-report.txt`;
 
 function check(r: Reading, where: string) {
-  const line = `${where}: zoom ${r.zoomShown} (scale ${r.scale.toFixed(3)}), smallest visible text ${r.minPx.toFixed(1)} px (${r.smallest}), ${r.texts - r.textsHidden} of ${r.texts} texts drawn, edge labels ${r.labelsShown} shown / ${r.labelsHidden} hidden, ${r.overlaps.length} overlapping pair(s)`;
+  const line = `${where}: zoom ${r.zoomShown} (scale ${r.scale.toFixed(3)}), smallest visible text ${r.minPx.toFixed(1)} px (${r.smallest}), ${r.texts - r.textsHidden} of ${r.texts} texts drawn, top-level names ${r.named.length} of ${r.topLevel.length} drawn (${r.namedWhole.length} whole), edge labels ${r.labelsShown} shown / ${r.labelsHidden} hidden, ${r.overlaps.length} overlapping pair(s)`;
   console.log(line);
   fs.mkdirSync(SHOTS, { recursive: true });
   fs.appendFileSync(REPORT, `${line}\n`);
@@ -169,6 +196,9 @@ function check(r: Reading, where: string) {
   expect(r.toolbarBottom, `${where}: the controls sit above the canvas`).toBeLessThanOrEqual(r.canvasTop + 0.5);
 }
 
+/** After Fit, at least this share of the top-level states have their names drawn whole (where the zoom allows it). */
+const MIN_WHOLE = 0.75;
+
 /** After Fit: the whole machine in the canvas, no label cut, readable or hidden text, a minimap. */
 async function checkFit(page: Page, where: string) {
   await page.getByTestId("diagram-toolbar").getByRole("button", { name: "Fit", exact: true }).click();
@@ -177,6 +207,12 @@ async function checkFit(page: Page, where: string) {
   expect(r.outside, `${where}: top-level states outside the canvas after Fit`).toEqual([]);
   expect(r.cut, `${where}: edge labels cut by the canvas edge`).toEqual([]);
   expect(r.minimap, `${where}: a minimap`).toBe(true);
+  // semantic zoom keeps the machine readable whole: every top-level state's name is drawn at 11 px
+  // or more, and where the zoom lets the overview's chip text (28 px) be 11 px, most of them whole
+  // (below, the machine is too large for its chips: a name keeps 11 px and is cut to its chip)
+  expect(r.named, `${where}: top-level states with their name drawn at ≥ 11 px`).toEqual(r.topLevel);
+  if (r.scale * CHIP_FONT >= 11.05)
+    expect(r.namedWhole.length, `${where}: names drawn whole (${r.namedWhole.join(", ")} of ${r.topLevel.join(", ")})`).toBeGreaterThanOrEqual(Math.ceil(MIN_WHOLE * r.topLevel.length));
   return r;
 }
 

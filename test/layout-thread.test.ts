@@ -8,7 +8,7 @@ import { deriveGraph } from "../lib/graph/derive";
 import { layoutOffThread, stopLayoutThread, type LayoutEvent } from "../lib/graph/elk-thread";
 import { clearLayoutCache, layoutPackOf } from "../lib/graph";
 import { absoluteBoxes, collapsedAround } from "../lib/graph/view";
-import { elkGraphOf, fallbackLayout, groupsOf, unpackLayouts, variantKey } from "../lib/graph/layout";
+import { chipSize, elkGraphOf, fallbackLayout, groupsOf, unpackLayouts, variantKey } from "../lib/graph/layout";
 import { loopMachine } from "./fixtures/workflows/loop/machine";
 import { findWorkflow } from "../lib/machines/registry";
 
@@ -90,13 +90,20 @@ describe("layout off the request thread", () => {
     expect(l.edges.some((e) => e.label && e.label.rows.length > 0)).toBe(true);
   });
 
-  it("the server's pack holds both aspect buckets with groups open and collapsed, and is cached", async () => {
+  it("the server's pack holds both aspect buckets with groups open and collapsed, each detailed and as the overview, and is cached", async () => {
     clearLayoutCache();
     const def = findWorkflow("nest")!;
     const events: LayoutEvent[] = [];
     const pack = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
     const groups = groupsOf(pack.graph).map((g) => g.id).sort();
-    expect(pack.variants.map((v) => `${v.aspect}:${v.collapsed.join(",")}`).sort()).toEqual([`landscape:${groups.join(",")}`, "landscape:", `portrait:${groups.join(",")}`, "portrait:"].sort());
+    const four = [`landscape:${groups.join(",")}`, "landscape:", `portrait:${groups.join(",")}`, "portrait:"];
+    expect(pack.variants.map((v) => `${v.aspect}:${v.collapsed.join(",")}${v.overview ? ":overview" : ""}`).sort()).toEqual([...four, ...four.map((k) => `${k}:overview`)].sort());
+    // the overview: no label boxes taking room (a label has a place to show on hover), chips as wide as their names
+    for (const v of pack.variants.filter((x) => x.overview)) {
+      const detailed = pack.variants.find((x) => !x.overview && x.aspect === v.aspect && x.collapsed.join() === v.collapsed.join())!;
+      expect(v.width * v.height).toBeLessThan(detailed.width * detailed.height);
+      for (const n of v.nodes.filter((x) => !x.state.type.match(/compound|parallel/) || x.hidden !== undefined)) expect(n.width).toBe(chipSize(n.state.name, n.hidden).width);
+    }
     // one batch laid them all out; asking again is answered from the cache
     expect(events.filter((e) => e.kind === "started")).toHaveLength(1);
     const again = await layoutPackOf(def, { deadline: never, onEvent: (e) => events.push(e) });
@@ -115,11 +122,11 @@ describe("layout off the request thread", () => {
     expect(around).toContain("BUILD.RIGHT");
     expect(around).toContain("PLAN");
     const mine = pack.variants.filter((v) => variantKey(v.collapsed) === variantKey(around));
-    expect(mine.map((v) => v.aspect).sort()).toEqual(["landscape", "portrait"]);
+    expect(mine.map((v) => `${v.aspect}${v.overview ? ":overview" : ""}`).sort()).toEqual(["landscape", "landscape:overview", "portrait", "portrait:overview"]);
     // the run's state is drawn in it, its group open
     for (const v of mine) expect(v.nodes.some((n) => n.id === "BUILD.LEFT.Store")).toBe(true);
-    // a run at the top level (every group collapsed) needs nothing beyond the standard four
-    expect((await layoutPackOf(def, {}, ["DONE"])).variants).toHaveLength(4);
+    // a run at the top level (every group collapsed) needs nothing beyond the standard four (each twice)
+    expect((await layoutPackOf(def, {}, ["DONE"])).variants).toHaveLength(8);
   });
 
   it("the fallback draws each label under its edge's state, headed by where it leads, clear of the states and of each other", () => {

@@ -2,7 +2,7 @@
 import { Handle, Position, useStore, type NodeProps, type ReactFlowState } from "@xyflow/react";
 import { memo, useCallback } from "react";
 import type { GraphState, GraphTransition } from "@/lib/graph/derive";
-import { labelLine } from "@/lib/graph/layout";
+import { CHIP_FONT, labelLine } from "@/lib/graph/layout";
 import type { OverlayTag, OverlayTone } from "@/lib/graph/overlay";
 import { Breakable, screenPx, useZoomMode, type ZoomMode } from "./zoom";
 
@@ -35,6 +35,8 @@ export interface StateNodeData extends Record<string, unknown> {
   badges?: OverlayTag[];
   /** the node's laid-out size (zoom 1): how much text its chip has room for */
   box?: { w: number; h: number };
+  /** drawn in the overview layout: a chip sized to its name in CHIP_FONT (lib/graph/layout.ts) */
+  overview?: boolean;
   /** the node's side of the machine: a row of tags wider than the node grows towards the machine's middle, not past the canvas's edge */
   side?: "left" | "right";
 }
@@ -172,12 +174,30 @@ function Chip({ name, status, count, human, lines, wide }: { name: string; statu
   );
 }
 
+/**
+ * The overview's chip text: CHIP_FONT at zoom 1, so it scales with the diagram like the chip it
+ * was laid out for, and never under 11 px on screen (then wider than its chip: cut to it).
+ */
+// (11.05: a rounding of the zoom does not take it under 11)
+const overviewText = { fontSize: `max(${CHIP_FONT}px, ${screenPx(11.05)})`, lineHeight: 1.3 };
+
+/** A chip of the overview layout: status dot, the whole name (the chip is as wide as it), a collapsed group's count. */
+function OverviewChip({ name, status, count }: { name: string; status: NodeStatus; count?: number }) {
+  return (
+    <div className="flex min-w-0 items-center overflow-hidden" style={{ ...overviewText, gap: "0.3em" }}>
+      {status === "active" || status === "waiting" || status === "failed" ? <StatusDot status={status} size="0.45em" /> : <span className="shrink-0" style={{ width: "0.45em" }} />}
+      <span className="min-w-0 truncate font-mono font-semibold text-slate-900 dark:text-slate-100">{name}</span>
+      {count !== undefined && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400">▸ {count}</span>}
+    </div>
+  );
+}
+
 // Every text in a node is at least 12 px at zoom 1 (MIN_FONT in lib/graph/layout.ts) and drawn
 // only at a zoom where it is 11 px or more on screen; below that zoom the node is a chip whose
 // name and badges keep their size on screen (zoom.tsx), and at the smallest zoom a coloured box.
 function StateNodeView({ data }: NodeProps) {
   const d = data as StateNodeData;
-  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box, side } = d;
+  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box, side, overview } = d;
   const mode = useZoomMode();
   // a chip's text never spills out of its box: as many lines as the box holds on screen, the rest in the tooltip
   const lines = useStore(useCallback((st: ReactFlowState) => (box ? chipLines(box.h, st.transform[2]) : 2), [box]));
@@ -193,13 +213,16 @@ function StateNodeView({ data }: NodeProps) {
       data-mode={mode}
       title={detail && !collapsed ? undefined : nodeTitle(d)}
       data-outlined={outlined ? "" : undefined}
+      style={overview ? { paddingInline: `${CHIP_FONT * 0.45}px`, paddingBlock: 0 } : undefined}
       className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? `px-3 ${tags?.length ? "pb-2 pt-3" : "py-2"}` : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
       {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
       {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} side={side} />}
       {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" side={side} />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
-      {detail ? (
+      {overview ? (
+        mode !== "dot" && <OverviewChip name={state.name} status={status} count={count} />
+      ) : detail ? (
         <>
           <div className="flex min-w-0 items-center gap-2">
             <StatusDot status={status} />
@@ -258,12 +281,13 @@ function AlertBadge({ message, mode, inline = false }: { message: string; mode: 
 }
 
 function GroupNodeView({ data }: NodeProps) {
-  const { state, status, alert, onToggle, tags, badges } = data as StateNodeData;
+  const { state, status, alert, onToggle, tags, badges, overview } = data as StateNodeData;
   const mode = useZoomMode();
-  const detail = mode === "detail";
+  // (the overview's header is set like its chips: CHIP_FONT, at least 11 px on screen)
+  const detail = mode === "detail" && !overview;
   const scaled = detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) };
   // below a readable zoom the header keeps its size on screen: drawn only where the group's top band holds it
-  const head = useStore(useCallback((st: ReactFlowState) => GROUP_HEAD * st.transform[2] >= 22, []));
+  const head = useStore(useCallback((st: ReactFlowState) => overview || GROUP_HEAD * st.transform[2] >= 22, [overview]));
   return (
     <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} data-mode={mode} title={detail ? undefined : state.name} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
       {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
@@ -271,8 +295,8 @@ function GroupNodeView({ data }: NodeProps) {
       {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {(detail || (mode === "chip" && head)) && (
-        <div className="flex min-w-0 items-center gap-2 overflow-hidden px-3 py-1.5" style={detail ? undefined : { paddingBlock: screenPx(3), paddingInline: screenPx(8) }}>
-          <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200" style={detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) }}>{state.name}</span>
+        <div className="flex min-w-0 items-center gap-2 overflow-hidden px-3 py-1.5" style={detail ? undefined : overview ? { paddingBlock: CHIP_FONT * 0.5, paddingInline: 12 } : { paddingBlock: screenPx(3), paddingInline: screenPx(8) }}>
+          <span className="truncate font-mono text-[13px] font-semibold leading-5 text-slate-700 dark:text-slate-200" style={detail ? undefined : overview ? overviewText : { fontSize: screenPx(12), lineHeight: screenPx(16) }}>{state.name}</span>
           {detail && state.type === "parallel" && <span className="whitespace-nowrap text-[12px] leading-4 text-slate-600 dark:text-slate-400">parallel regions</span>}
           {onToggle && (
             <button type="button" data-testid="group-collapse" onClick={() => onToggle(state.id)} style={scaled} className="nodrag nopan ml-auto whitespace-nowrap rounded border border-slate-300 bg-white px-1.5 text-[12px] leading-4 text-slate-600 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800">

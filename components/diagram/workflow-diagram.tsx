@@ -11,8 +11,8 @@
 import { Background, MarkerType, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node, type ReactFlowState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { aspectOf, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
-import { absoluteBoxes, boxView, chooseView, collapsedAround, fitHeight, fitView, fitZoom, focusOf, withAncestors } from "@/lib/graph/view";
+import { aspectOf, CHIP_FONT, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
+import { absoluteBoxes, boxView, chooseView, MAX_OVERVIEW_ZOOM, collapsedAround, fitBoth, fitHeight, fitZoom, focusOf, readableView, withAncestors, type Viewport } from "@/lib/graph/view";
 import { tagsByNode, type DiagramOverlay, type OverlayTag } from "@/lib/graph/overlay";
 import { GroupNode, StateNode, type NodeStatus } from "./state-node";
 import { modeOf, ZoomModeContext } from "./zoom";
@@ -33,6 +33,9 @@ const FIT_SCREEN_FROM = 1024;
 const FIT_SCREEN_MIN = 480;
 /** a phone's canvas cut to the machine keeps at least this height */
 const PHONE_CANVAS_MIN = 240;
+
+/** The overview's names are drawn whole (CHIP_FONT at 11 px or more on screen) from this zoom on. */
+const NAMES_WHOLE_ZOOM = 11 / CHIP_FONT;
 
 /** With every group open the machine must fit at this zoom or more, else groups start collapsed. */
 const OPEN_FIT_ZOOM = 0.5;
@@ -140,24 +143,24 @@ function Diagram({
     const cache = new Map<string, Promise<Layout>>();
     const ready = new Map<string, Layout>();
     for (const l of list) {
-      ready.set(variantKey(l.collapsed, l.aspect ?? "landscape"), l);
-      cache.set(variantKey(l.collapsed, l.aspect ?? "landscape"), Promise.resolve(l));
+      ready.set(variantKey(l.collapsed, l.aspect ?? "landscape", l.overview), l);
+      cache.set(variantKey(l.collapsed, l.aspect ?? "landscape", l.overview), Promise.resolve(l));
     }
-    return { base: { list, ready }, cache };
+    return { base: { list, ready, first: list.find((l) => !l.overview) ?? list[0] }, cache };
   }, [given]);
   const graph = base.list[0].graph;
   const groups = useMemo(() => groupsOf(graph), [graph]);
   /** a variant drawn now if it is at hand (the same groups in the other aspect will do while the right one is laid out) */
   const atHand = useCallback(
-    (collapsed: string[], a: Aspect) => base.ready.get(variantKey(collapsed, a)) ?? base.list.find((l) => variantKey(l.collapsed) === variantKey(collapsed)) ?? null,
+    (collapsed: string[], a: Aspect, overview = false) => base.ready.get(variantKey(collapsed, a, overview)) ?? base.list.find((l) => !!l.overview === overview && variantKey(l.collapsed) === variantKey(collapsed)) ?? null,
     [base],
   );
   const get = useCallback(
-    (collapsed: string[], a: Aspect) => {
-      const key = variantKey(collapsed, a);
+    (collapsed: string[], a: Aspect, overview = false) => {
+      const key = variantKey(collapsed, a, overview);
       let p = cache.get(key);
       if (!p) {
-        p = layoutGraph(graph, { collapsed, aspect: a }).then((l) => {
+        p = layoutGraph(graph, { collapsed, aspect: a, overview }).then((l) => {
           base.ready.set(key, l);
           return l;
         });
@@ -183,17 +186,20 @@ function Diagram({
     return [...closed, ...groups.filter((g) => overrides[g.id] === undefined && shut.has(g.id) && !closed.includes(g.id)).map((g) => g.id)];
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [size?.w, size?.h, aspect, around, JSON.stringify(overrides), autoCollapse, groups, atHand]);
-  const [shown, setShown] = useState<{ layout: Layout; decided: boolean }>(() => ({ layout: base.list[0], decided: false }));
+  // each variant twice: the detailed diagram, and the overview drawn below a readable zoom
+  const [shown, setShown] = useState<{ layout: Layout; overview: Layout | null; decided: boolean }>(() => ({ layout: base.first, overview: null, decided: false }));
   useEffect(() => {
     if (!wanted) return;
     // draw what is at hand at once (no blank canvas), the right variant when it is laid out
     const now = atHand(wanted, aspect);
-    const final = !!now && ((now.aspect ?? "landscape") === aspect || !("variants" in given));
-    if (now) setShown((old) => (old.layout === now && old.decided === final ? old : { layout: now, decided: final }));
+    const over = atHand(wanted, aspect, true);
+    const exact = (x: Layout | null) => !!x && ((x.aspect ?? "landscape") === aspect || !("variants" in given));
+    const final = exact(now) && exact(over);
+    if (now) setShown((old) => (old.layout === now && old.overview === over && old.decided === final ? old : { layout: now, overview: over, decided: final }));
     if (final) return;
     let cancelled = false;
-    get(wanted, aspect)
-      .then((l) => !cancelled && setShown({ layout: l, decided: true }))
+    Promise.all([get(wanted, aspect), get(wanted, aspect, true).catch(() => null)])
+      .then(([l, o]) => !cancelled && setShown({ layout: l, overview: o, decided: true }))
       .catch(() => !cancelled && setShown((old) => ({ ...old, decided: true })));
     return () => {
       cancelled = true;
@@ -201,7 +207,11 @@ function Diagram({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [wanted?.join(), aspect, get, atHand]);
 
-  const l = shown.layout;
+  // below a readable zoom the overview is drawn (chips sized to their names, closer together)
+  const mode = useStore((st: ReactFlowState) => modeOf(st.transform[2]));
+  const l = mode !== "detail" && shown.overview ? shown.overview : shown.layout;
+  /** the layout Fit draws at this canvas: the one the phone's canvas is cut to */
+  const fitted = size && shown.overview && fitBoth(shown.layout, shown.overview, size.w, size.h).overview ? shown.overview : shown.layout;
   // fitScreen: on a wide screen the diagram ends within the first screen; on a phone its canvas is
   // no taller than the machine needs at Fit (no blank band above and below a wide machine)
   useLayoutEffect(() => {
@@ -219,13 +229,13 @@ function Diagram({
       }
       if (window.matchMedia(`(min-width: ${MINIMAP_FROM}px)`).matches || c.clientHeight === 0) return;
       natural.current = c.clientHeight;
-      const need = Math.max(PHONE_CANVAS_MIN, fitHeight(l.width, l.height, c.clientWidth, c.clientHeight));
+      const need = Math.max(PHONE_CANVAS_MIN, fitHeight(fitted.width, fitted.height, c.clientWidth, c.clientHeight));
       if (need < c.clientHeight - 8) el.style.height = `${el.offsetHeight - c.clientHeight + need}px`;
     };
     fit();
     window.addEventListener("resize", fit);
     return () => window.removeEventListener("resize", fit);
-  }, [fitScreen, l]);
+  }, [fitScreen, fitted]);
   const [openedGroup, setOpenedGroup] = useState<string | null>(null);
   const toggle = useCallback(
     (id: string) => {
@@ -288,6 +298,7 @@ function Diagram({
           outlined: painted.outline === n.id,
           hidden: n.hidden,
           box: { w: n.width, h: n.height },
+          overview: !!l.overview,
           side: (abs.get(n.id)?.x ?? n.x) + n.width / 2 > l.width / 2 ? "right" : "left",
           onToggle: collapsible.has(n.id) ? toggle : undefined,
         },
@@ -329,8 +340,9 @@ function Diagram({
     return { ...m, active: [painted.outline] };
   }, [m, painted]);
   const [ready, setReady] = useState(false);
-  const mode = useStore((st: ReactFlowState) => modeOf(st.transform[2]));
   const view = useRef<ViewControl | null>(null);
+  /** the layout a view AutoView set is for, while the drawn one still differs (no anchoring then) */
+  const intended = useRef<"detail" | "overview" | null>(null);
   /** when the person last panned or zoomed (the view then stops moving by itself for a while) */
   const touched = useRef(0);
   const trail = openedGroup && l.nodes.some((n) => n.id === openedGroup && n.hidden === undefined) ? withAncestors(openedGroup) : [];
@@ -395,8 +407,9 @@ function Diagram({
           />
           <ZoomVar />
           {size && size.w > 0 && size.h > 0 && shown.decided && (
-            <AutoView layout={l} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} touched={touched} />
+            <AutoView layout={shown.layout} overview={shown.overview} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} touched={touched} intended={intended} />
           )}
+          {size && <Anchor drawn={l} size={size} intended={intended} />}
         </ReactFlow>
         </ZoomModeContext.Provider>
       </div>
@@ -425,13 +438,14 @@ interface ViewControl {
  * moves: Fit on a workflow, the focus state on a run, the opened group after a click on it. A
  * person who pans or zooms takes over for a while.
  */
-function AutoView({ layout, status, follow, size, opened, onApplied, control, touched }: { layout: Layout; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null }; touched: { current: number } }) {
+function AutoView({ layout, overview, status, follow, size, opened, onApplied, control, touched, intended }: { layout: Layout; overview: Layout | null; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null }; touched: { current: number }; intended: { current: "detail" | "overview" | null } }) {
   const flow = useReactFlow();
   const first = useRef(true);
   /** the opened group the view last zoomed into */
   const zoomedInto = useRef<string | null>(null);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
   const abs = useMemo(() => absoluteBoxes(layout), [layout]);
+  const absOver = useMemo(() => (overview ? absoluteBoxes(overview) : null), [overview]);
   // a view chosen here keeps clear of the minimap's corner: in the canvas without its strip on the
   // right or without its band at the bottom, whichever leaves the larger zoom
   const clear = useCallback(
@@ -443,17 +457,27 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control, to
     [size.w, size.h],
   );
   useEffect(() => {
-    const go = (v: { x: number; y: number; zoom: number }, animate: boolean) =>
+    const go = (v: Viewport, animate: boolean) => {
+      // the layout drawn at the new zoom: the drawn one switching to it is no zoom of the person's to anchor
+      const to = v.zoom >= READABLE_ZOOM || !overview ? "detail" : "overview";
+      const now = flow.getViewport().zoom >= READABLE_ZOOM || !overview ? "detail" : "overview";
+      intended.current = to === now ? null : to;
+      return goTo(v, animate);
+    };
+    const goTo = (v: Viewport, animate: boolean) =>
       void flow.setViewport(v, { duration: animate && !first.current ? 300 : 0 }).then(() => {
         first.current = false;
         onApplied();
       });
     const groupBox = opened ? abs.get(opened) : undefined;
+    // the whole machine: detailed where it is readable whole, else the overview
+    const fit = () => clear((w, h) => fitBoth(layout, overview, w, h).view);
+    // a box (an opened group): the same way, filling the canvas
+    const boxOf = (id: string) => clear((w, h) => readableView(layout, overview, (x) => (x === layout ? abs : absOver)?.get(id), w, h, READABLE_ZOOM)?.view ?? boxView(abs.get(id)!, w, h));
     control.current = {
-      fit: () => go(clear((w, h) => fitView(layout, w, h)), true),
+      fit: () => go(fit(), true),
       box: (id) => {
-        const b = abs.get(id);
-        if (b) go(clear((w, h) => boxView(b, w, h)), true);
+        if (abs.get(id)) go(boxOf(id), true);
       },
       node: (id) => {
         const b = abs.get(id);
@@ -468,16 +492,62 @@ function AutoView({ layout, status, follow, size, opened, onApplied, control, to
     if (opened && !openedDrawn && !first.current) return;
     if (openedDrawn && zoomedInto.current !== opened) {
       zoomedInto.current = opened;
-      return go(clear((w, h) => boxView(groupBox!, w, h)), true);
+      return go(boxOf(opened!), true);
     }
     if (!opened) zoomedInto.current = null;
     if (!first.current && Date.now() - touched.current < 15_000) return;
-    if (openedDrawn) return go(clear((w, h) => boxView(groupBox!, w, h)), true);
-    if (status.active.length === 0) return go(clear((w, h) => fitView(layout, w, h)), true);
+    if (openedDrawn) return go(boxOf(opened!), true);
+    if (status.active.length === 0) return go(fit(), true);
     const { focus, must } = focusOf(layout, status);
-    go(clear((w, h) => chooseView(layout, w, h, focus, must)), true);
+    const v = clear((w, h) => chooseView(layout, w, h, focus, must));
+    // the state with its neighbours: detailed where they fit readably, else in the overview where
+    // they fit with their names whole (11 px or more), else the state detailed in the middle
+    const whole = focus && clear((w, h) => boxView(focus, w, h)).zoom >= READABLE_ZOOM;
+    const near = overview ? focusOf(overview, status).focus : null;
+    const ov = near ? clear((w, h) => boxView(near, w, h, 0, MAX_OVERVIEW_ZOOM)) : null;
+    if (v.zoom >= READABLE_ZOOM && (whole || !ov || ov.zoom < NAMES_WHOLE_ZOOM)) go(v, true);
+    else if (ov && ov.zoom >= NAMES_WHOLE_ZOOM) go(ov, true);
+    else go(v.zoom >= READABLE_ZOOM ? v : fit(), true);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [flow, layout, size.w, size.h, target, opened]);
+  }, [flow, layout, overview, size.w, size.h, target, opened]);
+  return null;
+}
+
+/**
+ * When the person's zoom crosses the readable zoom the drawn layout changes (overview ⇄ detailed):
+ * the state nearest the canvas's middle stays where it was on screen, at the same zoom.
+ */
+function Anchor({ drawn, size, intended }: { drawn: Layout; size: { w: number; h: number }; intended: { current: "detail" | "overview" | null } }) {
+  const flow = useReactFlow();
+  const prev = useRef<Layout | null>(null);
+  useLayoutEffect(() => {
+    const was = prev.current;
+    prev.current = drawn;
+    if (!was || was === drawn || !!was.overview === !!drawn.overview) return;
+    const kind = drawn.overview ? "overview" : "detail";
+    if (intended.current === kind) {
+      intended.current = null;
+      return;
+    }
+    const { x, y, zoom } = flow.getViewport();
+    const [cx, cy] = [(size.w / 2 - x) / zoom, (size.h / 2 - y) / zoom];
+    const [from, to] = [absoluteBoxes(was), absoluteBoxes(drawn)];
+    let best: string | null = null;
+    let dist = Infinity;
+    for (const n of was.nodes) {
+      const b = from.get(n.id)!;
+      // states rather than the groups around them
+      if (!to.has(n.id) || drawn.nodes.some((m) => m.parent === n.id)) continue;
+      const d = Math.hypot(b.x + b.w / 2 - cx, b.y + b.h / 2 - cy);
+      if (d < dist) [best, dist] = [n.id, d];
+    }
+    if (!best) return;
+    const [a, b] = [from.get(best)!, to.get(best)!];
+    // the same point of the state under the canvas's middle (in proportion to its size)
+    const nx = b.x + b.w / 2 + ((cx - a.x - a.w / 2) * b.w) / (a.w || 1);
+    const ny = b.y + b.h / 2 + ((cy - a.y - a.h / 2) * b.h) / (a.h || 1);
+    void flow.setViewport({ zoom, x: size.w / 2 - nx * zoom, y: size.h / 2 - ny * zoom });
+  }, [drawn, flow, size.w, size.h, intended]);
   return null;
 }
 

@@ -16,7 +16,16 @@ import { collapsedAround } from "./view";
 const MAX_CACHED = 400;
 const cache = new Map<string, Promise<Layout>>();
 
-const keyOf = (def: WorkflowDefinition, collapsed: string[], aspect: Aspect) => `${def.id}@${def.version ?? 0}#${variantKey(collapsed, aspect)}`;
+/** A layout variant: its collapsed groups, its aspect bucket, and whether it is the overview (chips, drawn below a readable zoom). */
+export interface Variant {
+  collapsed: string[];
+  aspect: Aspect;
+  overview?: boolean;
+}
+
+const keyOf = (def: WorkflowDefinition, v: Variant) => `${def.id}@${def.version ?? 0}#${variantKey(v.collapsed, v.aspect, v.overview)}`;
+/** each variant as the detailed diagram and as the overview */
+const withOverviews = (vs: Variant[]): Variant[] => vs.flatMap((v) => [v, { ...v, overview: true }]);
 
 /** A fallback layout (ELK missed its deadline, say on a busy machine) is laid out again after this long. */
 const FALLBACK_TTL_MS = 60_000;
@@ -32,29 +41,29 @@ function remember(key: string, p: Promise<Layout>): void {
   while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
 }
 
-/** The variants every version gets: both buckets, groups all open and all collapsed. */
-function standardVariants(def: WorkflowDefinition): { collapsed: string[]; aspect: Aspect }[] {
+/** The variants every version gets: both buckets, groups all open and all collapsed, each detailed and as the overview. */
+function standardVariants(def: WorkflowDefinition): Variant[] {
   const groups = groupsOf(deriveGraph(def.machine)).map((g) => g.id);
   const sets = groups.length ? [[], groups] : [[]];
-  return (["landscape", "portrait"] as const).flatMap((aspect) => sets.map((collapsed) => ({ collapsed, aspect })));
+  return withOverviews((["landscape", "portrait"] as const).flatMap((aspect) => sets.map((collapsed) => ({ collapsed, aspect }))));
 }
 
 /** Layouts of `def`'s machine for these variants: cached ones at once, the others in one batch off the thread. */
-export function layoutsOf(def: WorkflowDefinition, variants: { collapsed: string[]; aspect: Aspect }[], opts: ThreadOptions = {}): Promise<Layout[]> {
-  const missing = variants.filter((v) => !cache.has(keyOf(def, v.collapsed, v.aspect)));
+export function layoutsOf(def: WorkflowDefinition, variants: Variant[], opts: ThreadOptions = {}): Promise<Layout[]> {
+  const missing = variants.filter((v) => !cache.has(keyOf(def, v)));
   if (missing.length) {
     const batch = layoutOffThread(deriveGraph(def.machine), missing, opts);
-    missing.forEach((v, i) => remember(keyOf(def, v.collapsed, v.aspect), batch.then((ls) => ls[i])));
+    missing.forEach((v, i) => remember(keyOf(def, v), batch.then((ls) => ls[i])));
   }
-  return Promise.all(variants.map((v) => cache.get(keyOf(def, v.collapsed, v.aspect)) ?? layoutsOf(def, [v], opts).then((ls) => ls[0])));
+  return Promise.all(variants.map((v) => cache.get(keyOf(def, v)) ?? layoutsOf(def, [v], opts).then((ls) => ls[0])));
 }
 
 /** The variants a run's page draws first when they differ from the standard ones: groups collapsed around the states it is in and went through. */
-function runVariants(def: WorkflowDefinition, active: string[]): { collapsed: string[]; aspect: Aspect }[] {
+function runVariants(def: WorkflowDefinition, active: string[]): Variant[] {
   const graph = deriveGraph(def.machine);
   const collapsed = collapsedAround(graph, active);
   if (collapsed.length === 0 || collapsed.length === groupsOf(graph).length) return [];
-  return (["landscape", "portrait"] as const).map((aspect) => ({ collapsed, aspect }));
+  return withOverviews((["landscape", "portrait"] as const).map((aspect) => ({ collapsed, aspect })));
 }
 
 /** A definition's standard layouts, and with `active` (a run's states) the run's own, packed for a page (one graph, its variants). */

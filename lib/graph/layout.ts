@@ -66,6 +66,8 @@ export interface Layout {
   aspect?: Aspect;
   /** drawn by the simple fallback layout (ELK did not answer in time) */
   fallback?: boolean;
+  /** the overview layout: compact chips sized to their names, no label boxes (drawn below a readable zoom) */
+  overview?: boolean;
 }
 
 /** A canvas wider than tall is landscape; layouts are made (and cached) for each. */
@@ -78,6 +80,8 @@ export interface LayoutOptions {
   direction?: "DOWN" | "RIGHT";
   collapsed?: string[];
   aspect?: Aspect;
+  /** lay out the overview (chips, no label boxes) instead of the detailed diagram */
+  overview?: boolean;
 }
 
 /** Layouts sent to a page: one graph and its laid-out variants (groups open or collapsed, each aspect). */
@@ -88,8 +92,8 @@ export interface LayoutPack {
 
 export const packLayouts = (graph: WorkflowGraph, layouts: Layout[]): LayoutPack => ({ graph, variants: layouts.map(({ graph: _g, ...v }) => v) });
 export const unpackLayouts = (p: LayoutPack): Layout[] => p.variants.map((v) => ({ ...v, graph: p.graph }));
-/** The cache key of a variant: its collapsed groups and its aspect. */
-export const variantKey = (collapsed: string[], aspect: Aspect = "landscape") => `${[...collapsed].sort().join(",")}|${aspect}`;
+/** The cache key of a variant: its collapsed groups, its aspect, and whether it is the overview. */
+export const variantKey = (collapsed: string[], aspect: Aspect = "landscape", overview = false) => `${[...collapsed].sort().join(",")}|${aspect}${overview ? "|overview" : ""}`;
 
 export const NODE_W = 210;
 export const NODE_H = 72;
@@ -97,6 +101,23 @@ export const NODE_H = 72;
 export const MIN_FONT = 12;
 /** The smallest zoom the diagram picks by itself: MIN_FONT × zoom ≥ 11 px. */
 export const READABLE_ZOOM = 11.04 / MIN_FONT;
+/**
+ * The overview's chip text (px at zoom 1): a chip is as wide as its name set in this size, so the
+ * name scales with the diagram and is drawn whole at any zoom where it is 11 px or more on screen
+ * (from 11 / CHIP_FONT, 39 %). Below that zoom it stays 11 px on screen and is cut to its chip.
+ */
+export const CHIP_FONT = 28;
+/** The overview's chip: padding on each side and the status dot with its gap, in CHIP_FONT units. */
+const CHIP_PAD = 0.5;
+const CHIP_DOT = 0.75;
+/** a chip's size in the overview layout: its whole name (and a collapsed group's count) on one line */
+export function chipSize(name: string, hidden?: number): { width: number; height: number } {
+  const chars = name.length + (hidden !== undefined ? 2 + String(hidden).length + 1 : 0);
+  // (a monospace character is 0.6 em; a little more so that rounding at any zoom never cuts the last one)
+  return { width: Math.ceil((chars * 0.6 + 0.3 + 2 * CHIP_PAD + CHIP_DOT) * CHIP_FONT), height: Math.ceil(CHIP_FONT * 1.3 + 2 * CHIP_PAD * CHIP_FONT) };
+}
+/** room under an overview group's header for the tags over its first states' top edges */
+const GROUP_TAG_ROOM = 24;
 /** Line height of node lists and edge labels (px). */
 export const LINE_H = 16;
 /** Edge labels are set in a 12 px monospace font: every character is 0.6 em wide. */
@@ -192,6 +213,7 @@ export interface ElkJob {
   collapsed: string[];
   aspect: Aspect;
   hidden: Map<string, number>;
+  overview: boolean;
   internal: Map<string, GraphTransition[]>;
   aborts: Map<string, GraphTransition[]>;
   errors: Map<string, GraphTransition[]>;
@@ -233,6 +255,7 @@ export function isLongChain(graph: WorkflowGraph, drawn: GraphTransition[]): boo
 export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJob {
   const direction = opts.direction ?? "DOWN";
   const aspect = opts.aspect ?? "landscape";
+  const overview = !!opts.overview;
   const collapsed = [...new Set(opts.collapsed ?? [])].filter((id) => full.states.some((s) => s.id === id && isGroup(s))).sort();
   const { graph, hidden } = collapse(full, collapsed);
   const internal = new Map<string, GraphTransition[]>();
@@ -279,11 +302,12 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
       "elk.algorithm": "layered",
       "elk.direction": direction,
       "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "32",
-      "elk.layered.spacing.edgeNodeBetweenLayers": "16",
-      "elk.spacing.nodeNode": "28",
-      "elk.spacing.edgeNode": "16",
-      "elk.spacing.edgeEdge": "10",
+      // (the overview's chips are closer: no label sits between them)
+      "elk.layered.spacing.nodeNodeBetweenLayers": overview ? "36" : "32",
+      "elk.layered.spacing.edgeNodeBetweenLayers": overview ? "18" : "16",
+      "elk.spacing.nodeNode": overview ? "28" : "28",
+      "elk.spacing.edgeNode": overview ? "14" : "16",
+      "elk.spacing.edgeEdge": overview ? "10" : "10",
       "elk.spacing.edgeLabel": "6",
       "elk.spacing.labelLabel": "8",
       "elk.edgeRouting": "ORTHOGONAL",
@@ -310,13 +334,14 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
     edges: [],
   };
   for (const s of graph.states) {
-    const lines = (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0) + (errors.has(s.id) ? 1 : 0) + (fans.has(s.id) ? 1 : 0);
-    const node: ElkNode = { id: s.id, width: NODE_W, height: NODE_H + (lines ? 8 + lines * LINE_H : 0), children: [] };
+    // (a chip lists nothing: its name alone)
+    const lines = overview ? 0 : (internal.get(s.id)?.length ?? 0) + (aborts.has(s.id) ? 1 : 0) + (errors.has(s.id) ? 1 : 0) + (fans.has(s.id) ? 1 : 0);
+    const node: ElkNode = overview ? { id: s.id, ...chipSize(s.name, hidden.get(s.id)), children: [] } : { id: s.id, width: NODE_W, height: NODE_H + (lines ? 8 + lines * LINE_H : 0), children: [] };
     if (isGroup(s)) {
       delete node.width;
       delete node.height;
       node.layoutOptions = {
-        "elk.padding": `[top=${40 + (lines ? 8 + lines * LINE_H : 0)},left=16,bottom=16,right=16]`,
+        "elk.padding": overview ? `[top=${chipSize(s.name).height + GROUP_TAG_ROOM},left=12,bottom=12,right=12]` : `[top=${40 + (lines ? 8 + lines * LINE_H : 0)},left=16,bottom=16,right=16]`,
         "elk.direction": s.type === "parallel" ? "RIGHT" : direction,
       };
     }
@@ -347,12 +372,13 @@ export function elkGraphOf(full: WorkflowGraph, opts: LayoutOptions = {}): ElkJo
       id: key,
       sources: [ts[0].source],
       targets: [ts[0].target],
-      labels: rows.length ? [{ id: `${key}#label`, text: rows.map((r) => r.text).join("\n"), width, height }] : [],
+      // (the overview gives labels no room: they are drawn only on hover, over the diagram)
+      labels: rows.length && !overview ? [{ id: `${key}#label`, text: rows.map((r) => r.text).join("\n"), width, height }] : [],
       layoutOptions: side ? { "elk.layered.priority.direction": "0", "elk.layered.priority.straightness": "0" } : { "elk.layered.priority.direction": "10", "elk.layered.priority.straightness": "10" },
     };
     root.edges!.push(edge);
   }
-  return { root, full, graph, collapsed, aspect, hidden, internal, aborts, errors, fans, grouped, rowsOf };
+  return { root, full, graph, collapsed, aspect, hidden, overview, internal, aborts, errors, fans, grouped, rowsOf };
 }
 
 /** ELK's answer for a job, read back into a Layout. */
@@ -378,7 +404,15 @@ export function layoutFrom(out: ElkNode, job: ElkJob): Layout {
     for (const sec of e.sections ?? []) {
       points.push(sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint);
     }
-    const l = e.labels?.[0];
+    let l = e.labels?.[0];
+    // the overview's label (shown on hover only): centred on the middle of the route
+    const rows = job.rowsOf.get(e.id) ?? [];
+    if (!l && job.overview && rows.length && points.length >= 2) {
+      const width = Math.ceil(Math.max(...rows.map((r) => r.text.length)) * CHAR_W + 16);
+      const height = rows.length * LINE_H + 6;
+      const mid = midpoint(points);
+      l = { id: `${e.id}#label`, x: mid.x - width / 2, y: mid.y - height / 2, width, height };
+    }
     edges.push({
       id: e.id,
       source: ts[0].source,
@@ -388,7 +422,21 @@ export function layoutFrom(out: ElkNode, job: ElkJob): Layout {
       label: l ? { x: l.x ?? 0, y: l.y ?? 0, width: l.width ?? 0, height: l.height ?? 0, rows: job.rowsOf.get(e.id) ?? [] } : null,
     });
   }
-  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0, graph: job.full, collapsed: job.collapsed, aspect: job.aspect };
+  return { nodes, edges, width: out.width ?? 0, height: out.height ?? 0, graph: job.full, collapsed: job.collapsed, aspect: job.aspect, ...(job.overview ? { overview: true } : {}) };
+}
+
+/** The point halfway along a polyline. */
+function midpoint(points: { x: number; y: number }[]): { x: number; y: number } {
+  const seg = points.slice(1).map((p, i) => Math.hypot(p.x - points[i].x, p.y - points[i].y));
+  let left = seg.reduce((a, b) => a + b, 0) / 2;
+  for (let i = 0; i < seg.length; i++) {
+    if (left <= seg[i] || i === seg.length - 1) {
+      const k = seg[i] ? Math.min(1, left / seg[i]) : 0;
+      return { x: points[i].x + (points[i + 1].x - points[i].x) * k, y: points[i].y + (points[i + 1].y - points[i].y) * k };
+    }
+    left -= seg[i];
+  }
+  return points[0];
 }
 
 /**

@@ -77,9 +77,9 @@ export function fitView(l: Layout, w: number, h: number): Viewport {
   return boxView({ x: 0, y: 0, w: l.width, h: l.height }, w, h);
 }
 
-/** A box filling the canvas, centred (at most MAX_FIT_ZOOM; `min` keeps a readable zoom, centred on the box). */
-export function boxView(b: Box, w: number, h: number, min = 0): Viewport {
-  const zoom = Math.max(min, Math.min(fitZoom(b.w, b.h, w, h), MAX_AUTO_ZOOM));
+/** A box filling the canvas, centred (at most `max`, MAX_FIT_ZOOM unless told; `min` keeps a readable zoom, centred on the box). */
+export function boxView(b: Box, w: number, h: number, min = 0, max = MAX_AUTO_ZOOM): Viewport {
+  const zoom = Math.max(min, Math.min(fitZoom(b.w, b.h, w, h), max));
   return { zoom, x: w / 2 - (b.x + b.w / 2) * zoom, y: h / 2 - (b.y + b.h / 2) * zoom };
 }
 
@@ -100,6 +100,10 @@ export function chooseView(l: Layout, w: number, h: number, focus: Box | null, m
     if (keep) v = Math.min(Math.max(v, keep[1] - half + margin), keep[0] + half - margin);
     return v;
   };
+  // a focus too large to show whole at a readable zoom: the state itself in the middle (its
+  // neighbours' edges lead off every side), not pushed to a corner by the machine's edge (a state
+  // larger than the view, a group, keeps its top left corner in view instead)
+  if (must && fitZoom(f.w, f.h, w, h) < zoom && fitZoom(must.w, must.h, w, h) >= zoom) return { zoom, x: w / 2 - (must.x + must.w / 2) * zoom, y: h / 2 - (must.y + must.h / 2) * zoom };
   const cx = axis(f.x + f.w / 2, l.width, w, must ? [must.x, must.x + must.w] : null);
   const cy = axis(f.y + f.h / 2, l.height, h, must ? [must.y, must.y + must.h] : null);
   return { zoom, x: w / 2 - cx * zoom, y: h / 2 - cy * zoom };
@@ -143,3 +147,26 @@ export function focusOf(l: Layout, s: DiagramFocus): { focus: Box | null; must: 
   const first = abs.get(start.id)!;
   return { focus: union([first, ...next]), must: first };
 }
+
+/**
+ * The overview (compact chips sized to their names, lib/graph's `overview` layouts) is drawn below
+ * a readable zoom, and a view of it is never chosen above this zoom (its names are large already).
+ */
+export const MAX_OVERVIEW_ZOOM = 0.6;
+
+/**
+ * A view of a box in the detailed layout when that is readable (its text 11 px or more), else of
+ * the same box in the overview (at most `max`, MAX_OVERVIEW_ZOOM unless told, and under a
+ * readable zoom, so the overview is what is drawn there). `boxIn` gives the box in a layout (none: that layout cannot show it).
+ */
+export function readableView(detail: Layout, overview: Layout | null, boxIn: (l: Layout) => Box | undefined, w: number, h: number, max = MAX_OVERVIEW_ZOOM): { view: Viewport; overview: boolean } | null {
+  const d = boxIn(detail);
+  const dv = d ? boxView(d, w, h) : null;
+  if (dv && dv.zoom >= READABLE_ZOOM) return { view: dv, overview: false };
+  const o = overview ? boxIn(overview) : undefined;
+  if (o) return { view: boxView(o, w, h, 0, Math.min(max, READABLE_ZOOM - 0.01)), overview: true };
+  return dv ? { view: dv, overview: false } : null;
+}
+
+/** Fit: the whole machine, in the detailed layout when it is readable whole, else in the overview. */
+export const fitBoth = (detail: Layout, overview: Layout | null, w: number, h: number) => readableView(detail, overview, (l) => ({ x: 0, y: 0, w: l.width, h: l.height }), w, h)!;
