@@ -79,6 +79,30 @@ async function expectNamedStates(page: Page, workflow: string) {
   }
 }
 
+/**
+ * The fleet overlay's drawn tags (and alert badges) that cover another state's box or another
+ * drawn tag, as "what ⨯ what" (empty: none). Groups are left out: a state's tag sits inside its group.
+ */
+async function overlappingTags(page: Page): Promise<string[]> {
+  return page.getByTestId("diagram").evaluate((root) => {
+    const shown = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+    };
+    const nodeOf = (el: Element) => el.closest(".react-flow__node")?.getAttribute("data-id") ?? "?";
+    const tags = [...root.querySelectorAll("[data-testid=node-tags] [data-tone], [data-testid=node-badges] [data-tone], [data-testid=node-alert]")].filter(shown).map((el) => ({ node: nodeOf(el), text: el.textContent ?? "", r: el.getBoundingClientRect() }));
+    const states = [...root.querySelectorAll(".react-flow__node-state")].map((el) => ({ node: el.getAttribute("data-id") ?? "?", r: el.getBoundingClientRect() }));
+    // (a pixel of rounding is no overlap)
+    const hit = (a: DOMRect, b: DOMRect) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    const out: string[] = [];
+    tags.forEach((t, i) => {
+      for (const s of states) if (s.node !== t.node && hit(t.r, s.r)) out.push(`${t.node} "${t.text}" ⨯ state ${s.node}`);
+      for (const u of tags.slice(i + 1)) if (hit(t.r, u.r)) out.push(`${t.node} "${t.text}" ⨯ ${u.node} "${u.text}"`);
+    });
+    return out;
+  });
+}
+
 for (const r of RUNS) {
   test(`${r.workflow}: its page, the fleet overlay and a run page, on a wide screen and a phone`, async ({ page, request }) => {
     const fleet = (await (await request.get(`/api/workflows/${r.workflow}/fleet?window=24h`)).json()) as { runs: Record<string, number> };
@@ -96,6 +120,8 @@ for (const r of RUNS) {
       await expect(page.getByTestId("diagram")).toHaveAttribute("data-ready", "");
       await expect(page.getByTestId("fleet-runs")).toContainText(`now ${fleet.runs.running} running, ${fleet.runs.waiting} waiting`);
       await expect(page.getByTestId("fleet-states").locator("tr[data-fleet-state]").first()).toBeVisible();
+      // no tag on a state covers another state or another tag, at the zoom the overlay opens at
+      expect(await overlappingTags(page), `${r.workflow} ${size.name}: fleet tags over other states or tags`).toEqual([]);
       await expectNamedStates(page, r.workflow);
       await shot(page, `${r.workflow}-fleet-${size.name}`);
       await shot(page, `${r.workflow}-fleet-${size.name}-full`, true);

@@ -4,6 +4,7 @@ import { memo, useCallback } from "react";
 import type { GraphState, GraphTransition } from "@/lib/graph/derive";
 import { CHIP_FONT, labelLine } from "@/lib/graph/layout";
 import type { OverlayTag, OverlayTone } from "@/lib/graph/overlay";
+import { placesOf, rowLabels, type RowPlace } from "./tag-room";
 import { Breakable, screenPx, useZoomMode, type ZoomMode } from "./zoom";
 
 export type NodeStatus = "active" | "waiting" | "failed" | "visited" | "idle";
@@ -39,7 +40,11 @@ export interface StateNodeData extends Record<string, unknown> {
   overview?: boolean;
   /** the node's side of the machine: a row of tags wider than the node grows towards the machine's middle, not past the canvas's edge */
   side?: "left" | "right";
+  /** below a readable zoom, where the node's rows of tags go at a zoom (tag-room.ts's placeKey; "" when it has none) */
+  placeTags?: (id: string, zoom: number) => string;
 }
+
+export const ALERT_LABEL = "⚠ alert";
 
 /** Chip text: 12 px on screen in 14 px lines (a 12 px monospace line's own height), whatever the zoom. */
 const CHIP_LINE = 14;
@@ -98,6 +103,49 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert, si
     </span>
   );
 }
+
+/**
+ * A row of tags below a readable zoom (12 px on screen), where tag-room.ts placed it: over the
+ * edge it prefers or the other one, whole or shortened, or not drawn (null) where it would cover
+ * another state or another row; the tags' text is then in the node's tooltip. All the labels are
+ * in the page (hidden) for what reads them.
+ */
+function ChipTags({ tags, place, testId, side = "left", alert }: { tags: OverlayTag[]; place: RowPlace | null; testId: string; side?: "left" | "right"; alert?: string | null }) {
+  const scaled = { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) };
+  const shown = place ? tags.flatMap((t) => { const label = rowLabels([t], place.form)[0]; return label ? [{ ...t, label, title: t.title ?? t.label }] : []; }) : [];
+  const y = place?.edge === "bottom" ? "bottom-0 translate-y-full" : "top-0 -translate-y-full";
+  return (
+    <span data-testid={testId}>
+      <span className="hidden">
+        {tags.map((t, i) => (
+          <span key={i} data-tone={t.tone}>{t.label}</span>
+        ))}
+      </span>
+      {place ? (
+        <span className={`absolute ${y} z-10 flex w-max gap-1 ${side === "right" ? "right-2 justify-end" : "left-2"}`}>
+          {shown.map((t, i) => (
+            <span key={i} title={t.title} data-tone={t.tone} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full py-px font-semibold shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
+              {t.label}
+            </span>
+          ))}
+          {alert && <AlertBadge message={alert} mode="chip" inline />}
+        </span>
+      ) : (
+        // no room for the row: an open alert is still marked, by a dot on the node's corner
+        alert && <AlertBadge message={alert} mode="dot" />
+      )}
+    </span>
+  );
+}
+
+/** Below a readable zoom, where tag-room.ts put the node's rows of tags (null: no room for one; undefined: not placed, drawn as before). */
+function useTagPlaces(id: string, place: StateNodeData["placeTags"], mode: ZoomMode) {
+  const key = useStore(useCallback((st: ReactFlowState) => (place && mode === "chip" ? place(id, st.transform[2]) : ""), [id, place, mode]));
+  return key ? placesOf(key) : undefined;
+}
+
+/** The text of a node's tags for its tooltip where they may not all be drawn. */
+const tagsTitle = (tags?: OverlayTag[], badges?: OverlayTag[]) => [...(tags ?? []), ...(badges ?? [])].map((t) => t.title ?? t.label).join("\n");
 
 const frame: Record<NodeStatus, string> = {
   active: "border-blue-600 bg-blue-50 ring-4 ring-blue-500/25 shadow-lg shadow-blue-500/20 dark:border-blue-400 dark:bg-blue-950",
@@ -197,8 +245,9 @@ function OverviewChip({ name, status, count }: { name: string; status: NodeStatu
 // name and badges keep their size on screen (zoom.tsx), and at the smallest zoom a coloured box.
 function StateNodeView({ data }: NodeProps) {
   const d = data as StateNodeData;
-  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box, side, overview } = d;
+  const { state, internal, aborts, errors = [], fans = [], status, abortTaken, alert, hidden: count, tags, outlined, badges, box, side, overview, placeTags } = d;
   const mode = useZoomMode();
+  const places = useTagPlaces(state.id, placeTags, mode);
   // a chip's text never spills out of its box: as many lines as the box holds on screen, the rest in the tooltip
   const lines = useStore(useCallback((st: ReactFlowState) => (box ? chipLines(box.h, st.transform[2]) : 2), [box]));
   const wide = useStore(useCallback((st: ReactFlowState) => (box ? screenWidth(box.w, st.transform[2]) : 200), [box]));
@@ -211,14 +260,23 @@ function StateNodeView({ data }: NodeProps) {
       data-collapsed={collapsed ? count : undefined}
       data-alert={alert ? "open" : undefined}
       data-mode={mode}
-      title={detail && !collapsed ? undefined : nodeTitle(d)}
+      title={detail && !collapsed ? undefined : [nodeTitle(d), detail ? "" : tagsTitle(tags, badges)].filter(Boolean).join("\n")}
       data-outlined={outlined ? "" : undefined}
       style={overview ? { paddingInline: `${CHIP_FONT * 0.45}px`, paddingBlock: 0 } : undefined}
       className={`relative flex h-full w-full flex-col rounded-xl border-2 transition-colors ${detail ? `px-3 ${tags?.length ? "pb-2 pt-3" : "py-2"}` : "justify-center px-2 py-1"} ${frame[status]} ${collapsed ? "cursor-pointer shadow-[4px_4px_0_-1px_rgb(148_163_184/0.55)] hover:bg-slate-50 dark:shadow-[4px_4px_0_-1px_rgb(71_85_105/0.8)] dark:hover:bg-slate-800" : ""} ${alert || outlined ? "outline outline-2 outline-offset-2 outline-red-400" : ""} ${outlined ? "!outline-4 !outline-red-500" : ""}`}
     >
-      {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} side={side} />}
-      {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" side={side} />}
+      {places ? (
+        <>
+          {(tags?.length || alert) && <ChipTags tags={tags ?? []} place={places.top} testId="node-tags" side={side} alert={alert} />}
+          {badges && badges.length > 0 && <ChipTags tags={badges} place={places.bottom} testId="node-badges" side={side} />}
+        </>
+      ) : (
+        <>
+          {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
+          {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} side={side} />}
+          {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" side={side} />}
+        </>
+      )}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {overview ? (
         mode !== "dot" && <OverviewChip name={state.name} status={status} count={count} />
@@ -275,24 +333,34 @@ function AlertBadge({ message, mode, inline = false }: { message: string; mode: 
   const scaled = mode === "chip" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   return (
     <span title={message} data-testid="node-alert" style={scaled} className={`${inline ? "shrink-0" : `absolute right-0 top-0 z-10 translate-x-2 ${mode === "chip" ? "-translate-y-full" : "-translate-y-1/2"}`} cursor-help whitespace-nowrap rounded-full bg-red-600 px-1.5 py-px text-[12px] font-semibold leading-4 text-white shadow-sm ring-2 ring-white dark:ring-slate-900`}>
-      ⚠ alert
+      {ALERT_LABEL}
     </span>
   );
 }
 
 function GroupNodeView({ data }: NodeProps) {
-  const { state, status, alert, onToggle, tags, badges, overview } = data as StateNodeData;
+  const { state, status, alert, onToggle, tags, badges, overview, placeTags } = data as StateNodeData;
   const mode = useZoomMode();
+  const places = useTagPlaces(state.id, placeTags, mode);
   // (the overview's header is set like its chips: CHIP_FONT, at least 11 px on screen)
   const detail = mode === "detail" && !overview;
   const scaled = detail ? undefined : { fontSize: screenPx(12), lineHeight: screenPx(16) };
   // below a readable zoom the header keeps its size on screen: drawn only where the group's top band holds it
   const head = useStore(useCallback((st: ReactFlowState) => overview || GROUP_HEAD * st.transform[2] >= 22, [overview]));
   return (
-    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} data-mode={mode} title={detail ? undefined : state.name} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
-      {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
-      {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} />}
-      {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
+    <div data-state={state.id} data-status={status} data-alert={alert ? "open" : undefined} data-mode={mode} title={detail ? undefined : [state.name, tagsTitle(tags, badges)].filter(Boolean).join("\n")} className={`relative h-full w-full rounded-2xl border-2 border-dashed ${status === "active" || status === "waiting" ? "border-blue-500 bg-blue-50/40 dark:bg-blue-950/40" : "border-slate-300 bg-slate-50/60 dark:border-slate-600 dark:bg-slate-800/40"}`}>
+      {places ? (
+        <>
+          {(tags?.length || alert) && <ChipTags tags={tags ?? []} place={places.top} testId="node-tags" alert={alert} />}
+          {badges && badges.length > 0 && <ChipTags tags={badges} place={places.bottom} testId="node-badges" />}
+        </>
+      ) : (
+        <>
+          {alert && !tags?.length && <AlertBadge message={alert} mode={mode} />}
+          {tags && tags.length > 0 && <OverlayTags tags={tags} mode={mode} alert={alert} />}
+          {badges && badges.length > 0 && <OverlayTags tags={badges} mode={mode} testId="node-badges" edge="bottom" />}
+        </>
+      )}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {(detail || (mode === "chip" && head)) && (
         <div className="flex min-w-0 items-center gap-2 overflow-hidden px-3 py-1.5" style={detail ? undefined : overview ? { paddingBlock: CHIP_FONT * 0.5, paddingInline: 12 } : { paddingBlock: screenPx(3), paddingInline: screenPx(8) }}>

@@ -14,7 +14,8 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { aspectOf, CHIP_FONT, groupsOf, layoutGraph, READABLE_ZOOM, unpackLayouts, variantKey, visibleIdOf, type Aspect, type Layout, type LayoutPack } from "@/lib/graph/layout";
 import { absoluteBoxes, boxView, chooseView, MAX_OVERVIEW_ZOOM, collapsedAround, fitBoth, fitHeight, fitZoom, focusOf, readableView, withAncestors, type Viewport } from "@/lib/graph/view";
 import { tagsByNode, type DiagramOverlay, type OverlayTag } from "@/lib/graph/overlay";
-import { GroupNode, StateNode, type NodeStatus } from "./state-node";
+import { ALERT_LABEL, GroupNode, StateNode, type NodeStatus } from "./state-node";
+import { placeKey, placeTagRows, tagTextMeasure, type Box as TagBox, type NodePlaces, type TagRows } from "./tag-room";
 import { modeOf, ZoomModeContext } from "./zoom";
 
 export type { DiagramOverlay, OverlayTone } from "@/lib/graph/overlay";
@@ -277,6 +278,33 @@ function Diagram({
   }, [overlayKey, badgesKey, visible, graph]);
 
   const abs = useMemo(() => absoluteBoxes(l), [l]);
+  // below a readable zoom, where each node's tags go (tag-room.ts): the rows of all nodes placed
+  // together, once per zoom, each clear of the other states and of the rows placed before it
+  const placeTags = useMemo(() => {
+    const rows: TagRows[] = [];
+    const obstacles: { id: string; box: TagBox }[] = [];
+    for (const n of l.nodes) {
+      const box = abs.get(n.id);
+      if (!box) continue;
+      const group = (n.state.type === "compound" || n.state.type === "parallel") && n.hidden === undefined;
+      if (!group) obstacles.push({ id: n.id, box });
+      const alert = alertsShown?.[n.id] ? [{ label: ALERT_LABEL, short: ALERT_LABEL }] : [];
+      const top = [...(painted.tags[n.id] ?? []).map((t) => ({ label: t.label, short: t.short })), ...alert];
+      const bottom = (painted.extra[n.id] ?? []).map((t) => ({ label: t.label, short: t.short }));
+      if (top.length || bottom.length) rows.push({ id: n.id, box, top, bottom, side: !group && box.x + box.w / 2 > l.width / 2 ? "right" : "left" });
+    }
+    let measure: ((t: string) => number) | null = null;
+    let at = Number.NaN;
+    let placed = new Map<string, NodePlaces>();
+    return (id: string, zoom: number) => {
+      if (zoom !== at) {
+        measure ??= tagTextMeasure();
+        placed = placeTagRows(rows, obstacles, zoom, measure);
+        at = zoom;
+      }
+      return placeKey(placed.get(id));
+    };
+  }, [l, abs, painted, alertsShown]);
   const nodes: Node[] = useMemo(
     () =>
       l.nodes.map((n) => ({
@@ -301,6 +329,7 @@ function Diagram({
           overview: !!l.overview,
           side: (abs.get(n.id)?.x ?? n.x) + n.width / 2 > l.width / 2 ? "right" : "left",
           onToggle: collapsible.has(n.id) ? toggle : undefined,
+          placeTags,
         },
         style: { width: n.width, height: n.height },
         // the size given, not only measured: the minimap draws a node only when its node object has one
@@ -310,7 +339,7 @@ function Diagram({
         selectable: false,
       })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [l, abs, m, alertsShown, toggle, painted],
+    [l, abs, m, alertsShown, toggle, painted, placeTags],
   );
   const edges: Edge[] = useMemo(
     () =>

@@ -11,6 +11,8 @@ export interface OverlayTag {
   tone: OverlayTone;
   /** the tooltip (default: the label) */
   title?: string;
+  /** a shorter label for where the whole one has no room (below a readable zoom); without one the tag is then left out (its text stays in the tooltip) */
+  short?: string;
 }
 
 export interface DiagramOverlay {
