@@ -4,7 +4,7 @@ import { memo, useCallback } from "react";
 import type { GraphState, GraphTransition } from "@/lib/graph/derive";
 import { CHIP_FONT, labelLine } from "@/lib/graph/layout";
 import type { OverlayTag, OverlayTone } from "@/lib/graph/overlay";
-import { placesOf, rowLabels, type RowPlace } from "./tag-room";
+import { MINI, placesOf, rowLabels, type RowPlace } from "./tag-room";
 import { Breakable, screenPx, useZoomMode, type ZoomMode } from "./zoom";
 
 export type NodeStatus = "active" | "waiting" | "failed" | "visited" | "idle";
@@ -112,7 +112,7 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert, si
  */
 function ChipTags({ tags, place, testId, side = "left", alert }: { tags: OverlayTag[]; place: RowPlace | null; testId: string; side?: "left" | "right"; alert?: string | null }) {
   const scaled = { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) };
-  const shown = place ? tags.flatMap((t) => { const label = rowLabels([t], place.form)[0]; return label ? [{ ...t, label, title: t.title ?? t.label }] : []; }) : [];
+  const shown = place && place.edge !== "inside" ? tags.flatMap((t) => { const label = rowLabels([t], place.form)[0]; return label ? [{ ...t, label, title: t.title ?? t.label }] : []; }) : [];
   const y = place?.edge === "bottom" ? "bottom-0 translate-y-full" : "top-0 -translate-y-full";
   return (
     <span data-testid={testId}>
@@ -121,7 +121,7 @@ function ChipTags({ tags, place, testId, side = "left", alert }: { tags: Overlay
           <span key={i} data-tone={t.tone}>{t.label}</span>
         ))}
       </span>
-      {place ? (
+      {place && place.edge !== "inside" ? (
         <span className={`absolute ${y} z-10 flex w-max gap-1 ${side === "right" ? "right-2 justify-end" : "left-2"}`}>
           {shown.map((t, i) => (
             <span key={i} title={t.title} data-tone={t.tone} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full py-px font-semibold shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
@@ -131,7 +131,7 @@ function ChipTags({ tags, place, testId, side = "left", alert }: { tags: Overlay
           {alert && <AlertBadge message={alert} mode="chip" inline />}
         </span>
       ) : (
-        // no room for the row: an open alert is still marked, by a dot on the node's corner
+        // no room for the row beside the chip: an open alert is still marked, by a dot on the node's corner
         alert && <AlertBadge message={alert} mode="dot" />
       )}
     </span>
@@ -230,12 +230,18 @@ function Chip({ name, status, count, human, lines, wide }: { name: string; statu
 const overviewText = { fontSize: `max(${CHIP_FONT}px, ${screenPx(11.05)})`, lineHeight: 1.3 };
 
 /** A chip of the overview layout: status dot, the whole name (the chip is as wide as it), a collapsed group's count. */
-function OverviewChip({ name, status, count }: { name: string; status: NodeStatus; count?: number }) {
+function OverviewChip({ name, status, count, minis = [] }: { name: string; status: NodeStatus; count?: number; minis?: OverlayTag[] }) {
   return (
     <div className="flex min-w-0 items-center overflow-hidden" style={{ ...overviewText, gap: "0.3em" }}>
       {status === "active" || status === "waiting" || status === "failed" ? <StatusDot status={status} size="0.45em" /> : <span className="shrink-0" style={{ width: "0.45em" }} />}
       <span className="min-w-0 truncate font-mono font-semibold text-slate-900 dark:text-slate-100">{name}</span>
       {count !== undefined && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400">▸ {count}</span>}
+      {/* the overlay's counts where there is no room for its tags beside the chip (11 px on screen): the name gives way to them */}
+      {minis.map((t, i) => (
+        <span key={i} title={t.title ?? t.label} data-tone={t.tone} data-mini="" style={{ fontSize: screenPx(MINI.font + 0.05), lineHeight: screenPx(MINI.line), paddingInline: screenPx(MINI.pad) }} className={`shrink-0 whitespace-nowrap rounded-full font-sans font-semibold ${tagTone[t.tone]}`}>
+          {t.mini}
+        </span>
+      ))}
     </div>
   );
 }
@@ -279,7 +285,7 @@ function StateNodeView({ data }: NodeProps) {
       )}
       <Handle type="target" position={Position.Top} className={hidden} isConnectable={false} />
       {overview ? (
-        mode !== "dot" && <OverviewChip name={state.name} status={status} count={count} />
+        mode !== "dot" && <OverviewChip name={state.name} status={status} count={count} minis={[...(places?.top?.edge === "inside" ? (tags ?? []) : []), ...(places?.bottom?.edge === "inside" ? (badges ?? []) : [])].filter((t) => t.mini)} />
       ) : detail ? (
         <>
           <div className="flex min-w-0 items-center gap-2">

@@ -3,7 +3,8 @@
 // overlay's notes) or under its bottom edge (badges) only where it covers no other node and no
 // row placed before it; else on the other edge; else shortened (a tag's `short`: the fleet's "2
 // now" without its p95); else not drawn (its text stays in the node's tooltip and in the panel
-// beside the diagram). Pure but for the text measure given to it.
+// beside the diagram), or an overview chip's has the row's counts (a tag's `mini`) inside it, after
+// its name. Pure but for the text measure given to it.
 
 /** A laid-out box in flow units (the diagram's coordinates at zoom 1). */
 export interface Box {
@@ -16,6 +17,7 @@ export interface Box {
 export interface TagRowItem {
   label: string;
   short?: string;
+  mini?: string;
 }
 
 export interface TagRows {
@@ -27,12 +29,15 @@ export interface TagRows {
   bottom: TagRowItem[];
   /** which end of the node the rows start from */
   side: "left" | "right";
+  /** the node is an overview chip, with room after its name for the row's counts */
+  inside?: boolean;
 }
 
 /** full: every tag whole; short: only the tags with a short form, in it */
-export type RowForm = "full" | "short";
+export type RowForm = "full" | "short" | "mini";
 export interface RowPlace {
-  edge: "top" | "bottom";
+  /** inside: in the chip, after its name (the mini form) */
+  edge: "top" | "bottom" | "inside";
   form: RowForm;
 }
 /** per node: where its top row and its bottom row go (null: not drawn) */
@@ -43,6 +48,8 @@ export interface NodePlaces {
 
 /** A tag on screen (px): 12 px text, 6 px padding on each side, a 16 px line. */
 export const TAG = { font: 12, pad: 6, line: 16 };
+/** A count in a chip (px on screen): 11 px text in a 14 px line, 4 px padding on each side; the chip keeps this much of its name beside them. */
+export const MINI = { font: 11, pad: 4, line: 14, name: 40 };
 /** flow units between the tags of a row, from the node's outer side (left-2 inside its 2 px border), and the tag's 1 px padding above and below */
 const GAP = 4;
 const INSET = 10;
@@ -53,7 +60,7 @@ const SLACK = 2;
 const hit = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 
 /** The labels a row shows in a form (empty: nothing to show). */
-export const rowLabels = (items: TagRowItem[], form: RowForm): string[] => (form === "full" ? items.map((i) => i.label) : items.flatMap((i) => (i.short ? [i.short] : [])));
+export const rowLabels = (items: TagRowItem[], form: RowForm): string[] => (form === "full" ? items.map((i) => i.label) : items.flatMap((i) => { const l = form === "short" ? i.short : i.mini; return l ? [l] : []; }));
 
 /** The box a row of `labels` takes at `zoom` over an edge of `box` (flow units). */
 export function rowBox(box: Box, labels: string[], edge: "top" | "bottom", side: "left" | "right", zoom: number, measure: (text: string) => number): Box {
@@ -88,6 +95,13 @@ export function placeTagRows(rows: TagRows[], obstacles: { id: string; box: Box 
         places[which] = { edge, form };
         break;
       }
+      // no room beside the chip: its counts inside it, where its (on-screen) box holds them and a few letters of its name
+      const minis = rowLabels(items, "mini");
+      if (!places[which] && row.inside && minis.length) {
+        const all = which === "top" ? minis : [...(places.top?.edge === "inside" ? rowLabels(row.top, "mini") : []), ...minis];
+        const w = all.reduce((sum, l) => sum + measure(l) * (MINI.font / TAG.font) + 2 * MINI.pad + SLACK, 0);
+        if ((row.box.h - 4) * zoom >= MINI.line && (row.box.w - 4) * zoom >= w + MINI.name) places[which] = { edge: "inside", form: "mini" };
+      }
     }
     out.set(row.id, places);
   }
@@ -114,7 +128,7 @@ export const placeKey = (p: NodePlaces | undefined): string => (p ? [p.top, p.bo
 export function placesOf(key: string): NodePlaces {
   const [top, bottom] = key.split("|").map((k): RowPlace | null => {
     const [edge, form] = (k ?? "-").split(":");
-    return edge === "top" || edge === "bottom" ? { edge, form: form === "short" ? "short" : "full" } : null;
+    return edge === "top" || edge === "bottom" || edge === "inside" ? { edge, form: form === "short" || form === "mini" ? form : "full" } : null;
   });
   return { top: top ?? null, bottom: bottom ?? null };
 }

@@ -289,9 +289,9 @@ function Diagram({
       const group = (n.state.type === "compound" || n.state.type === "parallel") && n.hidden === undefined;
       if (!group) obstacles.push({ id: n.id, box });
       const alert = alertsShown?.[n.id] ? [{ label: ALERT_LABEL, short: ALERT_LABEL }] : [];
-      const top = [...(painted.tags[n.id] ?? []).map((t) => ({ label: t.label, short: t.short })), ...alert];
-      const bottom = (painted.extra[n.id] ?? []).map((t) => ({ label: t.label, short: t.short }));
-      if (top.length || bottom.length) rows.push({ id: n.id, box, top, bottom, side: !group && box.x + box.w / 2 > l.width / 2 ? "right" : "left" });
+      const top = [...(painted.tags[n.id] ?? []).map((t) => ({ label: t.label, short: t.short, mini: t.mini })), ...alert];
+      const bottom = (painted.extra[n.id] ?? []).map((t) => ({ label: t.label, short: t.short, mini: t.mini }));
+      if (top.length || bottom.length) rows.push({ id: n.id, box, top, bottom, side: !group && box.x + box.w / 2 > l.width / 2 ? "right" : "left", inside: !group && !!l.overview });
     }
     let measure: ((t: string) => number) | null = null;
     let at = Number.NaN;

@@ -15,7 +15,7 @@ export function fleetOverlay(fleet: Fleet): DiagramOverlay {
       tags.push({
         label: info.join(" · "),
         // where there is no room for it all: the runs there now (the p95 is in the tooltip and the panel)
-        ...(now > 0 ? { short: `${now} now` } : {}),
+        ...(now > 0 ? { short: `${now} now`, mini: String(now) } : {}),
         tone: "info",
         title: [`${s.now.running} running, ${s.now.waiting} waiting here now`, s.dwellMs ? `time in state: p50 ${formatDuration(s.dwellMs.p50)}, p95 ${formatDuration(s.dwellMs.p95)} (${fleet.window})` : ""].filter(Boolean).join("\n"),
       });
@@ -25,6 +25,7 @@ export function fleetOverlay(fleet: Fleet): DiagramOverlay {
       tags.push({
         label: bad.join(" · "),
         short: bad[0],
+        mini: String(s.stuck + s.failedHere),
         tone: "bad",
         title: [s.stuck > 0 ? `${s.stuck} run(s) here longer than 3 × p95, or past the state's timeout` : "", s.failedHere > 0 ? `${s.failedHere} run(s) failed here (${fleet.window})` : ""].filter(Boolean).join("\n"),
       });

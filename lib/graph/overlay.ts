@@ -13,6 +13,8 @@ export interface OverlayTag {
   title?: string;
   /** a shorter label for where the whole one has no room (below a readable zoom); without one the tag is then left out (its text stays in the tooltip) */
   short?: string;
+  /** the shortest form (a count), drawn inside the node's own chip where neither whole nor short has room beside it */
+  mini?: string;
 }
 
 export interface DiagramOverlay {
