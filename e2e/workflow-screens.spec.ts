@@ -90,7 +90,8 @@ async function overlappingTags(page: Page): Promise<string[]> {
       return r.width > 0 && r.height > 0 && el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
     };
     const nodeOf = (el: Element) => el.closest(".react-flow__node")?.getAttribute("data-id") ?? "?";
-    const tags = [...root.querySelectorAll("[data-testid=node-tags] [data-tone], [data-testid=node-badges] [data-tone], [data-testid=node-alert]")].filter(shown).map((el) => ({ node: nodeOf(el), text: el.textContent ?? "", r: el.getBoundingClientRect() }));
+    // (data-tag: a tag drawn shortened, or as a count in its chip)
+    const tags = [...new Set(root.querySelectorAll("[data-testid=node-tags] [data-tone], [data-testid=node-badges] [data-tone], [data-tag], [data-testid=node-alert]"))].filter(shown).map((el) => ({ node: nodeOf(el), text: el.textContent ?? "", r: el.getBoundingClientRect() }));
     const states = [...root.querySelectorAll(".react-flow__node-state")].map((el) => ({ node: el.getAttribute("data-id") ?? "?", r: el.getBoundingClientRect() }));
     // (a pixel of rounding is no overlap)
     const hit = (a: DOMRect, b: DOMRect) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;

@@ -78,7 +78,7 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert, si
   // below a readable zoom a tag keeps its size on screen (12 px text)
   const scaled = mode !== "detail" ? { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) } : undefined;
   const tag = (t: OverlayTag, i: number) => (
-    <span key={i} title={t.title ?? t.label} data-tone={t.tone} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
+    <span key={i} title={t.title ?? t.label} data-tone={t.tone} data-tag={t.tone} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full px-1.5 py-px text-[12px] font-semibold leading-4 shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
       {t.label}
     </span>
   );
@@ -116,15 +116,18 @@ function ChipTags({ tags, place, testId, side = "left", alert }: { tags: Overlay
   const y = place?.edge === "bottom" ? "bottom-0 translate-y-full" : "top-0 -translate-y-full";
   return (
     <span data-testid={testId}>
-      <span className="hidden">
-        {tags.map((t, i) => (
-          <span key={i} data-tone={t.tone}>{t.label}</span>
-        ))}
-      </span>
+      {/* (drawn whole, a tag carries its tone; else its whole label is here, hidden, and the shortened one drawn carries only data-tag) */}
+      {place?.form !== "full" && (
+        <span className="hidden">
+          {tags.map((t, i) => (
+            <span key={i} data-tone={t.tone}>{t.label}</span>
+          ))}
+        </span>
+      )}
       {place && place.edge !== "inside" ? (
         <span className={`absolute ${y} z-10 flex w-max gap-1 ${side === "right" ? "right-2 justify-end" : "left-2"}`}>
           {shown.map((t, i) => (
-            <span key={i} title={t.title} data-tone={t.tone} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full py-px font-semibold shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
+            <span key={i} title={t.title} data-tag={t.tone} data-tone={place.form === "full" ? t.tone : undefined} style={scaled} className={`shrink-0 whitespace-nowrap rounded-full py-px font-semibold shadow-sm ring-2 ring-white dark:ring-slate-900 ${tagTone[t.tone]}`}>
               {t.label}
             </span>
           ))}
@@ -238,7 +241,7 @@ function OverviewChip({ name, status, count, minis = [] }: { name: string; statu
       {count !== undefined && <span className="shrink-0 whitespace-nowrap font-medium text-slate-600 dark:text-slate-400">▸ {count}</span>}
       {/* the overlay's counts where there is no room for its tags beside the chip (11 px on screen): the name gives way to them */}
       {minis.map((t, i) => (
-        <span key={i} title={t.title ?? t.label} data-tone={t.tone} data-mini="" style={{ fontSize: screenPx(MINI.font + 0.05), lineHeight: screenPx(MINI.line), paddingInline: screenPx(MINI.pad) }} className={`shrink-0 whitespace-nowrap rounded-full font-sans font-semibold ${tagTone[t.tone]}`}>
+        <span key={i} title={t.title ?? t.label} data-tag={t.tone} data-mini="" style={{ fontSize: screenPx(MINI.font + 0.05), lineHeight: screenPx(MINI.line), paddingInline: screenPx(MINI.pad) }} className={`shrink-0 whitespace-nowrap rounded-full font-sans font-semibold ${tagTone[t.tone]}`}>
           {t.mini}
         </span>
       ))}
