@@ -5,7 +5,9 @@ import { useEffect, useState } from "react";
 import type { NavLink } from "@/lib/machines/built-in";
 
 // On a phone (under 640 px) the nav stays on one line: the first three keep a short label, the
-// rest show an icon; every link keeps its full name for screen readers and a tooltip.
+// rest show an icon; every link keeps its full name for screen readers and a tooltip. The pending
+// count shows at most "99+" so the line fits at 390 px with every workflow's link; were the links
+// ever wider than the screen, the nav scrolls on its own and the page does not.
 const links: { href: string; label: string; short?: string; icon?: React.ReactNode }[] = [
   { href: "/", label: "Runs" },
   { href: "/review", label: "Review queue", short: "Review" },
@@ -76,11 +78,11 @@ export function NavLinks({ pending: initial, live, extra = [] }: { pending: numb
   const path = usePathname();
   const pending = usePendingCount(initial, live && !path.startsWith("/login"));
   return (
-    <nav className="flex min-w-0 flex-nowrap items-center gap-0.5 text-xs sm:gap-1 sm:overflow-x-auto sm:text-sm" data-testid="nav">
+    <nav className="flex min-w-0 flex-nowrap items-center gap-0.5 overflow-x-auto text-xs sm:gap-1 sm:text-sm" data-testid="nav">
       {withExtra(extra).map((l) => {
         const active = l.href === "/" ? path === "/" || path.startsWith("/runs") : path === l.href || path.startsWith(`${l.href}/`);
         return (
-          <Link key={l.href} href={l.href} title={l.label} className={`flex items-center gap-1 whitespace-nowrap rounded-md px-1.5 py-1.5 sm:gap-1.5 sm:px-3 ${active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"}`}>
+          <Link key={l.href} href={l.href} title={l.label} className={`flex items-center gap-1 whitespace-nowrap rounded-md px-1 py-1.5 sm:gap-1.5 sm:px-3 ${active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"}`}>
             {l.icon ? (
               <>
                 <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden className="sm:hidden" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
@@ -98,7 +100,7 @@ export function NavLinks({ pending: initial, live, extra = [] }: { pending: numb
             )}
             {l.href === "/review" && pending > 0 && (
               <span data-testid="pending-count" className={`rounded-full px-1.5 text-[11px] font-semibold ${active ? "bg-emerald-400 text-slate-900" : "bg-emerald-600 text-white"}`}>
-                {pending}
+                {pending > 99 ? "99+" : pending}
               </span>
             )}
           </Link>

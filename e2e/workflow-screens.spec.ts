@@ -26,7 +26,7 @@ const SIZES = [
 const RUNS: { workflow: string; input: Record<string, unknown>; settled: RegExp; review: boolean }[] = [
   { workflow: "swiss-army", input: { request: "Explain how runs resume after a restart" }, settled: /^HUMAN_REVIEW$/, review: true },
   { workflow: "deep-research", input: { topic: "durable workflow engines and their timers" }, settled: /approval$/, review: true },
-  { workflow: "domain-agent", input: { text: "Am I eating enough protein this week?" }, settled: /^WAIT_USER$/, review: false },
+  { workflow: "domain-agent", input: { text: "Am I eating enough protein this week?" }, settled: /^(WAIT_USER|COMPLETE)$/, review: false }, // asks when the log has no entries yet; answers when earlier specs logged some
   { workflow: "processing-modes", input: { query: "hello, what can you do?", mode: "CHAT" }, settled: /^Done$/, review: false },
   { workflow: "conversation", input: {}, settled: /^INITIAL$/, review: false },
 ];

@@ -17,4 +17,8 @@ if (!fs.existsSync(".next/BUILD_ID")) {
 const port = process.env.PORT || "3000";
 // the path guard answers malformed percent-encoding with 400 (scripts/path-guard.mjs)
 const guard = new URL("./path-guard.mjs", import.meta.url).href;
-runWithServerOptions(["--import", guard, require.resolve("next/dist/bin/next"), "start", "-p", port, ...process.argv.slice(2)], env);
+// idle keep-alive connections stay open 65 s (Node's default is 5 s): a client or proxy reusing an
+// idle connection just as the server closes it gets ECONNRESET; proxies keep theirs up to 60 s
+const args = process.argv.slice(2);
+const keepAlive = args.some((a) => a.startsWith("--keepAliveTimeout")) ? [] : ["--keepAliveTimeout", "65000"];
+runWithServerOptions(["--import", guard, require.resolve("next/dist/bin/next"), "start", "-p", port, ...keepAlive, ...args], env);
