@@ -62,7 +62,7 @@ const screenWidth = (w: number, z: number) => Math.floor(((w - 20) * z) / 5) * 5
 
 const tagTone: Record<OverlayTone, string> = {
   a: "bg-blue-600 text-white",
-  b: "bg-amber-600 text-white",
+  b: "bg-amber-700 text-white",
   both: "bg-violet-600 text-white",
   good: "bg-emerald-700 text-white",
   bad: "bg-red-600 text-white",
