@@ -39,7 +39,6 @@ export default defineConfig({
     // vitest's default is one worker per core but one (2 cores: 1); many files here wait on child
     // processes, servers and timers, so two workers finish sooner even on a 2-core machine
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
-    reporters: process.env.CI ? ["default"] : ["default"],
     projects: [
       { extends: true, test: { name: "own process", include: own, isolate: true } },
       { extends: true, test: { name: "shared process", include, exclude: [...configDefaults.exclude, ...own], isolate: false } },
