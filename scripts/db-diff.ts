@@ -1,6 +1,8 @@
 // npm run db:diff -- <name> — write a migration for each provider from the difference between
-// the committed migrations and prisma/schema.prisma. SQLite diffs against an in-memory scratch
-// database; PostgreSQL against a scratch schema (skipped, with a note, when it is unreachable).
+// the committed migrations and the schema (prisma/core.prisma and each workflow's
+// workflows/<id>/schema.prisma, assembled into prisma/schema.prisma by scripts/prisma-generate.mjs
+// first). SQLite diffs against an in-memory scratch database; PostgreSQL against a scratch schema
+// (skipped, with a note, when it is unreachable).
 import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigration } from "../lib/db/migrate";

@@ -7,12 +7,16 @@
 // - the app has no route file, page or link of a workflow's own: its endpoints, pages and
 //   navigation links are declared in its entry (`api`, `pages`, `nav`) and served by the app's
 //   generic files (app/api/[...name]/route.ts, app/[page]/page.tsx), whose paths no file under
-//   lib/, app/ or components/ writes out.
+//   lib/, app/ or components/ writes out;
+// - no database model that one workflow alone uses is defined outside its folder: its tables are
+//   in workflows/<id>/schema.prisma, the core's in prisma/core.prisma (scripts/schemas.mjs
+//   assembles prisma/schema.prisma from them; test/schema-files.test.ts keeps it up to date).
 // docs/guide/17-add-a-workflow.md describes the mechanism.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtInEntries } from "../lib/machines/registry";
+import { CORE_SCHEMA, workflowSchemas } from "../scripts/schemas.mjs";
 import { importGraph, type Edge } from "./support/import-graph";
 import { ROOT, read, sourceFiles } from "./support/source-files";
 
@@ -64,6 +68,35 @@ const codeLines = (file: string) =>
     .split("\n")
     .map((line, i) => ({ line, n: i + 1 }))
     .filter(({ line }) => !/^\s*(\/\/|\*|\/\*)/.test(line));
+
+/** the models a schema file defines */
+export const modelsIn = (schema: string) => [...schema.matchAll(/^model\s+(\w+)\s*\{/gm)].map((m) => m[1]!);
+
+const DELEGATE_CALLS = "findMany|findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow|create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany|count|aggregate|groupBy";
+/** code that reads or writes a model's table: a Prisma call (`db.cmResult.findMany(`) or its name quoted in SQL (`FROM "CmResult"`) */
+export function usesModel(model: string, code: string): boolean {
+  const delegate = model[0]!.toLowerCase() + model.slice(1);
+  return new RegExp(`\\.${delegate}\\s*\\.\\s*(?:${DELEGATE_CALLS})\\s*\\(|"${model}"`).test(code);
+}
+
+/**
+ * The models defined in the wrong place. `defined`: model → "core" or the workflow whose folder
+ * defines it; `users`: model → who reads or writes it ("core" or workflow ids). A model that one
+ * workflow alone uses belongs in that workflow's folder; a model in a workflow's folder is that
+ * workflow's alone (the core and the other workflows reach it through the workflow, never by name).
+ */
+export function misplacedModels(defined: Map<string, string>, users: Map<string, Set<string>>): string[] {
+  const bad: string[] = [];
+  for (const [model, where] of defined) {
+    const by = [...(users.get(model) ?? [])].sort();
+    if (where === "core") {
+      if (by.length === 1 && by[0] !== "core") bad.push(`${model}: only ${by[0]} uses it (move it to workflows/${by[0]}/schema.prisma)`);
+    } else if (by.length !== 1 || by[0] !== where) {
+      bad.push(`${model}: defined in workflows/${where}/ but used by ${by.join(", ") || "nothing"}`);
+    }
+  }
+  return bad;
+}
 
 describe("each workflow's code is in its folder", () => {
   it("the ownership rule finds a file that serves one workflow alone (it can fail)", () => {
@@ -138,5 +171,59 @@ describe("each workflow's code is in its folder", () => {
     expect(quotedPath("/log").test(`redirect("/login")`)).toBe(false);
     expect(quotedPath("/api/metrics/modes").test(`get("/api/metrics/modes/x")`)).toBe(true);
     expect(quotedPath("/api/metrics/modes").test(`get("/api/metrics")`)).toBe(false);
+  });
+
+  it("the model rule finds a workflow's table outside its folder, and another's use of one inside (it can fail)", () => {
+    expect(usesModel("CmResult", "await this.db.cmResult.findMany({ where })")).toBe(true);
+    expect(usesModel("CmResult", "await tx.cmResult\n  .count()")).toBe(true);
+    expect(usesModel("CmResult", 'SELECT * FROM "CmResult" WHERE "runId" = ?')).toBe(true);
+    expect(usesModel("CmResult", "const cmResult = results.cmResult; // a CmResult")).toBe(false);
+    const defined = new Map([
+      ["Run", "core"],
+      ["Shared", "core"],
+      ["Mine", "core"], // w1's alone, defined in the core
+      ["Own", "w1"],
+      ["Borrowed", "w1"], // w1's, used by w2 too
+      ["Unused", "w2"],
+    ]);
+    const users = new Map([
+      ["Run", new Set(["core", "w1"])],
+      ["Shared", new Set(["w1", "w2"])],
+      ["Mine", new Set(["w1"])],
+      ["Own", new Set(["w1"])],
+      ["Borrowed", new Set(["w1", "w2"])],
+    ]);
+    expect(misplacedModels(defined, users)).toEqual([
+      "Mine: only w1 uses it (move it to workflows/w1/schema.prisma)",
+      "Borrowed: defined in workflows/w1/ but used by w1, w2",
+      "Unused: defined in workflows/w2/ but used by nothing",
+    ]);
+  });
+
+  it("no model that one workflow alone uses is defined outside its folder, and a workflow's models are its own", () => {
+    const defined = new Map<string, string>();
+    const define = (file: string, where: string) => {
+      for (const m of modelsIn(read(file))) {
+        expect(defined.has(m), `${m} is defined twice`).toBe(false);
+        defined.set(m, where);
+      }
+    };
+    define(CORE_SCHEMA, "core");
+    const own = workflowSchemas(ROOT);
+    for (const { id, file } of own) define(file, id);
+    // the product's code: the core (lib/, app/, components/) and each workflow's folder, without the
+    // tests; test/, scripts/, bench/ and e2e/ are harnesses that may look into any workflow's tables
+    // (the chaos run counts swiss-army's CmDecision rows), as they may import any workflow
+    const code = sourceFiles(["lib", "app", "components", "workflows"], [".ts", ".tsx", ".mjs"]).filter((f) => !/(^|\/)test\/|\.test\.tsx?$/.test(f));
+    expect(code.filter((f) => f.startsWith("lib/")).length).toBeGreaterThan(LIB_FILES_AT_LEAST);
+    const users = new Map<string, Set<string>>();
+    for (const file of code) {
+      const text = read(file);
+      for (const m of defined.keys()) if (usesModel(m, text)) (users.get(m) ?? users.set(m, new Set()).get(m)!).add(folderOf(file) ?? "core");
+    }
+    expect(misplacedModels(defined, users)).toEqual([]);
+    // the workflows that keep tables of their own, and the core's part: most of the schema
+    expect(own.map((w) => w.id)).toEqual(["domain-agent", "processing-modes", "swiss-army"]);
+    expect([...defined.values()].filter((w) => w === "core").length).toBeGreaterThan(20);
   });
 });

@@ -66,22 +66,8 @@ export async function createMigration(
   opts: MigrateOptions & { name: string },
 ): Promise<{ dir: string | null; sql: string }> {
   return withEngine(opts, async (engine, provider) => {
-    const migrationsList = await readMigrationsList(opts.migrationsDir);
-    await engine.applyMigrations({ migrationsList, filters: NO_FILTERS });
-
-    const schema = { path: path.resolve(opts.schemaPath), content: await readFile(opts.schemaPath, "utf8") };
-    const { exitCode, stdout } = await engine.diff({
-      // "schemaDatasource" = the live database of the schema's datasource, which
-      // for the wasm engine is the one behind the driver adapter ("url" targets
-      // are rejected). `_prisma_migrations` is ignored by the diff.
-      from: { tag: "schemaDatasource", files: [schema], configDir: path.dirname(schema.path) },
-      to: { tag: "schemaDatamodel", files: [schema] },
-      script: true,
-      exitCode: true, // => exitCode 2 when the diff is non-empty, 0 when empty
-      filters: NO_FILTERS,
-    });
-    if (exitCode === 0) return { dir: null, sql: "" };
-    const sql = stdout ?? "";
+    const { migrationsList, sql } = await migratedDrift(engine, opts);
+    if (!sql) return { dir: null, sql: "" };
 
     const dirName = nextMigrationName(migrationsList, opts.name);
     const dir = path.join(opts.migrationsDir, dirName);
@@ -92,6 +78,33 @@ export async function createMigration(
     }
     return { dir, sql };
   });
+}
+
+/**
+ * What `createMigration` would write, without writing it: the SQL from the database at `url`, with
+ * every migration in `migrationsDir` applied, to `schemaPath` ("" when they agree).
+ */
+export async function schemaDrift(opts: MigrateOptions): Promise<string> {
+  return withEngine(opts, async (engine) => (await migratedDrift(engine, opts)).sql);
+}
+
+/** Apply the committed migrations, then diff the database against the schema file ("" when in sync). */
+async function migratedDrift(engine: SchemaEngineT, opts: MigrateOptions): Promise<{ migrationsList: MigrationList; sql: string }> {
+  const migrationsList = await readMigrationsList(opts.migrationsDir);
+  await engine.applyMigrations({ migrationsList, filters: NO_FILTERS });
+
+  const schema = { path: path.resolve(opts.schemaPath), content: await readFile(opts.schemaPath, "utf8") };
+  const { exitCode, stdout } = await engine.diff({
+    // "schemaDatasource" = the live database of the schema's datasource, which
+    // for the wasm engine is the one behind the driver adapter ("url" targets
+    // are rejected). `_prisma_migrations` is ignored by the diff.
+    from: { tag: "schemaDatasource", files: [schema], configDir: path.dirname(schema.path) },
+    to: { tag: "schemaDatamodel", files: [schema] },
+    script: true,
+    exitCode: true, // => exitCode 2 when the diff is non-empty, 0 when empty
+    filters: NO_FILTERS,
+  });
+  return { migrationsList, sql: exitCode === 0 ? "" : (stdout ?? "") };
 }
 
 /**
