@@ -68,7 +68,7 @@ describe("the sandbox queue, per principal", () => {
     expect(await sandboxPrincipal(undefined)).toBeNull();
   });
 
-  it("no AsyncLocalStorage in the code the engine runs: on Node 20 one in use turns on promise hooks for the whole process, for good (several per cent of the engine's CPU, npm run bench)", () => {
+  it("no AsyncLocalStorage in the code the engine runs: on Node 20 one in use turns on promise hooks for the whole process, for good", () => {
     const hits = sourceFiles(["lib", "workflows"]).filter((f) => /\bAsyncLocalStorage\b|\bcreateHook\b/.test(read(f).replace(/\/\/.*$/gm, "")));
     expect(hits).toEqual([]);
   });

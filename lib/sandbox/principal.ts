@@ -8,7 +8,7 @@
 // parent's or the run it was forked from, else as itself.
 //
 // An explicit parameter, not an AsyncLocalStorage: on Node 20 one AsyncLocalStorage in use turns
-// on promise hooks for the whole process for good, about a tenth of the engine's CPU (npm run bench).
+// on promise hooks for the whole process for good: a cost on every promise the engine makes.
 import type { EffectContext, WorkflowEffects } from "../engine/effects";
 
 /** The principal recorded for a run (or inherited), or null when none is known. */
