@@ -19,16 +19,16 @@ export async function AlertBanner() {
   }
   if (total === 0) return null;
   return (
-    <div className="border-b border-red-200 bg-red-50" role="status" data-testid="alert-banner">
+    <div className="border-b border-red-200 bg-red-50 dark:border-red-900 dark:bg-red-950" role="status" data-testid="alert-banner">
       {/* on a phone one line (the count and the first alert): the first screen is for the page's own content (a run's decision) */}
-      <div className="mx-auto flex w-full max-w-[1440px] items-baseline gap-x-4 gap-y-1 px-4 py-2 text-sm text-red-900 sm:flex-wrap sm:px-6">
+      <div className="mx-auto flex w-full max-w-[1440px] items-baseline gap-x-4 gap-y-1 px-4 py-2 text-sm text-red-900 sm:flex-wrap sm:px-6 dark:text-red-100">
         <strong className="shrink-0 font-semibold">
           <span aria-hidden>⚠ </span>
           {total} alert{total === 1 ? "" : "s"} open
         </strong>
         {open.map((a, i) => (
           <Link key={a.id} href={`/workflows/${encodeURIComponent(a.workflow)}#alerts`} className={`min-w-0 max-w-full truncate hover:underline ${i > 0 ? "max-sm:hidden" : ""}`} title={a.message}>
-            <span className="font-mono text-xs">{a.workflow}</span> · <span className="font-mono text-xs font-semibold">{a.stateName}</span> — <span className="text-red-800">{a.message}</span>
+            <span className="font-mono text-xs">{a.workflow}</span> · <span className="font-mono text-xs font-semibold">{a.stateName}</span> — <span className="text-red-800 dark:text-red-200">{a.message}</span>
           </Link>
         ))}
         {total > open.length && <span className="text-xs text-red-700 max-sm:hidden dark:text-red-300">and {total - open.length} more</span>}

@@ -62,11 +62,11 @@ export function AlertsPanel({ workflow, open, resolved, rules, states }: { workf
       {open.length > 0 && (
         <ul className="mt-2 space-y-1.5 text-xs" data-testid="open-alerts">
           {open.map((a) => (
-            <li key={a.id} className="rounded-md border border-red-200 bg-red-50 px-2 py-1.5 text-red-900">
+            <li key={a.id} className="rounded-md border border-red-200 bg-red-50 px-2 py-1.5 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100">
               <div className="flex flex-wrap items-baseline gap-x-2">
                 <span className="font-mono font-semibold">{a.stateName}</span>
-                <span className="text-red-700 dark:text-red-400">{a.source === "seed" ? `seed: ${a.metric}` : a.metric.replace("_", " ")}</span>
-                <span className="ml-auto text-[11px] text-red-700/80 dark:text-red-400">since {formatTime(a.openedAt)}</span>
+                <span className="text-red-700 dark:text-red-300">{a.source === "seed" ? `seed: ${a.metric}` : a.metric.replace("_", " ")}</span>
+                <span className="ml-auto text-[11px] text-red-700/80 dark:text-red-300">since {formatTime(a.openedAt)}</span>
               </div>
               <p className="mt-0.5">{a.message}</p>
             </li>
