@@ -13,6 +13,9 @@ import fs from "node:fs";
 /** the overview chips' text size at zoom 1 (CHIP_FONT in lib/graph/layout.ts) */
 const CHIP_FONT = 28;
 
+// the suite's longest file, of independent tests (each starts the runs and workflows it reads): spread over the workers
+test.describe.configure({ mode: "parallel" });
+
 const SHOTS = "/tmp/diagram-shots";
 async function shot(page: Page, name: string) {
   fs.mkdirSync(SHOTS, { recursive: true });
