@@ -66,20 +66,24 @@ test.beforeAll(async ({ request }) => {
 });
 
 // light: every rule; dark: the colour rules (the rest cannot differ from light)
+// in parts of a few pages each (axe is the suite's heaviest work: a part is a test the workers share)
+const PARTS = 4;
 for (const scheme of ["light", "dark"] as const) {
-  test(`every page in ${scheme}: no serious or critical axe-core violation${scheme === "dark" ? " of colour" : ""}`, async ({ page }) => {
-    test.setTimeout(240_000);
-    await page.emulateMedia({ colorScheme: scheme });
-    const found: Record<string, string[]> = {};
-    for (const path of pages) {
-      await page.goto(path);
-      await page.waitForLoadState("load");
-      await expect(page.locator("main")).toBeVisible();
-      // Swagger UI renders after the page loads: check it once its operations are there
-      if (path === "/api-reference") await expect(page.locator("[data-testid=api-reference] .opblock").first()).toBeVisible({ timeout: 20_000 });
-      const v = await violations(page, scheme === "dark" ? COLOUR_RULES : undefined);
-      if (v.length) found[path] = v;
-    }
-    expect(found).toEqual({});
-  });
+  for (let part = 0; part < PARTS; part++) {
+    test(`every page in ${scheme} (part ${part + 1} of ${PARTS}): no serious or critical axe-core violation${scheme === "dark" ? " of colour" : ""}`, async ({ page }) => {
+      test.setTimeout(240_000);
+      await page.emulateMedia({ colorScheme: scheme });
+      const found: Record<string, string[]> = {};
+      for (const path of pages.filter((_, i) => i % PARTS === part)) {
+        await page.goto(path);
+        await page.waitForLoadState("load");
+        await expect(page.locator("main")).toBeVisible();
+        // Swagger UI renders after the page loads: check it once its operations are there
+        if (path === "/api-reference") await expect(page.locator("[data-testid=api-reference] .opblock").first()).toBeVisible({ timeout: 20_000 });
+        const v = await violations(page, scheme === "dark" ? COLOUR_RULES : undefined);
+        if (v.length) found[path] = v;
+      }
+      expect(found).toEqual({});
+    });
+  }
 }
