@@ -67,7 +67,7 @@ test.beforeAll(async ({ request }) => {
 
 // light: every rule; dark: the colour rules (the rest cannot differ from light)
 // in parts of a few pages each (axe is the suite's heaviest work: a part is a test the workers share)
-const PARTS = 4;
+const PARTS = 6;
 for (const scheme of ["light", "dark"] as const) {
   for (let part = 0; part < PARTS; part++) {
     test(`every page in ${scheme} (part ${part + 1} of ${PARTS}): no serious or critical axe-core violation${scheme === "dark" ? " of colour" : ""}`, async ({ page }) => {
