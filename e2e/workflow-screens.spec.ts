@@ -1,11 +1,13 @@
 // The five built-in workflows as people see them, at 1440×900 and on a phone (390×844): each
-// workflow page (the machine, and the fleet overlay over a few seeded runs) and a run page of
-// each. Screenshots go to /tmp/shots-31 to be looked at (not under CI unless E2E_SHOTS=1); what can be checked is checked here: the
+// workflow page (the machine, and the fleet overlay over a few seeded runs, the states they rest
+// in given visits of 24 min as a loaded machine's runs make: the overlay's longest labels, see
+// fleet-history.ts) and a run page of each. Screenshots go to /tmp/shots-31 to be looked at (not under CI unless E2E_SHOTS=1); what can be checked is checked here: the
 // fleet overlay and its panel show the seeded runs, the panels beside the diagram name states as
 // people read them (never a raw dotted state path), and on a phone a run's outcome or decision is
 // in the first screen. The fixture fails a page that logs a console error.
 import fs from "node:fs";
 import type { APIRequestContext, Page } from "@playwright/test";
+import { addLongVisits } from "./fleet-history";
 import { expect, test } from "./fixtures";
 import { pendingReviewFor } from "./helpers";
 
@@ -43,6 +45,11 @@ async function startRun(request: APIRequestContext, workflow: string, input: Rec
   return id;
 }
 
+/** How long the seeded runs had waited where they rest (as on a loaded machine, where earlier specs' runs waited this long): their states' p95, 24 min 11 s, makes the fleet overlay's longest labels. */
+const LONG_WAIT_MS = 1_451_000;
+
+type FleetStates = Record<string, { now: { running: number; waiting: number }; entered: number; dwellMs: { p95: number } | null }>;
+
 /** the run each workflow's run page is shown with */
 const shown: Record<string, string> = {};
 
@@ -62,6 +69,13 @@ test.beforeAll(async ({ request }) => {
     const aborted = await request.post(`/api/runs/${c}/abort`, { data: { reason: "seeded for the screenshots" } });
     // (a run that already finished, as processing-modes' do at once, cannot be aborted: 409)
     expect([200, 409], await aborted.text()).toContain(aborted.status());
+    // where runs are now, runs had waited long: more long visits than all the others, so their p95 is the long one
+    const states = ((await (await request.get(`/api/workflows/${r.workflow}/fleet?window=24h`)).json()) as { states: FleetStates }).states;
+    const resting = Object.entries(states).filter(([, s]) => s.now.running + s.now.waiting > 0);
+    await addLongVisits(request, r.workflow, resting.map(([id]) => id), LONG_WAIT_MS, Math.max(...resting.map(([, s]) => s.entered), 1));
+    const after = ((await (await request.get(`/api/workflows/${r.workflow}/fleet?window=24h`)).json()) as { states: FleetStates }).states;
+    // (a p95 is its bucket's lower edge: up to 2.2 % under the visit's length)
+    for (const [id] of resting) expect(after[id]!.dwellMs!.p95, `${r.workflow} ${id}: p95 of the long visits`).toBeGreaterThan(LONG_WAIT_MS * 0.97);
   }
 });
 

@@ -12,8 +12,8 @@
 //
 // conversation is left out: it has no effects and never calls the model.
 //
-// vitest: isolate — its 800 ms per-attempt timeouts are part of what it tests, so it runs in a
-// process of its own (vitest.config.ts), whose event loop no earlier test file's timers share.
+// vitest: isolate — its 800 ms per-attempt timeouts are part of what it tests, so it runs on its
+// own (a worker thread, vitest.config.ts), whose event loop no earlier test file's timers share.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { offlinePlan } from "../workflows/deep-research/effects/offline";
 import { ManualClock } from "../lib/engine/clock";

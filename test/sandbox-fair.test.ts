@@ -15,7 +15,9 @@ import { forkRun, startRun } from "../lib/api/runs";
 import { migrateDatabase } from "../lib/db/migrations";
 import { pgReachable, scratchSchema } from "../lib/db/pg-scratch";
 import { createRuntime, defaultEffects } from "../lib/runtime";
-import { principalsIn } from "../lib/sandbox/principal";
+import { principalScoped, principalsIn, sandboxPrincipal } from "../lib/sandbox/principal";
+import type { EffectContext } from "../lib/engine/effects";
+import { read, sourceFiles } from "./support/source-files";
 import { testRuntime } from "./helpers";
 
 beforeAll(() => configureSandbox({ prewarmPython: false, prewarmJavascript: false, maxConcurrent: 1 }));
@@ -52,6 +54,24 @@ describe("the sandbox queue, per principal", () => {
     // outside any run (no principal) only the overall limit applies
     expect(sandboxStats().queued).toBe(0);
   }, 60_000);
+
+  it("an effect's context says whose run it is: the run's principal, else the run itself; no context (or one no runtime scoped) is outside any run", async () => {
+    const principalOf = async (runId: string) => {
+      if (runId === "down") throw new Error("the database did not answer");
+      return runId === "r1" ? "token:t-1" : null;
+    };
+    const seen: (string | null)[] = [];
+    const fx = principalScoped(principalOf)({ actors: { code: async (_input: never, ctx: EffectContext) => void seen.push(await sandboxPrincipal(ctx)) } });
+    for (const runId of ["r1", "r2", "down"]) await fx.actors.code!(undefined as never, { runId } as EffectContext);
+    expect(seen).toEqual(["token:t-1", "run:r2", "run:down"]);
+    expect(await sandboxPrincipal({ runId: "r1" } as EffectContext)).toBeNull();
+    expect(await sandboxPrincipal(undefined)).toBeNull();
+  });
+
+  it("no AsyncLocalStorage in the code the engine runs: on Node 20 one in use turns on promise hooks for the whole process, for good", () => {
+    const hits = sourceFiles(["lib", "workflows"]).filter((f) => /\bAsyncLocalStorage\b|\bcreateHook\b/.test(read(f).replace(/\/\/.*$/gm, "")));
+    expect(hits).toEqual([]);
+  });
 
   it("SWITCHYARD_SANDBOX_QUEUE_PER_PRINCIPAL: 8 by default, 1 to 64", () => {
     expect(queuePerPrincipalFromEnv({})).toBe(8);

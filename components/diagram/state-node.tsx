@@ -113,6 +113,7 @@ function OverlayTags({ tags, mode, testId = "node-tags", edge = "top", alert, si
 function ChipTags({ tags, place, testId, side = "left", alert }: { tags: OverlayTag[]; place: RowPlace | null; testId: string; side?: "left" | "right"; alert?: string | null }) {
   const scaled = { fontSize: screenPx(12), lineHeight: screenPx(16), paddingInline: screenPx(6) };
   const shown = place && place.edge !== "inside" ? tags.flatMap((t) => { const label = rowLabels([t], place.form)[0]; return label ? [{ ...t, label, title: t.title ?? t.label }] : []; }) : [];
+  // (from the node's padding edge, inside its border: where tag-room.ts's rowBox puts the row)
   const y = place?.edge === "bottom" ? "bottom-0 translate-y-full" : "top-0 -translate-y-full";
   return (
     <span data-testid={testId}>

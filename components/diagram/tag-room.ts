@@ -54,6 +54,12 @@ export const MINI = { font: 11, pad: 4, line: 14, name: 40 };
 const GAP = 4;
 const INSET = 10;
 const PAD_Y = 2;
+/**
+ * A node's border (flow units: state-node.tsx's border-2). A row is drawn from the node's padding
+ * edge, inside it (top-0 -translate-y-full, bottom-0 translate-y-full): it reaches this far into
+ * its node, and so into a neighbour whose edge is level with the node's (ELK aligns a layer's tops).
+ */
+const BORDER = 2;
 /** room (screen px) kept around a tag by the measure's rounding */
 const SLACK = 2;
 
@@ -62,12 +68,12 @@ const hit = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y 
 /** The labels a row shows in a form (empty: nothing to show). */
 export const rowLabels = (items: TagRowItem[], form: RowForm): string[] => (form === "full" ? items.map((i) => i.label) : items.flatMap((i) => { const l = form === "short" ? i.short : i.mini; return l ? [l] : []; }));
 
-/** The box a row of `labels` takes at `zoom` over an edge of `box` (flow units). */
+/** The box a row of `labels` takes at `zoom` over an edge of `box` (flow units), as drawn: from the node's padding edge out (BORDER). */
 export function rowBox(box: Box, labels: string[], edge: "top" | "bottom", side: "left" | "right", zoom: number, measure: (text: string) => number): Box {
   const w = labels.reduce((sum, l) => sum + (measure(l) + 2 * TAG.pad + SLACK) / zoom, 0) + GAP * Math.max(0, labels.length - 1);
   const h = (TAG.line + SLACK) / zoom + PAD_Y;
   const x = side === "left" ? box.x + INSET : box.x + box.w - INSET - w;
-  return { x, y: edge === "top" ? box.y - h : box.y + box.h, w, h };
+  return { x, y: edge === "top" ? box.y + BORDER - h : box.y + box.h - BORDER, w, h };
 }
 
 /**
@@ -100,7 +106,7 @@ export function placeTagRows(rows: TagRows[], obstacles: { id: string; box: Box 
       if (!places[which] && row.inside && minis.length) {
         const all = which === "top" ? minis : [...(places.top?.edge === "inside" ? rowLabels(row.top, "mini") : []), ...minis];
         const w = all.reduce((sum, l) => sum + measure(l) * (MINI.font / TAG.font) + 2 * MINI.pad + SLACK, 0);
-        if ((row.box.h - 4) * zoom >= MINI.line && (row.box.w - 4) * zoom >= w + MINI.name) places[which] = { edge: "inside", form: "mini" };
+        if ((row.box.h - 2 * BORDER) * zoom >= MINI.line && (row.box.w - 2 * BORDER) * zoom >= w + MINI.name) places[which] = { edge: "inside", form: "mini" };
       }
     }
     out.set(row.id, places);

@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { spawn, type ChildProcess } from "node:child_process";
 import { z } from "zod";
+import type { EffectContext } from "../engine/effects";
 import { sandboxPrincipal } from "./principal";
 
 export type Language = "javascript" | "python";
@@ -584,10 +585,10 @@ function failure(language: Language, kind: SandboxErrorKind, message: string, ex
 
 /**
  * Execute a program in the sandbox. Never rejects: every failure is a result with ok: false.
- * `principal`: whom it counts against in the queue (default: whoever started the run whose effect
- * calls this, lib/sandbox/principal.ts; none outside a run).
+ * `principal`: whom it counts against in the queue; else `ctx`, the context of the effect calling
+ * this: whoever started its run (lib/sandbox/principal.ts); none without either (outside a run).
  */
-export async function runInSandbox(input: SandboxRequest, opts: { principal?: string } = {}): Promise<SandboxResult> {
+export async function runInSandbox(input: SandboxRequest, opts: { principal?: string; ctx?: EffectContext } = {}): Promise<SandboxResult> {
   let req: Normalized;
   try {
     req = parseSandboxRequest(input);
@@ -599,7 +600,7 @@ export async function runInSandbox(input: SandboxRequest, opts: { principal?: st
     const reason = pythonFilesReason();
     if (reason) return failure("python", "unavailable", `python is not available: ${reason}`);
   }
-  const slot = await acquire(opts.principal ?? (await sandboxPrincipal()));
+  const slot = await acquire(opts.principal ?? (await sandboxPrincipal(opts.ctx)));
   if (slot === "full") return failure(req.language, "unavailable", "the sandbox is busy: too many queued executions");
   if (slot === "principal") return failure(req.language, "unavailable", `the sandbox is busy: whoever started this run has ${settings.maxQueuedPerPrincipal} executions waiting already (the most one user, token or client address may have queued)`);
   try {

@@ -1,18 +1,23 @@
 // Whom a sandbox execution is for: the principal that started its run (a user,
 // an API token, or with accounts off a client address; lib/api/who.ts), so that the sandbox can cap
-// how many executions one principal has waiting in its queue. Effects run inside their run's scope
-// (principalScoped wraps them); runInSandbox asks sandboxPrincipal(), which looks the run up only
-// when code is actually run. The record is the RunPrincipal table: a run without one (started by a
-// script, or before this existed) counts as its parent's or the run it was forked from, else as itself.
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { EffectContext, WorkflowEffects } from "../engine/engine";
+// how many executions one principal has waiting in its queue. principalScoped wraps a workflow's
+// effects so that each invocation's context knows how to find its run's principal; an effect that
+// sends code to the sandbox passes its context along (runInSandbox(req, { ctx })), and
+// sandboxPrincipal(ctx) looks the run up only when code is actually run. The record is the
+// RunPrincipal table: a run without one (started by a script, or before this existed) counts as its
+// parent's or the run it was forked from, else as itself.
+//
+// An explicit parameter, not an AsyncLocalStorage: on Node 20 one AsyncLocalStorage in use turns
+// on promise hooks for the whole process for good: a cost on every promise the engine makes.
+import type { EffectContext, WorkflowEffects } from "../engine/effects";
 
 /** The principal recorded for a run (or inherited), or null when none is known. */
 export type PrincipalOf = (runId: string) => Promise<string | null>;
 
-const scope = new AsyncLocalStorage<{ runId: string; principalOf: PrincipalOf }>();
+/** each scoped invocation's context → how to find its run's principal (the engine builds one context per invocation) */
+const scopes = new WeakMap<EffectContext, PrincipalOf>();
 
-/** Each effect of `fx` runs in its run's scope (wrappers cached per WorkflowEffects object). */
+/** Each effect of `fx` is given a context that knows its run's principal (wrappers cached per WorkflowEffects object). */
 export function principalScoped(principalOf: PrincipalOf): (fx: WorkflowEffects) => WorkflowEffects {
   const seen = new WeakMap<WorkflowEffects, WorkflowEffects>();
   return (fx) => {
@@ -22,7 +27,10 @@ export function principalScoped(principalOf: PrincipalOf): (fx: WorkflowEffects)
       for (const [name, fn] of Object.entries(fx.actors)) {
         const run = fn as (input: unknown, ctx: EffectContext) => Promise<unknown>;
         // Object.assign keeps the effect's own marks (waitingOutside)
-        actors[name] = Object.assign((input: unknown, ctx: EffectContext) => scope.run({ runId: ctx.runId, principalOf }, () => run(input, ctx)), fn) as WorkflowEffects["actors"][string];
+        actors[name] = Object.assign((input: unknown, ctx: EffectContext) => {
+          scopes.set(ctx, principalOf);
+          return run(input, ctx);
+        }, fn) as WorkflowEffects["actors"][string];
       }
       out = { ...fx, actors };
       seen.set(fx, out);
@@ -31,14 +39,14 @@ export function principalScoped(principalOf: PrincipalOf): (fx: WorkflowEffects)
   };
 }
 
-/** The principal the current execution counts against: the run's, else "run:<id>"; null outside any run. */
-export async function sandboxPrincipal(): Promise<string | null> {
-  const s = scope.getStore();
-  if (!s) return null;
+/** The principal an execution for the effect given `ctx` counts against: the run's, else "run:<id>"; null outside any run (no context, or one no runtime scoped). */
+export async function sandboxPrincipal(ctx: EffectContext | undefined): Promise<string | null> {
+  const principalOf = ctx && scopes.get(ctx);
+  if (!ctx || !principalOf) return null;
   try {
-    return (await s.principalOf(s.runId)) ?? `run:${s.runId}`;
+    return (await principalOf(ctx.runId)) ?? `run:${ctx.runId}`;
   } catch {
-    return `run:${s.runId}`; // the database did not answer: the run counts as itself
+    return `run:${ctx.runId}`; // the database did not answer: the run counts as itself
   }
 }
 

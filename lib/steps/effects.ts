@@ -131,7 +131,7 @@ export function stepEffects(ports: StepPorts): WorkflowEffects {
       "step.code": async (raw: never, ctx: EffectContext) => {
         const input = CodeInput.parse(raw);
         return withRetry(ctx, stepRetry(input.retry), async () => {
-          const r = await runInSandbox({ language: input.language, code: program(input.language, input.source, input.scope), ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}) });
+          const r = await runInSandbox({ language: input.language, code: program(input.language, input.source, input.scope), ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}) }, { ctx });
           if (!r.ok) throw new StepError(`${input.language} exited ${r.exitCode}: ${r.error?.message ?? r.stderr.slice(0, 500)}`, r.error?.kind === "runtime" ? "BUSINESS" : "RESOURCE_LIMIT", r.error?.kind === "unavailable" || r.error?.kind === "crash");
           return { output: r.returnValue ?? r.stdout, by: r.engine };
         });

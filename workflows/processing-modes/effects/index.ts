@@ -161,7 +161,7 @@ export function processingModesEffects(ports: ModesPorts): EffectsOf<typeof proc
 
   const executeCode = async (input: { language: "javascript" | "python"; code: string; timeoutMs: number; memoryMb: number }, ctx: EffectContext): Promise<Execution> => {
     ctx.progress(`running ${input.language} in the sandbox (limit ${input.timeoutMs} ms, ${input.memoryMb} MB)`);
-    return runInSandbox({ language: input.language, code: input.code, timeoutMs: input.timeoutMs, memoryMb: input.memoryMb });
+    return runInSandbox({ language: input.language, code: input.code, timeoutMs: input.timeoutMs, memoryMb: input.memoryMb }, { ctx });
   };
 
   const think = async (input: { stage: ThinkingStage; query: string; previous: { stage: ThinkingStage; text: string }[] }, ctx: EffectContext) => {
