@@ -33,6 +33,7 @@ async function violations(page: Page, rules?: string[]): Promise<string[]> {
 }
 
 let pages: string[] = [];
+let ruleId = "";
 
 test.beforeAll(async ({ request }) => {
   const waiting = await start(request, "swiss-army", { request: "Accessibility: a Bash script that backs up a folder" });
@@ -42,6 +43,14 @@ test.beforeAll(async ({ request }) => {
   expect((await request.post(`/api/reviews/${review}/decision`, { data: { decision: "approve" } })).status()).toBe(200);
   await pendingReviewFor(request, waiting);
   await pendingReviewFor(request, plan);
+  // an open alert, so the banner on every page and the workflow page's alerts panel are checked too
+  // (a run waiting in HUMAN_REVIEW longer than half a second breaches the rule; removed afterwards)
+  const rule = await request.post("/api/alerts/rules", { data: { workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: 0.5 } });
+  expect(rule.status(), await rule.text()).toBe(201);
+  ruleId = ((await rule.json()) as { rule: { id: string } }).rule.id;
+  await expect
+    .poll(async () => ((await (await request.get("/api/alerts?status=open&workflow=swiss-army")).json()) as { alerts: { ruleId?: string; state: string }[] }).alerts.some((a) => a.state === "HUMAN_REVIEW"), { timeout: 30_000 })
+    .toBe(true);
   pages = [
     "/",
     "/runs",
@@ -63,6 +72,10 @@ test.beforeAll(async ({ request }) => {
     "/compare",
     "/api-reference",
   ];
+});
+
+test.afterAll(async ({ request }) => {
+  if (ruleId) expect((await request.delete(`/api/alerts/rules/${ruleId}`)).status()).toBeLessThan(300);
 });
 
 // light: every rule; dark: the colour rules (the rest cannot differ from light)

@@ -11,7 +11,7 @@ test("topic → approved plan → task DAG → report.md with cited sources and 
   test.setTimeout(120_000);
   await page.goto("/");
   await page.getByLabel("Workflow", { exact: true }).selectOption("deep-research");
-  await page.getByLabel("Topic").fill(TOPIC);
+  await page.getByTestId("new-run-form").getByLabel("Topic").fill(TOPIC);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
   const id = page.url().split("/").pop()!;
