@@ -45,7 +45,7 @@ test.beforeAll(async ({ request }) => {
   await pendingReviewFor(request, plan);
   // an open alert, so the banner on every page and the workflow page's alerts panel are checked too
   // (a run waiting in HUMAN_REVIEW longer than half a second breaches the rule; removed afterwards)
-  const rule = await request.post("/api/alerts/rules", { data: { workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: 0.5 } });
+  const rule = await request.post("/api/alerts/rules", { data: { workflow: "swiss-army", state: "HUMAN_REVIEW", metric: "waiting", threshold: 500 } });
   expect(rule.status(), await rule.text()).toBe(201);
   ruleId = ((await rule.json()) as { rule: { id: string } }).rule.id;
   await expect
