@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { SUITE_ENV, WORKERS } from "./e2e/suite-env";
 
 const port = Number(process.env.E2E_PORT ?? 3123);
 const baseURL = `http://127.0.0.1:${port}`;
@@ -20,8 +21,11 @@ process.env.E2E_DB_URL = database;
 
 export default defineConfig({
   testDir: "e2e",
+  // a spec file's tests run in order in one worker; files go to E2E_WORKERS workers (default 2),
+  // each with a server and database of its own (the first uses the webServer below, the others
+  // start theirs: e2e/fixtures.ts), so no spec sees another worker's runs
   fullyParallel: false,
-  workers: 1,
+  workers: WORKERS,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
@@ -52,13 +56,7 @@ export default defineConfig({
     env: {
       PORT: String(port),
       DATABASE_URL: database,
-      NEXT_TELEMETRY_DISABLED: "1",
-      HOSTNAME: "127.0.0.1",
-      SWITCHYARD_ALERT_INTERVAL_MS: "1000",
-      // a loaded CI machine must not turn the diagrams under test into fallback layouts
-      SWITCHYARD_LAYOUT_DEADLINE_MS: "60000",
-      // the secret e2e/user-workflow-page.spec.ts's support-triage workflow sends to its helpdesk (shown as [secret])
-      SWITCHYARD_SECRET_HELPDESK_TOKEN: "e2e-helpdesk-token",
+      ...SUITE_ENV,
       ...(schema && !process.env.SWITCHYARD_QUEUE_SCHEMA ? { SWITCHYARD_QUEUE_SCHEMA: schema.toLowerCase() } : {}),
     },
   },

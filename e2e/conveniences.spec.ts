@@ -56,8 +56,8 @@ test("on a phone the nav is one line and New run is reachable from the top", asy
   await shot(page, "conveniences-phone-top");
   await jump.click();
   await expect(page).toHaveURL(/#new-run$/);
-  await expect(page.getByLabel("Request")).toBeFocused();
-  await expect(page.getByLabel("Request")).toBeInViewport();
+  await expect(page.getByTestId("new-run-form").getByLabel("Request")).toBeFocused();
+  await expect(page.getByTestId("new-run-form").getByLabel("Request")).toBeInViewport();
   await shot(page, "conveniences-phone-new-run");
 });
 
@@ -73,7 +73,7 @@ test("a workflow page's Run button opens the New run form with the workflow and 
   // another workflow's placeholder is its own
   await page.goto("/?workflow=swiss-army");
   await expect(page.getByLabel("Workflow", { exact: true })).toHaveValue("swiss-army");
-  await expect(page.getByLabel("Request")).not.toHaveAttribute("placeholder", placeholder!);
+  await expect(page.getByTestId("new-run-form").getByLabel("Request")).not.toHaveAttribute("placeholder", placeholder!);
   await shot(page, "conveniences-run-button");
 });
 

@@ -7,9 +7,11 @@ import { openInInbox, pendingReviewFor, shot } from "./helpers";
 const TOPIC = "How does Switchyard resume runs after a restart and keep timers durable?";
 
 test("topic → approved plan → task DAG → report.md with cited sources and downloadable artifacts", async ({ page, request }) => {
+  // a whole mission through the browser: ~25 s on a quiet machine, past 60 s on a loaded one
+  test.setTimeout(120_000);
   await page.goto("/");
   await page.getByLabel("Workflow", { exact: true }).selectOption("deep-research");
-  await page.getByLabel("Topic").fill(TOPIC);
+  await page.getByTestId("new-run-form").getByLabel("Topic").fill(TOPIC);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
   const id = page.url().split("/").pop()!;

@@ -30,7 +30,7 @@ function twoWeeks(): string {
 async function start(page: Page, text: string): Promise<string> {
   await page.goto("/");
   await page.getByLabel("Workflow", { exact: true }).selectOption("domain-agent");
-  await page.getByLabel("Text").fill(text);
+  await page.getByTestId("new-run-form").getByLabel("Text").fill(text);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
   return page.url().split("/").pop()!;

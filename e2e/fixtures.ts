@@ -1,11 +1,27 @@
 // Every spec imports `test` and `expect` from here: a page that logs a console error or throws
 // an uncaught exception fails its test. A test that provokes an error on purpose (a 4xx answer
 // the page shows to the user) names it with `test.use({ allowConsoleErrors: [/…/] })`.
+// Each Playwright worker after the first serves its specs from a server and database of its own
+// (started the first time one of its tests needs `baseURL`, `page` or `request`), so specs in
+// different workers never see each other's runs, reviews or workflows.
 import { test as base, expect } from "@playwright/test";
+import { OwnServer } from "./own-server";
+import { SUITE_ENV, suitePort } from "./suite-env";
 
 export { expect };
 
-export const test = base.extend<{ allowConsoleErrors: RegExp[]; consoleGuard: void }>({
+export const test = base.extend<{ allowConsoleErrors: RegExp[]; consoleGuard: void }, { workerServer: string | null }>({
+  workerServer: [
+    async ({}, use, workerInfo) => {
+      if (workerInfo.parallelIndex === 0) return use(null);
+      const server = new OwnServer(`suite_${workerInfo.parallelIndex}`, suitePort(workerInfo.parallelIndex), SUITE_ENV);
+      await server.start();
+      await use(server.base);
+      await server.stop();
+    },
+    { scope: "worker", timeout: 150_000 },
+  ],
+  baseURL: async ({ baseURL, workerServer }, use) => use(workerServer ?? baseURL),
   allowConsoleErrors: [[], { option: true }],
   consoleGuard: [
     async ({ page, allowConsoleErrors }, use) => {

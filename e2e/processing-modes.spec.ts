@@ -6,9 +6,11 @@ import { shot } from "./helpers";
 
 async function start(page: Page, query: string, mode: string): Promise<string> {
   await page.goto("/");
-  await page.getByLabel("Workflow", { exact: true }).selectOption("processing-modes");
-  await page.getByLabel("Query").fill(query);
-  await page.getByLabel("Mode").selectOption(mode);
+  // within the form: the runs list beside it has checkboxes labelled with run names, which may say "query"
+  const form = page.getByTestId("new-run-form");
+  await form.getByLabel("Workflow", { exact: true }).selectOption("processing-modes");
+  await form.getByLabel("Query").fill(query);
+  await form.getByLabel("Mode").selectOption(mode);
   await page.getByRole("button", { name: "Start run" }).click();
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
   return page.url().split("/").pop()!;

@@ -1,0 +1,19 @@
+// The environment of the suite's servers (the one Playwright starts, and the one each further
+// Playwright worker starts for itself in e2e/fixtures.ts): the same settings everywhere.
+export const SUITE_ENV: Record<string, string> = {
+  NEXT_TELEMETRY_DISABLED: "1",
+  HOSTNAME: "127.0.0.1",
+  SWITCHYARD_ALERT_INTERVAL_MS: "1000",
+  // a loaded CI machine must not turn the diagrams under test into fallback layouts
+  SWITCHYARD_LAYOUT_DEADLINE_MS: "60000",
+  // the secret e2e/user-workflow-page.spec.ts's support-triage workflow sends to its helpdesk (shown as [secret])
+  SWITCHYARD_SECRET_HELPDESK_TOKEN: "e2e-helpdesk-token",
+};
+
+/** Playwright workers (E2E_WORKERS, default 2): each beyond the first serves its specs from a server of its own. */
+export const WORKERS = Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 1);
+
+/** the port of worker `index`'s own server (index ≥ 1): E2E_PORT + 60 + index, clear of the specs' ownPort offsets */
+export function suitePort(index: number): number {
+  return Number(process.env.E2E_PORT ?? 3123) + 60 + index;
+}
