@@ -16,6 +16,8 @@ export const test = base.extend<{ allowConsoleErrors: RegExp[]; consoleGuard: vo
       if (workerInfo.parallelIndex === 0) return use(null);
       const server = new OwnServer(`suite_${workerInfo.parallelIndex}`, suitePort(workerInfo.parallelIndex), SUITE_ENV);
       await server.start();
+      // specs that write to the suite's database directly (e2e/fleet-history.ts) write to this worker's
+      process.env.E2E_DB_URL = server.env.DATABASE_URL;
       await use(server.base);
       await server.stop();
     },
