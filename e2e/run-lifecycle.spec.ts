@@ -132,3 +132,24 @@ test("pages read well on a narrow screen", async ({ page }) => {
   await page.goto("/");
   await shot(page, "dashboard");
 });
+
+test("the diagram moves while motion is welcome and stands still for a reader who asks for less", async ({ page, request }) => {
+  // (the suite runs with reduced motion: an endless animation keeps headless Chromium repainting)
+  const res = await request.post("/api/runs", { data: { workflow: "swiss-army", input: { request: "Motion: a regex for ISO dates" } } });
+  expect(res.status()).toBe(201);
+  const id = ((await res.json()) as { id: string }).id;
+  await pendingReviewFor(request, id);
+  await page.emulateMedia({ reducedMotion: "no-preference" });
+  await page.goto(`/runs/${id}`);
+  await expectState(page, "HUMAN_REVIEW", "waiting");
+  const lastEdge = page.locator("[data-testid=diagram] path.edge-last");
+  const ping = page.locator('[data-testid=diagram] [data-state="HUMAN_REVIEW"] [class*="animate-ping"]').first();
+  const animation = (l: typeof lastEdge) => l.evaluate((el) => getComputedStyle(el).animationName);
+  await expect.poll(() => animation(lastEdge)).toBe("edge-flow");
+  await expect.poll(() => animation(ping)).toBe("ping");
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  await expect.poll(() => animation(lastEdge)).toBe("none");
+  await expect(ping).toBeHidden();
+  // the state still shows it is live: the still dot stays
+  await expect(page.locator('[data-testid=diagram] [data-state="HUMAN_REVIEW"]')).toHaveAttribute("data-status", "waiting");
+});

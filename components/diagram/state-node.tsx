@@ -161,14 +161,14 @@ const frame: Record<NodeStatus, string> = {
 
 const hidden = "!h-1 !w-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
-/** The status dot: pulsing while the state is live, red when it failed. */
+/** The status dot: pulsing while the state is live (still when motion is reduced), red when it failed. */
 function StatusDot({ status, size }: { status: NodeStatus; size?: string }) {
   const live = status === "active" || status === "waiting";
   const style = size ? { width: size, height: size } : undefined;
   if (live)
     return (
       <span className="relative flex h-2.5 w-2.5 shrink-0" style={style}>
-        <span className={`absolute inline-flex h-full w-full animate-ping rounded-full opacity-75 ${status === "waiting" ? "bg-emerald-400" : "bg-blue-400"}`} />
+        <span className={`absolute inline-flex h-full w-full rounded-full motion-safe:animate-ping motion-reduce:hidden opacity-75 ${status === "waiting" ? "bg-emerald-400" : "bg-blue-400"}`} />
         <span className={`relative inline-flex h-full w-full rounded-full ${status === "waiting" ? "bg-emerald-600" : "bg-blue-600"}`} />
       </span>
     );

@@ -12,7 +12,7 @@ const styles: Record<string, string> = {
 export function StatusBadge({ status }: { status: string }) {
   return (
     <span data-status={status} className={`inline-flex items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${styles[status] ?? styles.completed}`}>
-      {status === "running" && <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-blue-600" />}
+      {status === "running" && <span className="h-1.5 w-1.5 rounded-full motion-safe:animate-pulse bg-blue-600" />}
       {status}
     </span>
   );
