@@ -1,7 +1,12 @@
-// The `switchyard` command line (@switchyard/client's bin, its built dist/cli.js run with node, as
-// `npx switchyard` runs it) against a real server: the app's route handlers behind an HTTP server
-// in this process (test/support/app-server.ts). Runs, reviews, workflows and schedules; `runs watch`
-// streaming a run's transitions until it ends; --json; and the exit codes the README documents.
+// The `switchyard` command line (@switchyard/client's bin, its built dist/cli.js) against a real
+// server: the app's route handlers behind an HTTP server in this process (test/support/app-server.ts).
+// Runs, reviews, workflows and schedules; `runs watch` streaming a run's transitions until it ends;
+// --json; and the exit codes the README documents.
+// The commands run through the bin's exported main() in this process (the same dist/cli.js, over
+// HTTP to the server, with the environment and the output lines main() is given): a process each
+// cost ~0.2 CPU-s, 45 of them. The process-level contract (the bin runs with node as `npx
+// switchyard` runs it, prints to stdout/stderr, exits with the code main() resolved with, and
+// exits once a watched run has ended) is checked by the few commands run as real processes: bin().
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +14,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveUserWorkflow } from "../lib/flows/store";
 import type { Runtime } from "../lib/runtime";
+import { main } from "../clients/typescript/dist/cli.js";
 import { testRuntime } from "./helpers";
 import { serveApp, type AppServer } from "./support/app-server";
 
@@ -47,8 +53,22 @@ let rt: Runtime;
 let app: AppServer;
 let dir: string;
 
-/** Run the bin (node_modules/.bin/switchyard, as npx does) with SWITCHYARD_URL set to the test server; `onLine` sees stdout as it comes. */
-function cli(args: string[], opts: { env?: Record<string, string>; onLine?: (line: string) => void } = {}): Promise<Result> {
+/** Run a command line through the bin's main() in this process, with SWITCHYARD_URL set to the test server; `onLine` sees each stdout line as it comes. */
+async function cli(args: string[], opts: { env?: Record<string, string>; onLine?: (line: string) => void } = {}): Promise<Result> {
+  let out = "";
+  let err = "";
+  const code = await main(args, { ...process.env, SWITCHYARD_URL: app.url, ...opts.env }, {
+    out: (l) => {
+      out += `${l}\n`;
+      opts.onLine?.(l);
+    },
+    err: (l) => (err += `${l}\n`),
+  });
+  return { code, out, err };
+}
+
+/** Run the bin as a process (node_modules/.bin/switchyard, as npx does) with SWITCHYARD_URL set to the test server. */
+function bin(args: string[], opts: { env?: Record<string, string>; onLine?: (line: string) => void } = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(BIN, args, { env: { ...process.env, SWITCHYARD_URL: app.url, ...opts.env }, cwd: dir });
     let out = "";
@@ -111,7 +131,8 @@ describe("switchyard runs and reviews", () => {
 
     const lines: string[] = [];
     let decided: Promise<Result> | null = null;
-    const watched = await cli(["runs", "watch", run.id], {
+    // a real process: its stdout streams line by line, and it exits 0 once the run has completed
+    const watched = await bin(["runs", "watch", run.id], {
       onLine: (l) => {
         lines.push(l);
         // the stream is open once the transitions so far are printed: decide then
@@ -136,7 +157,8 @@ describe("switchyard runs and reviews", () => {
   });
 
   it("--json watch prints one JSON object a line; a failed run exits 8, an aborted one 9", async () => {
-    const failed = await cli(["runs", "start", "cli-fail", "--watch", "--json"]);
+    // a real process: the exit code of a watched run that failed, JSON lines on its stdout
+    const failed = await bin(["runs", "start", "cli-fail", "--watch", "--json"]);
     expect(failed.code).toBe(8);
     const objects = failed.out.trim().split("\n").map((l) => JSON.parse(l) as { type: string; run?: { status: string; error: { message: string } } });
     expect(objects.at(-1)).toMatchObject({ type: "end", run: { status: "failed" } });
@@ -152,7 +174,8 @@ describe("switchyard runs and reviews", () => {
   });
 
   it("exit codes: 3 not found, 4 refused with the server's message, 2 usage, 6 unreachable", async () => {
-    const missing = await cli(["runs", "get", "00000000-0000-4000-8000-000000000000"]);
+    // (as real processes: not found, on stderr, and --help, on stdout)
+    const missing = await bin(["runs", "get", "00000000-0000-4000-8000-000000000000"]);
     expect(missing.code).toBe(3);
     expect(missing.err).toMatch(/not found.*404/);
     const unknown = await cli(["runs", "start", "no-such-workflow"]);
@@ -166,7 +189,7 @@ describe("switchyard runs and reviews", () => {
     const down = await cli(["runs", "list", "--url", "http://127.0.0.1:1"]);
     expect(down.code).toBe(6);
     expect(down.err).toMatch(/ECONNREFUSED|fetch failed/);
-    const help = await cli(["--help"]);
+    const help = await bin(["--help"]);
     expect(help.code).toBe(0);
     expect(help.out).toContain("exit codes: 0 done");
   });

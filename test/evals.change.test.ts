@@ -177,7 +177,8 @@ function behaviour(name: string, make: () => Promise<Node | null>) {
       writeFileSync(file, EVAL_CANDIDATE.replace("id: eval-post", `id: ${wf}`));
       const cli = (min: string) =>
         new Promise<{ code: number; out: string }>((resolve) =>
-          execFile(join("node_modules", ".bin", "tsx"), ["scripts/eval.ts", "--", "--url", url, "--workflow", wf, "--file", file, "--min-agreement", min], { timeout: 90_000 }, (err, stdout, stderr) =>
+          // node with tsx as its loader (what `npm run eval` runs, minus the tsx command's own parent process)
+          execFile(process.execPath, ["--import", "tsx", "scripts/eval.ts", "--", "--url", url, "--workflow", wf, "--file", file, "--min-agreement", min], { timeout: 90_000 }, (err, stdout, stderr) =>
             resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
           ),
         );

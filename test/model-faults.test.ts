@@ -211,49 +211,98 @@ function settledAs(t: Tracked, r: RunView): string | null {
   return null;
 }
 
-/** Drive one profile's runs like a reviewer would, until every run settles or the deadline passes. */
+/**
+ * Wakes the driver when the engine commits something (any run's message on the bus, children's
+ * included): `next(ms)` resolves at once when a message came since the last call, else at the next
+ * one, or after `ms` at the latest. A passive listener: it does not count as watching a run.
+ */
+function busWake(rt: Runtime) {
+  let dirty = false;
+  let wake: (() => void) | null = null;
+  const stop = rt.engine.bus.subscribe(
+    "*",
+    () => {
+      dirty = true;
+      wake?.();
+    },
+    { passive: true },
+  );
+  return {
+    next(ms: number): Promise<void> {
+      if (dirty) {
+        dirty = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => done(), ms);
+        const done = () => {
+          clearTimeout(timer);
+          wake = null;
+          dirty = false;
+          resolve();
+        };
+        wake = done;
+      });
+    },
+    stop,
+  };
+}
+
+/** how long the driver waits for the bus before it looks anyway (a safety net: every change it acts on comes with a bus message) */
+const QUIET_MS = 1_000;
+/** while a run waits on the simulated clock (processing-modes' retry_with_backoff), the clock moves 100 ms this often */
+const TICK_MS = 30;
+
+/** Drive one profile's runs like a reviewer would, until every run settles or the deadline passes: each time the engine commits something, not every 30 ms. */
 async function drive(p: Profile, runs: Tracked[], sightings: ErrorSighting[], problems: string[]): Promise<void> {
   const { rt } = p;
   const byId = new Map(runs.map((t) => [t.id, t]));
   const deadline = Date.now() + DEADLINE_MS;
-  while (Date.now() < deadline) {
-    await sleep(30);
-    for (const review of await rt.store.listReviews({ status: "pending" })) {
-      const run = await rt.engine.getRun(review.runId);
-      const tracked = byId.get(run.id);
-      if (run.workflow === "deep-research" && run.state.includes("ERROR")) {
-        const c = run.context as ResearchContext;
-        if (!sightings.some((x) => x.runId === run.id && x.seq === run.seq)) {
-          sightings.push({ runId: run.id, seq: run.seq, profile: p.name, error: c.error, plan: !!c.plan, facts: c.facts.length, artifacts: (await rt.store.artifacts(run.id)).map((x) => x.name) });
+  const bus = busWake(rt);
+  let ticking = false;
+  try {
+    for (let first = true; Date.now() < deadline; first = false) {
+      if (!first) await bus.next(ticking ? TICK_MS : QUIET_MS);
+      for (const review of await rt.store.listReviews({ status: "pending" })) {
+        const run = await rt.engine.getRun(review.runId);
+        const tracked = byId.get(run.id);
+        if (run.workflow === "deep-research" && run.state.includes("ERROR")) {
+          const c = run.context as ResearchContext;
+          if (!sightings.some((x) => x.runId === run.id && x.seq === run.seq)) {
+            sightings.push({ runId: run.id, seq: run.seq, profile: p.name, error: c.error, plan: !!c.plan, facts: c.facts.length, artifacts: (await rt.store.artifacts(run.id)).map((x) => x.name) });
+          }
+          // a top-level run: the reviewer retries once, then leaves it waiting for intervention
+          if (!tracked || tracked.errorRetries >= 1) continue;
+          tracked.errorRetries++;
         }
-        // a top-level run: the reviewer retries once, then leaves it waiting for intervention
-        if (!tracked || tracked.errorRetries >= 1) continue;
-        tracked.errorRetries++;
+        // domain-agent's ERROR (a model error after the port's retries): the reviewer retries once, then leaves it
+        if (ASKS_ON_MODEL_ERROR.has(run.workflow) && run.state.includes("ERROR")) {
+          if (!tracked || tracked.errorRetries >= 1) continue;
+          tracked.errorRetries++;
+        }
+        const decision = decisionsOf(run.workflow, review.state)[0];
+        if (!decision) {
+          problems.push(`${run.id}: review in ${review.state} has no decisions`);
+          continue;
+        }
+        await rt.engine.decide(review.id, { decision }).catch((e: Error) => {
+          // the run moved on between the listing and the decision: the next round sees the new state
+          if (e.name !== "ConflictError") problems.push(`${run.id}: deciding ${review.state} → ${decision}: ${e.name}: ${e.message}`);
+        });
       }
-      // domain-agent's ERROR (a model error after the port's retries): the reviewer retries once, then leaves it
-      if (ASKS_ON_MODEL_ERROR.has(run.workflow) && run.state.includes("ERROR")) {
-        if (!tracked || tracked.errorRetries >= 1) continue;
-        tracked.errorRetries++;
+      const views = await Promise.all(runs.map((t) => rt.engine.getRun(t.id)));
+      // processing-modes' retry_with_backoff (ErrorClassify → RetryableExec) waits on the simulated clock (a 200 ms base here)
+      ticking = views.some((r) => r.state.some((s) => s.endsWith("ErrorClassify.ErrorHandling")));
+      if (ticking) rt.clock.advance(100);
+      for (const [i, t] of runs.entries()) {
+        if (t.outcome) continue;
+        const outcome = settledAs(t, views[i]!);
+        if (outcome) Object.assign(t, { outcome, final: views[i], settledMs: Date.now() - t.startedAt });
       }
-      const decision = decisionsOf(run.workflow, review.state)[0];
-      if (!decision) {
-        problems.push(`${run.id}: review in ${review.state} has no decisions`);
-        continue;
-      }
-      await rt.engine.decide(review.id, { decision }).catch((e: Error) => {
-        // the run moved on between the listing and the decision: the next round sees the new state
-        if (e.name !== "ConflictError") problems.push(`${run.id}: deciding ${review.state} → ${decision}: ${e.name}: ${e.message}`);
-      });
+      if (runs.every((t) => t.outcome)) return;
     }
-    const views = await Promise.all(runs.map((t) => rt.engine.getRun(t.id)));
-    // processing-modes' retry_with_backoff (ErrorClassify → RetryableExec) waits on the simulated clock (a 200 ms base here)
-    if (views.some((r) => r.state.some((s) => s.endsWith("ErrorClassify.ErrorHandling")))) rt.clock.advance(100);
-    for (const [i, t] of runs.entries()) {
-      if (t.outcome) continue;
-      const outcome = settledAs(t, views[i]!);
-      if (outcome) Object.assign(t, { outcome, final: views[i], settledMs: Date.now() - t.startedAt });
-    }
-    if (runs.every((t) => t.outcome)) return;
+  } finally {
+    bus.stop();
   }
   for (const t of runs) if (!t.outcome) t.final = await rt.engine.getRun(t.id);
 }

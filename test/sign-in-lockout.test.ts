@@ -2,16 +2,22 @@
 // on SQLite and on PostgreSQL: each attempt takes its slot in the database before its password
 // is checked, so at most 5 passwords are checked and the right one afterwards is refused. The
 // lockout lives in the database: a restart does not clear it, an admin does (`npm run user --
-// unlock --name X`).
-import { spawnSync } from "node:child_process";
+// unlock --name X`: its command, scripts/user-command.ts, on its own runtime on the database).
+// The passwords here are hashed at a cheap scrypt cost (PASSWORD_COST): the test is about counting
+// attempts, and ~30 hashes per database at the default cost took ~0.1-0.2 CPU-s each. That the
+// default cost stays SCRYPT_COST is checked below.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Accounts, FAILURE_WINDOW_MS, MAX_FAILURES, TooManyAttempts } from "../lib/auth/accounts";
+import { SCRYPT_COST, verifyPassword } from "../lib/auth/password";
 import { prismaOnSqlite, type Db } from "../lib/db/client";
 import { pgTarget, prismaOnPostgres } from "../lib/db/postgres";
 import { ManualClock } from "../lib/engine/clock";
+import { userCommand } from "../scripts/user-command";
 import { DATABASES, opened } from "./support/databases";
 
 const T0 = Date.parse("2026-11-26T09:00:00Z");
+/** a cheap scrypt cost for the many hashes of this file (1 MiB a hash instead of 32) */
+const PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
 
 for (const database of DATABASES.slice(0, 2)) {
   describe(`sign-in lockout: ${database.name}`, () => {
@@ -49,7 +55,7 @@ for (const database of DATABASES.slice(0, 2)) {
     it("30 parallel wrong passwords: at most 5 are checked, and the right one afterwards is refused", async ({ skip }) => {
       if (skipped) skip();
       const clock = new ManualClock(T0);
-      const accounts = new Accounts(db!, clock);
+      const accounts = new Accounts(db!, clock, { passwordCost: PASSWORD_COST });
       await accounts.createUser({ name: "burst-user", password: "right-password-123", role: "viewer" });
       const { checked, refused } = await burst(accounts, "burst-user");
       expect(checked).toBe(MAX_FAILURES);
@@ -68,8 +74,8 @@ for (const database of DATABASES.slice(0, 2)) {
     it("two processes (two Accounts on one database) share the count", async ({ skip }) => {
       if (skipped) skip();
       const clock = new ManualClock(T0 + 10 * FAILURE_WINDOW_MS);
-      const a = new Accounts(db!, clock);
-      const b = new Accounts(db!, clock);
+      const a = new Accounts(db!, clock, { passwordCost: PASSWORD_COST });
+      const b = new Accounts(db!, clock, { passwordCost: PASSWORD_COST });
       await a.createUser({ name: "shared-user", password: "right-password-123", role: "viewer" });
       const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).signIn("shared-user", `wrong-password-${i}`)));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES);
@@ -79,17 +85,19 @@ for (const database of DATABASES.slice(0, 2)) {
     it("a locked-out name stays locked for a new process (the lockout is in the database) until an admin clears it", async ({ skip }) => {
       if (skipped) skip();
       const clock = new ManualClock(T0 + 20 * FAILURE_WINDOW_MS);
-      const before = new Accounts(db!, clock);
+      const before = new Accounts(db!, clock, { passwordCost: PASSWORD_COST });
       await before.createUser({ name: "locked-user", password: "right-password-123", role: "viewer" });
       await burst(before, "locked-user");
       // "a restart": another Accounts on the same database still refuses the right password
-      const after = new Accounts(db!, clock);
+      const after = new Accounts(db!, clock, { passwordCost: PASSWORD_COST });
       await expect(after.signIn("locked-user", "right-password-123")).rejects.toBeInstanceOf(TooManyAttempts);
       if (dialect === "sqlite") {
-        // the admin's command, as a process of its own on DATABASE_URL
-        const out = spawnSync(process.execPath, ["--import", "tsx", "scripts/user.ts", "unlock", "--name", "locked-user"], { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 60_000 });
-        expect(out.status, out.stderr).toBe(0);
-        expect(out.stdout).toContain("sign-in lockout of locked-user cleared");
+        // the admin's command (what `npm run user` runs), on a runtime of its own on DATABASE_URL
+        const out: string[] = [];
+        const err: string[] = [];
+        const code = await userCommand(["unlock", "--name", "locked-user"], { env: { ...process.env, DATABASE_URL: url }, out: (l) => out.push(l), err: (l) => err.push(l) });
+        expect(code, err.join("\n")).toBe(0);
+        expect(out.join("\n")).toContain("sign-in lockout of locked-user cleared");
       } else {
         expect(await after.unlock("locked-user")).toBe(true);
       }
@@ -98,3 +106,25 @@ for (const database of DATABASES.slice(0, 2)) {
     }, 90_000);
   });
 }
+
+describe("password hashing cost", () => {
+  it("accounts hash at SCRYPT_COST (N 2^15, r 8, p 1) unless told otherwise; a hash carries its cost, so either verifies", async () => {
+    expect(SCRYPT_COST).toEqual({ N: 2 ** 15, r: 8, p: 1 });
+    const h = opened(DATABASES[0]!, "password cost");
+    const t = await h.open();
+    const db = await prismaOnSqlite(t!.ports.sqlite!);
+    try {
+      const clock = new ManualClock(T0);
+      await new Accounts(db, clock).createUser({ name: "strong-user", password: "right-password-123", role: "viewer" });
+      await new Accounts(db, clock, { passwordCost: PASSWORD_COST }).createUser({ name: "cheap-user", password: "right-password-123", role: "viewer" });
+      const hash = async (name: string) => (await db.user.findUniqueOrThrow({ where: { name } })).passwordHash;
+      expect(await hash("strong-user")).toMatch(/^scrypt\$32768\$8\$1\$/);
+      expect(await hash("cheap-user")).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(await verifyPassword("right-password-123", await hash("cheap-user"))).toBe(true);
+      expect(await new Accounts(db, clock).signIn("strong-user", "right-password-123")).not.toBeNull();
+    } finally {
+      await db.$disconnect();
+      await h.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import { ConflictError, EngineError, InvalidError, NotFoundError } from "../engine/errors";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, SCRYPT_COST, verifyPassword, type ScryptCost } from "./password";
 import { ROLES, WORKER, atLeast, type Role, type TokenRole } from "./roles";
 
 export const SESSION_COOKIE = "sy_session";
@@ -50,21 +50,34 @@ export class TooManyAttempts extends EngineError {
   }
 }
 
-let dummy: Promise<string> | null = null;
-const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString("hex")));
+/** per cost: the hash an unknown name is checked against */
+const dummies = new Map<string, Promise<string>>();
+const dummyHash = (cost: ScryptCost) => {
+  const k = `${cost.N}/${cost.r}/${cost.p}`;
+  let d = dummies.get(k);
+  if (!d) dummies.set(k, (d = hashPassword(randomBytes(16).toString("hex"), cost)));
+  return d;
+};
 
 const LAST_USED_PRECISION_MS = 60_000;
 
 export class Accounts {
+  /** the scrypt cost of the passwords it sets (and of the check of an unknown name) */
+  private passwordCost: ScryptCost;
+
+  /** `opts.passwordCost`: SCRYPT_COST unless given (a test that hashes many passwords may pass a cheaper one) */
   constructor(
     private db: Db,
     private clock: Clock,
-  ) {}
+    opts: { passwordCost?: ScryptCost } = {},
+  ) {
+    this.passwordCost = opts.passwordCost ?? SCRYPT_COST;
+  }
 
   async createUser(input: z.input<typeof UserInput>): Promise<{ id: string; name: string; role: Role }> {
     const u = UserInput.parse(input);
     if (await this.db.user.findUnique({ where: { name: u.name } })) throw new ConflictError(`user ${u.name} exists`);
-    const row = await this.db.user.create({ data: { id: randomUUID(), name: u.name, role: u.role, passwordHash: await hashPassword(u.password), createdAt: new Date(this.clock.now()) } });
+    const row = await this.db.user.create({ data: { id: randomUUID(), name: u.name, role: u.role, passwordHash: await hashPassword(u.password, this.passwordCost), createdAt: new Date(this.clock.now()) } });
     return { id: row.id, name: row.name, role: row.role as Role };
   }
 
@@ -82,7 +95,7 @@ export class Accounts {
     await this.takeAttempt(name);
     const user = await this.db.user.findUnique({ where: { name } });
     // an unknown name costs the same scrypt as a known one (no timing answer to "does it exist")
-    const ok = (await verifyPassword(password, user?.passwordHash ?? (await dummyHash()))) && !!user && !user.disabled;
+    const ok = (await verifyPassword(password, user?.passwordHash ?? (await dummyHash(this.passwordCost)))) && !!user && !user.disabled;
     if (!user || !ok) return null; // the attempt stays counted
     await this.db.signInAttempt.deleteMany({ where: { name } });
     const t = token();
