@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 
 // 403: a server action (app/session.ts requireRole) needs a role the signed-in person does not have
 export default function Forbidden() {

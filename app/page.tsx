@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { listRuns } from "@/lib/api/runs";
 import { RUN_STATUSES, RunListQuery } from "@/lib/api/schemas";
 import { RunFilters, type FilterValues } from "@/components/runs/run-filters";

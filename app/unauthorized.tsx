@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 
 // 401: a server action (app/session.ts requireRole) came without a valid session
 export default function Unauthorized() {

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { getRuntime } from "@/lib/runtime";
 import type { NavLink } from "@/lib/machines/built-in";
 import { NavLinks } from "./nav-links";

@@ -153,3 +153,16 @@ test("the diagram moves while motion is welcome and stands still for a reader wh
   // the state still shows it is live: the still dot stays
   await expect(page.locator('[data-testid=diagram] [data-state="HUMAN_REVIEW"]')).toHaveAttribute("data-status", "waiting");
 });
+
+test("a page view fetches only itself: a link prefetches its page when the pointer is over it", async ({ page }) => {
+  const prefetched: string[] = [];
+  page.on("request", (r) => {
+    if (r.headers()["next-router-prefetch"]) prefetched.push(new URL(r.url()).pathname);
+  });
+  await page.goto("/");
+  await expect(page.getByTestId("runs-table")).toBeVisible();
+  await page.locator("header nav").getByRole("link", { name: /^Review queue/ }).hover();
+  await expect.poll(() => prefetched).toContain("/review");
+  // none of the page's other links (the nav, the runs, the filters) was fetched on sight
+  expect(prefetched.filter((p) => p !== "/review")).toEqual([]);
+});

@@ -1,5 +1,5 @@
 // /compare?pick=A&pick=B (the runs list's Compare button): to /runs/A/compare/B when two runs are picked.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { redirect } from "next/navigation";
 import { requireViewer } from "@/app/session";
 

@@ -1,6 +1,6 @@
 // /evals (guide 19 §4): evaluations of candidate versions against the decisions reviewers made,
 // newest first, and a form to start one.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { listEvals } from "@/lib/change/evals";
 import { listWorkflows, userVersions } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { formatTime } from "@/lib/format";
 import type { Hit, SearchOutcome } from "@/lib/knowledge/documents";
 import { knowledgeStore } from "@/lib/runtime";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { describeEndpoints } from "@/lib/llm/endpoints";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { settingsPanels } from "@/app/catalog";

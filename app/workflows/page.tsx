@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { deriveGraph } from "@/lib/graph/derive";
 import { listWorkflows } from "@/lib/machines/registry";
 import { getRuntime } from "@/lib/runtime";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { connection } from "next/server";
 import type { AlertView } from "@/lib/alerts/rules";
 import { getRuntime } from "@/lib/runtime";

@@ -3,7 +3,7 @@
 // painted on the new version's diagram) and the button that moves them. Also: what changed
 // between a version and the latest (painted on the diagram too). A server component.
 import { Allowed } from "@/components/auth/role";
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import type { MoveView } from "@/lib/change/move-view";
 import { moveRunsAction } from "@/app/workflows/[id]/move-actions";
 

@@ -1,6 +1,6 @@
 // The fleet in numbers beside its diagram: runs by status in the window, and per state the runs
 // there now (a link to them), visits, time in state, failures and stuck runs.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import type { Fleet } from "@/lib/fleet/fleet";
 import type { GraphState } from "@/lib/graph/derive";
 import { formatDuration } from "@/lib/format";

@@ -2,7 +2,7 @@
 // The selected review in the inbox: what it is about, its deadline and routing, and its typed
 // decision panel. Kept mounted once opened, so what the user wrote survives moving around the
 // list and a decision made elsewhere (then the panel says who decided, and takes no decision).
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import type { ActionResult } from "@/app/runs/[id]/actions";
 import { DecisionPanel } from "@/components/runs/decision-panel";
 import { StickyDecisionBar } from "@/components/runs/decision-bar";

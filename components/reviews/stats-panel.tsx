@@ -1,7 +1,7 @@
 // The workflow page's compact decision analytics (GET /api/workflows/{id}/reviews/stats): per review
 // state, decisions by kind, approve rate, time to decision, the busiest reviewers and, for quorum
 // reviews, agreement. Windows are links (?reviews=1h|24h|7d|all), so it works without JavaScript.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { formatDuration } from "@/lib/format";
 import { STATS_WINDOWS, type ReviewStats, type StatsWindow } from "@/lib/reviews/stats";
 import type { GraphState } from "@/lib/graph/derive";

@@ -3,7 +3,7 @@
 // state (or one inside it), waiting on a review, a timer, a worker's task, an event or an effect, or
 // with a task unclaimed longer than N minutes. A plain GET
 // form: every filter lives in the URL, so a search can be saved, shared and reloaded.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 
 export interface FilterValues {
   q?: string;

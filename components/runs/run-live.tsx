@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { useEffect, useMemo, useState, useTransition } from "react";
 import { abortAction, sendEventAction, type ActionResult } from "@/app/runs/[id]/actions";
 import { WorkflowDiagram } from "@/components/diagram/workflow-diagram";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { Markdown } from "@/components/ui/markdown";
 import type { RunResult } from "@/lib/machines/types";
 import { RetryFork } from "./retry-fork";

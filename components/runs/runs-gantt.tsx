@@ -1,6 +1,6 @@
 // Many runs on one time axis: a lane per run from its start to its end (or now), coloured by
 // status, with the current state written on the bar. Shows the dashboard's current page of runs.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { formatDuration, formatTime, shortId } from "@/lib/format";
 
 interface LaneRun {

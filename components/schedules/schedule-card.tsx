@@ -1,7 +1,7 @@
 "use client";
 // One schedule: its pattern, next fire times and newest runs; pause/resume, run now, edit and
 // delete for operators (hidden for others).
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { scheduleCommandAction, type ScheduleForm } from "@/app/schedules/actions";

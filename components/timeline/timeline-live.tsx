@@ -1,6 +1,6 @@
 "use client";
 // The timeline page's live wrapper: new transitions of a running run arrive over its SSE stream.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { useEffect, useState } from "react";
 import type { TransitionView } from "@/lib/engine/views";
 import type { GraphState } from "@/lib/graph/derive";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/ui/link";
 
 /** One line on pages that show answers, when no model endpoint is configured. */
 export function OfflineNotice() {

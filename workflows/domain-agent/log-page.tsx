@@ -1,6 +1,6 @@
 // domain-agent's personal log: the page /log (its entry's pages.log; app/[page]/page.tsx renders it
 // through pageOf("log"), after checking the viewer). Entries, the global context and the observer's decisions.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { EntriesQuery } from "./api";
 import { DOMAINS } from "./domains";
 import { listEntries, listObservations, listProfile, type Observation } from "./domains/store";

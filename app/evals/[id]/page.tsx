@@ -1,7 +1,7 @@
 // /evals/{id} (guide 19 §4): an evaluation's report: agreement per review state (also painted on
 // the diagram), the regressions (each linked to the compare view: the source run against the
 // candidate's replay of it), the decisions that are not cases, tokens and time.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { notFound } from "next/navigation";
 import { evalDefinition, getEval, type EvalReport } from "@/lib/change/evals";
 import { layoutOf } from "@/lib/change/definitions";

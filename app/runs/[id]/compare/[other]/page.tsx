@@ -1,6 +1,6 @@
 // /runs/{a}/compare/{b} (guide 19 §2): two runs on one diagram, the first place they went apart,
 // and their aligned steps with text and JSON diffs of outputs and decisions, tokens and time.
-import Link from "next/link";
+import Link from "@/components/ui/link";
 import { notFound } from "next/navigation";
 import { getRun, runTransitions } from "@/lib/api/runs";
 import { compareRuns, type CompareSide, type CompareStep, type Comparison } from "@/lib/change/compare";
