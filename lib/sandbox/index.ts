@@ -220,6 +220,12 @@ export function sandboxNodeArgs(language: Language): string[] {
     `--max-old-space-size=${HEAP_MB[language]}`,
     `--max-semi-space-size=${SEMI_SPACE_MB}`,
     `--stack-size=${STACK_KB}`,
+    // wasm code stays with V8's baseline compiler (Liftoff): no background TurboFan tier-up. A child lives for
+    // one run, and pyodide's tier-up (its interpreter loop among the functions, compiled again on V8's worker
+    // threads) cost about 1 CPU-second per Python child, QuickJS's about 0.15 s; the optimised code rarely
+    // arrives in time to pay back (a running interpreter loop keeps its Liftoff frame: wasm has no on-stack
+    // replacement), so even loop-heavy guests measured no slower. A V8 flag (not in allowedNodeEnvironmentFlags).
+    "--liftoff-only",
   ];
 }
 
