@@ -92,7 +92,7 @@ interface Mismatch {
 /** Walk every leaf state of a workflow: listed (snapshot.can, as Engine.acceptedEvents) must equal taken, for every payload. */
 function walk(def: WorkflowDefinition, input: unknown): { states: number; checked: number; skipped: number; mismatches: Mismatch[] } {
   const machine = def.machine;
-  const base = initialStep(machine, def.input.parse(input)).snapshot as AnyMachineSnapshot;
+  const base = initialStep(machine, z.parse(def.input, input)).snapshot as AnyMachineSnapshot;
   const mismatches: Mismatch[] = [];
   let states = 0;
   let checked = 0;
@@ -162,7 +162,7 @@ describe("accepted lists only what the current state takes", () => {
   it("a stage with a step lists none of MESSAGE, TRANSITION, TOOL; a stage without one lists them", () => {
     const def = flowDefinitions()[0]!; // the post pipeline: REVIEW is a review step, DONE has none
     const at = (stage: string) => {
-      const base = initialStep(def.machine, def.input.parse({})).snapshot as AnyMachineSnapshot;
+      const base = initialStep(def.machine, z.parse(def.input, {})).snapshot as AnyMachineSnapshot;
       const snap = def.machine.resolveState({ value: stage, context: { ...(base.context as object), active: [stage] } }) as AnyMachineSnapshot;
       return Object.keys(def.events).filter((t) => snap.can({ type: t } as EventObject));
     };

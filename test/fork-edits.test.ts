@@ -4,6 +4,7 @@
 // Built-ins declare the keys a fork may edit. A fork starting in a review counts approvals afresh,
 // and a fork of an imported run (whose export may have been edited) carries none of its decisions.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createActor } from "xstate";
 import { exportRun, importRun } from "../lib/api/run-export";
 import type { RunView } from "../lib/engine/views";
@@ -141,7 +142,7 @@ describe("fork context edits (built-in workflows)", () => {
   it("each built-in declares the keys a fork may edit, all of them members of its context", () => {
     for (const def of builtInWorkflows()) {
       expect(def.forkEditable, def.id).toBeDefined();
-      const input = def.input.parse(def.example);
+      const input = z.parse(def.input, def.example);
       const context = createActor(def.machine, { input }).getSnapshot().context as Record<string, unknown>;
       for (const key of def.forkEditable!) expect(Object.keys(context), `${def.id}: ${key}`).toContain(key);
       expect(def.forkEditable, def.id).not.toContain("approvals");

@@ -8,7 +8,7 @@ import { builtInOutputs } from "../lib/machines/registry";
 import * as fixtures from "./fixtures/workflows/registry";
 
 /** the product's workflows' outputs: the test fixtures are provided to every test but are not in the guide */
-function productOutputs(): [string, Record<string, z.ZodType>][] {
+function productOutputs(): [string, Record<string, z.core.$ZodType>][] {
   const fixtureIds = new Set(Object.values(fixtures).map((f) => f.definition.id));
   return Object.entries(builtInOutputs()).filter(([wf]) => !fixtureIds.has(wf));
 }
@@ -49,8 +49,8 @@ describe("guide 16's table of effect outputs", () => {
     for (const [wf, outputs] of productOutputs())
       for (const [effect, schema] of Object.entries(outputs)) {
         if (!(schema instanceof z.ZodObject)) continue;
-        const shape = (schema as z.ZodObject).shape as Record<string, z.ZodType>;
-        const want = Object.entries(shape).map(([k, v]) => (v.safeParse(undefined).success ? `${k}?` : k)).sort();
+        const shape = (schema as z.ZodObject).shape as Record<string, z.core.$ZodType>;
+        const want = Object.entries(shape).map(([k, v]) => (z.safeParse(v, undefined).success ? `${k}?` : k)).sort();
         expect(topLevelNames(rows.get(`${wf}.${effect}`)!).sort(), `${wf}.${effect}`).toEqual(want);
       }
   });

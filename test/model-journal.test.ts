@@ -29,7 +29,7 @@ class Counting implements ModelPort {
     return { text: `answer to ${req.prompt}`, adapter: "m1 @ endpoint 1", usage: { promptTokens: 11, completionTokens: 7, estimated: false }, latencyMs: 5, citations: [], attempts: 1 };
   }
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
-    const object = req.schema.parse(await req.offline());
+    const object = z.parse(req.schema, await req.offline());
     const { purpose, prompt } = req;
     return { ...(await this.generate({ purpose, prompt })), object, text: JSON.stringify(object) };
   }

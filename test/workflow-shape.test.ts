@@ -2,6 +2,7 @@
 // are typed against its machine, every folder is registered once, no workflow id is written
 // outside its folder, and lib/ imports nothing under workflows/ (it is given its catalog) nor React.
 import fs from "node:fs";
+import { z } from "zod";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../lib/engine/engine";
@@ -174,7 +175,7 @@ describe("a workflow is one folder plus one registry line", () => {
     const asked: unknown[] = [];
     const db = { modeRequest: { findMany: async (q: unknown) => (asked.push(q), []) } } as unknown as EffectPorts["db"];
     const get = api!.endpoint.GET!;
-    const body = (await get.handle({ query: get.query!.parse({ since: "2026-11-23T00:00:00Z" }), body: undefined, req: new Request("http://x/api/metrics/modes") }, { db, clock: { now: () => 0, setTimeout: () => 0, clearTimeout: () => {} } })) as { modes: { requests: number }[] };
+    const body = (await get.handle({ query: z.parse(get.query!, { since: "2026-11-23T00:00:00Z" }), body: undefined, req: new Request("http://x/api/metrics/modes") }, { db, clock: { now: () => 0, setTimeout: () => 0, clearTimeout: () => {} } })) as { modes: { requests: number }[] };
     expect(body.modes.length).toBeGreaterThan(0);
     expect(body.modes.every((m) => m.requests === 0)).toBe(true);
     expect(JSON.stringify(asked)).toContain("2026-11-23T00:00:00.000Z");

@@ -96,8 +96,8 @@ export async function readJson(req: Request, { optional = false } = {}): Promise
   return parseJsonBody(text);
 }
 
-export function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  return schema.parse(value);
+export function parse<T extends z.core.$ZodType>(schema: T, value: unknown): z.infer<T> {
+  return z.parse(schema, value);
 }
 
 export function query(req: Request): Record<string, string> {

@@ -31,7 +31,7 @@ function metaAt(def: WorkflowDefinition, path: string): StateMeta | undefined {
  */
 export function decisionBodySchema(def: WorkflowDefinition | undefined, decision: string, opts: { reviewerRequired?: boolean } = {}): unknown {
   const event = def?.events[decision.toUpperCase()];
-  const shape = event instanceof z.ZodObject ? (event.shape as Record<string, z.ZodType>) : {};
+  const shape = event instanceof z.ZodObject ? (event.shape as Record<string, z.core.$ZodType>) : {};
   const top = Object.fromEntries(TOP.map((k) => [k, shape[k] ?? base[k]]));
   if (opts.reviewerRequired) top.reviewer = z.string().trim().min(1, "say who decides").max(200);
   const rest = Object.fromEntries(Object.entries(shape).filter(([k]) => k !== "type" && !(TOP as readonly string[]).includes(k)));

@@ -1,5 +1,6 @@
 // Run use-cases behind the REST API and the server actions.
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { Runtime } from "../runtime-types";
 import type { RunView } from "../engine/views";
 import { transitionView } from "../engine/views";
@@ -53,7 +54,7 @@ export async function startRun(rt: Runtime, workflow: string, input: unknown, { 
   const merged = withDefaults(input, rt.defaults[workflow]);
   const id = randomUUID();
   // recorded first (its first step may run code at once), once the input is known to be taken: a refused start writes nothing
-  const taken = findWorkflow(workflow)!.input.safeParse(merged ?? {}).success;
+  const taken = z.safeParse(findWorkflow(workflow)!.input, merged ?? {}).success;
   if (taken) await recordPrincipal(rt, id, principal);
   let out;
   try {

@@ -8,6 +8,7 @@
 // - whether a post-commit action or a webhook may go out (only for states named `live`).
 // A fork with reuse: true is the same, except that it sends what any run sends and asks people.
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { EventObject } from "xstate";
 import { addStep, type Draft } from "../engine/draft";
 import { step } from "../engine/step";
@@ -141,7 +142,7 @@ export class ReplayState {
       };
       const schema = def.events[event.type];
       if (schema) {
-        const parsed = schema.safeParse(event);
+        const parsed = z.safeParse(schema, event);
         if (!parsed.success) continue;
         event = parsed.data as EventObject & Record<string, unknown>;
       }

@@ -2,6 +2,7 @@
 // (a mailbox); each step is committed (group commit across runs) before its side effects
 // start; timers and pending reviews live in the database and survive a restart.
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { EventObject } from "xstate";
 import type { StateMeta, WorkflowDefinition } from "../machines/types";
 import type { ModelPort } from "../llm/types";
@@ -178,7 +179,7 @@ export class Engine {
   async start(workflowId: string, input: unknown, opts: { id?: string; parentId?: string; scheduleId?: string; idempotency?: IdempotencyClaim; name?: string; replay?: ReplaySpec; def?: WorkflowDefinition } = {}): Promise<StepOutcome> {
     this.assertRunning();
     const def = opts.def ?? this.workflow(workflowId);
-    const parsed = def.input.safeParse(input ?? {});
+    const parsed = z.safeParse(def.input, input ?? {});
     if (!parsed.success) throw new InvalidError(`invalid input for ${workflowId}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, parsed.error.issues);
     const now = this.clock.now();
     const id = opts.id ?? randomUUID();
@@ -284,7 +285,7 @@ export class Engine {
           : "event must be an object with a string `type`",
       );
     }
-    const parsed = schema.safeParse(event);
+    const parsed = z.safeParse(schema, event);
     if (!parsed.success) throw new InvalidError(`invalid ${type} event: ${parsed.error.issues.map((i) => `${i.path.join(".") || "event"}: ${i.message}`).join("; ")}`, parsed.error.issues);
     const ev = parsed.data as EventObject;
     // a decision sent as a plain event still goes through the review's compare-and-set
@@ -334,7 +335,7 @@ export class Engine {
       if (input.modifications !== undefined) event.modifications = input.modifications;
       const schema = live.def.events[event.type];
       if (schema) {
-        const parsed = schema.safeParse(event);
+        const parsed = z.safeParse(schema, event);
         if (!parsed.success) throw new InvalidError(`invalid ${decision} decision: ${parsed.error.issues.map((i) => `${i.path.join(".") || "decision"}: ${i.message}`).join("; ")}`, parsed.error.issues);
         event = parsed.data as EventObject & Record<string, unknown>;
       }

@@ -5,6 +5,7 @@
 // had left at the fork point, and a review state it starts in opens a fresh review with no
 // approvals. Its context may be edited only where the workflow allows (fork-check.ts).
 import type { AnyMachineSnapshot, EventObject } from "xstate";
+import { z } from "zod";
 import type { WorkflowDefinition } from "../machines/types";
 import { addStep, isRetry, newDraft, statusOf, type Draft } from "./draft";
 import { contextEditProblem, invocationProblem, stateValueProblem } from "./fork-check";
@@ -54,7 +55,7 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   if (badEdit) throw refuse(badEdit);
   if (edits.context && def.flow && Object.hasOwn(edits.context, "input")) {
     // a user workflow's input as its declared inputs take it
-    const parsed = def.input.safeParse(edits.context.input);
+    const parsed = z.safeParse(def.input, edits.context.input);
     if (!parsed.success) throw refuse(`context.input: ${parsed.error.issues.map((i) => `${["input", ...i.path].join(".")}: ${i.message}`).join("; ")}`);
   }
   const edited = edits.context ? { ...(base as Record<string, unknown>), ...edits.context } : base;
@@ -74,7 +75,7 @@ export function forkDraft(def: WorkflowDefinition, src: ForkSource, edits: ForkE
   if (badInvoke) throw refuse(badInvoke);
   let input = run.input;
   if (edits.input !== undefined) {
-    const parsed = def.input.safeParse(edits.input);
+    const parsed = z.safeParse(def.input, edits.input);
     if (!parsed.success) throw new InvalidError(`invalid input for ${def.id}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`, parsed.error.issues);
     input = parsed.data;
   }

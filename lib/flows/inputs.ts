@@ -100,11 +100,11 @@ export function inputFields(c: Pick<FlowConfig, "inputs" | "steps" | "run_name" 
 }
 
 /** The validator of a run's input against declared inputs: each problem names the input ("topic: required (string)"). */
-export function declaredInputs(c: Pick<FlowConfig, "inputs">): z.ZodType | null {
+export function declaredInputs(c: Pick<FlowConfig, "inputs">): z.core.$ZodType | null {
   if (!c.inputs) return null;
   const { schema } = inputsSchema(c.inputs);
   if (!schema) return null;
-  const zs = z.fromJSONSchema(schema as never) as z.ZodType;
+  const zs = z.fromJSONSchema(schema as never);
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   return z.unknown().superRefine((value, ctx) => {
     const r = zs.safeParse(value);

@@ -328,7 +328,7 @@ export function flowWorkflow(c: FlowConfig, opts: { seed?: string; version?: num
   // a workflow with steps takes any JSON object as input (templates read input.<name>); declared inputs are enforced, with or without steps
   const declared = declaredInputs(c);
   const open = c.steps || declared ? task.catchall(z.unknown()) : task.strict();
-  const checked = declared ? open.superRefine((i, ctx) => void declared.safeParse(i).error?.issues.forEach((issue) => ctx.addIssue({ code: "custom", path: issue.path, message: issue.message }))) : open;
+  const checked = declared ? open.superRefine((i, ctx) => void z.safeParse(declared, i).error?.issues.forEach((issue) => ctx.addIssue({ code: "custom", path: issue.path, message: issue.message }))) : open;
   const input = checked.transform((i) => ({ ...i, ...(opts.version ? { definitionVersion: opts.version } : {}) }));
   const fields = opts.seed ? [] : inputFields(c);
   const stageOf = (state: string) => {

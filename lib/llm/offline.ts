@@ -3,6 +3,7 @@
 // own terms, cites them, and says plainly that no model wrote the answer. Same input, same
 // output, every time. A call that brings the step's own algorithm (`offline`) is answered by it.
 import { isProse, keyTerms, quotable, sentences, tokens } from "../knowledge/text";
+import { z } from "zod";
 import { escapeRegExp } from "../regexp";
 import { isProseSentence, withoutCode } from "./prose";
 import type { GenerateRequest, GenerateResult, ModelPort, ModelRequest, ObjectRequest, ObjectResult, Passage } from "./types";
@@ -141,7 +142,7 @@ export class OfflineModel implements ModelPort {
   /** The step's own deterministic algorithm produces the object; the schema still validates it. */
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
     const started = performance.now();
-    const object = req.schema.parse(await req.offline());
+    const object = z.parse(req.schema, await req.offline());
     const text = JSON.stringify(object);
     req.onText?.(text);
     return {

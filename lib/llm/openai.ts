@@ -174,14 +174,14 @@ function unfence(text: string): string {
   return m ? m[1] : text.trim();
 }
 
-function validate<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+function validate<T>(text: string, schema: z.core.$ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
     return { ok: false, error: `the reply is not JSON (${(e as Error).message})` };
   }
-  const parsed = schema.safeParse(json);
+  const parsed = z.safeParse(schema, json);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: z.prettifyError(parsed.error) };
 }
 
@@ -192,9 +192,11 @@ function validate<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T }
  * field required), otherwise a non-strict JSON schema (optional fields, defaults), otherwise plain
  * JSON mode. The reply is validated with zod either way.
  */
-export function responseFormat(schema: z.ZodType, name: string): ChatParams["response_format"] {
+export function responseFormat(schema: z.core.$ZodType, name: string): ChatParams["response_format"] {
   try {
-    return zodResponseFormat(schema, name);
+    // zodResponseFormat's type asks for a classic schema (every one here is: z.object …); another goes to the fallback below
+    if (schema instanceof z.ZodType) return zodResponseFormat(schema, name);
+    throw new Error("not a classic zod schema");
   } catch {
     try {
       return { type: "json_schema", json_schema: { name, strict: false, schema: z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown> } };

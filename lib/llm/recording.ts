@@ -13,6 +13,7 @@
 // throws gave no answer: no row, the step's own error. The trace shows offline answers as GenAI
 // spans whose provider is "switchyard.offline".
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Clock } from "../engine/clock";
 import { isModelError } from "./errors";
@@ -104,7 +105,7 @@ export class RecordingModel implements ModelPort {
   async generateObject<T>(req: ObjectRequest<T>): Promise<ObjectResult<T>> {
     const replay = await this.replay(req);
     if (replay) {
-      const parsed = req.schema.safeParse(JSON.parse(replay.text));
+      const parsed = z.safeParse(req.schema, JSON.parse(replay.text));
       if (parsed.success) return { ...replay, object: parsed.data };
     }
     // no model: the step's own algorithm, validated by the schema, one offline row

@@ -70,7 +70,8 @@ export interface GenerateResult {
 }
 
 export interface ObjectRequest<T> extends ModelRequest {
-  schema: z.ZodType<T>;
+  /** a zod schema (held as z.core.$ZodType: see WorkflowDefinition.input in lib/machines/types.ts) */
+  schema: z.core.$ZodType<T>;
   /** name of the JSON schema sent to the model */
   schemaName: string;
   /** how the offline engine produces the object: the step's own deterministic algorithm (validated by `schema`; it may throw a classified error: what the step cannot do without a model) */

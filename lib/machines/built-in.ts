@@ -66,7 +66,7 @@ export interface BuiltInWorkflow {
    * zod schemas of effects' outputs, by effect name: what an external worker must return when
    * SWITCHYARD_EXTERNAL_EFFECTS sends that effect to a queue (an effect without one cannot be sent)
    */
-  outputs?: Record<string, z.ZodType>;
+  outputs?: Record<string, z.core.$ZodType>;
 }
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -76,7 +76,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  * the same as that effect's output (a schema that lets through less or more is a compile error).
  */
 export type OutputSchemas<M extends AnyStateMachine, O> = {
-  [K in keyof O]: K extends keyof ActorLogics<M> ? (O[K] extends z.ZodType ? (Same<z.output<O[K]>, OutputFrom<NonNullable<ActorLogics<M>[K]>>> extends true ? O[K] : { error: "the schema's type is not the effect's output"; effect: K }) : never) : never;
+  [K in keyof O]: K extends keyof ActorLogics<M> ? (O[K] extends z.core.$ZodType ? (Same<z.output<O[K]>, OutputFrom<NonNullable<ActorLogics<M>[K]>>> extends true ? O[K] : { error: "the schema's type is not the effect's output"; effect: K }) : never) : never;
 };
 
 /**
@@ -84,7 +84,7 @@ export type OutputSchemas<M extends AnyStateMachine, O> = {
  * with `satisfies WorkflowDefinition`), so `effects` must implement every actor the machine's
  * setup() names, with its input and output types: a missing effect does not compile.
  */
-export function builtIn<M extends AnyStateMachine, O extends Record<string, z.ZodType> = Record<never, z.ZodType>, S extends WorkflowService = WorkflowService>(w: {
+export function builtIn<M extends AnyStateMachine, O extends Record<string, z.core.$ZodType> = Record<never, z.core.$ZodType>, S extends WorkflowService = WorkflowService>(w: {
   definition: WorkflowDefinition & { machine: M };
   order?: number;
   /** the workflow's own services; `effects` receives what this returns */

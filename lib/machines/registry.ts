@@ -8,7 +8,7 @@ import type { BuiltInWorkflow, EffectPorts } from "./built-in";
 import { API_METHODS, type ApiEndpoint, type ApiMethod, type ApiMethodName } from "./workflow-api";
 import type { WorkflowEffects } from "../engine/engine";
 import type { Services } from "./services";
-import type { ZodType } from "zod";
+import type { z } from "zod";
 import type { WorkflowDefinition } from "./types";
 
 interface Catalog {
@@ -57,7 +57,7 @@ export function builtInEffects(ports: EffectPorts, services: Services): Record<s
 }
 
 /** the built-ins' effect output schemas (what an external worker must return), by workflow id, then effect */
-export function builtInOutputs(): Record<string, Record<string, ZodType>> {
+export function builtInOutputs(): Record<string, Record<string, z.core.$ZodType>> {
   return Object.fromEntries(builtInEntries().map((w) => [w.definition.id, w.outputs ?? {}]));
 }
 

@@ -18,9 +18,9 @@ export interface ApiPorts {
   clock: Clock;
 }
 
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Parsed<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
-export interface ApiMethodSpec<Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+export interface ApiMethodSpec<Q extends z.core.$ZodType | undefined, B extends z.core.$ZodType | undefined> {
   /** a stable name for generated clients (unique across the API) */
   operationId: string;
   /** the group the reference lists it under */
@@ -45,13 +45,13 @@ export interface ApiMethodSpec<Q extends z.ZodType | undefined, B extends z.ZodT
 }
 
 /** One method of an endpoint, as the catalog keeps it. */
-export type ApiMethod = ApiMethodSpec<z.ZodType | undefined, z.ZodType | undefined>;
+export type ApiMethod = ApiMethodSpec<z.core.$ZodType | undefined, z.core.$ZodType | undefined>;
 
 /** An endpoint: its methods. */
 export type ApiEndpoint = Partial<Record<ApiMethodName, ApiMethod>>;
 
 /** Declare one method of an endpoint (its handler is typed by its query and body schemas). */
-export function apiMethod<Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(spec: ApiMethodSpec<Q, B>): ApiMethod {
+export function apiMethod<Q extends z.core.$ZodType | undefined = undefined, B extends z.core.$ZodType | undefined = undefined>(spec: ApiMethodSpec<Q, B>): ApiMethod {
   return spec as unknown as ApiMethod;
 }
 

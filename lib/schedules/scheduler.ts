@@ -13,6 +13,7 @@
 // Ticks run on the injected clock: at the earliest next fire, and every `pollMs` for changes
 // made by other processes, queued fires and claims a crash left.
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { Clock } from "../engine/clock";
 import type { Engine } from "../engine/engine";
 import { ConflictError, InvalidError, NotFoundError, isStorageFailure } from "../engine/errors";
@@ -183,7 +184,7 @@ export class Scheduler {
       const path = /timezone/.test(e.message) ? "timezone" : "cron";
       throw new InvalidError(`${path}: ${e.message}`, [{ path, message: e.message }]);
     }
-    const parsed = findWorkflow(s.workflow, this.inputOf(s))!.input.safeParse(this.inputOf(s));
+    const parsed = z.safeParse(findWorkflow(s.workflow, this.inputOf(s))!.input, this.inputOf(s));
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: ["input", ...i.path].join("."), message: i.message }));
       throw new InvalidError(`input: not a valid input for ${s.workflow}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);

@@ -138,8 +138,8 @@ export function refuseDecision(c: FlowConfig, stage: string, ctx: StepContext, d
 }
 
 /** Client events for review decisions: approve, reject, edit (with `edited`), respond (with `feedback`), custom names. */
-export function decisionEvents(c: FlowConfig): Record<string, z.ZodType> {
-  const out: Record<string, z.ZodType> = {};
+export function decisionEvents(c: FlowConfig): Record<string, z.core.$ZodType> {
+  const out: Record<string, z.core.$ZodType> = {};
   const base = { feedback: z.string().max(20_000).optional(), reviewer: z.string().min(1).max(200).optional(), modifications: z.array(z.string().max(2_000)).max(100).optional() };
   for (const spec of Object.values(c.steps ?? {})) {
     for (const d of spec.review?.decisions ?? []) {

@@ -106,14 +106,14 @@ export function issuesOf(e: z.ZodError, max = ISSUES_MAX): string {
  * schema (builtIn({ outputs })), is the effect's result. An output that does not parse fails the
  * call with a BUSINESS error naming what is wrong: the machine takes its error path.
  */
-export function externalBuiltin(tasks: () => TaskQueue, workflow: string, effect: string, queue: string, maxAttempts: number, schema: z.ZodType): EffectFn {
+export function externalBuiltin(tasks: () => TaskQueue, workflow: string, effect: string, queue: string, maxAttempts: number, schema: z.core.$ZodType): EffectFn {
   return waitingOutside(async (input: never, ctx: EffectContext) => {
     const t = await runExternal(tasks(), { queue, workflow, effect, input, maxAttempts, backoffMs: 1_000 }, ctx);
     const out = t.output;
     if (out === null || typeof out !== "object" || Array.isArray(out)) {
       throw new TaskFailed(`${queue}: the worker's output for ${effect} must be a JSON object (got ${out === null ? "null" : Array.isArray(out) ? "an array" : typeof out})`, "BUSINESS");
     }
-    const parsed = schema.safeParse(out);
+    const parsed = z.safeParse(schema, out);
     if (!parsed.success) throw new TaskFailed(`${queue}: the worker's output for ${workflow}.${effect} is not valid: ${issuesOf(parsed.error)}`, "BUSINESS");
     return parsed.data;
   });

@@ -34,7 +34,7 @@ export function externalRoutesFromEnv(env: NodeJS.ProcessEnv): ExternalRoute[] {
 }
 
 /** The effects map with the routed effects replaced by tasks; throws for a route naming no built-in effect. */
-export function routeEffects(effects: Record<string, WorkflowEffects>, routes: ExternalRoute[], tasks: () => TaskQueue, outputs: Record<string, Record<string, z.ZodType>>): Record<string, WorkflowEffects> {
+export function routeEffects(effects: Record<string, WorkflowEffects>, routes: ExternalRoute[], tasks: () => TaskQueue, outputs: Record<string, Record<string, z.core.$ZodType>>): Record<string, WorkflowEffects> {
   if (!routes.length) return effects;
   const out = { ...effects };
   for (const r of routes) {

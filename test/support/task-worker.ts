@@ -2,6 +2,7 @@
 // for the tests of effects sent to a queue by SWITCHYARD_EXTERNAL_EFFECTS: it answers each task it
 // claims with `answer` until stopped. The routes answer from the runtime the test serves them.
 import { expect } from "vitest";
+import { z } from "zod";
 import { builtInOutputs, findWorkflow } from "../../lib/machines/registry";
 import { workflowRuntime, type RuntimeOverrides } from "../helpers";
 
@@ -32,7 +33,7 @@ type Node = { invoke?: { id: string; src: unknown }[]; states?: Record<string, N
  * effect its invoke names) checked against the workflow's output schemas: what does not pass, and
  * the effects seen. A worker answering as the built-in does is then accepted.
  */
-export function effectOutputs(machine: unknown, schemas: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>, wf: string) {
+export function effectOutputs(machine: unknown, schemas: Record<string, z.core.$ZodType>, wf: string) {
   const srcs = new Map<string, string>();
   const walk = (n: Node) => {
     for (const i of n.invoke ?? []) srcs.set(i.id, String(i.src));
@@ -50,7 +51,8 @@ export function effectOutputs(machine: unknown, schemas: Record<string, { safePa
         if (!m) continue;
         const effect = srcs.get(m[1]!) ?? m[1]!;
         seen.add(effect);
-        const parsed = schemas[effect]?.safeParse((t.payload as { output?: unknown }).output);
+        const schema = schemas[effect];
+        const parsed = schema ? z.safeParse(schema, (t.payload as { output?: unknown }).output) : undefined;
         if (!parsed?.success) bad.push(`${wf}.${effect}: ${parsed ? parsed.error!.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ") : "no schema"}`);
       }
     },

@@ -14,7 +14,7 @@ const key = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a profile key is snake_c
 const adapter = text(100);
 const names = (n: number) => z.array(text(100)).max(n);
 const tokens = z.number().int().min(0).max(100_000_000);
-const few = <T extends z.ZodType>(schema: T, n: number) => z.array(schema).max(n);
+const few = <T extends z.core.$ZodType>(schema: T, n: number) => z.array(schema).max(n);
 const profile = z.record(key, text(500)).refine((p) => Object.keys(p).length <= 200, "at most 200 profile facts");
 
 const metric = z.object({ name: text(100), value: z.number().finite(), unit: text(20), domain: text(60) });

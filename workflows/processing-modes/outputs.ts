@@ -11,7 +11,7 @@ const text = (max: number) => z.string().max(max);
 const adapter = text(100);
 const time = z.number().int().min(0);
 const count = z.number().int().min(0).max(100_000_000);
-const few = <T extends z.ZodType>(schema: T, n: number) => z.array(schema).max(n);
+const few = <T extends z.core.$ZodType>(schema: T, n: number) => z.array(schema).max(n);
 const mode = z.enum(MODES);
 const stage = z.enum(THINKING_STAGES);
 const language = z.enum(["javascript", "python"]);

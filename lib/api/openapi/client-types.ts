@@ -8,7 +8,7 @@ import { z } from "zod";
 import * as R from "./responses";
 
 /** What the client exports, by name: the schema that describes it. */
-export const CLIENT_TYPES: Record<string, z.ZodType> = {
+export const CLIENT_TYPES: Record<string, z.core.$ZodType> = {
   Run: R.Run,
   RunList: R.RunList,
   Transition: R.Transition,

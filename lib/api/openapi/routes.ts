@@ -61,9 +61,9 @@ export interface ApiOperation {
   description?: string;
   /** path parameters (the schema the route parses its params with) */
   params?: z.ZodObject;
-  query?: z.ZodType;
+  query?: z.core.$ZodType;
   /** a JSON body */
-  body?: z.ZodType;
+  body?: z.core.$ZodType;
   /** the body may be left out (an empty body is `{}`) */
   bodyOptional?: true;
   /** other media types the body may have, besides JSON */

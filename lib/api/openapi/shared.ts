@@ -56,7 +56,7 @@ export const LocationHeader = z.object({ location: z.string().meta({ description
 type Headers = z.ZodObject;
 
 /** a JSON answer */
-export const ok = (schema: z.ZodType, description: string, headers?: Headers): ResponseSpec => ({ description, content: { "application/json": { schema } }, ...(headers ? { headers } : {}) });
+export const ok = (schema: z.core.$ZodType, description: string, headers?: Headers): ResponseSpec => ({ description, content: { "application/json": { schema } }, ...(headers ? { headers } : {}) });
 
 /** an answer of another media type (text, Server-Sent Events, a file) */
 export const media = (type: string, description: string, schema: Record<string, unknown> = { type: "string" }, headers?: Headers): ResponseSpec => ({ description, content: { [type]: { schema } }, ...(headers ? { headers } : {}) });

@@ -6,7 +6,7 @@ import type { z } from "zod";
 /** an answer: what it means, its media types with their schemas, its headers */
 export interface ResponseSpec {
   description: string;
-  content?: Record<string, { schema: z.ZodType | Record<string, unknown> }>;
+  content?: Record<string, { schema: z.core.$ZodType | Record<string, unknown> }>;
   headers?: z.ZodObject;
 }
 

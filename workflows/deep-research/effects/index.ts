@@ -51,7 +51,7 @@ export function deepResearchEffects(ports: ResearchPorts): EffectsOf<typeof deep
     const out = await model.generateObject({
       purpose: "plan",
       schemaName: "research_plan",
-      schema: PlanSchema as unknown as z.ZodType<Plan>,
+      schema: PlanSchema as unknown as z.core.$ZodType<Plan>,
       system:
         "You plan research missions. Break the topic into 3-6 dimensions. Tasks: P1 (Planning) decomposes; one S (Search) task per dimension depending on P1; one R (Read) task per dimension depending on its S task. Give each S/R task a search query and its dimension; mark S tasks critical.",
       prompt: [`Topic: ${input.topic}`, input.previous ? `Previous plan: ${JSON.stringify(input.previous)}` : "", input.edited ? `The reviewer edited the plan to: ${JSON.stringify(input.edited)}` : "", input.feedback ? `Reviewer feedback: ${input.feedback}` : ""]
