@@ -50,7 +50,7 @@ export interface WorkflowDefinition {
   /**
    * run input, validated before a run starts (z.safeParse(def.input, …)). Schemas are held as
    * z.core.$ZodType, not z.ZodType: relating each concrete schema type to z.ZodType's ~60
-   * this-typed methods cost tsc more than half its instantiations (issue 35); $ZodType keeps the
+   * this-typed methods cost tsc more than half its instantiations; $ZodType keeps the
    * output/input types at a fraction of the cost.
    */
   input: z.core.$ZodType;
