@@ -60,6 +60,8 @@ interface Reading {
 async function readDiagram(page: Page): Promise<Reading> {
   const diagram = page.getByTestId("diagram").first();
   await expect(diagram).toHaveAttribute("data-ready", "");
+  // no view change in progress (Fit, a group opened, the view following the run: set when one starts)
+  await expect(diagram).not.toHaveAttribute("data-moving");
   // a view animation has finished: the viewport's transform stops changing between two reads
   let last = "";
   await expect

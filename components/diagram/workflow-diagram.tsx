@@ -436,7 +436,7 @@ function Diagram({
           />
           <ZoomVar />
           {size && size.w > 0 && size.h > 0 && shown.decided && (
-            <AutoView layout={shown.layout} overview={shown.overview} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} control={view} touched={touched} intended={intended} />
+            <AutoView layout={shown.layout} overview={shown.overview} status={focus} follow={follow} size={size} opened={openedGroup} onApplied={() => setReady(true)} onMoving={(moving) => outer.current?.toggleAttribute("data-moving", moving)} control={view} touched={touched} intended={intended} />
           )}
           {size && <Anchor drawn={l} size={size} intended={intended} />}
         </ReactFlow>
@@ -467,9 +467,11 @@ interface ViewControl {
  * moves: Fit on a workflow, the focus state on a run, the opened group after a click on it. A
  * person who pans or zooms takes over for a while.
  */
-function AutoView({ layout, overview, status, follow, size, opened, onApplied, control, touched, intended }: { layout: Layout; overview: Layout | null; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; control: { current: ViewControl | null }; touched: { current: number }; intended: { current: "detail" | "overview" | null } }) {
+function AutoView({ layout, overview, status, follow, size, opened, onApplied, onMoving, control, touched, intended }: { layout: Layout; overview: Layout | null; status: DiagramStatus & { waitingOn?: string | null }; follow: boolean; size: { w: number; h: number }; opened: string | null; onApplied: () => void; onMoving: (moving: boolean) => void; control: { current: ViewControl | null }; touched: { current: number }; intended: { current: "detail" | "overview" | null } }) {
   const flow = useReactFlow();
   const first = useRef(true);
+  /** the view change in progress (a newer one interrupts it: its promise never settles) */
+  const moves = useRef(0);
   /** the opened group the view last zoomed into */
   const zoomedInto = useRef<string | null>(null);
   const target = follow ? `${status.active.join()}|${status.last}` : "";
@@ -493,11 +495,17 @@ function AutoView({ layout, overview, status, follow, size, opened, onApplied, c
       intended.current = to === now ? null : to;
       return goTo(v, animate);
     };
-    const goTo = (v: Viewport, animate: boolean) =>
+    // the diagram says `data-moving` from a view change's start until the frame after its end (the
+    // drawn layout then matches the zoom): what reads the diagram whole waits for it to be gone
+    const goTo = (v: Viewport, animate: boolean) => {
+      const move = ++moves.current;
+      onMoving(true);
       void flow.setViewport(v, { duration: animate && !first.current ? 300 : 0 }).then(() => {
         first.current = false;
         onApplied();
+        requestAnimationFrame(() => requestAnimationFrame(() => move === moves.current && onMoving(false)));
       });
+    };
     const groupBox = opened ? abs.get(opened) : undefined;
     // the whole machine: detailed where it is readable whole, else the overview
     const fit = () => clear((w, h) => fitBoth(layout, overview, w, h).view);
