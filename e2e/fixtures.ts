@@ -4,13 +4,13 @@
 // Each Playwright worker after the first serves its specs from a server and database of its own
 // (started the first time one of its tests needs `baseURL`, `page` or `request`), so specs in
 // different workers never see each other's runs, reviews or workflows.
-import { test as base, expect } from "@playwright/test";
+import { test as base, expect, type Page } from "@playwright/test";
 import { OwnServer } from "./own-server";
 import { SUITE_ENV, suitePort } from "./suite-env";
 
 export { expect };
 
-export const test = base.extend<{ allowConsoleErrors: RegExp[]; consoleGuard: void }, { workerServer: string | null }>({
+export const test = base.extend<{ allowConsoleErrors: RegExp[] }, { workerServer: string | null }>({
   workerServer: [
     async ({}, use, workerInfo) => {
       if (workerInfo.parallelIndex === 0) return use(null);
@@ -25,9 +25,12 @@ export const test = base.extend<{ allowConsoleErrors: RegExp[]; consoleGuard: vo
   ],
   baseURL: async ({ baseURL, workerServer }, use) => use(workerServer ?? baseURL),
   allowConsoleErrors: [[], { option: true }],
-  consoleGuard: [
-    async ({ page, allowConsoleErrors }, use) => {
-      const errors: string[] = [];
+  // on the test's context, so a test that only calls the API (`request`) opens no browser at
+  // all (a context and its first page cost ~2.8 CPU-s here), and a second page of the test's
+  // context is watched as well
+  context: async ({ context, allowConsoleErrors }, use) => {
+    const errors: string[] = [];
+    const watch = (page: Page) => {
       page.on("console", (m) => {
         if (m.type() !== "error") return;
         const where = m.location()?.url ? ` (${m.location().url})` : "";
@@ -38,9 +41,10 @@ export const test = base.extend<{ allowConsoleErrors: RegExp[]; consoleGuard: vo
         const text = `uncaught: ${e.message}`;
         if (!allowConsoleErrors.some((r) => r.test(text))) errors.push(text);
       });
-      await use();
-      expect(errors, `console errors on ${page.url()}`).toEqual([]);
-    },
-    { auto: true },
-  ],
+    };
+    context.pages().forEach(watch);
+    context.on("page", watch);
+    await use(context);
+    expect(errors, `console errors on ${context.pages().map((p) => p.url()).join(", ") || "the test's pages"}`).toEqual([]);
+  },
 });
