@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import { SUITE_ENV, WORKERS } from "./e2e/suite-env";
+import { CHROMIUM_ARGS, SUITE_ENV, WORKERS } from "./e2e/suite-env";
 
 const port = Number(process.env.E2E_PORT ?? 3123);
 const baseURL = `http://127.0.0.1:${port}`;
@@ -45,7 +45,7 @@ export default defineConfig({
     reducedMotion: "reduce",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+      args: CHROMIUM_ARGS,
     },
   },
   webServer: {

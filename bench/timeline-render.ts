@@ -14,6 +14,7 @@ import { chromium } from "@playwright/test";
 import Database from "better-sqlite3";
 import { migrateDatabase } from "../lib/db/migrations";
 import { sqliteDate } from "../lib/db/sqlite";
+import { CHROMIUM_ARGS } from "../e2e/suite-env";
 
 const N = Number(process.env.BENCH_TRANSITIONS ?? 10_000);
 const STEPS = Number(process.env.BENCH_STEPS ?? 200);
@@ -68,7 +69,7 @@ async function main() {
       if (await fetch(`${base}/api/health`).then((r) => r.ok, () => false)) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const t0 = performance.now();
     await page.goto(`${base}/runs/${id}/timeline`);

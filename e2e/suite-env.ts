@@ -17,3 +17,19 @@ export const WORKERS = Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 1);
 export function suitePort(index: number): number {
   return Number(process.env.E2E_PORT ?? 3123) + 60 + index;
 }
+
+/**
+ * Debian's Chromium as the suite (and bench/timeline-render.ts) launch it. Headless Chromium 156
+ * also opens a hidden omnibox popup page (chrome://omnibox-popup.top-chrome) in a renderer of its
+ * own for every window, i.e. for every test's context: ~2.8 CPU-s each, measured, against ~0.7
+ * for the context without it. e2e/suite-browser.spec.ts fails if such a page comes back.
+ */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+  "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup",
+];
