@@ -166,6 +166,7 @@ test("move waiting runs to v2: the dry run painted on v2's diagram, the mapping,
   await save(request, V2(wf));
 
   await page.goto(`/workflows/${wf}`);
+  await expect(page.getByTestId("workflow-origin")).toHaveText("User-defined");
   await expect(page.getByTestId("move-panel")).toContainText("2 runs on v1");
   await page.getByTestId("move-from-1").click();
   await page.waitForURL(new RegExp(`/workflows/${wf}\\?from=1$`));

@@ -166,3 +166,41 @@ test("a page view fetches only itself: a link prefetches its page when the point
   // none of the page's other links (the nav, the runs, the filters) was fetched on sight
   expect(prefetched.filter((p) => p !== "/review")).toEqual([]);
 });
+
+test("a history read before a transition the stream then delivers does not take that transition away", async ({ page, request }) => {
+  const res = await request.post("/api/runs", { data: { workflow: "swiss-army", input: { request: "Race: a regex for UK postcodes" } } });
+  expect(res.status()).toBe(201);
+  const id = ((await res.json()) as { id: string }).id;
+  const review = await pendingReviewFor(request, id);
+  const seqOf = async () => ((await (await request.get(`/api/runs/${id}`)).json()) as { seq: number }).seq;
+  const before = await seqOf();
+  // the history the page reloads when its stream connects is read now, and handed to the page
+  // only after the run has moved on and the stream has delivered the newer transitions
+  let read!: () => void;
+  const wasRead = new Promise<void>((r) => (read = r));
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  await page.route(`**/api/runs/${id}/transitions?**`, async (route) => {
+    const stale = await route.fetch();
+    read();
+    await released;
+    await route.fulfill({ response: stale });
+  });
+  await page.goto(`/runs/${id}`);
+  const rows = page.getByTestId("timeline").locator("tbody tr");
+  await expect(rows).toHaveCount(before);
+  await wasRead;
+  const decided = await request.post(`/api/reviews/${review}/decision`, { data: { decision: "approve", reviewer: "e2e" } });
+  expect(decided.status(), await decided.text()).toBe(200);
+  await expectState(page, "IDLE");
+  const after = await seqOf();
+  expect(after).toBeGreaterThan(before);
+  await expect(rows).toHaveCount(after);
+  const handed = page.waitForEvent("requestfinished", (r) => r.url().includes(`/api/runs/${id}/transitions?`));
+  release();
+  await handed;
+  // the page has taken the stale history in (a frame for React to commit it): nothing is lost
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await expect(rows).toHaveCount(after);
+  await expect(rows.first()).toContainText("User approves");
+});

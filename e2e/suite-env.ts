@@ -6,6 +6,12 @@ export const SUITE_ENV: Record<string, string> = {
   SWITCHYARD_ALERT_INTERVAL_MS: "1000",
   // a loaded CI machine must not turn the diagrams under test into fallback layouts
   SWITCHYARD_LAYOUT_DEADLINE_MS: "60000",
+  // nor turn swiss-army's steps into their timeout paths: its context search gives up after 5 s,
+  // which the suite's first runs (a fresh store, servers and browsers starting on two cores) can
+  // take, and then the answer is built without the context the specs read in it
+  SWITCHYARD_PARSE_TIMEOUT_MS: "60000",
+  SWITCHYARD_SEARCH_TIMEOUT_MS: "60000",
+  SWITCHYARD_UPDATE_TIMEOUT_MS: "60000",
   // the secret e2e/user-workflow-page.spec.ts's support-triage workflow sends to its helpdesk (shown as [secret])
   SWITCHYARD_SECRET_HELPDESK_TOKEN: "e2e-helpdesk-token",
 };

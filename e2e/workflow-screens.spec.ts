@@ -128,6 +128,8 @@ for (const r of RUNS) {
       await page.goto(`/workflows/${r.workflow}`);
       await expect(page.getByTestId("diagram")).toHaveAttribute("data-ready", "");
       await expectNamedStates(page, r.workflow);
+      // where it comes from, in words (not the file name of the document it was written from)
+      await expect(page.getByTestId("workflow-origin")).toHaveText("Built in");
       await shot(page, `${r.workflow}-workflow-${size.name}`);
       await shot(page, `${r.workflow}-workflow-${size.name}-full`, true);
 

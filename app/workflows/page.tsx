@@ -42,7 +42,7 @@ export default async function Workflows() {
                 <span>·</span>
                 <span>{g.states.filter((s) => s.human).length} human step(s)</span>
                 <span>·</span>
-                <span>{w.seed === "user-defined" ? "user-defined" : `seed ${w.seed.slice(0, 3)}`}</span>
+                <span>{w.seed === "user-defined" ? "user-defined" : "built in"}</span>
                 {switches.get(w.id)?.disabled && (
                   <span className="rounded bg-amber-100 px-1.5 font-medium text-amber-900" data-testid="workflow-disabled">
                     disabled: no new runs

@@ -27,7 +27,7 @@ import { RunSteps } from "@/components/steps/run-steps";
 import { StageHistory, StagePanel } from "@/components/flows/stage-panel";
 import type { FlowConfig } from "@/lib/flows/types";
 import type { FlowContext } from "@/lib/flows/rules";
-import { fetchTransitions, mergeTransitions } from "./run-stream";
+import { fetchTransitions, laterRun, mergeTransitions } from "./run-stream";
 import { Allowed, useRole } from "@/components/auth/role";
 import { useWaitingFor, useWaitingOverlay, WaitingNow } from "./waiting-now";
 import type { WaitingFor } from "@/lib/api/waiting";
@@ -168,13 +168,13 @@ export function RunLive({ initialRun, initialTransitions, initialReview, layout,
     source.onopen = () => setConnected(true);
     source.onerror = () => setConnected(false);
     source.addEventListener("hello", (e) => {
-      const { run: r } = JSON.parse((e as MessageEvent).data);
-      setRun(r);
-      void fetchTransitions(initialRun.id).then((ts) => ts && setTransitions(ts));
+      const { run: r } = JSON.parse((e as MessageEvent).data) as { run: LiveRun };
+      setRun((prev) => laterRun(prev, r));
+      void fetchTransitions(initialRun.id).then((ts) => ts && setTransitions((prev) => mergeTransitions(prev, ts)));
     });
     source.addEventListener("run", (e) => {
       const msg = JSON.parse((e as MessageEvent).data) as { run: LiveRun; transitions: TransitionView[] };
-      setRun((prev) => (msg.run.seq >= prev.seq ? msg.run : prev));
+      setRun((prev) => laterRun(prev, msg.run));
       setTransitions((prev) => mergeTransitions(prev, msg.transitions));
       if (msg.transitions.some((t) => t.from !== t.to)) setProgress("");
     });

@@ -8,7 +8,7 @@ import type { Layout, LayoutPack } from "@/lib/graph/layout";
 import { shortId } from "@/lib/format";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RunTimeline, type ModelTick } from "./run-timeline";
-import { fetchTransitions, mergeTransitions } from "@/components/runs/run-stream";
+import { fetchTransitions, laterRun, mergeTransitions } from "@/components/runs/run-stream";
 
 const TERMINAL = ["completed", "failed", "aborted"];
 
@@ -33,7 +33,9 @@ export function TimelineLive(props: {
   readOnly?: boolean;
 }) {
   const [transitions, setTransitions] = useState(props.transitions);
-  const [status, setStatus] = useState(props.status);
+  // the run's status and the seq it was read at (its last transition's): an older reading never replaces a newer
+  const [run, setRun] = useState({ status: props.status, seq: props.transitions.at(-1)?.seq ?? 0 });
+  const status = run.status;
   const [calls, setCalls] = useState<ModelTick[]>([]);
   // model calls, refreshed as the run moves
   useEffect(() => {
@@ -50,12 +52,13 @@ export function TimelineLive(props: {
     if (TERMINAL.includes(props.status)) return;
     const source = new EventSource(`/api/runs/${props.runId}/stream`);
     source.addEventListener("hello", (e) => {
-      setStatus((JSON.parse((e as MessageEvent).data) as { run: { status: string } }).run.status);
-      void fetchTransitions(props.runId).then((ts) => ts && setTransitions(ts));
+      const { run: r } = JSON.parse((e as MessageEvent).data) as { run: { status: string; seq: number } };
+      setRun((prev) => laterRun(prev, r));
+      void fetchTransitions(props.runId).then((ts) => ts && setTransitions((prev) => mergeTransitions(prev, ts)));
     });
     source.addEventListener("run", (e) => {
-      const msg = JSON.parse((e as MessageEvent).data) as { run: { status: string }; transitions: TransitionView[] };
-      setStatus(msg.run.status);
+      const msg = JSON.parse((e as MessageEvent).data) as { run: { status: string; seq: number }; transitions: TransitionView[] };
+      setRun((prev) => laterRun(prev, msg.run));
       setTransitions((prev) => mergeTransitions(prev, msg.transitions));
     });
     return () => source.close();

@@ -54,6 +54,11 @@ function finish(context: SwissContext, outcome: Omit<CycleOutcome, "request_id" 
   return { last, history: [last, ...context.history].slice(0, HISTORY) };
 }
 
+/** a timeout as its warning says it: "5 s", "0.5 s" */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
 function preview(text: string): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
@@ -306,7 +311,7 @@ export const swissArmyMachine = setup({
           description: "Context timeout (proceed anyway)",
           actions: assign(({ context }) => ({
             hits: [],
-            warnings: [...context.warnings, "Context search timed out after 5 s: proceeding without context"],
+            warnings: [...context.warnings, `Context search timed out after ${seconds(context.config.searchTimeoutMs)}: proceeding without context`],
             records: {
               ...context.records,
               context_search: {
@@ -463,7 +468,7 @@ export const swissArmyMachine = setup({
           target: "HUMAN_REVIEW",
           description: "Save failed (timeout after 10 s): proceed with warning",
           actions: assign(({ context }) => ({
-            warnings: [...context.warnings, "Context storage timed out after 10 s: results were not saved"],
+            warnings: [...context.warnings, `Context storage timed out after ${seconds(context.config.updateTimeoutMs)}: results were not saved`],
           })),
         },
       },

@@ -96,7 +96,7 @@ export default async function WorkflowPage({ params, searchParams }: { params: P
           <h1 className="text-xl font-semibold tracking-tight">{def.title}</h1>
           <p className="max-w-3xl text-sm text-slate-600 dark:text-slate-400">{def.description}</p>
           <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
-            Seed <span className="font-mono">{def.seed}</span> · {counts.running + counts.waiting} live run(s) ·{" "}
+            <span data-testid="workflow-origin">{def.seed === "user-defined" ? "User-defined" : "Built in"}</span> · {counts.running + counts.waiting} live run(s) ·{" "}
             <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/workflows/${def.id}`}>REST description</a> · export as{" "}
             <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/workflows/${def.id}/export?format=mermaid&download=1`} data-testid="export-mermaid">Mermaid</a> or{" "}
             <a className="text-blue-700 dark:text-blue-400 underline" href={`/api/workflows/${def.id}/export?format=json&download=1`}>JSON</a>

@@ -107,8 +107,21 @@ describe("swiss-army transitions", () => {
     const ctx = r.context as SwissContext;
     expect(ctx.records.context_search?.status).toBe("timeout");
     expect(ctx.hits).toEqual([]);
-    expect(ctx.warnings.join(" ")).toContain("timed out");
+    expect(ctx.warnings).toContain("Context search timed out after 5 s: proceeding without context");
     expect(await path(run.id)).toContain("CONTEXT_SEARCH>EXECUTING: Context timeout (proceed anyway)");
+  });
+
+  it("a configured search or storage timeout is the one its warning names", async () => {
+    rt = await swissRuntime({ actors: { searchContext: hang(), storeResult: hang() } });
+    const { run } = await rt.engine.start("swiss-army", { request: REQUEST, config: { searchTimeoutMs: 1_500, updateTimeoutMs: 60_000 } });
+    await rt.engine.waitFor(run.id, inState("CONTEXT_SEARCH"));
+    rt.clock.advance(1_500);
+    await rt.engine.waitFor(run.id, inState("CONTEXT_UPDATE"));
+    rt.clock.advance(60_000);
+    const r = await rt.engine.waitFor(run.id, inState("HUMAN_REVIEW"));
+    expect((r.context as SwissContext).warnings).toEqual(
+      expect.arrayContaining(["Context search timed out after 1.5 s: proceeding without context", "Context storage timed out after 60 s: results were not saved"]),
+    );
   });
 
   it("CONTEXT_SEARCH → IDLE on a critical error", async () => {
@@ -166,7 +179,7 @@ describe("swiss-army transitions", () => {
     await rt.engine.waitFor(a.run.id, inState("CONTEXT_UPDATE"));
     rt.clock.advance(10_000);
     const ra = await rt.engine.waitFor(a.run.id, inState("HUMAN_REVIEW"));
-    expect((ra.context as SwissContext).warnings.join(" ")).toContain("timed out");
+    expect((ra.context as SwissContext).warnings).toContain("Context storage timed out after 10 s: results were not saved");
     expect((await path(a.run.id)).at(-1)).toBe("CONTEXT_UPDATE>HUMAN_REVIEW: Save failed (timeout after 10 s): proceed with warning");
     await rt.close();
 
