@@ -25,7 +25,9 @@ const config: NextConfig = {
   // npm test runs `tsc` itself and builds with SWITCHYARD_BUILD_TYPECHECK=0, so types are checked once
   typescript: { tsconfigPath: "tsconfig.json", ignoreBuildErrors: process.env.SWITCHYARD_BUILD_TYPECHECK === "0" },
   // forbidden() and unauthorized() (app/session.ts): a refused server action answers 403 / 401
-  experimental: { authInterrupts: true },
+  // Turbopack's build cache (on by default) speeds up the next build of a changed checkout; CI
+  // builds a fresh clone once, so writing it (~15 s, measured) is skipped there
+  experimental: { authInterrupts: true, turbopackFileSystemCacheForBuild: !process.env.CI },
   headers: async () => [
     { source: "/:path*", headers: SECURITY_HEADERS },
     { source: "/api-reference", headers: [{ key: "Content-Security-Policy", value: API_REFERENCE_CSP }] },

@@ -1,8 +1,8 @@
 // Every page through axe-core, in light with every rule and in dark with the colour rules (all that
 // the scheme changes): no serious or critical violation (contrast, names, links told apart by colour
 // only, scroll regions a keyboard cannot reach, …).
-import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
+import { seriousViolations as violations } from "./axe";
 import { expect, test } from "./fixtures";
 import { pendingReviewFor } from "./helpers";
 
@@ -21,15 +21,6 @@ async function start(request: APIRequestContext, workflow: string, input: Record
  * schemes differ only in CSS colours; names, roles, structure and layout are the same).
  */
 const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
-
-/** serious and critical violations on the page as it is, one line each with where (the sign-in page: e2e/roles.spec.ts); `rules`: only those */
-async function violations(page: Page, rules?: string[]): Promise<string[]> {
-  const builder = new AxeBuilder({ page });
-  const result = await (rules ? builder.withRules(rules) : builder).analyze();
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .flatMap((v) => v.nodes.slice(0, 5).map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1, 2).join(" ").trim() ?? v.help}`));
-}
 
 /** the runs the pages show, started once per worker (its server) and shared by its tests */
 let seeded: Promise<{ waiting: string; plan: string; done: string }> | undefined;

@@ -3,12 +3,12 @@
 // inside the canvas, no edge label is cut by the canvas edge, every visible text is 11 px or more
 // (font size × the canvas's scale; hidden text does not count) and a minimap is there. A run that
 // waits for a person opens with that state whole in view; on a phone its decision and, right after
-// it, its path view with the waiting state are in the first screen. Screenshots go to /tmp/diagram-shots;
+// it, its path view with the waiting state are in the first screen. Screenshots go to /tmp/diagram-shots (under CI only with E2E_SHOTS=1);
 // each check's zoom (as the toolbar shows it), zoom mode and labels shown or hidden are printed and
 // appended to /tmp/diagram-shots/zoom-report.txt.
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectInFirstScreen, expectWorkflowSaved, pendingReviewFor } from "./helpers";
+import { expectInFirstScreen, expectWorkflowSaved, pendingReviewFor, shot as shotIn } from "./helpers";
 import fs from "node:fs";
 /** the overview chips' text size at zoom 1 (CHIP_FONT in lib/graph/layout.ts) */
 const CHIP_FONT = 28;
@@ -17,10 +17,7 @@ const CHIP_FONT = 28;
 test.describe.configure({ mode: "parallel" });
 
 const SHOTS = "/tmp/diagram-shots";
-async function shot(page: Page, name: string) {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}/${name}.png` });
-}
+const shot = (page: Page, name: string) => shotIn(page, name, { dir: SHOTS });
 
 interface Reading {
   scale: number;

@@ -48,3 +48,9 @@ export const test = base.extend<{ allowConsoleErrors: RegExp[] }, { workerServer
     expect(errors, `console errors on ${context.pages().map((p) => p.url()).join(", ") || "the test's pages"}`).toEqual([]);
   },
 });
+
+/**
+ * A test of the page alone (a form's errors, a layout, motion, prefetching): the same against any
+ * database, so the PostgreSQL pass of `npm test` leaves it out (`--grep-invert @ui`).
+ */
+export const UI_ONLY = { tag: "@ui" };

@@ -48,9 +48,15 @@ export async function untilCooldownOver(request: APIRequestContext, runId: strin
   if (run.context.lastTransitionAt !== null) await untilServerTime(request, run.context.lastTransitionAt + cooldownMs);
 }
 
-export async function shot(page: Page, name: string) {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
+/**
+ * A screenshot to be looked at, `dir`/`name`.png. Under CI nobody looks, so none is written there
+ * unless E2E_SHOTS=1 asks (each costs the browser ~0.2 CPU-s, and the suite takes over a hundred):
+ * what a picture shows that can be checked, the specs check.
+ */
+export async function shot(page: Page, name: string, { dir = SHOTS, fullPage = false }: { dir?: string; fullPage?: boolean } = {}) {
+  if (process.env.CI && !process.env.E2E_SHOTS) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: `${dir}/${name}.png`, fullPage });
 }
 
 /** Start a swiss-army run from the dashboard form and land on its page. */

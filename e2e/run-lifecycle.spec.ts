@@ -1,6 +1,6 @@
 // A reviewer's whole loop in the browser: start a run, watch the diagram move, find the review
 // in the queue, decide it, and see the run return to IDLE; plus modify, abort and a second request.
-import { expect, test } from "./fixtures";
+import { expect, test, UI_ONLY } from "./fixtures";
 import { expectState, openInInbox, pendingReviewFor, shot, startFromUi } from "./helpers";
 
 test("new run → diagram moves → review in the queue → approve → back in IDLE, approved", async ({ page, request }) => {
@@ -99,7 +99,7 @@ test("a second request to the same run, and live updates without a reload", asyn
   expect(again.status()).toBe(409);
 });
 
-test("bad input in the New run form shows a field error and starts nothing", async ({ page, request }) => {
+test("bad input in the New run form shows a field error and starts nothing", UI_ONLY, async ({ page, request }) => {
   const before = (await (await request.get("/api/runs")).json()).total;
   await page.goto("/");
   await page.getByText("Input as JSON").click();
@@ -112,7 +112,7 @@ test("bad input in the New run form shows a field error and starts nothing", asy
   expect((await (await request.get("/api/runs")).json()).total).toBe(before);
 });
 
-test("pages read well on a narrow screen", async ({ page }) => {
+test("pages read well on a narrow screen", UI_ONLY, async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const id = await startFromUi(page, "Write a Bash script that archives log files older than 7 days");
   await expectState(page, "HUMAN_REVIEW", "waiting");
@@ -133,7 +133,7 @@ test("pages read well on a narrow screen", async ({ page }) => {
   await shot(page, "dashboard");
 });
 
-test("the diagram moves while motion is welcome and stands still for a reader who asks for less", async ({ page, request }) => {
+test("the diagram moves while motion is welcome and stands still for a reader who asks for less", UI_ONLY, async ({ page, request }) => {
   // (the suite runs with reduced motion: an endless animation keeps headless Chromium repainting)
   const res = await request.post("/api/runs", { data: { workflow: "swiss-army", input: { request: "Motion: a regex for ISO dates" } } });
   expect(res.status()).toBe(201);
@@ -154,7 +154,7 @@ test("the diagram moves while motion is welcome and stands still for a reader wh
   await expect(page.locator('[data-testid=diagram] [data-state="HUMAN_REVIEW"]')).toHaveAttribute("data-status", "waiting");
 });
 
-test("a page view fetches only itself: a link prefetches its page when the pointer is over it", async ({ page }) => {
+test("a page view fetches only itself: a link prefetches its page when the pointer is over it", UI_ONLY, async ({ page }) => {
   const prefetched: string[] = [];
   page.on("request", (r) => {
     if (r.headers()["next-router-prefetch"]) prefetched.push(new URL(r.url()).pathname);

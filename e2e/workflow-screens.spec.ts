@@ -5,19 +5,13 @@
 // fleet overlay and its panel show the seeded runs, the panels beside the diagram name states as
 // people read them (never a raw dotted state path), and on a phone a run's outcome or decision is
 // in the first screen. The fixture fails a page that logs a console error.
-import fs from "node:fs";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { addLongVisits } from "./fleet-history";
 import { expect, test } from "./fixtures";
-import { pendingReviewFor } from "./helpers";
+import { pendingReviewFor, shot as shotIn } from "./helpers";
 
 const SHOTS = "/tmp/shots-31";
-async function shot(page: Page, name: string, fullPage = false) {
-  // CI checks what can be checked and skips writing the pictures (E2E_SHOTS=1 writes them there too)
-  if (process.env.CI && !process.env.E2E_SHOTS) return;
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage });
-}
+const shot = (page: Page, name: string, fullPage = false) => shotIn(page, name, { dir: SHOTS, fullPage });
 
 const SIZES = [
   { width: 1440, height: 900, name: "1440" },
