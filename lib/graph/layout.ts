@@ -11,7 +11,6 @@
 // `layoutFrom` reads ELK's answer back; `layoutGraph` runs ELK in this thread (the browser, the
 // flow editor), lib/graph/elk-thread.ts in a worker thread with a deadline (the server), and
 // `fallbackLayout` is the simple layout drawn when ELK does not answer in time.
-import ELK from "elkjs/lib/elk.bundled.js";
 import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api";
 import { eventLabel, type GraphState, type GraphTransition, type WorkflowGraph } from "./derive";
 
@@ -529,11 +528,23 @@ export function fallbackLayout(job: ElkJob): Layout {
   return { ...l, fallback: true };
 }
 
-let elk: InstanceType<typeof ELK> | null = null;
+/**
+ * ELK for this thread, loaded the first time a layout is made here: in the browser that is only
+ * when a variant the server did not lay out is asked for (a group opened, the other aspect) or in
+ * the flow editor, so a page with a diagram does not fetch and run ELK's 1.4 MB for nothing.
+ */
+let elk: Promise<{ layout(graph: ElkNode): Promise<ElkNode> }> | null = null;
 
 /** Lays a graph out with ELK in this thread (the browser; tests). */
 export async function layoutGraph(full: WorkflowGraph, opts: LayoutOptions = {}): Promise<Layout> {
   const job = elkGraphOf(full, opts);
-  elk ??= new ELK();
-  return layoutFrom(await elk.layout(job.root), job);
+  // (a failed load, a network error, is tried again by the next layout)
+  elk ??= import("elkjs/lib/elk.bundled.js").then(
+    ({ default: ELK }) => new ELK(),
+    (e: unknown) => {
+      elk = null;
+      throw e;
+    },
+  );
+  return layoutFrom(await (await elk).layout(job.root), job);
 }
