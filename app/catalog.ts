@@ -2,9 +2,11 @@
 // panels and app-level pages, found by name. These are looked up from
 // workflows/registry.ts here, in the app's own server bundle, so that a lazy "use client" module
 // arrives as a client reference; the core's catalog (definitions, effects, JSON endpoints) is
-// provided once by instrumentation.ts. Nothing below the app imports this file.
+// provided once by instrumentation.ts. Nothing below the app imports this file, and neither does
+// the root layout: every workflow's client views it reaches are sent to each page whose server
+// code imports it (imported by the layout, they were on every page: its nav links come from the
+// provided catalog, lib/machines/registry.ts's builtInNav).
 import type { Metadata } from "next";
-import type { NavLink } from "@/lib/machines/built-in";
 import { catalogOrder } from "@/lib/machines/registry";
 import * as workflows from "@/workflows/registry";
 
@@ -40,9 +42,4 @@ export async function pageOf(name: string): Promise<unknown> {
 /** the metadata (title, …) the page <name>'s module exports (null: none, or no such page) */
 export async function pageMetadataOf(name: string): Promise<Metadata | null> {
   return (await pageModule(name))?.metadata ?? null;
-}
-
-/** the links the built-in workflows add to the top navigation, in catalog order */
-export function navLinksOf(): NavLink[] {
-  return entries.flatMap((w) => w.nav ?? []);
 }

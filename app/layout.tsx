@@ -3,9 +3,10 @@ import { AlertBanner } from "@/components/alerts/alert-banner";
 import { Nav } from "@/components/nav";
 import { UserBar } from "@/components/auth/user-bar";
 import { headers } from "next/headers";
+import { connection } from "next/server";
 import { redirect } from "next/navigation";
 import { authEnabled } from "@/lib/auth/roles";
-import { navLinksOf } from "./catalog";
+import { builtInNav } from "@/lib/machines/registry";
 import { currentUser } from "./session";
 import { RoleProvider } from "@/components/auth/role";
 import { SkipLink } from "@/components/ui/skip-link";
@@ -17,6 +18,9 @@ export const metadata: Metadata = {
 };
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // rendered for each request: the nav's workflow links come from the catalog the running server
+  // was given (instrumentation.ts), which a build's prerendering does not have
+  await connection();
   // accounts on: a page needs a valid session (the proxy sent requests without a cookie to /login)
   const who = await currentUser();
   if (authEnabled() && !who) {
@@ -28,7 +32,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
       <body className="min-h-screen antialiased">
         <SkipLink />
         {/* before sign-in: no counts, no names */}
-        <Nav signedIn={!authEnabled() || !!who} extra={navLinksOf()} />
+        <Nav signedIn={!authEnabled() || !!who} extra={builtInNav()} />
         {who && <UserBar name={who.name} role={who.role} />}
         {(!authEnabled() || who) && <AlertBanner />}
         <RoleProvider role={who?.role ?? null}>

@@ -4,7 +4,7 @@
 // loads from the database and registers here. The core never imports a workflow: it is given
 // them, as an XState machine is given its implementations. Everything about a workflow's shape
 // (diagram, REST description, tests) is derived from its machine.
-import type { BuiltInWorkflow, EffectPorts } from "./built-in";
+import type { BuiltInWorkflow, EffectPorts, NavLink } from "./built-in";
 import { API_METHODS, type ApiEndpoint, type ApiMethod, type ApiMethodName } from "./workflow-api";
 import type { WorkflowEffects } from "../engine/engine";
 import type { Services } from "./services";
@@ -44,6 +44,11 @@ function catalog(): Catalog {
 /** the built-in workflows' entries (workflows/<id>/index.ts), in catalog order */
 export function builtInEntries(): BuiltInWorkflow[] {
   return catalog().entries;
+}
+
+/** the links the built-in workflows add to the top navigation, in catalog order */
+export function builtInNav(): NavLink[] {
+  return builtInEntries().flatMap((w) => w.nav ?? []);
 }
 
 /** the built-in workflows' definitions, in catalog order */
