@@ -15,22 +15,27 @@ const include = ["test/**/*.test.ts", "workflows/**/*.test.ts"];
  * isolation: a worker thread of its own, or a process, see NEEDS_PROCESS); the others share their
  * worker's process and its loaded modules, which halves their CPU time (each isolated file loads
  * the engine, the workflows and Prisma again). A file that needs to run on its own for another
- * reason says `vitest: isolate` in a comment.
+ * reason says `vitest: isolate` in a comment. Only code is searched, not comment lines (a comment
+ * naming provideWorkflows moved a file out of the shared process). A file the pattern finds that
+ * puts back everything it changes (its spies restored in the file) says `vitest: shared` and why.
  */
 const LEAVES_STATE =
-  /process\.env\.[A-Za-z_]+ *=[^=]|process\.env\[[^\]]*\] *=[^=]|delete process\.env|vi\.(mock|doMock|stubEnv|stubGlobal|useFakeTimers|spyOn)|\.\.\/app\/|@\/app\/|app-server|configureSandbox|lib\/sandbox|globalThis|telemetry|setRequestAccounts|provideWorkflows|process\.chdir|process\.on\(|Symbol\.for|vitest: isolate/;
+  /process\.env\.[A-Za-z_]+ *=[^=]|process\.env\[[^\]]*\] *=[^=]|delete process\.env|vi\.(mock|doMock|stubEnv|stubGlobal|useFakeTimers|spyOn)|\.\.\/app\/|@\/app\/|app-server|configureSandbox|lib\/sandbox|globalThis|telemetry|setRequestAccounts|provideWorkflows|process\.chdir|process\.on\(|Symbol\.for/;
 /**
  * Of those, the files that need a whole process, not a worker thread of their own: process-wide
  * listeners, the working directory, the process's memory or handles (a thread shares them with the
  * other thread's file). A file that needs one for another reason says `vitest: process`.
  */
-const NEEDS_PROCESS = /process\.on\(|process\.chdir|memoryUsage|getActiveResourcesInfo|vitest: process/;
+const NEEDS_PROCESS = /process\.on\(|process\.chdir|memoryUsage|getActiveResourcesInfo/;
 const root = import.meta.dirname;
 const text = (f: string) => fs.readFileSync(path.join(root, f), "utf8");
+/** the file without its comment lines (`//`, `/*`, ` *`): what the patterns above are looked for in */
+const code = (t: string) => t.replace(/^[ \t]*(\/\/|\/\*|\*).*$/gm, "");
+const isolated = (t: string) => /vitest: isolate|vitest: process/.test(t) || (LEAVES_STATE.test(code(t)) && !/vitest: shared/.test(t));
 const own = ["test", "workflows"]
   .flatMap((dir) => fs.readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" }).map((f) => `${dir}/${f.split(path.sep).join("/")}`))
-  .filter((f) => f.endsWith(".test.ts") && !f.includes("node_modules/") && LEAVES_STATE.test(text(f)));
-const ownProcess = own.filter((f) => NEEDS_PROCESS.test(text(f)));
+  .filter((f) => f.endsWith(".test.ts") && !f.includes("node_modules/") && isolated(text(f)));
+const ownProcess = own.filter((f) => /vitest: process/.test(text(f)) || NEEDS_PROCESS.test(code(text(f))));
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },

@@ -1,6 +1,8 @@
 // Secrets stay on the server: an API key and a webhook secret are never in what the browser can
 // read (API answers, the settings view), in what is stored about runs and deliveries, or in logs —
 // even when the model endpoint refuses the key and the webhook receiver is down.
+//
+// vitest: shared — its spies (console) are restored in afterAll.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { describeEndpoints, loadEndpoints } from "../lib/llm/endpoints";
 import { OpenAiModel } from "../lib/llm/openai";

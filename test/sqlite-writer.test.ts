@@ -2,6 +2,8 @@
 // same outcomes: one transaction per batch, per-item conflicts undone in a savepoint, a failing
 // statement rolling back its whole batch, and the handle's lock keeping the two connections
 // from ever writing at the same time.
+//
+// vitest: shared — its one spy (console.warn) is restored in the test that sets it.
 import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqlite, WAL_CHECKPOINT_CAP_PAGES, WAL_CHECKPOINT_PAGES, type SqliteHandle } from "../lib/db/sqlite";

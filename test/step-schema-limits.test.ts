@@ -3,6 +3,8 @@
 // is refused when the definition is saved, naming its path. What a schema may ask for is bounded
 // when it is saved (depth ≤ 8, minItems / maxItems ≤ 1,000, minLength / maxLength ≤ 100,000, the
 // smallest answer ≤ 100,000 values), and the offline engine's sample is bounded the same way.
+//
+// vitest: shared — its spies (RegExp.prototype) are restored after each test of the block that sets them.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { checkFlowSource } from "../lib/flows/validate";
 import { flowWorkflow } from "../lib/flows/machine";
