@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectNoSidewaysScroll, pendingReviewFor, shot } from "./helpers";
+import { expectInboxKeys, expectNoSidewaysScroll, pendingReviewFor, shot } from "./helpers";
 
 async function startSwiss(request: APIRequestContext, text: string): Promise<string> {
   const res = await request.post("/api/runs", { data: { workflow: "swiss-army", input: { request: text } } });
@@ -160,6 +160,7 @@ test("review queue keyboard: j/k move, a/r approve or reject after a confirmatio
   const runs = [await startSwiss(request, "Keys one: a Go HTTP handler"), await startSwiss(request, "Keys two: a Rust iterator")];
   for (const r of runs) await pendingReviewFor(request, r);
   await page.goto("/review");
+  await expectInboxKeys(page);
   const items = page.getByTestId("review-row");
   await expect(items).toHaveCount(2);
   // the oldest is selected to begin with

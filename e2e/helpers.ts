@@ -181,3 +181,8 @@ export async function clearQueue(request: APIRequestContext) {
   for (const r of pending) await request.post(`/api/runs/${r.runId}/abort`, { data: {} });
   await expect.poll(async () => ((await (await request.get("/api/reviews?status=pending")).json()) as unknown[]).length).toBe(0);
 }
+
+/** The review queue takes its keys (j/k, a, r, …): hydrated, its handler on. A key pressed before is lost. */
+export async function expectInboxKeys(page: Page) {
+  await expect(page.getByTestId("inbox")).toHaveAttribute("data-keys", "on");
+}

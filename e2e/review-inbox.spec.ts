@@ -3,7 +3,7 @@
 // then a full-screen review whose decision bar stays on screen (the run page's too).
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { clearQueue, expectInFirstScreen, expectNoSidewaysScroll, openInInbox, pendingReviewFor } from "./helpers";
+import { clearQueue, expectInboxKeys, expectInFirstScreen, expectNoSidewaysScroll, openInInbox, pendingReviewFor } from "./helpers";
 
 /** at 1440×900 the review panel's top is in the upper part of the screen, level with the list's first rows */
 const PANEL_TOP_BELOW = 400;
@@ -78,6 +78,7 @@ test.describe("at 1440×900", () => {
     const runs = [await swiss(request, "Keys one: a Go HTTP handler"), await swiss(request, "Keys two: a Rust iterator"), await start(request, "deep-research", { topic: "Keys: what is a saga?" })];
     for (const r of runs) await pendingReviewFor(request, r);
     await page.goto("/review");
+    await expectInboxKeys(page);
     const rows = page.getByTestId("review-row");
     await expect(rows).toHaveCount(3);
     // the oldest first, selected; the order is the reviews' (not the runs')
@@ -127,6 +128,7 @@ test.describe("at 1440×900", () => {
     const runs = [await swiss(request, "Elsewhere one: a Python CSV reader"), await swiss(request, "Elsewhere two: a YAML linter")];
     const reviews = [await pendingReviewFor(request, runs[0]!), await pendingReviewFor(request, runs[1]!)];
     await page.goto("/review");
+    await expectInboxKeys(page);
     await page.getByLabel("Deciding as").fill("ana");
     const panel = await openInInbox(page, runs[1]!);
     await panel.getByLabel("Feedback").fill("my half-written thoughts");

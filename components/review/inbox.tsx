@@ -42,6 +42,10 @@ export function Inbox({ items, now, initialFilter, me: signedInAs = null }: { it
   const [checked, setChecked] = useState<Set<string>>(new Set());
   const [confirm, setConfirm] = useState<Pending | null>(null);
   const [help, setHelp] = useState(false);
+  // the keys work once the page is hydrated and the handler below is on: said on the inbox as
+  // data-keys="on", so a person's script (and the e2e specs) can wait for it instead of a key lost
+  const [keysOn, setKeysOn] = useState(false);
+  useEffect(() => setKeysOn(true), []);
   const [report, setReport] = useState<{ text: string; failures: string[] } | null>(null);
   const [announce, setAnnounce] = useState("");
   const [busy, start] = useTransition();
@@ -278,7 +282,7 @@ export function Inbox({ items, now, initialFilter, me: signedInAs = null }: { it
 
   return (
     <ReviewerScope.Provider value="page">
-      <div className="space-y-3" data-testid="inbox" data-open={open ? "true" : undefined}>
+      <div className="space-y-3" data-testid="inbox" data-open={open ? "true" : undefined} data-keys={keysOn ? "on" : undefined}>
         <div className={`flex flex-wrap items-end gap-x-4 gap-y-2 ${open ? "hidden lg:flex" : ""}`}>
           <InboxFilters filter={filter} onChange={setFilter} workflows={workflows} kinds={kinds} groups={groups} dated={dated} total={all.length} shown={shown.length} />
           <div className="ml-auto flex items-end gap-2">
