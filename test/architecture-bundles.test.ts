@@ -3,12 +3,9 @@
 // and Markdown) made '/' load 828 KB of script instead of 473 KB. And ELK (1.4 MB) reaches the
 // browser only when a layout is made there: lib/graph/layout.ts loads it with a dynamic import on
 // first use, since the server lays out what a page first draws.
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { importGraph } from "./support/import-graph";
-
-const root = path.resolve(import.meta.dirname, "..");
+import { importGraph, importsOf } from "./support/import-graph";
+import { sourceFiles } from "./support/source-files";
 
 /** files reachable from `from` by value imports (static; dynamic imports load on use, type imports never) */
 function reach(from: string): Set<string> {
@@ -29,15 +26,11 @@ describe("what every page's script carries", () => {
     expect([...reached].filter((f) => f === "app/catalog.ts" || f.startsWith("workflows/"))).toEqual([]);
   });
 
-  it("no code a page can bundle imports elkjs statically (types only); lib/graph/layout.ts loads it on use", () => {
-    const files = ["app", "components", "lib", "workflows"].flatMap((dir) =>
-      fs
-        .readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
-        .map((f) => `${dir}/${f.split(path.sep).join("/")}`)
-        .filter((f) => /\.tsx?$/.test(f) && !f.includes("node_modules/")),
-    );
-    const staticImport = /^\s*import\s+(?!type\b)[^;]*from\s+["']elkjs(\/[^"']*)?["']/m;
-    expect(files.filter((f) => staticImport.test(fs.readFileSync(path.join(root, f), "utf8")))).toEqual([]);
-    expect(fs.readFileSync(path.join(root, "lib/graph/layout.ts"), "utf8")).toMatch(/import\(["']elkjs\/lib\/elk\.bundled\.js["']\)/);
+  it("no code a page can bundle imports elkjs as a value (types only); lib/graph/layout.ts loads it on use", () => {
+    const files = sourceFiles(["app", "components", "lib", "workflows"], [".ts", ".tsx"]);
+    expect(files).toContain("lib/graph/layout.ts");
+    const elk = (f: string) => importsOf(f).filter((i) => i.spec === "elkjs" || i.spec.startsWith("elkjs/"));
+    expect(files.filter((f) => elk(f).some((i) => i.kind === "value"))).toEqual([]);
+    expect(elk("lib/graph/layout.ts")).toContainEqual({ spec: "elkjs/lib/elk.bundled.js", kind: "dynamic" });
   });
 });
